@@ -1,0 +1,129 @@
+//! What a caller passes to create and configure a cloth.
+
+use crate::error::{ClothError, check_range};
+use crate::material::Material;
+
+/// Settings of a cloth that may change after creation (see [`crate::Cloth::set_params`]).
+///
+/// Compliance α is inverse stiffness in SI units: 0 = rigid. `None` derives it per element from
+/// [`Material`] (formulas in [`crate::material`]); `Some(α)` overrides the material.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ClothParams {
+    /// Material: areal density gives the particle masses when no inverse masses are given; Young's
+    /// modulus, Poisson ratio and thickness give the compliances left at `None`.
+    pub material: Material,
+    /// Stretch compliance α [m/N] for every edge, or `None` to derive per edge from the material.
+    pub stretch_compliance: Option<f32>,
+    /// Bending compliance α [rad/(N·m)] for every hinge, or `None` to derive from the material.
+    pub bend_compliance: Option<f32>,
+    /// Tether compliance α [m/N] (usually 0: tethers are hard limits).
+    pub tether_compliance: f32,
+    /// Stretch constraint damping β [N·s/m] (XPBD eq. 26). Has no effect where α = 0.
+    pub stretch_damping: f32,
+    /// Bending constraint damping β [N·m·s/rad] (XPBD eq. 26). Has no effect where α = 0.
+    pub bend_damping: f32,
+    /// Tether slack factor s ≥ 1: a particle may move up to s × its rest mesh distance from its anchor.
+    pub tether_slack: f32,
+    /// Linear velocity damping [1/s]: v ← v·exp(−d·h) per substep, the exact solution of
+    /// dv/dt = −d·v, so it means the same at any step and substep length.
+    pub linear_damping: f32,
+    /// Enable the stretch constraints.
+    pub enable_stretch: bool,
+    /// Enable the bending constraints.
+    pub enable_bending: bool,
+    /// Enable tethers (long-range attachments) to pinned particles.
+    pub enable_tethers: bool,
+    /// Uniform external acceleration [m/s²] added to gravity for this cloth (e.g. a steady wind).
+    pub external_acceleration: [f32; 3],
+    /// Substeps per step for this cloth; 0 = the world's setting.
+    pub substeps: u32,
+    /// Solver iterations per substep for this cloth; 0 = the world's setting.
+    pub iterations: u32,
+}
+
+impl Default for ClothParams {
+    fn default() -> Self {
+        ClothParams {
+            material: Material::default(),
+            stretch_compliance: None,
+            bend_compliance: None,
+            tether_compliance: 0.0,
+            stretch_damping: 0.0,
+            bend_damping: 0.0,
+            tether_slack: 1.0,
+            linear_damping: 0.0,
+            enable_stretch: true,
+            enable_bending: true,
+            enable_tethers: true,
+            external_acceleration: [0.0; 3],
+            substeps: 0,
+            iterations: 0,
+        }
+    }
+}
+
+/// Upper bound on substeps/iterations: beyond this a step would take seconds, which is a bug in the
+/// caller, not a setting.
+pub const MAX_SUBSTEPS: u32 = 1000;
+
+impl ClothParams {
+    /// Reject impossible values, naming the field: negative or non-finite compliance or damping,
+    /// slack below 1, substeps or iterations above [`MAX_SUBSTEPS`], invalid material.
+    pub fn validate(&self) -> Result<(), ClothError> {
+        self.material.validate()?;
+        const INF: f32 = f32::MAX;
+        if let Some(a) = self.stretch_compliance {
+            check_range("stretch_compliance", a, 0.0, INF, "m/N >= 0")?;
+        }
+        if let Some(a) = self.bend_compliance {
+            check_range("bend_compliance", a, 0.0, INF, "rad/(N·m) >= 0")?;
+        }
+        check_range("tether_compliance", self.tether_compliance, 0.0, INF, "m/N >= 0")?;
+        check_range("stretch_damping", self.stretch_damping, 0.0, INF, "N·s/m >= 0")?;
+        check_range("bend_damping", self.bend_damping, 0.0, INF, "N·m·s/rad >= 0")?;
+        check_range("tether_slack", self.tether_slack, 1.0, 1.0e3, "1 <= s <= 1000")?;
+        check_range("linear_damping", self.linear_damping, 0.0, INF, "1/s >= 0")?;
+        for a in self.external_acceleration {
+            check_range("external_acceleration", a, -1.0e6, 1.0e6, "finite m/s²")?;
+        }
+        check_range("substeps", self.substeps as f32, 0.0, MAX_SUBSTEPS as f32, "0..=1000 (0 = world)")?;
+        check_range("iterations", self.iterations as f32, 0.0, MAX_SUBSTEPS as f32, "0..=1000 (0 = world)")?;
+        Ok(())
+    }
+}
+
+/// Everything needed to create a cloth from a render mesh.
+#[derive(Clone, Copy, Debug)]
+pub struct ClothDesc<'a> {
+    /// Render vertex positions [m], `vertex_count` entries.
+    pub positions: &'a [[f32; 3]],
+    /// Triangle list, `3·triangle_count` render vertex indices. May be empty (free particles).
+    pub indices: &'a [u32],
+    /// Optional inverse mass per render vertex [1/kg], `vertex_count` entries; 0 = fixed in place.
+    /// Copies of a welded vertex: the particle takes the first copy's value, or 0 if any copy is 0.
+    /// `None`: masses come from the material's areal density (lumped: a third of each adjacent
+    /// triangle's mass per corner).
+    pub inverse_masses: Option<&'a [f32]>,
+    /// Vertices closer than this [m] become one particle (engines split vertices at UV seams).
+    /// 0 disables welding.
+    pub weld_tolerance: f32,
+    /// Settings that can also change later.
+    pub params: ClothParams,
+}
+
+/// Default weld tolerance [m]: far below any real edge length, far above float noise in exported
+/// duplicate positions.
+pub const DEFAULT_WELD_TOLERANCE: f32 = 1.0e-6;
+
+impl<'a> ClothDesc<'a> {
+    /// A descriptor with default parameters for the given mesh.
+    pub fn new(positions: &'a [[f32; 3]], indices: &'a [u32]) -> Self {
+        ClothDesc {
+            positions,
+            indices,
+            inverse_masses: None,
+            weld_tolerance: DEFAULT_WELD_TOLERANCE,
+            params: ClothParams::default(),
+        }
+    }
+}

@@ -1,0 +1,142 @@
+//! One simulated cloth: its immutable model (welded topology, rest values), its constraints and its
+//! mutable state (particle positions, velocities, pins).
+
+mod create;
+mod desc;
+mod output;
+mod pins;
+
+pub use desc::{ClothDesc, ClothParams, DEFAULT_WELD_TOLERANCE, MAX_SUBSTEPS};
+pub use output::Energy;
+pub(crate) use pins::Pins;
+
+use crate::constraints::{BendingConstraints, StretchConstraints, TetherConstraints};
+use crate::stats::{ClothStats, StatsScratch};
+use glam::Vec3;
+
+/// Mesh facts found while creating a cloth, for reports and debugging.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct MeshInfo {
+    /// Render vertices passed in.
+    pub vertex_count: u32,
+    /// Simulation particles after welding.
+    pub particle_count: u32,
+    /// Triangles.
+    pub triangle_count: u32,
+    /// Unique edges (= stretch constraints).
+    pub edge_count: u32,
+    /// Interior edges with a bending hinge.
+    pub hinge_count: u32,
+    /// Edges with one triangle.
+    pub boundary_edges: u32,
+    /// Edges with three or more triangles (stretch only, no bending).
+    pub non_manifold_edges: u32,
+    /// Particles not used by any triangle (simulated as free particles).
+    pub isolated_particles: u32,
+}
+
+/// Particle state, structure-of-arrays, indexed by particle.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Particles {
+    /// Positions x [m].
+    pub x: Vec<Vec3>,
+    /// Positions at the start of the current substep [m].
+    pub x_prev: Vec<Vec3>,
+    /// Velocities v [m/s].
+    pub v: Vec<Vec3>,
+    /// Inverse masses w [1/kg] used by the solver (0 while pinned).
+    pub w: Vec<f32>,
+    /// Inverse masses when not pinned [1/kg].
+    pub w_free: Vec<f32>,
+}
+
+/// A simulated cloth. Create it through [`crate::World::add_cloth`].
+#[derive(Clone, Debug)]
+pub struct Cloth {
+    pub(crate) info: MeshInfo,
+    /// Render vertex → particle.
+    pub(crate) particle_of_vertex: Vec<u32>,
+    /// Triangles in particle indices (for normals and wind).
+    pub(crate) triangles: Vec<[u32; 3]>,
+    /// Rest data kept to re-derive compliances when the material changes.
+    pub(crate) edge_adjacent_area: Vec<f32>,
+    pub(crate) hinge_adjacent_area: Vec<f32>,
+    pub(crate) hinge_edge_length: Vec<f32>,
+    /// Particle masses from areal density (used when no inverse masses were given).
+    pub(crate) masses_from_density: bool,
+    pub(crate) particle_area: Vec<f32>,
+
+    pub(crate) particles: Particles,
+    pub(crate) pins: Pins,
+    pub(crate) stretch: StretchConstraints,
+    pub(crate) bending: BendingConstraints,
+    pub(crate) tethers: TetherConstraints,
+    pub(crate) params: ClothParams,
+
+    /// Area-weighted unit normal per particle, refreshed at the end of every step.
+    pub(crate) normals: Vec<Vec3>,
+    pub(crate) stats: ClothStats,
+    pub(crate) scratch: StatsScratch,
+}
+
+impl Cloth {
+    /// Mesh facts (counts after welding).
+    pub fn info(&self) -> MeshInfo {
+        self.info
+    }
+
+    /// Current settings.
+    pub fn params(&self) -> &ClothParams {
+        &self.params
+    }
+
+    /// Residual statistics of the last step (zeros before the first step).
+    pub fn stats(&self) -> &ClothStats {
+        &self.stats
+    }
+
+    /// Number of render vertices (the length of every render-order output).
+    pub fn vertex_count(&self) -> u32 {
+        self.info.vertex_count
+    }
+
+    /// Number of simulation particles after welding.
+    pub fn particle_count(&self) -> u32 {
+        self.info.particle_count
+    }
+
+    /// Render vertex → particle map, `u32 × vertex_count`.
+    pub fn particle_map(&self) -> &[u32] {
+        &self.particle_of_vertex
+    }
+
+    /// Particle positions [m] in particle order, `particle_count` entries.
+    pub fn particle_positions(&self) -> &[Vec3] {
+        &self.particles.x
+    }
+
+    /// Particle velocities [m/s] in particle order, `particle_count` entries.
+    pub fn particle_velocities(&self) -> &[Vec3] {
+        &self.particles.v
+    }
+
+    /// Particle inverse masses [1/kg] in particle order as the solver uses them (0 while pinned).
+    pub fn particle_inverse_masses(&self) -> &[f32] {
+        &self.particles.w
+    }
+
+    /// The stretch constraints (edges, rest lengths, compliances, last λ).
+    pub fn stretch_constraints(&self) -> &StretchConstraints {
+        &self.stretch
+    }
+
+    /// The bending constraints (hinges, rest angles, compliances, last λ).
+    pub fn bending_constraints(&self) -> &BendingConstraints {
+        &self.bending
+    }
+
+    /// The tethers (particle, anchor, rest geodesic distance, last λ); empty without pins.
+    pub fn tether_constraints(&self) -> &TetherConstraints {
+        &self.tethers
+    }
+}

@@ -1,0 +1,96 @@
+//! Reading results back in render-vertex order, and energy for diagnostics.
+
+use super::Cloth;
+use crate::error::ClothError;
+use glam::Vec3;
+
+/// Mechanical energy of a cloth [J] (see [`Cloth::energy`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Energy {
+    /// Σ ½ m v² over free particles [J].
+    pub kinetic: f32,
+    /// −Σ m g·x over free particles [J] (zero at the origin).
+    pub gravitational: f32,
+    /// Σ ½ C²/α over enabled compliant (α > 0) stretch and bending constraints [J]; rigid
+    /// constraints store no energy.
+    pub elastic: f32,
+}
+
+impl Energy {
+    /// kinetic + gravitational + elastic [J].
+    pub fn total(&self) -> f32 {
+        self.kinetic + self.gravitational + self.elastic
+    }
+}
+
+impl Cloth {
+    /// Copy positions [m] in render-vertex order into `out` (`[f32; 3] × vertex_count`).
+    /// Copies of a welded vertex read the same position. Errors: `BufferSizeMismatch`.
+    pub fn read_positions(&self, out: &mut [[f32; 3]]) -> Result<(), ClothError> {
+        self.gather(&self.particles.x, out)
+    }
+
+    /// Copy unit normals in render-vertex order into `out` (`[f32; 3] × vertex_count`): per particle,
+    /// the area-weighted average of the adjacent triangle normals (so smooth across welded seams),
+    /// oriented by the triangles' winding (counter-clockwise = front). Particles without triangles
+    /// read (0, 0, 0). Updated at the end of every step. Errors: `BufferSizeMismatch`.
+    pub fn read_normals(&self, out: &mut [[f32; 3]]) -> Result<(), ClothError> {
+        self.gather(&self.normals, out)
+    }
+
+    fn gather(&self, per_particle: &[Vec3], out: &mut [[f32; 3]]) -> Result<(), ClothError> {
+        if out.len() != self.particle_of_vertex.len() {
+            return Err(ClothError::BufferSizeMismatch { expected: self.particle_of_vertex.len(), got: out.len() });
+        }
+        for (o, &p) in out.iter_mut().zip(&self.particle_of_vertex) {
+            *o = per_particle[p as usize].to_array();
+        }
+        Ok(())
+    }
+
+    /// Recompute the area-weighted particle normals from the current positions.
+    pub(crate) fn update_normals(&mut self) {
+        let x = &self.particles.x;
+        self.normals.fill(Vec3::ZERO);
+        for t in &self.triangles {
+            let [a, b, c] = t.map(|i| x[i as usize]);
+            // |(b − a) × (c − a)| = 2·area: summing unnormalised cross products weights by area.
+            let n = (b - a).cross(c - a);
+            for &i in t {
+                self.normals[i as usize] += n;
+            }
+        }
+        for n in &mut self.normals {
+            *n = n.normalize_or_zero();
+        }
+    }
+
+    /// Kinetic, gravitational and elastic energy for gravity `gravity` [m/s²] (the world's gravity
+    /// plus this cloth's external acceleration if that should count as a potential).
+    pub fn energy(&self, gravity: Vec3) -> Energy {
+        let p = &self.particles;
+        let mut e = Energy::default();
+        for i in 0..p.x.len() {
+            if p.w[i] > 0.0 {
+                let m = 1.0 / p.w[i];
+                e.kinetic += 0.5 * m * p.v[i].length_squared();
+                e.gravitational -= m * gravity.dot(p.x[i]);
+            }
+        }
+        let mut scratch = Vec::new();
+        if self.params.enable_stretch {
+            self.stretch.residuals(&p.x, &mut scratch);
+            e.elastic += elastic(&scratch, &self.stretch.compliance);
+        }
+        if self.params.enable_bending {
+            scratch.clear();
+            self.bending.residuals(&p.x, &mut scratch);
+            e.elastic += elastic(&scratch, &self.bending.compliance);
+        }
+        e
+    }
+}
+
+fn elastic(abs_c: &[f32], compliance: &[f32]) -> f32 {
+    abs_c.iter().zip(compliance).filter(|(_, a)| **a > 0.0).map(|(c, a)| 0.5 * c * c / a).sum()
+}

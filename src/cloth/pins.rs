@@ -1,0 +1,153 @@
+//! Pins: render vertices moved kinematically to caller-given targets.
+//!
+//! A pinned particle has inverse mass 0 for the solver. Its target for a step is reached at the end
+//! of that step; substep i of n places it at lerp(start, target, (i+1)/n), so a moved pin never
+//! teleports inside a substep. Changing pins rebuilds the tethers (allocation, not per step).
+
+use super::Cloth;
+use crate::constraints::TetherConstraints;
+use crate::error::ClothError;
+use glam::Vec3;
+
+/// Pinned particles, sorted by particle index, with the interpolation endpoints of the current step.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Pins {
+    /// Pinned particle indices, sorted, unique.
+    pub particles: Vec<u32>,
+    /// Position at the start of the next step [m].
+    pub start: Vec<Vec3>,
+    /// Position to reach at the end of the next step [m].
+    pub target: Vec<Vec3>,
+}
+
+impl Pins {
+    fn find(&self, particle: u32) -> Result<usize, usize> {
+        self.particles.binary_search(&particle)
+    }
+
+    /// Pin position for substep `substep` (0-based) of `substeps`. The last substep lands exactly on
+    /// the target (no rounding drift between steps).
+    #[inline]
+    pub fn position(&self, k: usize, substep: u32, substeps: u32) -> Vec3 {
+        if substep + 1 >= substeps {
+            self.target[k]
+        } else {
+            let s = (substep + 1) as f32 / substeps as f32;
+            self.start[k] + (self.target[k] - self.start[k]) * s
+        }
+    }
+
+    /// Called after a step: the target reached becomes the next start.
+    pub fn finish_step(&mut self) {
+        self.start.copy_from_slice(&self.target);
+    }
+}
+
+impl Cloth {
+    /// Check render vertex indices and optional targets before any change.
+    fn check_vertices(&self, vertices: &[u32], targets: Option<&[[f32; 3]]>) -> Result<(), ClothError> {
+        if let Some(t) = targets {
+            if t.len() != vertices.len() {
+                return Err(ClothError::BufferSizeMismatch { expected: vertices.len(), got: t.len() });
+            }
+            if let Some(k) = t.iter().position(|p| !p.iter().all(|c| c.is_finite())) {
+                return Err(ClothError::NonFiniteTarget { position: k as u32 });
+            }
+        }
+        let n = self.info.vertex_count;
+        match vertices.iter().position(|&v| v >= n) {
+            Some(k) => Err(ClothError::VertexOutOfRange { position: k as u32, vertex: vertices[k], vertex_count: n }),
+            None => Ok(()),
+        }
+    }
+
+    /// Pin render vertices (`u32 × count`) at `targets` [m] (`[f32; 3] × count`), or where they are
+    /// now when `targets` is `None`. A target away from the current position is reached at the end
+    /// of the next step, interpolated over its substeps. Pinning an already pinned vertex moves its
+    /// target. Copies of a welded vertex share one particle: the last target given wins.
+    ///
+    /// Errors: `VertexOutOfRange`, `BufferSizeMismatch` (targets length), `NonFiniteTarget`; state is
+    /// unchanged on error.
+    pub fn set_pinned(&mut self, vertices: &[u32], targets: Option<&[[f32; 3]]>) -> Result<(), ClothError> {
+        self.check_vertices(vertices, targets)?;
+        for (k, &v) in vertices.iter().enumerate() {
+            let p = self.particle_of_vertex[v as usize];
+            let current = self.particles.x[p as usize];
+            let target = targets.map_or(current, |t| Vec3::from_array(t[k]));
+            match self.pins.find(p) {
+                Ok(i) => self.pins.target[i] = target,
+                Err(i) => {
+                    self.pins.particles.insert(i, p);
+                    self.pins.start.insert(i, current);
+                    self.pins.target.insert(i, target);
+                }
+            }
+        }
+        self.refresh_inverse_masses();
+        self.rebuild_tethers();
+        Ok(())
+    }
+
+    /// Move the targets of pinned render vertices (`u32 × count`) to `targets` [m]
+    /// (`[f32; 3] × count`), reached at the end of the next step.
+    ///
+    /// Errors: `VertexOutOfRange`, `BufferSizeMismatch`, `NonFiniteTarget`, `VertexNotPinned`;
+    /// state is unchanged on error.
+    pub fn set_pin_targets(&mut self, vertices: &[u32], targets: &[[f32; 3]]) -> Result<(), ClothError> {
+        self.check_vertices(vertices, Some(targets))?;
+        let mut slots = Vec::with_capacity(vertices.len());
+        for &v in vertices {
+            match self.pins.find(self.particle_of_vertex[v as usize]) {
+                Ok(i) => slots.push(i),
+                Err(_) => return Err(ClothError::VertexNotPinned { vertex: v }),
+            }
+        }
+        for (i, t) in slots.into_iter().zip(targets) {
+            self.pins.target[i] = Vec3::from_array(*t);
+        }
+        Ok(())
+    }
+
+    /// Release pinned render vertices (`u32 × count`); they keep the velocity of their last pinned
+    /// motion. Vertices that are not pinned are ignored. Errors: `VertexOutOfRange` (state unchanged).
+    pub fn unpin(&mut self, vertices: &[u32]) -> Result<(), ClothError> {
+        self.check_vertices(vertices, None)?;
+        for &v in vertices {
+            if let Ok(i) = self.pins.find(self.particle_of_vertex[v as usize]) {
+                self.pins.particles.remove(i);
+                self.pins.start.remove(i);
+                self.pins.target.remove(i);
+            }
+        }
+        self.refresh_inverse_masses();
+        self.rebuild_tethers();
+        Ok(())
+    }
+
+    /// Render vertex indices' particles that are pinned, sorted (for inspection and tests).
+    pub fn pinned_particles(&self) -> &[u32] {
+        &self.pins.particles
+    }
+
+    /// w = w_free, then 0 for pinned particles.
+    pub(crate) fn refresh_inverse_masses(&mut self) {
+        self.particles.w.copy_from_slice(&self.particles.w_free);
+        for &p in &self.pins.particles {
+            self.particles.w[p as usize] = 0.0;
+        }
+    }
+
+    /// Tethers from every kinematic particle (pinned or zero inverse mass), if enabled.
+    pub(crate) fn rebuild_tethers(&mut self) {
+        self.tethers = if self.params.enable_tethers {
+            TetherConstraints::build(
+                self.particles.x.len(),
+                &self.stretch.edges,
+                &self.stretch.rest_length,
+                &self.particles.w,
+            )
+        } else {
+            TetherConstraints::default()
+        };
+    }
+}

@@ -1,0 +1,164 @@
+//! Errors returned by the Rust API. The C ABI maps each variant to an `XpbdResult` code and its
+//! `Display` text to `xpbd_last_error_message`.
+
+use std::fmt;
+
+/// Everything that can go wrong when creating, configuring or stepping a cloth.
+///
+/// Every variant names the offending index or argument so that an engine programmer can find the
+/// bad vertex or triangle in their own data. A function that returns an error leaves all state as
+/// it was before the call.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ClothError {
+    /// The mesh has no vertices (`vertex_count == 0`). Zero *triangles* are allowed.
+    EmptyMesh,
+    /// More vertices or indices than `u32` can address.
+    MeshTooLarge {
+        /// Number of vertices or indices passed.
+        count: usize,
+    },
+    /// The index array length is not a multiple of 3 (triangles only).
+    IndexCountNotMultipleOfThree {
+        /// Length of the index array.
+        len: usize,
+    },
+    /// A triangle corner refers to a vertex that does not exist.
+    IndexOutOfRange {
+        /// Triangle number (index / 3).
+        triangle: u32,
+        /// The out-of-range vertex index.
+        index: u32,
+        /// Number of vertices in the mesh.
+        vertex_count: u32,
+    },
+    /// A vertex position has a NaN or infinite coordinate.
+    NonFiniteVertex {
+        /// Render vertex index.
+        vertex: u32,
+    },
+    /// A triangle has (near) zero area, or two of its corners weld to the same particle.
+    DegenerateTriangle {
+        /// Triangle number (index / 3).
+        triangle: u32,
+    },
+    /// The per-vertex inverse mass array has the wrong length.
+    InverseMassCountMismatch {
+        /// Number of render vertices.
+        expected: usize,
+        /// Length passed.
+        got: usize,
+    },
+    /// An inverse mass is negative, NaN or infinite.
+    InvalidInverseMass {
+        /// Render vertex index.
+        vertex: u32,
+        /// The rejected value [1/kg].
+        value: f32,
+    },
+    /// A scalar parameter is out of its allowed range (negative compliance, zero substeps, NaN...).
+    InvalidParameter {
+        /// Field name as in the descriptor.
+        name: &'static str,
+        /// The rejected value.
+        value: f64,
+        /// What the field accepts.
+        expected: &'static str,
+    },
+    /// A time step is zero, negative, NaN or above 1 s.
+    InvalidTimeStep {
+        /// The rejected step [s].
+        dt: f32,
+    },
+    /// A handle refers to an object that does not exist (destroyed, never created, or forged).
+    InvalidHandle,
+    /// A render vertex index (e.g. in a pin list) is out of range.
+    VertexOutOfRange {
+        /// Position in the caller's list.
+        position: u32,
+        /// The rejected vertex index.
+        vertex: u32,
+        /// Number of render vertices.
+        vertex_count: u32,
+    },
+    /// `set_pin_targets` named a vertex that is not pinned.
+    VertexNotPinned {
+        /// The render vertex index.
+        vertex: u32,
+    },
+    /// A pin target is NaN or infinite.
+    NonFiniteTarget {
+        /// Position in the caller's list.
+        position: u32,
+    },
+    /// Two lists that must have the same length do not (e.g. pins and their targets), or an
+    /// output buffer does not match the mesh.
+    BufferSizeMismatch {
+        /// What the call needs.
+        expected: usize,
+        /// What was passed.
+        got: usize,
+    },
+}
+
+impl fmt::Display for ClothError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        use ClothError::*;
+        match self {
+            EmptyMesh => write!(f, "mesh has no vertices"),
+            MeshTooLarge { count } => write!(f, "mesh too large: {count} exceeds u32 range"),
+            IndexCountNotMultipleOfThree { len } => {
+                write!(f, "index count {len} is not a multiple of 3")
+            }
+            IndexOutOfRange { triangle, index, vertex_count } => write!(
+                f,
+                "triangle {triangle} refers to vertex {index}, but the mesh has {vertex_count} vertices"
+            ),
+            NonFiniteVertex { vertex } => write!(f, "vertex {vertex} has a NaN or infinite coordinate"),
+            DegenerateTriangle { triangle } => write!(
+                f,
+                "triangle {triangle} is degenerate (zero area, or corners welded together)"
+            ),
+            InverseMassCountMismatch { expected, got } => write!(
+                f,
+                "inverse mass array has {got} entries, expected one per vertex ({expected})"
+            ),
+            InvalidInverseMass { vertex, value } => write!(
+                f,
+                "inverse mass of vertex {vertex} is {value}; must be finite and >= 0"
+            ),
+            InvalidParameter { name, value, expected } => {
+                write!(f, "parameter `{name}` = {value} is invalid: expected {expected}")
+            }
+            InvalidTimeStep { dt } => write!(f, "time step {dt} s is invalid: expected 0 < dt <= 1"),
+            InvalidHandle => write!(f, "handle is null, stale (destroyed) or forged"),
+            VertexOutOfRange { position, vertex, vertex_count } => write!(
+                f,
+                "vertex index {vertex} at list position {position} is out of range (vertex count {vertex_count})"
+            ),
+            VertexNotPinned { vertex } => write!(f, "vertex {vertex} is not pinned"),
+            NonFiniteTarget { position } => {
+                write!(f, "target at list position {position} has a NaN or infinite coordinate")
+            }
+            BufferSizeMismatch { expected, got } => {
+                write!(f, "buffer size mismatch: expected {expected}, got {got}")
+            }
+        }
+    }
+}
+
+impl std::error::Error for ClothError {}
+
+/// Check a scalar descriptor field: finite and inside `[min, max]`.
+pub(crate) fn check_range(
+    name: &'static str,
+    value: f32,
+    min: f32,
+    max: f32,
+    expected: &'static str,
+) -> Result<(), ClothError> {
+    if value.is_finite() && value >= min && value <= max {
+        Ok(())
+    } else {
+        Err(ClothError::InvalidParameter { name, value: value as f64, expected })
+    }
+}

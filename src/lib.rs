@@ -1,0 +1,41 @@
+//! # xpbd_cloth
+//!
+//! Cloth simulation with Extended Position Based Dynamics (XPBD, Macklin, Müller & Chentanez 2016)
+//! and Small Steps (Macklin et al. 2019), built to be embedded in game engines through a C ABI.
+//!
+//! ```
+//! use xpbd_cloth::{World, WorldDesc, ClothDesc};
+//! // A 1 m square of two triangles, pinned at one corner.
+//! let positions = [[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 0.0, 1.0], [1.0, 0.0, 1.0]];
+//! let indices = [0, 2, 1, 1, 2, 3];
+//! let mut world = World::new(WorldDesc::default()).unwrap();
+//! let cloth = world.add_cloth(&ClothDesc::new(&positions, &indices)).unwrap();
+//! world.cloth_mut(cloth).unwrap().set_pinned(&[0], None).unwrap();
+//! for _ in 0..60 {
+//!     world.step(1.0 / 60.0).unwrap();
+//! }
+//! let mut out = [[0.0f32; 3]; 4];
+//! world.cloth(cloth).unwrap().read_positions(&mut out).unwrap();
+//! assert_eq!(out[0], [0.0, 0.0, 0.0]); // the pinned corner stays
+//! assert!(out[3][1] < -0.5); // the free corner has swung down
+//! ```
+//!
+//! Units are SI throughout: metres, seconds, kilograms; compliance α is inverse stiffness
+//! (m/N for distances, rad/(N·m) for bending angles).
+#![warn(missing_docs)]
+
+pub mod cloth;
+pub mod constraints;
+pub mod error;
+pub mod material;
+pub mod mesh;
+mod solver;
+pub mod stats;
+pub mod world;
+
+pub use cloth::{Cloth, ClothDesc, ClothParams, Energy, MeshInfo};
+pub use error::ClothError;
+pub use glam::Vec3;
+pub use material::Material;
+pub use stats::{ClothStats, ConstraintStats};
+pub use world::{ClothHandle, World, WorldDesc};

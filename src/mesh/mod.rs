@@ -1,0 +1,10 @@
+//! Render mesh → simulation mesh: validation, welding of split vertices, and topology
+//! (unique edges, bending hinges, adjacency).
+
+mod topology;
+mod validate;
+mod weld;
+
+pub use topology::{Hinge, MeshTopology};
+pub use validate::{validate_indices, validate_positions, validate_triangle_areas};
+pub use weld::{WeldResult, weld_by_position};

@@ -1,0 +1,61 @@
+//! Input checks that run before anything is allocated for a cloth, each failure a distinct
+//! [`ClothError`] variant naming the offending vertex or triangle.
+
+use crate::error::ClothError;
+
+/// Vertex count is non-zero and fits in `u32`; every coordinate is finite.
+pub fn validate_positions(positions: &[[f32; 3]]) -> Result<(), ClothError> {
+    if positions.is_empty() {
+        return Err(ClothError::EmptyMesh);
+    }
+    if positions.len() >= u32::MAX as usize {
+        return Err(ClothError::MeshTooLarge { count: positions.len() });
+    }
+    match positions.iter().position(|p| !p.iter().all(|c| c.is_finite())) {
+        Some(v) => Err(ClothError::NonFiniteVertex { vertex: v as u32 }),
+        None => Ok(()),
+    }
+}
+
+/// Index count is a multiple of 3 and every index is below `vertex_count`.
+pub fn validate_indices(indices: &[u32], vertex_count: usize) -> Result<(), ClothError> {
+    if indices.len() % 3 != 0 {
+        return Err(ClothError::IndexCountNotMultipleOfThree { len: indices.len() });
+    }
+    if indices.len() >= u32::MAX as usize {
+        return Err(ClothError::MeshTooLarge { count: indices.len() });
+    }
+    match indices.iter().position(|&i| i as usize >= vertex_count) {
+        Some(k) => Err(ClothError::IndexOutOfRange {
+            triangle: (k / 3) as u32,
+            index: indices[k],
+            vertex_count: vertex_count as u32,
+        }),
+        None => Ok(()),
+    }
+}
+
+/// Relative area threshold: a triangle is degenerate when twice its area is below this fraction of
+/// its longest edge squared, i.e. its smallest height is below 1e-6 of its longest edge. Slivers
+/// far thinner than any real mesh has (real engine meshes have many with angles < 5°) still pass.
+const DEGENERATE_RELATIVE_AREA: f64 = 1e-6;
+
+/// Reject triangles with (near) zero area or with two corners welded into one particle.
+/// `triangles` are particle triangles, `positions` particle positions (finite).
+pub fn validate_triangle_areas(
+    triangles: &[[u32; 3]],
+    positions: &[glam::Vec3],
+) -> Result<(), ClothError> {
+    for (t, tri) in triangles.iter().enumerate() {
+        let degenerate = tri[0] == tri[1] || tri[1] == tri[2] || tri[0] == tri[2] || {
+            let [a, b, c] = tri.map(|i| positions[i as usize].as_dvec3());
+            let twice_area = (b - a).cross(c - a).length();
+            let longest2 = (b - a).length_squared().max((c - b).length_squared()).max((a - c).length_squared());
+            !(twice_area > DEGENERATE_RELATIVE_AREA * longest2) || longest2 == 0.0
+        };
+        if degenerate {
+            return Err(ClothError::DegenerateTriangle { triangle: t as u32 });
+        }
+    }
+    Ok(())
+}
