@@ -41,6 +41,20 @@ pub enum ClothError {
         /// Triangle number (index / 3).
         triangle: u32,
     },
+    /// A line (extra edge) refers to a vertex that does not exist.
+    LineIndexOutOfRange {
+        /// Line number (index into the pair list).
+        line: u32,
+        /// The out-of-range vertex index.
+        index: u32,
+        /// Number of vertices in the mesh.
+        vertex_count: u32,
+    },
+    /// A line's two vertices are the same particle (same index, or welded together).
+    DegenerateLine {
+        /// Line number (index into the pair list).
+        line: u32,
+    },
     /// The per-vertex inverse mass array has the wrong length.
     InverseMassCountMismatch {
         /// Number of render vertices.
@@ -118,6 +132,11 @@ impl fmt::Display for ClothError {
                 f,
                 "triangle {triangle} is degenerate (zero area, or corners welded together)"
             ),
+            LineIndexOutOfRange { line, index, vertex_count } => write!(
+                f,
+                "line {line} refers to vertex {index}, but the mesh has {vertex_count} vertices"
+            ),
+            DegenerateLine { line } => write!(f, "line {line} joins a vertex to itself (or to a vertex welded onto it)"),
             InverseMassCountMismatch { expected, got } => write!(
                 f,
                 "inverse mass array has {got} entries, expected one per vertex ({expected})"

@@ -5,7 +5,9 @@ use super::{Cloth, ClothDesc, ClothParams, MeshInfo, Particles, Pins};
 use crate::constraints::{BendingConstraints, StretchConstraints, TetherConstraints, dihedral_angle};
 use crate::error::{ClothError, check_range};
 use crate::material::{edge_stretch_compliance, hinge_bend_compliance};
-use crate::mesh::{MeshTopology, validate_indices, validate_positions, validate_triangle_areas, weld_by_position};
+use crate::mesh::{
+    MeshTopology, validate_indices, validate_lines, validate_positions, validate_triangle_areas, weld_by_position,
+};
 use crate::stats::{ClothStats, StatsScratch};
 use glam::Vec3;
 
@@ -39,9 +41,15 @@ impl Cloth {
             .collect();
         let rest = weld.particle_positions;
         validate_triangle_areas(&triangles, &rest)?;
+        let lines: Vec<[u32; 2]> = desc
+            .lines
+            .iter()
+            .map(|l| l.map(|v| weld.particle_of_vertex.get(v as usize).copied().unwrap_or(u32::MAX)))
+            .collect();
+        validate_lines(desc.lines, &lines, vertex_count)?;
 
         let particle_count = rest.len();
-        let topo = MeshTopology::build(&triangles, &rest);
+        let topo = MeshTopology::build(&triangles, &lines, &rest);
         let mut particle_area = vec![0.0f32; particle_count];
         for (tri, area) in triangles.iter().zip(&topo.triangle_area) {
             for &p in tri {
@@ -88,6 +96,11 @@ impl Cloth {
         };
         let hinge_adjacent_area = topo.hinge_edge.iter().map(|&e| topo.edge_adjacent_area[e as usize]).collect();
         let hinge_edge_length = topo.hinge_edge.iter().map(|&e| rest_length[e as usize]).collect();
+        let mut distance_graph = (topo.edges.clone(), rest_length.clone());
+        for h in &topo.hinges {
+            distance_graph.0.push([h[0], h[1]]);
+            distance_graph.1.push(rest[h[0] as usize].distance(rest[h[1] as usize]));
+        }
         let isolated_particles = particle_area.iter().filter(|&&a| a == 0.0).count() as u32;
 
         let info = MeshInfo {
@@ -107,6 +120,7 @@ impl Cloth {
             edge_adjacent_area: topo.edge_adjacent_area,
             hinge_adjacent_area,
             hinge_edge_length,
+            distance_graph,
             masses_from_density: desc.inverse_masses.is_none(),
             particle_area,
             particles: Particles {
@@ -123,7 +137,10 @@ impl Cloth {
             params: desc.params,
             normals: vec![Vec3::ZERO; particle_count],
             stats: ClothStats::default(),
-            scratch: StatsScratch::with_capacity(edge_count.max(hinge_count).max(particle_count)),
+            last_substep: 0.0,
+            scratch: StatsScratch::with_capacity(
+                edge_count.max(hinge_count).max(particle_count * crate::constraints::tether::TETHERS_PER_PARTICLE),
+            ),
         };
         cloth.apply_params(desc.params);
         cloth.update_normals();

@@ -99,6 +99,11 @@ pub struct ClothDesc<'a> {
     pub positions: &'a [[f32; 3]],
     /// Triangle list, `3·triangle_count` render vertex indices. May be empty (free particles).
     pub indices: &'a [u32],
+    /// Extra distance constraints between render vertex pairs (ropes, tassels, strands, or a
+    /// particle chain), `[u32; 2] × line_count`. They behave like triangle edges without area: no
+    /// bending, and a material-derived compliance of 0 (rigid) since no area backs them; set
+    /// `stretch_compliance` to make them elastic. Duplicates of triangle edges are ignored.
+    pub lines: &'a [[u32; 2]],
     /// Optional inverse mass per render vertex [1/kg], `vertex_count` entries; 0 = fixed in place.
     /// Copies of a welded vertex: the particle takes the first copy's value, or 0 if any copy is 0.
     /// `None`: masses come from the material's areal density (lumped: a third of each adjacent
@@ -121,6 +126,7 @@ impl<'a> ClothDesc<'a> {
         ClothDesc {
             positions,
             indices,
+            lines: &[],
             inverse_masses: None,
             weld_tolerance: DEFAULT_WELD_TOLERANCE,
             params: ClothParams::default(),

@@ -62,6 +62,10 @@ pub struct Cloth {
     pub(crate) edge_adjacent_area: Vec<f32>,
     pub(crate) hinge_adjacent_area: Vec<f32>,
     pub(crate) hinge_edge_length: Vec<f32>,
+    /// Rest mesh distance graph for tethers: every edge plus the diagonal across every hinge
+    /// (x0–x1), with rest lengths [m]. The diagonals let shortest paths cut across quads, so the
+    /// graph distance overestimates the true geodesic by ~3 % on a triangulated grid instead of ~8 %.
+    pub(crate) distance_graph: (Vec<[u32; 2]>, Vec<f32>),
     /// Particle masses from areal density (used when no inverse masses were given).
     pub(crate) masses_from_density: bool,
     pub(crate) particle_area: Vec<f32>,
@@ -76,6 +80,8 @@ pub struct Cloth {
     /// Area-weighted unit normal per particle, refreshed at the end of every step.
     pub(crate) normals: Vec<Vec3>,
     pub(crate) stats: ClothStats,
+    /// Substep length h [s] of the last step (0 before the first).
+    pub(crate) last_substep: f32,
     pub(crate) scratch: StatsScratch,
 }
 

@@ -11,8 +11,11 @@ pub struct Energy {
     pub kinetic: f32,
     /// −Σ m g·x over free particles [J] (zero at the origin).
     pub gravitational: f32,
-    /// Σ ½ C²/α over enabled compliant (α > 0) stretch and bending constraints [J]; rigid
-    /// constraints store no energy.
+    /// Elastic energy of the enabled stretch and bending constraints [J], in complementary form
+    /// from the last substep's multipliers: Σ ½·α·(λ/h²)² (force f = λ/h², Macklin et al. 2016 §4).
+    /// It equals the primal ½·C²/α when the solve has converged and, unlike it, is not inflated by
+    /// the residual a one-iteration sweep leaves on stiff constraints. Rigid (α = 0) constraints
+    /// store no energy; 0 before the first step.
     pub elastic: f32,
 }
 
@@ -77,20 +80,18 @@ impl Cloth {
                 e.gravitational -= m * gravity.dot(p.x[i]);
             }
         }
-        let mut scratch = Vec::new();
-        if self.params.enable_stretch {
-            self.stretch.residuals(&p.x, &mut scratch);
-            e.elastic += elastic(&scratch, &self.stretch.compliance);
-        }
-        if self.params.enable_bending {
-            scratch.clear();
-            self.bending.residuals(&p.x, &mut scratch);
-            e.elastic += elastic(&scratch, &self.bending.compliance);
+        if self.last_substep > 0.0 {
+            let inv_h2 = 1.0 / (self.last_substep * self.last_substep);
+            let complementary = |lambda: &[f32], compliance: &[f32]| -> f32 {
+                lambda.iter().zip(compliance).map(|(l, a)| 0.5 * a * (l * inv_h2).powi(2)).sum()
+            };
+            if self.params.enable_stretch {
+                e.elastic += complementary(&self.stretch.lambda, &self.stretch.compliance);
+            }
+            if self.params.enable_bending {
+                e.elastic += complementary(&self.bending.lambda, &self.bending.compliance);
+            }
         }
         e
     }
-}
-
-fn elastic(abs_c: &[f32], compliance: &[f32]) -> f32 {
-    abs_c.iter().zip(compliance).filter(|(_, a)| **a > 0.0).map(|(c, a)| 0.5 * c * c / a).sum()
 }

@@ -137,17 +137,56 @@ impl Cloth {
         }
     }
 
+    /// Reorder the stretch constraints so that a Gauss–Seidel sweep starts at the anchors and works
+    /// outwards (by the rest mesh distance of an edge's nearer particle to the nearest anchor).
+    /// A correction then travels from a pin through the whole cloth in one sweep instead of one
+    /// edge per sweep, which is what keeps inextensible cloth from stretching under its own weight.
+    /// Without anchors the creation order is kept. Stable, so deterministic.
+    pub(crate) fn order_stretch_from_anchors(&mut self) {
+        let n = self.particles.x.len();
+        let mut distance = vec![f32::INFINITY; n];
+        for p in 0..n {
+            if self.particles.w[p] == 0.0 {
+                distance[p] = 0.0;
+            }
+        }
+        for (&p, &d) in self.tethers.particle.iter().zip(&self.tethers.geodesic_distance) {
+            distance[p as usize] = distance[p as usize].min(d);
+        }
+        let key = |e: usize| {
+            let [i, j] = self.stretch.edges[e];
+            distance[i as usize].min(distance[j as usize])
+        };
+        let mut order: Vec<u32> = (0..self.stretch.edges.len() as u32).collect();
+        order.sort_by(|&a, &b| key(a as usize).total_cmp(&key(b as usize)));
+        let s = &mut self.stretch;
+        permute(&mut s.edges, &order);
+        permute(&mut s.rest_length, &order);
+        permute(&mut s.compliance, &order);
+        permute(&mut s.lambda, &order);
+        permute(&mut self.edge_adjacent_area, &order);
+    }
+
     /// Tethers from every kinematic particle (pinned or zero inverse mass), if enabled.
     pub(crate) fn rebuild_tethers(&mut self) {
         self.tethers = if self.params.enable_tethers {
             TetherConstraints::build(
                 self.particles.x.len(),
-                &self.stretch.edges,
-                &self.stretch.rest_length,
+                &self.distance_graph.0,
+                &self.distance_graph.1,
                 &self.particles.w,
             )
         } else {
             TetherConstraints::default()
         };
+        self.order_stretch_from_anchors();
+    }
+}
+
+/// `v[k] = old_v[order[k]]`.
+fn permute<T: Copy>(v: &mut Vec<T>, order: &[u32]) {
+    let old = v.clone();
+    for (dst, &src) in v.iter_mut().zip(order) {
+        *dst = old[src as usize];
     }
 }

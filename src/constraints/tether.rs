@@ -1,13 +1,14 @@
 //! Tethers (long-range attachments), Kim, Chentanez & Müller 2012, "Long Range Attachments — A
 //! Method to Simulate Inextensible Clothing in Computer Games", §3–4.
 //!
-//! Each free particle i that is connected through the mesh to a kinematic (pinned) particle a gets
-//! one inequality constraint to the anchor a nearest to it along the mesh:
+//! Each free particle i that is connected through the mesh to kinematic (pinned) particles gets one
+//! inequality constraint to each of its nearest anchors a along the mesh (up to
+//! [`TETHERS_PER_PARTICLE`]):
 //!
 //! C(x) = ‖x_i − x_a‖ − s·d_geo(i, a) ≤ 0,  ∇_i C = n = (x_i − x_a)/‖x_i − x_a‖
 //!
-//! where d_geo is the rest shortest-path distance along mesh edges (an upper bound of the geodesic
-//! distance) and s ≥ 1 the slack factor. It is projected only while violated, so it never pulls a
+//! where d_geo is the rest shortest-path distance along mesh edges and hinge diagonals (an upper
+//! bound of the geodesic distance on flat regions, within a few percent of it) and s ≥ 1 the slack factor. It is projected only while violated, so it never pulls a
 //! particle towards its anchor; it only stops the chain of edges from stretching beyond what a
 //! one-pass Gauss–Seidel sweep can recover, which is what keeps light, stiff, fine cloth stable.
 
@@ -16,7 +17,13 @@ use glam::Vec3;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
-/// All tethers of one cloth, structure-of-arrays.
+/// Tethers per free particle: to this many nearest anchors (fewer if the cloth has fewer).
+pub const TETHERS_PER_PARTICLE: usize = 4;
+
+/// Consecutive projections of one particle's tether group per sweep (see `solve`).
+const GROUP_ROUNDS: usize = 3;
+
+/// All tethers of one cloth, structure-of-arrays, grouped by particle.
 #[derive(Clone, Debug, Default)]
 pub struct TetherConstraints {
     /// Constrained (free) particle.
@@ -30,13 +37,21 @@ pub struct TetherConstraints {
 }
 
 impl TetherConstraints {
-    /// Rebuild the tethers for the current set of kinematic particles (`w == 0`), by multi-source
-    /// Dijkstra over the edge graph with rest lengths. Particles not connected to any anchor get
-    /// no tether. Runs when pins change, never per step.
-    pub fn build(particle_count: usize, edges: &[[u32; 2]], rest_length: &[f32], w: &[f32]) -> Self {
+    /// Rebuild the tethers for the current set of kinematic particles (`w == 0`): each free particle
+    /// is tied to its [`TETHERS_PER_PARTICLE`] nearest anchors by rest mesh distance (a K-nearest-
+    /// sources Dijkstra over the edge graph). More than one anchor matters when pins are far apart
+    /// (two corners of a sheet): with only the nearest, each half of the cloth is held towards its
+    /// own pin and the edges between the halves take all the stretch. Particles not connected to
+    /// any anchor get no tether. Runs when pins change, never per step; deterministic (ties broken
+    /// by index).
+    ///
+    /// `links` and `link_length` [m] describe the rest distance graph (mesh edges, optionally plus
+    /// shortcuts such as hinge diagonals); `w` are the inverse masses (anchors have `w == 0`).
+    pub fn build(particle_count: usize, links: &[[u32; 2]], link_length: &[f32], w: &[f32]) -> Self {
+        const K: usize = TETHERS_PER_PARTICLE;
         // CSR adjacency.
         let mut start = vec![0u32; particle_count + 1];
-        for &[i, j] in edges {
+        for &[i, j] in links {
             start[i as usize + 1] += 1;
             start[j as usize + 1] += 1;
         }
@@ -44,47 +59,47 @@ impl TetherConstraints {
             start[k + 1] += start[k];
         }
         let mut fill = start.clone();
-        let mut neighbour = vec![(0u32, 0.0f32); edges.len() * 2];
-        for (&[i, j], &l) in edges.iter().zip(rest_length) {
+        let mut neighbour = vec![(0u32, 0.0f32); links.len() * 2];
+        for (&[i, j], &l) in links.iter().zip(link_length) {
             neighbour[fill[i as usize] as usize] = (j, l);
             fill[i as usize] += 1;
             neighbour[fill[j as usize] as usize] = (i, l);
             fill[j as usize] += 1;
         }
 
-        let mut dist = vec![f64::INFINITY; particle_count];
-        let mut source = vec![u32::MAX; particle_count];
-        // Heap of (distance bits, particle): f64 bits of non-negative numbers order like the numbers;
-        // ties broken by particle index, so the result is deterministic.
+        // Up to K settled (anchor, distance) labels per particle, in order of distance.
+        let mut labels: Vec<Vec<(u32, f64)>> = vec![Vec::new(); particle_count];
+        // Heap of (distance bits, particle, anchor): f64 bits of non-negative numbers order like
+        // the numbers; ties broken by indices, so the result is deterministic.
         let mut heap = BinaryHeap::new();
         for p in 0..particle_count {
             if w[p] == 0.0 {
-                dist[p] = 0.0;
-                source[p] = p as u32;
-                heap.push(Reverse((0u64, p as u32)));
+                heap.push(Reverse((0u64, p as u32, p as u32)));
             }
         }
-        while let Some(Reverse((d_bits, p))) = heap.pop() {
-            let d = f64::from_bits(d_bits);
-            if d > dist[p as usize] {
+        while let Some(Reverse((d_bits, p, anchor))) = heap.pop() {
+            let l = &mut labels[p as usize];
+            if l.len() >= K || l.iter().any(|&(a, _)| a == anchor) {
                 continue;
             }
-            for &(q, l) in &neighbour[start[p as usize] as usize..start[p as usize + 1] as usize] {
-                let nd = d + l as f64;
-                if nd < dist[q as usize] {
-                    dist[q as usize] = nd;
-                    source[q as usize] = source[p as usize];
-                    heap.push(Reverse((nd.to_bits(), q)));
+            let d = f64::from_bits(d_bits);
+            l.push((anchor, d));
+            for &(q, len) in &neighbour[start[p as usize] as usize..start[p as usize + 1] as usize] {
+                let lq = &labels[q as usize];
+                if lq.len() < K && !lq.iter().any(|&(a, _)| a == anchor) {
+                    heap.push(Reverse(((d + len as f64).to_bits(), q, anchor)));
                 }
             }
         }
 
         let mut t = TetherConstraints::default();
-        for p in 0..particle_count {
-            if w[p] > 0.0 && source[p] != u32::MAX {
-                t.particle.push(p as u32);
-                t.anchor.push(source[p]);
-                t.geodesic_distance.push(dist[p] as f32);
+        for (p, l) in labels.iter().enumerate() {
+            if w[p] > 0.0 {
+                for &(anchor, d) in l {
+                    t.particle.push(p as u32);
+                    t.anchor.push(anchor);
+                    t.geodesic_distance.push(d as f32);
+                }
             }
         }
         t.lambda = vec![0.0; t.particle.len()];
@@ -92,6 +107,11 @@ impl TetherConstraints {
     }
 
     /// One Gauss–Seidel sweep; `slack` is s, `compliance` α [m/N] for all tethers.
+    ///
+    /// Tethers are stored grouped by particle, and an anchor is kinematic, so a group moves only its
+    /// own particle: each group is projected [`GROUP_ROUNDS`] times in a row (alternating projections
+    /// onto the intersection of its balls), which leaves a particle inside all its tether bounds to
+    /// within a fraction of a millimetre at a fraction of the cost of another full sweep.
     pub(crate) fn solve(
         &mut self,
         x: &mut [Vec3],
@@ -101,22 +121,48 @@ impl TetherConstraints {
         compliance: f32,
         k: &SubstepCoefficients,
     ) {
-        for c in 0..self.particle.len() {
-            let (i, a) = (self.particle[c] as usize, self.anchor[c] as usize);
-            let d = x[i] - x[a];
-            let len = d.length();
-            let value = len - slack * self.geodesic_distance[c];
-            if value <= 0.0 || len <= 1e-9 {
-                continue;
+        let mut group_start = 0;
+        while group_start < self.particle.len() {
+            let p = self.particle[group_start];
+            let mut group_end = group_start + 1;
+            while group_end < self.particle.len() && self.particle[group_end] == p {
+                group_end += 1;
             }
-            let n = d / len;
-            let (wi, wa) = (w[i], w[a]);
-            let grad_dot_dx = n.dot((x[i] - x_prev[i]) - (x[a] - x_prev[a]));
-            let dl = xpbd_delta_lambda(value, self.lambda[c], compliance, k, wi + wa, grad_dot_dx);
-            self.lambda[c] += dl;
-            x[i] += n * (wi * dl);
-            x[a] -= n * (wa * dl);
+            for _ in 0..GROUP_ROUNDS {
+                for c in group_start..group_end {
+                    self.project(c, x, x_prev, w, slack, compliance, k);
+                }
+            }
+            group_start = group_end;
         }
+    }
+
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments)]
+    fn project(
+        &mut self,
+        c: usize,
+        x: &mut [Vec3],
+        x_prev: &[Vec3],
+        w: &[f32],
+        slack: f32,
+        compliance: f32,
+        k: &SubstepCoefficients,
+    ) {
+        let (i, a) = (self.particle[c] as usize, self.anchor[c] as usize);
+        let d = x[i] - x[a];
+        let len = d.length();
+        let value = len - slack * self.geodesic_distance[c];
+        if value <= 0.0 || len <= 1e-9 {
+            return;
+        }
+        let n = d / len;
+        let (wi, wa) = (w[i], w[a]);
+        let grad_dot_dx = n.dot((x[i] - x_prev[i]) - (x[a] - x_prev[a]));
+        let dl = xpbd_delta_lambda(value, self.lambda[c], compliance, k, wi + wa, grad_dot_dx);
+        self.lambda[c] += dl;
+        x[i] += n * (wi * dl);
+        x[a] -= n * (wa * dl);
     }
 
     /// max(0, C) of every tether at positions `x`.

@@ -33,8 +33,9 @@ pub struct MeshTopology {
 
 impl MeshTopology {
     /// Build the topology of `triangles` (particle indices, already validated) at rest positions
-    /// `rest`.
-    pub fn build(triangles: &[[u32; 3]], rest: &[Vec3]) -> MeshTopology {
+    /// `rest`. `lines` are extra edges (ropes, strands) appended after the triangle edges unless a
+    /// triangle already has them; they have no adjacent area and no hinge.
+    pub fn build(triangles: &[[u32; 3]], lines: &[[u32; 2]], rest: &[Vec3]) -> MeshTopology {
         let mut edge_index: HashMap<(u32, u32), u32> = HashMap::with_capacity(triangles.len() * 2);
         let mut edges = Vec::with_capacity(triangles.len() * 3 / 2 + 3);
         // Per edge: first two adjacent (triangle, directed start vertex) and the total count.
@@ -64,6 +65,15 @@ impl MeshTopology {
             }
         }
 
+        for &[a, b] in lines {
+            let key = (a.min(b), a.max(b));
+            edge_index.entry(key).or_insert_with(|| {
+                edges.push([key.0, key.1]);
+                adjacent.push(([(u32::MAX, u32::MAX); 2], 0));
+                (edges.len() - 1) as u32
+            });
+        }
+
         let mut hinges = Vec::new();
         let mut hinge_edge = Vec::new();
         let mut non_manifold_edges = 0;
@@ -71,6 +81,7 @@ impl MeshTopology {
         let mut edge_adjacent_area = vec![0.0f32; edges.len()];
         for (e, (adj, count)) in adjacent.iter().enumerate() {
             match count {
+                0 => {}
                 1 => boundary_edges += 1,
                 2 => {
                     let (ta, start) = adj[0];
@@ -115,7 +126,7 @@ mod tests {
     fn two_triangles_have_five_edges_and_one_hinge() {
         let rest = [Vec3::ZERO, Vec3::X, Vec3::Y, Vec3::new(1.0, 1.0, 0.0)];
         let tris = [[0, 1, 2], [2, 1, 3]];
-        let topo = MeshTopology::build(&tris, &rest);
+        let topo = MeshTopology::build(&tris, &[], &rest);
         assert_eq!(topo.edges.len(), 5);
         assert_eq!(topo.boundary_edges, 4);
         assert_eq!(topo.hinges, vec![[0, 3, 1, 2]]);
@@ -128,7 +139,7 @@ mod tests {
     fn non_manifold_edge_gets_no_hinge() {
         let rest = [Vec3::ZERO, Vec3::X, Vec3::Y, Vec3::NEG_Y, Vec3::Z];
         let tris = [[0, 1, 2], [1, 0, 3], [0, 1, 4]];
-        let topo = MeshTopology::build(&tris, &rest);
+        let topo = MeshTopology::build(&tris, &[], &rest);
         assert_eq!(topo.non_manifold_edges, 1);
         assert!(topo.hinges.is_empty());
     }

@@ -59,3 +59,18 @@ pub fn validate_triangle_areas(
     }
     Ok(())
 }
+
+/// Extra line edges (pairs of render vertex indices): in range, and not welded into a single
+/// particle (a zero-length distance constraint has no gradient). `line_particles` are the pairs
+/// mapped to particles.
+pub fn validate_lines(lines: &[[u32; 2]], line_particles: &[[u32; 2]], vertex_count: usize) -> Result<(), ClothError> {
+    for (e, (pair, particles)) in lines.iter().zip(line_particles).enumerate() {
+        if let Some(&index) = pair.iter().find(|&&i| i as usize >= vertex_count) {
+            return Err(ClothError::LineIndexOutOfRange { line: e as u32, index, vertex_count: vertex_count as u32 });
+        }
+        if particles[0] == particles[1] {
+            return Err(ClothError::DegenerateLine { line: e as u32 });
+        }
+    }
+    Ok(())
+}

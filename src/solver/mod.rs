@@ -57,6 +57,7 @@ pub(crate) fn step_cloth(cloth: &mut Cloth, dt: f32, ctx: &StepContext) {
         update_velocities(cloth, h, velocity_scale);
     }
     cloth.pins.finish_step();
+    cloth.last_substep = h;
     cloth.update_normals();
     update_stats(cloth, h, substeps, iterations);
 }

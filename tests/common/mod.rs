@@ -1,0 +1,73 @@
+//! Mesh builders and helpers shared by the integration tests.
+#![allow(dead_code)]
+
+use xpbd_cloth::{ClothDesc, ClothHandle, ClothParams, Vec3, World, WorldDesc};
+
+/// A regular grid of `nx × ny` vertices spanning `width × height` metres. `at(u, v)` maps the
+/// grid coordinates (u along the width, v along the height, both in metres) to a position.
+/// Quads are split along alternating diagonals so the mesh has no preferred direction.
+pub fn grid(nx: usize, ny: usize, width: f32, height: f32, at: impl Fn(f32, f32) -> [f32; 3]) -> (Vec<[f32; 3]>, Vec<u32>) {
+    let mut positions = Vec::with_capacity(nx * ny);
+    for j in 0..ny {
+        for i in 0..nx {
+            positions.push(at(width * i as f32 / (nx - 1) as f32, height * j as f32 / (ny - 1) as f32));
+        }
+    }
+    let mut indices = Vec::with_capacity((nx - 1) * (ny - 1) * 6);
+    for j in 0..ny - 1 {
+        for i in 0..nx - 1 {
+            let a = (j * nx + i) as u32;
+            let (b, c, d) = (a + 1, a + nx as u32, a + nx as u32 + 1);
+            if (i + j) % 2 == 0 {
+                indices.extend_from_slice(&[a, c, b, b, c, d]);
+            } else {
+                indices.extend_from_slice(&[a, c, d, a, d, b]);
+            }
+        }
+    }
+    (positions, indices)
+}
+
+/// A vertical sheet in the x–y plane, `n × n` vertices, side `size` m, top row at y = 0.
+/// Vertex 0 and `n − 1` are the top corners.
+pub fn vertical_sheet(n: usize, size: f32) -> (Vec<[f32; 3]>, Vec<u32>) {
+    grid(n, n, size, size, |u, v| [u, -v, 0.0])
+}
+
+/// A horizontal sheet in the x–z plane at height `y`, `n × n` vertices, side `size` m.
+/// Vertex 0 and `n − 1` are the corners of the z = 0 edge.
+pub fn horizontal_sheet(n: usize, size: f32, y: f32) -> (Vec<[f32; 3]>, Vec<u32>) {
+    grid(n, n, size, size, |u, v| [u, y, v])
+}
+
+/// Create a world with `substeps`/`iterations` and one cloth.
+pub fn world_with_cloth(
+    world_desc: WorldDesc,
+    positions: &[[f32; 3]],
+    indices: &[u32],
+    params: ClothParams,
+) -> (World, ClothHandle) {
+    let mut world = World::new(world_desc).expect("valid world");
+    let mut desc = ClothDesc::new(positions, indices);
+    desc.params = params;
+    let cloth = world.add_cloth(&desc).expect("valid cloth");
+    (world, cloth)
+}
+
+/// Positions of a cloth in render order.
+pub fn positions(world: &World, cloth: ClothHandle) -> Vec<[f32; 3]> {
+    let c = world.cloth(cloth).unwrap();
+    let mut out = vec![[0.0; 3]; c.vertex_count() as usize];
+    c.read_positions(&mut out).unwrap();
+    out
+}
+
+/// True if every coordinate of every particle is finite.
+pub fn all_finite(world: &World, cloth: ClothHandle) -> bool {
+    world.cloth(cloth).unwrap().particle_positions().iter().all(|p| p.is_finite())
+}
+
+/// Gravity of the default world.
+pub fn gravity() -> Vec3 {
+    Vec3::from_array(WorldDesc::default().gravity)
+}
