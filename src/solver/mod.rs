@@ -6,6 +6,15 @@ use crate::constraints::SubstepCoefficients;
 use crate::stats::{ClothStats, ConstraintStats};
 use glam::Vec3;
 
+/// Stretch sweeps per iteration. Measured on the light, stiff, fine cloth of the validation tests
+/// (128², 1 kg, stretch α = 0, bending α = 1e-5, two corners pinned, 60 Hz × 10 substeps): with one
+/// sweep the residual the stretch sweep leaves feeds the next substep's velocities and the cloth
+/// blows up within five frames (edge strain > 20 000 %, hinges flipped), and neither more substeps
+/// (40), symmetric sweeps nor tethers-first fix it; with two sweeps the worst strain over the drop
+/// is 45 %. Stretch is a third of the work of an iteration, so this costs far less than a second
+/// iteration, which also cures it.
+const STRETCH_SWEEPS: usize = 2;
+
 /// World-level settings a cloth step needs.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct StepContext {
@@ -19,9 +28,9 @@ pub(crate) struct StepContext {
 
 /// Advance `cloth` by one fixed step `dt` [s] (already validated: 0 < dt ≤ 1).
 ///
-/// Per substep h = dt/n (DESIGN §2): predict, λ = 0, k Gauss–Seidel sweeps (stretch, bending, then
-/// tethers last so that the hard length limit holds when the substep ends), velocity update,
-/// linear damping. Then pins advance, normals and statistics are refreshed. Allocates nothing.
+/// Per substep h = dt/n (DESIGN §2): predict, λ = 0, k Gauss–Seidel iterations (bending, then
+/// [`STRETCH_SWEEPS`] stretch sweeps ordered outward from the pins, then tethers last so that the
+/// hard length limit holds when the substep ends), velocity update, linear damping. Then pins advance, normals and statistics are refreshed. Allocates nothing.
 pub(crate) fn step_cloth(cloth: &mut Cloth, dt: f32, ctx: &StepContext) {
     let params = cloth.params;
     let substeps = if params.substeps > 0 { params.substeps } else { ctx.substeps };
@@ -42,11 +51,13 @@ pub(crate) fn step_cloth(cloth: &mut Cloth, dt: f32, ctx: &StepContext) {
         cloth.tethers.lambda.fill(0.0);
         let p = &mut cloth.particles;
         for _ in 0..iterations {
-            if params.enable_stretch {
-                cloth.stretch.solve(&mut p.x, &p.x_prev, &p.w, &stretch_k);
-            }
             if params.enable_bending {
                 cloth.bending.solve(&mut p.x, &p.x_prev, &p.w, &bend_k);
+            }
+            if params.enable_stretch {
+                for _ in 0..STRETCH_SWEEPS {
+                    cloth.stretch.solve(&mut p.x, &p.x_prev, &p.w, &stretch_k);
+                }
             }
             if params.enable_tethers {
                 let (slack, alpha) = (params.tether_slack, params.tether_compliance);
@@ -78,15 +89,23 @@ fn predict(cloth: &mut Cloth, acceleration: Vec3, h: f32, substep: u32, substeps
     }
 }
 
-/// v = (x − x_prev)/h for every particle (pinned ones get their kinematic velocity), then linear
-/// damping on free particles.
+/// Velocity update, v = (x − x_prev)/h (DESIGN §2 step 4), then linear damping on free particles.
+///
+/// For free particles it is evaluated as v ← v + (x − x_pred)/h with x_pred = x_prev + h·v, the
+/// prediction recomputed bit for bit: the same value in exact arithmetic, but the difference only
+/// carries the constraint correction. The direct form subtracts two large, nearly equal positions
+/// and turns their rounding into a velocity error of ulp(x)/h every substep, which a free-falling
+/// sheet 20 m down (ulp 2 µm, h = 1/600 s) accumulates into centimetres. Pinned particles get their
+/// kinematic velocity (x − x_prev)/h.
 fn update_velocities(cloth: &mut Cloth, h: f32, velocity_scale: f32) {
     let p = &mut cloth.particles;
     let inv_h = 1.0 / h;
     for i in 0..p.x.len() {
-        p.v[i] = (p.x[i] - p.x_prev[i]) * inv_h;
         if p.w[i] > 0.0 {
-            p.v[i] *= velocity_scale;
+            let predicted = p.x_prev[i] + p.v[i] * h;
+            p.v[i] = (p.v[i] + (p.x[i] - predicted) * inv_h) * velocity_scale;
+        } else {
+            p.v[i] = (p.x[i] - p.x_prev[i]) * inv_h;
         }
     }
 }
