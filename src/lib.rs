@@ -27,6 +27,7 @@
 pub mod cloth;
 pub mod constraints;
 pub mod error;
+pub mod ffi;
 pub mod material;
 pub mod mesh;
 mod solver;
