@@ -14,10 +14,12 @@ fn crate_dir() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
 }
 
-/// `target/<profile>`, where cargo puts the cdylib: the test binary runs from `target/<profile>/deps`.
+/// `target/<profile>/deps`, next to this test binary: `cargo test` builds the package's cdylib
+/// there for this run (it copies it up to `target/<profile>` only for `cargo build`, so that copy
+/// may be stale).
 fn library_dir() -> PathBuf {
     let exe = std::env::current_exe().expect("test executable path");
-    let dir = exe.parent().and_then(Path::parent).expect("target/<profile>/deps/<test>").to_path_buf();
+    let dir = exe.parent().expect("target/<profile>/deps/<test>").to_path_buf();
     let lib = dir.join(format!("{DLL_PREFIX}xpbd_cloth{DLL_SUFFIX}"));
     assert!(lib.exists(), "{} is missing: cargo builds the cdylib before the tests", lib.display());
     dir

@@ -210,7 +210,7 @@ impl XpbdClothParams {
     /// Translate to the core, checking what only the C side can get wrong (flags that are not
     /// 0/1, a compliance set while its from-material flag is on). Numeric ranges are the core's
     /// `ClothParams::validate`.
-    pub(crate) fn to_core(&self) -> Result<ClothParams, FfiError> {
+    pub(crate) fn to_core(self) -> Result<ClothParams, FfiError> {
         Ok(ClothParams {
             material: Material {
                 areal_density: self.areal_density,
