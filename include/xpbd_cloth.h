@@ -163,7 +163,8 @@ typedef struct XpbdWorldDesc {
  */
 typedef struct XpbdWorldId {
     /**
-     * Opaque: slot index and generation (see the header's introduction). 0 = null.
+     * Opaque; for debugging: bits 0-15 slot index, 16-31 generation (never 0), 32-63 zero.
+     * 0 = null.
      */
     uint64_t id;
 } XpbdWorldId;
@@ -417,7 +418,8 @@ typedef struct XpbdClothDesc {
  */
 typedef struct XpbdClothId {
     /**
-     * Opaque: world, slot index and generation. 0 = null.
+     * Opaque; for debugging: bits 0-31 its world's id, 32-47 slot index in the world, 48-63
+     * generation (never 0). 0 = null.
      */
     uint64_t id;
 } XpbdClothId;
@@ -494,7 +496,7 @@ typedef struct XpbdClothStats {
  */
 typedef struct XpbdColliderId {
     /**
-     * Opaque: world, slot index and generation. 0 = null.
+     * Opaque; laid out like `XpbdClothId.id`. 0 = null.
      */
     uint64_t id;
 } XpbdColliderId;

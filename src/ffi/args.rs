@@ -18,10 +18,7 @@ fn check_aligned<T>(ptr: *const T, name: &str) -> Result<(), FfiError> {
     if ptr.is_aligned() {
         Ok(())
     } else {
-        Err(FfiError::new(
-            XpbdResult::InvalidArgument,
-            format!("`{name}` is not aligned to {} bytes", align_of::<T>()),
-        ))
+        Err(FfiError::new(XpbdResult::InvalidArgument, format!("`{name}` is not aligned to {} bytes", align_of::<T>())))
     }
 }
 
@@ -29,7 +26,9 @@ fn check_aligned<T>(ptr: *const T, name: &str) -> Result<(), FfiError> {
 fn checked_len<T>(count: usize, name: &str) -> Result<usize, FfiError> {
     match count.checked_mul(size_of::<T>()) {
         Some(bytes) if bytes <= isize::MAX as usize => Ok(count),
-        _ => Err(FfiError::new(XpbdResult::InvalidArgument, format!("`{name}`: {count} elements do not fit in memory"))),
+        _ => {
+            Err(FfiError::new(XpbdResult::InvalidArgument, format!("`{name}`: {count} elements do not fit in memory")))
+        }
     }
 }
 
@@ -142,7 +141,10 @@ mod tests {
         unsafe {
             assert_eq!(slice_in::<u32>(std::ptr::null(), 0, "vertices").unwrap().len(), 0);
             let e = slice_in::<u32>(std::ptr::null(), 3, "vertices").unwrap_err();
-            assert_eq!((e.code, e.message.as_str()), (XpbdResult::NullPointer, "`vertices` is NULL but its count is 3"));
+            assert_eq!(
+                (e.code, e.message.as_str()),
+                (XpbdResult::NullPointer, "`vertices` is NULL but its count is 3")
+            );
             assert_eq!(vec3_out(std::ptr::null_mut(), 2, "out").unwrap_err().code, XpbdResult::NullPointer);
         }
     }

@@ -43,16 +43,20 @@ pub unsafe extern "C" fn xpbd_cloth_create(
         // SAFETY: the caller's promise in `# Safety` above.
         let (desc, out) = unsafe { (required(desc, "desc")?, OutParam::new(out_cloth, "out_cloth")?) };
         let params = desc.params().to_core()?;
-        let index_count = (desc.triangle_count as usize).checked_mul(3).ok_or(ClothError::MeshTooLarge {
-            count: desc.triangle_count as usize,
-        })?;
+        let index_count = (desc.triangle_count as usize)
+            .checked_mul(3)
+            .ok_or(ClothError::MeshTooLarge { count: desc.triangle_count as usize })?;
         // SAFETY: the caller promises these arrays hold vertex_count / 3*triangle_count elements.
         let (positions, indices, inverse_masses) = unsafe {
             let inverse_masses = match desc.inverse_masses.is_null() {
                 true => None,
                 false => Some(slice_in(desc.inverse_masses, desc.vertex_count as usize, "inverse_masses")?),
             };
-            (vec3_in(desc.positions, desc.vertex_count, "positions")?, slice_in(desc.indices, index_count, "indices")?, inverse_masses)
+            (
+                vec3_in(desc.positions, desc.vertex_count, "positions")?,
+                slice_in(desc.indices, index_count, "indices")?,
+                inverse_masses,
+            )
         };
         let core_desc = ClothDesc { positions, indices, inverse_masses, weld_tolerance: desc.weld_tolerance, params };
         let id = with_world(world, |w| {
@@ -164,7 +168,11 @@ pub unsafe extern "C" fn xpbd_cloth_read_normals(cloth: XpbdClothId, out: *mut f
 /// # Safety
 /// `out`, when not NULL, is writable for `vertex_count` uint32_t.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn xpbd_cloth_read_particle_map(cloth: XpbdClothId, out: *mut u32, vertex_count: u32) -> XpbdResult {
+pub unsafe extern "C" fn xpbd_cloth_read_particle_map(
+    cloth: XpbdClothId,
+    out: *mut u32,
+    vertex_count: u32,
+) -> XpbdResult {
     ffi_boundary("xpbd_cloth_read_particle_map", || {
         // SAFETY: the caller's promise in `# Safety` above.
         let out = unsafe { slice_out(out, vertex_count as usize, "out")? };

@@ -162,7 +162,12 @@ fn compliance_to_c(core: Option<f32>) -> (f32, u32) {
 }
 
 /// The rule of the module comment. The value itself is range-checked by the core.
-fn compliance_from_c(value: f32, from_material: u32, name: &'static str, flag_name: &'static str) -> Result<Option<f32>, FfiError> {
+fn compliance_from_c(
+    value: f32,
+    from_material: u32,
+    name: &'static str,
+    flag_name: &'static str,
+) -> Result<Option<f32>, FfiError> {
     if !flag(from_material, flag_name)? {
         return Ok(Some(value));
     }

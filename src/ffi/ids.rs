@@ -25,7 +25,8 @@ use super::error::{FfiError, XpbdResult};
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct XpbdWorldId {
-    /// Opaque: slot index and generation (see the header's introduction). 0 = null.
+    /// Opaque; for debugging: bits 0-15 slot index, 16-31 generation (never 0), 32-63 zero.
+    /// 0 = null.
     pub id: u64,
 }
 
@@ -35,7 +36,8 @@ pub struct XpbdWorldId {
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct XpbdClothId {
-    /// Opaque: world, slot index and generation. 0 = null.
+    /// Opaque; for debugging: bits 0-31 its world's id, 32-47 slot index in the world, 48-63
+    /// generation (never 0). 0 = null.
     pub id: u64,
 }
 
@@ -45,7 +47,7 @@ pub struct XpbdClothId {
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct XpbdColliderId {
-    /// Opaque: world, slot index and generation. 0 = null.
+    /// Opaque; laid out like `XpbdClothId.id`. 0 = null.
     pub id: u64,
 }
 

@@ -110,7 +110,12 @@ pub(crate) fn with_world<T>(id: XpbdWorldId, f: impl FnOnce(&mut World) -> Resul
 }
 
 /// The core handle of the live cloth that `index`/`generation` name in `world`.
-pub(crate) fn cloth_handle(world: &World, id: XpbdClothId, index: u16, generation: u16) -> Result<ClothHandle, FfiError> {
+pub(crate) fn cloth_handle(
+    world: &World,
+    id: XpbdClothId,
+    index: u16,
+    generation: u16,
+) -> Result<ClothHandle, FfiError> {
     match world.live_handle(index as u32) {
         Some(h) if short_generation(h.generation) == generation => Ok(h),
         _ => Err(invalid("cloth", id.id)),

@@ -26,7 +26,12 @@ pub struct XpbdWorldDesc {
 
 impl From<WorldDesc> for XpbdWorldDesc {
     fn from(d: WorldDesc) -> Self {
-        XpbdWorldDesc { gravity: d.gravity, substeps: d.substeps, iterations: d.iterations, thread_count: d.thread_count }
+        XpbdWorldDesc {
+            gravity: d.gravity,
+            substeps: d.substeps,
+            iterations: d.iterations,
+            thread_count: d.thread_count,
+        }
     }
 }
 
