@@ -4,6 +4,18 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+# The C ABI tests compile C11 and C++17 programs (tests/c_abi_programs.rs) and run them under
+# valgrind (.ci/valgrind-c-api.sh).
+missing=()
+command -v cc >/dev/null || missing+=(gcc libc6-dev)
+command -v c++ >/dev/null || missing+=(g++)
+command -v valgrind >/dev/null || missing+=(valgrind)
+if [ ${#missing[@]} -gt 0 ]; then
+    apt-get update
+    DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${missing[@]}"
+fi
+
 # Release-optimised tests: the solver experiments step thousands of substeps.
 cargo test --release --all-targets
 cargo test --release --doc
+bash .ci/valgrind-c-api.sh

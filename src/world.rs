@@ -139,6 +139,15 @@ impl World {
         }
     }
 
+    /// The handle of the live cloth in slot `index`, if any. Lets a caller that stores a shortened
+    /// generation (the C ABI packs ids into 64 bits) recover the full handle and compare.
+    pub fn live_handle(&self, index: u32) -> Option<ClothHandle> {
+        match self.slots.get(index as usize) {
+            Some(Slot { generation, cloth: Some(_) }) => Some(ClothHandle { index, generation: *generation }),
+            _ => None,
+        }
+    }
+
     /// Number of live cloths.
     pub fn cloth_count(&self) -> usize {
         self.slots.iter().filter(|s| s.cloth.is_some()).count()

@@ -1,0 +1,335 @@
+//! Cloth exports: create/destroy, read results back, pins, settings, statistics. Every function
+//! takes the cloth's id (which encodes its world) and runs under that world's lock.
+
+use super::args::{OutParam, required, slice_in, slice_out, vec3_in, vec3_out};
+use super::boundary::ffi_boundary;
+use super::cloth_desc::{XpbdClothDesc, XpbdClothMaterial, XpbdClothParams};
+use super::error::{FfiError, XpbdResult};
+use super::ids::{MAX_SLOTS, XpbdClothId, XpbdWorldId, short_generation};
+use super::registry::{cloth_handle, read_cloth, with_cloth, with_world};
+use crate::cloth::ClothDesc;
+use crate::error::ClothError;
+use crate::stats::ClothStats;
+
+fn capacity_exceeded() -> FfiError {
+    FfiError::new(XpbdResult::CapacityExceeded, format!("the world already has {MAX_SLOTS} cloths; destroy one first"))
+}
+
+/// Create a cloth in `world` from a render mesh and write its id to `*out_cloth`.
+///
+/// Everything is validated before anything is allocated; on error nothing is created and
+/// `*out_cloth` is not written. The arrays `desc` points to are copied; none is kept after the
+/// call. Vertices closer than `desc->weld_tolerance` become one particle; every output stays in
+/// render-vertex order.
+///
+/// Errors: `XPBD_RESULT_NULL_POINTER` (`desc` or `out_cloth` NULL; `positions` NULL with
+/// vertex_count > 0; `indices` NULL with triangle_count > 0), `XPBD_RESULT_INVALID_ID`,
+/// `XPBD_RESULT_WORLD_POISONED`, `XPBD_RESULT_INVALID_MESH` (no vertices, index out of range,
+/// NaN/Inf position, degenerate triangle; the message names the vertex or triangle),
+/// `XPBD_RESULT_INVALID_ARGUMENT` (a field outside its range, a flag not 0/1, a compliance set
+/// while its from-material flag is 1, a negative/NaN inverse mass), `XPBD_RESULT_CAPACITY_EXCEEDED`.
+/// Thread-safe; serialised with other calls on `world`.
+///
+/// # Safety
+/// `desc` points to a valid `XpbdClothDesc` whose non-NULL arrays hold the documented number of
+/// elements; `out_cloth` is writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn xpbd_cloth_create(
+    world: XpbdWorldId,
+    desc: *const XpbdClothDesc,
+    out_cloth: *mut XpbdClothId,
+) -> XpbdResult {
+    ffi_boundary("xpbd_cloth_create", || {
+        // SAFETY: the caller's promise in `# Safety` above.
+        let (desc, out) = unsafe { (required(desc, "desc")?, OutParam::new(out_cloth, "out_cloth")?) };
+        let params = desc.params().to_core()?;
+        let index_count = (desc.triangle_count as usize)
+            .checked_mul(3)
+            .ok_or(ClothError::MeshTooLarge { count: desc.triangle_count as usize })?;
+        // SAFETY: the caller promises these arrays hold vertex_count / 3*triangle_count elements.
+        let (positions, indices, inverse_masses) = unsafe {
+            let inverse_masses = match desc.inverse_masses.is_null() {
+                true => None,
+                false => Some(slice_in(desc.inverse_masses, desc.vertex_count as usize, "inverse_masses")?),
+            };
+            (
+                vec3_in(desc.positions, desc.vertex_count, "positions")?,
+                slice_in(desc.indices, index_count, "indices")?,
+                inverse_masses,
+            )
+        };
+        let core_desc = ClothDesc { positions, indices, inverse_masses, weld_tolerance: desc.weld_tolerance, params };
+        let id = with_world(world, |w| {
+            // Slots are appended only when none is free, so below MAX_SLOTS live cloths every
+            // index fits the id's 16 bits.
+            if w.cloth_count() >= MAX_SLOTS {
+                return Err(capacity_exceeded());
+            }
+            let handle = w.add_cloth(&core_desc)?;
+            match u16::try_from(handle.index) {
+                Ok(index) => Ok(XpbdClothId::pack(world, index, short_generation(handle.generation))),
+                Err(_) => {
+                    w.remove_cloth(handle)?;
+                    Err(capacity_exceeded())
+                }
+            }
+        })?;
+        out.write(id);
+        Ok(())
+    })
+}
+
+/// Destroy a cloth; its id becomes invalid. Errors: `XPBD_RESULT_INVALID_ID` (null, already
+/// destroyed, its world destroyed, or forged), `XPBD_RESULT_WORLD_POISONED`. Thread-safe (any
+/// thread); serialised with other calls on its world.
+#[unsafe(no_mangle)]
+pub extern "C" fn xpbd_cloth_destroy(cloth: XpbdClothId) -> XpbdResult {
+    ffi_boundary("xpbd_cloth_destroy", || {
+        let (world, index, generation) = cloth.unpack()?;
+        with_world(world, |w| {
+            let handle = cloth_handle(w, cloth, index, generation)?;
+            w.remove_cloth(handle)?;
+            Ok(())
+        })
+    })
+}
+
+/// Write the number of render vertices (the `vertex_count` the mesh was created with, and the
+/// length every read needs) to `*out_count`. Errors: `XPBD_RESULT_NULL_POINTER`,
+/// `XPBD_RESULT_INVALID_ID`, `XPBD_RESULT_WORLD_POISONED`. Thread-safe.
+///
+/// # Safety
+/// `out_count` is writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn xpbd_cloth_vertex_count(cloth: XpbdClothId, out_count: *mut u32) -> XpbdResult {
+    ffi_boundary("xpbd_cloth_vertex_count", || {
+        // SAFETY: the caller's promise in `# Safety` above.
+        let out = unsafe { OutParam::new(out_count, "out_count")? };
+        out.write(read_cloth(cloth, |c| c.vertex_count())?);
+        Ok(())
+    })
+}
+
+/// Write the number of simulated particles (render vertices after welding; <= vertex count) to
+/// `*out_count`. Errors: `XPBD_RESULT_NULL_POINTER`, `XPBD_RESULT_INVALID_ID`,
+/// `XPBD_RESULT_WORLD_POISONED`. Thread-safe.
+///
+/// # Safety
+/// `out_count` is writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn xpbd_cloth_particle_count(cloth: XpbdClothId, out_count: *mut u32) -> XpbdResult {
+    ffi_boundary("xpbd_cloth_particle_count", || {
+        // SAFETY: the caller's promise in `# Safety` above.
+        let out = unsafe { OutParam::new(out_count, "out_count")? };
+        out.write(read_cloth(cloth, |c| c.particle_count())?);
+        Ok(())
+    })
+}
+
+/// Copy the current positions in metres into `out`, `float[3*vertex_count]` in render-vertex
+/// order (copies of a welded vertex read the same position). `out` is owned by the caller and not
+/// kept; it is only written, so it may be uninitialised.
+///
+/// Errors: `XPBD_RESULT_NULL_POINTER` (`out` NULL with vertex_count > 0), `XPBD_RESULT_INVALID_ID`,
+/// `XPBD_RESULT_WORLD_POISONED`, `XPBD_RESULT_BUFFER_SIZE_MISMATCH` (`vertex_count` differs from
+/// the cloth's render vertex count; `out` untouched). Thread-safe; waits while the world steps.
+///
+/// # Safety
+/// `out`, when not NULL, is writable for `3*vertex_count` floats.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn xpbd_cloth_read_positions(cloth: XpbdClothId, out: *mut f32, vertex_count: u32) -> XpbdResult {
+    ffi_boundary("xpbd_cloth_read_positions", || {
+        // SAFETY: the caller's promise in `# Safety` above.
+        let out = unsafe { vec3_out(out, vertex_count, "out")? };
+        with_cloth(cloth, |c| c.read_positions(out))
+    })
+}
+
+/// Copy unit normals into `out`, `float[3*vertex_count]` in render-vertex order: per particle the
+/// area-weighted mean of its triangles' normals (smooth across welded seams; counter-clockwise
+/// winding = front), (0, 0, 0) for particles without triangles. Updated by every step and at
+/// creation. Ownership, errors and threads as `xpbd_cloth_read_positions`.
+///
+/// # Safety
+/// `out`, when not NULL, is writable for `3*vertex_count` floats.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn xpbd_cloth_read_normals(cloth: XpbdClothId, out: *mut f32, vertex_count: u32) -> XpbdResult {
+    ffi_boundary("xpbd_cloth_read_normals", || {
+        // SAFETY: the caller's promise in `# Safety` above.
+        let out = unsafe { vec3_out(out, vertex_count, "out")? };
+        with_cloth(cloth, |c| c.read_normals(out))
+    })
+}
+
+/// Copy the render vertex -> particle map into `out`, `uint32_t[vertex_count]`: `out[v]` is the
+/// particle (0..particle count) simulating render vertex `v`; welded copies share one. Fixed for
+/// the cloth's lifetime. Ownership, errors and threads as `xpbd_cloth_read_positions`.
+///
+/// # Safety
+/// `out`, when not NULL, is writable for `vertex_count` uint32_t.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn xpbd_cloth_read_particle_map(
+    cloth: XpbdClothId,
+    out: *mut u32,
+    vertex_count: u32,
+) -> XpbdResult {
+    ffi_boundary("xpbd_cloth_read_particle_map", || {
+        // SAFETY: the caller's promise in `# Safety` above.
+        let out = unsafe { slice_out(out, vertex_count as usize, "out")? };
+        with_cloth(cloth, |c| {
+            let map = c.particle_map();
+            if map.len() != out.len() {
+                return Err(ClothError::BufferSizeMismatch { expected: map.len(), got: out.len() });
+            }
+            out.copy_from_slice(map);
+            Ok(())
+        })
+    })
+}
+
+/// Pin render vertices `vertices` (`uint32_t[count]`) at `targets` in metres (`float[3*count]`),
+/// or where they are now when `targets` is NULL. A target away from the current position is
+/// reached at the end of the next step, interpolated across its substeps (no teleport). Pinning a
+/// pinned vertex moves its target; welded copies share one particle (the last target wins). Pins
+/// get tethers when enabled. Arrays are read during the call only.
+///
+/// Errors: `XPBD_RESULT_NULL_POINTER` (`vertices` NULL with count > 0),
+/// `XPBD_RESULT_INVALID_ARGUMENT` (a vertex index >= vertex count, a NaN/Inf target; the message
+/// names the list position), `XPBD_RESULT_INVALID_ID`, `XPBD_RESULT_WORLD_POISONED`. On error no
+/// pin changes. Thread-safe; serialised with the world's step.
+///
+/// # Safety
+/// `vertices`, when not NULL, holds `count` uint32_t; `targets`, when not NULL, `3*count` floats.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn xpbd_cloth_set_pinned(
+    cloth: XpbdClothId,
+    vertices: *const u32,
+    count: u32,
+    targets: *const f32,
+) -> XpbdResult {
+    ffi_boundary("xpbd_cloth_set_pinned", || {
+        // SAFETY: the caller's promise in `# Safety` above.
+        let (vertices, targets) = unsafe {
+            let targets = match targets.is_null() {
+                true => None,
+                false => Some(vec3_in(targets, count, "targets")?),
+            };
+            (slice_in(vertices, count as usize, "vertices")?, targets)
+        };
+        with_cloth(cloth, |c| c.set_pinned(vertices, targets))
+    })
+}
+
+/// Move pinned render vertices `vertices` (`uint32_t[count]`) to new `targets` in metres
+/// (`float[3*count]`, required), reached at the end of the next step, interpolated across its
+/// substeps. Use it every frame to drive attachment points (e.g. a character's shoulders).
+///
+/// Errors: `XPBD_RESULT_NULL_POINTER` (`vertices` or `targets` NULL with count > 0),
+/// `XPBD_RESULT_INVALID_ARGUMENT` (index out of range, NaN/Inf target, a vertex that is not
+/// pinned), `XPBD_RESULT_INVALID_ID`, `XPBD_RESULT_WORLD_POISONED`. On error no target changes.
+/// Thread-safe.
+///
+/// # Safety
+/// `vertices` holds `count` uint32_t and `targets` `3*count` floats (either may be NULL if count is 0).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn xpbd_cloth_set_pin_targets(
+    cloth: XpbdClothId,
+    vertices: *const u32,
+    count: u32,
+    targets: *const f32,
+) -> XpbdResult {
+    ffi_boundary("xpbd_cloth_set_pin_targets", || {
+        // SAFETY: the caller's promise in `# Safety` above.
+        let (vertices, targets) =
+            unsafe { (slice_in(vertices, count as usize, "vertices")?, vec3_in(targets, count, "targets")?) };
+        with_cloth(cloth, |c| c.set_pin_targets(vertices, targets))
+    })
+}
+
+/// Release pinned render vertices `vertices` (`uint32_t[count]`); they keep the velocity of their
+/// last pinned motion. Vertices that are not pinned are ignored.
+///
+/// Errors: `XPBD_RESULT_NULL_POINTER`, `XPBD_RESULT_INVALID_ARGUMENT` (index out of range; nothing
+/// released), `XPBD_RESULT_INVALID_ID`, `XPBD_RESULT_WORLD_POISONED`. Thread-safe.
+///
+/// # Safety
+/// `vertices`, when not NULL, holds `count` uint32_t.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn xpbd_cloth_unpin(cloth: XpbdClothId, vertices: *const u32, count: u32) -> XpbdResult {
+    ffi_boundary("xpbd_cloth_unpin", || {
+        // SAFETY: the caller's promise in `# Safety` above.
+        let vertices = unsafe { slice_in(vertices, count as usize, "vertices")? };
+        with_cloth(cloth, |c| c.unpin(vertices))
+    })
+}
+
+/// Write the cloth's current settings to `*out_params` (for read-modify-write with
+/// `xpbd_cloth_set_params`). Errors: `XPBD_RESULT_NULL_POINTER`, `XPBD_RESULT_INVALID_ID`,
+/// `XPBD_RESULT_WORLD_POISONED`. Thread-safe.
+///
+/// # Safety
+/// `out_params` is writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn xpbd_cloth_get_params(cloth: XpbdClothId, out_params: *mut XpbdClothParams) -> XpbdResult {
+    ffi_boundary("xpbd_cloth_get_params", || {
+        // SAFETY: the caller's promise in `# Safety` above.
+        let out = unsafe { OutParam::new(out_params, "out_params")? };
+        out.write(read_cloth(cloth, |c| XpbdClothParams::from(c.params()))?);
+        Ok(())
+    })
+}
+
+/// Replace all of the cloth's settings. Takes effect at the next step; no particle moves and no
+/// velocity changes now (compliances, masses from density, damping and flags are re-derived, so
+/// the cloth continues smoothly from its current state).
+///
+/// Errors: `XPBD_RESULT_NULL_POINTER`, `XPBD_RESULT_INVALID_ARGUMENT` (a field outside its range,
+/// a flag not 0/1, a compliance set while its from-material flag is 1; settings unchanged),
+/// `XPBD_RESULT_INVALID_ID`, `XPBD_RESULT_WORLD_POISONED`. Thread-safe.
+///
+/// # Safety
+/// `params` points to a valid `XpbdClothParams`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn xpbd_cloth_set_params(cloth: XpbdClothId, params: *const XpbdClothParams) -> XpbdResult {
+    ffi_boundary("xpbd_cloth_set_params", || {
+        // SAFETY: the caller's promise in `# Safety` above.
+        let params = unsafe { required(params, "params")? }.to_core()?;
+        with_cloth(cloth, |c| c.set_params(params))
+    })
+}
+
+/// Replace the cloth's material (areal density, Young's modulus, Poisson ratio, thickness and the
+/// stretch/bending compliance choice); other settings stay. Takes effect at the next step without
+/// a jump, as `xpbd_cloth_set_params`. Errors and threads as `xpbd_cloth_set_params`.
+///
+/// # Safety
+/// `material` points to a valid `XpbdClothMaterial`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn xpbd_cloth_set_material(cloth: XpbdClothId, material: *const XpbdClothMaterial) -> XpbdResult {
+    ffi_boundary("xpbd_cloth_set_material", || {
+        // SAFETY: the caller's promise in `# Safety` above.
+        let material = unsafe { required(material, "material")? };
+        with_cloth(cloth, |c| -> Result<(), FfiError> {
+            let mut params = XpbdClothParams::from(c.params());
+            params.set_material(material);
+            Ok(c.set_params(params.to_core()?)?)
+        })
+    })
+}
+
+/// Write the residual statistics of the cloth's last step to `*out_stats` (all zero before the
+/// first step): per constraint type the count, mean / p95 / max |C| and the force range, plus the
+/// largest edge strain. Errors: `XPBD_RESULT_NULL_POINTER`, `XPBD_RESULT_INVALID_ID`,
+/// `XPBD_RESULT_WORLD_POISONED`. Thread-safe.
+///
+/// # Safety
+/// `out_stats` is writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn xpbd_cloth_get_stats(cloth: XpbdClothId, out_stats: *mut ClothStats) -> XpbdResult {
+    ffi_boundary("xpbd_cloth_get_stats", || {
+        // SAFETY: the caller's promise in `# Safety` above.
+        let out = unsafe { OutParam::new(out_stats, "out_stats")? };
+        out.write(read_cloth(cloth, |c| *c.stats())?);
+        Ok(())
+    })
+}

@@ -1,0 +1,388 @@
+//! The C descriptors of a cloth and their translation to the core's `ClothDesc`/`ClothParams`.
+//!
+//! Material vs explicit compliance: each of stretch and bending has a compliance field and a
+//! `*_compliance_from_material` flag (`uint32_t`, 0 or 1, default 1).
+//! - flag 1: the compliance is derived per element from Young's modulus, Poisson ratio and
+//!   thickness, and the compliance field must be 0 (anything else is `XPBD_RESULT_INVALID_ARGUMENT`,
+//!   so a compliance set without clearing the flag is reported instead of silently ignored);
+//! - flag 0: the compliance field is used for every element and must be finite and >= 0
+//!   (0 = rigid).
+//!
+//! No sentinel value: a negative or NaN compliance is always an error.
+
+use super::args::flag;
+use super::error::{FfiError, XpbdResult};
+use crate::cloth::{ClothParams, DEFAULT_WELD_TOLERANCE};
+use crate::material::Material;
+
+/// Everything `xpbd_cloth_create` needs. Get one from `xpbd_default_cloth_desc()`, then set the
+/// mesh and the fields you want to change; new fields are only ever added with defaults there.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct XpbdClothDesc {
+    /// Render vertex positions in metres, `float[3*vertex_count]` (x, y, z per vertex). Copied
+    /// during `xpbd_cloth_create`, not kept.
+    pub positions: *const f32,
+    /// Number of render vertices (> 0).
+    pub vertex_count: u32,
+    /// Triangle list, `uint32_t[3*triangle_count]` render vertex indices, counter-clockwise =
+    /// front face. May be NULL when `triangle_count` is 0 (free particles). Copied, not kept.
+    pub indices: *const u32,
+    /// Number of triangles.
+    pub triangle_count: u32,
+    /// Optional inverse mass per render vertex in 1/kg, `float[vertex_count]`; 0 = fixed in place.
+    /// NULL: masses come from `areal_density` (a third of each adjacent triangle's mass per corner).
+    /// Copies of a welded vertex: the first copy's value, or 0 if any copy is 0. Copied, not kept.
+    pub inverse_masses: *const f32,
+    /// Mass per unit area in kg/m^2 (> 0). Default 0.15 (light cotton).
+    pub areal_density: f32,
+    /// Stretch compliance alpha in m/N (>= 0, 0 = inextensible) for every edge. Used only when
+    /// `stretch_compliance_from_material` is 0; must be 0 otherwise. Default 0.
+    pub stretch_compliance: f32,
+    /// Bending compliance alpha in rad/(N*m) (>= 0, 0 = rigid) for every interior edge. Used only
+    /// when `bend_compliance_from_material` is 0; must be 0 otherwise. Default 0.
+    pub bend_compliance: f32,
+    /// Vertices closer than this (metres, 0..=1) become one simulated particle, so UV-seam splits
+    /// do not tear the cloth; 0 disables welding. Default 1e-6.
+    pub weld_tolerance: f32,
+    /// 1 (default): derive each edge's stretch compliance from the material (E*t*area/L^2 edge
+    /// stiffness, Van Gelder 1998). 0: use `stretch_compliance`.
+    pub stretch_compliance_from_material: u32,
+    /// 1 (default): derive each hinge's bending compliance from the material (Discrete Shells,
+    /// Grinspun et al. 2003, with flexural rigidity D = E*t^3/(12(1-nu^2))). 0: use `bend_compliance`.
+    pub bend_compliance_from_material: u32,
+    /// Young's modulus E of the fabric in Pa (> 0). Default 5e6.
+    pub youngs_modulus: f32,
+    /// Poisson ratio nu, in [0, 0.5). Default 0.3.
+    pub poisson_ratio: f32,
+    /// Fabric thickness t in metres (> 0; not a collision distance). Default 5e-4.
+    pub thickness: f32,
+    /// Tether compliance in m/N (>= 0; usually 0: tethers are hard length limits). Default 0.
+    pub tether_compliance: f32,
+    /// Tether slack factor s in [1, 1000]: a particle may move up to s times its rest mesh
+    /// distance from the nearest pin. Default 1.
+    pub tether_slack: f32,
+    /// Stretch constraint damping beta in N*s/m (>= 0; XPBD eq. 26). Default 0.
+    pub stretch_damping: f32,
+    /// Bending constraint damping beta in N*m*s/rad (>= 0). Default 0.
+    pub bend_damping: f32,
+    /// Linear velocity damping d in 1/s (>= 0): v *= exp(-d*h) per substep. Default 0.
+    pub linear_damping: f32,
+    /// 1 (default) / 0: enable the edge stretch constraints.
+    pub enable_stretch: u32,
+    /// 1 (default) / 0: enable the dihedral bending constraints.
+    pub enable_bending: u32,
+    /// 1 (default) / 0: enable tethers (long-range attachments, Kim et al. 2012) to pinned vertices.
+    pub enable_tethers: u32,
+    /// Extra uniform acceleration in m/s^2 added to the world's gravity for this cloth (e.g. a
+    /// steady wind), finite. Default (0, 0, 0).
+    pub external_acceleration: [f32; 3],
+    /// Substeps per step for this cloth, 0..=1000; 0 (default) = the world's setting.
+    pub substeps: u32,
+    /// Solver iterations per substep, 0..=1000; 0 (default) = the world's setting.
+    pub iterations: u32,
+}
+
+/// The settings of a cloth that may change after creation: the same fields, meanings, ranges and
+/// defaults as in `XpbdClothDesc`. Read with `xpbd_cloth_get_params`, change, write with
+/// `xpbd_cloth_set_params`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct XpbdClothParams {
+    /// Mass per unit area in kg/m^2 (> 0); sets the masses when the cloth was created without
+    /// `inverse_masses`.
+    pub areal_density: f32,
+    /// Stretch compliance in m/N; see `XpbdClothDesc`.
+    pub stretch_compliance: f32,
+    /// Bending compliance in rad/(N*m); see `XpbdClothDesc`.
+    pub bend_compliance: f32,
+    /// 1 / 0: derive the stretch compliance from the material / use `stretch_compliance`.
+    pub stretch_compliance_from_material: u32,
+    /// 1 / 0: derive the bending compliance from the material / use `bend_compliance`.
+    pub bend_compliance_from_material: u32,
+    /// Young's modulus in Pa (> 0).
+    pub youngs_modulus: f32,
+    /// Poisson ratio in [0, 0.5).
+    pub poisson_ratio: f32,
+    /// Fabric thickness in metres (> 0).
+    pub thickness: f32,
+    /// Tether compliance in m/N (>= 0).
+    pub tether_compliance: f32,
+    /// Tether slack factor in [1, 1000].
+    pub tether_slack: f32,
+    /// Stretch damping in N*s/m (>= 0).
+    pub stretch_damping: f32,
+    /// Bending damping in N*m*s/rad (>= 0).
+    pub bend_damping: f32,
+    /// Linear velocity damping in 1/s (>= 0).
+    pub linear_damping: f32,
+    /// 1 / 0: stretch constraints on / off.
+    pub enable_stretch: u32,
+    /// 1 / 0: bending constraints on / off.
+    pub enable_bending: u32,
+    /// 1 / 0: tethers on / off.
+    pub enable_tethers: u32,
+    /// Extra acceleration in m/s^2 (e.g. wind), added to gravity.
+    pub external_acceleration: [f32; 3],
+    /// Substeps per step, 0..=1000 (0 = the world's).
+    pub substeps: u32,
+    /// Iterations per substep, 0..=1000 (0 = the world's).
+    pub iterations: u32,
+}
+
+/// What a cloth is made of: masses and compliances. `xpbd_cloth_set_material` replaces these
+/// fields and leaves the other settings as they are. Same meanings and rules as in `XpbdClothDesc`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct XpbdClothMaterial {
+    /// Mass per unit area in kg/m^2 (> 0).
+    pub areal_density: f32,
+    /// Young's modulus in Pa (> 0).
+    pub youngs_modulus: f32,
+    /// Poisson ratio in [0, 0.5).
+    pub poisson_ratio: f32,
+    /// Fabric thickness in metres (> 0).
+    pub thickness: f32,
+    /// Stretch compliance in m/N (>= 0); must be 0 while `stretch_compliance_from_material` is 1.
+    pub stretch_compliance: f32,
+    /// Bending compliance in rad/(N*m) (>= 0); must be 0 while `bend_compliance_from_material` is 1.
+    pub bend_compliance: f32,
+    /// 1 (default) / 0: derive the stretch compliance from the material / use `stretch_compliance`.
+    pub stretch_compliance_from_material: u32,
+    /// 1 (default) / 0: derive the bending compliance from the material / use `bend_compliance`.
+    pub bend_compliance_from_material: u32,
+}
+
+/// (compliance, from_material flag) for the C side.
+fn compliance_to_c(core: Option<f32>) -> (f32, u32) {
+    match core {
+        None => (0.0, 1),
+        Some(alpha) => (alpha, 0),
+    }
+}
+
+/// The rule of the module comment. The value itself is range-checked by the core.
+fn compliance_from_c(
+    value: f32,
+    from_material: u32,
+    name: &'static str,
+    flag_name: &'static str,
+) -> Result<Option<f32>, FfiError> {
+    if !flag(from_material, flag_name)? {
+        return Ok(Some(value));
+    }
+    if value != 0.0 {
+        return Err(FfiError::new(
+            XpbdResult::InvalidArgument,
+            format!(
+                "`{name}` = {value} is ignored while `{flag_name}` = 1: set `{flag_name}` = 0 to use it, \
+                 or `{name}` = 0 to derive it from the material"
+            ),
+        ));
+    }
+    Ok(None)
+}
+
+impl From<&ClothParams> for XpbdClothParams {
+    fn from(p: &ClothParams) -> Self {
+        let (stretch_compliance, stretch_compliance_from_material) = compliance_to_c(p.stretch_compliance);
+        let (bend_compliance, bend_compliance_from_material) = compliance_to_c(p.bend_compliance);
+        XpbdClothParams {
+            areal_density: p.material.areal_density,
+            stretch_compliance,
+            bend_compliance,
+            stretch_compliance_from_material,
+            bend_compliance_from_material,
+            youngs_modulus: p.material.youngs_modulus,
+            poisson_ratio: p.material.poisson_ratio,
+            thickness: p.material.thickness,
+            tether_compliance: p.tether_compliance,
+            tether_slack: p.tether_slack,
+            stretch_damping: p.stretch_damping,
+            bend_damping: p.bend_damping,
+            linear_damping: p.linear_damping,
+            enable_stretch: p.enable_stretch as u32,
+            enable_bending: p.enable_bending as u32,
+            enable_tethers: p.enable_tethers as u32,
+            external_acceleration: p.external_acceleration,
+            substeps: p.substeps,
+            iterations: p.iterations,
+        }
+    }
+}
+
+impl XpbdClothParams {
+    /// Translate to the core, checking what only the C side can get wrong (flags that are not
+    /// 0/1, a compliance set while its from-material flag is on). Numeric ranges are the core's
+    /// `ClothParams::validate`.
+    pub(crate) fn to_core(self) -> Result<ClothParams, FfiError> {
+        Ok(ClothParams {
+            material: Material {
+                areal_density: self.areal_density,
+                youngs_modulus: self.youngs_modulus,
+                poisson_ratio: self.poisson_ratio,
+                thickness: self.thickness,
+            },
+            stretch_compliance: compliance_from_c(
+                self.stretch_compliance,
+                self.stretch_compliance_from_material,
+                "stretch_compliance",
+                "stretch_compliance_from_material",
+            )?,
+            bend_compliance: compliance_from_c(
+                self.bend_compliance,
+                self.bend_compliance_from_material,
+                "bend_compliance",
+                "bend_compliance_from_material",
+            )?,
+            tether_compliance: self.tether_compliance,
+            stretch_damping: self.stretch_damping,
+            bend_damping: self.bend_damping,
+            tether_slack: self.tether_slack,
+            linear_damping: self.linear_damping,
+            enable_stretch: flag(self.enable_stretch, "enable_stretch")?,
+            enable_bending: flag(self.enable_bending, "enable_bending")?,
+            enable_tethers: flag(self.enable_tethers, "enable_tethers")?,
+            external_acceleration: self.external_acceleration,
+            substeps: self.substeps,
+            iterations: self.iterations,
+        })
+    }
+
+    /// Replace the material fields with `m`'s.
+    pub(crate) fn set_material(&mut self, m: &XpbdClothMaterial) {
+        self.areal_density = m.areal_density;
+        self.youngs_modulus = m.youngs_modulus;
+        self.poisson_ratio = m.poisson_ratio;
+        self.thickness = m.thickness;
+        self.stretch_compliance = m.stretch_compliance;
+        self.bend_compliance = m.bend_compliance;
+        self.stretch_compliance_from_material = m.stretch_compliance_from_material;
+        self.bend_compliance_from_material = m.bend_compliance_from_material;
+    }
+}
+
+impl XpbdClothDesc {
+    /// The changeable settings part of the descriptor.
+    pub(crate) fn params(&self) -> XpbdClothParams {
+        XpbdClothParams {
+            areal_density: self.areal_density,
+            stretch_compliance: self.stretch_compliance,
+            bend_compliance: self.bend_compliance,
+            stretch_compliance_from_material: self.stretch_compliance_from_material,
+            bend_compliance_from_material: self.bend_compliance_from_material,
+            youngs_modulus: self.youngs_modulus,
+            poisson_ratio: self.poisson_ratio,
+            thickness: self.thickness,
+            tether_compliance: self.tether_compliance,
+            tether_slack: self.tether_slack,
+            stretch_damping: self.stretch_damping,
+            bend_damping: self.bend_damping,
+            linear_damping: self.linear_damping,
+            enable_stretch: self.enable_stretch,
+            enable_bending: self.enable_bending,
+            enable_tethers: self.enable_tethers,
+            external_acceleration: self.external_acceleration,
+            substeps: self.substeps,
+            iterations: self.iterations,
+        }
+    }
+}
+
+/// Default cloth settings (light cotton: 0.15 kg/m^2, E = 5 MPa, nu = 0.3, t = 0.5 mm; compliances
+/// from the material; stretch, bending and tethers on; no damping; world substeps/iterations).
+/// Never fails. Thread-safe.
+#[unsafe(no_mangle)]
+pub extern "C" fn xpbd_default_cloth_params() -> XpbdClothParams {
+    XpbdClothParams::from(&ClothParams::default())
+}
+
+/// Default material: the material fields of `xpbd_default_cloth_params()`. Never fails.
+/// Thread-safe.
+#[unsafe(no_mangle)]
+pub extern "C" fn xpbd_default_cloth_material() -> XpbdClothMaterial {
+    let p = xpbd_default_cloth_params();
+    XpbdClothMaterial {
+        areal_density: p.areal_density,
+        youngs_modulus: p.youngs_modulus,
+        poisson_ratio: p.poisson_ratio,
+        thickness: p.thickness,
+        stretch_compliance: p.stretch_compliance,
+        bend_compliance: p.bend_compliance,
+        stretch_compliance_from_material: p.stretch_compliance_from_material,
+        bend_compliance_from_material: p.bend_compliance_from_material,
+    }
+}
+
+/// A cloth descriptor with no mesh (NULL pointers, zero counts), weld tolerance 1e-6 m and the
+/// settings of `xpbd_default_cloth_params()`. Set `positions`, `vertex_count`, `indices`,
+/// `triangle_count` and pass it to `xpbd_cloth_create`. Never fails. Thread-safe.
+#[unsafe(no_mangle)]
+pub extern "C" fn xpbd_default_cloth_desc() -> XpbdClothDesc {
+    let p = xpbd_default_cloth_params();
+    XpbdClothDesc {
+        positions: std::ptr::null(),
+        vertex_count: 0,
+        indices: std::ptr::null(),
+        triangle_count: 0,
+        inverse_masses: std::ptr::null(),
+        areal_density: p.areal_density,
+        stretch_compliance: p.stretch_compliance,
+        bend_compliance: p.bend_compliance,
+        weld_tolerance: DEFAULT_WELD_TOLERANCE,
+        stretch_compliance_from_material: p.stretch_compliance_from_material,
+        bend_compliance_from_material: p.bend_compliance_from_material,
+        youngs_modulus: p.youngs_modulus,
+        poisson_ratio: p.poisson_ratio,
+        thickness: p.thickness,
+        tether_compliance: p.tether_compliance,
+        tether_slack: p.tether_slack,
+        stretch_damping: p.stretch_damping,
+        bend_damping: p.bend_damping,
+        linear_damping: p.linear_damping,
+        enable_stretch: p.enable_stretch,
+        enable_bending: p.enable_bending,
+        enable_tethers: p.enable_tethers,
+        external_acceleration: p.external_acceleration,
+        substeps: p.substeps,
+        iterations: p.iterations,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn params_round_trip_through_c_exactly() {
+        let core = ClothParams {
+            stretch_compliance: Some(1.5e-7),
+            bend_compliance: None,
+            enable_bending: false,
+            external_acceleration: [0.5, 0.0, -2.0],
+            substeps: 7,
+            ..ClothParams::default()
+        };
+        let c = XpbdClothParams::from(&core);
+        assert_eq!((c.stretch_compliance, c.stretch_compliance_from_material), (1.5e-7, 0));
+        assert_eq!((c.bend_compliance, c.bend_compliance_from_material), (0.0, 1));
+        assert_eq!(c.to_core(), Ok(core));
+        assert_eq!(xpbd_default_cloth_desc().params().to_core(), Ok(ClothParams::default()));
+    }
+
+    #[test]
+    fn compliance_set_while_derived_from_material_is_rejected_not_ignored() {
+        let mut c = xpbd_default_cloth_params();
+        c.stretch_compliance = 1e-6;
+        let e = c.to_core().unwrap_err();
+        assert_eq!(e.code, XpbdResult::InvalidArgument);
+        assert!(e.message.contains("`stretch_compliance_from_material` = 1"), "{}", e.message);
+        c.stretch_compliance_from_material = 0;
+        assert_eq!(c.to_core().unwrap().stretch_compliance, Some(1e-6));
+        // A negative compliance is an error with either flag (no sentinel values).
+        c.stretch_compliance = -1.0;
+        assert!(c.to_core().unwrap().validate().is_err());
+        c.stretch_compliance_from_material = 1;
+        assert_eq!(c.to_core().unwrap_err().code, XpbdResult::InvalidArgument);
+    }
+}

@@ -1,0 +1,148 @@
+//! Result codes, the error every export carries internally, and the calling thread's last error
+//! message (`xpbd_last_error_message`).
+
+use super::boundary::ffi_boundary_or;
+use crate::error::ClothError;
+use std::cell::RefCell;
+use std::ffi::c_char;
+
+/// Result of every fallible `xpbd_*` function (an `int32_t`). `XPBD_RESULT_OK` (0) is success;
+/// every other value is an error, and `xpbd_last_error_message` returns its readable text (naming
+/// the function, the argument and the offending index) on the same thread. A call that fails
+/// changes nothing. Values are fixed forever: new codes are only appended.
+#[repr(i32)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum XpbdResult {
+    /// Success.
+    Ok = 0,
+    /// A required pointer is NULL, or an array pointer is NULL while its count is non-zero.
+    NullPointer = 1,
+    /// An id is null, stale (its object was destroyed), of another kind, or forged.
+    InvalidId = 2,
+    /// An argument or descriptor field is outside its documented range (negative or NaN
+    /// compliance, zero substeps, flag not 0/1, dt <= 0 / NaN / > 1 s, NaN target, pin vertex out
+    /// of range, vertex not pinned, misaligned pointer, ...).
+    InvalidArgument = 3,
+    /// The mesh cannot be simulated: no vertices, triangle index out of range, NaN/Inf position,
+    /// degenerate (zero-area) triangle, more indices than 32 bits address.
+    InvalidMesh = 4,
+    /// A caller buffer's element count differs from the one the object needs (e.g. the
+    /// `vertex_count` passed to a read differs from the cloth's render vertex count).
+    BufferSizeMismatch = 5,
+    /// Reserved for a simulation that diverged (non-finite state). Not returned by ABI version 1.
+    SimulationUnstable = 6,
+    /// The library panicked: a bug in xpbd_cloth, please report it with the message. If the panic
+    /// happened while a world was being changed, that world is now poisoned.
+    Panic = 7,
+    /// The world was poisoned by an earlier panic while it was being changed; its state cannot be
+    /// trusted. Every call on it (and on its cloths) returns this code except `xpbd_world_destroy`.
+    WorldPoisoned = 8,
+    /// Too many objects alive at once: 65 536 worlds, or 65 536 cloths in one world.
+    CapacityExceeded = 9,
+}
+
+/// An error on its way out through the boundary: the code to return and the message to store.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct FfiError {
+    pub code: XpbdResult,
+    pub message: String,
+}
+
+impl FfiError {
+    pub fn new(code: XpbdResult, message: impl Into<String>) -> Self {
+        FfiError { code, message: message.into() }
+    }
+}
+
+/// The C code for each core error. Exhaustive on purpose: a new `ClothError` variant must be given
+/// a code here before the crate compiles.
+pub(crate) fn result_code(error: &ClothError) -> XpbdResult {
+    use ClothError::*;
+    match error {
+        EmptyMesh
+        | MeshTooLarge { .. }
+        | IndexCountNotMultipleOfThree { .. }
+        | IndexOutOfRange { .. }
+        | NonFiniteVertex { .. }
+        | DegenerateTriangle { .. } => XpbdResult::InvalidMesh,
+        InverseMassCountMismatch { .. } | BufferSizeMismatch { .. } => XpbdResult::BufferSizeMismatch,
+        InvalidInverseMass { .. }
+        | InvalidParameter { .. }
+        | InvalidTimeStep { .. }
+        | VertexOutOfRange { .. }
+        | VertexNotPinned { .. }
+        | NonFiniteTarget { .. } => XpbdResult::InvalidArgument,
+        InvalidHandle => XpbdResult::InvalidId,
+    }
+}
+
+impl From<ClothError> for FfiError {
+    fn from(error: ClothError) -> Self {
+        FfiError::new(result_code(&error), error.to_string())
+    }
+}
+
+thread_local! {
+    /// Message of the last failed call on this thread; successful calls leave it alone.
+    static LAST_ERROR: RefCell<String> = const { RefCell::new(String::new()) };
+}
+
+pub(crate) fn set_last_error(message: String) {
+    LAST_ERROR.with(|m| *m.borrow_mut() = message);
+}
+
+/// Copy `message` into `buf` (capacity bytes), NUL-terminated, cut at a UTF-8 character boundary
+/// so that a truncated message is still valid UTF-8. Returns the bytes the whole message needs.
+fn copy_message(message: &str, buf: &mut [u8]) -> usize {
+    if let Some(room) = buf.len().checked_sub(1) {
+        let mut n = message.len().min(room);
+        while !message.is_char_boundary(n) {
+            n -= 1;
+        }
+        buf[..n].copy_from_slice(&message.as_bytes()[..n]);
+        buf[n] = 0;
+    }
+    message.len() + 1
+}
+
+/// Copy the calling thread's last error message into `buf`: UTF-8, NUL-terminated, truncated to
+/// `capacity` bytes (at a character boundary). Returns the number of bytes the whole message needs
+/// including its NUL, so `if (needed > capacity)` the text was cut. The message belongs to the
+/// thread that made the failing call, is replaced by the next failing call on that thread, and is
+/// not cleared by successful calls (empty, needing 1 byte, before any failure).
+///
+/// `buf` is `char[capacity]`, owned by the caller, not kept; `buf` may be NULL (with any capacity)
+/// to ask for the length only. Never fails. Thread-safe.
+///
+/// # Safety
+/// `buf`, when not NULL, must be valid for writes of `capacity` bytes.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn xpbd_last_error_message(buf: *mut c_char, capacity: usize) -> usize {
+    ffi_boundary_or(0, || {
+        let out: &mut [u8] = if buf.is_null() || capacity == 0 {
+            &mut []
+        } else {
+            // SAFETY: non-null, and the caller guarantees `capacity` writable bytes (c_char and u8
+            // have the same size and alignment).
+            unsafe { std::slice::from_raw_parts_mut(buf.cast::<u8>(), capacity) }
+        };
+        LAST_ERROR.with(|m| copy_message(&m.borrow(), out))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn message_is_truncated_at_a_character_boundary_and_reports_full_length() {
+        let msg = "m/s\u{b2} ok"; // U+00B2 (superscript two) is two bytes: at 3..5
+        let mut buf = [0xFFu8; 5]; // room for 4 bytes + NUL: cutting at 4 would split '²'
+        assert_eq!(copy_message(msg, &mut buf), msg.len() + 1);
+        assert_eq!(&buf[..4], b"m/s\0");
+        let mut big = [0xFFu8; 32];
+        assert_eq!(copy_message(msg, &mut big), 9);
+        assert_eq!(&big[..9], "m/s\u{b2} ok\0".as_bytes());
+        assert_eq!(copy_message(msg, &mut []), 9);
+    }
+}

@@ -1,0 +1,64 @@
+//! The C ABI (DESIGN §5): handle-based, after Box2D v3's C API, with rustls-ffi's panic boundary.
+//! `include/xpbd_cloth.h` is generated from this module by `build.rs` (cbindgen); every doc
+//! comment here is the C documentation too, so it is written for C programmers.
+//!
+//! Every export has one shape: check arguments (`args`) → find the id (`registry`) → lock the
+//! world → call the core → map the error (`error`), all inside `ffi_boundary` (`boundary`), so no
+//! panic crosses into C. No simulation logic lives here.
+//!
+//! - `ids`: `XpbdWorldId`, `XpbdClothId`, `XpbdColliderId` and their bit packing.
+//! - `registry`: the global world table and the per-world locks (the thread contract).
+//! - `world`, `cloth`: the exports; `cloth_desc`: the cloth descriptors and their translation.
+//!
+//! The `xpbd_default_*` functions and `xpbd_abi_version` only build constants and cannot panic,
+//! so they are the exports that do not go through the boundary.
+
+mod args;
+mod boundary;
+mod registry;
+
+// Declared in the order the header should read (cbindgen follows it): errors, ids, world, cloth.
+pub mod error;
+
+pub mod ids;
+
+pub mod world;
+
+pub mod cloth_desc;
+
+pub mod cloth;
+
+pub use cloth::*;
+pub use cloth_desc::*;
+pub use error::*;
+pub use ids::*;
+pub use world::*;
+
+/// Version of the C ABI described by this header. It changes whenever a function, struct layout
+/// or meaning changes incompatibly; bindings compare it with `xpbd_abi_version()` at start-up and
+/// refuse to run on a mismatch.
+pub const XPBD_ABI_VERSION: u32 = 1;
+
+/// The ABI version the loaded library implements; compare with `XPBD_ABI_VERSION` from the
+/// header you compiled against. Never fails. Thread-safe.
+#[unsafe(no_mangle)]
+pub extern "C" fn xpbd_abi_version() -> u32 {
+    XPBD_ABI_VERSION
+}
+
+#[cfg(test)]
+mod tests {
+    /// The header that `build.rs` generated for this build, from the current sources.
+    const GENERATED: &str = include_str!(concat!(env!("OUT_DIR"), "/xpbd_cloth.h"));
+
+    #[test]
+    fn committed_header_matches_cbindgen_output() {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/include/xpbd_cloth.h");
+        let committed = std::fs::read_to_string(path).expect("include/xpbd_cloth.h is missing");
+        assert!(
+            committed == GENERATED,
+            "include/xpbd_cloth.h is stale: the C ABI changed. Run `cargo build` outside CI (build.rs \
+             rewrites it) and commit the result."
+        );
+    }
+}

@@ -1,0 +1,181 @@
+//! The process-wide table of worlds behind the ids.
+//!
+//! Locking: one `Mutex` around the table, held only to find, insert or remove a slot (never while
+//! a world runs), and one `Mutex` per world, held for the whole of a call on that world or its
+//! cloths. So different worlds step in parallel, calls on one world are serialised (a call waits
+//! while that world steps), and destroy works from any thread.
+//!
+//! Destroy takes the world out of the table (new calls see `XPBD_RESULT_INVALID_ID`), then takes
+//! the world's lock, which waits for a call in flight to finish, and drops the world there: when
+//! `xpbd_world_destroy` returns, the world's memory and threads are released. A call that found the
+//! world just before it was destroyed and locks it afterwards finds it empty and reports
+//! `XPBD_RESULT_INVALID_ID` too.
+
+use super::error::{FfiError, XpbdResult};
+use super::ids::{MAX_SLOTS, XpbdClothId, XpbdWorldId, invalid, short_generation};
+use crate::cloth::Cloth;
+use crate::world::{ClothHandle, World};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+
+/// A world's lock. `None` once destroyed.
+type WorldCell = Arc<Mutex<Option<World>>>;
+
+struct Slot {
+    /// Generation of the slot's current (or last) world; 0 before first use.
+    generation: u16,
+    world: Option<WorldCell>,
+}
+
+struct Registry {
+    slots: Vec<Slot>,
+    free: Vec<u16>,
+}
+
+static REGISTRY: Mutex<Registry> = Mutex::new(Registry { slots: Vec::new(), free: Vec::new() });
+
+/// The table's lock. A panic cannot happen while it is held except on allocation failure inside
+/// `Vec::push`, which leaves the table consistent, so a poisoned table lock is simply taken over.
+fn registry() -> MutexGuard<'static, Registry> {
+    REGISTRY.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// Add `world` to the table and return its id. Errors: `CapacityExceeded` (the world is dropped).
+pub(crate) fn insert_world(world: World) -> Result<XpbdWorldId, FfiError> {
+    let mut reg = registry();
+    let index = match reg.free.pop() {
+        Some(i) => i,
+        None if reg.slots.len() < MAX_SLOTS => {
+            reg.slots.push(Slot { generation: 0, world: None });
+            (reg.slots.len() - 1) as u16
+        }
+        None => {
+            return Err(FfiError::new(
+                XpbdResult::CapacityExceeded,
+                format!("{MAX_SLOTS} worlds are alive; destroy one first"),
+            ));
+        }
+    };
+    let slot = &mut reg.slots[index as usize];
+    slot.generation = slot.generation.checked_add(1).unwrap_or(1);
+    slot.world = Some(Arc::new(Mutex::new(Some(world))));
+    Ok(XpbdWorldId::pack(index, slot.generation))
+}
+
+/// The live world cell behind `id`, found under the table lock and returned without holding it.
+fn find(id: XpbdWorldId) -> Result<WorldCell, FfiError> {
+    let (index, generation) = id.unpack()?;
+    let reg = registry();
+    match reg.slots.get(index as usize) {
+        Some(Slot { generation: g, world: Some(cell) }) if *g == generation => Ok(Arc::clone(cell)),
+        _ => Err(invalid("world", id.id)),
+    }
+}
+
+/// Remove the world behind `id` and drop it once no call is using it (see the module comment).
+/// Works on a poisoned world. Errors: `InvalidId`.
+pub(crate) fn remove_world(id: XpbdWorldId) -> Result<(), FfiError> {
+    let cell = {
+        let (index, generation) = id.unpack()?;
+        let mut reg = registry();
+        let cell = match reg.slots.get_mut(index as usize) {
+            Some(slot) if slot.generation == generation && slot.world.is_some() => slot.world.take(),
+            _ => None,
+        };
+        if cell.is_some() {
+            reg.free.push(index);
+        }
+        cell.ok_or_else(|| invalid("world", id.id))?
+    };
+    // Waits for a call in flight on this world. A poisoned world is dropped all the same: dropping
+    // releases memory and threads and needs no consistent simulation state.
+    let world = cell.lock().unwrap_or_else(PoisonError::into_inner).take();
+    drop(world);
+    Ok(())
+}
+
+/// Run `f` on the world behind `id`, holding its lock. Errors: `InvalidId`, `WorldPoisoned`, or
+/// what `f` returns.
+pub(crate) fn with_world<T>(id: XpbdWorldId, f: impl FnOnce(&mut World) -> Result<T, FfiError>) -> Result<T, FfiError> {
+    let cell = find(id)?;
+    let mut guard = cell.lock().map_err(|_| {
+        FfiError::new(
+            XpbdResult::WorldPoisoned,
+            "the world was poisoned by an earlier panic while it was being changed; only xpbd_world_destroy works on it",
+        )
+    })?;
+    match guard.as_mut() {
+        Some(world) => f(world),
+        None => Err(invalid("world", id.id)),
+    }
+}
+
+/// The core handle of the live cloth that `index`/`generation` name in `world`.
+pub(crate) fn cloth_handle(
+    world: &World,
+    id: XpbdClothId,
+    index: u16,
+    generation: u16,
+) -> Result<ClothHandle, FfiError> {
+    match world.live_handle(index as u32) {
+        Some(h) if short_generation(h.generation) == generation => Ok(h),
+        _ => Err(invalid("cloth", id.id)),
+    }
+}
+
+/// Run `f` on the cloth behind `id`, holding its world's lock. Errors: `InvalidId`,
+/// `WorldPoisoned`, or `f`'s error mapped to its code.
+pub(crate) fn with_cloth<T, E>(id: XpbdClothId, f: impl FnOnce(&mut Cloth) -> Result<T, E>) -> Result<T, FfiError>
+where
+    FfiError: From<E>,
+{
+    let (world_id, index, generation) = id.unpack()?;
+    with_world(world_id, |world| {
+        let handle = cloth_handle(world, id, index, generation)?;
+        Ok(f(world.cloth_mut(handle)?)?)
+    })
+}
+
+/// Read a value from the cloth behind `id` (infallible reads: counts, settings, statistics).
+pub(crate) fn read_cloth<T>(id: XpbdClothId, f: impl FnOnce(&Cloth) -> T) -> Result<T, FfiError> {
+    with_cloth(id, |c| Ok::<T, FfiError>(f(c)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ffi::boundary::ffi_boundary;
+    use crate::world::WorldDesc;
+
+    fn single_threaded_world() -> XpbdWorldId {
+        insert_world(World::new(WorldDesc { thread_count: 1, ..WorldDesc::default() }).unwrap()).unwrap()
+    }
+
+    #[test]
+    fn panic_inside_a_world_poisons_only_that_world() {
+        let (a, b) = (single_threaded_world(), single_threaded_world());
+        let code = ffi_boundary("xpbd_test", || with_world(a, |_| panic!("solver bug")));
+        assert_eq!(code, XpbdResult::Panic);
+        let step = |id| ffi_boundary("xpbd_test", || with_world(id, |w| Ok(w.step(1.0 / 60.0)?)));
+        assert_eq!(step(a), XpbdResult::WorldPoisoned);
+        assert_eq!(step(b), XpbdResult::Ok);
+        // Destroy still works on the poisoned world, and its id is then invalid.
+        assert_eq!(remove_world(a), Ok(()));
+        assert_eq!(step(a), XpbdResult::InvalidId);
+        assert_eq!(remove_world(b), Ok(()));
+    }
+
+    #[test]
+    fn destroyed_slot_is_reused_with_a_new_generation() {
+        let a = single_threaded_world();
+        remove_world(a).unwrap();
+        assert_eq!(remove_world(a).unwrap_err().code, XpbdResult::InvalidId);
+        let b = single_threaded_world();
+        // Other tests run in parallel and may take the freed slot; if b reused it, the ids differ.
+        if b.unpack().unwrap().0 == a.unpack().unwrap().0 {
+            assert_ne!(a, b);
+        }
+        assert_eq!(with_world(a, |_| Ok(())).unwrap_err().code, XpbdResult::InvalidId);
+        assert_eq!(with_world(b, |_| Ok(())), Ok(()));
+        remove_world(b).unwrap();
+    }
+}

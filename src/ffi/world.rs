@@ -1,0 +1,101 @@
+//! World exports: create, destroy, step, gravity.
+
+use super::args::{OutParam, required};
+use super::boundary::ffi_boundary;
+use super::error::XpbdResult;
+use super::ids::XpbdWorldId;
+use super::registry::{insert_world, remove_world, with_world};
+use crate::world::{World, WorldDesc};
+
+/// Settings of a world. Get one from `xpbd_default_world_desc()` and change what you need.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct XpbdWorldDesc {
+    /// Gravity in m/s^2, finite. Default (0, -9.81, 0): Y up.
+    pub gravity: [f32; 3],
+    /// Substeps per step n, 1..=1000 (substep h = dt/n), for cloths that do not set their own.
+    /// Default 10.
+    pub substeps: u32,
+    /// Solver iterations per substep, 1..=1000. Default 1 (more substeps beat more iterations).
+    pub iterations: u32,
+    /// Worker threads that step the world's cloths in parallel, 0..=256: 0 = one per core,
+    /// 1 = only the thread that calls `xpbd_world_step` (no threads are created). Results are
+    /// bitwise identical for every value. Default 0.
+    pub thread_count: u32,
+}
+
+impl From<WorldDesc> for XpbdWorldDesc {
+    fn from(d: WorldDesc) -> Self {
+        XpbdWorldDesc {
+            gravity: d.gravity,
+            substeps: d.substeps,
+            iterations: d.iterations,
+            thread_count: d.thread_count,
+        }
+    }
+}
+
+impl From<&XpbdWorldDesc> for WorldDesc {
+    fn from(d: &XpbdWorldDesc) -> Self {
+        WorldDesc { gravity: d.gravity, substeps: d.substeps, iterations: d.iterations, thread_count: d.thread_count }
+    }
+}
+
+/// Default world settings: gravity (0, -9.81, 0) m/s^2, 10 substeps, 1 iteration, one thread per
+/// core. Never fails. Thread-safe.
+#[unsafe(no_mangle)]
+pub extern "C" fn xpbd_default_world_desc() -> XpbdWorldDesc {
+    WorldDesc::default().into()
+}
+
+/// Create a world and write its id to `*out_world`.
+///
+/// `desc` is read during the call only. Errors: `XPBD_RESULT_NULL_POINTER` (`desc` or
+/// `out_world` NULL), `XPBD_RESULT_INVALID_ARGUMENT` (non-finite gravity, substeps or iterations
+/// outside 1..=1000, thread_count above 256), `XPBD_RESULT_CAPACITY_EXCEEDED`. On error
+/// `*out_world` is not written and nothing is created. Thread-safe.
+///
+/// # Safety
+/// `desc` points to a valid `XpbdWorldDesc`; `out_world` is writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn xpbd_world_create(desc: *const XpbdWorldDesc, out_world: *mut XpbdWorldId) -> XpbdResult {
+    ffi_boundary("xpbd_world_create", || {
+        // SAFETY: the caller's promise in `# Safety` above.
+        let (desc, out) = unsafe { (required(desc, "desc")?, OutParam::new(out_world, "out_world")?) };
+        let world = World::new(desc.into())?;
+        out.write(insert_world(world)?);
+        Ok(())
+    })
+}
+
+/// Destroy a world and every cloth in it. Their ids become invalid at once; if another thread is
+/// inside a call on this world, destroy waits for that call to finish, so when it returns the
+/// world's memory and worker threads are released. May be called from any thread (e.g. a
+/// garbage collector's finalizer thread), also on a poisoned world.
+///
+/// Errors: `XPBD_RESULT_INVALID_ID` (null, already destroyed, or forged id).
+#[unsafe(no_mangle)]
+pub extern "C" fn xpbd_world_destroy(world: XpbdWorldId) -> XpbdResult {
+    ffi_boundary("xpbd_world_destroy", || remove_world(world))
+}
+
+/// Advance every cloth of the world by one fixed step of `dt` seconds (0 < dt <= 1), each with
+/// its own (or the world's) substeps; cloths run in parallel on the world's threads, and the
+/// result does not depend on the thread count. Pin targets set before the call are reached at
+/// the end of it.
+///
+/// Errors: `XPBD_RESULT_INVALID_ID`, `XPBD_RESULT_WORLD_POISONED`, `XPBD_RESULT_INVALID_ARGUMENT`
+/// (dt <= 0, NaN or > 1 s; nothing moves). Thread-safe: calls on one world are serialised.
+#[unsafe(no_mangle)]
+pub extern "C" fn xpbd_world_step(world: XpbdWorldId, dt: f32) -> XpbdResult {
+    ffi_boundary("xpbd_world_step", || with_world(world, |w| Ok(w.step(dt)?)))
+}
+
+/// Set the world's gravity in m/s^2 (x, y, z), used from the next step on.
+///
+/// Errors: `XPBD_RESULT_INVALID_ID`, `XPBD_RESULT_WORLD_POISONED`, `XPBD_RESULT_INVALID_ARGUMENT`
+/// (a NaN, infinite or absurd (> 1e6) component; gravity unchanged). Thread-safe.
+#[unsafe(no_mangle)]
+pub extern "C" fn xpbd_world_set_gravity(world: XpbdWorldId, x: f32, y: f32, z: f32) -> XpbdResult {
+    ffi_boundary("xpbd_world_set_gravity", || with_world(world, |w| Ok(w.set_gravity([x, y, z])?)))
+}

@@ -1,0 +1,99 @@
+//! The C API proven from C and C++: `examples/c/hanging_cloth.c`, `tests/c/error_paths.c` and
+//! `tests/c/header_cpp17.cpp` are compiled with the system compiler (`CC`/`CXX`, default `cc`/`c++`)
+//! against `include/` and the cdylib that cargo built for this test run, then run.
+
+mod ffi_common;
+
+use ffi_common::hanging_grid;
+use std::env::consts::{DLL_PREFIX, DLL_SUFFIX};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use xpbd_cloth::{ClothDesc, World, WorldDesc};
+
+fn crate_dir() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// `target/<profile>/deps`, next to this test binary: `cargo test` builds the package's cdylib
+/// there for this run (it copies it up to `target/<profile>` only for `cargo build`, so that copy
+/// may be stale).
+fn library_dir() -> PathBuf {
+    let exe = std::env::current_exe().expect("test executable path");
+    let dir = exe.parent().expect("target/<profile>/deps/<test>").to_path_buf();
+    let lib = dir.join(format!("{DLL_PREFIX}xpbd_cloth{DLL_SUFFIX}"));
+    assert!(lib.exists(), "{} is missing: cargo builds the cdylib before the tests", lib.display());
+    dir
+}
+
+/// Compile `source` (relative to the crate) with warnings as errors and link it to the cdylib.
+fn compile(compiler_var: &str, default_compiler: &str, standard: &str, source: &str) -> PathBuf {
+    let stem = Path::new(source).file_stem().unwrap().to_str().unwrap();
+    let exe = Path::new(env!("CARGO_TARGET_TMPDIR")).join(stem);
+    let lib_dir = library_dir();
+    let compiler = std::env::var(compiler_var).unwrap_or_else(|_| default_compiler.to_string());
+    let output = Command::new(&compiler)
+        .args([standard, "-Wall", "-Wextra", "-Werror", "-pedantic", "-ffp-contract=off"])
+        .arg(format!("-I{}", crate_dir().join("include").display()))
+        .arg(crate_dir().join(source))
+        .arg(format!("-L{}", lib_dir.display()))
+        .args(["-lxpbd_cloth", "-lm"])
+        .arg(format!("-Wl,-rpath,{}", lib_dir.display()))
+        .arg("-o")
+        .arg(&exe)
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run `{compiler}` ({e}); install a C/C++ compiler (.ci/test-all.sh does)"));
+    assert!(output.status.success(), "compiling {source} failed:\n{}", String::from_utf8_lossy(&output.stderr));
+    exe
+}
+
+/// Run a compiled program; panic with its output unless it exits 0. Returns stdout.
+fn run(exe: &Path) -> String {
+    let output = Command::new(exe).output().expect("run compiled program");
+    let (stdout, stderr) = (String::from_utf8_lossy(&output.stdout), String::from_utf8_lossy(&output.stderr));
+    assert!(output.status.success(), "{} failed ({}):\n{stdout}\n{stderr}", exe.display(), output.status);
+    stdout.into_owned()
+}
+
+/// The C example's scene through the Rust API: bottom-edge midpoint [m] and max edge strain.
+fn rust_hanging_cloth() -> ([f32; 3], f32) {
+    let n = 32;
+    let (positions, indices) = hanging_grid(n);
+    let mut world = World::new(WorldDesc::default()).unwrap();
+    let cloth = world.add_cloth(&ClothDesc::new(&positions, &indices)).unwrap();
+    world.cloth_mut(cloth).unwrap().set_pinned(&[0, n as u32 - 1], None).unwrap();
+    for _ in 0..120 {
+        world.step(1.0 / 60.0).unwrap();
+    }
+    let c = world.cloth(cloth).unwrap();
+    let mut out = vec![[0.0f32; 3]; positions.len()];
+    c.read_positions(&mut out).unwrap();
+    let (left, right) = (out[(n - 1) * n + n / 2 - 1], out[(n - 1) * n + n / 2]);
+    ([0, 1, 2].map(|k| 0.5 * (left[k] + right[k])), c.stats().max_edge_strain)
+}
+
+#[test]
+fn c_example_matches_the_rust_api_to_the_bit() {
+    let stdout = run(&compile("CC", "cc", "-std=c11", "examples/c/hanging_cloth.c"));
+    let line = stdout.lines().find_map(|l| l.strip_prefix("bits: ")).expect("a `bits:` line");
+    let c_bits: Vec<u32> = line.split_whitespace().map(|h| u32::from_str_radix(h, 16).unwrap()).collect();
+    let (mid, strain) = rust_hanging_cloth();
+    let rust_bits = vec![mid[0].to_bits(), mid[1].to_bits(), mid[2].to_bits(), strain.to_bits()];
+    assert_eq!(c_bits, rust_bits, "C printed:\n{stdout}\nRust: midpoint {mid:?} m, strain {strain}");
+    // And the scene did what a hanging cloth does: the bottom edge fell from y = 0 and the
+    // edges are stretched a little, not torn.
+    assert!(mid[1] < 0.0 && mid[1] > -0.2, "{mid:?}");
+    assert!(strain > 0.0 && strain < 0.2, "{strain}");
+}
+
+#[test]
+fn c_error_paths_return_their_exact_codes() {
+    let stdout = run(&compile("CC", "cc", "-std=c11", "tests/c/error_paths.c"));
+    let summary = stdout.lines().last().unwrap_or_default();
+    let passed: u32 = summary.split(' ').next().unwrap().parse().expect("`N passed, M failed`");
+    assert!(summary.ends_with(" passed, 0 failed") && passed >= 100, "{stdout}");
+}
+
+#[test]
+fn header_compiles_and_runs_as_cpp17() {
+    run(&compile("CXX", "c++", "-std=c++17", "tests/c/header_cpp17.cpp"));
+}

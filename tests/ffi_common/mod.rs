@@ -1,0 +1,82 @@
+//! Scenes shared by the C ABI tests.
+#![allow(dead_code)] // each test file uses a different part
+
+use xpbd_cloth::ffi::*;
+
+/// An n × n grid of render vertices spanning 1 m, vertical in the x–y plane with its top row at
+/// y = 1 m, two triangles per quad: the scene of `examples/c/hanging_cloth.c` and `examples/hang.rs`.
+pub fn hanging_grid(n: usize) -> (Vec<[f32; 3]>, Vec<u32>) {
+    let mut positions = Vec::with_capacity(n * n);
+    for j in 0..n {
+        for i in 0..n {
+            positions.push([i as f32 / (n - 1) as f32, 1.0 - j as f32 / (n - 1) as f32, 0.0]);
+        }
+    }
+    let mut indices = Vec::with_capacity(6 * (n - 1) * (n - 1));
+    for j in 0..n - 1 {
+        for i in 0..n - 1 {
+            let a = (j * n + i) as u32;
+            let (b, c, d) = (a + 1, a + n as u32, a + n as u32 + 1);
+            indices.extend_from_slice(&[a, c, b, b, c, d]);
+        }
+    }
+    (positions, indices)
+}
+
+/// Panic with the library's message unless `result` is OK.
+pub fn ok(result: XpbdResult) {
+    if result != XpbdResult::Ok {
+        let mut buf = vec![0 as std::ffi::c_char; 512];
+        // SAFETY: buf holds 512 writable bytes.
+        unsafe { xpbd_last_error_message(buf.as_mut_ptr(), buf.len()) };
+        // SAFETY: the library NUL-terminates within the capacity.
+        let msg = unsafe { std::ffi::CStr::from_ptr(buf.as_ptr()) };
+        panic!("{result:?}: {}", msg.to_string_lossy());
+    }
+}
+
+/// A world created through the C ABI.
+pub fn c_world(thread_count: u32) -> XpbdWorldId {
+    let desc = XpbdWorldDesc { thread_count, ..xpbd_default_world_desc() };
+    let mut world = XpbdWorldId::default();
+    // SAFETY: valid descriptor and out-parameter.
+    ok(unsafe { xpbd_world_create(&desc, &mut world) });
+    world
+}
+
+/// A `n × n` hanging grid in `world`, pinned at its two top corners, through the C ABI.
+pub fn c_hanging_cloth(world: XpbdWorldId, n: usize) -> XpbdClothId {
+    let (positions, indices) = hanging_grid(n);
+    let desc = XpbdClothDesc {
+        positions: positions.as_ptr().cast(),
+        vertex_count: positions.len() as u32,
+        indices: indices.as_ptr(),
+        triangle_count: (indices.len() / 3) as u32,
+        ..xpbd_default_cloth_desc()
+    };
+    let mut cloth = XpbdClothId::default();
+    let corners = [0, n as u32 - 1];
+    // SAFETY: the arrays outlive the calls and hold the counts passed.
+    unsafe {
+        ok(xpbd_cloth_create(world, &desc, &mut cloth));
+        ok(xpbd_cloth_set_pinned(cloth, corners.as_ptr(), 2, std::ptr::null()));
+    }
+    cloth
+}
+
+/// Positions [m] in render order, read through the C ABI.
+pub fn c_positions(cloth: XpbdClothId) -> Vec<[f32; 3]> {
+    let mut count = 0;
+    // SAFETY: valid out-parameter, and a buffer of exactly `count` 3-vectors.
+    unsafe {
+        ok(xpbd_cloth_vertex_count(cloth, &mut count));
+        let mut out = vec![[0.0f32; 3]; count as usize];
+        ok(xpbd_cloth_read_positions(cloth, out.as_mut_ptr().cast(), count));
+        out
+    }
+}
+
+/// Bit patterns, so that comparisons are exact and print readably.
+pub fn bits(positions: &[[f32; 3]]) -> Vec<[u32; 3]> {
+    positions.iter().map(|p| p.map(f32::to_bits)).collect()
+}
