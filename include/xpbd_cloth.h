@@ -409,6 +409,17 @@ typedef struct XpbdClothDesc {
      * Solver iterations per substep, 0..=1000; 0 (default) = the world's setting.
      */
     uint32_t iterations;
+    /**
+     * Optional extra distance constraints between render vertex pairs (ropes, tassels, strands),
+     * `uint32_t[2*line_count]`; NULL when `line_count` is 0. They behave like triangle edges
+     * without area: no bending, rigid unless `stretch_compliance_from_material` is 0 and
+     * `stretch_compliance` > 0. Copied, not kept. Default NULL.
+     */
+    const uint32_t *lines;
+    /**
+     * Number of lines (pairs in `lines`). Default 0.
+     */
+    uint32_t line_count;
 } XpbdClothDesc;
 
 /**
@@ -603,9 +614,10 @@ struct XpbdClothDesc xpbd_default_cloth_desc(void);
  * render-vertex order.
  *
  * Errors: `XPBD_RESULT_NULL_POINTER` (`desc` or `out_cloth` NULL; `positions` NULL with
- * vertex_count > 0; `indices` NULL with triangle_count > 0), `XPBD_RESULT_INVALID_ID`,
- * `XPBD_RESULT_WORLD_POISONED`, `XPBD_RESULT_INVALID_MESH` (no vertices, index out of range,
- * NaN/Inf position, degenerate triangle; the message names the vertex or triangle),
+ * vertex_count > 0; `indices` NULL with triangle_count > 0; `lines` NULL with line_count > 0),
+ * `XPBD_RESULT_INVALID_ID`, `XPBD_RESULT_WORLD_POISONED`, `XPBD_RESULT_INVALID_MESH` (no
+ * vertices, index out of range, NaN/Inf position, degenerate triangle, line out of range or
+ * joining a vertex to itself; the message names the vertex, triangle or line),
  * `XPBD_RESULT_INVALID_ARGUMENT` (a field outside its range, a flag not 0/1, a compliance set
  * while its from-material flag is 1, a negative/NaN inverse mass), `XPBD_RESULT_CAPACITY_EXCEEDED`.
  * Thread-safe; serialised with other calls on `world`.

@@ -20,6 +20,14 @@ use super::{SubstepCoefficients, xpbd_delta_lambda};
 use glam::Vec3;
 use std::f32::consts::PI;
 
+/// Largest angle change [rad] one projection of a hinge may make (a trust region on the linearised
+/// step). The fixed point is unchanged (at rest Δλ → 0); only large corrections are spread over
+/// several substeps. Without it, the light, stiff, fine cloth of the validation tests (128²,
+/// bending α = 1e-5) keeps a few hinges near 1 rad until one crosses ±π, where the wrapped
+/// angle's correction reverses direction and the cloth explodes (edge strain 25 000 % after
+/// 4 s); with it the run stays below 70 % strain for 10 s. Measured with 0.5 and 1.0 rad.
+const MAX_ANGLE_STEP: f32 = 0.5;
+
 /// Heights below this fraction of the edge length make a hinge degenerate (skipped).
 const MIN_RELATIVE_HEIGHT: f32 = 1e-6;
 
@@ -101,6 +109,9 @@ impl BendingConstraints {
                 grad_dot_dx += grad[q].dot(p[q] - x_prev[ids[q]]);
             }
             let dl = xpbd_delta_lambda(value, self.lambda[c], self.compliance[c], k, weighted_grad2, grad_dot_dx);
+            // Trust region: the linearised angle change of this projection is Σw|∇φ|²·Δλ.
+            let max_dl = MAX_ANGLE_STEP / weighted_grad2.max(f32::MIN_POSITIVE);
+            let dl = dl.clamp(-max_dl, max_dl);
             self.lambda[c] += dl;
             for q in 0..4 {
                 x[ids[q]] += grad[q] * (w[ids[q]] * dl);

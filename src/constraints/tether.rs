@@ -18,7 +18,13 @@ use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
 /// Tethers per free particle: to this many nearest anchors (fewer if the cloth has fewer).
-pub const TETHERS_PER_PARTICLE: usize = 4;
+///
+/// Measured on the light, stiff, fine cloth (1 kg, stretch α = 0, bending α = 1e-5, two corners
+/// pinned, 10 s): with 1 tether, each half of the cloth is held towards its own pin and the edges
+/// between the halves take the stretch (128²: 199 % max strain at the end); with 2 (one per corner)
+/// 50 %, and every particle exactly inside both bounds (see `finish_pair`); with 4, 30 % but the
+/// alternating projections leave particles up to 2 % beyond a bound.
+pub const TETHERS_PER_PARTICLE: usize = 2;
 
 /// Consecutive projections of one particle's tether group per sweep (see `solve`).
 const GROUP_ROUNDS: usize = 3;
@@ -133,7 +139,53 @@ impl TetherConstraints {
                     self.project(c, x, x_prev, w, slack, compliance, k);
                 }
             }
+            if group_end - group_start == 2 && compliance == 0.0 {
+                self.finish_pair(group_start, x, w, slack);
+            }
             group_start = group_end;
+        }
+    }
+
+    /// Rigid tethers to two kinematic anchors whose balls barely overlap (a particle on the line
+    /// between two pins, e.g. the top edge of a cloth hung by its corners) form a thin lens, where
+    /// alternating projections converge slowly. If the particle is still outside either ball after
+    /// the rounds, place it at the closest point of the lens exactly: on the circle where the two
+    /// spheres meet (the closest point of an intersection of two balls outside both is on that
+    /// circle when it is not on either sphere alone).
+    fn finish_pair(&self, c: usize, x: &mut [Vec3], w: &[f32], slack: f32) {
+        let i = self.particle[c] as usize;
+        let (a1, a2) = (self.anchor[c] as usize, self.anchor[c + 1] as usize);
+        if w[a1] != 0.0 || w[a2] != 0.0 {
+            return;
+        }
+        let (r1, r2) = (slack * self.geodesic_distance[c], slack * self.geodesic_distance[c + 1]);
+        let (p1, p2) = (x[a1], x[a2]);
+        let outside = |q: Vec3| q.distance(p1) > r1 * (1.0 + 1e-6) || q.distance(p2) > r2 * (1.0 + 1e-6);
+        if !outside(x[i]) {
+            return;
+        }
+        let axis = p2 - p1;
+        let d = axis.length();
+        if !(d > 1e-9) {
+            return;
+        }
+        let u = axis / d;
+        if d >= r1 + r2 {
+            // The balls touch (rest geometry: the particle lies on the straight line between the
+            // pins) or are apart (pins moved further than the cloth allows): the point between
+            // them that exceeds both limits by the same fraction.
+            x[i] = p1 + u * (d * r1 / (r1 + r2));
+            return;
+        }
+        let t = (d * d + r1 * r1 - r2 * r2) / (2.0 * d);
+        let rho2 = r1 * r1 - t * t;
+        if rho2 <= 0.0 {
+            return; // one ball inside the other: the rounds' projection is already exact
+        }
+        let centre = p1 + u * t;
+        let radial = (x[i] - centre) - u * (x[i] - centre).dot(u);
+        if let Some(dir) = radial.try_normalize() {
+            x[i] = centre + dir * rho2.sqrt();
         }
     }
 

@@ -23,9 +23,10 @@ fn capacity_exceeded() -> FfiError {
 /// render-vertex order.
 ///
 /// Errors: `XPBD_RESULT_NULL_POINTER` (`desc` or `out_cloth` NULL; `positions` NULL with
-/// vertex_count > 0; `indices` NULL with triangle_count > 0), `XPBD_RESULT_INVALID_ID`,
-/// `XPBD_RESULT_WORLD_POISONED`, `XPBD_RESULT_INVALID_MESH` (no vertices, index out of range,
-/// NaN/Inf position, degenerate triangle; the message names the vertex or triangle),
+/// vertex_count > 0; `indices` NULL with triangle_count > 0; `lines` NULL with line_count > 0),
+/// `XPBD_RESULT_INVALID_ID`, `XPBD_RESULT_WORLD_POISONED`, `XPBD_RESULT_INVALID_MESH` (no
+/// vertices, index out of range, NaN/Inf position, degenerate triangle, line out of range or
+/// joining a vertex to itself; the message names the vertex, triangle or line),
 /// `XPBD_RESULT_INVALID_ARGUMENT` (a field outside its range, a flag not 0/1, a compliance set
 /// while its from-material flag is 1, a negative/NaN inverse mass), `XPBD_RESULT_CAPACITY_EXCEEDED`.
 /// Thread-safe; serialised with other calls on `world`.
@@ -47,7 +48,7 @@ pub unsafe extern "C" fn xpbd_cloth_create(
             .checked_mul(3)
             .ok_or(ClothError::MeshTooLarge { count: desc.triangle_count as usize })?;
         // SAFETY: the caller promises these arrays hold vertex_count / 3*triangle_count elements.
-        let (positions, indices, inverse_masses) = unsafe {
+        let (positions, indices, inverse_masses, lines) = unsafe {
             let inverse_masses = match desc.inverse_masses.is_null() {
                 true => None,
                 false => Some(slice_in(desc.inverse_masses, desc.vertex_count as usize, "inverse_masses")?),
@@ -56,9 +57,11 @@ pub unsafe extern "C" fn xpbd_cloth_create(
                 vec3_in(desc.positions, desc.vertex_count, "positions")?,
                 slice_in(desc.indices, index_count, "indices")?,
                 inverse_masses,
+                slice_in(desc.lines.cast::<[u32; 2]>(), desc.line_count as usize, "lines")?,
             )
         };
-        let core_desc = ClothDesc { positions, indices, inverse_masses, weld_tolerance: desc.weld_tolerance, params };
+        let core_desc =
+            ClothDesc { positions, indices, lines, inverse_masses, weld_tolerance: desc.weld_tolerance, params };
         let id = with_world(world, |w| {
             // Slots are appended only when none is free, so below MAX_SLOTS live cloths every
             // index fits the id's 16 bits.

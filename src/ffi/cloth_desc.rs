@@ -81,6 +81,13 @@ pub struct XpbdClothDesc {
     pub substeps: u32,
     /// Solver iterations per substep, 0..=1000; 0 (default) = the world's setting.
     pub iterations: u32,
+    /// Optional extra distance constraints between render vertex pairs (ropes, tassels, strands),
+    /// `uint32_t[2*line_count]`; NULL when `line_count` is 0. They behave like triangle edges
+    /// without area: no bending, rigid unless `stretch_compliance_from_material` is 0 and
+    /// `stretch_compliance` > 0. Copied, not kept. Default NULL.
+    pub lines: *const u32,
+    /// Number of lines (pairs in `lines`). Default 0.
+    pub line_count: u32,
 }
 
 /// The settings of a cloth that may change after creation: the same fields, meanings, ranges and
@@ -346,6 +353,8 @@ pub extern "C" fn xpbd_default_cloth_desc() -> XpbdClothDesc {
         external_acceleration: p.external_acceleration,
         substeps: p.substeps,
         iterations: p.iterations,
+        lines: std::ptr::null(),
+        line_count: 0,
     }
 }
 
