@@ -25,15 +25,18 @@
 #![warn(missing_docs)]
 
 pub mod cloth;
+pub mod collision;
 pub mod constraints;
 pub mod error;
 pub mod material;
 pub mod mesh;
+mod slot_map;
 mod solver;
 pub mod stats;
 pub mod world;
 
 pub use cloth::{Cloth, ClothDesc, ClothParams, Energy, MeshInfo};
+pub use collision::{Collider, ColliderDesc, ColliderHandle, ColliderKind, Pose};
 pub use error::ClothError;
 pub use glam::Vec3;
 pub use material::Material;
