@@ -11,8 +11,8 @@
 //! let mut world = World::new(WorldDesc::default()).unwrap();
 //! let cloth = world.add_cloth(&ClothDesc::new(&positions, &indices)).unwrap();
 //! world.cloth_mut(cloth).unwrap().set_pinned(&[0], None).unwrap();
-//! for _ in 0..60 {
-//!     world.step(1.0 / 60.0).unwrap();
+//! for _ in 0..30 {
+//!     world.step(1.0 / 60.0).unwrap(); // half a second: the sheet swings down like a pendulum
 //! }
 //! let mut out = [[0.0f32; 3]; 4];
 //! world.cloth(cloth).unwrap().read_positions(&mut out).unwrap();
