@@ -6,9 +6,10 @@
 //!   `capsule.rs`, `plane.rs`, `cuboid.rs`), behind one interface in `shape.rs`.
 //! - Motion: `store.rs` keeps each collider's pose at the end of the last step and its target for
 //!   the next; substeps see the pose interpolated between them (lerp + slerp).
-//! - Contact and friction: `contact.rs` — the inequality C = d − thickness ≥ 0, the swept test
-//!   that stops fast particles at thin shapes, the bounded push-out of particles that start inside,
-//!   and Macklin et al. 2014 position-level static/kinetic friction relative to the collider.
+//! - Contact and friction: `contact.rs` — the inequality C = d − thickness ≥ 0, the march of each
+//!   particle's substep motion that stops fast particles at thin shapes, the bounded push-out of
+//!   particles that start inside, and Macklin et al. 2014 position-level static/kinetic friction
+//!   relative to the collider's own motion.
 
 mod capsule;
 pub(crate) mod contact;

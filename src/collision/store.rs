@@ -38,12 +38,6 @@ impl Frame {
         self.rotation.conjugate() * (x - self.position)
     }
 
-    /// Local point → world point.
-    #[inline]
-    pub fn to_world(&self, p: Vec3) -> Vec3 {
-        self.rotation * p + self.position
-    }
-
     fn pose(&self) -> Pose {
         Pose { position: self.position.to_array(), rotation: self.rotation.to_array() }
     }
@@ -105,7 +99,9 @@ impl Collider {
         (self.desc.static_friction, self.desc.kinetic_friction)
     }
 
-    /// Frame at fraction `s` of the current step: start at 0, exactly the target at 1.
+    /// Frame at fraction `s` of the current step: start at 0, exactly the target at 1, and
+    /// bit-exactly the start throughout when the collider does not move or turn (so a resting
+    /// collider's frames are identical and its contacts see no rounding motion).
     pub(crate) fn frame_at(&self, s: f32) -> Frame {
         if s >= 1.0 {
             return self.target;
@@ -113,10 +109,19 @@ impl Collider {
         if s <= 0.0 {
             return self.start;
         }
+        let (start, target) = (self.start, self.target);
         Frame {
-            position: self.start.position.lerp(self.target.position, s),
-            // glam's slerp takes the shortest arc; renormalise its approximate trigonometry.
-            rotation: self.start.rotation.slerp(self.target.rotation, s).normalize(),
+            position: if start.position == target.position {
+                start.position
+            } else {
+                start.position.lerp(target.position, s)
+            },
+            rotation: if start.rotation == target.rotation {
+                start.rotation
+            } else {
+                // glam's slerp takes the shortest arc; renormalise its approximate trigonometry.
+                start.rotation.slerp(target.rotation, s).normalize()
+            },
         }
     }
 
