@@ -498,6 +498,16 @@ typedef struct XpbdClothStats {
      * Iterations per substep used by the last step.
      */
     uint32_t iterations;
+    /**
+     * (Free particle, collider) pairs touching at the end of the step: gap to the thickened
+     * surface at most 1 % of the collision thickness (+ 1 µm), colliders at their end pose.
+     */
+    uint32_t contact_count;
+    /**
+     * Largest penetration max(0, thickness − d) [m] of a free particle into a collider it
+     * collides with, at the end of the step; 0 without contacts.
+     */
+    float max_penetration;
 } XpbdClothStats;
 
 /**

@@ -12,7 +12,7 @@
 //! let cloth = world.add_cloth(&ClothDesc::new(&positions, &indices)).unwrap();
 //! world.cloth_mut(cloth).unwrap().set_pinned(&[0], None).unwrap();
 //! for _ in 0..30 {
-//!     world.step(1.0 / 60.0).unwrap(); // half a second
+//!     world.step(1.0 / 60.0).unwrap(); // half a second: the sheet swings down like a pendulum
 //! }
 //! let mut out = [[0.0f32; 3]; 4];
 //! world.cloth(cloth).unwrap().read_positions(&mut out).unwrap();
@@ -25,16 +25,19 @@
 #![warn(missing_docs)]
 
 pub mod cloth;
+pub mod collision;
 pub mod constraints;
 pub mod error;
 pub mod ffi;
 pub mod material;
 pub mod mesh;
+mod slot_map;
 mod solver;
 pub mod stats;
 pub mod world;
 
 pub use cloth::{Cloth, ClothDesc, ClothParams, Energy, MeshInfo};
+pub use collision::{Collider, ColliderDesc, ColliderHandle, ColliderKind, Pose};
 pub use error::ClothError;
 pub use glam::Vec3;
 pub use material::Material;

@@ -1,7 +1,9 @@
-//! The world: gravity, solver defaults, a thread pool, and many cloths stepped together.
+//! The world: gravity, solver defaults, a thread pool, colliders, and many cloths stepped together.
 
 use crate::cloth::{Cloth, ClothDesc, MAX_SUBSTEPS};
+use crate::collision::{Collider, ColliderDesc, ColliderHandle, ColliderStore, Pose};
 use crate::error::{ClothError, check_range};
+use crate::slot_map::SlotMap;
 use crate::solver::{StepContext, step_cloth};
 use glam::Vec3;
 use rayon::prelude::*;
@@ -49,26 +51,24 @@ pub struct ClothHandle {
     pub generation: u32,
 }
 
-#[derive(Debug)]
-struct Slot {
-    generation: u32,
-    cloth: Option<Cloth>,
-}
-
 /// Largest step accepted by [`World::step`] [s].
 pub const MAX_TIME_STEP: f32 = 1.0;
 
-/// A set of cloths sharing gravity, solver defaults and a thread pool.
+/// A set of cloths sharing gravity, solver defaults, colliders and a thread pool.
 pub struct World {
     desc: WorldDesc,
-    slots: Vec<Slot>,
-    free_slots: Vec<u32>,
+    cloths: SlotMap<Cloth>,
+    colliders: ColliderStore,
     pool: Option<rayon::ThreadPool>,
 }
 
 impl std::fmt::Debug for World {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("World").field("desc", &self.desc).field("cloths", &self.cloth_count()).finish()
+        f.debug_struct("World")
+            .field("desc", &self.desc)
+            .field("cloths", &self.cloth_count())
+            .field("colliders", &self.collider_count())
+            .finish()
     }
 }
 
@@ -85,7 +85,7 @@ impl World {
                 .build()
                 .ok()
         };
-        Ok(World { desc, slots: Vec::new(), free_slots: Vec::new(), pool })
+        Ok(World { desc, cloths: SlotMap::default(), colliders: ColliderStore::default(), pool })
     }
 
     /// The settings this world was created with.
@@ -102,60 +102,72 @@ impl World {
 
     /// Create a cloth from a render mesh. Validates everything first: on error nothing is added.
     pub fn add_cloth(&mut self, desc: &ClothDesc) -> Result<ClothHandle, ClothError> {
-        let cloth = Cloth::new(desc)?;
-        let index = match self.free_slots.pop() {
-            Some(i) => i,
-            None => {
-                self.slots.push(Slot { generation: 0, cloth: None });
-                (self.slots.len() - 1) as u32
-            }
-        };
-        let slot = &mut self.slots[index as usize];
-        slot.generation = slot.generation.wrapping_add(1).max(1);
-        slot.cloth = Some(cloth);
-        Ok(ClothHandle { index, generation: slot.generation })
+        let (index, generation) = self.cloths.insert(Cloth::new(desc)?);
+        Ok(ClothHandle { index, generation })
     }
 
     /// Remove a cloth. Errors: `InvalidHandle` for a stale or unknown handle.
     pub fn remove_cloth(&mut self, handle: ClothHandle) -> Result<Cloth, ClothError> {
-        self.cloth(handle)?;
-        self.free_slots.push(handle.index);
-        Ok(self.slots[handle.index as usize].cloth.take().expect("checked above"))
+        self.cloths.remove(handle.index, handle.generation).ok_or(ClothError::InvalidHandle)
     }
 
     /// The cloth behind `handle`. Errors: `InvalidHandle`.
     pub fn cloth(&self, handle: ClothHandle) -> Result<&Cloth, ClothError> {
-        match self.slots.get(handle.index as usize) {
-            Some(Slot { generation, cloth: Some(c) }) if *generation == handle.generation => Ok(c),
-            _ => Err(ClothError::InvalidHandle),
-        }
+        self.cloths.get(handle.index, handle.generation).ok_or(ClothError::InvalidHandle)
     }
 
     /// Mutable access to the cloth behind `handle`. Errors: `InvalidHandle`.
     pub fn cloth_mut(&mut self, handle: ClothHandle) -> Result<&mut Cloth, ClothError> {
-        match self.slots.get_mut(handle.index as usize) {
-            Some(Slot { generation, cloth: Some(c) }) if *generation == handle.generation => Ok(c),
-            _ => Err(ClothError::InvalidHandle),
-        }
+        self.cloths.get_mut(handle.index, handle.generation).ok_or(ClothError::InvalidHandle)
     }
 
     /// The handle of the live cloth in slot `index`, if any. Lets a caller that stores a shortened
     /// generation (the C ABI packs ids into 64 bits) recover the full handle and compare.
     pub fn live_handle(&self, index: u32) -> Option<ClothHandle> {
-        match self.slots.get(index as usize) {
-            Some(Slot { generation, cloth: Some(_) }) => Some(ClothHandle { index, generation: *generation }),
-            _ => None,
-        }
+        self.cloths.live_generation(index).map(|generation| ClothHandle { index, generation })
     }
 
     /// Number of live cloths.
     pub fn cloth_count(&self) -> usize {
-        self.slots.iter().filter(|s| s.cloth.is_some()).count()
+        self.cloths.len()
     }
 
-    /// Advance every cloth by one fixed step `dt` [s], each with its own (or the world's) substeps.
-    /// Cloths are independent, so they run in parallel on the world's thread pool and the result
-    /// does not depend on the thread count. Errors: `InvalidTimeStep` unless 0 < dt ≤ 1 s.
+    /// Add a collider, shared by every cloth of the world whose `collision_mask` intersects its
+    /// `layers`. It rests at `desc.pose` until moved. Errors: `InvalidParameter` naming the field
+    /// (dimensions, pose, friction); nothing is added on error.
+    pub fn add_collider(&mut self, desc: &ColliderDesc) -> Result<ColliderHandle, ClothError> {
+        self.colliders.add(desc)
+    }
+
+    /// Set the pose a collider reaches by the end of the next step. Every substep of that step
+    /// sees it interpolated (position linearly, rotation by slerp) from its pose at the end of
+    /// the last step, and friction acts relative to that motion. Calling it again before the
+    /// step replaces the target. Errors: `InvalidHandle`; `InvalidParameter` (`position` not
+    /// finite or beyond ±1e5 m, `rotation` not a unit quaternion); unchanged on error.
+    pub fn set_collider_pose(&mut self, handle: ColliderHandle, pose: &Pose) -> Result<(), ClothError> {
+        self.colliders.set_pose(handle, pose)
+    }
+
+    /// Remove a collider; cloths stop colliding with it from the next step.
+    /// Errors: `InvalidHandle` for a stale or unknown handle.
+    pub fn remove_collider(&mut self, handle: ColliderHandle) -> Result<Collider, ClothError> {
+        self.colliders.remove(handle)
+    }
+
+    /// The collider behind `handle`. Errors: `InvalidHandle`.
+    pub fn collider(&self, handle: ColliderHandle) -> Result<&Collider, ClothError> {
+        self.colliders.get(handle)
+    }
+
+    /// Number of live colliders.
+    pub fn collider_count(&self) -> usize {
+        self.colliders.len()
+    }
+
+    /// Advance every cloth by one fixed step `dt` [s], each with its own (or the world's) substeps,
+    /// against the colliders moving to their targets. Cloths are independent (colliders are only
+    /// read), so they run in parallel on the world's thread pool and the result does not depend
+    /// on the thread count. Errors: `InvalidTimeStep` unless 0 < dt ≤ 1 s.
     pub fn step(&mut self, dt: f32) -> Result<(), ClothError> {
         if !(dt > 0.0 && dt <= MAX_TIME_STEP) {
             return Err(ClothError::InvalidTimeStep { dt });
@@ -164,17 +176,17 @@ impl World {
             gravity: Vec3::from_array(self.desc.gravity),
             substeps: self.desc.substeps,
             iterations: self.desc.iterations,
+            colliders: &self.colliders,
         };
-        let live = self.slots.iter().filter(|s| s.cloth.is_some()).count();
-        let step_one = |slot: &mut Slot| {
-            if let Some(cloth) = slot.cloth.as_mut() {
-                step_cloth(cloth, dt, &ctx);
-            }
-        };
+        let step_one = |cloth: &mut Cloth| step_cloth(cloth, dt, &ctx);
         match &self.pool {
-            Some(pool) if live > 1 => pool.install(|| self.slots.par_iter_mut().for_each(step_one)),
-            _ => self.slots.iter_mut().for_each(step_one),
+            Some(pool) if self.cloths.len() > 1 => {
+                pool.install(|| self.cloths.par_values_mut().for_each(step_one))
+            }
+            _ => self.cloths.values_mut().for_each(step_one),
         }
+        // Every collider has reached its target: it is the start of the next step's motion.
+        self.colliders.finish_step();
         Ok(())
     }
 }

@@ -2,6 +2,7 @@
 //! Nothing is allocated for the cloth before all input checks have passed.
 
 use super::{Cloth, ClothDesc, ClothParams, MeshInfo, Particles, Pins};
+use crate::collision::contact::ContactScratch;
 use crate::constraints::{BendingConstraints, StretchConstraints, TetherConstraints, dihedral_angle};
 use crate::error::{ClothError, check_range};
 use crate::material::{edge_stretch_compliance, hinge_bend_compliance};
@@ -135,6 +136,7 @@ impl Cloth {
             bending,
             tethers: TetherConstraints::default(),
             params: desc.params,
+            contacts: ContactScratch::new(particle_count),
             normals: vec![Vec3::ZERO; particle_count],
             stats: ClothStats::default(),
             last_substep: 0.0,

@@ -10,6 +10,7 @@ pub use desc::{ClothDesc, ClothParams, DEFAULT_WELD_TOLERANCE, MAX_SUBSTEPS};
 pub use output::Energy;
 pub(crate) use pins::Pins;
 
+use crate::collision::contact::ContactScratch;
 use crate::constraints::{BendingConstraints, StretchConstraints, TetherConstraints};
 use crate::stats::{ClothStats, StatsScratch};
 use glam::Vec3;
@@ -76,6 +77,8 @@ pub struct Cloth {
     pub(crate) bending: BendingConstraints,
     pub(crate) tethers: TetherConstraints,
     pub(crate) params: ClothParams,
+    /// Per-particle contact state of the current substep.
+    pub(crate) contacts: ContactScratch,
 
     /// Area-weighted unit normal per particle, refreshed at the end of every step.
     pub(crate) normals: Vec<Vec3>,

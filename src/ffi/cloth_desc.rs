@@ -253,6 +253,8 @@ impl XpbdClothParams {
             external_acceleration: self.external_acceleration,
             substeps: self.substeps,
             iterations: self.iterations,
+            // TODO(collider ABI): collision and wind settings are not exposed to C yet.
+            ..ClothParams::default()
         })
     }
 

@@ -2,6 +2,8 @@
 //! `step_cloth`, top to bottom; each constraint type's sweep lives with its constraint.
 
 use crate::cloth::Cloth;
+use crate::collision::contact::{ContactSettings, contact_summary};
+use crate::collision::{ColliderStore, SubstepWindow};
 use crate::constraints::SubstepCoefficients;
 use crate::stats::{ClothStats, ConstraintStats};
 use glam::Vec3;
@@ -15,22 +17,27 @@ use glam::Vec3;
 /// iteration, which also cures it.
 const STRETCH_SWEEPS: usize = 2;
 
-/// World-level settings a cloth step needs.
+/// World-level settings and shared state a cloth step needs.
 #[derive(Clone, Copy, Debug)]
-pub(crate) struct StepContext {
+pub(crate) struct StepContext<'a> {
     /// Gravity [m/s²].
     pub gravity: Vec3,
     /// Default substeps per step.
     pub substeps: u32,
     /// Default iterations per substep.
     pub iterations: u32,
+    /// The world's colliders, each moving from its start pose to its target over the step.
+    pub colliders: &'a ColliderStore,
 }
 
 /// Advance `cloth` by one fixed step `dt` [s] (already validated: 0 < dt ≤ 1).
 ///
 /// Per substep h = dt/n (DESIGN §2): predict, λ = 0, k Gauss–Seidel iterations (bending, then
-/// [`STRETCH_SWEEPS`] stretch sweeps ordered outward from the pins, then tethers last so that the
-/// hard length limit holds when the substep ends), velocity update, linear damping. Then pins advance, normals and statistics are refreshed. Allocates nothing.
+/// [`STRETCH_SWEEPS`] stretch sweeps ordered outward from the pins, tethers so that the hard length
+/// limit holds, then collider contacts with friction last so that no step ends inside a collider;
+/// colliders at their pose interpolated for this substep), velocity update (speed-limiting particles
+/// being pushed out of a collider), linear damping. Then pins advance, normals and statistics (with
+/// contact count and penetration) are refreshed. Allocates nothing.
 pub(crate) fn step_cloth(cloth: &mut Cloth, dt: f32, ctx: &StepContext) {
     let params = cloth.params;
     let substeps = if params.substeps > 0 { params.substeps } else { ctx.substeps };
@@ -42,9 +49,19 @@ pub(crate) fn step_cloth(cloth: &mut Cloth, dt: f32, ctx: &StepContext) {
     let stretch_k = coefficients(params.stretch_damping);
     let bend_k = coefficients(params.bend_damping);
     let tether_k = coefficients(0.0);
+    let contact = ContactSettings {
+        thickness: params.collision_thickness,
+        mask: params.collision_mask,
+        max_depenetration: params.max_depenetration_speed * h,
+    };
+    let collide = params.collision_mask != 0 && ctx.colliders.len() > 0;
 
     for substep in 0..substeps {
         predict(cloth, acceleration, h, substep, substeps);
+        let window = SubstepWindow::new(substep, substeps);
+        if collide {
+            cloth.contacts.begin_substep();
+        }
 
         cloth.stretch.lambda.fill(0.0);
         cloth.bending.lambda.fill(0.0);
@@ -63,14 +80,25 @@ pub(crate) fn step_cloth(cloth: &mut Cloth, dt: f32, ctx: &StepContext) {
                 let (slack, alpha) = (params.tether_slack, params.tether_compliance);
                 cloth.tethers.solve(&mut p.x, &p.x_prev, &p.w, slack, alpha, &tether_k);
             }
+            if collide {
+                cloth.contacts.solve(&mut p.x, &p.x_prev, &p.w, ctx.colliders, window, &contact);
+            }
         }
 
         update_velocities(cloth, h, velocity_scale);
+        if collide {
+            cloth.contacts.limit_depenetration_speed(&mut cloth.particles.v, params.max_depenetration_speed);
+        }
     }
     cloth.pins.finish_step();
     cloth.last_substep = h;
     cloth.update_normals();
     update_stats(cloth, h, substeps, iterations);
+    if collide {
+        let p = &cloth.particles;
+        let (count, max_penetration) = contact_summary(&p.x, &p.w, ctx.colliders, &contact);
+        (cloth.stats.contact_count, cloth.stats.max_penetration) = (count, max_penetration);
+    }
 }
 
 /// Symplectic Euler prediction for free particles; pinned particles move to their target for this

@@ -1,0 +1,194 @@
+//! What a caller passes to create a collider and to move it: a plain descriptor (shape kind,
+//! dimensions, pose, friction, layers) that maps one-to-one onto `XpbdColliderDesc`.
+
+use super::shape::Shape;
+use crate::error::{ClothError, check_range};
+use glam::{Quat, Vec3};
+
+/// Collider shape kind. Explicit values so that the C enum can mirror them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[repr(u32)]
+pub enum ColliderKind {
+    /// Sphere of `radius` around the collider's position.
+    Sphere = 0,
+    /// Capsule: the points within `radius` of the segment from −`half_height` to +`half_height`
+    /// along the collider's local Y axis.
+    Capsule = 1,
+    /// Infinite plane through the collider's position; its normal is the local +Y axis and
+    /// everything below it is solid (nothing passes through it at any speed).
+    Plane = 2,
+    /// Oriented box of `half_extents` along the local X, Y, Z axes, edges rounded by `radius`.
+    Box = 3,
+}
+
+impl TryFrom<u32> for ColliderKind {
+    type Error = ClothError;
+
+    /// The kind with this explicit value (0 sphere, 1 capsule, 2 plane, 3 box), for C callers.
+    /// Errors: `InvalidParameter` naming `kind`.
+    fn try_from(value: u32) -> Result<Self, ClothError> {
+        match value {
+            0 => Ok(ColliderKind::Sphere),
+            1 => Ok(ColliderKind::Capsule),
+            2 => Ok(ColliderKind::Plane),
+            3 => Ok(ColliderKind::Box),
+            _ => Err(ClothError::InvalidParameter {
+                name: "kind",
+                value: value as f64,
+                expected: "0 sphere, 1 capsule, 2 plane, 3 box",
+            }),
+        }
+    }
+}
+
+/// Where a collider is: position [m] and rotation, a unit quaternion `[x, y, z, w]` (the order
+/// of glam, Unity and Godot's `Quaternion(x, y, z, w)`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Pose {
+    /// Position of the shape's centre (plane: a point on it) in world space [m].
+    pub position: [f32; 3],
+    /// Rotation from local to world as a unit quaternion `[x, y, z, w]`; `|q|` must be within
+    /// 1e-3 of 1 (it is renormalised).
+    pub rotation: [f32; 4],
+}
+
+impl Default for Pose {
+    /// At the origin, not rotated.
+    fn default() -> Self {
+        Pose { position: [0.0; 3], rotation: [0.0, 0.0, 0.0, 1.0] }
+    }
+}
+
+/// Largest accepted |coordinate| of a collider position [m]; beyond this f32 cannot resolve
+/// millimetres any more.
+pub const MAX_COLLIDER_COORDINATE: f32 = 1.0e5;
+
+impl Pose {
+    /// A pose at `position` [m] with no rotation.
+    pub fn at(position: [f32; 3]) -> Self {
+        Pose { position, ..Pose::default() }
+    }
+
+    /// A pose at `position` [m] rotated by `angle` [rad] about the unit `axis` (right-handed).
+    pub fn from_axis_angle(position: [f32; 3], axis: [f32; 3], angle: f32) -> Self {
+        let q = Quat::from_axis_angle(Vec3::from_array(axis).normalize_or_zero(), angle);
+        Pose { position, rotation: q.to_array() }
+    }
+
+    /// Check and convert: position finite within ±[`MAX_COLLIDER_COORDINATE`], rotation a unit
+    /// quaternion to 1e-3. Errors: `InvalidParameter` naming `position` or `rotation`.
+    pub(crate) fn validated(&self) -> Result<(Vec3, Quat), ClothError> {
+        for c in self.position {
+            let m = MAX_COLLIDER_COORDINATE;
+            check_range("position", c, -m, m, "finite m within ±1e5")?;
+        }
+        let q = Quat::from_array(self.rotation);
+        let len = if self.rotation.iter().all(|c| c.is_finite()) { q.length() } else { f32::NAN };
+        check_range("rotation", len, 1.0 - 1e-3, 1.0 + 1e-3, "unit quaternion [x, y, z, w] (|q| = 1 ± 1e-3)")?;
+        Ok((Vec3::from_array(self.position), q / len))
+    }
+}
+
+/// Everything needed to create a collider (see [`crate::World::add_collider`]).
+///
+/// Dimensions are in metres in the collider's local frame; which fields a kind uses is listed on
+/// each field, the others are ignored. Friction follows Macklin et al. 2014 (see
+/// [`crate::collision`]): static coefficient μ_s, kinetic coefficient μ_k (usually μ_k ≤ μ_s).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ColliderDesc {
+    /// Shape kind.
+    pub kind: ColliderKind,
+    /// Sphere and capsule: radius [m] (> 0). Box: edge rounding radius [m] (0 = sharp edges,
+    /// at most the smallest half extent; the outer size stays `half_extents`). Plane: unused.
+    pub radius: f32,
+    /// Capsule: half the length of its axis segment along local Y [m] (≥ 0; 0 = a sphere).
+    pub half_height: f32,
+    /// Box: half size along local X, Y, Z [m] (each > 0).
+    pub half_extents: [f32; 3],
+    /// Pose at creation (also the start of the first step's interpolation).
+    pub pose: Pose,
+    /// Static friction coefficient μ_s (≥ 0): a contact whose tangential slip over a substep is
+    /// below μ_s × its penetration depth sticks.
+    pub static_friction: f32,
+    /// Kinetic friction coefficient μ_k (≥ 0): a sliding contact's slip is reduced by μ_k × its
+    /// penetration depth per substep.
+    pub kinetic_friction: f32,
+    /// Collision layer bits of this collider; a cloth collides with it when
+    /// `layers & cloth.collision_mask != 0`. Default 1.
+    pub layers: u32,
+}
+
+impl Default for ColliderDesc {
+    /// A sphere of radius 0.5 m at the origin, μ_s = 0.5, μ_k = 0.4 (cotton on wood or skin is
+    /// about this), layer 1.
+    fn default() -> Self {
+        ColliderDesc {
+            kind: ColliderKind::Sphere,
+            radius: 0.5,
+            half_height: 0.0,
+            half_extents: [0.5; 3],
+            pose: Pose::default(),
+            static_friction: 0.5,
+            kinetic_friction: 0.4,
+            layers: 1,
+        }
+    }
+}
+
+/// Largest accepted collider dimension [m].
+pub const MAX_COLLIDER_SIZE: f32 = 1.0e4;
+
+impl ColliderDesc {
+    /// A sphere of `radius` [m] at the origin, default friction and layer.
+    pub fn sphere(radius: f32) -> Self {
+        ColliderDesc { kind: ColliderKind::Sphere, radius, ..ColliderDesc::default() }
+    }
+
+    /// A capsule of `radius` [m] around the local Y segment ±`half_height` [m].
+    pub fn capsule(radius: f32, half_height: f32) -> Self {
+        ColliderDesc { kind: ColliderKind::Capsule, radius, half_height, ..ColliderDesc::default() }
+    }
+
+    /// The plane y = 0 (normal +Y, solid below) before the pose is applied.
+    pub fn plane() -> Self {
+        ColliderDesc { kind: ColliderKind::Plane, ..ColliderDesc::default() }
+    }
+
+    /// A sharp-edged box of `half_extents` [m].
+    pub fn cuboid(half_extents: [f32; 3]) -> Self {
+        ColliderDesc { kind: ColliderKind::Box, radius: 0.0, half_extents, ..ColliderDesc::default() }
+    }
+
+    /// Check every field the kind uses and the pose; return the shape and the normalised pose.
+    /// Errors: `InvalidParameter` naming the field (`radius`, `half_height`, `half_extents`,
+    /// `position`, `rotation`, `static_friction`, `kinetic_friction`).
+    pub(crate) fn validated(&self) -> Result<(Shape, Vec3, Quat), ClothError> {
+        const MAX: f32 = MAX_COLLIDER_SIZE;
+        let shape = match self.kind {
+            ColliderKind::Sphere => {
+                check_range("radius", self.radius, f32::MIN_POSITIVE, MAX, "m > 0")?;
+                Shape::Sphere { radius: self.radius }
+            }
+            ColliderKind::Capsule => {
+                check_range("radius", self.radius, f32::MIN_POSITIVE, MAX, "m > 0")?;
+                check_range("half_height", self.half_height, 0.0, MAX, "m >= 0")?;
+                Shape::Capsule { radius: self.radius, half_height: self.half_height }
+            }
+            ColliderKind::Plane => Shape::Plane,
+            ColliderKind::Box => {
+                for h in self.half_extents {
+                    check_range("half_extents", h, f32::MIN_POSITIVE, MAX, "m > 0 each")?;
+                }
+                let half_extents = Vec3::from_array(self.half_extents);
+                let max_rounding = half_extents.min_element();
+                let expected = "box rounding: 0 <= m <= smallest half extent";
+                check_range("radius", self.radius, 0.0, max_rounding, expected)?;
+                Shape::Box { half_extents, rounding: self.radius }
+            }
+        };
+        check_range("static_friction", self.static_friction, 0.0, 100.0, "0 <= mu_s <= 100")?;
+        check_range("kinetic_friction", self.kinetic_friction, 0.0, 100.0, "0 <= mu_k <= 100")?;
+        let (position, rotation) = self.pose.validated()?;
+        Ok((shape, position, rotation))
+    }
+}

@@ -1,0 +1,26 @@
+//! Colliders: sphere, capsule, infinite plane and (rounded) box, each with a pose, a friction
+//! pair and collision layers. They live in the [`crate::World`] and every cloth of the world
+//! collides with those whose layers intersect its `collision_mask`.
+//!
+//! - Shapes: one file each with its signed distance d and outward normal ∇d (`sphere.rs`,
+//!   `capsule.rs`, `plane.rs`, `cuboid.rs`), behind one interface in `shape.rs`.
+//! - Motion: `store.rs` keeps each collider's pose at the end of the last step and its target for
+//!   the next; substeps see the pose interpolated between them (lerp + slerp).
+//! - Contact and friction: `contact.rs` — the inequality C = d − thickness ≥ 0, the march of each
+//!   particle's substep motion that stops fast particles at thin shapes, the bounded push-out of
+//!   particles that start inside, and Macklin et al. 2014 position-level static/kinetic friction
+//!   relative to the collider's own motion.
+
+mod capsule;
+pub(crate) mod contact;
+mod cuboid;
+mod desc;
+mod plane;
+pub(crate) mod shape;
+mod sphere;
+mod store;
+
+pub use contact::{MAX_SWEEP_STEPS, SWEEP_TOLERANCE, TOUCHING_FRACTION};
+pub use desc::{ColliderDesc, ColliderKind, MAX_COLLIDER_COORDINATE, MAX_COLLIDER_SIZE, Pose};
+pub use store::{Collider, ColliderHandle};
+pub(crate) use store::{ColliderStore, SubstepWindow};

@@ -1,0 +1,76 @@
+//! The four collider shapes behind one signed-distance interface. Every shape is convex and its
+//! distance is exact (1-Lipschitz), which the swept contact test relies on (see `contact.rs`).
+
+use super::capsule::capsule_distance;
+use super::cuboid::box_distance;
+use super::plane::plane_distance;
+use super::sphere::sphere_distance;
+use glam::Vec3;
+
+/// A shape in its collider's local frame, with validated dimensions [m].
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) enum Shape {
+    /// Sphere of `radius` around the origin.
+    Sphere { radius: f32 },
+    /// Points within `radius` of the local Y segment from −`half_height` to +`half_height`.
+    Capsule { radius: f32, half_height: f32 },
+    /// Half-space local y ≤ 0.
+    Plane,
+    /// Box of `half_extents` (outer) with edges rounded by `rounding`.
+    Box { half_extents: Vec3, rounding: f32 },
+}
+
+impl Shape {
+    /// Signed distance [m] from local point `p` to the surface (negative inside) and the unit
+    /// outward normal ∇d(p).
+    #[inline]
+    pub fn distance(&self, p: Vec3) -> (f32, Vec3) {
+        match *self {
+            Shape::Sphere { radius } => sphere_distance(p, radius),
+            Shape::Capsule { radius, half_height } => capsule_distance(p, radius, half_height),
+            Shape::Plane => plane_distance(p),
+            Shape::Box { half_extents, rounding } => box_distance(p, half_extents, rounding),
+        }
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use glam::Vec3;
+
+    /// Distance and normal equal the expected ones (to 1e-6).
+    pub fn assert_close((d, n): (f32, Vec3), (d_want, n_want): (f32, Vec3)) {
+        assert!((d - d_want).abs() < 1e-6 && (n - n_want).length() < 1e-6, "got ({d}, {n})");
+    }
+
+    /// 600 deterministic pseudo-random points in the cube [−extent, extent]³ (a 32-bit LCG).
+    pub fn sample_points(extent: f32) -> impl Iterator<Item = Vec3> {
+        let mut state = 0x2545_f491u32;
+        let mut next = move || {
+            state = state.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+            (state >> 8) as f32 / (1u32 << 24) as f32 * 2.0 - 1.0
+        };
+        (0..600).map(move |_| Vec3::new(next(), next(), next()) * extent)
+    }
+
+    /// The normal a shape returns must be the gradient of its distance: compare with central
+    /// differences (step 0.2 mm) at each point. At least 300 points must be checked, so that a
+    /// filter cannot hide a broken shape.
+    pub fn assert_normal_is_distance_gradient(
+        points: impl Iterator<Item = Vec3>,
+        distance: impl Fn(Vec3) -> (f32, Vec3),
+    ) {
+        let step = 2e-4f32;
+        let mut checked = 0;
+        for p in points {
+            let (_, normal) = distance(p);
+            let fd = Vec3::from_array([Vec3::X, Vec3::Y, Vec3::Z].map(|axis| {
+                (distance(p + axis * step).0 - distance(p - axis * step).0) / (2.0 * step)
+            }));
+            assert!((fd - normal).length() < 2e-3, "at {p}: normal {normal}, finite differences {fd}");
+            assert!((normal.length() - 1.0).abs() < 1e-5);
+            checked += 1;
+        }
+        assert!(checked >= 300, "only {checked} points checked");
+    }
+}

@@ -1,0 +1,222 @@
+//! The world's colliders and their motion.
+//!
+//! Each collider keeps two poses: `start`, reached at the end of the last step, and `target`, the
+//! pose to reach by the end of the next step ([`crate::World::set_collider_pose`]). Substep i of n
+//! of that step sees the collider moving from the pose at s = i/n to the pose at s = (i+1)/n,
+//! with position(s) = lerp(start, target, s) and rotation(s) = slerp(start, target, s) (shortest
+//! arc). So a collider moved by the engine every frame never teleports inside a step, and its own
+//! motion over each substep is known to the contact and friction code.
+
+use super::desc::{ColliderDesc, Pose};
+use super::shape::Shape;
+use crate::error::ClothError;
+use crate::slot_map::SlotMap;
+use glam::{Quat, Vec3};
+
+/// Identifies a collider in a [`crate::World`]: slot index + generation (like
+/// [`crate::ClothHandle`]), so a handle to a removed collider is detected, never followed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct ColliderHandle {
+    /// Slot index.
+    pub index: u32,
+    /// Generation of the slot when the collider was created (starts at 1; 0 is never valid).
+    pub generation: u32,
+}
+
+/// A rigid transform local → world: x = rotation · p + position.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct Frame {
+    pub position: Vec3,
+    /// Unit quaternion.
+    pub rotation: Quat,
+}
+
+impl Frame {
+    /// World point → local point.
+    #[inline]
+    pub fn to_local(&self, x: Vec3) -> Vec3 {
+        self.rotation.conjugate() * (x - self.position)
+    }
+
+    fn pose(&self) -> Pose {
+        Pose { position: self.position.to_array(), rotation: self.rotation.to_array() }
+    }
+}
+
+/// Which part of the current step a substep covers: it starts at fraction `begin` and ends at
+/// fraction `end` of the step (substep i of n: i/n → (i+1)/n).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct SubstepWindow {
+    pub begin: f32,
+    pub end: f32,
+}
+
+impl SubstepWindow {
+    pub fn new(substep: u32, substeps: u32) -> Self {
+        let n = substeps as f32;
+        SubstepWindow { begin: substep as f32 / n, end: (substep + 1) as f32 / n }
+    }
+}
+
+/// A collider in a world: its shape, friction, layers and motion.
+#[derive(Clone, Debug)]
+pub struct Collider {
+    desc: ColliderDesc,
+    pub(crate) shape: Shape,
+    start: Frame,
+    target: Frame,
+}
+
+impl Collider {
+    /// The descriptor it was created with, `pose` replaced by its current pose.
+    pub fn desc(&self) -> ColliderDesc {
+        ColliderDesc { pose: self.pose(), ..self.desc }
+    }
+
+    /// Pose reached at the end of the last step (the creation pose before the first step).
+    pub fn pose(&self) -> Pose {
+        self.start.pose()
+    }
+
+    /// Pose it will reach at the end of the next step.
+    pub fn target_pose(&self) -> Pose {
+        self.target.pose()
+    }
+
+    /// Signed distance [m] from world `point` [m] to the collider's surface at its current pose
+    /// (negative inside). Cloth particles are kept at ≥ the cloth's collision thickness.
+    pub fn signed_distance(&self, point: [f32; 3]) -> f32 {
+        self.shape.distance(self.start.to_local(Vec3::from_array(point))).0
+    }
+
+    /// Collision layer bits.
+    pub fn layers(&self) -> u32 {
+        self.desc.layers
+    }
+
+    /// (μ_s, μ_k).
+    pub(crate) fn friction(&self) -> (f32, f32) {
+        (self.desc.static_friction, self.desc.kinetic_friction)
+    }
+
+    /// Frame at fraction `s` of the current step: start at 0, exactly the target at 1, and
+    /// bit-exactly the start throughout when the collider does not move or turn (so a resting
+    /// collider's frames are identical and its contacts see no rounding motion).
+    pub(crate) fn frame_at(&self, s: f32) -> Frame {
+        if s >= 1.0 {
+            return self.target;
+        }
+        if s <= 0.0 {
+            return self.start;
+        }
+        let (start, target) = (self.start, self.target);
+        Frame {
+            position: if start.position == target.position {
+                start.position
+            } else {
+                start.position.lerp(target.position, s)
+            },
+            rotation: if start.rotation == target.rotation {
+                start.rotation
+            } else {
+                // glam's slerp takes the shortest arc; renormalise its approximate trigonometry.
+                start.rotation.slerp(target.rotation, s).normalize()
+            },
+        }
+    }
+
+    /// Frames at the beginning and the end of a substep.
+    pub(crate) fn substep_frames(&self, window: SubstepWindow) -> (Frame, Frame) {
+        (self.frame_at(window.begin), self.frame_at(window.end))
+    }
+}
+
+/// All colliders of a world, in slot order (the order in which contacts are solved).
+#[derive(Clone, Debug, Default)]
+pub(crate) struct ColliderStore {
+    colliders: SlotMap<Collider>,
+}
+
+impl ColliderStore {
+    /// Validate `desc` and add the collider (at rest at its pose). Errors: `InvalidParameter`.
+    pub fn add(&mut self, desc: &ColliderDesc) -> Result<ColliderHandle, ClothError> {
+        let (shape, position, rotation) = desc.validated()?;
+        let frame = Frame { position, rotation };
+        let collider = Collider { desc: *desc, shape, start: frame, target: frame };
+        let (index, generation) = self.colliders.insert(collider);
+        Ok(ColliderHandle { index, generation })
+    }
+
+    /// The collider behind `handle`. Errors: `InvalidHandle`.
+    pub fn get(&self, handle: ColliderHandle) -> Result<&Collider, ClothError> {
+        self.colliders.get(handle.index, handle.generation).ok_or(ClothError::InvalidHandle)
+    }
+
+    /// Set the pose to reach by the end of the next step. Errors: `InvalidHandle`,
+    /// `InvalidParameter` (`position`, `rotation`); unchanged on error.
+    pub fn set_pose(&mut self, handle: ColliderHandle, pose: &Pose) -> Result<(), ClothError> {
+        let collider = self.colliders.get_mut(handle.index, handle.generation).ok_or(ClothError::InvalidHandle)?;
+        let (position, rotation) = pose.validated()?;
+        collider.target = Frame { position, rotation };
+        Ok(())
+    }
+
+    /// Remove a collider. Errors: `InvalidHandle`.
+    pub fn remove(&mut self, handle: ColliderHandle) -> Result<Collider, ClothError> {
+        self.colliders.remove(handle.index, handle.generation).ok_or(ClothError::InvalidHandle)
+    }
+
+    /// Number of colliders.
+    pub fn len(&self) -> usize {
+        self.colliders.len()
+    }
+
+    /// Colliders with their slot index, in slot order.
+    pub fn iter(&self) -> impl Iterator<Item = (u32, &Collider)> {
+        self.colliders.iter()
+    }
+
+    /// After a step: every target reached becomes the next start (a collider nobody moves stays).
+    pub fn finish_step(&mut self) {
+        for c in self.colliders.values_mut() {
+            c.start = c.target;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::f32::consts::FRAC_PI_2;
+
+    #[test]
+    fn substeps_interpolate_position_and_rotation_between_step_poses() {
+        let mut store = ColliderStore::default();
+        let h = store.add(&ColliderDesc::cuboid([0.1; 3])).unwrap();
+        // Target: 1 m along x and a quarter turn about y.
+        store.set_pose(h, &Pose::from_axis_angle([1.0, 0.0, 0.0], [0.0, 1.0, 0.0], FRAC_PI_2)).unwrap();
+        let c = store.get(h).unwrap();
+        let (f0, f1) = c.substep_frames(SubstepWindow::new(1, 4));
+        assert!((f0.position - Vec3::new(0.25, 0.0, 0.0)).length() < 1e-6);
+        assert!((f1.position - Vec3::new(0.5, 0.0, 0.0)).length() < 1e-6);
+        // Half way the box has turned 45°: its local +X points to (cos 45°, 0, −sin 45°).
+        let x_axis = f1.rotation * Vec3::X;
+        let s = std::f32::consts::FRAC_1_SQRT_2;
+        assert!((x_axis - Vec3::new(s, 0.0, -s)).length() < 1e-4, "{x_axis}");
+        // The last substep ends exactly on the target; after the step it is the new start.
+        assert_eq!(c.substep_frames(SubstepWindow::new(3, 4)).1, c.target);
+        store.finish_step();
+        assert_eq!(store.get(h).unwrap().pose(), store.get(h).unwrap().target_pose());
+    }
+
+    #[test]
+    fn bad_pose_is_rejected_and_changes_nothing() {
+        let mut store = ColliderStore::default();
+        let h = store.add(&ColliderDesc::sphere(0.2)).unwrap();
+        let bad = Pose { position: [0.0; 3], rotation: [0.0, 0.0, 0.0, 2.0] };
+        assert!(matches!(store.set_pose(h, &bad), Err(ClothError::InvalidParameter { name: "rotation", .. })));
+        assert_eq!(store.get(h).unwrap().target_pose(), Pose::default());
+        store.remove(h).unwrap();
+        assert_eq!(store.set_pose(h, &Pose::default()), Err(ClothError::InvalidHandle));
+    }
+}
