@@ -122,6 +122,7 @@ impl Cloth {
             tethers: TetherConstraints::default(),
             params: desc.params,
             normals: vec![Vec3::ZERO; particle_count],
+            wind_force: vec![Vec3::ZERO; particle_count],
             stats: ClothStats::default(),
             scratch: StatsScratch::with_capacity(edge_count.max(hinge_count).max(particle_count)),
         };

@@ -1,10 +1,13 @@
 //! The step loop: Small Steps XPBD (Macklin et al. 2019) for one cloth. The whole algorithm is
 //! `step_cloth`, top to bottom; each constraint type's sweep lives with its constraint.
 
+mod wind;
+
 use crate::cloth::Cloth;
 use crate::constraints::SubstepCoefficients;
 use crate::stats::{ClothStats, ConstraintStats};
 use glam::Vec3;
+use wind::{Aerodynamics, apply_wind};
 
 /// World-level settings a cloth step needs.
 #[derive(Clone, Copy, Debug)]
@@ -19,7 +22,7 @@ pub(crate) struct StepContext {
 
 /// Advance `cloth` by one fixed step `dt` [s] (already validated: 0 < dt ≤ 1).
 ///
-/// Per substep h = dt/n (DESIGN §2): predict, λ = 0, k Gauss–Seidel sweeps (stretch, bending, then
+/// Per substep h = dt/n (DESIGN §2): aerodynamic forces (if enabled), predict, λ = 0, k Gauss–Seidel sweeps (stretch, bending, then
 /// tethers last so that the hard length limit holds when the substep ends), velocity update,
 /// linear damping. Then pins advance, normals and statistics are refreshed. Allocates nothing.
 pub(crate) fn step_cloth(cloth: &mut Cloth, dt: f32, ctx: &StepContext) {
@@ -33,8 +36,12 @@ pub(crate) fn step_cloth(cloth: &mut Cloth, dt: f32, ctx: &StepContext) {
     let stretch_k = coefficients(params.stretch_damping);
     let bend_k = coefficients(params.bend_damping);
     let tether_k = coefficients(0.0);
+    let aerodynamics = Aerodynamics::from_params(&params);
 
     for substep in 0..substeps {
+        if let Some(aero) = &aerodynamics {
+            apply_wind(cloth, aero, h);
+        }
         predict(cloth, acceleration, h, substep, substeps);
 
         cloth.stretch.lambda.fill(0.0);
