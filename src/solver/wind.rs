@@ -86,8 +86,8 @@ pub(crate) fn apply_wind(cloth: &mut Cloth, aero: &Aerodynamics, h: f32) {
         force[c] += f;
     }
     let p = &mut cloth.particles;
-    for i in 0..p.v.len() {
-        p.v[i] += force[i] * (h * p.w[i]);
+    for ((v, f), w) in p.v.iter_mut().zip(force.iter()).zip(&p.w) {
+        *v += *f * (h * w);
     }
 }
 
