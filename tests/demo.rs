@@ -91,13 +91,18 @@ fn flag_in_wind_reports_sane_numbers_and_moving_pictures() {
 
     // plane_50x50: 51 × 51 vertices, no duplicates; its hoist edge (51 vertices) is pinned.
     assert_eq!(numbers(&report, "mesh"), vec![2601.0, 2601.0, 5000.0, 51.0]);
-    // Edges 3·50·50 + 2·50, hinges = interior edges, one tether per free particle.
-    assert_eq!(numbers(&report, "constraints"), vec![7600.0, 7400.0, 2550.0, 17550.0]);
+    // Edges 3·50·50 + 2·50, hinges = interior edges, and the same number of tethers (one or more)
+    // for each of the 2550 free particles.
+    let [stretch, bending, tethers, all] = numbers(&report, "constraints")[..] else { panic!("four counts") };
+    assert_eq!((stretch, bending), (7600.0, 7400.0));
+    assert!(tethers >= 2550.0 && tethers % 2550.0 == 0.0, "{tethers} tethers");
+    assert_eq!(all, stretch + bending + tethers);
     let time = numbers(&report, "time");
     assert!(time.iter().all(|t| t.is_finite() && *t > 0.0), "{time:?}");
     for (label, bound) in [("|C| stretch", 0.02), ("|C| bending", std::f64::consts::PI), ("|C| tether", 1e-3)] {
         let [mean, p95, max] = numbers(&report, label)[..] else { panic!("{label}: three numbers") };
-        assert!(0.0 <= mean && mean <= p95 && p95 <= max && max <= bound, "{label}: {mean} {p95} {max}");
+        // (The mean may exceed the 95th percentile when a few constraints carry all the error.)
+        assert!(0.0 <= mean.min(p95) && mean <= max && p95 <= max && max <= bound, "{label}: {mean} {p95} {max}");
     }
     // A flapping flag stretches (one Gauss–Seidel iteration per substep), but within bounds;
     // an unstable solve reaches hundreds of percent within a second.
