@@ -138,6 +138,7 @@ impl Cloth {
             params: desc.params,
             contacts: ContactScratch::new(particle_count),
             normals: vec![Vec3::ZERO; particle_count],
+            wind_force: vec![Vec3::ZERO; particle_count],
             stats: ClothStats::default(),
             last_substep: 0.0,
             scratch: StatsScratch::with_capacity(

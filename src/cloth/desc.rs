@@ -33,8 +33,21 @@ pub struct ClothParams {
     pub enable_bending: bool,
     /// Enable tethers (long-range attachments) to pinned particles.
     pub enable_tethers: bool,
-    /// Uniform external acceleration [m/s²] added to gravity for this cloth (e.g. a steady wind).
+    /// Uniform external acceleration [m/s²] added to gravity for this cloth. A uniform acceleration
+    /// only leans a cloth sideways; for wind that flutters use the aerodynamic fields below.
     pub external_acceleration: [f32; 3],
+    /// Air velocity [m/s] seen by the aerodynamic model (per-triangle drag and lift from the
+    /// velocity relative to the air, Keckeisen et al. 2004; see `solver/wind.rs`). Default 0:
+    /// still air. Must stay 0 while both coefficients are 0, so that wind is never silently ignored.
+    pub wind_velocity: [f32; 3],
+    /// Aerodynamic drag coefficient C_D [-] (≈ 1 for a flat plate facing the flow). Default 0.
+    /// Aerodynamics is off, at no cost, while `drag_coefficient` and `lift_coefficient` are both 0.
+    pub drag_coefficient: f32,
+    /// Aerodynamic lift coefficient C_L [-] (force perpendicular to the flow, ≈ 0.2–0.5 for cloth).
+    /// Default 0.
+    pub lift_coefficient: f32,
+    /// Air density ρ [kg/m³] for the aerodynamic forces. Default 1.225 (sea level, 15 °C).
+    pub air_density: f32,
     /// Substeps per step for this cloth; 0 = the world's setting.
     pub substeps: u32,
     /// Solver iterations per substep for this cloth; 0 = the world's setting.
@@ -67,6 +80,10 @@ impl Default for ClothParams {
             enable_bending: true,
             enable_tethers: true,
             external_acceleration: [0.0; 3],
+            wind_velocity: [0.0; 3],
+            drag_coefficient: 0.0,
+            lift_coefficient: 0.0,
+            air_density: 1.225,
             substeps: 0,
             iterations: 0,
             collision_thickness: 0.005,
@@ -83,7 +100,8 @@ pub const MAX_SUBSTEPS: u32 = 1000;
 impl ClothParams {
     /// Reject impossible values, naming the field: negative or non-finite compliance or damping,
     /// slack below 1, substeps or iterations above [`MAX_SUBSTEPS`], invalid material, collision
-    /// thickness outside [0, 1] m, depenetration speed outside (0, 1000] m/s.
+    /// thickness outside [0, 1] m, depenetration speed outside (0, 1000] m/s, wind with both
+    /// aerodynamic coefficients 0.
     pub fn validate(&self) -> Result<(), ClothError> {
         self.material.validate()?;
         const INF: f32 = f32::MAX;
@@ -100,6 +118,19 @@ impl ClothParams {
         check_range("linear_damping", self.linear_damping, 0.0, INF, "1/s >= 0")?;
         for a in self.external_acceleration {
             check_range("external_acceleration", a, -1.0e6, 1.0e6, "finite m/s²")?;
+        }
+        for v in self.wind_velocity {
+            check_range("wind_velocity", v, -1.0e4, 1.0e4, "finite m/s")?;
+        }
+        check_range("drag_coefficient", self.drag_coefficient, 0.0, 100.0, "0 <= C_D <= 100")?;
+        check_range("lift_coefficient", self.lift_coefficient, 0.0, 100.0, "0 <= C_L <= 100")?;
+        check_range("air_density", self.air_density, 0.0, 1.0e4, "0 <= kg/m³ <= 1e4")?;
+        if self.wind_velocity != [0.0; 3] && self.drag_coefficient == 0.0 && self.lift_coefficient == 0.0 {
+            return Err(ClothError::InvalidParameter {
+                name: "wind_velocity",
+                value: self.wind_velocity.iter().map(|&v| v as f64 * v as f64).sum::<f64>().sqrt(),
+                expected: "0 unless drag_coefficient or lift_coefficient > 0 (else the wind would do nothing)",
+            });
         }
         check_range("substeps", self.substeps as f32, 0.0, MAX_SUBSTEPS as f32, "0..=1000 (0 = world)")?;
         check_range("iterations", self.iterations as f32, 0.0, MAX_SUBSTEPS as f32, "0..=1000 (0 = world)")?;
@@ -148,5 +179,24 @@ impl<'a> ClothDesc<'a> {
             weld_tolerance: DEFAULT_WELD_TOLERANCE,
             params: ClothParams::default(),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn wind_without_aerodynamic_coefficients_is_rejected_not_ignored() {
+        let windy = ClothParams { wind_velocity: [4.0, 0.0, 3.0], ..ClothParams::default() };
+        match windy.validate() {
+            Err(ClothError::InvalidParameter { name, value, .. }) => {
+                assert_eq!(name, "wind_velocity");
+                assert_eq!(value, 5.0);
+            }
+            other => panic!("unexpected {other:?}"),
+        }
+        assert_eq!(ClothParams { drag_coefficient: 1.0, ..windy }.validate(), Ok(()));
+        assert_eq!(ClothParams { lift_coefficient: 0.3, ..windy }.validate(), Ok(()));
     }
 }

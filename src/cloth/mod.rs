@@ -82,6 +82,8 @@ pub struct Cloth {
 
     /// Area-weighted unit normal per particle, refreshed at the end of every step.
     pub(crate) normals: Vec<Vec3>,
+    /// Aerodynamic force accumulator per particle [N], reused every substep (no allocation).
+    pub(crate) wind_force: Vec<Vec3>,
     pub(crate) stats: ClothStats,
     /// Substep length h [s] of the last step (0 before the first).
     pub(crate) last_substep: f32,

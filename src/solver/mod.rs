@@ -1,12 +1,15 @@
 //! The step loop: Small Steps XPBD (Macklin et al. 2019) for one cloth. The whole algorithm is
 //! `step_cloth`, top to bottom; each constraint type's sweep lives with its constraint.
 
+mod wind;
+
 use crate::cloth::Cloth;
 use crate::collision::contact::{ContactSettings, contact_summary};
 use crate::collision::{ColliderStore, SubstepWindow};
 use crate::constraints::SubstepCoefficients;
 use crate::stats::{ClothStats, ConstraintStats};
 use glam::Vec3;
+use wind::{Aerodynamics, apply_wind};
 
 /// Stretch sweeps per iteration. Measured on the light, stiff, fine cloth of the validation tests
 /// (128², 1 kg, stretch α = 0, bending α = 1e-5, two corners pinned, 60 Hz × 10 substeps): with one
@@ -32,12 +35,13 @@ pub(crate) struct StepContext<'a> {
 
 /// Advance `cloth` by one fixed step `dt` [s] (already validated: 0 < dt ≤ 1).
 ///
-/// Per substep h = dt/n (DESIGN §2): predict, λ = 0, k Gauss–Seidel iterations (bending, then
-/// [`STRETCH_SWEEPS`] stretch sweeps ordered outward from the pins, tethers so that the hard length
-/// limit holds, then collider contacts with friction last so that no step ends inside a collider;
-/// colliders at their pose interpolated for this substep), velocity update (speed-limiting particles
-/// being pushed out of a collider), linear damping. Then pins advance, normals and statistics (with
-/// contact count and penetration) are refreshed. Allocates nothing.
+/// Per substep h = dt/n (DESIGN §2): aerodynamic forces (if enabled), predict, λ = 0, k Gauss–Seidel
+/// iterations (bending, then [`STRETCH_SWEEPS`] stretch sweeps ordered outward from the pins,
+/// tethers so that the hard length limit holds, then collider contacts with friction last so that
+/// no step ends inside a collider; colliders at their pose interpolated for this substep), velocity
+/// update (speed-limiting particles being pushed out of a collider), linear damping. Then pins
+/// advance, normals and statistics (with contact count and penetration) are refreshed. Allocates
+/// nothing.
 pub(crate) fn step_cloth(cloth: &mut Cloth, dt: f32, ctx: &StepContext) {
     let params = cloth.params;
     let substeps = if params.substeps > 0 { params.substeps } else { ctx.substeps };
@@ -55,8 +59,12 @@ pub(crate) fn step_cloth(cloth: &mut Cloth, dt: f32, ctx: &StepContext) {
         max_depenetration: params.max_depenetration_speed * h,
     };
     let collide = params.collision_mask != 0 && ctx.colliders.len() > 0;
+    let aerodynamics = Aerodynamics::from_params(&params);
 
     for substep in 0..substeps {
+        if let Some(aero) = &aerodynamics {
+            apply_wind(cloth, aero, h);
+        }
         predict(cloth, acceleration, h, substep, substeps);
         let window = SubstepWindow::new(substep, substeps);
         if collide {

@@ -1,0 +1,75 @@
+//! Pictures out: an animated GIF written frame by frame, and a PNG contact sheet of a few frames.
+//! Both are indexed-colour with the scene's palette (see `render::palette`).
+
+use crate::render::Canvas;
+use crate::render::font::draw_text;
+use crate::render::palette::{INK, PAPER};
+use std::borrow::Cow;
+use std::fs::File;
+use std::io::BufWriter;
+use std::path::Path;
+
+/// Pixels between the tiles of a contact sheet.
+const GAP: usize = 4;
+
+/// An animated GIF being written, one frame at a time (frames are not kept in memory).
+pub struct GifWriter {
+    encoder: gif::Encoder<BufWriter<File>>,
+    /// Frame delay [1/100 s].
+    delay: u16,
+}
+
+impl GifWriter {
+    /// Create `path` for `width × height` frames shown `delay` hundredths of a second each, looping.
+    pub fn create(path: &Path, width: usize, height: usize, palette: &[u8], delay: u16) -> Result<GifWriter, String> {
+        let fail = |e: &dyn std::fmt::Display| format!("cannot write {}: {e}", path.display());
+        let file = File::create(path).map_err(|e| fail(&e))?;
+        let mut encoder =
+            gif::Encoder::new(BufWriter::new(file), width as u16, height as u16, palette).map_err(|e| fail(&e))?;
+        encoder.set_repeat(gif::Repeat::Infinite).map_err(|e| fail(&e))?;
+        Ok(GifWriter { encoder, delay })
+    }
+
+    pub fn add(&mut self, canvas: &Canvas) -> Result<(), String> {
+        let frame = gif::Frame {
+            width: canvas.width as u16,
+            height: canvas.height as u16,
+            delay: self.delay,
+            buffer: Cow::Borrowed(&canvas.pixels),
+            ..gif::Frame::default()
+        };
+        self.encoder.write_frame(&frame).map_err(|e| format!("cannot write GIF frame: {e}"))
+    }
+}
+
+/// Lay `tiles` (all the same size) out in rows of `columns`, each labelled with its time in
+/// seconds, on white.
+pub fn contact_sheet(tiles: &[(f32, Canvas)], columns: usize) -> Canvas {
+    let (w, h) = (tiles[0].1.width, tiles[0].1.height);
+    let rows = tiles.len().div_ceil(columns);
+    let mut sheet = Canvas::new(columns * w + (columns + 1) * GAP, rows * h + (rows + 1) * GAP);
+    sheet.pixels.fill(PAPER);
+    for (k, (time, tile)) in tiles.iter().enumerate() {
+        let (x0, y0) = (GAP + (k % columns) * (w + GAP), GAP + (k / columns) * (h + GAP));
+        for (y, row) in tile.pixels.chunks_exact(w).enumerate() {
+            let start = (y0 + y) * sheet.width + x0;
+            sheet.pixels[start..start + w].copy_from_slice(row);
+        }
+        draw_text(&mut sheet, &format!("t={time:.2}s"), x0 + 6, y0 + 6, 2, INK);
+    }
+    sheet
+}
+
+/// Write an indexed-colour PNG.
+pub fn write_png(path: &Path, canvas: &Canvas, palette: &[u8]) -> Result<(), String> {
+    let fail = |e: &dyn std::fmt::Display| format!("cannot write {}: {e}", path.display());
+    let file = File::create(path).map_err(|e| fail(&e))?;
+    let mut encoder = png::Encoder::new(BufWriter::new(file), canvas.width as u32, canvas.height as u32);
+    encoder.set_color(png::ColorType::Indexed);
+    encoder.set_depth(png::BitDepth::Eight);
+    encoder.set_palette(palette.to_vec());
+    encoder.set_compression(png::Compression::High);
+    let mut writer = encoder.write_header().map_err(|e| fail(&e))?;
+    writer.write_image_data(&canvas.pixels).map_err(|e| fail(&e))?;
+    writer.finish().map_err(|e| fail(&e))
+}

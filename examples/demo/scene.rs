@@ -1,0 +1,318 @@
+//! Scenes as plain data: which mesh, where it goes, what holds it, what it falls on, the wind, and
+//! where the camera looks. The two built-in scenes use the bundled meshes in `data/`.
+
+use std::f32::consts::{FRAC_PI_2, TAU};
+use std::path::PathBuf;
+use glam::{Affine3A, Quat, Vec3};
+use xpbd_cloth::{ClothParams, ColliderDesc, Material, Pose, World};
+
+/// Fixed frame step [s]: a 60 Hz game.
+pub const FRAME_DT: f32 = 1.0 / 60.0;
+
+/// A collider shape, in world space [m]. Static in the built-in scenes.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum DemoShape {
+    /// The half-space behind a plane: everything with (p − point)·normal < 0 is inside.
+    Plane { point: Vec3, normal: Vec3 },
+    /// An axis-aligned box.
+    Box { center: Vec3, half_extents: Vec3 },
+    /// A ball.
+    Sphere { center: Vec3, radius: f32 },
+    /// All points within `radius` of the segment a–b.
+    Capsule { a: Vec3, b: Vec3, radius: f32 },
+}
+
+/// A collider of a scene: its shape and its friction coefficient μ [-].
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct DemoCollider {
+    pub shape: DemoShape,
+    pub friction: f32,
+}
+
+impl DemoShape {
+    /// Signed distance [m] from `p` to the surface: negative inside.
+    pub fn signed_distance(&self, p: Vec3) -> f32 {
+        match *self {
+            DemoShape::Plane { point, normal } => (p - point).dot(normal.normalize()),
+            DemoShape::Box { center, half_extents } => {
+                // Standard box SDF: outside distance from the clamped excess, inside the largest
+                // (least negative) per-axis distance.
+                let q = (p - center).abs() - half_extents;
+                q.max(Vec3::ZERO).length() + q.max_element().min(0.0)
+            }
+            DemoShape::Sphere { center, radius } => p.distance(center) - radius,
+            DemoShape::Capsule { a, b, radius } => {
+                let ab = b - a;
+                let t = ((p - a).dot(ab) / ab.length_squared().max(f32::MIN_POSITIVE)).clamp(0.0, 1.0);
+                p.distance(a + ab * t) - radius
+            }
+        }
+    }
+}
+
+/// Where the camera is: it looks at `target` from `distance` [m] along `direction`.
+#[derive(Clone, Copy, Debug)]
+pub struct CameraSpec {
+    pub target: Vec3,
+    pub direction: Vec3,
+    pub distance: f32,
+    /// Vertical field of view [rad].
+    pub fov_y: f32,
+}
+
+impl CameraSpec {
+    /// A camera along `direction` that keeps the box `lo..hi` in view.
+    pub fn framing(lo: Vec3, hi: Vec3, direction: Vec3) -> CameraSpec {
+        let fov_y = 40f32.to_radians();
+        let radius = 0.5 * (hi - lo).length();
+        CameraSpec { target: 0.5 * (lo + hi), direction, distance: 1.05 * radius / (0.5 * fov_y).sin(), fov_y }
+    }
+}
+
+/// The flag's wind: a steady breeze with slow gusts and a sideways swirl (a perfectly steady,
+/// perfectly aligned wind leaves a flat flag edge-on and still).
+#[derive(Clone, Copy, Debug)]
+pub struct GustyWind {
+    /// Mean air velocity [m/s].
+    pub mean: Vec3,
+    /// Relative amplitude of the along-wind gusts [-].
+    pub gust: f32,
+    /// Amplitude of the sideways (z) component [m/s].
+    pub swirl: f32,
+}
+
+impl GustyWind {
+    /// Air velocity [m/s] at time `t` [s].
+    pub fn at(&self, t: f32) -> Vec3 {
+        let gust = 1.0 + self.gust * (TAU * 0.45 * t).sin();
+        self.mean * gust + Vec3::Z * self.swirl * (TAU * 1.1 * t).sin()
+    }
+}
+
+/// Which render vertices are pinned where they start.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum PinRule {
+    None,
+    /// Every vertex within 0.1 mm of the smallest x (the flag's hoist edge).
+    MinX,
+}
+
+/// Everything a run needs besides the command-line options.
+#[derive(Clone, Debug)]
+pub struct Scene {
+    pub name: String,
+    pub mesh_path: PathBuf,
+    /// Applied to the OBJ positions before the cloth is created.
+    pub placement: Affine3A,
+    pub pins: PinRule,
+    pub colliders: Vec<DemoCollider>,
+    /// Contact thickness [m] the cloth keeps from colliders (passed on once colliders are wired).
+    pub contact_thickness: f32,
+    pub params: ClothParams,
+    pub wind: Option<GustyWind>,
+    pub frames: u32,
+    pub camera: CameraSpec,
+    /// Cloth colour (front face; the back face is a darker shade of it), sRGB.
+    pub cloth_rgb: [u8; 3],
+}
+
+/// Path of a bundled data file (the demo can run from any working directory).
+pub fn data_file(name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("data").join(name)
+}
+
+/// The bundled tablecloth (Codim-IPC, 0.7 m × 0.7 m) falling 5 cm onto the table top. The table is
+/// the one of `table.obj` in the same source, approximated by boxes: top, apron, four legs, and the
+/// floor it stands on.
+pub fn tablecloth() -> Scene {
+    let top = 0.975;
+    let floor = 0.49;
+    let mut colliders = vec![
+        box_collider(Vec3::new(0.0, top - 0.0075, 0.0), Vec3::new(0.223, 0.0075, 0.355)),
+        box_collider(Vec3::new(0.0, 0.94, 0.0), Vec3::new(0.207, 0.02, 0.337)),
+    ];
+    for (x, z) in [(-0.186, -0.316), (-0.186, 0.316), (0.186, -0.316), (0.186, 0.316)] {
+        let leg_height = 0.94 - floor;
+        colliders.push(box_collider(Vec3::new(x, floor + 0.5 * leg_height, z), Vec3::new(0.019, 0.5 * leg_height, 0.019)));
+    }
+    colliders.push(DemoCollider { shape: DemoShape::Plane { point: Vec3::Y * floor, normal: Vec3::Y }, friction: 0.6 });
+    Scene {
+        name: "tablecloth".into(),
+        mesh_path: data_file("tablecloth.obj"),
+        placement: Affine3A::from_translation(Vec3::Y * 0.05),
+        pins: PinRule::None,
+        colliders,
+        contact_thickness: 0.003,
+        params: ClothParams { linear_damping: 0.2, ..ClothParams::default() },
+        wind: None,
+        frames: 240,
+        camera: CameraSpec {
+            target: Vec3::new(-0.12, 0.8, 0.0),
+            direction: Vec3::new(-0.75, 0.6, 1.0),
+            distance: 1.75,
+            fov_y: 40f32.to_radians(),
+        },
+        cloth_rgb: [196, 64, 56],
+    }
+}
+
+/// The bundled 1 m grid (PositionBasedDynamics' plane_50x50) stood upright as a flag, its hoist
+/// pinned along a pole, in gusty wind.
+pub fn flag() -> Scene {
+    let pole_radius = 0.02;
+    // The OBJ lies in y = 0 (x, z in ±0.5 m): rotate it about x into the x–y plane, hoist at x = 0,
+    // top at y = 2.5 m.
+    let placement =
+        Affine3A::from_rotation_translation(Quat::from_rotation_x(FRAC_PI_2), Vec3::new(0.5 + pole_radius, 2.0, 0.0));
+    let colliders = vec![
+        DemoCollider {
+            shape: DemoShape::Capsule { a: Vec3::ZERO, b: Vec3::Y * 2.6, radius: pole_radius },
+            friction: 0.3,
+        },
+        DemoCollider { shape: DemoShape::Plane { point: Vec3::ZERO, normal: Vec3::Y }, friction: 0.6 },
+    ];
+    let material = Material { areal_density: 0.12, ..Material::default() };
+    Scene {
+        name: "flag".into(),
+        mesh_path: data_file("plane_50x50.obj"),
+        placement,
+        pins: PinRule::MinX,
+        colliders,
+        contact_thickness: 0.003,
+        params: ClothParams {
+            material,
+            drag_coefficient: 1.0,
+            lift_coefficient: 0.3,
+            linear_damping: 0.05,
+            ..ClothParams::default()
+        },
+        wind: Some(GustyWind { mean: Vec3::new(6.0, 0.0, 0.0), gust: 0.35, swirl: 1.2 }),
+        frames: 240,
+        camera: CameraSpec {
+            target: Vec3::new(0.55, 1.75, 0.0),
+            direction: Vec3::new(0.55, 0.2, 1.0),
+            distance: 3.3,
+            fov_y: 40f32.to_radians(),
+        },
+        cloth_rgb: [40, 92, 170],
+    }
+}
+
+/// Any OBJ dropped onto a ball, with a floor below. Sizes follow the mesh's bounding box
+/// `lo..hi` [m] so that any unit-consistent mesh gets a sensible scene.
+pub fn drop_onto_ball(mesh_path: PathBuf, lo: Vec3, hi: Vec3) -> Scene {
+    let size = (hi - lo).max_element().max(1e-3);
+    let center = 0.5 * (lo + hi);
+    let radius = 0.3 * size;
+    let ball = Vec3::new(center.x, lo.y - 0.05 * size - radius, center.z);
+    let floor = ball.y - radius;
+    let colliders = vec![
+        DemoCollider { shape: DemoShape::Sphere { center: ball, radius }, friction: 0.4 },
+        DemoCollider { shape: DemoShape::Plane { point: Vec3::Y * floor, normal: Vec3::Y }, friction: 0.6 },
+    ];
+    let name = mesh_path.file_stem().map_or("mesh".into(), |s| s.to_string_lossy().into_owned());
+    let view_lo = lo.min(ball - Vec3::splat(radius));
+    Scene {
+        name,
+        mesh_path,
+        placement: Affine3A::IDENTITY,
+        pins: PinRule::None,
+        colliders,
+        contact_thickness: (0.005 * size).max(1e-4),
+        params: ClothParams { linear_damping: 0.2, ..ClothParams::default() },
+        wind: None,
+        frames: 120,
+        camera: CameraSpec::framing(view_lo, hi, Vec3::new(-0.6, 0.6, 1.0)),
+        cloth_rgb: [214, 170, 60],
+    }
+}
+
+fn box_collider(center: Vec3, half_extents: Vec3) -> DemoCollider {
+    DemoCollider { shape: DemoShape::Box { center, half_extents }, friction: 0.5 }
+}
+
+/// Register the scene's colliders with the world: the one place where the demo hands colliders
+/// to the library. Returns how many the world now simulates.
+pub fn add_colliders(world: &mut World, scene: &Scene) -> Result<usize, String> {
+    for c in &scene.colliders {
+        world.add_collider(&c.to_collider_desc()).map_err(|e| format!("collider rejected: {e}"))?;
+    }
+    Ok(world.collider_count())
+}
+
+impl DemoCollider {
+    /// The library's description of this collider (static and kinetic friction both μ).
+    pub fn to_collider_desc(&self) -> ColliderDesc {
+        let at_rotation = |position: Vec3, up: Vec3| Pose {
+            position: position.to_array(),
+            rotation: Quat::from_rotation_arc(Vec3::Y, up.normalize()).to_array(),
+        };
+        let shape = match self.shape {
+            // The library's plane has its normal along local +Y and is solid below it.
+            DemoShape::Plane { point, normal } => ColliderDesc { pose: at_rotation(point, normal), ..ColliderDesc::plane() },
+            DemoShape::Box { center, half_extents } => {
+                ColliderDesc { pose: Pose::at(center.to_array()), ..ColliderDesc::cuboid(half_extents.to_array()) }
+            }
+            DemoShape::Sphere { center, radius } => {
+                ColliderDesc { pose: Pose::at(center.to_array()), ..ColliderDesc::sphere(radius) }
+            }
+            // The library's capsule runs along local Y.
+            DemoShape::Capsule { a, b, radius } => ColliderDesc {
+                pose: at_rotation(0.5 * (a + b), b - a),
+                ..ColliderDesc::capsule(radius, 0.5 * a.distance(b))
+            },
+        };
+        ColliderDesc { static_friction: self.friction, kinetic_friction: self.friction, ..shape }
+    }
+}
+
+/// Deepest penetration [m] of any of `points` into any collider (0 when every point is outside).
+pub fn max_penetration(points: &[Vec3], colliders: &[DemoCollider]) -> f32 {
+    let mut deepest = 0.0f32;
+    for c in colliders {
+        for &p in points {
+            deepest = deepest.max(-c.shape.signed_distance(p));
+        }
+    }
+    deepest
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn signed_distances_match_the_geometry() {
+        let bx = DemoShape::Box { center: Vec3::new(1.0, 0.0, 0.0), half_extents: Vec3::new(0.5, 0.25, 1.0) };
+        assert!((bx.signed_distance(Vec3::new(1.0, 0.0, 0.0)) + 0.25).abs() < 1e-6); // centre: nearest face y
+        assert!((bx.signed_distance(Vec3::new(1.0, 1.25, 0.0)) - 1.0).abs() < 1e-6); // above the top face
+        assert!((bx.signed_distance(Vec3::new(2.5, 1.25, 0.0)) - 2f32.sqrt()).abs() < 1e-6); // off an edge
+        let plane = DemoShape::Plane { point: Vec3::Y, normal: Vec3::Y * 2.0 };
+        assert!((plane.signed_distance(Vec3::new(5.0, 0.25, -3.0)) + 0.75).abs() < 1e-6);
+        let ball = DemoShape::Sphere { center: Vec3::ONE, radius: 0.5 };
+        assert!((ball.signed_distance(Vec3::new(1.0, 1.0, 3.0)) - 1.5).abs() < 1e-6);
+        let capsule = DemoShape::Capsule { a: Vec3::ZERO, b: Vec3::Y * 2.0, radius: 0.1 };
+        assert!((capsule.signed_distance(Vec3::new(0.3, 1.0, 0.0)) - 0.2).abs() < 1e-6); // beside the shaft
+        assert!((capsule.signed_distance(Vec3::new(0.0, 3.0, 0.0)) - 0.9).abs() < 1e-6); // above the cap
+    }
+
+    #[test]
+    fn penetration_is_the_deepest_point_inside_any_collider() {
+        let colliders = [
+            DemoCollider { shape: DemoShape::Plane { point: Vec3::ZERO, normal: Vec3::Y }, friction: 0.0 },
+            DemoCollider { shape: DemoShape::Sphere { center: Vec3::Y * 2.0, radius: 1.0 }, friction: 0.0 },
+        ];
+        let points = [Vec3::new(0.0, 0.5, 0.0), Vec3::new(0.0, -0.1, 0.0), Vec3::new(0.0, 2.3, 0.0)];
+        assert!((max_penetration(&points, &colliders) - 0.7).abs() < 1e-6);
+        assert_eq!(max_penetration(&points[..1], &colliders), 0.0);
+    }
+
+    #[test]
+    fn the_flag_hoist_is_at_the_pole_and_the_flag_upright() {
+        let s = flag();
+        let hoist = s.placement.transform_point3(Vec3::new(-0.5, 0.0, 0.5));
+        let fly_top = s.placement.transform_point3(Vec3::new(0.5, 0.0, -0.5));
+        assert!((hoist - Vec3::new(0.02, 1.5, 0.0)).length() < 1e-6, "{hoist}");
+        assert!((fly_top - Vec3::new(1.02, 2.5, 0.0)).length() < 1e-6, "{fly_top}");
+    }
+}

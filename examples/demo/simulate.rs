@@ -1,0 +1,191 @@
+//! Run one scene: create the cloth, step it at 60 Hz, time every step, record pictures, measure.
+
+use crate::mesh_io::{TriangleMesh, write_obj};
+use crate::output::{GifWriter, contact_sheet, write_png};
+use crate::render::{Renderer, palette};
+use crate::report::{Report, median};
+use crate::scene::{FRAME_DT, PinRule, Scene, add_colliders, max_penetration};
+use glam::Vec3;
+use std::io::Write;
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+use xpbd_cloth::{ClothDesc, ClothHandle, ClothParams, World, WorldDesc};
+
+/// Command-line settings shared by every scene.
+#[derive(Clone, Debug)]
+pub struct Options {
+    /// Frames to simulate; `None` = the scene's default.
+    pub frames: Option<u32>,
+    pub substeps: u32,
+    /// Worker threads (0 = all cores).
+    pub threads: u32,
+    pub out_dir: PathBuf,
+}
+
+/// GIF size [pixels] and cadence: every 3rd frame of 60 Hz = 20 pictures per second, real time.
+const GIF_SIZE: (usize, usize) = (480, 360);
+const GIF_EVERY: u32 = 3;
+const GIF_DELAY_CENTISECONDS: u16 = 5;
+/// Contact sheet: 8 tiles, 4 per row, evenly spaced in time from the first to the last frame.
+const TILE_SIZE: (usize, usize) = (320, 240);
+const TILES: u32 = 8;
+const TILE_COLUMNS: usize = 4;
+
+pub fn run(scene: &Scene, mesh: &TriangleMesh, opts: &Options) -> Result<Report, String> {
+    let wall = Instant::now();
+    let positions: Vec<[f32; 3]> =
+        mesh.positions.iter().map(|&p| scene.placement.transform_point3(Vec3::from_array(p)).to_array()).collect();
+    let world_desc = WorldDesc { substeps: opts.substeps, thread_count: opts.threads, ..WorldDesc::default() };
+    let mut world = World::new(world_desc).map_err(|e| format!("invalid option: {e}"))?;
+    let params = ClothParams { collision_thickness: scene.contact_thickness, ..scene.params };
+    let desc = ClothDesc { params, ..ClothDesc::new(&positions, &mesh.indices) };
+    let cloth = world
+        .add_cloth(&desc)
+        .map_err(|e| format!("{}: mesh rejected by the library: {e}", scene.mesh_path.display()))?;
+    let pins = pinned_vertices(scene.pins, &positions);
+    world.cloth_mut(cloth).and_then(|c| c.set_pinned(&pins, None)).map_err(|e| e.to_string())?;
+    let registered_colliders = add_colliders(&mut world, scene)?;
+
+    let frames = opts.frames.unwrap_or(scene.frames);
+    std::fs::create_dir_all(&opts.out_dir).map_err(|e| format!("cannot create {}: {e}", opts.out_dir.display()))?;
+    let out = |suffix: &str| opts.out_dir.join(format!("{}{suffix}", scene.name));
+    let colours = palette::palette(scene.cloth_rgb);
+    let mut recorder = Recorder {
+        gif_renderer: Renderer::new(scene, GIF_SIZE.0, GIF_SIZE.1),
+        tile_renderer: Renderer::new(scene, TILE_SIZE.0, TILE_SIZE.1),
+        gif: GifWriter::create(&out(".gif"), GIF_SIZE.0, GIF_SIZE.1, &colours, GIF_DELAY_CENTISECONDS)?,
+        tile_frames: (0..TILES).map(|k| ((k * frames) as f32 / (TILES - 1) as f32).round() as u32).collect(),
+        tiles: Vec::new(),
+        positions: vec![[0.0; 3]; positions.len()],
+        normals: vec![[0.0; 3]; positions.len()],
+        render_time: Duration::ZERO,
+    };
+    recorder.record(&world, cloth, 0, frames, &mesh.indices)?;
+
+    let mut step_times = Vec::with_capacity(frames as usize);
+    let (mut peak_strain, mut peak_penetration) = (0.0f32, 0.0f32);
+    let mut progress = Progress::new(&scene.name, frames);
+    for frame in 1..=frames {
+        if let Some(wind) = &scene.wind {
+            let c = world.cloth_mut(cloth).map_err(|e| e.to_string())?;
+            let params = xpbd_cloth::ClothParams { wind_velocity: wind.at(frame as f32 * FRAME_DT).to_array(), ..*c.params() };
+            c.set_params(params).map_err(|e| e.to_string())?;
+        }
+        let start = Instant::now();
+        world.step(FRAME_DT).map_err(|e| e.to_string())?;
+        step_times.push(start.elapsed().as_secs_f64());
+
+        let c = world.cloth(cloth).map_err(|e| e.to_string())?;
+        if let Some(p) = c.particle_positions().iter().position(|x| !x.is_finite()) {
+            return Err(format!("{}: simulation became unstable at frame {frame} (particle {p})", scene.name));
+        }
+        peak_strain = peak_strain.max(c.stats().max_edge_strain);
+        peak_penetration = peak_penetration.max(max_penetration(c.particle_positions(), &scene.colliders));
+        recorder.record(&world, cloth, frame, frames, &mesh.indices)?;
+        progress.update(frame, &step_times);
+    }
+    progress.finish();
+
+    let sheet = contact_sheet(&recorder.tiles, TILE_COLUMNS);
+    write_png(&out(".png"), &sheet, &colours)?;
+    let c = world.cloth(cloth).map_err(|e| e.to_string())?;
+    write_obj(&out("_final.obj"), &recorder.positions, &recorder.normals, &mesh.indices)?;
+
+    Ok(Report {
+        scene: scene.name.clone(),
+        mesh_path: scene.mesh_path.clone(),
+        frames,
+        world: *world.desc(),
+        info: c.info(),
+        pinned: pins.len(),
+        stretch_count: c.stats().stretch.count as usize,
+        bending_count: c.stats().bending.count as usize,
+        tether_count: c.stats().tether.count as usize,
+        median_step_seconds: median(&mut step_times),
+        total_step_seconds: step_times.iter().sum(),
+        stats: *c.stats(),
+        peak_strain,
+        final_penetration: max_penetration(c.particle_positions(), &scene.colliders),
+        peak_penetration,
+        colliders: scene.colliders.len(),
+        registered_colliders,
+        render_seconds: recorder.render_time.as_secs_f64(),
+        wall_seconds: wall.elapsed().as_secs_f64(),
+        outputs: vec![out(".png"), out(".gif"), out("_final.obj")],
+    })
+}
+
+fn pinned_vertices(rule: PinRule, positions: &[[f32; 3]]) -> Vec<u32> {
+    match rule {
+        PinRule::None => Vec::new(),
+        PinRule::MinX => {
+            let min_x = positions.iter().map(|p| p[0]).fold(f32::INFINITY, f32::min);
+            (0..positions.len() as u32).filter(|&v| positions[v as usize][0] <= min_x + 1e-4).collect()
+        }
+    }
+}
+
+/// Turns cloth states into GIF frames and contact-sheet tiles.
+struct Recorder {
+    gif_renderer: Renderer,
+    tile_renderer: Renderer,
+    gif: GifWriter,
+    tile_frames: Vec<u32>,
+    tiles: Vec<(f32, crate::render::Canvas)>,
+    /// Last read cloth state, render order.
+    positions: Vec<[f32; 3]>,
+    normals: Vec<[f32; 3]>,
+    render_time: Duration,
+}
+
+impl Recorder {
+    fn record(&mut self, world: &World, cloth: ClothHandle, frame: u32, last: u32, indices: &[u32]) -> Result<(), String> {
+        let start = Instant::now();
+        let c = world.cloth(cloth).map_err(|e| e.to_string())?;
+        c.read_positions(&mut self.positions).map_err(|e| e.to_string())?;
+        c.read_normals(&mut self.normals).map_err(|e| e.to_string())?;
+        if frame % GIF_EVERY == 0 || frame == last {
+            self.gif.add(&self.gif_renderer.draw(&self.positions, &self.normals, indices))?;
+        }
+        if self.tile_frames.contains(&frame) {
+            let picture = self.tile_renderer.draw(&self.positions, &self.normals, indices);
+            self.tiles.push((frame as f32 * FRAME_DT, picture));
+        }
+        self.render_time += start.elapsed();
+        Ok(())
+    }
+}
+
+/// A one-line progress display on stderr, redrawn in place at most every 100 ms.
+struct Progress<'a> {
+    name: &'a str,
+    frames: u32,
+    last_draw: Option<Instant>,
+}
+
+impl<'a> Progress<'a> {
+    fn new(name: &'a str, frames: u32) -> Self {
+        Progress { name, frames, last_draw: None }
+    }
+
+    fn update(&mut self, frame: u32, step_times: &[f64]) {
+        if self.last_draw.is_some_and(|t| t.elapsed() < Duration::from_millis(100)) && frame < self.frames {
+            return;
+        }
+        self.last_draw = Some(Instant::now());
+        let recent = &step_times[step_times.len().saturating_sub(30)..];
+        let ms = 1e3 * recent.iter().sum::<f64>() / recent.len().max(1) as f64;
+        eprint!(
+            "\r  {}: frame {frame}/{} ({:.2} s simulated), {ms:.2} ms/step   ",
+            self.name,
+            self.frames,
+            frame as f32 * FRAME_DT
+        );
+        std::io::stderr().flush().ok();
+    }
+
+    fn finish(&self) {
+        eprint!("\r{}\r", " ".repeat(72));
+        std::io::stderr().flush().ok();
+    }
+}

@@ -1,0 +1,226 @@
+//! Runs the demo binary (`examples/demo`) on reduced frame counts and checks what a person would:
+//! the report's numbers, the pictures (they decode, and the cloth moves between the first and the
+//! last frame), the final mesh, and that bad input ends with the library's message and status 1.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::OnceLock;
+
+/// Build the demo once (release: it simulates real meshes) into the target directory this test
+/// runs from, and return its path. `cargo test --all-targets` builds examples only as test
+/// harnesses, so the test cannot assume the plain binary exists or is current.
+fn demo_binary() -> &'static Path {
+    static BINARY: OnceLock<PathBuf> = OnceLock::new();
+    BINARY.get_or_init(|| {
+        // This test runs as <target>/<profile>/deps/demo-<hash>.
+        let exe = std::env::current_exe().expect("test executable path");
+        let target_dir = exe.ancestors().nth(3).expect("test runs inside a target directory").to_path_buf();
+        let status = Command::new(env!("CARGO"))
+            .args(["build", "--release", "--example", "demo", "--target-dir"])
+            .arg(&target_dir)
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .status()
+            .expect("run cargo build");
+        assert!(status.success(), "building the demo failed");
+        target_dir.join("release").join("examples").join(format!("demo{}", std::env::consts::EXE_SUFFIX))
+    })
+}
+
+fn out_dir(name: &str) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("demo-{name}"));
+    let _ = std::fs::remove_dir_all(&dir);
+    dir
+}
+
+fn run_demo(args: &[&str]) -> Output {
+    Command::new(demo_binary()).args(args).output().expect("start the demo")
+}
+
+/// The numbers on the report line that starts with `label` (after indentation).
+fn numbers(report: &str, label: &str) -> Vec<f64> {
+    let line = report
+        .lines()
+        .find(|l| l.trim_start().starts_with(label))
+        .unwrap_or_else(|| panic!("no `{label}` line in the report:\n{report}"));
+    line[line.find(label).unwrap() + label.len()..]
+        .split_whitespace()
+        .filter_map(|t| t.trim_matches(|c: char| matches!(c, ',' | ';' | '(' | ')')).parse::<f64>().ok())
+        .collect()
+}
+
+fn decode_png(path: &Path) -> (u32, u32, Vec<u8>) {
+    let decoder = png::Decoder::new(std::io::BufReader::new(std::fs::File::open(path).expect("PNG exists")));
+    let mut reader = decoder.read_info().expect("PNG header decodes");
+    let mut pixels = vec![0; reader.output_buffer_size().expect("PNG size")];
+    let info = reader.next_frame(&mut pixels).expect("PNG image decodes");
+    pixels.truncate(info.buffer_size());
+    (info.width, info.height, pixels)
+}
+
+fn decode_gif_frames(path: &Path) -> (u16, u16, Vec<Vec<u8>>) {
+    let mut options = gif::DecodeOptions::new();
+    options.set_color_output(gif::ColorOutput::Indexed);
+    let mut decoder = options.read_info(std::fs::File::open(path).expect("GIF exists")).expect("GIF header decodes");
+    let mut frames = Vec::new();
+    while let Some(frame) = decoder.read_next_frame().expect("GIF frame decodes") {
+        frames.push(frame.buffer.to_vec());
+    }
+    (decoder.width(), decoder.height(), frames)
+}
+
+/// Pixels of tile `k` of a contact sheet with 4 columns of 320 × 240 tiles and 4-pixel gaps.
+fn tile(sheet: &[u8], sheet_width: u32, k: usize) -> Vec<u8> {
+    let (x0, y0) = (4 + (k % 4) * 324, 4 + (k / 4) * 244);
+    (0..240).flat_map(|y| {
+        let start = (y0 + y) * sheet_width as usize + x0;
+        sheet[start..start + 320].to_vec()
+    })
+    .collect()
+}
+
+fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+#[test]
+fn flag_in_wind_reports_sane_numbers_and_moving_pictures() {
+    let dir = out_dir("flag");
+    let out = run_demo(&["--scene", "flag", "--frames", "30", "--out", dir.to_str().unwrap()]);
+    assert!(out.status.success(), "demo failed: {}", stderr(&out));
+    let report = String::from_utf8(out.stdout).unwrap();
+
+    // plane_50x50: 51 × 51 vertices, no duplicates; its hoist edge (51 vertices) is pinned.
+    assert_eq!(numbers(&report, "mesh"), vec![2601.0, 2601.0, 5000.0, 51.0]);
+    // Edges 3·50·50 + 2·50, hinges = interior edges, and the same number of tethers (one or more)
+    // for each of the 2550 free particles.
+    let [stretch, bending, tethers, all] = numbers(&report, "constraints")[..] else { panic!("four counts") };
+    assert_eq!((stretch, bending), (7600.0, 7400.0));
+    assert!(tethers >= 2550.0 && tethers % 2550.0 == 0.0, "{tethers} tethers");
+    assert_eq!(all, stretch + bending + tethers);
+    let time = numbers(&report, "time");
+    assert!(time.iter().all(|t| t.is_finite() && *t > 0.0), "{time:?}");
+    for (label, bound) in [("|C| stretch", 0.02), ("|C| bending", std::f64::consts::PI), ("|C| tether", 1e-3)] {
+        let [mean, p95, max] = numbers(&report, label)[..] else { panic!("{label}: three numbers") };
+        // (The mean may exceed the 95th percentile when a few constraints carry all the error.)
+        assert!(0.0 <= mean.min(p95) && mean <= max && p95 <= max && max <= bound, "{label}: {mean} {p95} {max}");
+    }
+    // A flapping flag stretches (one Gauss–Seidel iteration per substep), but within bounds;
+    // an unstable solve reaches hundreds of percent within a second.
+    let strain = numbers(&report, "edge strain");
+    assert!(strain.iter().all(|&s| (0.0..60.0).contains(&s)), "strain % {strain:?}");
+    let penetration = numbers(&report, "penetration");
+    assert!(penetration.iter().take(2).all(|p| p.is_finite() && *p >= 0.0), "{penetration:?}");
+
+    // Contact sheet: 8 tiles in 2 rows of 4; the flag moves between the first and the last.
+    let (w, h, sheet) = decode_png(&dir.join("flag.png"));
+    assert_eq!((w, h), (4 * 320 + 5 * 4, 2 * 240 + 3 * 4));
+    let (first, last) = (tile(&sheet, w, 0), tile(&sheet, w, 7));
+    let changed = first.iter().zip(&last).filter(|(a, b)| a != b).count();
+    assert!(changed > 2000, "only {changed} pixels differ between the first and the last tile");
+
+    // GIF: frame 0 and every 3rd frame up to 30 = 11 frames of 480 × 360, first ≠ last.
+    let (gw, gh, frames) = decode_gif_frames(&dir.join("flag.gif"));
+    assert_eq!((gw, gh, frames.len()), (480, 360, 11));
+    assert_ne!(frames[0], frames[10]);
+
+    // The final mesh reads back with every vertex and triangle, at finite positions.
+    let (models, _) = tobj::load_obj(dir.join("flag_final.obj"), &tobj::LoadOptions::default()).unwrap();
+    let mesh = &models[0].mesh;
+    assert_eq!((mesh.positions.len() / 3, mesh.indices.len() / 3), (2601, 5000));
+    assert!(mesh.positions.iter().all(|c| c.is_finite()));
+}
+
+#[test]
+fn tablecloth_report_counts_the_real_mesh() {
+    let dir = out_dir("tablecloth");
+    let out = run_demo(&["--scene", "tablecloth", "--frames", "12", "--threads", "1", "--out", dir.to_str().unwrap()]);
+    assert!(out.status.success(), "demo failed: {}", stderr(&out));
+    let report = String::from_utf8(out.stdout).unwrap();
+    // tablecloth.obj: 14161 vertices, no duplicate positions, 27848 triangles (data/README).
+    assert_eq!(numbers(&report, "mesh"), vec![14161.0, 14161.0, 27848.0, 0.0]);
+    let constraints = numbers(&report, "constraints");
+    // An open manifold sheet with one boundary loop of 472 edges: E = (3T + 472)/2, hinges = E − 472.
+    assert_eq!(constraints, vec![42008.0, 41536.0, 0.0, 83544.0]);
+    let strain = numbers(&report, "edge strain");
+    assert!(strain.iter().all(|&s| (0.0..10.0).contains(&s)), "strain % {strain:?}");
+    let (_, _, frames) = decode_gif_frames(&dir.join("tablecloth.gif"));
+    assert_eq!(frames.len(), 5); // frames 0, 3, 6, 9, 12
+    assert_ne!(frames[0], frames[4]);
+}
+
+/// Turn on when the collision branch is merged and `scene::add_colliders` registers the table:
+/// then the cloth rests on the top instead of falling through it.
+#[test]
+fn tablecloth_rests_on_the_table() {
+    let dir = out_dir("tablecloth-rests");
+    let out = run_demo(&["--scene", "tablecloth", "--frames", "60", "--out", dir.to_str().unwrap()]);
+    assert!(out.status.success(), "demo failed: {}", stderr(&out));
+    let report = String::from_utf8(out.stdout).unwrap();
+    let penetration = numbers(&report, "penetration");
+    // At most the contact thickness (3 mm) inside any collider, at the end and at any time.
+    assert!(penetration[0] <= 3.0 && penetration[1] <= 3.0, "penetration mm {penetration:?}");
+}
+
+fn write_obj(name: &str, text: &str) -> PathBuf {
+    let path = Path::new(env!("CARGO_TARGET_TMPDIR")).join(name);
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+/// Runs the demo on bad input; asserts status 1, no panic, and `expected` in the message.
+fn fails_with(args: &[&str], expected: &str) {
+    let out = run_demo(args);
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(1), "args {args:?}: {err}");
+    assert!(err.contains(expected), "args {args:?}: expected `{expected}` in: {err}");
+    assert!(!err.contains("panicked"), "{err}");
+}
+
+#[test]
+fn bad_input_prints_the_error_and_exits_with_status_1() {
+    let out = out_dir("bad");
+    let out = out.to_str().unwrap();
+    fails_with(&["--obj", "/nonexistent/cloth.obj", "--out", out], "cannot open /nonexistent/cloth.obj");
+    let quad = write_obj("quad.obj", "v 0 0 0\nv 1 0 0\nv 1 1 0\nv 0 1 0\nf 1 2 3 4\n");
+    fails_with(&["--obj", quad.to_str().unwrap(), "--out", out], "face 1 (object `unnamed_object`) has 4 corners");
+    // The library's own messages, from ClothError's Display:
+    let nan = write_obj("nan.obj", "v 0 0 0\nv 1 0 0\nv 0 NaN 1\nf 1 2 3\n");
+    fails_with(&["--obj", nan.to_str().unwrap(), "--out", out], "vertex 2 has a NaN or infinite coordinate");
+    let degenerate = write_obj("degenerate.obj", "v 0 0 0\nv 1 0 0\nv 2 0 0\nv 0 0 1\nf 1 2 4\nf 1 2 3\n");
+    fails_with(
+        &["--obj", degenerate.to_str().unwrap(), "--out", out],
+        "triangle 1 is degenerate (zero area, or corners welded together)",
+    );
+    fails_with(&["--scene", "flag", "--substeps", "0", "--out", out], "parameter `substeps` = 0 is invalid");
+}
+
+#[test]
+fn any_obj_drops_onto_a_ball() {
+    // A 3 × 3 vertex sheet with UV seams in the middle column (split `vt`, shared `v`): it must
+    // weld into one sheet of 9 particles, not fall apart into triangles.
+    let mut obj = String::new();
+    for j in 0..3 {
+        for i in 0..3 {
+            obj += &format!("v {} 1 {}\n", i as f32 * 0.1, j as f32 * 0.1);
+        }
+    }
+    obj += "vt 0 0\nvt 1 0\nvt 0 1\nvt 1 1\n";
+    for j in 0..2 {
+        for i in 0..2 {
+            let a = j * 3 + i + 1;
+            let (b, c, d) = (a + 1, a + 3, a + 4);
+            obj += &format!("f {a}/1 {c}/3 {b}/2\nf {b}/2 {c}/3 {d}/4\n");
+        }
+    }
+    let path = write_obj("small_sheet.obj", &obj);
+    let dir = out_dir("drop");
+    let out = run_demo(&["--obj", path.to_str().unwrap(), "--frames", "20", "--out", dir.to_str().unwrap()]);
+    assert!(out.status.success(), "demo failed: {}", stderr(&out));
+    let report = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(numbers(&report, "mesh"), vec![9.0, 9.0, 8.0, 0.0]);
+    // 3·2·2 + 2·2 = 16 edges; 16 − 8 boundary = 8 hinges.
+    assert_eq!(numbers(&report, "constraints"), vec![16.0, 8.0, 0.0, 24.0]);
+    for file in ["small_sheet.png", "small_sheet.gif", "small_sheet_final.obj"] {
+        assert!(dir.join(file).is_file(), "{file} missing");
+    }
+}
