@@ -159,6 +159,12 @@ impl World {
         self.colliders.get(handle)
     }
 
+    /// The handle of the live collider in slot `index`, if any (as [`World::live_handle`] for
+    /// cloths).
+    pub fn live_collider_handle(&self, index: u32) -> Option<ColliderHandle> {
+        self.colliders.live_handle(index)
+    }
+
     /// Number of live colliders.
     pub fn collider_count(&self) -> usize {
         self.colliders.len()

@@ -161,6 +161,11 @@ impl ColliderStore {
         Ok(())
     }
 
+    /// The handle of the live collider in slot `index`, if any.
+    pub fn live_handle(&self, index: u32) -> Option<ColliderHandle> {
+        self.colliders.live_generation(index).map(|generation| ColliderHandle { index, generation })
+    }
+
     /// Remove a collider. Errors: `InvalidHandle`.
     pub fn remove(&mut self, handle: ColliderHandle) -> Result<Collider, ClothError> {
         self.colliders.remove(handle.index, handle.generation).ok_or(ClothError::InvalidHandle)
