@@ -14,11 +14,16 @@
  *     xpbd_cloth_create(world, &cd, &cloth);
  *     uint32_t pins[2] = {0, 31};
  *     xpbd_cloth_set_pinned(cloth, pins, 2, NULL);         // pin where they are
+ *     XpbdColliderDesc sd = xpbd_default_collider_desc();  // sphere, r = 0.5 m, at the origin
+ *     sd.position[1] = -1.0f;                              // metres
+ *     XpbdColliderId ball;
+ *     xpbd_collider_create(world, &sd, &ball);             // every cloth of the world hits it
  *     for (;;) {                                           // every frame
+ *         xpbd_collider_set_pose(ball, pos, quat);         // optional: reached by the step's end
  *         xpbd_world_step(world, 1.0f / 60.0f);            // one fixed step, seconds
  *         xpbd_cloth_read_positions(cloth, out, n);        // out: float[3*n], yours
  *     }
- *     xpbd_world_destroy(world);                           // destroys its cloths too
+ *     xpbd_world_destroy(world);                           // and its cloths and colliders
  *
  * Errors: every fallible function returns an XpbdResult; XPBD_RESULT_OK is 0. On any other value
  * nothing was changed and no out-parameter was written, and xpbd_last_error_message() returns the
@@ -27,17 +32,17 @@
  * Ids: XpbdWorldId, XpbdClothId and XpbdColliderId are structs holding one uint64_t, passed by
  * value; zero-initialised ({0}) is null. They pack a slot index and a generation, so a null,
  * destroyed (stale), wrong-kind or forged id returns XPBD_RESULT_INVALID_ID, never a crash.
- * A cloth id carries its world, so cloth functions take no world argument.
+ * A cloth or collider id carries its world, so their functions take no world argument.
  *
  * Memory: the library never keeps a caller pointer after a call returns. Inputs are copied;
  * outputs are written into caller-owned buffers whose element count the caller passes and the
  * library checks. A pointer with a non-zero count must not be NULL. Objects live until their
- * destroy function (xpbd_world_destroy also frees the world's cloths).
+ * destroy function (xpbd_world_destroy also frees the world's cloths and colliders).
  *
  * Threads: different worlds may be used from different threads at the same time. Calls on one
- * world and its cloths are serialised by a per-world lock: a call waits while that world steps.
- * Every function may be called from any thread, destroy included (e.g. a finalizer thread).
- * Error messages are per thread.
+ * world, its cloths and its colliders are serialised by a per-world lock: a call waits while that
+ * world steps. Every function may be called from any thread, destroy included (e.g. a finalizer
+ * thread). Error messages are per thread.
  *
  * Panics: no Rust panic crosses into C. A bug caught inside the library returns
  * XPBD_RESULT_PANIC; if a world was being changed at that moment it is poisoned and answers
@@ -120,7 +125,8 @@ enum XpbdResult
      */
     XPBD_RESULT_WORLD_POISONED = 8,
     /**
-     * Too many objects alive at once: 65 536 worlds, or 65 536 cloths in one world.
+     * Too many objects alive at once: 65 536 worlds, or 32 768 cloths or 32 768 colliders in one
+     * world.
      */
     XPBD_RESULT_CAPACITY_EXCEEDED = 9,
 };
@@ -129,6 +135,42 @@ enum XpbdResult
 typedef enum XpbdResult XpbdResult;
 #else
 typedef int32_t XpbdResult;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+/**
+ * Collider shape: the values of `XpbdColliderDesc.kind`. Fixed forever; new shapes are only
+ * appended.
+ */
+enum XpbdColliderKind
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+    /**
+     * Sphere of `radius` around `position`.
+     */
+    XPBD_COLLIDER_KIND_SPHERE = 0,
+    /**
+     * Capsule: the points within `radius` of the segment from -`half_height` to +`half_height`
+     * along the collider's local Y axis.
+     */
+    XPBD_COLLIDER_KIND_CAPSULE = 1,
+    /**
+     * Infinite plane through `position` whose normal is the local +Y axis; everything below it
+     * is solid (nothing passes through it at any speed).
+     */
+    XPBD_COLLIDER_KIND_PLANE = 2,
+    /**
+     * Oriented box of `half_extents` along the local X, Y, Z axes, edges rounded by `radius`.
+     */
+    XPBD_COLLIDER_KIND_BOX = 3,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum XpbdColliderKind XpbdColliderKind;
+#else
+typedef uint32_t XpbdColliderKind;
 #endif // __STDC_VERSION__ >= 202311L
 #endif // __cplusplus
 
@@ -511,13 +553,73 @@ typedef struct XpbdClothStats {
 } XpbdClothStats;
 
 /**
- * A collider (sphere, capsule, plane, box). Reserved for the collider functions
- * (`xpbd_collider_create`, `xpbd_collider_set_pose`, `xpbd_collider_destroy`), which a later ABI
- * version adds; same rules as the other ids.
+ * Everything `xpbd_collider_create` needs. Get one from `xpbd_default_collider_desc()` (a sphere
+ * of radius 0.5 m at the origin), then set the kind, its dimensions and the pose. Dimensions are
+ * in metres in the collider's local frame; each field says which kinds use it, the others
+ * ignore it. New fields are only ever added with defaults there.
+ */
+typedef struct XpbdColliderDesc {
+    /**
+     * Shape: an `XpbdColliderKind` value (0 sphere, 1 capsule, 2 plane, 3 box). A `uint32_t`, so
+     * that any other value is reported (`XPBD_RESULT_INVALID_ARGUMENT`) instead of being
+     * undefined. Default `XPBD_COLLIDER_KIND_SPHERE`.
+     */
+    uint32_t kind;
+    /**
+     * Sphere and capsule: radius in metres (0 < r <= 1e4). Box: edge rounding radius in metres
+     * (0 = sharp edges, at most the smallest half extent; the outer size stays `half_extents`).
+     * Plane: unused. Default 0.5.
+     */
+    float radius;
+    /**
+     * Capsule: half the length of its axis segment along local Y in metres (0..=1e4; 0 = a
+     * sphere). Others: unused. Default 0.
+     */
+    float half_height;
+    /**
+     * Box: half size along local X, Y, Z in metres (each 0 < h <= 1e4). Others: unused.
+     * Default (0.5, 0.5, 0.5).
+     */
+    float half_extents[3];
+    /**
+     * World position of the shape's centre (plane: a point on it) in metres, finite, each
+     * coordinate within +-1e5. Default (0, 0, 0).
+     */
+    float position[3];
+    /**
+     * Rotation local -> world as a unit quaternion (x, y, z, w) (the order of Unity's and
+     * Godot's `Quaternion(x, y, z, w)`); its length must be 1 +- 1e-3 (it is renormalised).
+     * Default (0, 0, 0, 1): not rotated.
+     */
+    float rotation[4];
+    /**
+     * Static friction coefficient mu_s (0..=100): a contact whose slip relative to the collider
+     * over a substep is below mu_s times its penetration depth sticks (Macklin et al. 2014,
+     * Unified Particle Physics, eq. 24). Default 0.5.
+     */
+    float static_friction;
+    /**
+     * Kinetic friction coefficient mu_k (0..=100, usually <= mu_s): a sliding contact's slip is
+     * reduced by mu_k times its penetration depth per substep. Default 0.4.
+     */
+    float kinetic_friction;
+    /**
+     * Collision layer bits: a cloth collides with this collider when
+     * `layers & cloth collision_mask != 0`. Default 1.
+     */
+    uint32_t layers;
+} XpbdColliderDesc;
+
+/**
+ * A collider (sphere, capsule, plane, box). Passed by value; all-zero (`{0}`) is null. Obtained
+ * from `xpbd_collider_create`; becomes invalid after `xpbd_collider_destroy` or after its world is
+ * destroyed. Encodes its world, so `xpbd_collider_*` functions need no world argument. A cloth
+ * id with the same bits is not a collider id (bit 47 differs).
  */
 typedef struct XpbdColliderId {
     /**
-     * Opaque; laid out like `XpbdClothId.id`. 0 = null.
+     * Opaque; for debugging: bits 0-31 its world's id, 32-46 slot index in the world, 47 set
+     * (collider, not cloth), 48-63 generation (never 0). 0 = null.
      */
     uint64_t id;
 } XpbdColliderId;
@@ -567,10 +669,10 @@ struct XpbdWorldDesc xpbd_default_world_desc(void);
 XpbdResult xpbd_world_create(const struct XpbdWorldDesc *desc, struct XpbdWorldId *out_world);
 
 /**
- * Destroy a world and every cloth in it. Their ids become invalid at once; if another thread is
- * inside a call on this world, destroy waits for that call to finish, so when it returns the
- * world's memory and worker threads are released. May be called from any thread (e.g. a
- * garbage collector's finalizer thread), also on a poisoned world.
+ * Destroy a world and every cloth and collider in it. Their ids become invalid at once; if
+ * another thread is inside a call on this world, destroy waits for that call to finish, so when
+ * it returns the world's memory and worker threads are released. May be called from any thread
+ * (e.g. a garbage collector's finalizer thread), also on a poisoned world.
  *
  * Errors: `XPBD_RESULT_INVALID_ID` (null, already destroyed, or forged id).
  */
@@ -791,14 +893,101 @@ XpbdResult xpbd_cloth_set_material(struct XpbdClothId cloth,
 
 /**
  * Write the residual statistics of the cloth's last step to `*out_stats` (all zero before the
- * first step): per constraint type the count, mean / p95 / max |C| and the force range, plus the
- * largest edge strain. Errors: `XPBD_RESULT_NULL_POINTER`, `XPBD_RESULT_INVALID_ID`,
- * `XPBD_RESULT_WORLD_POISONED`. Thread-safe.
+ * first step): per constraint type the count, mean / p95 / max |C| and the force range, the
+ * largest edge strain, the substeps and iterations used, and the collider contacts: how many
+ * (particle, collider) pairs touch (`contact_count`) and the deepest penetration in metres into
+ * the thickened surface (`max_penetration`). Errors: `XPBD_RESULT_NULL_POINTER`,
+ * `XPBD_RESULT_INVALID_ID`, `XPBD_RESULT_WORLD_POISONED`. Thread-safe.
  *
  * # Safety
  * `out_stats` is writable.
  */
 XpbdResult xpbd_cloth_get_stats(struct XpbdClothId cloth, struct XpbdClothStats *out_stats);
+
+/**
+ * Default collider: a sphere of radius 0.5 m at the origin, not rotated, mu_s = 0.5,
+ * mu_k = 0.4, layer 1; capsule half height 0, box half extents 0.5 m. Never fails. Thread-safe.
+ */
+struct XpbdColliderDesc xpbd_default_collider_desc(void);
+
+/**
+ * Create a collider in `world` and write its id to `*out_collider`. It rests at `desc->position`
+ * / `desc->rotation` until moved with `xpbd_collider_set_pose`, and every cloth of the world whose
+ * `collision_mask` shares a bit with `desc->layers` collides with it from the next step on.
+ *
+ * Everything is validated first; on error nothing is created and `*out_collider` is not
+ * written. `desc` is read during the call only.
+ *
+ * Errors: `XPBD_RESULT_NULL_POINTER` (`desc` or `out_collider` NULL), `XPBD_RESULT_INVALID_ID`,
+ * `XPBD_RESULT_WORLD_POISONED`, `XPBD_RESULT_INVALID_ARGUMENT` (unknown `kind`; a dimension the
+ * kind uses that is NaN, <= 0 or above 1e4 m (box rounding: above the smallest half extent); a
+ * NaN/Inf position or one beyond +-1e5 m; a rotation that is not a unit quaternion; friction
+ * outside 0..=100; the message names the field), `XPBD_RESULT_CAPACITY_EXCEEDED`. Thread-safe;
+ * serialised with other calls on `world`.
+ *
+ * # Safety
+ * `desc` points to a valid `XpbdColliderDesc`; `out_collider` is writable.
+ */
+XpbdResult xpbd_collider_create(struct XpbdWorldId world,
+                                const struct XpbdColliderDesc *desc,
+                                struct XpbdColliderId *out_collider);
+
+/**
+ * Set the pose the collider reaches by the end of the next `xpbd_world_step`: `position` in
+ * metres (`float[3]`, finite, each within +-1e5) and `rotation` local -> world as a unit
+ * quaternion (`float[4]`, x, y, z, w; length 1 +- 1e-3, renormalised). Every substep of that
+ * step sees the collider interpolated from its current pose (position linearly, rotation along
+ * the shortest arc), and friction acts relative to that motion, so a moving collider carries
+ * the cloth lying on it instead of teleporting under it. Calling it again before the step
+ * replaces the target; call it every frame to drive a collider from an animated bone or body.
+ * Both arrays are read during the call only.
+ *
+ * Errors: `XPBD_RESULT_NULL_POINTER` (`position` or `rotation` NULL),
+ * `XPBD_RESULT_INVALID_ARGUMENT` (NaN/Inf or out-of-range position, non-unit or non-finite
+ * rotation; the target is unchanged), `XPBD_RESULT_INVALID_ID`, `XPBD_RESULT_WORLD_POISONED`.
+ * Thread-safe; serialised with the world's step.
+ *
+ * # Safety
+ * `position` holds 3 floats and `rotation` 4 floats.
+ */
+XpbdResult xpbd_collider_set_pose(struct XpbdColliderId collider,
+                                  const float *position,
+                                  const float *rotation);
+
+/**
+ * Write the collider's current pose: `out_position` (`float[3]`, metres) and `out_rotation`
+ * (`float[4]`, unit quaternion x, y, z, w). Current means reached at the end of the last step
+ * (the creation pose before the first step): a pose passed to `xpbd_collider_set_pose` shows
+ * here once the next `xpbd_world_step` has returned.
+ *
+ * Errors: `XPBD_RESULT_NULL_POINTER` (either pointer NULL; nothing written),
+ * `XPBD_RESULT_INVALID_ID`, `XPBD_RESULT_WORLD_POISONED`. Thread-safe.
+ *
+ * # Safety
+ * `out_position` is writable for 3 floats and `out_rotation` for 4.
+ */
+XpbdResult xpbd_collider_get_pose(struct XpbdColliderId collider,
+                                  float *out_position,
+                                  float *out_rotation);
+
+/**
+ * Write the descriptor the collider was created with to `*out_desc`, its `position` and
+ * `rotation` replaced by the current pose (as `xpbd_collider_get_pose`). Errors:
+ * `XPBD_RESULT_NULL_POINTER`, `XPBD_RESULT_INVALID_ID`, `XPBD_RESULT_WORLD_POISONED`. Thread-safe.
+ *
+ * # Safety
+ * `out_desc` is writable.
+ */
+XpbdResult xpbd_collider_get_desc(struct XpbdColliderId collider,
+                                  struct XpbdColliderDesc *out_desc);
+
+/**
+ * Destroy a collider; its id becomes invalid and cloths stop colliding with it from the next
+ * step (what rested on it falls). Errors: `XPBD_RESULT_INVALID_ID` (null, already destroyed, its
+ * world destroyed, a cloth id, or forged), `XPBD_RESULT_WORLD_POISONED`. Thread-safe (any
+ * thread); serialised with other calls on its world.
+ */
+XpbdResult xpbd_collider_destroy(struct XpbdColliderId collider);
 
 #ifdef __cplusplus
 }  // extern "C"

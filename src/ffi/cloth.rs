@@ -5,14 +5,17 @@ use super::args::{OutParam, required, slice_in, slice_out, vec3_in, vec3_out};
 use super::boundary::ffi_boundary;
 use super::cloth_desc::{XpbdClothDesc, XpbdClothMaterial, XpbdClothParams};
 use super::error::{FfiError, XpbdResult};
-use super::ids::{MAX_SLOTS, XpbdClothId, XpbdWorldId, short_generation};
+use super::ids::{MAX_PER_WORLD, XpbdClothId, XpbdWorldId, object_slot};
 use super::registry::{cloth_handle, read_cloth, with_cloth, with_world};
 use crate::cloth::ClothDesc;
 use crate::error::ClothError;
 use crate::stats::ClothStats;
 
 fn capacity_exceeded() -> FfiError {
-    FfiError::new(XpbdResult::CapacityExceeded, format!("the world already has {MAX_SLOTS} cloths; destroy one first"))
+    FfiError::new(
+        XpbdResult::CapacityExceeded,
+        format!("the world already has {MAX_PER_WORLD} cloths; destroy one first"),
+    )
 }
 
 /// Create a cloth in `world` from a render mesh and write its id to `*out_cloth`.
@@ -63,15 +66,15 @@ pub unsafe extern "C" fn xpbd_cloth_create(
         let core_desc =
             ClothDesc { positions, indices, lines, inverse_masses, weld_tolerance: desc.weld_tolerance, params };
         let id = with_world(world, |w| {
-            // Slots are appended only when none is free, so below MAX_SLOTS live cloths every
-            // index fits the id's 16 bits.
-            if w.cloth_count() >= MAX_SLOTS {
+            // Slots are appended only when none is free, so below MAX_PER_WORLD live cloths every
+            // index fits the id's 15 bits.
+            if w.cloth_count() >= MAX_PER_WORLD {
                 return Err(capacity_exceeded());
             }
             let handle = w.add_cloth(&core_desc)?;
-            match u16::try_from(handle.index) {
-                Ok(index) => Ok(XpbdClothId::pack(world, index, short_generation(handle.generation))),
-                Err(_) => {
+            match object_slot(handle.index, handle.generation) {
+                Some((index, generation)) => Ok(XpbdClothId::pack(world, index, generation)),
+                None => {
                     w.remove_cloth(handle)?;
                     Err(capacity_exceeded())
                 }
@@ -321,9 +324,11 @@ pub unsafe extern "C" fn xpbd_cloth_set_material(cloth: XpbdClothId, material: *
 }
 
 /// Write the residual statistics of the cloth's last step to `*out_stats` (all zero before the
-/// first step): per constraint type the count, mean / p95 / max |C| and the force range, plus the
-/// largest edge strain. Errors: `XPBD_RESULT_NULL_POINTER`, `XPBD_RESULT_INVALID_ID`,
-/// `XPBD_RESULT_WORLD_POISONED`. Thread-safe.
+/// first step): per constraint type the count, mean / p95 / max |C| and the force range, the
+/// largest edge strain, the substeps and iterations used, and the collider contacts: how many
+/// (particle, collider) pairs touch (`contact_count`) and the deepest penetration in metres into
+/// the thickened surface (`max_penetration`). Errors: `XPBD_RESULT_NULL_POINTER`,
+/// `XPBD_RESULT_INVALID_ID`, `XPBD_RESULT_WORLD_POISONED`. Thread-safe.
 ///
 /// # Safety
 /// `out_stats` is writable.

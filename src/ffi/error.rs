@@ -37,7 +37,8 @@ pub enum XpbdResult {
     /// The world was poisoned by an earlier panic while it was being changed; its state cannot be
     /// trusted. Every call on it (and on its cloths) returns this code except `xpbd_world_destroy`.
     WorldPoisoned = 8,
-    /// Too many objects alive at once: 65 536 worlds, or 65 536 cloths in one world.
+    /// Too many objects alive at once: 65 536 worlds, or 32 768 cloths or 32 768 colliders in one
+    /// world.
     CapacityExceeded = 9,
 }
 

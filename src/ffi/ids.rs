@@ -5,18 +5,21 @@
 //!
 //! Bit layout of the `uint64_t` (callers must treat it as opaque; documented for debugging):
 //!
-//! | bits   | world id                | cloth id (collider ids: same)     |
-//! |--------|-------------------------|-----------------------------------|
-//! | 0–15   | world slot index        | its world's slot index            |
-//! | 16–31  | world generation (≠ 0)  | its world's generation (≠ 0)      |
-//! | 32–47  | 0                       | cloth slot index inside the world |
-//! | 48–63  | 0                       | cloth generation (≠ 0)            |
+//! | bits   | world id                | cloth id                          | collider id                          |
+//! |--------|-------------------------|-----------------------------------|--------------------------------------|
+//! | 0–15   | world slot index        | its world's slot index            | its world's slot index               |
+//! | 16–31  | world generation (≠ 0)  | its world's generation (≠ 0)      | its world's generation (≠ 0)         |
+//! | 32–46  | 0                       | cloth slot index inside the world | collider slot index inside the world |
+//! | 47     | 0                       | 0 (kind: cloth)                   | 1 (kind: collider)                   |
+//! | 48–63  | 0                       | cloth generation (≠ 0)            | collider generation (≠ 0)            |
 //!
-//! So the low 32 bits of a cloth id are its world's id (a cloth call finds its world without a
-//! search), a world id passed as a cloth id (generation 0) or a cloth id passed as a world id
-//! (high bits set) is rejected, and at most 65 536 worlds and 65 536 cloths per world are alive at
-//! once. Generations count 1..=65535 and wrap (skipping 0): a stale id is only mistaken for a live
-//! one after its slot has been reused 65 535 times, the same trade-off as Box2D's 16-bit generation.
+//! So the low 32 bits of a cloth or collider id are its world's id (a call finds the world without
+//! a search), and no id is accepted as another kind: a world id has generation 0 where the others
+//! need one, cloth and collider ids set bits a world id must not, and bit 47 tells a cloth from a
+//! collider even when both sit in slot 0 of the same world with generation 1. At most 65 536
+//! worlds, and 32 768 cloths plus 32 768 colliders per world, are alive at once. Generations count
+//! 1..=65535 and wrap (skipping 0): a stale id is only mistaken for a live one after its slot has
+//! been reused 65 535 times, the same trade-off as Box2D's 16-bit generation.
 
 use super::error::{FfiError, XpbdResult};
 
@@ -41,18 +44,27 @@ pub struct XpbdClothId {
     pub id: u64,
 }
 
-/// A collider (sphere, capsule, plane, box). Reserved for the collider functions
-/// (`xpbd_collider_create`, `xpbd_collider_set_pose`, `xpbd_collider_destroy`), which a later ABI
-/// version adds; same rules as the other ids.
+/// A collider (sphere, capsule, plane, box). Passed by value; all-zero (`{0}`) is null. Obtained
+/// from `xpbd_collider_create`; becomes invalid after `xpbd_collider_destroy` or after its world is
+/// destroyed. Encodes its world, so `xpbd_collider_*` functions need no world argument. A cloth
+/// id with the same bits is not a collider id (bit 47 differs).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct XpbdColliderId {
-    /// Opaque; laid out like `XpbdClothId.id`. 0 = null.
+    /// Opaque; for debugging: bits 0-31 its world's id, 32-46 slot index in the world, 47 set
+    /// (collider, not cloth), 48-63 generation (never 0). 0 = null.
     pub id: u64,
 }
 
-/// Slots per table: ids keep 16 bits for an index.
-pub(crate) const MAX_SLOTS: usize = 1 << 16;
+/// World slots: world ids keep 16 bits for an index.
+pub(crate) const MAX_WORLDS: usize = 1 << 16;
+
+/// Cloth slots per world, and collider slots per world: cloth and collider ids keep 15 bits for
+/// an index (bit 47 is the kind).
+pub(crate) const MAX_PER_WORLD: usize = 1 << 15;
+
+/// Bit 47: set in collider ids, clear in cloth ids.
+const COLLIDER_KIND_BIT: u64 = 1 << 47;
 
 /// The 16-bit generation stored in an id for a slot generation counted from 1: 1..=65535, never 0.
 pub(crate) fn short_generation(generation: u32) -> u16 {
@@ -83,20 +95,53 @@ impl XpbdWorldId {
     }
 }
 
+/// Bits of an object (cloth or collider) id: its world, `index` < [`MAX_PER_WORLD`] in bits
+/// 32–46, `kind_bit`, generation ≠ 0 in bits 48–63.
+fn pack_object(world: XpbdWorldId, index: u16, generation: u16, kind_bit: u64) -> u64 {
+    debug_assert!(generation != 0 && world.id >> 32 == 0 && (index as usize) < MAX_PER_WORLD);
+    (generation as u64) << 48 | kind_bit | (index as u64) << 32 | world.id
+}
+
+/// (world, slot index in the world, generation) of an object id whose bit 47 must equal
+/// `kind_bit`; `InvalidId` naming `kind` when the bits cannot be such an id.
+fn unpack_object(raw: u64, kind_bit: u64, kind: &str) -> Result<(XpbdWorldId, u16, u16), FfiError> {
+    let world = XpbdWorldId { id: raw & 0xFFFF_FFFF };
+    let (index, generation) = ((raw >> 32) as u16 & 0x7FFF, (raw >> 48) as u16);
+    if generation == 0 || raw & COLLIDER_KIND_BIT != kind_bit || world.unpack().is_err() {
+        return Err(invalid(kind, raw));
+    }
+    Ok((world, index, generation))
+}
+
 impl XpbdClothId {
     pub(crate) fn pack(world: XpbdWorldId, index: u16, generation: u16) -> Self {
-        debug_assert!(generation != 0 && world.id >> 32 == 0);
-        XpbdClothId { id: (generation as u64) << 48 | (index as u64) << 32 | world.id }
+        XpbdClothId { id: pack_object(world, index, generation, 0) }
     }
 
     /// (world, slot index in the world, generation); `InvalidId` when the bits cannot be a cloth id.
     pub(crate) fn unpack(self) -> Result<(XpbdWorldId, u16, u16), FfiError> {
-        let world = XpbdWorldId { id: self.id & 0xFFFF_FFFF };
-        let (index, generation) = ((self.id >> 32) as u16, (self.id >> 48) as u16);
-        if generation == 0 || world.unpack().is_err() {
-            return Err(invalid("cloth", self.id));
-        }
-        Ok((world, index, generation))
+        unpack_object(self.id, 0, "cloth")
+    }
+}
+
+impl XpbdColliderId {
+    pub(crate) fn pack(world: XpbdWorldId, index: u16, generation: u16) -> Self {
+        XpbdColliderId { id: pack_object(world, index, generation, COLLIDER_KIND_BIT) }
+    }
+
+    /// (world, slot index in the world, generation); `InvalidId` when the bits cannot be a
+    /// collider id.
+    pub(crate) fn unpack(self) -> Result<(XpbdWorldId, u16, u16), FfiError> {
+        unpack_object(self.id, COLLIDER_KIND_BIT, "collider")
+    }
+}
+
+/// The 16-bit (index, generation) an id stores for a new object in slot `index` with slot
+/// generation `generation`, or `None` when the index does not fit the id's 15 bits.
+pub(crate) fn object_slot(index: u32, generation: u32) -> Option<(u16, u16)> {
+    match index < MAX_PER_WORLD as u32 {
+        true => Some((index as u16, short_generation(generation))),
+        false => None,
     }
 }
 
@@ -108,13 +153,34 @@ mod tests {
     fn ids_round_trip_and_kinds_do_not_mix() {
         let world = XpbdWorldId::pack(65535, 7);
         assert_eq!(world.unpack(), Ok((65535, 7)));
-        let cloth = XpbdClothId::pack(world, 3, 65535);
-        assert_eq!(cloth.unpack(), Ok((world, 3, 65535)));
-        // A cloth id is not a world id, and a world id is not a cloth id.
-        assert_eq!(XpbdWorldId { id: cloth.id }.unpack().unwrap_err().code, XpbdResult::InvalidId);
-        assert_eq!(XpbdClothId { id: world.id }.unpack().unwrap_err().code, XpbdResult::InvalidId);
-        assert!(XpbdWorldId::default().unpack().is_err());
-        assert!(XpbdClothId::default().unpack().is_err());
+        let cloth = XpbdClothId::pack(world, 32767, 65535);
+        assert_eq!(cloth.unpack(), Ok((world, 32767, 65535)));
+        let collider = XpbdColliderId::pack(world, 32767, 65535);
+        assert_eq!(collider.unpack(), Ok((world, 32767, 65535)));
+        // No kind is accepted as another, even for the same world, slot and generation.
+        let kinds_reject = |raw: u64| {
+            let rejected = |r: Result<_, FfiError>| r.is_err_and(|e| e.code == XpbdResult::InvalidId);
+            [
+                rejected(XpbdWorldId { id: raw }.unpack().map(|_| ())),
+                rejected(XpbdClothId { id: raw }.unpack().map(|_| ())),
+                rejected(XpbdColliderId { id: raw }.unpack().map(|_| ())),
+            ]
+        };
+        assert_eq!(kinds_reject(world.id), [false, true, true]);
+        assert_eq!(kinds_reject(cloth.id), [true, false, true]);
+        assert_eq!(kinds_reject(collider.id), [true, true, false]);
+        let first_cloth = XpbdClothId::pack(world, 0, 1);
+        let first_collider = XpbdColliderId::pack(world, 0, 1);
+        assert_eq!(first_collider.id, first_cloth.id | 1 << 47);
+        assert_eq!(kinds_reject(first_cloth.id), [true, false, true]);
+        assert_eq!(kinds_reject(first_collider.id), [true, true, false]);
+        assert_eq!(kinds_reject(0), [true, true, true]);
+    }
+
+    #[test]
+    fn object_slots_fit_fifteen_bits() {
+        assert_eq!(object_slot(32767, 65536), Some((32767, 1)));
+        assert_eq!(object_slot(32768, 1), None);
     }
 
     #[test]

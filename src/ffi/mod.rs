@@ -8,7 +8,8 @@
 //!
 //! - `ids`: `XpbdWorldId`, `XpbdClothId`, `XpbdColliderId` and their bit packing.
 //! - `registry`: the global world table and the per-world locks (the thread contract).
-//! - `world`, `cloth`: the exports; `cloth_desc`: the cloth descriptors and their translation.
+//! - `world`, `cloth`, `collider`: the exports; `cloth_desc`, `collider_desc`: the descriptors and
+//!   their translation to the core.
 //!
 //! The `xpbd_default_*` functions and `xpbd_abi_version` only build constants and cannot panic,
 //! so they are the exports that do not go through the boundary.
@@ -17,7 +18,8 @@ mod args;
 mod boundary;
 mod registry;
 
-// Declared in the order the header should read (cbindgen follows it): errors, ids, world, cloth.
+// Declared in the order the header should read (cbindgen follows it): errors, ids, world, cloth,
+// collider.
 pub mod error;
 
 pub mod ids;
@@ -28,8 +30,14 @@ pub mod cloth_desc;
 
 pub mod cloth;
 
+pub mod collider_desc;
+
+pub mod collider;
+
 pub use cloth::*;
 pub use cloth_desc::*;
+pub use collider::*;
+pub use collider_desc::*;
 pub use error::*;
 pub use ids::*;
 pub use world::*;

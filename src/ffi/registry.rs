@@ -12,8 +12,9 @@
 //! `XPBD_RESULT_INVALID_ID` too.
 
 use super::error::{FfiError, XpbdResult};
-use super::ids::{MAX_SLOTS, XpbdClothId, XpbdWorldId, invalid, short_generation};
+use super::ids::{MAX_WORLDS, XpbdClothId, XpbdColliderId, XpbdWorldId, invalid, short_generation};
 use crate::cloth::Cloth;
+use crate::collision::ColliderHandle;
 use crate::world::{ClothHandle, World};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
@@ -44,14 +45,14 @@ pub(crate) fn insert_world(world: World) -> Result<XpbdWorldId, FfiError> {
     let mut reg = registry();
     let index = match reg.free.pop() {
         Some(i) => i,
-        None if reg.slots.len() < MAX_SLOTS => {
+        None if reg.slots.len() < MAX_WORLDS => {
             reg.slots.push(Slot { generation: 0, world: None });
             (reg.slots.len() - 1) as u16
         }
         None => {
             return Err(FfiError::new(
                 XpbdResult::CapacityExceeded,
-                format!("{MAX_SLOTS} worlds are alive; destroy one first"),
+                format!("{MAX_WORLDS} worlds are alive; destroy one first"),
             ));
         }
     };
@@ -120,6 +121,27 @@ pub(crate) fn cloth_handle(
         Some(h) if short_generation(h.generation) == generation => Ok(h),
         _ => Err(invalid("cloth", id.id)),
     }
+}
+
+/// The core handle of the live collider that `index`/`generation` name in `world`.
+fn collider_handle(world: &World, id: XpbdColliderId, index: u16, generation: u16) -> Result<ColliderHandle, FfiError> {
+    match world.live_collider_handle(index as u32) {
+        Some(h) if short_generation(h.generation) == generation => Ok(h),
+        _ => Err(invalid("collider", id.id)),
+    }
+}
+
+/// Run `f` on the world of the collider behind `id` with the collider's core handle, holding the
+/// world's lock. Errors: `InvalidId`, `WorldPoisoned`, or what `f` returns.
+pub(crate) fn with_collider<T>(
+    id: XpbdColliderId,
+    f: impl FnOnce(&mut World, ColliderHandle) -> Result<T, FfiError>,
+) -> Result<T, FfiError> {
+    let (world_id, index, generation) = id.unpack()?;
+    with_world(world_id, |world| {
+        let handle = collider_handle(world, id, index, generation)?;
+        f(world, handle)
+    })
 }
 
 /// Run `f` on the cloth behind `id`, holding its world's lock. Errors: `InvalidId`,

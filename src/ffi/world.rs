@@ -68,10 +68,10 @@ pub unsafe extern "C" fn xpbd_world_create(desc: *const XpbdWorldDesc, out_world
     })
 }
 
-/// Destroy a world and every cloth in it. Their ids become invalid at once; if another thread is
-/// inside a call on this world, destroy waits for that call to finish, so when it returns the
-/// world's memory and worker threads are released. May be called from any thread (e.g. a
-/// garbage collector's finalizer thread), also on a poisoned world.
+/// Destroy a world and every cloth and collider in it. Their ids become invalid at once; if
+/// another thread is inside a call on this world, destroy waits for that call to finish, so when
+/// it returns the world's memory and worker threads are released. May be called from any thread
+/// (e.g. a garbage collector's finalizer thread), also on a poisoned world.
 ///
 /// Errors: `XPBD_RESULT_INVALID_ID` (null, already destroyed, or forged id).
 #[unsafe(no_mangle)]
