@@ -294,6 +294,34 @@ typedef struct XpbdClothParams {
      * Iterations per substep, 0..=1000 (0 = the world's).
      */
     uint32_t iterations;
+    /**
+     * Contact thickness in metres (0..=1), kept from every collider's surface.
+     */
+    float collision_thickness;
+    /**
+     * Collision layers this cloth collides with (`collider layers & collision_mask != 0`).
+     */
+    uint32_t collision_mask;
+    /**
+     * Largest push-out speed in m/s (0 < v <= 1000) of particles that start inside a collider.
+     */
+    float max_depenetration_speed;
+    /**
+     * Air velocity in m/s; (0, 0, 0) unless a drag or lift coefficient is > 0.
+     */
+    float wind_velocity[3];
+    /**
+     * Aerodynamic drag coefficient C_D (0..=100; 0 with C_L = 0: aerodynamics off).
+     */
+    float drag_coefficient;
+    /**
+     * Aerodynamic lift coefficient C_L (0..=100).
+     */
+    float lift_coefficient;
+    /**
+     * Air density in kg/m^3 (0..=1e4).
+     */
+    float air_density;
 } XpbdClothParams;
 
 /**
@@ -451,6 +479,46 @@ typedef struct XpbdClothDesc {
      * Solver iterations per substep, 0..=1000; 0 (default) = the world's setting.
      */
     uint32_t iterations;
+    /**
+     * Contact thickness in metres (0..=1): particles are kept at least this far from every
+     * collider's surface (contact C = signed distance - thickness >= 0). Not the fabric
+     * `thickness` of the material. Default 0.005.
+     */
+    float collision_thickness;
+    /**
+     * Collision layers this cloth collides with: a collider counts when
+     * `collider layers & collision_mask != 0`. Default 0xFFFFFFFF (all); 0 = no collisions.
+     */
+    uint32_t collision_mask;
+    /**
+     * Largest speed in m/s (0 < v <= 1000) at which a particle that starts a substep inside a
+     * collider (spawned inside, or a collider moved onto it) is pushed out, so an overlap does
+     * not launch the cloth. The cloth around an overlap moves a few times faster while it
+     * rearranges. Default 0.5.
+     */
+    float max_depenetration_speed;
+    /**
+     * Air velocity in m/s (finite, each within +-1e4) for the aerodynamic forces: per-triangle
+     * drag and lift from the triangle's velocity relative to the air (Keckeisen et al. 2004).
+     * Must stay (0, 0, 0) while `drag_coefficient` and `lift_coefficient` are both 0 (else the
+     * wind would do nothing: `XPBD_RESULT_INVALID_ARGUMENT`). Default (0, 0, 0): still air.
+     */
+    float wind_velocity[3];
+    /**
+     * Aerodynamic drag coefficient C_D (dimensionless, 0..=100; about 1 for a flat plate facing
+     * the flow). Aerodynamics is off, at no cost, while both coefficients are 0. Default 0.
+     */
+    float drag_coefficient;
+    /**
+     * Aerodynamic lift coefficient C_L (dimensionless, 0..=100; about 0.2-0.5 for cloth), force
+     * perpendicular to the flow. Default 0.
+     */
+    float lift_coefficient;
+    /**
+     * Air density rho in kg/m^3 (0..=1e4) for the aerodynamic forces. Default 1.225 (sea level,
+     * 15 degrees C).
+     */
+    float air_density;
     /**
      * Optional extra distance constraints between render vertex pairs (ropes, tassels, strands),
      * `uint32_t[2*line_count]`; NULL when `line_count` is 0. They behave like triangle edges

@@ -81,6 +81,32 @@ pub struct XpbdClothDesc {
     pub substeps: u32,
     /// Solver iterations per substep, 0..=1000; 0 (default) = the world's setting.
     pub iterations: u32,
+    /// Contact thickness in metres (0..=1): particles are kept at least this far from every
+    /// collider's surface (contact C = signed distance - thickness >= 0). Not the fabric
+    /// `thickness` of the material. Default 0.005.
+    pub collision_thickness: f32,
+    /// Collision layers this cloth collides with: a collider counts when
+    /// `collider layers & collision_mask != 0`. Default 0xFFFFFFFF (all); 0 = no collisions.
+    pub collision_mask: u32,
+    /// Largest speed in m/s (0 < v <= 1000) at which a particle that starts a substep inside a
+    /// collider (spawned inside, or a collider moved onto it) is pushed out, so an overlap does
+    /// not launch the cloth. The cloth around an overlap moves a few times faster while it
+    /// rearranges. Default 0.5.
+    pub max_depenetration_speed: f32,
+    /// Air velocity in m/s (finite, each within +-1e4) for the aerodynamic forces: per-triangle
+    /// drag and lift from the triangle's velocity relative to the air (Keckeisen et al. 2004).
+    /// Must stay (0, 0, 0) while `drag_coefficient` and `lift_coefficient` are both 0 (else the
+    /// wind would do nothing: `XPBD_RESULT_INVALID_ARGUMENT`). Default (0, 0, 0): still air.
+    pub wind_velocity: [f32; 3],
+    /// Aerodynamic drag coefficient C_D (dimensionless, 0..=100; about 1 for a flat plate facing
+    /// the flow). Aerodynamics is off, at no cost, while both coefficients are 0. Default 0.
+    pub drag_coefficient: f32,
+    /// Aerodynamic lift coefficient C_L (dimensionless, 0..=100; about 0.2-0.5 for cloth), force
+    /// perpendicular to the flow. Default 0.
+    pub lift_coefficient: f32,
+    /// Air density rho in kg/m^3 (0..=1e4) for the aerodynamic forces. Default 1.225 (sea level,
+    /// 15 degrees C).
+    pub air_density: f32,
     /// Optional extra distance constraints between render vertex pairs (ropes, tassels, strands),
     /// `uint32_t[2*line_count]`; NULL when `line_count` is 0. They behave like triangle edges
     /// without area: no bending, rigid unless `stretch_compliance_from_material` is 0 and
@@ -135,6 +161,20 @@ pub struct XpbdClothParams {
     pub substeps: u32,
     /// Iterations per substep, 0..=1000 (0 = the world's).
     pub iterations: u32,
+    /// Contact thickness in metres (0..=1), kept from every collider's surface.
+    pub collision_thickness: f32,
+    /// Collision layers this cloth collides with (`collider layers & collision_mask != 0`).
+    pub collision_mask: u32,
+    /// Largest push-out speed in m/s (0 < v <= 1000) of particles that start inside a collider.
+    pub max_depenetration_speed: f32,
+    /// Air velocity in m/s; (0, 0, 0) unless a drag or lift coefficient is > 0.
+    pub wind_velocity: [f32; 3],
+    /// Aerodynamic drag coefficient C_D (0..=100; 0 with C_L = 0: aerodynamics off).
+    pub drag_coefficient: f32,
+    /// Aerodynamic lift coefficient C_L (0..=100).
+    pub lift_coefficient: f32,
+    /// Air density in kg/m^3 (0..=1e4).
+    pub air_density: f32,
 }
 
 /// What a cloth is made of: masses and compliances. `xpbd_cloth_set_material` replaces these
@@ -214,6 +254,13 @@ impl From<&ClothParams> for XpbdClothParams {
             external_acceleration: p.external_acceleration,
             substeps: p.substeps,
             iterations: p.iterations,
+            collision_thickness: p.collision_thickness,
+            collision_mask: p.collision_mask,
+            max_depenetration_speed: p.max_depenetration_speed,
+            wind_velocity: p.wind_velocity,
+            drag_coefficient: p.drag_coefficient,
+            lift_coefficient: p.lift_coefficient,
+            air_density: p.air_density,
         }
     }
 }
@@ -251,10 +298,15 @@ impl XpbdClothParams {
             enable_bending: flag(self.enable_bending, "enable_bending")?,
             enable_tethers: flag(self.enable_tethers, "enable_tethers")?,
             external_acceleration: self.external_acceleration,
+            wind_velocity: self.wind_velocity,
+            drag_coefficient: self.drag_coefficient,
+            lift_coefficient: self.lift_coefficient,
+            air_density: self.air_density,
             substeps: self.substeps,
             iterations: self.iterations,
-            // TODO(collider ABI): collision and wind settings are not exposed to C yet.
-            ..ClothParams::default()
+            collision_thickness: self.collision_thickness,
+            collision_mask: self.collision_mask,
+            max_depenetration_speed: self.max_depenetration_speed,
         })
     }
 
@@ -294,6 +346,13 @@ impl XpbdClothDesc {
             external_acceleration: self.external_acceleration,
             substeps: self.substeps,
             iterations: self.iterations,
+            collision_thickness: self.collision_thickness,
+            collision_mask: self.collision_mask,
+            max_depenetration_speed: self.max_depenetration_speed,
+            wind_velocity: self.wind_velocity,
+            drag_coefficient: self.drag_coefficient,
+            lift_coefficient: self.lift_coefficient,
+            air_density: self.air_density,
         }
     }
 }
@@ -355,6 +414,13 @@ pub extern "C" fn xpbd_default_cloth_desc() -> XpbdClothDesc {
         external_acceleration: p.external_acceleration,
         substeps: p.substeps,
         iterations: p.iterations,
+        collision_thickness: p.collision_thickness,
+        collision_mask: p.collision_mask,
+        max_depenetration_speed: p.max_depenetration_speed,
+        wind_velocity: p.wind_velocity,
+        drag_coefficient: p.drag_coefficient,
+        lift_coefficient: p.lift_coefficient,
+        air_density: p.air_density,
         lines: std::ptr::null(),
         line_count: 0,
     }
@@ -366,14 +432,32 @@ mod tests {
 
     #[test]
     fn params_round_trip_through_c_exactly() {
+        // Every field away from its default, so that a field the translation drops or swaps
+        // shows up here.
         let core = ClothParams {
+            material: Material { areal_density: 0.3, youngs_modulus: 2e6, poisson_ratio: 0.2, thickness: 1e-3 },
             stretch_compliance: Some(1.5e-7),
             bend_compliance: None,
+            tether_compliance: 1e-8,
+            stretch_damping: 0.25,
+            bend_damping: 0.125,
+            tether_slack: 1.5,
+            linear_damping: 0.75,
+            enable_stretch: false,
             enable_bending: false,
+            enable_tethers: false,
             external_acceleration: [0.5, 0.0, -2.0],
+            wind_velocity: [3.0, -0.5, 1.25],
+            drag_coefficient: 1.1,
+            lift_coefficient: 0.3,
+            air_density: 1.2,
             substeps: 7,
-            ..ClothParams::default()
+            iterations: 3,
+            collision_thickness: 0.0125,
+            collision_mask: 0b1011,
+            max_depenetration_speed: 2.5,
         };
+        assert_eq!(core.validate(), Ok(()));
         let c = XpbdClothParams::from(&core);
         assert_eq!((c.stretch_compliance, c.stretch_compliance_from_material), (1.5e-7, 0));
         assert_eq!((c.bend_compliance, c.bend_compliance_from_material), (0.0, 1));
