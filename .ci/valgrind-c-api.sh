@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The C example and the C error-path program under valgrind, linked to the release cdylib:
+# The C examples and the C error-path program under valgrind, linked to the release cdylib:
 # no bytes definitely lost and no invalid reads/writes (any valgrind error fails the run).
 # "Possibly lost" blocks are allowed: worker threads of a world's thread pool may still be
 # winding down at exit. Called by .ci/test-all.sh, which installs valgrind and a C compiler.
@@ -11,7 +11,7 @@ lib="$PWD/target/release"
 out="$PWD/target/valgrind"
 mkdir -p "$out"
 
-for src in examples/c/hanging_cloth.c tests/c/error_paths.c; do
+for src in examples/c/hanging_cloth.c examples/c/drape_on_sphere.c tests/c/error_paths.c; do
     exe="$out/$(basename "$src" .c)"
     log="$exe.valgrind.log"
     cc -std=c11 -g -O1 -Iinclude "$src" -L"$lib" -lxpbd_cloth -lm -Wl,-rpath,"$lib" -o "$exe"

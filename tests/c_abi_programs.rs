@@ -1,14 +1,14 @@
-//! The C API proven from C and C++: `examples/c/hanging_cloth.c`, `tests/c/error_paths.c` and
-//! `tests/c/header_cpp17.cpp` are compiled with the system compiler (`CC`/`CXX`, default `cc`/`c++`)
+//! The C API proven from C and C++: `examples/c/hanging_cloth.c`, `examples/c/drape_on_sphere.c`,
+//! `tests/c/error_paths.c` and `tests/c/header_cpp17.cpp` are compiled with the system compiler (`CC`/`CXX`, default `cc`/`c++`)
 //! against `include/` and the cdylib that cargo built for this test run, then run.
 
 mod ffi_common;
 
-use ffi_common::hanging_grid;
+use ffi_common::{flat_grid, hanging_grid};
 use std::env::consts::{DLL_PREFIX, DLL_SUFFIX};
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use xpbd_cloth::{ClothDesc, World, WorldDesc};
+use xpbd_cloth::{ClothDesc, ClothParams, ColliderDesc, World, WorldDesc};
 
 fn crate_dir() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -74,8 +74,7 @@ fn rust_hanging_cloth() -> ([f32; 3], f32) {
 #[test]
 fn c_example_matches_the_rust_api_to_the_bit() {
     let stdout = run(&compile("CC", "cc", "-std=c11", "examples/c/hanging_cloth.c"));
-    let line = stdout.lines().find_map(|l| l.strip_prefix("bits: ")).expect("a `bits:` line");
-    let c_bits: Vec<u32> = line.split_whitespace().map(|h| u32::from_str_radix(h, 16).unwrap()).collect();
+    let c_bits = bits_line(&stdout, 4);
     let (mid, strain) = rust_hanging_cloth();
     let rust_bits = vec![mid[0].to_bits(), mid[1].to_bits(), mid[2].to_bits(), strain.to_bits()];
     assert_eq!(c_bits, rust_bits, "C printed:\n{stdout}\nRust: midpoint {mid:?} m, strain {strain}");
@@ -83,6 +82,48 @@ fn c_example_matches_the_rust_api_to_the_bit() {
     // edges are stretched a little, not torn.
     assert!(mid[1] < 0.0 && mid[1] > -0.2, "{mid:?}");
     assert!(strain > 0.0 && strain < 0.2, "{strain}");
+}
+
+/// The numbers after a `bits: ` line, hexadecimal or decimal as printed.
+fn bits_line(stdout: &str, hex: usize) -> Vec<u32> {
+    let line = stdout.lines().find_map(|l| l.strip_prefix("bits: ")).expect("a `bits:` line");
+    let words = line.split_whitespace().enumerate();
+    words.map(|(i, w)| u32::from_str_radix(w, if i < hex { 16 } else { 10 }).unwrap()).collect()
+}
+
+/// The C sphere example's scene through the Rust API: the vertex over the sphere's top [m], y [m]
+/// of the lowest vertex, the reported max penetration [m] and the contact count.
+fn rust_drape_on_sphere() -> ([f32; 3], f32, f32, u32) {
+    let (n, radius) = (32, 0.3);
+    let (positions, indices) = flat_grid(n, 1.0, 2.0 * radius);
+    let mut world = World::new(WorldDesc::default()).unwrap();
+    world.add_collider(&ColliderDesc::sphere(radius)).unwrap();
+    let params = ClothParams { linear_damping: 5.0, ..ClothParams::default() };
+    let cloth = world.add_cloth(&ClothDesc { params, ..ClothDesc::new(&positions, &indices) }).unwrap();
+    for _ in 0..120 {
+        world.step(1.0 / 60.0).unwrap();
+    }
+    let c = world.cloth(cloth).unwrap();
+    let mut out = vec![[0.0f32; 3]; positions.len()];
+    c.read_positions(&mut out).unwrap();
+    let lowest = out.iter().map(|p| p[1]).fold(f32::INFINITY, f32::min);
+    (out[n / 2 * n + n / 2], lowest, c.stats().max_penetration, c.stats().contact_count)
+}
+
+#[test]
+fn c_sphere_example_matches_the_rust_api_to_the_bit() {
+    // The example itself fails unless no vertex is inside the thickened sphere by more than 1 %
+    // of the thickness (checked in C from the positions it read).
+    let stdout = run(&compile("CC", "cc", "-std=c11", "examples/c/drape_on_sphere.c"));
+    let (top, lowest, penetration, contacts) = rust_drape_on_sphere();
+    let rust_bits = vec![top[1].to_bits(), lowest.to_bits(), penetration.to_bits(), contacts];
+    assert_eq!(bits_line(&stdout, 3), rust_bits, "C printed:\n{stdout}\nRust: top {top:?} m, lowest {lowest} m");
+    // It rests on the sphere: the vertex over the top touches the thickened surface, the flaps
+    // hang below the equator.
+    let thickness = ClothParams::default().collision_thickness;
+    let gap = (top[0] * top[0] + top[1] * top[1] + top[2] * top[2]).sqrt() - 0.3 - thickness;
+    assert!(gap.abs() <= 0.01 * thickness, "the vertex over the top is {gap} m off the thickened sphere");
+    assert!(lowest < 0.0 && contacts > 100 && penetration <= 0.01 * thickness, "{stdout}");
 }
 
 #[test]

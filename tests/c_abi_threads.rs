@@ -4,7 +4,7 @@
 
 mod ffi_common;
 
-use ffi_common::{bits, c_hanging_cloth, c_positions, c_world, ok};
+use ffi_common::{bits, c_hanging_cloth, c_positions, c_stats, c_world, ok};
 use std::sync::Barrier;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::thread;
@@ -146,14 +146,7 @@ fn set_material_takes_effect_at_the_next_step_without_a_jump() {
     // ... and the softer cloth does stretch more than the unchanged one.
     step_n(soft, 59);
     step_n(control, 60);
-    let strain = |c| {
-        let mut s = std::mem::MaybeUninit::<xpbd_cloth::ClothStats>::uninit();
-        // SAFETY: valid out-parameter, fully written on success.
-        unsafe {
-            ok(xpbd_cloth_get_stats(c, s.as_mut_ptr()));
-            s.assume_init().max_edge_strain
-        }
-    };
+    let strain = |c| c_stats(c).max_edge_strain;
     assert!(strain(cloth) > 2.0 * strain(control_cloth), "{} vs {}", strain(cloth), strain(control_cloth));
     ok(xpbd_world_destroy(soft));
     ok(xpbd_world_destroy(control));

@@ -1,6 +1,6 @@
 /*
  * Every error path of the C API, with the exact XpbdResult each must return, that the message
- * names the culprit, and that a failed call changed nothing. Run by tests/c_programs.rs; prints
+ * names the culprit, and that a failed call changed nothing. Run by tests/c_abi_programs.rs; prints
  * "N passed, M failed" and exits non-zero on any failure.
  */
 #include "xpbd_cloth.h"
@@ -77,6 +77,7 @@ static XpbdClothDesc grid_desc(void) {
 
 static const XpbdWorldId SENTINEL_WORLD = {0x5e5e5e5e5e5e5e5eull};
 static const XpbdClothId SENTINEL_CLOTH = {0x5e5e5e5e5e5e5e5eull};
+static const XpbdColliderId SENTINEL_COLLIDER = {0x5e5e5e5e5e5e5e5eull};
 
 static void world_errors(XpbdWorldId *out_world) {
     XpbdWorldDesc wd = xpbd_default_world_desc();
@@ -200,6 +201,34 @@ static void create_errors(XpbdWorldId w) {
     bad = d;
     bad.external_acceleration[2] = NAN;
     EXPECT(xpbd_cloth_create(w, &bad, &c), XPBD_RESULT_INVALID_ARGUMENT, "external_acceleration");
+    /* Collision and wind settings. */
+    CHECK(d.collision_thickness == 0.005f && d.collision_mask == 0xffffffffu && d.max_depenetration_speed == 0.5f);
+    CHECK(d.wind_velocity[0] == 0.0f && d.drag_coefficient == 0.0f && d.lift_coefficient == 0.0f);
+    CHECK(d.air_density == 1.225f);
+    bad = d;
+    bad.collision_thickness = -1e-3f;
+    EXPECT(xpbd_cloth_create(w, &bad, &c), XPBD_RESULT_INVALID_ARGUMENT, "`collision_thickness` = -0.001");
+    bad.collision_thickness = 1.5f;
+    EXPECT(xpbd_cloth_create(w, &bad, &c), XPBD_RESULT_INVALID_ARGUMENT, "collision_thickness");
+    bad.collision_thickness = NAN;
+    EXPECT(xpbd_cloth_create(w, &bad, &c), XPBD_RESULT_INVALID_ARGUMENT, "collision_thickness");
+    bad = d;
+    bad.max_depenetration_speed = 0.0f;
+    EXPECT(xpbd_cloth_create(w, &bad, &c), XPBD_RESULT_INVALID_ARGUMENT, "`max_depenetration_speed` = 0");
+    bad = d;
+    bad.wind_velocity[0] = 3.0f, bad.wind_velocity[2] = 4.0f; /* wind without drag or lift */
+    EXPECT(xpbd_cloth_create(w, &bad, &c), XPBD_RESULT_INVALID_ARGUMENT, "`wind_velocity` = 5");
+    bad.drag_coefficient = NAN;
+    EXPECT(xpbd_cloth_create(w, &bad, &c), XPBD_RESULT_INVALID_ARGUMENT, "drag_coefficient");
+    bad.drag_coefficient = 1.0f;
+    bad.wind_velocity[1] = INFINITY;
+    EXPECT(xpbd_cloth_create(w, &bad, &c), XPBD_RESULT_INVALID_ARGUMENT, "wind_velocity");
+    bad = d;
+    bad.lift_coefficient = -0.2f;
+    EXPECT(xpbd_cloth_create(w, &bad, &c), XPBD_RESULT_INVALID_ARGUMENT, "lift_coefficient");
+    bad = d;
+    bad.air_density = -1.0f;
+    EXPECT(xpbd_cloth_create(w, &bad, &c), XPBD_RESULT_INVALID_ARGUMENT, "air_density");
     float inverse_masses[9] = {1, 1, 1, 1, 1, 1, 1, -2, 1};
     bad = d;
     bad.inverse_masses = inverse_masses;
@@ -293,6 +322,15 @@ static void cloth_errors(XpbdWorldId w) {
     p = before;
     p.iterations = 1001;
     EXPECT(xpbd_cloth_set_params(c, &p), XPBD_RESULT_INVALID_ARGUMENT, "iterations");
+    p = before;
+    p.collision_thickness = -0.01f;
+    EXPECT(xpbd_cloth_set_params(c, &p), XPBD_RESULT_INVALID_ARGUMENT, "collision_thickness");
+    p = before;
+    p.wind_velocity[1] = 2.0f; /* no drag or lift coefficient: the wind would do nothing */
+    EXPECT(xpbd_cloth_set_params(c, &p), XPBD_RESULT_INVALID_ARGUMENT, "wind_velocity");
+    p = before;
+    p.max_depenetration_speed = INFINITY;
+    EXPECT(xpbd_cloth_set_params(c, &p), XPBD_RESULT_INVALID_ARGUMENT, "max_depenetration_speed");
     XpbdClothMaterial m = xpbd_default_cloth_material();
     EXPECT(xpbd_cloth_set_material(c, NULL), XPBD_RESULT_NULL_POINTER, "`material` is NULL");
     m.youngs_modulus = -5.0f;
@@ -338,6 +376,156 @@ static void cloth_errors(XpbdWorldId w) {
     EXPECT(xpbd_cloth_destroy(reused), XPBD_RESULT_INVALID_ID, NULL);
 }
 
+static int pose_is(XpbdColliderId c, const float position[3], const float rotation[4]) {
+    float p[3], r[4];
+    return xpbd_collider_get_pose(c, p, r) == XPBD_RESULT_OK && memcmp(p, position, sizeof p) == 0 &&
+           memcmp(r, rotation, sizeof r) == 0;
+}
+
+static void collider_errors(void) {
+    XpbdWorldDesc wd = xpbd_default_world_desc();
+    wd.thread_count = 1;
+    XpbdWorldId w;
+    EXPECT_OK(xpbd_world_create(&wd, &w));
+    XpbdClothDesc cd = grid_desc();
+    XpbdClothId cloth;
+    EXPECT_OK(xpbd_cloth_create(w, &cd, &cloth)); /* the world's first cloth: slot 0, generation 1 */
+
+    XpbdColliderDesc d = xpbd_default_collider_desc();
+    CHECK(d.kind == XPBD_COLLIDER_KIND_SPHERE && d.radius == 0.5f && d.layers == 1u);
+    CHECK(d.rotation[0] == 0.0f && d.rotation[3] == 1.0f && d.static_friction == 0.5f && d.kinetic_friction == 0.4f);
+    XpbdColliderId c = SENTINEL_COLLIDER;
+    EXPECT(xpbd_collider_create(w, NULL, &c), XPBD_RESULT_NULL_POINTER, "`desc` is NULL");
+    EXPECT(xpbd_collider_create(w, &d, NULL), XPBD_RESULT_NULL_POINTER, "`out_collider` is NULL");
+
+    /* Impossible descriptors, each naming its field. */
+    XpbdColliderDesc bad = d;
+    bad.kind = 4;
+    EXPECT(xpbd_collider_create(w, &bad, &c), XPBD_RESULT_INVALID_ARGUMENT, "`kind` = 4");
+    bad.kind = 0xffffffffu;
+    EXPECT(xpbd_collider_create(w, &bad, &c), XPBD_RESULT_INVALID_ARGUMENT, "0 sphere, 1 capsule, 2 plane, 3 box");
+    bad = d;
+    bad.radius = -0.1f;
+    EXPECT(xpbd_collider_create(w, &bad, &c), XPBD_RESULT_INVALID_ARGUMENT, "`radius` = -0.1");
+    bad.radius = 0.0f;
+    EXPECT(xpbd_collider_create(w, &bad, &c), XPBD_RESULT_INVALID_ARGUMENT, "`radius` = 0");
+    bad.radius = NAN;
+    EXPECT(xpbd_collider_create(w, &bad, &c), XPBD_RESULT_INVALID_ARGUMENT, "`radius` = NaN");
+    bad = d;
+    bad.kind = XPBD_COLLIDER_KIND_CAPSULE;
+    bad.half_height = -0.5f;
+    EXPECT(xpbd_collider_create(w, &bad, &c), XPBD_RESULT_INVALID_ARGUMENT, "`half_height` = -0.5");
+    bad = d;
+    bad.kind = XPBD_COLLIDER_KIND_BOX;
+    bad.radius = 0.0f;
+    bad.half_extents[1] = 0.0f;
+    EXPECT(xpbd_collider_create(w, &bad, &c), XPBD_RESULT_INVALID_ARGUMENT, "`half_extents` = 0");
+    bad.half_extents[1] = 0.2f;
+    bad.radius = 0.25f; /* rounding beyond the smallest half extent */
+    EXPECT(xpbd_collider_create(w, &bad, &c), XPBD_RESULT_INVALID_ARGUMENT, "box rounding");
+    bad = d;
+    bad.static_friction = -0.5f;
+    EXPECT(xpbd_collider_create(w, &bad, &c), XPBD_RESULT_INVALID_ARGUMENT, "static_friction");
+    bad = d;
+    bad.kinetic_friction = INFINITY;
+    EXPECT(xpbd_collider_create(w, &bad, &c), XPBD_RESULT_INVALID_ARGUMENT, "kinetic_friction");
+    bad = d;
+    bad.position[1] = NAN;
+    EXPECT(xpbd_collider_create(w, &bad, &c), XPBD_RESULT_INVALID_ARGUMENT, "`position` = NaN");
+    bad.position[1] = 2e5f;
+    EXPECT(xpbd_collider_create(w, &bad, &c), XPBD_RESULT_INVALID_ARGUMENT, "position");
+    bad = d;
+    bad.rotation[3] = 2.0f; /* not a unit quaternion */
+    EXPECT(xpbd_collider_create(w, &bad, &c), XPBD_RESULT_INVALID_ARGUMENT, "`rotation` = 2");
+    bad.rotation[3] = 0.0f;
+    EXPECT(xpbd_collider_create(w, &bad, &c), XPBD_RESULT_INVALID_ARGUMENT, "unit quaternion");
+    bad.rotation[3] = 1.0f, bad.rotation[0] = NAN;
+    EXPECT(xpbd_collider_create(w, &bad, &c), XPBD_RESULT_INVALID_ARGUMENT, "rotation");
+    XpbdWorldId null_world = {0};
+    EXPECT(xpbd_collider_create(null_world, &d, &c), XPBD_RESULT_INVALID_ID, "world id");
+    CHECK(c.id == SENTINEL_COLLIDER.id); /* no failed create wrote the id */
+
+    /* The first collider shares the first cloth's world, slot and generation: only bit 47 differs. */
+    d.position[1] = -1.0f;
+    EXPECT_OK(xpbd_collider_create(w, &d, &c));
+    CHECK((c.id ^ cloth.id) == 1ull << 47);
+    const float start_position[3] = {0.0f, -1.0f, 0.0f}, identity[4] = {0.0f, 0.0f, 0.0f, 1.0f};
+    CHECK(pose_is(c, start_position, identity));
+
+    /* Poses: NULL arrays, NaN / out-of-range positions, non-unit rotations; the target is unchanged. */
+    const float position[3] = {1.0f, 2.0f, 3.0f}, half_turn[4] = {0.0f, 1.0f, 0.0f, 0.0f};
+    const float nan_position[3] = {NAN, 0.0f, 0.0f}, far_position[3] = {0.0f, 0.0f, -1e6f};
+    const float long_rotation[4] = {0.0f, 0.0f, 0.0f, 1.01f}, zero_rotation[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+    const float nan_rotation[4] = {0.0f, NAN, 0.0f, 1.0f};
+    EXPECT(xpbd_collider_set_pose(c, NULL, identity), XPBD_RESULT_NULL_POINTER, "`position` is NULL");
+    EXPECT(xpbd_collider_set_pose(c, position, NULL), XPBD_RESULT_NULL_POINTER, "`rotation` is NULL");
+    EXPECT(xpbd_collider_set_pose(c, nan_position, identity), XPBD_RESULT_INVALID_ARGUMENT, "`position` = NaN");
+    EXPECT(xpbd_collider_set_pose(c, far_position, identity), XPBD_RESULT_INVALID_ARGUMENT, "within");
+    EXPECT(xpbd_collider_set_pose(c, position, long_rotation), XPBD_RESULT_INVALID_ARGUMENT, "unit quaternion");
+    EXPECT(xpbd_collider_set_pose(c, position, zero_rotation), XPBD_RESULT_INVALID_ARGUMENT, "`rotation` = 0");
+    EXPECT(xpbd_collider_set_pose(c, position, nan_rotation), XPBD_RESULT_INVALID_ARGUMENT, "rotation");
+    EXPECT_OK(xpbd_world_step(w, 1.0f / 60.0f));
+    CHECK(pose_is(c, start_position, identity)); /* none of the failed calls moved it */
+    EXPECT_OK(xpbd_collider_set_pose(c, position, half_turn));
+    CHECK(pose_is(c, start_position, identity)); /* a target, reached by the step... */
+    EXPECT_OK(xpbd_world_step(w, 1.0f / 60.0f));
+    CHECK(pose_is(c, position, half_turn)); /* ...exactly at its end */
+
+    /* Read-backs: NULL out-parameters write nothing. */
+    float out_position[3] = {7.0f, 7.0f, 7.0f}, out_rotation[4];
+    EXPECT(xpbd_collider_get_pose(c, NULL, out_rotation), XPBD_RESULT_NULL_POINTER, "`out_position` is NULL");
+    EXPECT(xpbd_collider_get_pose(c, out_position, NULL), XPBD_RESULT_NULL_POINTER, "`out_rotation` is NULL");
+    CHECK(out_position[0] == 7.0f);
+    EXPECT(xpbd_collider_get_desc(c, NULL), XPBD_RESULT_NULL_POINTER, "`out_desc` is NULL");
+    XpbdColliderDesc read;
+    EXPECT_OK(xpbd_collider_get_desc(c, &read));
+    CHECK(read.kind == XPBD_COLLIDER_KIND_SPHERE && read.radius == 0.5f && read.layers == 1u);
+    CHECK(memcmp(read.position, position, sizeof position) == 0 && memcmp(read.rotation, half_turn, sizeof half_turn) == 0);
+
+    /* Fields a kind does not use are ignored, not checked: a plane has no radius. */
+    XpbdColliderDesc plane = xpbd_default_collider_desc();
+    plane.kind = XPBD_COLLIDER_KIND_PLANE;
+    plane.radius = -1.0f;
+    XpbdColliderId floor;
+    EXPECT_OK(xpbd_collider_create(w, &plane, &floor));
+    EXPECT_OK(xpbd_collider_destroy(floor));
+
+    /* Wrong-kind and forged ids. */
+    XpbdColliderId cloth_as_collider = {cloth.id}, world_as_collider = {w.id}, null_collider = {0};
+    XpbdClothId collider_as_cloth = {c.id};
+    XpbdWorldId collider_as_world = {c.id};
+    XpbdColliderId forged_slot = {c.id + (5ull << 32)}, forged_generation = {c.id + (1ull << 48)};
+    XpbdColliderId forged_world = {c.id ^ 0x00000000ffff0000ull};
+    uint32_t count;
+    EXPECT(xpbd_collider_set_pose(cloth_as_collider, position, identity), XPBD_RESULT_INVALID_ID, "collider id");
+    EXPECT(xpbd_collider_destroy(cloth_as_collider), XPBD_RESULT_INVALID_ID, "collider id");
+    EXPECT(xpbd_cloth_vertex_count(collider_as_cloth, &count), XPBD_RESULT_INVALID_ID, "cloth id");
+    EXPECT(xpbd_cloth_destroy(collider_as_cloth), XPBD_RESULT_INVALID_ID, "cloth id");
+    EXPECT(xpbd_world_step(collider_as_world, 0.01f), XPBD_RESULT_INVALID_ID, "world id");
+    EXPECT(xpbd_collider_destroy(world_as_collider), XPBD_RESULT_INVALID_ID, NULL);
+    EXPECT(xpbd_collider_destroy(null_collider), XPBD_RESULT_INVALID_ID, "collider id 0x0000000000000000");
+    EXPECT(xpbd_collider_get_pose(forged_slot, out_position, out_rotation), XPBD_RESULT_INVALID_ID, "forged");
+    EXPECT(xpbd_collider_get_desc(forged_generation, &read), XPBD_RESULT_INVALID_ID, NULL);
+    EXPECT(xpbd_collider_destroy(forged_world), XPBD_RESULT_INVALID_ID, NULL);
+    EXPECT_OK(xpbd_cloth_vertex_count(cloth, &count)); /* the cloth and collider survived all that */
+    CHECK(pose_is(c, position, half_turn));
+
+    /* Stale ids: destroyed twice, used after destroy, slot reused by a new collider. */
+    EXPECT_OK(xpbd_collider_destroy(c));
+    EXPECT(xpbd_collider_destroy(c), XPBD_RESULT_INVALID_ID, "stale");
+    EXPECT(xpbd_collider_set_pose(c, position, identity), XPBD_RESULT_INVALID_ID, NULL);
+    EXPECT(xpbd_collider_get_pose(c, out_position, out_rotation), XPBD_RESULT_INVALID_ID, NULL);
+    XpbdColliderId reused;
+    EXPECT_OK(xpbd_collider_create(w, &d, &reused));
+    CHECK((reused.id >> 32 & 0x7fff) == (c.id >> 32 & 0x7fff) && reused.id != c.id); /* same slot, new generation */
+    EXPECT(xpbd_collider_get_desc(c, &read), XPBD_RESULT_INVALID_ID, NULL);
+
+    /* Destroying the world destroys its colliders. */
+    EXPECT_OK(xpbd_world_destroy(w));
+    EXPECT(xpbd_collider_set_pose(reused, position, identity), XPBD_RESULT_INVALID_ID, NULL);
+    EXPECT(xpbd_collider_destroy(reused), XPBD_RESULT_INVALID_ID, NULL);
+}
+
 static void message_buffer(void) {
     XpbdWorldId null_world = {0};
     EXPECT(xpbd_world_step(null_world, 0.01f), XPBD_RESULT_INVALID_ID, "xpbd_world_step: world id");
@@ -365,6 +553,7 @@ int main(void) {
     world_errors(&w);
     create_errors(w);
     cloth_errors(w);
+    collider_errors();
     message_buffer();
     printf("%d passed, %d failed\n", passed, failed);
     return failed == 0 ? 0 : 1;

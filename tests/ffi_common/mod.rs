@@ -12,6 +12,26 @@ pub fn hanging_grid(n: usize) -> (Vec<[f32; 3]>, Vec<u32>) {
             positions.push([i as f32 / (n - 1) as f32, 1.0 - j as f32 / (n - 1) as f32, 0.0]);
         }
     }
+    (positions, grid_indices(n))
+}
+
+/// An n × n grid of render vertices spanning `size` metres, horizontal in the x–z plane at height
+/// `y`, centred on the y axis, two triangles per quad, counter-clockwise seen from above; with
+/// `size` 1 the scene of `examples/c/drape_on_sphere.c` (which computes the same positions).
+pub fn flat_grid(n: usize, size: f32, y: f32) -> (Vec<[f32; 3]>, Vec<u32>) {
+    let mut positions = Vec::with_capacity(n * n);
+    let at = |k: usize| (k as f32 / (n - 1) as f32 - 0.5) * size;
+    for j in 0..n {
+        for i in 0..n {
+            positions.push([at(i), y, at(j)]);
+        }
+    }
+    (positions, grid_indices(n))
+}
+
+/// Two triangles per quad of a row-major n × n vertex grid: (a, c, b) and (b, c, d) with b the
+/// next vertex in the row and c the one in the next row.
+fn grid_indices(n: usize) -> Vec<u32> {
     let mut indices = Vec::with_capacity(6 * (n - 1) * (n - 1));
     for j in 0..n - 1 {
         for i in 0..n - 1 {
@@ -20,7 +40,7 @@ pub fn hanging_grid(n: usize) -> (Vec<[f32; 3]>, Vec<u32>) {
             indices.extend_from_slice(&[a, c, b, b, c, d]);
         }
     }
-    (positions, indices)
+    indices
 }
 
 /// Panic with the library's message unless `result` is OK.
@@ -79,4 +99,14 @@ pub fn c_positions(cloth: XpbdClothId) -> Vec<[f32; 3]> {
 /// Bit patterns, so that comparisons are exact and print readably.
 pub fn bits(positions: &[[f32; 3]]) -> Vec<[u32; 3]> {
     positions.iter().map(|p| p.map(f32::to_bits)).collect()
+}
+
+/// The statistics of the cloth's last step, read through the C ABI.
+pub fn c_stats(cloth: XpbdClothId) -> xpbd_cloth::ClothStats {
+    let mut stats = std::mem::MaybeUninit::<xpbd_cloth::ClothStats>::uninit();
+    // SAFETY: valid out-parameter, fully written on success (`ok` panics otherwise).
+    unsafe {
+        ok(xpbd_cloth_get_stats(cloth, stats.as_mut_ptr()));
+        stats.assume_init()
+    }
 }
