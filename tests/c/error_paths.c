@@ -486,9 +486,9 @@ static void collider_errors(void) {
     XpbdColliderDesc plane = xpbd_default_collider_desc();
     plane.kind = XPBD_COLLIDER_KIND_PLANE;
     plane.radius = -1.0f;
-    XpbdColliderId floor;
-    EXPECT_OK(xpbd_collider_create(w, &plane, &floor));
-    EXPECT_OK(xpbd_collider_destroy(floor));
+    XpbdColliderId ground;
+    EXPECT_OK(xpbd_collider_create(w, &plane, &ground));
+    EXPECT_OK(xpbd_collider_destroy(ground));
 
     /* Wrong-kind and forged ids. */
     XpbdColliderId cloth_as_collider = {cloth.id}, world_as_collider = {w.id}, null_collider = {0};

@@ -1,5 +1,5 @@
 // The C header used from C++17: it must compile warning-free with -pedantic, link (extern "C"), and
-// give C++ the same layout and values as C. Run by tests/c_programs.rs.
+// give C++ the same layout and values as C. Run by tests/c_abi_programs.rs.
 #include "xpbd_cloth.h"
 
 #include <cstdio>
@@ -12,6 +12,11 @@ static_assert(std::is_standard_layout<XpbdClothDesc>::value && std::is_trivially
 static_assert(sizeof(XpbdResult) == 4 && std::is_same<std::underlying_type<XpbdResult>::type, int32_t>::value,
               "XpbdResult is an int32_t enum");
 static_assert(XPBD_RESULT_OK == 0, "success is zero");
+static_assert(std::is_standard_layout<XpbdColliderDesc>::value && std::is_trivially_copyable<XpbdColliderDesc>::value,
+              "descriptors are plain C structs");
+static_assert(std::is_same<std::underlying_type<XpbdColliderKind>::type, uint32_t>::value &&
+                  XPBD_COLLIDER_KIND_SPHERE == 0 && XPBD_COLLIDER_KIND_BOX == 3,
+              "XpbdColliderKind is a uint32_t enum with the values of XpbdColliderDesc.kind");
 
 int main() {
     if (xpbd_abi_version() != XPBD_ABI_VERSION) {
@@ -35,6 +40,15 @@ int main() {
     XpbdClothId cloth{};
     float out[9] = {};
     XpbdResult r = xpbd_cloth_create(world, &cloth_desc, &cloth);
+    // A box 10 m below: the triangle does not reach it in 0.1 s, so the fall stays free.
+    XpbdColliderDesc ground_desc = xpbd_default_collider_desc();
+    ground_desc.kind = XPBD_COLLIDER_KIND_BOX;
+    ground_desc.radius = 0.0f;
+    ground_desc.position[1] = -10.0f;
+    XpbdColliderId ground{};
+    if (r == XPBD_RESULT_OK) {
+        r = xpbd_collider_create(world, &ground_desc, &ground);
+    }
     for (int i = 0; r == XPBD_RESULT_OK && i < 6; ++i) {
         r = xpbd_world_step(world, 1.0f / 60.0f);
     }
