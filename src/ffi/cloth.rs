@@ -58,7 +58,9 @@ pub unsafe extern "C" fn xpbd_cloth_create(
                 inverse_masses,
             )
         };
-        let core_desc = ClothDesc { positions, indices, inverse_masses, weld_tolerance: desc.weld_tolerance, params };
+        // Lines (extra edges) are not in ABI version 1: the C descriptor has no field for them yet.
+        let core_desc =
+            ClothDesc { positions, indices, lines: &[], inverse_masses, weld_tolerance: desc.weld_tolerance, params };
         let id = with_world(world, |w| {
             // Slots are appended only when none is free, so below MAX_SLOTS live cloths every
             // index fits the id's 16 bits.

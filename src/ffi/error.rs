@@ -64,7 +64,9 @@ pub(crate) fn result_code(error: &ClothError) -> XpbdResult {
         | IndexCountNotMultipleOfThree { .. }
         | IndexOutOfRange { .. }
         | NonFiniteVertex { .. }
-        | DegenerateTriangle { .. } => XpbdResult::InvalidMesh,
+        | DegenerateTriangle { .. }
+        | LineIndexOutOfRange { .. }
+        | DegenerateLine { .. } => XpbdResult::InvalidMesh,
         InverseMassCountMismatch { .. } | BufferSizeMismatch { .. } => XpbdResult::BufferSizeMismatch,
         InvalidInverseMass { .. }
         | InvalidParameter { .. }
