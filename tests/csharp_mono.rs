@@ -161,3 +161,104 @@ fn a_missing_library_is_reported_with_where_to_get_it() {
     assert!(stdout.contains("DllNotFoundException: xpbd_cloth: the native library was not found"), "{stdout}");
     assert!(stdout.contains("cargo build --release"), "{stdout}");
 }
+
+/// The Unity layer (`unity-sample/Runtime`, the sample) type-checks with mcs against the bindings
+/// and `tests/csharp/UnityStubs.cs`, which declares the UnityEngine/UnityEditor members it uses
+/// with Unity's signatures, both as a player build and as an editor build. Unity cannot run here,
+/// so this is what keeps the thin Unity layer in step with the C# API.
+#[test]
+fn unity_layer_compiles_against_the_unity_api_it_uses() {
+    let mut sources = Vec::new();
+    cs_files(&crate_dir().join("bindings/csharp"), &mut sources);
+    let runtime = crate_dir().join("unity-sample/Runtime");
+    // Top level only: Runtime/Bindings is build-native.sh's copy of bindings/csharp.
+    for entry in std::fs::read_dir(&runtime).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_some_and(|e| e == "cs") {
+            sources.push(path);
+        }
+    }
+    cs_files(&crate_dir().join("unity-sample/Samples~"), &mut sources);
+    sources.push(crate_dir().join("tests/csharp/UnityStubs.cs"));
+    let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join("csharp/unity");
+    std::fs::create_dir_all(&out).unwrap();
+    for define in ["UNITY_STANDALONE", "UNITY_EDITOR"] {
+        let output = Command::new("mcs")
+            .args(["-target:library", "-unsafe", "-warnaserror+", "-nologo"])
+            .arg(format!("-define:{define}"))
+            .arg(format!("-out:{}", out.join(format!("{define}.dll")).display()))
+            .args(&sources)
+            .output()
+            .unwrap_or_else(|e| panic!("cannot run `mcs` ({e}); install mono-mcs (.ci/test-all.sh does)"));
+        assert!(
+            output.status.success(),
+            "the Unity layer does not compile ({define}):\n{}{}",
+            String::from_utf8_lossy(&output.stdout),
+            String::from_utf8_lossy(&output.stderr)
+        );
+    }
+}
+
+/// Unity imports a package only with a `.meta` file (and so a GUID) beside every file and folder
+/// it sees; for native plugins the `.meta` also holds the import settings (which platform and CPU
+/// load them). Every asset of unity-sample has one, every GUID is unique, and each plugin's
+/// settings enable the platform its folder names.
+#[test]
+fn unity_package_has_a_meta_file_for_every_asset_and_plugin_import_settings() {
+    fn walk(dir: &Path, assets: &mut Vec<PathBuf>, metas: &mut Vec<PathBuf>) {
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            let name = path.file_name().unwrap().to_str().unwrap().to_string();
+            // Unity ignores hidden names and folders ending in `~`; Bindings is build-native.sh's copy.
+            if name.starts_with('.') || name.ends_with('~') || name == "Bindings" || name == "Bindings.meta" {
+                continue;
+            }
+            if name.ends_with(".meta") {
+                metas.push(path);
+            } else {
+                assets.push(path.clone());
+                if path.is_dir() {
+                    walk(&path, assets, metas);
+                }
+            }
+        }
+    }
+    let package = crate_dir().join("unity-sample");
+    let (mut assets, mut metas) = (Vec::new(), Vec::new());
+    walk(&package, &mut assets, &mut metas);
+    let plugin_suffixes = [".so", ".dll", ".dylib", ".a"];
+    for asset in &assets {
+        // Plugin binaries are build products (gitignored); only their .meta is committed.
+        if plugin_suffixes.iter().any(|s| asset.to_str().unwrap().ends_with(s)) {
+            continue;
+        }
+        let meta = PathBuf::from(format!("{}.meta", asset.display()));
+        assert!(meta.exists(), "{} has no .meta file", asset.display());
+    }
+    let mut guids = std::collections::HashSet::new();
+    for meta in &metas {
+        let text = std::fs::read_to_string(meta).unwrap();
+        let guid = text.lines().find_map(|l| l.strip_prefix("guid: ")).unwrap_or_else(|| panic!("{}", meta.display()));
+        assert!(guid.len() == 32 && guid.chars().all(|c| c.is_ascii_hexdigit()), "{}: guid {guid}", meta.display());
+        assert!(guids.insert(guid.to_string()), "{}: duplicate guid {guid}", meta.display());
+    }
+    // (plugin .meta, the platform entry it must enable, the Any-platform exclusion it must lift)
+    let plugins = [
+        ("Linux/x86_64/libxpbd_cloth.so.meta", "Standalone: Linux64", "Exclude Linux64: 0"),
+        ("Windows/x86_64/xpbd_cloth.dll.meta", "Standalone: Win64", "Exclude Win64: 0"),
+        ("macOS/libxpbd_cloth.dylib.meta", "Standalone: OSXUniversal", "Exclude OSXUniversal: 0"),
+        ("Android/arm64-v8a/libxpbd_cloth.so.meta", "Android: Android", "Exclude Android: 0"),
+        ("iOS/libxpbd_cloth.a.meta", "iPhone: iOS", "Exclude iOS: 0"),
+    ];
+    for (meta, platform, include) in plugins {
+        let text = std::fs::read_to_string(package.join("Runtime/Plugins").join(meta)).unwrap();
+        let after =
+            text.split(&format!("      {platform}\n")).nth(1).unwrap_or_else(|| panic!("{meta}: no {platform}"));
+        assert!(after.trim_start().starts_with("second:\n      enabled: 1"), "{meta}: {platform} not enabled");
+        assert!(text.contains(include), "{meta}: {include} missing");
+        // Exactly one player platform each (plus the editor for desktop hosts).
+        let included = text.lines().filter(|l| l.trim_start().starts_with("Exclude ") && l.ends_with(": 0")).count();
+        let expected = if meta.starts_with("Android") || meta.starts_with("iOS") { 1 } else { 2 };
+        assert_eq!(included, expected, "{meta}: platforms enabled");
+    }
+}
