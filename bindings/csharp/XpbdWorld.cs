@@ -1,6 +1,7 @@
 // A world: the owner of cloths, stepped at a fixed timestep.
 using System;
 using System.Collections.Generic;
+using System.Threading;
 using Xpbd.Native;
 
 namespace Xpbd
@@ -40,14 +41,16 @@ namespace Xpbd
         /// <summary>The native id (for the raw layer).</summary>
         public XpbdWorldId Id { get { return new XpbdWorldId { id = LiveId() }; } }
 
+        long stepCount;
+
         /// <summary>Number of completed <see cref="Step"/> calls; lets readers skip frames without a new step.</summary>
-        public long StepCount { get; private set; }
+        public long StepCount { get { return Interlocked.Read(ref stepCount); } }
 
         /// <summary>Advance every cloth by one fixed step of <paramref name="dt"/> seconds (0 &lt; dt ≤ 1).</summary>
         public void Step(float dt)
         {
             XpbdLibrary.Check(NativeMethods.xpbd_world_step(Id, dt));
-            StepCount++;
+            Interlocked.Increment(ref stepCount);
             GC.KeepAlive(this);
         }
 

@@ -226,17 +226,25 @@ namespace Xpbd.Unity
 
         void Reset()
         {
-            // The library's own defaults, so the Inspector starts where the C API does.
-            XpbdClothDesc d = XpbdCloth.DefaultDesc();
-            arealDensity = d.areal_density;
-            youngsModulus = d.youngs_modulus;
-            poissonRatio = d.poisson_ratio;
-            thickness = d.thickness;
-            linearDamping = d.linear_damping;
-            weldTolerance = d.weld_tolerance;
-            XpbdWorldDesc w = XpbdWorld.DefaultDesc();
-            substeps = (int)w.substeps;
-            iterations = (int)w.iterations;
+            // The library's own defaults, so the Inspector starts where the C API does (the field
+            // initialisers above are the same numbers, for when the library is not built yet).
+            try
+            {
+                XpbdClothDesc d = XpbdCloth.DefaultDesc();
+                arealDensity = d.areal_density;
+                youngsModulus = d.youngs_modulus;
+                poissonRatio = d.poisson_ratio;
+                thickness = d.thickness;
+                linearDamping = d.linear_damping;
+                weldTolerance = d.weld_tolerance;
+                XpbdWorldDesc w = XpbdWorld.DefaultDesc();
+                substeps = (int)w.substeps;
+                iterations = (int)w.iterations;
+            }
+            catch (Exception e)
+            {
+                Debug.LogException(e, this);
+            }
         }
     }
 }
