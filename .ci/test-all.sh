@@ -5,11 +5,14 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 # The C ABI tests compile C11 and C++17 programs (tests/c_abi_programs.rs) and run them under
-# valgrind (.ci/valgrind-c-api.sh).
+# valgrind (.ci/valgrind-c-api.sh). The C# tests (tests/csharp_mono.rs) compile with Mono's mcs
+# and run with mono (Debian: mono-mcs, mono-runtime).
 missing=()
 command -v cc >/dev/null || missing+=(gcc libc6-dev)
 command -v c++ >/dev/null || missing+=(g++)
 command -v valgrind >/dev/null || missing+=(valgrind)
+command -v mcs >/dev/null || missing+=(mono-mcs)
+command -v mono >/dev/null || missing+=(mono-runtime)
 if [ ${#missing[@]} -gt 0 ]; then
     apt-get update
     DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${missing[@]}"
@@ -19,3 +22,11 @@ fi
 cargo test --release --all-targets
 cargo test --release --doc
 bash .ci/valgrind-c-api.sh
+
+# The Unity package: build-native.sh fills it for this host (native library + a copy of the
+# bindings), and the filled Runtime/ then compiles on its own against the Unity API it uses
+# (tests/csharp/UnityStubs.cs), as Unity would compile the package's assembly.
+bash unity-sample/build-native.sh
+mcs -target:library -unsafe -warnaserror+ -nologo -out:target/unity-package-check.dll \
+    -recurse:'unity-sample/Runtime/*.cs' tests/csharp/UnityStubs.cs
+echo "unity-sample: package compiles with its copied bindings"

@@ -1057,6 +1057,30 @@ XpbdResult xpbd_collider_get_desc(struct XpbdColliderId collider,
  */
 XpbdResult xpbd_collider_destroy(struct XpbdColliderId collider);
 
+/**
+ * Write the number of live worlds (created and not yet destroyed) in this process to
+ * `*out_count`. Meant for leak checks in tests and editor tooling, not for per-frame use.
+ *
+ * Errors: `XPBD_RESULT_NULL_POINTER` (`out_count` NULL). Thread-safe; the count is a snapshot
+ * that other threads may change right after.
+ *
+ * # Safety
+ * `out_count` is writable.
+ */
+XpbdResult xpbd_live_world_count(uint32_t *out_count);
+
+/**
+ * Write the number of live cloths in all live worlds of this process to `*out_count`
+ * (destroying a world releases its cloths, so they stop counting). Meant for leak checks.
+ *
+ * Errors: `XPBD_RESULT_NULL_POINTER` (`out_count` NULL). Thread-safe; waits while a world steps
+ * (each world is counted under its lock); a snapshot that other threads may change right after.
+ *
+ * # Safety
+ * `out_count` is writable.
+ */
+XpbdResult xpbd_live_cloth_count(uint32_t *out_count);
+
 #ifdef __cplusplus
 }  // extern "C"
 #endif  // __cplusplus

@@ -326,11 +326,8 @@ fn destroyed_collider_lets_the_resting_cloth_fall_freely() {
     let free_fall = (G as f64 * h * h * k * (k + 1.0) / 2.0) as f32;
     let drops: Vec<f32> = resting.iter().zip(&c.0).map(|(p, q)| p[1] - q[1]).collect();
     let worst = drops.iter().map(|d| (d - free_fall).abs()).fold(0.0, f32::max);
-    let sideways = resting
-        .iter()
-        .zip(&c.0)
-        .map(|(p, q)| (p[0] - q[0]).abs().max((p[2] - q[2]).abs()))
-        .fold(0.0, f32::max);
+    let sideways =
+        resting.iter().zip(&c.0).map(|(p, q)| (p[0] - q[0]).abs().max((p[2] - q[2]).abs())).fold(0.0, f32::max);
     eprintln!(
         "table destroyed: every vertex fell {:.4}..{:.4} m in 0.5 s (integrator free fall {free_fall:.4} m, \
          worst difference {worst:.2e} m), sideways {sideways:.2e} m, contacts {}; with the table kept the \

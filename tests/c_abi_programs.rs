@@ -1,28 +1,17 @@
 //! The C API proven from C and C++: `examples/c/hanging_cloth.c`, `examples/c/drape_on_sphere.c`,
-//! `tests/c/error_paths.c` and `tests/c/header_cpp17.cpp` are compiled with the system compiler (`CC`/`CXX`, default `cc`/`c++`)
-//! against `include/` and the cdylib that cargo built for this test run, then run.
+//! `tests/c/error_paths.c` and `tests/c/header_cpp17.cpp` are compiled with the system compiler
+//! (`CC`/`CXX`, default `cc`/`c++`) against `include/` and the cdylib that cargo built for this
+//! test run, then run.
 
 mod ffi_common;
 
-use ffi_common::{flat_grid, hanging_grid};
-use std::env::consts::{DLL_PREFIX, DLL_SUFFIX};
+use ffi_common::{flat_grid, library_dir, rust_hanging_cloth};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use xpbd_cloth::{ClothDesc, ClothParams, ColliderDesc, World, WorldDesc};
 
 fn crate_dir() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
-}
-
-/// `target/<profile>/deps`, next to this test binary: `cargo test` builds the package's cdylib
-/// there for this run (it copies it up to `target/<profile>` only for `cargo build`, so that copy
-/// may be stale).
-fn library_dir() -> PathBuf {
-    let exe = std::env::current_exe().expect("test executable path");
-    let dir = exe.parent().expect("target/<profile>/deps/<test>").to_path_buf();
-    let lib = dir.join(format!("{DLL_PREFIX}xpbd_cloth{DLL_SUFFIX}"));
-    assert!(lib.exists(), "{} is missing: cargo builds the cdylib before the tests", lib.display());
-    dir
 }
 
 /// Compile `source` (relative to the crate) with warnings as errors and link it to the cdylib.
@@ -52,23 +41,6 @@ fn run(exe: &Path) -> String {
     let (stdout, stderr) = (String::from_utf8_lossy(&output.stdout), String::from_utf8_lossy(&output.stderr));
     assert!(output.status.success(), "{} failed ({}):\n{stdout}\n{stderr}", exe.display(), output.status);
     stdout.into_owned()
-}
-
-/// The C example's scene through the Rust API: bottom-edge midpoint [m] and max edge strain.
-fn rust_hanging_cloth() -> ([f32; 3], f32) {
-    let n = 32;
-    let (positions, indices) = hanging_grid(n);
-    let mut world = World::new(WorldDesc::default()).unwrap();
-    let cloth = world.add_cloth(&ClothDesc::new(&positions, &indices)).unwrap();
-    world.cloth_mut(cloth).unwrap().set_pinned(&[0, n as u32 - 1], None).unwrap();
-    for _ in 0..120 {
-        world.step(1.0 / 60.0).unwrap();
-    }
-    let c = world.cloth(cloth).unwrap();
-    let mut out = vec![[0.0f32; 3]; positions.len()];
-    c.read_positions(&mut out).unwrap();
-    let (left, right) = (out[(n - 1) * n + n / 2 - 1], out[(n - 1) * n + n / 2]);
-    ([0, 1, 2].map(|k| 0.5 * (left[k] + right[k])), c.stats().max_edge_strain)
 }
 
 #[test]

@@ -10,6 +10,7 @@
 //! - `registry`: the global world table and the per-world locks (the thread contract).
 //! - `world`, `cloth`, `collider`: the exports; `cloth_desc`, `collider_desc`: the descriptors and
 //!   their translation to the core.
+//! - `live`: live-object counts for leak checks (the C# finalizer tests use them).
 //!
 //! The `xpbd_default_*` functions and `xpbd_abi_version` only build constants and cannot panic,
 //! so they are the exports that do not go through the boundary.
@@ -34,12 +35,15 @@ pub mod collider_desc;
 
 pub mod collider;
 
+pub mod live;
+
 pub use cloth::*;
 pub use cloth_desc::*;
 pub use collider::*;
 pub use collider_desc::*;
 pub use error::*;
 pub use ids::*;
+pub use live::*;
 pub use world::*;
 
 /// Version of the C ABI described by this header. It changes whenever a function, struct layout
@@ -68,5 +72,27 @@ mod tests {
             "include/xpbd_cloth.h is stale: the C ABI changed. Run `cargo build` outside CI (build.rs \
              rewrites it) and commit the result."
         );
+    }
+
+    /// The raw C# layer that `build.rs` generated with csbindgen for this build.
+    const GENERATED_CSHARP: &str = include_str!(concat!(env!("OUT_DIR"), "/NativeMethods.g.cs"));
+
+    #[test]
+    fn committed_csharp_matches_csbindgen_output() {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/bindings/csharp/NativeMethods.g.cs");
+        let committed = std::fs::read_to_string(path).expect("bindings/csharp/NativeMethods.g.cs is missing");
+        assert!(
+            committed == GENERATED_CSHARP,
+            "bindings/csharp/NativeMethods.g.cs is stale: the C ABI changed. Run `cargo build` outside CI \
+             (build.rs rewrites it) and commit the result."
+        );
+        // The Unity-safe settings the bindings rely on (DESIGN §5) survived the generation.
+        assert!(GENERATED_CSHARP.contains(
+            "#if (UNITY_IOS || UNITY_WEBGL) && !UNITY_EDITOR\n        const string __DllName = \"__Internal\";"
+        ));
+        assert!(!GENERATED_CSHARP.contains("nint") && !GENERATED_CSHARP.contains("delegate*"));
+        let imports = GENERATED_CSHARP.matches("[DllImport(__DllName,").count();
+        assert_eq!(imports, GENERATED_CSHARP.matches("CallingConvention = CallingConvention.Cdecl").count());
+        assert!(imports >= 20, "only {imports} functions were generated");
     }
 }

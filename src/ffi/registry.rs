@@ -94,6 +94,19 @@ pub(crate) fn remove_world(id: XpbdWorldId) -> Result<(), FfiError> {
     Ok(())
 }
 
+/// (live worlds, live cloths in them) in the whole process. Worlds are counted under the table
+/// lock; their cloths after it is released, each world under its own lock (so this waits while a
+/// world steps). A poisoned world's cloths are still counted: they hold memory until destroyed.
+pub(crate) fn live_counts() -> (u32, u32) {
+    let cells: Vec<WorldCell> = registry().slots.iter().filter_map(|s| s.world.clone()).collect();
+    let cloths: usize = cells
+        .iter()
+        .map(|cell| cell.lock().unwrap_or_else(PoisonError::into_inner).as_ref().map_or(0, World::cloth_count))
+        .sum();
+    // 65 536 worlds × 32 768 cloths is 2^31: fits a u32 (saturate all the same).
+    (cells.len() as u32, u32::try_from(cloths).unwrap_or(u32::MAX))
+}
+
 /// Run `f` on the world behind `id`, holding its lock. Errors: `InvalidId`, `WorldPoisoned`, or
 /// what `f` returns.
 pub(crate) fn with_world<T>(id: XpbdWorldId, f: impl FnOnce(&mut World) -> Result<T, FfiError>) -> Result<T, FfiError> {

@@ -1,7 +1,10 @@
 //! Scenes shared by the C ABI tests.
 #![allow(dead_code)] // each test file uses a different part
 
+use std::env::consts::{DLL_PREFIX, DLL_SUFFIX};
+use std::path::PathBuf;
 use xpbd_cloth::ffi::*;
+use xpbd_cloth::{ClothDesc, World, WorldDesc};
 
 /// An n × n grid of render vertices spanning 1 m, vertical in the x–y plane with its top row at
 /// y = 1 m, two triangles per quad: the scene of `examples/c/hanging_cloth.c` and `examples/hang.rs`.
@@ -109,4 +112,40 @@ pub fn c_stats(cloth: XpbdClothId) -> xpbd_cloth::ClothStats {
         ok(xpbd_cloth_get_stats(cloth, stats.as_mut_ptr()));
         stats.assume_init()
     }
+}
+
+/// `target/<profile>/deps`, next to this test binary: `cargo test` builds the package's cdylib
+/// there for this run (it copies it up to `target/<profile>` only for `cargo build`, so that copy
+/// may be stale).
+pub fn library_dir() -> PathBuf {
+    let exe = std::env::current_exe().expect("test executable path");
+    let dir = exe.parent().expect("target/<profile>/deps/<test>").to_path_buf();
+    let lib = dir.join(format!("{DLL_PREFIX}xpbd_cloth{DLL_SUFFIX}"));
+    assert!(lib.exists(), "{} is missing: cargo builds the cdylib before the tests", lib.display());
+    dir
+}
+
+/// The C example's scene through the Rust API: the final positions [m] in render order, the
+/// bottom-edge midpoint [m] (mean of the two middle bottom vertices) and the max edge strain.
+pub fn rust_hanging_cloth_positions() -> (Vec<[f32; 3]>, [f32; 3], f32) {
+    let n = 32;
+    let (positions, indices) = hanging_grid(n);
+    let mut world = World::new(WorldDesc::default()).unwrap();
+    let cloth = world.add_cloth(&ClothDesc::new(&positions, &indices)).unwrap();
+    world.cloth_mut(cloth).unwrap().set_pinned(&[0, n as u32 - 1], None).unwrap();
+    for _ in 0..120 {
+        world.step(1.0 / 60.0).unwrap();
+    }
+    let c = world.cloth(cloth).unwrap();
+    let mut out = vec![[0.0f32; 3]; positions.len()];
+    c.read_positions(&mut out).unwrap();
+    let (left, right) = (out[(n - 1) * n + n / 2 - 1], out[(n - 1) * n + n / 2]);
+    let mid = [0, 1, 2].map(|k| 0.5 * (left[k] + right[k]));
+    (out, mid, c.stats().max_edge_strain)
+}
+
+/// `rust_hanging_cloth_positions` without the positions: what `examples/c/hanging_cloth.c` prints.
+pub fn rust_hanging_cloth() -> ([f32; 3], f32) {
+    let (_, mid, strain) = rust_hanging_cloth_positions();
+    (mid, strain)
 }

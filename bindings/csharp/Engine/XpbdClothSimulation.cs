@@ -1,0 +1,106 @@
+// The engine-neutral core of a cloth component: one mesh simulated in world space, pins that
+// follow anchors, results written back in the object's local space. UnityEngine-free, so the
+// Mono tests cover it; the Unity component only converts matrices and meshes.
+using System;
+using System.Collections.Generic;
+using Xpbd.Native;
+
+namespace Xpbd
+{
+    /// <summary>
+    /// One cloth in its own world, simulated in world space (so moving the object makes the cloth
+    /// trail behind, as real cloth does). Per fixed update: <see cref="XpbdPinGroup.MoveAnchor"/> for
+    /// each group, then <see cref="Step"/>; per rendered frame: <see cref="ReadLocal"/> into the
+    /// mesh's vertex and normal buffers. Nothing allocates after construction.
+    /// </summary>
+    public sealed class XpbdClothSimulation : IDisposable
+    {
+        readonly List<XpbdPinGroup> pinGroups = new List<XpbdPinGroup>();
+        readonly float[] worldRest;
+
+        /// <param name="localPositions">Render vertices in the object's space, <c>float[3*n]</c> [m].</param>
+        /// <param name="indices">Triangles, <c>uint[3*t]</c>.</param>
+        /// <param name="localToWorld">The object's transform at creation.</param>
+        /// <param name="cloth">Cloth settings (array fields ignored); start from <see cref="XpbdCloth.DefaultDesc"/>.</param>
+        /// <param name="world">World settings; start from <see cref="XpbdWorld.DefaultDesc"/>.</param>
+        public XpbdClothSimulation(float[] localPositions, uint[] indices, XpbdAffine localToWorld, XpbdClothDesc cloth, XpbdWorldDesc world)
+        {
+            if (localPositions == null) throw new ArgumentNullException("localPositions");
+            worldRest = (float[])localPositions.Clone();
+            localToWorld.TransformPoints(worldRest);
+            World = new XpbdWorld(world);
+            try
+            {
+                Cloth = World.CreateCloth(worldRest, indices, null, cloth);
+            }
+            catch
+            {
+                World.Dispose(); // never half-create
+                throw;
+            }
+        }
+
+        /// <summary>The world (one per simulation; single-threaded worlds suit one cloth).</summary>
+        public XpbdWorld World { get; private set; }
+
+        /// <summary>The cloth.</summary>
+        public XpbdCloth Cloth { get; private set; }
+
+        /// <summary>
+        /// Pin <paramref name="vertices"/> where they are at creation and make them follow the anchor
+        /// whose transform is <paramref name="anchorToWorld"/> now. Returns the group to move.
+        /// </summary>
+        public XpbdPinGroup Pin(uint[] vertices, XpbdAffine anchorToWorld)
+        {
+            if (vertices == null) throw new ArgumentNullException("vertices");
+            var group = new XpbdPinGroup(vertices, worldRest, anchorToWorld);
+            try
+            {
+                Cloth.SetPinned(group.Vertices, group.Targets);
+            }
+            catch
+            {
+                group.Dispose();
+                throw;
+            }
+            pinGroups.Add(group);
+            return group;
+        }
+
+        // Collider hook: when the collisions issue lands, colliders are pushed here, before the
+        // step, like pin targets (xpbd_collider_set_pose for each collider the component tracks).
+
+        /// <summary>Send every group's targets, then advance the world by <paramref name="dt"/> seconds.</summary>
+        public void Step(float dt)
+        {
+            for (int i = 0; i < pinGroups.Count; ++i) pinGroups[i].Send(Cloth);
+            World.Step(dt);
+        }
+
+        /// <summary>
+        /// Read positions and normals of all <paramref name="vertexCount"/> render vertices into
+        /// caller-pinned buffers (3 floats per vertex, e.g. NativeArray&lt;Vector3&gt;) in the
+        /// object's local space: positions through <paramref name="worldToLocal"/>, normals through
+        /// the transpose of <paramref name="localToWorld"/> (correct under non-uniform scale).
+        /// <paramref name="normals"/> may be IntPtr.Zero to skip them.
+        /// </summary>
+        public void ReadLocal(IntPtr positions, IntPtr normals, int vertexCount, XpbdAffine worldToLocal, XpbdAffine localToWorld)
+        {
+            Cloth.ReadPositions(positions, vertexCount);
+            worldToLocal.TransformPoints(positions, vertexCount);
+            if (normals != IntPtr.Zero)
+            {
+                Cloth.ReadNormals(normals, vertexCount);
+                localToWorld.TransformNormalsByTranspose(normals, vertexCount);
+            }
+        }
+
+        /// <summary>Destroy the world and cloth and unpin every buffer. Harmless twice.</summary>
+        public void Dispose()
+        {
+            for (int i = 0; i < pinGroups.Count; ++i) pinGroups[i].Dispose();
+            pinGroups.Clear();
+            World.Dispose();
+        }
+    }
+}

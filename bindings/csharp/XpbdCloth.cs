@@ -1,0 +1,310 @@
+// A cloth: a render mesh simulated by a world; results read back in render-vertex order.
+using System;
+using Xpbd.Native;
+
+namespace Xpbd
+{
+    /// <summary>
+    /// A cloth in an <see cref="XpbdWorld"/> (xpbd_cloth_*). Created from a render mesh: positions
+    /// <c>float[3*vertexCount]</c> in metres and triangles <c>uint[3*triangleCount]</c>; vertices
+    /// closer than the weld tolerance (default 1 µm) are simulated as one particle, and every read
+    /// comes back in render-vertex order. Each read/write has three forms:
+    /// <list type="bullet">
+    /// <item><c>float[]</c>: pinned with <c>fixed</c> for the call;</item>
+    /// <item><c>IntPtr</c> + vertex count: memory the caller keeps pinned (NativeArray, stackalloc, native);</item>
+    /// <item><see cref="XpbdPinnedArray{T}"/>: an array pinned once and reused every frame (no allocation).</item>
+    /// </list>
+    /// Disposing destroys the cloth; disposing its world destroys it too.
+    /// </summary>
+    public sealed unsafe class XpbdCloth : XpbdNativeObject
+    {
+        // Strong: a cloth keeps its world alive, so the world's finalizer cannot destroy a cloth
+        // that is still referenced.
+        readonly XpbdWorld world;
+
+        /// <summary>Default cloth settings (light cotton; compliances from the material), no mesh.</summary>
+        public static XpbdClothDesc DefaultDesc()
+        {
+            XpbdLibrary.EnsureLoaded();
+            return NativeMethods.xpbd_default_cloth_desc();
+        }
+
+        internal XpbdCloth(XpbdWorld world, float[] positions, uint[] indices, float[] inverseMasses, XpbdClothDesc desc)
+        {
+            if (world == null) throw new ArgumentNullException("world");
+            if (positions == null) throw new ArgumentNullException("positions");
+            if (indices == null) throw new ArgumentNullException("indices");
+            int vertexCount = VertexCountOf(positions.Length, "positions");
+            if (indices.Length % 3 != 0)
+            {
+                throw new XpbdInvalidMeshException("indices: " + indices.Length + " indices are not a whole number of triangles");
+            }
+            if (inverseMasses != null && inverseMasses.Length != vertexCount)
+            {
+                throw new XpbdBufferSizeMismatchException(
+                    "inverseMasses: " + inverseMasses.Length + " values for " + vertexCount + " vertices");
+            }
+            this.world = world;
+            XpbdClothId cloth;
+            fixed (float* p = positions)
+            fixed (uint* t = indices)
+            fixed (float* w = inverseMasses)
+            {
+                desc.positions = p;
+                desc.vertex_count = (uint)vertexCount;
+                desc.indices = t;
+                desc.triangle_count = (uint)(indices.Length / 3);
+                desc.inverse_masses = w; // null when inverseMasses is null: masses from areal density
+                XpbdLibrary.Check(NativeMethods.xpbd_cloth_create(world.Id, &desc, &cloth));
+            }
+            Adopt(cloth.id);
+            VertexCount = vertexCount;
+            GC.KeepAlive(world);
+        }
+
+        /// <summary>The world this cloth lives in.</summary>
+        public XpbdWorld World { get { return world; } }
+
+        /// <summary>The native id (for the raw layer).</summary>
+        public XpbdClothId Id { get { return new XpbdClothId { id = LiveId() }; } }
+
+        /// <summary>Render vertices (the count every read and <c>float[3*VertexCount]</c> buffer needs).</summary>
+        public int VertexCount { get; private set; }
+
+        /// <summary>True once this cloth or its world was disposed.</summary>
+        public override bool IsDisposed { get { return base.IsDisposed || world.IsDisposed; } }
+
+        /// <summary>Simulated particles (render vertices after welding).</summary>
+        public int ParticleCount
+        {
+            get
+            {
+                uint count;
+                XpbdLibrary.Check(NativeMethods.xpbd_cloth_particle_count(Id, &count));
+                GC.KeepAlive(this);
+                return (int)count;
+            }
+        }
+
+        // ---- Reading results: positions [m] and unit normals, float[3*VertexCount] ----
+
+        /// <summary>Copy positions in metres into <paramref name="destination"/>, <c>float[3*VertexCount]</c>.</summary>
+        public void ReadPositions(float[] destination)
+        {
+            Read(destination, false);
+        }
+
+        /// <summary>Copy positions into caller-pinned memory holding <paramref name="vertexCount"/> × 3 floats.</summary>
+        public void ReadPositions(IntPtr destination, int vertexCount)
+        {
+            Read(destination, vertexCount, false);
+        }
+
+        /// <summary>Copy positions into a reused pinned array (no allocation).</summary>
+        public void ReadPositions<T>(XpbdPinnedArray<T> destination) where T : struct
+        {
+            if (destination == null) throw new ArgumentNullException("destination");
+            Read(destination.LivePointer(), destination.VertexCount, false);
+        }
+
+        /// <summary>Copy unit normals into <paramref name="destination"/>, <c>float[3*VertexCount]</c>.</summary>
+        public void ReadNormals(float[] destination)
+        {
+            Read(destination, true);
+        }
+
+        /// <summary>Copy unit normals into caller-pinned memory holding <paramref name="vertexCount"/> × 3 floats.</summary>
+        public void ReadNormals(IntPtr destination, int vertexCount)
+        {
+            Read(destination, vertexCount, true);
+        }
+
+        /// <summary>Copy unit normals into a reused pinned array (no allocation).</summary>
+        public void ReadNormals<T>(XpbdPinnedArray<T> destination) where T : struct
+        {
+            if (destination == null) throw new ArgumentNullException("destination");
+            Read(destination.LivePointer(), destination.VertexCount, true);
+        }
+
+        void Read(float[] destination, bool normals)
+        {
+            if (destination == null) throw new ArgumentNullException("destination");
+            int vertexCount = VertexCountOf(destination.Length, "destination");
+            fixed (float* p = destination) Read((IntPtr)p, vertexCount, normals);
+        }
+
+        void Read(IntPtr destination, int vertexCount, bool normals)
+        {
+            XpbdClothId id = Id;
+            uint count = Count(vertexCount, "vertexCount");
+            float* p = (float*)destination;
+            XpbdLibrary.Check(normals
+                ? NativeMethods.xpbd_cloth_read_normals(id, p, count)
+                : NativeMethods.xpbd_cloth_read_positions(id, p, count));
+            GC.KeepAlive(this);
+        }
+
+        /// <summary>The render vertex → particle map, <c>uint[VertexCount]</c> (welded copies share a particle).</summary>
+        public void ReadParticleMap(uint[] destination)
+        {
+            if (destination == null) throw new ArgumentNullException("destination");
+            fixed (uint* p = destination)
+            {
+                XpbdLibrary.Check(NativeMethods.xpbd_cloth_read_particle_map(Id, p, (uint)destination.Length));
+            }
+            GC.KeepAlive(this);
+        }
+
+        // ---- Pins: render vertex indices, targets in metres float[3*count] ----
+
+        /// <summary>Pin <paramref name="vertices"/> where they are now.</summary>
+        public void SetPinned(uint[] vertices)
+        {
+            SetPinned(vertices, null);
+        }
+
+        /// <summary>Pin <paramref name="vertices"/> at <paramref name="targets"/> (<c>float[3*vertices.Length]</c>; null = where they are), reached by the end of the next step.</summary>
+        public void SetPinned(uint[] vertices, float[] targets)
+        {
+            WithPins(vertices, targets, false, PinCall.SetPinned);
+        }
+
+        /// <summary>Pin <paramref name="count"/> vertices from caller-pinned memory; <paramref name="targets"/> may be IntPtr.Zero (= where they are).</summary>
+        public void SetPinned(IntPtr vertices, int count, IntPtr targets)
+        {
+            PinRaw(vertices, count, targets, PinCall.SetPinned);
+        }
+
+        /// <summary>Move pinned <paramref name="vertices"/> to <paramref name="targets"/> (<c>float[3*vertices.Length]</c>), reached by the end of the next step.</summary>
+        public void SetPinTargets(uint[] vertices, float[] targets)
+        {
+            WithPins(vertices, targets, true, PinCall.SetPinTargets);
+        }
+
+        /// <summary>Move pinned vertices, from caller-pinned memory: <paramref name="count"/> indices and 3·count floats.</summary>
+        public void SetPinTargets(IntPtr vertices, int count, IntPtr targets)
+        {
+            PinRaw(vertices, count, targets, PinCall.SetPinTargets);
+        }
+
+        /// <summary>Move pinned vertices every frame from reused pinned arrays (no allocation).</summary>
+        public void SetPinTargets<T>(XpbdPinnedArray<uint> vertices, XpbdPinnedArray<T> targets) where T : struct
+        {
+            if (vertices == null) throw new ArgumentNullException("vertices");
+            if (targets == null) throw new ArgumentNullException("targets");
+            if (targets.VertexCount != vertices.Length)
+            {
+                throw new XpbdBufferSizeMismatchException(
+                    "targets: " + targets.VertexCount + " positions for " + vertices.Length + " pinned vertices");
+            }
+            PinRaw(vertices.LivePointer(), vertices.Length, targets.LivePointer(), PinCall.SetPinTargets);
+        }
+
+        /// <summary>Release pinned <paramref name="vertices"/> (unpinned ones are ignored).</summary>
+        public void Unpin(uint[] vertices)
+        {
+            WithPins(vertices, null, false, PinCall.Unpin);
+        }
+
+        /// <summary>Release <paramref name="count"/> pinned vertices from caller-pinned memory.</summary>
+        public void Unpin(IntPtr vertices, int count)
+        {
+            PinRaw(vertices, count, IntPtr.Zero, PinCall.Unpin);
+        }
+
+        enum PinCall { SetPinned, SetPinTargets, Unpin }
+
+        void WithPins(uint[] vertices, float[] targets, bool targetsRequired, PinCall call)
+        {
+            if (vertices == null) throw new ArgumentNullException("vertices");
+            if (targets == null && targetsRequired) throw new ArgumentNullException("targets");
+            // The library cannot see the length of `targets`: check it here, or it would read past the end.
+            if (targets != null && targets.Length != 3 * (long)vertices.Length)
+            {
+                throw new XpbdBufferSizeMismatchException(
+                    "targets: " + targets.Length + " floats for " + vertices.Length + " vertices (need 3 per vertex)");
+            }
+            fixed (uint* v = vertices)
+            fixed (float* t = targets)
+            {
+                PinRaw((IntPtr)v, vertices.Length, (IntPtr)t, call);
+            }
+        }
+
+        void PinRaw(IntPtr vertices, int count, IntPtr targets, PinCall call)
+        {
+            XpbdClothId id = Id;
+            uint n = Count(count, "count");
+            uint* v = (uint*)vertices;
+            float* t = (float*)targets;
+            XpbdResult result;
+            switch (call)
+            {
+                case PinCall.SetPinned: result = NativeMethods.xpbd_cloth_set_pinned(id, v, n, t); break;
+                case PinCall.SetPinTargets: result = NativeMethods.xpbd_cloth_set_pin_targets(id, v, n, t); break;
+                default: result = NativeMethods.xpbd_cloth_unpin(id, v, n); break;
+            }
+            XpbdLibrary.Check(result);
+            GC.KeepAlive(this);
+        }
+
+        // ---- Settings and statistics ----
+
+        /// <summary>The cloth's current settings (read-modify-write with <see cref="SetParams"/>).</summary>
+        public XpbdClothParams GetParams()
+        {
+            XpbdClothParams p;
+            XpbdLibrary.Check(NativeMethods.xpbd_cloth_get_params(Id, &p));
+            GC.KeepAlive(this);
+            return p;
+        }
+
+        /// <summary>Replace all settings; takes effect at the next step without a jump.</summary>
+        public void SetParams(XpbdClothParams settings)
+        {
+            XpbdLibrary.Check(NativeMethods.xpbd_cloth_set_params(Id, &settings));
+            GC.KeepAlive(this);
+        }
+
+        /// <summary>Replace the material (density, Young's modulus, Poisson ratio, thickness, compliances).</summary>
+        public void SetMaterial(XpbdClothMaterial material)
+        {
+            XpbdLibrary.Check(NativeMethods.xpbd_cloth_set_material(Id, &material));
+            GC.KeepAlive(this);
+        }
+
+        /// <summary>Residual statistics of the last step (all zero before the first).</summary>
+        public XpbdClothStats GetStats()
+        {
+            XpbdClothStats stats;
+            XpbdLibrary.Check(NativeMethods.xpbd_cloth_get_stats(Id, &stats));
+            GC.KeepAlive(this);
+            return stats;
+        }
+
+        protected override void ReleaseNative(ulong nativeId)
+        {
+            // Destroying the world already freed this cloth. `world` may have been finalized
+            // first (finalization order is not defined), which is safe to ask: its id is cleared.
+            if (world.IsDisposed) return;
+            // Ignored result: INVALID_ID only if the world went away concurrently (same outcome);
+            // WORLD_POISONED leaves the cloth to the world's own destruction.
+            NativeMethods.xpbd_cloth_destroy(new XpbdClothId { id = nativeId });
+        }
+
+        static int VertexCountOf(int floatCount, string name)
+        {
+            if (floatCount % 3 != 0)
+            {
+                throw new XpbdBufferSizeMismatchException(name + ": " + floatCount + " floats are not a whole number of 3-float vertices");
+            }
+            return floatCount / 3;
+        }
+
+        static uint Count(int count, string name)
+        {
+            if (count < 0) throw new ArgumentOutOfRangeException(name, count, "must not be negative");
+            return (uint)count;
+        }
+    }
+}

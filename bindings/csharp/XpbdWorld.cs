@@ -1,0 +1,105 @@
+// A world: the owner of cloths, stepped at a fixed timestep.
+using System;
+using System.Collections.Generic;
+using System.Threading;
+using Xpbd.Native;
+
+namespace Xpbd
+{
+    /// <summary>
+    /// A simulation world (xpbd_world_*). Create cloths in it with <see cref="CreateCloth(float[], uint[])"/>,
+    /// call <see cref="Step"/> once per fixed update, read each cloth's positions. Disposing the
+    /// world destroys its cloths too (their wrappers then throw <see cref="ObjectDisposedException"/>).
+    /// Calls on one world may come from any thread; the library serialises them.
+    /// </summary>
+    public sealed unsafe class XpbdWorld : XpbdNativeObject
+    {
+        // Every live world, weakly, so that DisposeAll can destroy what an editor session leaves
+        // behind (native plugins stay loaded across Unity domain reloads; managed wrappers do not).
+        static readonly Dictionary<ulong, WeakReference> live = new Dictionary<ulong, WeakReference>();
+
+        /// <summary>Default settings: gravity (0, -9.81, 0) m/s², 10 substeps, 1 iteration, one thread per core.</summary>
+        public static XpbdWorldDesc DefaultDesc()
+        {
+            XpbdLibrary.EnsureLoaded();
+            return NativeMethods.xpbd_default_world_desc();
+        }
+
+        /// <summary>A world with the default settings.</summary>
+        public XpbdWorld() : this(DefaultDesc()) { }
+
+        /// <summary>A world with <paramref name="desc"/> (start from <see cref="DefaultDesc"/>). Throws <see cref="XpbdInvalidArgumentException"/> for impossible settings.</summary>
+        public XpbdWorld(XpbdWorldDesc desc)
+        {
+            XpbdLibrary.EnsureLoaded();
+            XpbdWorldId world;
+            XpbdLibrary.Check(NativeMethods.xpbd_world_create(&desc, &world));
+            Adopt(world.id);
+            lock (live) live[world.id] = new WeakReference(this);
+        }
+
+        /// <summary>The native id (for the raw layer).</summary>
+        public XpbdWorldId Id { get { return new XpbdWorldId { id = LiveId() }; } }
+
+        long stepCount;
+
+        /// <summary>Number of completed <see cref="Step"/> calls; lets readers skip frames without a new step.</summary>
+        public long StepCount { get { return Interlocked.Read(ref stepCount); } }
+
+        /// <summary>Advance every cloth by one fixed step of <paramref name="dt"/> seconds (0 &lt; dt ≤ 1).</summary>
+        public void Step(float dt)
+        {
+            XpbdLibrary.Check(NativeMethods.xpbd_world_step(Id, dt));
+            Interlocked.Increment(ref stepCount);
+            GC.KeepAlive(this);
+        }
+
+        /// <summary>Gravity in m/s², used from the next step on.</summary>
+        public void SetGravity(float x, float y, float z)
+        {
+            XpbdLibrary.Check(NativeMethods.xpbd_world_set_gravity(Id, x, y, z));
+            GC.KeepAlive(this);
+        }
+
+        /// <summary>A cloth with the default material from a render mesh (see <see cref="XpbdCloth"/>).</summary>
+        public XpbdCloth CreateCloth(float[] positions, uint[] indices)
+        {
+            return new XpbdCloth(this, positions, indices, null, XpbdCloth.DefaultDesc());
+        }
+
+        /// <summary>A cloth with the settings of <paramref name="desc"/> (its array fields are ignored).</summary>
+        public XpbdCloth CreateCloth(float[] positions, uint[] indices, float[] inverseMasses, XpbdClothDesc desc)
+        {
+            return new XpbdCloth(this, positions, indices, inverseMasses, desc);
+        }
+
+        protected override void ReleaseNative(ulong nativeId)
+        {
+            lock (live) live.Remove(nativeId);
+            // Ignored result: an id is only ever destroyed here, so the only failure is a world
+            // already freed by native code, which is what we want anyway.
+            NativeMethods.xpbd_world_destroy(new XpbdWorldId { id = nativeId });
+        }
+
+        /// <summary>
+        /// Dispose every world (and so every cloth) still alive in this process. Unity calls it
+        /// before an assembly reload, when leaving play mode and when quitting, so that no native
+        /// object outlives the managed objects that own it. Returns how many worlds it disposed.
+        /// </summary>
+        public static int DisposeAll()
+        {
+            var worlds = new List<XpbdWorld>();
+            lock (live)
+            {
+                foreach (WeakReference reference in live.Values)
+                {
+                    var world = reference.Target as XpbdWorld;
+                    if (world != null) worlds.Add(world);
+                }
+            }
+            // Outside the lock: Dispose takes it to unregister.
+            foreach (XpbdWorld world in worlds) world.Dispose();
+            return worlds.Count;
+        }
+    }
+}

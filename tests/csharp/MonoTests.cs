@@ -1,0 +1,503 @@
+// The C# bindings under Mono: compiled with mcs together with bindings/csharp and run against
+// the built library by tests/csharp_mono.rs. Prints `bits <buffer kind>: ...` lines that the
+// Rust test compares with the Rust API's result for the C example's scene, one line per test,
+// and "N passed, M failed" last; exits 1 on any failure.
+//
+// Modes (first argument): `all` runs everything; `internal` runs the load check and the hanging
+// cloth only, for the builds that exercise the DllImport library name (__Internal on iOS/WebGL).
+using System;
+using System.Collections.Generic;
+using System.Reflection;
+using System.Runtime.CompilerServices;
+using System.Runtime.InteropServices;
+using System.Threading;
+using Xpbd;
+using Xpbd.Native;
+
+// Stands in for UnityEngine.Vector3: three floats, one render vertex per element.
+[StructLayout(LayoutKind.Sequential)]
+struct Vec3
+{
+    public float x, y, z;
+}
+
+static unsafe class MonoTests
+{
+    static int passed, failed;
+
+    static int Main(string[] args)
+    {
+        string mode = args.Length > 0 ? args[0] : "all";
+        Run("library_name_matches_the_build_defines", LibraryNameMatchesTheBuildDefines);
+        Run("abi_version_is_checked_at_load", AbiVersionIsCheckedAtLoad);
+        Run("hanging_cloth_reads_the_same_through_every_buffer_kind", HangingClothThroughEveryBufferKind);
+        if (mode == "all")
+        {
+            Run("every_error_maps_to_its_exception_with_the_library_message", EveryErrorMapsToItsException);
+            Run("result_codes_map_to_exception_types", ResultCodesMapToExceptionTypes);
+            Run("dispose_twice_and_in_any_order_is_harmless", DisposeTwiceIsHarmless);
+            Run("objects_left_to_the_gc_are_released_by_finalizers", ObjectsLeftToTheGcAreReleased);
+            Run("dispose_all_destroys_every_live_world", DisposeAllDestroysEveryLiveWorld);
+            Run("per_frame_calls_with_reused_buffers_allocate_nothing", PerFrameCallsAllocateNothing);
+            Run("affine_inverse_and_normal_transform", AffineInverseAndNormalTransform);
+            Run("pin_selection_by_colour_list_and_radius", PinSelection);
+            Run("simulation_pins_follow_their_anchor_and_read_back_in_local_space", SimulationPinsFollowAnchor);
+        }
+        Console.WriteLine(passed + " passed, " + failed + " failed");
+        return failed == 0 ? 0 : 1;
+    }
+
+    static void Run(string name, Action test)
+    {
+        try
+        {
+            test();
+            passed++;
+            Console.WriteLine("ok " + name);
+        }
+        catch (Exception e)
+        {
+            failed++;
+            Console.WriteLine("FAILED " + name + ": " + e);
+        }
+    }
+
+    static void Expect(bool condition, string what)
+    {
+        if (!condition) throw new Exception("expected " + what);
+    }
+
+    static T Throws<T>(Action action) where T : Exception
+    {
+        try
+        {
+            action();
+        }
+        catch (Exception e)
+        {
+            if (e.GetType() == typeof(T)) return (T)e;
+            throw new Exception("expected " + typeof(T).Name + ", got " + e.GetType().Name + ": " + e.Message, e);
+        }
+        throw new Exception("expected " + typeof(T).Name + ", nothing was thrown");
+    }
+
+    static uint Bits(float f)
+    {
+        return *(uint*)&f;
+    }
+
+    // ---- Loading ----
+
+    static void LibraryNameMatchesTheBuildDefines()
+    {
+#if (UNITY_IOS || UNITY_WEBGL) && !UNITY_EDITOR
+        const string expected = "__Internal";
+#else
+        const string expected = "xpbd_cloth";
+#endif
+        int checkedImports = 0;
+        foreach (MethodInfo method in typeof(NativeMethods).GetMethods(BindingFlags.Public | BindingFlags.Static))
+        {
+            foreach (DllImportAttribute import in method.GetCustomAttributes(typeof(DllImportAttribute), false))
+            {
+                Expect(import.Value == expected, method.Name + " imports from " + expected + ", not " + import.Value);
+                checkedImports++;
+            }
+        }
+        Expect(checkedImports >= 20, "at least 20 DllImports, saw " + checkedImports);
+        Console.WriteLine("library name: " + expected);
+    }
+
+    static void AbiVersionIsCheckedAtLoad()
+    {
+        XpbdLibrary.EnsureLoaded();
+        Expect(NativeMethods.xpbd_abi_version() == XpbdLibrary.BindingsAbiVersion, "library and bindings agree");
+        Expect(XpbdLibrary.AbiMismatchMessage(1, 1) == null, "no message when versions agree");
+        string message = XpbdLibrary.AbiMismatchMessage(1, 2);
+        Expect(message.Contains("ABI version 2") && message.Contains("generated for version 1"), "both versions named: " + message);
+    }
+
+    // ---- The C example's scene ----
+
+    const int N = 32;
+
+    static void HangingClothThroughEveryBufferKind()
+    {
+        float[] positions;
+        uint[] indices;
+        XpbdGridMesh.Create(N, N, 1.0f, 1.0f, out positions, out indices);
+        using (var world = new XpbdWorld())
+        using (XpbdCloth cloth = world.CreateCloth(positions, indices))
+        {
+            Expect(cloth.VertexCount == N * N && cloth.ParticleCount == N * N, "1024 vertices and particles");
+            cloth.SetPinned(new uint[] { 0, N - 1 });
+            for (int frame = 0; frame < 120; ++frame) world.Step(1.0f / 60.0f);
+            float strain = cloth.GetStats().max_edge_strain;
+
+            var viaArray = new float[3 * N * N];
+            var normalsViaArray = new float[3 * N * N];
+            cloth.ReadPositions(viaArray);
+            cloth.ReadNormals(normalsViaArray);
+            Report("float[]", viaArray, strain);
+
+            IntPtr native = Marshal.AllocHGlobal(3 * N * N * sizeof(float));
+            try
+            {
+                var copy = new float[3 * N * N];
+                cloth.ReadPositions(native, N * N);
+                Marshal.Copy(native, copy, 0, copy.Length);
+                Report("IntPtr", copy, strain);
+                cloth.ReadNormals(native, N * N);
+                Marshal.Copy(native, copy, 0, copy.Length);
+                ExpectSameBits(copy, normalsViaArray, "normals via IntPtr");
+            }
+            finally
+            {
+                Marshal.FreeHGlobal(native);
+            }
+
+            using (var pinned = new XpbdPinnedArray<float>(3 * N * N))
+            using (var pinnedVec = new XpbdPinnedArray<Vec3>(N * N))
+            {
+                cloth.ReadPositions(pinned);
+                Report("pinned float[]", pinned.Array, strain);
+                cloth.ReadPositions(pinnedVec);
+                var flat = new float[3 * N * N];
+                for (int v = 0; v < N * N; ++v)
+                {
+                    flat[3 * v] = pinnedVec.Array[v].x;
+                    flat[3 * v + 1] = pinnedVec.Array[v].y;
+                    flat[3 * v + 2] = pinnedVec.Array[v].z;
+                }
+                Report("pinned Vec3[]", flat, strain);
+                cloth.ReadNormals(pinned);
+                ExpectSameBits(pinned.Array, normalsViaArray, "normals via pinned array");
+            }
+            // Normals are unit vectors facing roughly +z or -z (the sheet hangs in the x-y plane).
+            int mid = 3 * ((N / 2) * N + N / 2);
+            float nx = normalsViaArray[mid], ny = normalsViaArray[mid + 1], nz = normalsViaArray[mid + 2];
+            Expect(Math.Abs(Math.Sqrt(nx * nx + ny * ny + nz * nz) - 1.0) < 1e-5 && Math.Abs(nz) > 0.5, "a unit normal out of the sheet");
+        }
+    }
+
+    // Prints the C example's `bits:` numbers (bottom-edge midpoint and max strain) plus a hash of
+    // every position, for tests/csharp_mono.rs to compare with the Rust API.
+    static void Report(string kind, float[] p, float strain)
+    {
+        int left = 3 * ((N - 1) * N + N / 2 - 1), right = 3 * ((N - 1) * N + N / 2);
+        var mid = new float[3];
+        for (int k = 0; k < 3; ++k) mid[k] = (float)(0.5f * (float)(p[left + k] + p[right + k]));
+        Console.WriteLine("bits " + kind + ": " + Bits(mid[0]).ToString("x8") + " " + Bits(mid[1]).ToString("x8") + " " +
+            Bits(mid[2]).ToString("x8") + " " + Bits(strain).ToString("x8") + " positions-fnv1a " + Fnv1a(p).ToString("x16"));
+    }
+
+    // FNV-1a 64 over the little-endian bytes of every float's bit pattern.
+    static ulong Fnv1a(float[] values)
+    {
+        ulong hash = 0xcbf29ce484222325UL;
+        foreach (float f in values)
+        {
+            uint bits = Bits(f);
+            for (int b = 0; b < 4; ++b)
+            {
+                hash ^= (bits >> (8 * b)) & 0xff;
+                hash *= 0x100000001b3UL;
+            }
+        }
+        return hash;
+    }
+
+    static void ExpectSameBits(float[] a, float[] b, string what)
+    {
+        Expect(a.Length == b.Length, what + ": same length");
+        for (int i = 0; i < a.Length; ++i)
+        {
+            if (Bits(a[i]) != Bits(b[i])) throw new Exception(what + ": element " + i + " differs: " + a[i] + " vs " + b[i]);
+        }
+    }
+
+    // ---- Errors ----
+
+    static XpbdCloth SmallCloth(XpbdWorld world)
+    {
+        float[] positions;
+        uint[] indices;
+        XpbdGridMesh.Create(3, 3, 1.0f, 1.0f, out positions, out indices);
+        return world.CreateCloth(positions, indices);
+    }
+
+    static void EveryErrorMapsToItsException()
+    {
+        XpbdWorldDesc single = XpbdWorld.DefaultDesc();
+        single.thread_count = 1;
+        using (var world = new XpbdWorld(single))
+        {
+            XpbdCloth cloth = SmallCloth(world);
+
+            var e1 = Throws<XpbdInvalidArgumentException>(() => world.Step(0.0f));
+            Expect(e1.Result == XpbdResult.InvalidArgument && e1.Message.StartsWith("xpbd_world_step:"), "step message: " + e1.Message);
+            Expect(e1.Message == XpbdLibrary.LastErrorMessage(), "the exception carries the library's message");
+
+            XpbdWorldDesc bad = XpbdWorld.DefaultDesc();
+            bad.substeps = 0;
+            var e2 = Throws<XpbdInvalidArgumentException>(() => new XpbdWorld(bad));
+            Expect(e2.Message.StartsWith("xpbd_world_create:"), "create message: " + e2.Message);
+
+            var nan = new float[] { 0, 0, 0, 1, 0, 0, 0, float.NaN, 0 };
+            var e3 = Throws<XpbdInvalidMeshException>(() => world.CreateCloth(nan, new uint[] { 0, 1, 2 }));
+            Expect(e3.Message.Contains("xpbd_cloth_create") && e3.Message.Contains("2"), "names the vertex: " + e3.Message);
+            Throws<XpbdInvalidMeshException>(() => world.CreateCloth(new float[0], new uint[0]));
+
+            var e4 = Throws<XpbdBufferSizeMismatchException>(() => cloth.ReadPositions(new float[3 * 8]));
+            Expect(e4.Message.StartsWith("xpbd_cloth_read_positions:"), "from the library: " + e4.Message);
+            Throws<XpbdBufferSizeMismatchException>(() => cloth.ReadNormals(new float[10])); // not whole vertices
+            Throws<XpbdBufferSizeMismatchException>(() => cloth.SetPinned(new uint[] { 0, 1 }, new float[3]));
+
+            var e5 = Throws<XpbdNullPointerException>(() => cloth.ReadPositions(IntPtr.Zero, 9));
+            Expect(e5.Message.Contains("`out` is NULL"), "null message: " + e5.Message);
+            Throws<XpbdNullPointerException>(() => cloth.SetPinTargets(IntPtr.Zero, 1, IntPtr.Zero));
+
+            var e6 = Throws<XpbdInvalidArgumentException>(() => cloth.SetPinned(new uint[] { 0, 9 }));
+            Expect(e6.Message.Contains("9") && e6.Message.Contains("position 1"), "names the pin: " + e6.Message);
+            Throws<XpbdInvalidArgumentException>(() => cloth.SetPinTargets(new uint[] { 4 }, new float[] { 0, 0, 0 })); // not pinned
+            XpbdClothParams p = cloth.GetParams();
+            p.stretch_compliance = -1.0f;
+            Throws<XpbdInvalidArgumentException>(() => cloth.SetParams(p));
+
+            // An id destroyed behind the wrapper's back: the library detects it, nothing crashes.
+            XpbdClothId raw = cloth.Id;
+            Expect(NativeMethods.xpbd_cloth_destroy(raw) == XpbdResult.Ok, "raw destroy");
+            var e7 = Throws<XpbdInvalidIdException>(() => cloth.ReadPositions(new float[27]));
+            Expect(e7.Message.Contains("stale"), "invalid id message: " + e7.Message);
+            cloth.Dispose(); // its id is gone already: still harmless
+
+            // Managed misuse is reported by .NET's own exceptions.
+            Throws<ObjectDisposedException>(() => cloth.ReadPositions(new float[27]));
+            Throws<ArgumentNullException>(() => world.CreateCloth(null, new uint[0]));
+        }
+    }
+
+    static void ResultCodesMapToExceptionTypes()
+    {
+        foreach (XpbdResult code in Enum.GetValues(typeof(XpbdResult)))
+        {
+            if (code == XpbdResult.Ok) continue;
+            XpbdException e = XpbdException.FromResult(code, "message of " + code);
+            Expect(e.GetType().Name == "Xpbd" + code + "Exception", code + " maps to Xpbd" + code + "Exception, not " + e.GetType().Name);
+            Expect(e.Result == code && e.Message == "message of " + code, code + " keeps its code and message");
+        }
+        XpbdException unknown = XpbdException.FromResult((XpbdResult)42, "future");
+        Expect(unknown.GetType() == typeof(XpbdException) && unknown.Message.Contains("42") && unknown.Message.Contains("future"),
+            "an unknown code keeps its number and message");
+    }
+
+    // ---- Lifetime ----
+
+    static void DisposeTwiceIsHarmless()
+    {
+        int worlds = XpbdLibrary.LiveWorldCount, cloths = XpbdLibrary.LiveClothCount;
+        var world = new XpbdWorld();
+        XpbdCloth a = SmallCloth(world), b = SmallCloth(world);
+        Expect(XpbdLibrary.LiveClothCount == cloths + 2, "two cloths alive");
+        a.Dispose();
+        a.Dispose();
+        Expect(a.IsDisposed && XpbdLibrary.LiveClothCount == cloths + 1, "one cloth released once");
+        // Dispose from another thread (as a finalizer would), then again here.
+        var worker = new Thread(() => b.Dispose());
+        worker.Start();
+        worker.Join();
+        b.Dispose();
+        Expect(XpbdLibrary.LiveClothCount == cloths, "both released");
+        XpbdCloth c = SmallCloth(world);
+        world.Dispose();
+        world.Dispose();
+        Expect(c.IsDisposed, "a cloth of a disposed world is disposed");
+        c.Dispose();
+        Throws<ObjectDisposedException>(() => world.Step(0.01f));
+        Throws<ObjectDisposedException>(() => c.ReadPositions(new float[27]));
+        Expect(XpbdLibrary.LiveWorldCount == worlds && XpbdLibrary.LiveClothCount == cloths, "back to where it started");
+    }
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    static XpbdWorld MakeGarbage()
+    {
+        for (int w = 0; w < 3; ++w)
+        {
+            var world = new XpbdWorld();
+            SmallCloth(world);
+            SmallCloth(world);
+        }
+        var kept = new XpbdWorld();
+        for (int c = 0; c < 3; ++c) SmallCloth(kept);
+        return kept;
+    }
+
+    static void CollectUntil(Func<bool> done)
+    {
+        for (int attempt = 0; attempt < 20 && !done(); ++attempt)
+        {
+            GC.Collect();
+            GC.WaitForPendingFinalizers();
+        }
+    }
+
+    static void ObjectsLeftToTheGcAreReleased()
+    {
+        int worlds = XpbdLibrary.LiveWorldCount, cloths = XpbdLibrary.LiveClothCount;
+        XpbdWorld kept = MakeGarbage();
+        Expect(XpbdLibrary.LiveWorldCount == worlds + 4 && XpbdLibrary.LiveClothCount == cloths + 9, "4 worlds and 9 cloths created");
+        CollectUntil(() => XpbdLibrary.LiveClothCount == cloths);
+        // The unreferenced worlds are gone with their cloths; the kept world lost its unreferenced cloths.
+        Expect(XpbdLibrary.LiveWorldCount == worlds + 1, "only the kept world is alive: " + XpbdLibrary.LiveWorldCount);
+        Expect(XpbdLibrary.LiveClothCount == cloths, "every unreferenced cloth released: " + XpbdLibrary.LiveClothCount);
+        kept.Step(1.0f / 60.0f); // still usable
+        GC.KeepAlive(kept);
+        kept = null;
+        CollectUntil(() => XpbdLibrary.LiveWorldCount == worlds);
+        Expect(XpbdLibrary.LiveWorldCount == worlds, "the last world released by its finalizer");
+    }
+
+    static void DisposeAllDestroysEveryLiveWorld()
+    {
+        int worlds = XpbdLibrary.LiveWorldCount;
+        var a = new XpbdWorld();
+        var b = new XpbdWorld();
+        XpbdCloth cloth = SmallCloth(b);
+        Expect(XpbdWorld.DisposeAll() == 2 + worlds, "disposed both (and any others)");
+        Expect(a.IsDisposed && b.IsDisposed && cloth.IsDisposed, "wrappers know");
+        Expect(XpbdLibrary.LiveWorldCount == 0 && XpbdLibrary.LiveClothCount == 0, "nothing left natively");
+        Expect(XpbdWorld.DisposeAll() == 0, "nothing left to dispose");
+    }
+
+    static void PerFrameCallsAllocateNothing()
+    {
+        float[] positions;
+        uint[] indices;
+        XpbdGridMesh.Create(8, 8, 1.0f, 1.0f, out positions, out indices);
+        XpbdWorldDesc single = XpbdWorld.DefaultDesc();
+        single.thread_count = 1;
+        using (var world = new XpbdWorld(single))
+        using (XpbdCloth cloth = world.CreateCloth(positions, indices))
+        using (var pins = new XpbdPinnedArray<uint>(new uint[] { 0, 7 }))
+        using (var targets = new XpbdPinnedArray<Vec3>(2))
+        using (var outPositions = new XpbdPinnedArray<Vec3>(64))
+        using (var outNormals = new XpbdPinnedArray<float>(3 * 64))
+        {
+            cloth.SetPinned(pins.Array);
+            var step = new Action<int>(frame =>
+            {
+                targets.Array[1].x = 1.0f + 0.001f * frame;
+                cloth.SetPinTargets(pins, targets);
+                world.Step(1.0f / 60.0f);
+                cloth.ReadPositions(outPositions);
+                cloth.ReadNormals(outNormals);
+                cloth.ReadPositions(outPositions.Pointer, 64);
+            });
+            targets.Array[0] = new Vec3 { x = 0, y = 1, z = 0 };
+            targets.Array[1] = new Vec3 { x = 1, y = 1, z = 0 };
+            for (int frame = 0; frame < 10; ++frame) step(frame); // JIT and first-call costs
+            long before = GC.GetAllocatedBytesForCurrentThread();
+            for (int frame = 10; frame < 110; ++frame) step(frame);
+            long allocated = GC.GetAllocatedBytesForCurrentThread() - before;
+            Expect(allocated == 0, "no managed allocation in 100 frames, saw " + allocated + " bytes");
+            Expect(Math.Abs(outPositions.Array[7].x - (1.0f + 0.001f * 109)) < 1e-5f, "the moved pin reached its target: " + outPositions.Array[7].x);
+        }
+    }
+
+    // ---- Engine-neutral helpers used by the Unity component ----
+
+    static XpbdAffine RotatedScaled()
+    {
+        // Rotation of 30° about z, then scale (2, 0.5, 1.5), then translation (1, 2, 3).
+        float c = (float)Math.Cos(Math.PI / 6), s = (float)Math.Sin(Math.PI / 6);
+        return new XpbdAffine
+        {
+            M00 = 2 * c, M01 = -2 * s, M02 = 0, M03 = 1,
+            M10 = 0.5f * s, M11 = 0.5f * c, M12 = 0, M13 = 2,
+            M20 = 0, M21 = 0, M22 = 1.5f, M23 = 3,
+        };
+    }
+
+    static void AffineInverseAndNormalTransform()
+    {
+        XpbdAffine m = RotatedScaled(), inv = m.Inverse();
+        float x, y, z, bx, by, bz;
+        m.TransformPoint(0.3f, -0.7f, 0.2f, out x, out y, out z);
+        inv.TransformPoint(x, y, z, out bx, out by, out bz);
+        Expect(Math.Abs(bx - 0.3f) < 1e-6 && Math.Abs(by + 0.7f) < 1e-6 && Math.Abs(bz - 0.2f) < 1e-6, "inverse round trip");
+        Throws<ArgumentException>(() => new XpbdAffine().Inverse());
+
+        // A local surface z = x + y has normal (−1, −1, 1)/√3 and tangents (1, 0, 1), (0, 1, 1).
+        // In world space the tangents map through A; a world normal perpendicular to both, taken
+        // back with TransformNormalsByTranspose(localToWorld), must be the local normal again.
+        float t1x, t1y, t1z, t2x, t2y, t2z, ox, oy, oz;
+        m.TransformPoint(1, 0, 1, out t1x, out t1y, out t1z);
+        m.TransformPoint(0, 1, 1, out t2x, out t2y, out t2z);
+        m.TransformPoint(0, 0, 0, out ox, out oy, out oz);
+        t1x -= ox; t1y -= oy; t1z -= oz; t2x -= ox; t2y -= oy; t2z -= oz;
+        var n = new float[] { t1y * t2z - t1z * t2y, t1z * t2x - t1x * t2z, t1x * t2y - t1y * t2x };
+        fixed (float* p = n) m.TransformNormalsByTranspose((IntPtr)p, 1);
+        float k = (float)(1 / Math.Sqrt(3));
+        Expect(Math.Abs(n[0] + k) < 1e-6 && Math.Abs(n[1] + k) < 1e-6 && Math.Abs(n[2] - k) < 1e-6,
+            "normal back in local space: " + n[0] + ", " + n[1] + ", " + n[2]);
+    }
+
+    static void PinSelection()
+    {
+        var rgba = new float[] { 1, 0, 0, 1, 0, 0, 0, 1, 0.6f, 1, 0, 1 };
+        uint[] red = XpbdPinSelection.FromColorChannel(rgba, 0, 0.5f);
+        Expect(red.Length == 2 && red[0] == 0 && red[1] == 2, "red ≥ 0.5: vertices 0 and 2");
+        Expect(XpbdPinSelection.FromColorChannel(rgba, 1, 0.5f).Length == 1, "green: vertex 2");
+        Throws<ArgumentOutOfRangeException>(() => XpbdPinSelection.FromColorChannel(rgba, 4, 0.5f));
+        uint[] list = XpbdPinSelection.FromList(new[] { 5, 1, 5, 3 }, 6);
+        Expect(list.Length == 3 && list[0] == 1 && list[1] == 3 && list[2] == 5, "sorted, unique");
+        var e = Throws<ArgumentOutOfRangeException>(() => XpbdPinSelection.FromList(new[] { 1, 6 }, 6));
+        Expect(e.Message.Contains("entry 1"), "names the entry: " + e.Message);
+        float[] positions;
+        uint[] indices;
+        XpbdGridMesh.Create(3, 3, 1.0f, 1.0f, out positions, out indices);
+        uint[] top = XpbdPinSelection.WithinRadius(positions, 0.5f, 1.2f, 0.0f, 0.55f);
+        Expect(top.Length == 3 && top[0] == 0 && top[2] == 2, "only the top row is within 0.55 m of (0.5, 1.2, 0)");
+    }
+
+    static void SimulationPinsFollowAnchor()
+    {
+        float[] local;
+        uint[] indices;
+        XpbdGridMesh.Create(5, 5, 1.0f, 1.0f, out local, out indices);
+        XpbdAffine objectToWorld = XpbdAffine.Translation(10, 0, 0);
+        XpbdWorldDesc single = XpbdWorld.DefaultDesc();
+        single.thread_count = 1;
+        using (var sim = new XpbdClothSimulation(local, indices, objectToWorld, XpbdCloth.DefaultDesc(), single))
+        {
+            XpbdPinGroup corners = sim.Pin(new uint[] { 0, 4 }, objectToWorld);
+            // The object moves 0.25 m along z; its pins follow, the rest trails and falls.
+            XpbdAffine moved = XpbdAffine.Translation(10, 0, 0.25f);
+            var world = new float[3 * 25];
+            var positions = new float[3 * 25];
+            var normals = new float[3 * 25];
+            for (int frame = 0; frame < 30; ++frame)
+            {
+                corners.MoveAnchor(moved);
+                sim.Step(1.0f / 60.0f);
+            }
+            sim.Cloth.ReadPositions(world);
+            Expect(Math.Abs(world[12] - 11.0f) < 1e-5 && Math.Abs(world[14] - 0.25f) < 1e-5, "pin 4 at its world target: " + world[12] + ", " + world[14]);
+            fixed (float* p = positions)
+            fixed (float* n = normals)
+            {
+                sim.ReadLocal((IntPtr)p, (IntPtr)n, 25, moved.Inverse(), moved);
+            }
+            // In the moved object's space the pins are back at their rest positions.
+            Expect(Math.Abs(positions[12] - 1.0f) < 1e-5 && Math.Abs(positions[13] - 1.0f) < 1e-5 && Math.Abs(positions[14]) < 1e-5,
+                "pin 4 at rest in local space");
+            // Pinned at the top, the free bottom edge swings behind the motion (−z in the object's space).
+            Expect(positions[3 * 22 + 2] < -0.05f, "the bottom middle trails behind: local z = " + positions[3 * 22 + 2]);
+            Expect(Math.Abs(normals[3 * 12] * normals[3 * 12] + normals[3 * 12 + 1] * normals[3 * 12 + 1] + normals[3 * 12 + 2] * normals[3 * 12 + 2] - 1) < 1e-5,
+                "local normals are unit");
+            sim.Dispose();
+            sim.Dispose();
+            Expect(sim.World.IsDisposed && sim.Cloth.IsDisposed, "disposed");
+        }
+    }
+}

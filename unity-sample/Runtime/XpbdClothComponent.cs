@@ -1,0 +1,250 @@
+// Cloth on a MeshFilter's mesh. All logic is in XpbdClothSimulation (plain C#, Mono-tested);
+// this file only gathers Unity data, forwards it, and uploads results to the mesh.
+using System;
+using Unity.Collections;
+using Unity.Collections.LowLevel.Unsafe;
+using UnityEngine;
+using Xpbd.Native;
+
+namespace Xpbd.Unity
+{
+    /// <summary>Vertex-colour channel that marks pinned vertices.</summary>
+    public enum XpbdColorChannel { Red = 0, Green = 1, Blue = 2, Alpha = 3 }
+
+    /// <summary>Vertices near a Transform, pinned to it (they follow it every fixed step).</summary>
+    [Serializable]
+    public struct XpbdTransformPin
+    {
+        [Tooltip("The Transform the vertices follow (a pole, a rail, a character's bone).")]
+        public Transform anchor;
+        [Tooltip("Vertices within this distance of the anchor's position at start, in metres, are pinned to it.")]
+        [Min(0f)] public float radius;
+    }
+
+    /// <summary>
+    /// Simulates this GameObject's MeshFilter mesh as cloth. Split UV seams are welded by the
+    /// library. Pins: vertices whose colour channel is at least a threshold, a vertex list (both
+    /// follow this object's Transform), and vertices near other Transforms. Steps in FixedUpdate
+    /// with Time.fixedDeltaTime; writes positions and normals back with Mesh.SetVertices/SetNormals
+    /// from persistent NativeArrays, so a frame allocates nothing.
+    /// </summary>
+    [RequireComponent(typeof(MeshFilter))]
+    [DisallowMultipleComponent]
+    [AddComponentMenu("Physics/XPBD Cloth")]
+    public sealed class XpbdClothComponent : MonoBehaviour
+    {
+        [Header("Material (SI units)")]
+        [Tooltip("Mass per unit area in kg/m². Silk ≈ 0.05, cotton shirt ≈ 0.15, denim ≈ 0.4, canvas ≈ 0.5.")]
+        [Min(1e-4f)] public float arealDensity = 0.15f;
+        [Tooltip("Young's modulus of the fabric in Pa: how hard it resists stretching (woven cotton ≈ 5e6).")]
+        [Min(1f)] public float youngsModulus = 5e6f;
+        [Tooltip("Poisson ratio, in [0, 0.5): sideways contraction under stretch. 0.3 for most fabrics.")]
+        [Range(0f, 0.49f)] public float poissonRatio = 0.3f;
+        [Tooltip("Fabric thickness in metres; bending stiffness grows with its cube (cotton ≈ 5e-4). Not a collision distance.")]
+        [Min(1e-6f)] public float thickness = 5e-4f;
+        [Tooltip("Velocity damping in 1/s: velocities shrink by exp(-d·h) per substep. 0 = none; 0.5 calms a flag.")]
+        [Min(0f)] public float linearDamping = 0f;
+        [Tooltip("Extra acceleration in m/s², added to gravity: a steady wind.")]
+        public Vector3 externalAcceleration = Vector3.zero;
+        [Tooltip("Vertices closer than this, in metres, become one particle (welds split UV seams). 0 disables welding.")]
+        [Min(0f)] public float weldTolerance = 1e-6f;
+
+        [Header("Solver")]
+        [Tooltip("Substeps per fixed step. More substeps = stiffer, more accurate cloth (cost grows linearly).")]
+        [Range(1, 100)] public int substeps = 10;
+        [Tooltip("Solver iterations per substep (more substeps usually beat more iterations).")]
+        [Range(1, 20)] public int iterations = 1;
+        [Tooltip("Gravity in m/s².")]
+        public Vector3 gravity = new Vector3(0f, -9.81f, 0f);
+
+        [Header("Pins")]
+        [Tooltip("Pin vertices whose colour channel is at least the threshold (paint them in your modelling tool).")]
+        public bool pinByVertexColor;
+        public XpbdColorChannel pinColorChannel = XpbdColorChannel.Red;
+        [Range(0f, 1f)] public float pinColorThreshold = 0.5f;
+        [Tooltip("Vertex indices to pin; they follow this GameObject's Transform.")]
+        public int[] pinnedVertices = new int[0];
+        [Tooltip("Vertices near these Transforms follow them.")]
+        public XpbdTransformPin[] transformPins = new XpbdTransformPin[0];
+
+        MeshFilter meshFilter;
+        Mesh originalMesh, simulatedMesh;
+        XpbdClothSimulation simulation;
+        XpbdPinGroup selfPins;
+        XpbdPinGroup[] anchorPins = new XpbdPinGroup[0];
+        NativeArray<Vector3> positions, normals;
+        long uploadedStep;
+
+        /// <summary>The running simulation (null while disabled), for scripts that read statistics or change settings.</summary>
+        public XpbdClothSimulation Simulation { get { return simulation; } }
+
+        void OnEnable()
+        {
+            try
+            {
+                Create();
+            }
+            catch (Exception e)
+            {
+                Debug.LogException(e, this);
+                Release();
+                enabled = false;
+            }
+        }
+
+        void OnDisable()
+        {
+            Release();
+        }
+
+        void Create()
+        {
+            meshFilter = GetComponent<MeshFilter>();
+            originalMesh = meshFilter.sharedMesh;
+            if (originalMesh == null) throw new InvalidOperationException(name + ": the MeshFilter has no mesh");
+            simulatedMesh = Instantiate(originalMesh);
+            simulatedMesh.name = originalMesh.name + " (XPBD cloth)";
+            simulatedMesh.MarkDynamic();
+            meshFilter.sharedMesh = simulatedMesh;
+
+            float[] local = XpbdUnity.Flatten(originalMesh.vertices);
+            uint[] indices = XpbdUnity.ToIndices(originalMesh.triangles);
+            int vertexCount = local.Length / 3;
+            XpbdAffine toWorld = XpbdUnity.ToAffine(transform.localToWorldMatrix);
+            simulation = new XpbdClothSimulation(local, indices, toWorld, ClothDesc(), WorldDesc());
+
+            uint[] own = XpbdPinSelection.FromList(pinnedVertices, vertexCount);
+            if (pinByVertexColor)
+            {
+                Color[] colors = originalMesh.colors;
+                if (colors.Length != vertexCount) throw new InvalidOperationException(name + ": pin by vertex colour, but the mesh has no colours");
+                own = Union(own, XpbdPinSelection.FromColorChannel(XpbdUnity.Flatten(colors), (int)pinColorChannel, pinColorThreshold));
+            }
+            selfPins = simulation.Pin(own, toWorld);
+            float[] world = (float[])local.Clone();
+            toWorld.TransformPoints(world);
+            anchorPins = new XpbdPinGroup[transformPins.Length];
+            for (int i = 0; i < transformPins.Length; ++i)
+            {
+                Transform anchor = transformPins[i].anchor;
+                if (anchor == null) throw new InvalidOperationException(name + ": transform pin " + i + " has no anchor");
+                Vector3 p = anchor.position;
+                uint[] near = XpbdPinSelection.WithinRadius(world, p.x, p.y, p.z, transformPins[i].radius);
+                anchorPins[i] = simulation.Pin(near, XpbdUnity.ToAffine(anchor.localToWorldMatrix));
+            }
+
+            positions = new NativeArray<Vector3>(vertexCount, Allocator.Persistent, NativeArrayOptions.UninitializedMemory);
+            normals = new NativeArray<Vector3>(vertexCount, Allocator.Persistent, NativeArrayOptions.UninitializedMemory);
+            uploadedStep = simulation.World.StepCount;
+        }
+
+        static uint[] Union(uint[] a, uint[] b)
+        {
+            var all = new int[a.Length + b.Length];
+            for (int i = 0; i < a.Length; ++i) all[i] = (int)a[i];
+            for (int i = 0; i < b.Length; ++i) all[a.Length + i] = (int)b[i];
+            return XpbdPinSelection.FromList(all, int.MaxValue);
+        }
+
+        unsafe XpbdClothDesc ClothDesc()
+        {
+            XpbdClothDesc desc = XpbdCloth.DefaultDesc();
+            desc.areal_density = arealDensity;
+            desc.youngs_modulus = youngsModulus;
+            desc.poisson_ratio = poissonRatio;
+            desc.thickness = thickness;
+            desc.linear_damping = linearDamping;
+            desc.weld_tolerance = weldTolerance;
+            desc.external_acceleration[0] = externalAcceleration.x;
+            desc.external_acceleration[1] = externalAcceleration.y;
+            desc.external_acceleration[2] = externalAcceleration.z;
+            return desc;
+        }
+
+        unsafe XpbdWorldDesc WorldDesc()
+        {
+            XpbdWorldDesc desc = XpbdWorld.DefaultDesc();
+            desc.substeps = (uint)substeps;
+            desc.iterations = (uint)iterations;
+            desc.thread_count = 1; // one cloth per world: worker threads would only add overhead
+            desc.gravity[0] = gravity.x;
+            desc.gravity[1] = gravity.y;
+            desc.gravity[2] = gravity.z;
+            return desc;
+        }
+
+        bool Running
+        {
+            // The lifecycle hooks may have destroyed the world under us (leaving play mode).
+            get { return simulation != null && !simulation.World.IsDisposed; }
+        }
+
+        void FixedUpdate()
+        {
+            if (!Running) return;
+            selfPins.MoveAnchor(XpbdUnity.ToAffine(transform.localToWorldMatrix));
+            for (int i = 0; i < anchorPins.Length; ++i)
+            {
+                if (transformPins[i].anchor != null) anchorPins[i].MoveAnchor(XpbdUnity.ToAffine(transformPins[i].anchor.localToWorldMatrix));
+            }
+            PushColliders();
+            simulation.Step(Time.fixedDeltaTime);
+        }
+
+        // ===== COLLIDER HOOK =====
+        // When the collisions issue lands (xpbd_collider_create / xpbd_collider_set_pose), this pushes
+        // the poses of the Sphere/Capsule/Box colliders the cloth should collide with, before each
+        // step, like the pin targets above. Until then cloth passes through colliders.
+        void PushColliders()
+        {
+        }
+
+        unsafe void LateUpdate()
+        {
+            if (!Running || simulation.World.StepCount == uploadedStep) return;
+            uploadedStep = simulation.World.StepCount;
+            simulation.ReadLocal(
+                (IntPtr)positions.GetUnsafePtr(), (IntPtr)normals.GetUnsafePtr(), positions.Length,
+                XpbdUnity.ToAffine(transform.worldToLocalMatrix), XpbdUnity.ToAffine(transform.localToWorldMatrix));
+            simulatedMesh.SetVertices(positions);
+            simulatedMesh.SetNormals(normals);
+            simulatedMesh.RecalculateBounds();
+        }
+
+        void Release()
+        {
+            if (simulation != null) simulation.Dispose();
+            simulation = null;
+            selfPins = null;
+            anchorPins = new XpbdPinGroup[0];
+            if (positions.IsCreated) positions.Dispose();
+            if (normals.IsCreated) normals.Dispose();
+            if (meshFilter != null && originalMesh != null) meshFilter.sharedMesh = originalMesh;
+            if (simulatedMesh != null) Destroy(simulatedMesh);
+            simulatedMesh = null;
+        }
+
+        void Reset()
+        {
+            // The library's own defaults, so the Inspector starts where the C API does (the field
+            // initialisers above are the same numbers, for when the library is not built yet).
+            try
+            {
+                XpbdClothDesc d = XpbdCloth.DefaultDesc();
+                arealDensity = d.areal_density;
+                youngsModulus = d.youngs_modulus;
+                poissonRatio = d.poisson_ratio;
+                thickness = d.thickness;
+                linearDamping = d.linear_damping;
+                weldTolerance = d.weld_tolerance;
+                XpbdWorldDesc w = XpbdWorld.DefaultDesc();
+                substeps = (int)w.substeps;
+                iterations = (int)w.iterations;
+            }
+            catch (Exception e)
+            {
+                Debug.LogException(e, this);
+            }
+        }
+    }
+}
