@@ -1081,6 +1081,16 @@ XpbdResult xpbd_live_world_count(uint32_t *out_count);
  */
 XpbdResult xpbd_live_cloth_count(uint32_t *out_count);
 
+/**
+ * Write the number of live colliders in all live worlds of this process to `*out_count`
+ * (destroying a world releases its colliders). Meant for leak checks. Errors and threads as
+ * `xpbd_live_cloth_count`.
+ *
+ * # Safety
+ * `out_count` is writable.
+ */
+XpbdResult xpbd_live_collider_count(uint32_t *out_count);
+
 #ifdef __cplusplus
 }  // extern "C"
 #endif  // __cplusplus

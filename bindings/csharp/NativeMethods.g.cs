@@ -372,6 +372,17 @@ namespace Xpbd.Native
         public static extern XpbdResult xpbd_live_cloth_count(uint* out_count);
 
         /// <summary>
+        ///  Write the number of live colliders in all live worlds of this process to `*out_count`
+        ///  (destroying a world releases its colliders). Meant for leak checks. Errors and threads as
+        ///  `xpbd_live_cloth_count`.
+        ///
+        ///  # Safety
+        ///  `out_count` is writable.
+        /// </summary>
+        [DllImport(__DllName, EntryPoint = "xpbd_live_collider_count", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        public static extern XpbdResult xpbd_live_collider_count(uint* out_count);
+
+        /// <summary>
         ///  The ABI version the loaded library implements; compare with `XPBD_ABI_VERSION` from the
         ///  header you compiled against. Never fails. Thread-safe.
         /// </summary>

@@ -19,7 +19,7 @@ pub unsafe extern "C" fn xpbd_live_world_count(out_count: *mut u32) -> XpbdResul
     ffi_boundary("xpbd_live_world_count", || {
         // SAFETY: the caller's promise in `# Safety` above.
         let out = unsafe { OutParam::new(out_count, "out_count")? };
-        out.write(live_counts().0);
+        out.write(live_counts().worlds);
         Ok(())
     })
 }
@@ -37,7 +37,23 @@ pub unsafe extern "C" fn xpbd_live_cloth_count(out_count: *mut u32) -> XpbdResul
     ffi_boundary("xpbd_live_cloth_count", || {
         // SAFETY: the caller's promise in `# Safety` above.
         let out = unsafe { OutParam::new(out_count, "out_count")? };
-        out.write(live_counts().1);
+        out.write(live_counts().cloths);
+        Ok(())
+    })
+}
+
+/// Write the number of live colliders in all live worlds of this process to `*out_count`
+/// (destroying a world releases its colliders). Meant for leak checks. Errors and threads as
+/// `xpbd_live_cloth_count`.
+///
+/// # Safety
+/// `out_count` is writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn xpbd_live_collider_count(out_count: *mut u32) -> XpbdResult {
+    ffi_boundary("xpbd_live_collider_count", || {
+        // SAFETY: the caller's promise in `# Safety` above.
+        let out = unsafe { OutParam::new(out_count, "out_count")? };
+        out.write(live_counts().colliders);
         Ok(())
     })
 }

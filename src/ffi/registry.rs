@@ -94,17 +94,30 @@ pub(crate) fn remove_world(id: XpbdWorldId) -> Result<(), FfiError> {
     Ok(())
 }
 
-/// (live worlds, live cloths in them) in the whole process. Worlds are counted under the table
-/// lock; their cloths after it is released, each world under its own lock (so this waits while a
-/// world steps). A poisoned world's cloths are still counted: they hold memory until destroyed.
-pub(crate) fn live_counts() -> (u32, u32) {
+/// Live objects in the whole process, for leak checks.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct LiveCounts {
+    pub worlds: u32,
+    /// Cloths in the live worlds.
+    pub cloths: u32,
+    /// Colliders in the live worlds.
+    pub colliders: u32,
+}
+
+/// The live objects in the whole process. Worlds are counted under the table lock; their cloths
+/// and colliders after it is released, each world under its own lock (so this waits while a
+/// world steps). A poisoned world's objects are still counted: they hold memory until destroyed.
+pub(crate) fn live_counts() -> LiveCounts {
     let cells: Vec<WorldCell> = registry().slots.iter().filter_map(|s| s.world.clone()).collect();
-    let cloths: usize = cells
-        .iter()
-        .map(|cell| cell.lock().unwrap_or_else(PoisonError::into_inner).as_ref().map_or(0, World::cloth_count))
-        .sum();
-    // 65 536 worlds × 32 768 cloths is 2^31: fits a u32 (saturate all the same).
-    (cells.len() as u32, u32::try_from(cloths).unwrap_or(u32::MAX))
+    let mut counts = LiveCounts { worlds: cells.len() as u32, ..LiveCounts::default() };
+    for cell in cells {
+        if let Some(world) = cell.lock().unwrap_or_else(PoisonError::into_inner).as_ref() {
+            // At most 65 536 worlds × 32 768 = 2^31 of each kind: the sums fit a u32.
+            counts.cloths += world.cloth_count() as u32;
+            counts.colliders += world.collider_count() as u32;
+        }
+    }
+    counts
 }
 
 /// Run `f` on the world behind `id`, holding its lock. Errors: `InvalidId`, `WorldPoisoned`, or
