@@ -14,6 +14,9 @@ const G: f32 = 9.81;
 
 type Mesh = (Vec<[f32; 3]>, Vec<u32>);
 
+/// What a scene ends with: the positions [m] in render order and the last step's statistics.
+type Outcome = (Vec<[f32; 3]>, ClothStats);
+
 /// The cloth settings the scenes change; the others keep their defaults.
 #[derive(Clone, Copy, Debug)]
 struct Settings {
@@ -196,7 +199,7 @@ fn centroid(x: &[[f32; 3]]) -> [f32; 3] {
 }
 
 /// Both APIs gave the same positions and statistics, to the bit.
-fn assert_same_to_the_bit(c: &(Vec<[f32; 3]>, ClothStats), rust: &(Vec<[f32; 3]>, ClothStats), scene: &str) {
+fn assert_same_to_the_bit(c: &Outcome, rust: &Outcome, scene: &str) {
     assert!(bits(&c.0) == bits(&rust.0), "{scene}: C ABI and Rust API positions differ");
     assert_eq!(c.1, rust.1, "{scene}: C ABI and Rust API statistics differ");
 }
@@ -206,7 +209,7 @@ const SPHERE_RADIUS: f32 = 0.3;
 /// A 32 × 32 cloth (1 m) dropped from 0.3 m onto a sphere of radius 0.3 m at the origin, 2 s.
 /// Non-default contact thickness (8 mm) and layers (the sphere on layer 2, the cloth's mask
 /// only that bit), so the new C descriptor fields are what the scene depends on.
-fn drape_on_sphere(api: &mut impl Api, settings: Settings) -> (Vec<[f32; 3]>, ClothStats) {
+fn drape_on_sphere(api: &mut impl Api, settings: Settings) -> Outcome {
     api.add_collider(&ColliderDesc { layers: 0b10, ..ColliderDesc::sphere(SPHERE_RADIUS) });
     api.add_cloth(&flat_grid(32, 1.0, 2.0 * SPHERE_RADIUS), settings);
     step_n(api, 120);
@@ -268,7 +271,7 @@ fn box_x(t: f32) -> f32 {
 
 /// The table carried along x by `set_pose` every step for 1.25 s; returns the cloth's centroid
 /// motion over that time, the end positions and statistics.
-fn carried_by_box(api: &mut impl Api) -> ([f32; 3], (Vec<[f32; 3]>, ClothStats)) {
+fn carried_by_box(api: &mut impl Api) -> ([f32; 3], Outcome) {
     let table = cloth_on_table(api);
     let start = centroid(&api.positions());
     for k in 1..=75 {
@@ -301,7 +304,7 @@ fn box_moved_by_set_pose_carries_the_cloth_as_through_the_rust_api() {
 
 /// The cloth resting on the table, then the table destroyed and 0.5 s more. Returns the
 /// positions before and after, and the end statistics.
-fn table_destroyed(api: &mut impl Api) -> (Vec<[f32; 3]>, (Vec<[f32; 3]>, ClothStats)) {
+fn table_destroyed(api: &mut impl Api) -> (Vec<[f32; 3]>, Outcome) {
     let table = cloth_on_table(api);
     let resting = api.positions();
     api.destroy(table);

@@ -93,7 +93,7 @@ impl XpbdColliderDesc {
     /// Translate to the core, checking the one thing only the C side can get wrong: a `kind`
     /// outside the enum. Dimensions, pose and friction are checked by the core when the collider
     /// is added.
-    pub(crate) fn to_core(&self) -> Result<ColliderDesc, FfiError> {
+    pub(crate) fn to_core(self) -> Result<ColliderDesc, FfiError> {
         Ok(ColliderDesc {
             kind: ColliderKind::try_from(self.kind)?,
             radius: self.radius,
