@@ -125,8 +125,8 @@ fn main() {
 
     println!("{steps} timed steps after 10 warm-up steps of 1/60 s; medians. {cores} cores.");
     println!(
-        "{:<11} {:>4} {:>7} {:>9} {:>8} {:>10} {:>9} {:>10} {:>8}",
-        "scene", "sub", "threads", "proj/step", "ms/step", "ns/proj", "ref ms", "ref ns/pr", "speed-up"
+        "{:<11} {:>4} {:>7} {:>9} {:>8} {:>10} {:>9} {:>10} {:>8} {:>17}",
+        "scene", "sub", "threads", "proj/step", "ms/step", "ns/proj", "ref ms", "ref ns/pr", "speed-up", "state hash"
     );
     for scene in [grid(32), grid(64), grid(128), tablecloth()] {
         if only.as_ref().is_some_and(|o| !scene.name.contains(o.as_str())) {
@@ -146,7 +146,7 @@ fn main() {
                 let mut w = world(&scene, substeps, threads);
                 let s = time(steps, 10, || w.step(DT).unwrap());
                 println!(
-                    "{:<11} {:>4} {:>7} {:>9} {:>8.2} {:>10.2} {:>9.2} {:>10.2} {:>7.2}×",
+                    "{:<11} {:>4} {:>7} {:>9} {:>8.2} {:>10.2} {:>9.2} {:>10.2} {:>7.2}× {:>17x}",
                     scene.name,
                     substeps,
                     threads,
@@ -155,7 +155,8 @@ fn main() {
                     s * 1e9 / projections,
                     ref_s * 1e3,
                     ref_s * 1e9 / projections,
-                    ref_s / s
+                    ref_s / s,
+                    w.cloth(w.live_handle(0).unwrap()).unwrap().state_hash()
                 );
             }
         }

@@ -83,6 +83,7 @@ impl Cloth {
             rest_length: rest_length.clone(),
             compliance: vec![0.0; edge_count],
             lambda: vec![0.0; edge_count],
+            colour_start: Vec::new(),
         };
         let hinge_count = topo.hinges.len();
         let bending = BendingConstraints {
@@ -94,6 +95,7 @@ impl Cloth {
                 .collect(),
             compliance: vec![0.0; hinge_count],
             lambda: vec![0.0; hinge_count],
+            colour_start: Vec::new(),
         };
         let hinge_adjacent_area = topo.hinge_edge.iter().map(|&e| topo.edge_adjacent_area[e as usize]).collect();
         let hinge_edge_length = topo.hinge_edge.iter().map(|&e| rest_length[e as usize]).collect();

@@ -5,6 +5,7 @@ mod create;
 mod desc;
 mod output;
 mod pins;
+mod state_hash;
 
 pub use desc::{ClothDesc, ClothParams, DEFAULT_WELD_TOLERANCE, MAX_SUBSTEPS};
 pub use output::Energy;

@@ -95,15 +95,16 @@ impl Cloth {
     /// state is unchanged on error.
     pub fn set_pin_targets(&mut self, vertices: &[u32], targets: &[[f32; 3]]) -> Result<(), ClothError> {
         self.check_vertices(vertices, Some(targets))?;
-        let mut slots = Vec::with_capacity(vertices.len());
-        for &v in vertices {
-            match self.pins.find(self.particle_of_vertex[v as usize]) {
-                Ok(i) => slots.push(i),
-                Err(_) => return Err(ClothError::VertexNotPinned { vertex: v }),
-            }
+        // Two passes (check all, then write) so an error leaves every target unchanged without
+        // allocating: engines call this every frame.
+        let slot = |v: u32| self.pins.find(self.particle_of_vertex[v as usize]);
+        if let Some(&v) = vertices.iter().find(|&&v| slot(v).is_err()) {
+            return Err(ClothError::VertexNotPinned { vertex: v });
         }
-        for (i, t) in slots.into_iter().zip(targets) {
-            self.pins.target[i] = Vec3::from_array(*t);
+        for (&v, t) in vertices.iter().zip(targets) {
+            if let Ok(i) = self.pins.find(self.particle_of_vertex[v as usize]) {
+                self.pins.target[i] = Vec3::from_array(*t);
+            }
         }
         Ok(())
     }

@@ -29,6 +29,8 @@ pub mod cloth_desc;
 
 pub mod cloth;
 
+pub mod state;
+
 pub mod live;
 
 pub use cloth::*;
@@ -36,6 +38,7 @@ pub use cloth_desc::*;
 pub use error::*;
 pub use ids::*;
 pub use live::*;
+pub use state::*;
 pub use world::*;
 
 /// Version of the C ABI described by this header. It changes whenever a function, struct layout

@@ -60,6 +60,7 @@ pub(crate) fn step_cloth(cloth: &mut Cloth, dt: f32, ctx: &StepContext) {
     };
     let collide = params.collision_mask != 0 && ctx.colliders.len() > 0;
     let aerodynamics = Aerodynamics::from_params(&params);
+    let parallel = false;
 
     for substep in 0..substeps {
         if let Some(aero) = &aerodynamics {
@@ -77,16 +78,16 @@ pub(crate) fn step_cloth(cloth: &mut Cloth, dt: f32, ctx: &StepContext) {
         let p = &mut cloth.particles;
         for _ in 0..iterations {
             if params.enable_bending {
-                cloth.bending.solve(&mut p.x, &p.x_prev, &p.w, &bend_k);
+                cloth.bending.solve(&mut p.x, &p.x_prev, &p.w, &bend_k, parallel);
             }
             if params.enable_stretch {
                 for _ in 0..STRETCH_SWEEPS {
-                    cloth.stretch.solve(&mut p.x, &p.x_prev, &p.w, &stretch_k);
+                    cloth.stretch.solve(&mut p.x, &p.x_prev, &p.w, &stretch_k, parallel);
                 }
             }
             if params.enable_tethers {
                 let (slack, alpha) = (params.tether_slack, params.tether_compliance);
-                cloth.tethers.solve(&mut p.x, &p.x_prev, &p.w, slack, alpha, &tether_k);
+                cloth.tethers.solve(&mut p.x, &p.x_prev, &p.w, slack, alpha, &tether_k, parallel);
             }
             if collide {
                 cloth.contacts.solve(&mut p.x, &p.x_prev, &p.w, ctx.colliders, window, &contact);
