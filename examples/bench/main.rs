@@ -5,6 +5,10 @@
 //!
 //! `cargo run --release --example bench [-- --steps N] [-- --only NAME]`
 //!
+//! Rows: the default anchor-ordered sweep on one thread; the coloured sweep
+//! (`Cloth::set_constraint_colouring`) on one thread and on all cores. The state hash after the
+//! run shows that the coloured runs agree to the bit whatever the thread count.
+//!
 //! Projections are counted as hinges + 2 × edges (both stretch sweeps) + tethers per iteration
 //! (each tether once, although the solver re-projects a particle's tether group 3 times in a row;
 //! collider contacts not counted), times substeps × iterations. The reference does the same
@@ -77,7 +81,7 @@ fn params() -> ClothParams {
     }
 }
 
-fn world(scene: &Scene, substeps: u32, thread_count: u32) -> World {
+fn world(scene: &Scene, substeps: u32, thread_count: u32, colouring: bool) -> World {
     let mut world = World::new(WorldDesc { substeps, iterations: 1, thread_count, ..WorldDesc::default() }).unwrap();
     let mut desc = ClothDesc::new(&scene.positions, &scene.indices);
     desc.params = params();
@@ -85,6 +89,7 @@ fn world(scene: &Scene, substeps: u32, thread_count: u32) -> World {
     if !scene.pins.is_empty() {
         world.cloth_mut(cloth).unwrap().set_pinned(&scene.pins, None).unwrap();
     }
+    world.cloth_mut(cloth).unwrap().set_constraint_colouring(colouring);
     if let Some(c) = &scene.collider {
         world.add_collider(c).unwrap();
     }
@@ -118,22 +123,24 @@ fn main() {
     let steps: usize = arg("--steps").map_or(40, |s| s.parse().expect("--steps N"));
     let only = arg("--only");
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get()) as u32;
-    let mut thread_counts = vec![1];
+    // (threads, colouring): the default anchor-ordered sweep, then the coloured one sequentially
+    // and on all cores.
+    let mut runs = vec![(1, false), (1, true)];
     if cores > 1 {
-        thread_counts.push(cores);
+        runs.push((cores, true));
     }
 
     println!("{steps} timed steps after 10 warm-up steps of 1/60 s; medians. {cores} cores.");
     println!(
-        "{:<11} {:>4} {:>7} {:>9} {:>8} {:>10} {:>9} {:>10} {:>8} {:>17}",
-        "scene", "sub", "threads", "proj/step", "ms/step", "ns/proj", "ref ms", "ref ns/pr", "speed-up", "state hash"
+        "{:<11} {:>4} {:>7} {:>6} {:>9} {:>8} {:>10} {:>9} {:>10} {:>8} {:>17}",
+        "scene", "sub", "threads", "order", "proj/step", "ms/step", "ns/proj", "ref ms", "ref ns/pr", "speed-up", "state hash"
     );
     for scene in [grid(32), grid(64), grid(128), tablecloth()] {
         if only.as_ref().is_some_and(|o| !scene.name.contains(o.as_str())) {
             continue;
         }
         for substeps in [5, 10] {
-            let probe = world(&scene, substeps, 1);
+            let probe = world(&scene, substeps, 1, false);
             let cloth = probe.cloth(probe.live_handle(0).unwrap()).unwrap();
             let per_iteration = cloth.bending_constraints().hinges.len()
                 + STRETCH_SWEEPS * cloth.stretch_constraints().edges.len()
@@ -142,14 +149,15 @@ fn main() {
             let mut reference = Reference::from_cloth(cloth, GRAVITY);
             let ref_s = time(steps, 10, || reference.step(DT, substeps));
             std::hint::black_box(reference.checksum());
-            for &threads in &thread_counts {
-                let mut w = world(&scene, substeps, threads);
+            for &(threads, colouring) in &runs {
+                let mut w = world(&scene, substeps, threads, colouring);
                 let s = time(steps, 10, || w.step(DT).unwrap());
                 println!(
-                    "{:<11} {:>4} {:>7} {:>9} {:>8.2} {:>10.2} {:>9.2} {:>10.2} {:>7.2}× {:>17x}",
+                    "{:<11} {:>4} {:>7} {:>6} {:>9} {:>8.2} {:>10.2} {:>9.2} {:>10.2} {:>7.2}× {:>17x}",
                     scene.name,
                     substeps,
                     threads,
+                    if colouring { "colour" } else { "anchor" },
                     projections,
                     s * 1e3,
                     s * 1e9 / projections,

@@ -142,7 +142,8 @@ impl Cloth {
     /// outwards (by the rest mesh distance of an edge's nearer particle to the nearest anchor).
     /// A correction then travels from a pin through the whole cloth in one sweep instead of one
     /// edge per sweep, which is what keeps inextensible cloth from stretching under its own weight.
-    /// Without anchors the creation order is kept. Stable, so deterministic.
+    /// Without anchors the creation order is kept. Stable, so deterministic. With colouring on, the
+    /// edges are then stable-sorted by colour (see [`Cloth::set_constraint_colouring`]).
     pub(crate) fn order_stretch_from_anchors(&mut self) {
         let n = self.particles.x.len();
         let mut distance = vec![f32::INFINITY; n];
@@ -166,6 +167,7 @@ impl Cloth {
         permute(&mut s.compliance, &order);
         permute(&mut s.lambda, &order);
         permute(&mut self.edge_adjacent_area, &order);
+        self.colour_stretch();
     }
 
     /// Tethers from every kinematic particle (pinned or zero inverse mass), if enabled.
@@ -185,7 +187,7 @@ impl Cloth {
 }
 
 /// `v[k] = old_v[order[k]]`.
-fn permute<T: Copy>(v: &mut Vec<T>, order: &[u32]) {
+pub(super) fn permute<T: Copy>(v: &mut Vec<T>, order: &[u32]) {
     let old = v.clone();
     for (dst, &src) in v.iter_mut().zip(order) {
         *dst = old[src as usize];

@@ -31,7 +31,18 @@ pub(crate) struct StepContext<'a> {
     pub iterations: u32,
     /// The world's colliders, each moving from its start pose to its target over the step.
     pub colliders: &'a ColliderStore,
+    /// The step runs on the world's thread pool of more than one thread: coloured cloths of at
+    /// least [`PARALLEL_MIN_CONSTRAINTS`] constraints project each colour in parallel.
+    pub parallel: bool,
 }
+
+/// Constraints (edges + hinges + tethers) below which a coloured cloth is still solved on one
+/// thread: each colour's split costs a fork-join over the pool per sweep (about 15 colours × 4
+/// sweeps × substeps per step), which small cloths do not amortise. Measured with
+/// `examples/bench` on the shared 2-core machine (README, Performance): a 64² grid (32 000
+/// constraints) ran no faster on 2 threads, and under the machine's background load even the
+/// 128² grid (130 000) did not, so the threshold only keeps the split for large cloths.
+pub const PARALLEL_MIN_CONSTRAINTS: usize = 50_000;
 
 /// Advance `cloth` by one fixed step `dt` [s] (already validated: 0 < dt ≤ 1).
 ///
@@ -60,7 +71,8 @@ pub(crate) fn step_cloth(cloth: &mut Cloth, dt: f32, ctx: &StepContext) {
     };
     let collide = params.collision_mask != 0 && ctx.colliders.len() > 0;
     let aerodynamics = Aerodynamics::from_params(&params);
-    let parallel = false;
+    let constraint_count = cloth.stretch.edges.len() + cloth.bending.hinges.len() + cloth.tethers.particle.len();
+    let parallel = cloth.colouring && ctx.parallel && constraint_count >= PARALLEL_MIN_CONSTRAINTS;
 
     for substep in 0..substeps {
         if let Some(aero) = &aerodynamics {
