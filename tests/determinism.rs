@@ -4,10 +4,10 @@
 mod common;
 mod ffi_common;
 
-use common::{horizontal_sheet, vertical_sheet};
+use common::{horizontal_sheet, light_stiff_params, vertical_sheet};
 use ffi_common::{c_hanging_cloth, c_world, hanging_grid, ok};
 use xpbd_cloth::ffi::*;
-use xpbd_cloth::{ClothDesc, ClothParams, ColliderDesc, Material, Pose, World, WorldDesc};
+use xpbd_cloth::{ClothDesc, ColliderDesc, Pose, World, WorldDesc};
 
 /// Two cloths (a light stiff sheet pinned at two corners with tethers, and a hanging sheet with
 /// default settings) over a sphere, stepped `steps` frames at 60 Hz in a world with
@@ -16,13 +16,7 @@ fn scene_hashes(thread_count: u32, steps: usize) -> Vec<[u64; 2]> {
     let mut world = World::new(WorldDesc { thread_count, ..WorldDesc::default() }).unwrap();
     let (p1, i1) = horizontal_sheet(24, 1.0, 0.0);
     let mut d1 = ClothDesc::new(&p1, &i1);
-    d1.params = ClothParams {
-        material: Material { areal_density: 1.0, ..Material::default() },
-        stretch_compliance: Some(0.0),
-        bend_compliance: Some(1e-5),
-        enable_tethers: true,
-        ..ClothParams::default()
-    };
+    d1.params = light_stiff_params();
     let a = world.add_cloth(&d1).unwrap();
     world.cloth_mut(a).unwrap().set_pinned(&[0, 23], None).unwrap();
     let (p2, i2) = vertical_sheet(16, 0.5);

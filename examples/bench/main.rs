@@ -14,12 +14,15 @@
 //! collider contacts not counted), times substeps × iterations. The reference does the same
 //! sweeps, one projection per tether, no colliders.
 
+// The test meshes and settings, so that the bench measures exactly the validated scenes.
+#[path = "../../tests/common/mod.rs"]
+mod common;
 mod reference;
 
 use reference::Reference;
 use std::path::Path;
 use std::time::Instant;
-use xpbd_cloth::{ClothDesc, ClothParams, ColliderDesc, Material, Pose, World, WorldDesc};
+use xpbd_cloth::{ClothDesc, ColliderDesc, Pose, World, WorldDesc};
 
 /// Stretch sweeps per iteration in the library's solver (`solver::STRETCH_SWEEPS`).
 const STRETCH_SWEEPS: usize = 2;
@@ -39,24 +42,7 @@ struct Scene {
 /// `n × n` vertices, 1 m × 1 m, horizontal at y = 0 (the light stiff cloth of the validation tests);
 /// vertices 0 and n − 1 are the corners that get pinned.
 fn grid(n: usize) -> Scene {
-    let mut positions = Vec::with_capacity(n * n);
-    for j in 0..n {
-        for i in 0..n {
-            positions.push([i as f32 / (n - 1) as f32, 0.0, j as f32 / (n - 1) as f32]);
-        }
-    }
-    let mut indices = Vec::new();
-    for j in 0..n - 1 {
-        for i in 0..n - 1 {
-            let a = (j * n + i) as u32;
-            let (b, c, d) = (a + 1, a + n as u32, a + n as u32 + 1);
-            if (i + j) % 2 == 0 {
-                indices.extend_from_slice(&[a, c, b, b, c, d]);
-            } else {
-                indices.extend_from_slice(&[a, c, d, a, d, b]);
-            }
-        }
-    }
+    let (positions, indices) = common::horizontal_sheet(n, 1.0, 0.0);
     Scene { name: format!("grid {n}²"), positions, indices, pins: vec![0, n as u32 - 1], collider: None }
 }
 
@@ -71,20 +57,10 @@ fn tablecloth() -> Scene {
     Scene { name: "tablecloth".into(), positions, indices: mesh.indices.clone(), pins: vec![], collider: Some(table) }
 }
 
-fn params() -> ClothParams {
-    ClothParams {
-        material: Material { areal_density: 1.0, ..Material::default() },
-        stretch_compliance: Some(0.0),
-        bend_compliance: Some(1e-5),
-        enable_tethers: true,
-        ..ClothParams::default()
-    }
-}
-
 fn world(scene: &Scene, substeps: u32, thread_count: u32, colouring: bool) -> World {
     let mut world = World::new(WorldDesc { substeps, iterations: 1, thread_count, ..WorldDesc::default() }).unwrap();
     let mut desc = ClothDesc::new(&scene.positions, &scene.indices);
-    desc.params = params();
+    desc.params = common::light_stiff_params();
     let cloth = world.add_cloth(&desc).unwrap();
     if !scene.pins.is_empty() {
         world.cloth_mut(cloth).unwrap().set_pinned(&scene.pins, None).unwrap();

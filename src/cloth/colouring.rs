@@ -7,7 +7,7 @@ use super::pins::permute;
 use crate::constraints::colouring::{colour_order, greedy_colours};
 
 impl Cloth {
-    /// Turn constraint colouring on or off (default off). On: stretch edges and bending hinges are
+    /// Turn constraint colouring on or off (default [`crate::cloth::DEFAULT_CONSTRAINT_COLOURING`]: off). On: stretch edges and bending hinges are
     /// greedily coloured, each type's sweep runs colour after colour, and a colour's constraints
     /// are projected in parallel on the world's thread pool when the cloth has at least
     /// [`crate::world::PARALLEL_MIN_CONSTRAINTS`] constraints and the world more than one thread.
@@ -39,17 +39,12 @@ impl Cloth {
         }
         let colours = greedy_colours(&self.stretch.edges, self.particles.x.len());
         let (order, start) = colour_order(&colours);
-        let s = &mut self.stretch;
-        permute(&mut s.edges, &order);
-        permute(&mut s.rest_length, &order);
-        permute(&mut s.compliance, &order);
-        permute(&mut s.lambda, &order);
-        permute(&mut self.edge_adjacent_area, &order);
+        self.permute_edges(&order);
         self.stretch.colour_start = start;
     }
 
     /// Hinges in creation order, then (colouring on) stable-sorted by greedy colour.
-    fn order_bending(&mut self) {
+    pub(super) fn order_bending(&mut self) {
         let mut creation: Vec<u32> = (0..self.hinge_creation_index.len() as u32).collect();
         creation.sort_by_key(|&k| self.hinge_creation_index[k as usize]);
         self.permute_hinges(&creation);

@@ -8,6 +8,7 @@ mod output;
 mod pins;
 mod state_hash;
 
+pub use create::DEFAULT_CONSTRAINT_COLOURING;
 pub use desc::{ClothDesc, ClothParams, DEFAULT_WELD_TOLERANCE, MAX_SUBSTEPS};
 pub use output::Energy;
 pub(crate) use pins::Pins;

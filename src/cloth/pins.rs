@@ -161,13 +161,18 @@ impl Cloth {
         };
         let mut order: Vec<u32> = (0..self.stretch.edges.len() as u32).collect();
         order.sort_by(|&a, &b| key(a as usize).total_cmp(&key(b as usize)));
-        let s = &mut self.stretch;
-        permute(&mut s.edges, &order);
-        permute(&mut s.rest_length, &order);
-        permute(&mut s.compliance, &order);
-        permute(&mut s.lambda, &order);
-        permute(&mut self.edge_adjacent_area, &order);
+        self.permute_edges(&order);
         self.colour_stretch();
+    }
+
+    /// Reorder the stretch constraints and the per-edge rest data: new edge k = old edge `order[k]`.
+    pub(super) fn permute_edges(&mut self, order: &[u32]) {
+        let s = &mut self.stretch;
+        permute(&mut s.edges, order);
+        permute(&mut s.rest_length, order);
+        permute(&mut s.compliance, order);
+        permute(&mut s.lambda, order);
+        permute(&mut self.edge_adjacent_area, order);
     }
 
     /// Tethers from every kinematic particle (pinned or zero inverse mass), if enabled.

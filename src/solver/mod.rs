@@ -39,15 +39,16 @@ pub(crate) struct StepContext<'a> {
 /// Constraints (edges + hinges + tethers) below which a coloured cloth is still solved on one
 /// thread: each colour's split costs a fork-join over the pool per sweep (about 15 colours × 4
 /// sweeps × substeps per step), which small cloths do not amortise. Measured with
-/// `examples/bench` on the shared 2-core machine (README, Performance): a 64² grid (32 000
-/// constraints) ran no faster on 2 threads, and under the machine's background load even the
-/// 128² grid (130 000) did not, so the threshold only keeps the split for large cloths.
+/// `examples/bench` on the shared 2-core machine under other jobs' load (README, Performance): a
+/// 64² grid (32 000 constraints) gained nothing measurable from a second thread, the 128² grid
+/// (130 000) and the tablecloth (84 000) 5–15 %, so the split is kept for large cloths only.
 pub const PARALLEL_MIN_CONSTRAINTS: usize = 50_000;
 
 /// Advance `cloth` by one fixed step `dt` [s] (already validated: 0 < dt ≤ 1).
 ///
 /// Per substep h = dt/n (DESIGN §2): aerodynamic forces (if enabled), predict, λ = 0, k Gauss–Seidel
-/// iterations (bending, then [`STRETCH_SWEEPS`] stretch sweeps ordered outward from the pins,
+/// iterations (bending, then [`STRETCH_SWEEPS`] stretch sweeps ordered outward from the pins
+/// within each colour of [`Cloth::set_constraint_colouring`],
 /// tethers so that the hard length limit holds, then collider contacts with friction last so that
 /// no step ends inside a collider; colliders at their pose interpolated for this substep), velocity
 /// update (speed-limiting particles being pushed out of a collider), linear damping. Then pins
