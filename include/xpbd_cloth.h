@@ -1058,6 +1058,24 @@ XpbdResult xpbd_collider_get_desc(struct XpbdColliderId collider,
 XpbdResult xpbd_collider_destroy(struct XpbdColliderId collider);
 
 /**
+ * Write a 64-bit hash of the cloth's particle positions and velocities to `*out_hash`.
+ *
+ * Algorithm (stable across versions and platforms): FNV-1a 64 (offset basis
+ * 0xcbf29ce484222325, prime 0x100000001b3) over the four little-endian bytes of the bit
+ * pattern of every float: first x, y, z of every particle's position [m] in particle order,
+ * then x, y, z of every particle's velocity [m/s]. Two simulations that report equal hashes
+ * after every step are, with overwhelming probability, bitwise identical (same inputs, any
+ * thread count). Not cryptographic.
+ *
+ * Errors: `XPBD_RESULT_NULL_POINTER` (`out_hash` NULL), `XPBD_RESULT_INVALID_ID`,
+ * `XPBD_RESULT_WORLD_POISONED`; `*out_hash` is not written on error. Thread-safe.
+ *
+ * # Safety
+ * `out_hash` is writable.
+ */
+XpbdResult xpbd_cloth_state_hash(struct XpbdClothId cloth, uint64_t *out_hash);
+
+/**
  * Write the number of live worlds (created and not yet destroyed) in this process to
  * `*out_count`. Meant for leak checks in tests and editor tooling, not for per-frame use.
  *

@@ -4,6 +4,7 @@ use crate::cloth::{Cloth, ClothDesc, MAX_SUBSTEPS};
 use crate::collision::{Collider, ColliderDesc, ColliderHandle, ColliderStore, Pose};
 use crate::error::{ClothError, check_range};
 use crate::slot_map::SlotMap;
+pub use crate::solver::PARALLEL_MIN_CONSTRAINTS;
 use crate::solver::{StepContext, step_cloth};
 use glam::Vec3;
 use rayon::prelude::*;
@@ -173,20 +174,24 @@ impl World {
     /// Advance every cloth by one fixed step `dt` [s], each with its own (or the world's) substeps,
     /// against the colliders moving to their targets. Cloths are independent (colliders are only
     /// read), so they run in parallel on the world's thread pool and the result does not depend
-    /// on the thread count. Errors: `InvalidTimeStep` unless 0 < dt ≤ 1 s.
+    /// on the thread count. Coloured cloths ([`Cloth::set_constraint_colouring`]) also split each
+    /// colour over the pool, with the same bits. Errors: `InvalidTimeStep` unless 0 < dt ≤ 1 s.
     pub fn step(&mut self, dt: f32) -> Result<(), ClothError> {
         if !(dt > 0.0 && dt <= MAX_TIME_STEP) {
             return Err(ClothError::InvalidTimeStep { dt });
         }
+        let pool_threads = self.pool.as_ref().map_or(1, |p| p.current_num_threads());
         let ctx = StepContext {
             gravity: Vec3::from_array(self.desc.gravity),
             substeps: self.desc.substeps,
             iterations: self.desc.iterations,
             colliders: &self.colliders,
+            parallel: pool_threads > 1,
         };
         let step_one = |cloth: &mut Cloth| step_cloth(cloth, dt, &ctx);
+        let coloured = self.cloths.iter().any(|(_, c)| c.constraint_colouring());
         match &self.pool {
-            Some(pool) if self.cloths.len() > 1 => {
+            Some(pool) if self.cloths.len() > 1 || coloured => {
                 pool.install(|| self.cloths.par_values_mut().for_each(step_one))
             }
             _ => self.cloths.values_mut().for_each(step_one),

@@ -390,6 +390,25 @@ namespace Xpbd.Native
         public static extern uint xpbd_abi_version();
 
         /// <summary>
+        ///  Write a 64-bit hash of the cloth's particle positions and velocities to `*out_hash`.
+        ///
+        ///  Algorithm (stable across versions and platforms): FNV-1a 64 (offset basis
+        ///  0xcbf29ce484222325, prime 0x100000001b3) over the four little-endian bytes of the bit
+        ///  pattern of every float: first x, y, z of every particle's position [m] in particle order,
+        ///  then x, y, z of every particle's velocity [m/s]. Two simulations that report equal hashes
+        ///  after every step are, with overwhelming probability, bitwise identical (same inputs, any
+        ///  thread count). Not cryptographic.
+        ///
+        ///  Errors: `XPBD_RESULT_NULL_POINTER` (`out_hash` NULL), `XPBD_RESULT_INVALID_ID`,
+        ///  `XPBD_RESULT_WORLD_POISONED`; `*out_hash` is not written on error. Thread-safe.
+        ///
+        ///  # Safety
+        ///  `out_hash` is writable.
+        /// </summary>
+        [DllImport(__DllName, EntryPoint = "xpbd_cloth_state_hash", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        public static extern XpbdResult xpbd_cloth_state_hash(XpbdClothId cloth, ulong* out_hash);
+
+        /// <summary>
         ///  Default world settings: gravity (0, -9.81, 0) m/s^2, 10 substeps, 1 iteration, one thread per
         ///  core. Never fails. Thread-safe.
         /// </summary>

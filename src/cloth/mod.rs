@@ -1,11 +1,14 @@
 //! One simulated cloth: its immutable model (welded topology, rest values), its constraints and its
 //! mutable state (particle positions, velocities, pins).
 
+mod colouring;
 mod create;
 mod desc;
 mod output;
 mod pins;
+mod state_hash;
 
+pub use create::DEFAULT_CONSTRAINT_COLOURING;
 pub use desc::{ClothDesc, ClothParams, DEFAULT_WELD_TOLERANCE, MAX_SUBSTEPS};
 pub use output::Energy;
 pub(crate) use pins::Pins;
@@ -63,6 +66,8 @@ pub struct Cloth {
     pub(crate) edge_adjacent_area: Vec<f32>,
     pub(crate) hinge_adjacent_area: Vec<f32>,
     pub(crate) hinge_edge_length: Vec<f32>,
+    /// Creation index of each stored hinge (hinges are re-sorted when colouring is switched).
+    pub(crate) hinge_creation_index: Vec<u32>,
     /// Rest mesh distance graph for tethers: every edge plus the diagonal across every hinge
     /// (x0–x1), with rest lengths [m]. The diagonals let shortest paths cut across quads, so the
     /// graph distance overestimates the true geodesic by ~3 % on a triangulated grid instead of ~8 %.
@@ -77,6 +82,8 @@ pub struct Cloth {
     pub(crate) bending: BendingConstraints,
     pub(crate) tethers: TetherConstraints,
     pub(crate) params: ClothParams,
+    /// Constraint colouring for parallel sweeps (see [`Cloth::set_constraint_colouring`]).
+    pub(crate) colouring: bool,
     /// Per-particle contact state of the current substep.
     pub(crate) contacts: ContactScratch,
 

@@ -95,15 +95,16 @@ impl Cloth {
     /// state is unchanged on error.
     pub fn set_pin_targets(&mut self, vertices: &[u32], targets: &[[f32; 3]]) -> Result<(), ClothError> {
         self.check_vertices(vertices, Some(targets))?;
-        let mut slots = Vec::with_capacity(vertices.len());
-        for &v in vertices {
-            match self.pins.find(self.particle_of_vertex[v as usize]) {
-                Ok(i) => slots.push(i),
-                Err(_) => return Err(ClothError::VertexNotPinned { vertex: v }),
-            }
+        // Two passes (check all, then write) so an error leaves every target unchanged without
+        // allocating: engines call this every frame.
+        let slot = |v: u32| self.pins.find(self.particle_of_vertex[v as usize]);
+        if let Some(&v) = vertices.iter().find(|&&v| slot(v).is_err()) {
+            return Err(ClothError::VertexNotPinned { vertex: v });
         }
-        for (i, t) in slots.into_iter().zip(targets) {
-            self.pins.target[i] = Vec3::from_array(*t);
+        for (&v, t) in vertices.iter().zip(targets) {
+            if let Ok(i) = self.pins.find(self.particle_of_vertex[v as usize]) {
+                self.pins.target[i] = Vec3::from_array(*t);
+            }
         }
         Ok(())
     }
@@ -141,7 +142,8 @@ impl Cloth {
     /// outwards (by the rest mesh distance of an edge's nearer particle to the nearest anchor).
     /// A correction then travels from a pin through the whole cloth in one sweep instead of one
     /// edge per sweep, which is what keeps inextensible cloth from stretching under its own weight.
-    /// Without anchors the creation order is kept. Stable, so deterministic.
+    /// Without anchors the creation order is kept. Stable, so deterministic. With colouring on, the
+    /// edges are then stable-sorted by colour (see [`Cloth::set_constraint_colouring`]).
     pub(crate) fn order_stretch_from_anchors(&mut self) {
         let n = self.particles.x.len();
         let mut distance = vec![f32::INFINITY; n];
@@ -159,12 +161,18 @@ impl Cloth {
         };
         let mut order: Vec<u32> = (0..self.stretch.edges.len() as u32).collect();
         order.sort_by(|&a, &b| key(a as usize).total_cmp(&key(b as usize)));
+        self.permute_edges(&order);
+        self.colour_stretch();
+    }
+
+    /// Reorder the stretch constraints and the per-edge rest data: new edge k = old edge `order[k]`.
+    pub(super) fn permute_edges(&mut self, order: &[u32]) {
         let s = &mut self.stretch;
-        permute(&mut s.edges, &order);
-        permute(&mut s.rest_length, &order);
-        permute(&mut s.compliance, &order);
-        permute(&mut s.lambda, &order);
-        permute(&mut self.edge_adjacent_area, &order);
+        permute(&mut s.edges, order);
+        permute(&mut s.rest_length, order);
+        permute(&mut s.compliance, order);
+        permute(&mut s.lambda, order);
+        permute(&mut self.edge_adjacent_area, order);
     }
 
     /// Tethers from every kinematic particle (pinned or zero inverse mass), if enabled.
@@ -184,7 +192,7 @@ impl Cloth {
 }
 
 /// `v[k] = old_v[order[k]]`.
-fn permute<T: Copy>(v: &mut Vec<T>, order: &[u32]) {
+pub(super) fn permute<T: Copy>(v: &mut Vec<T>, order: &[u32]) {
     let old = v.clone();
     for (dst, &src) in v.iter_mut().zip(order) {
         *dst = old[src as usize];

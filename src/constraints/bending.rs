@@ -16,6 +16,8 @@
 //! Σ∇ = 0 by construction (translation invariance). Hinges whose edge or triangle heights vanish are
 //! skipped. Compliance α in rad/(N·m); λ/h² estimates the hinge torque [N·m].
 
+use super::access::Positions;
+use super::sweep::{Sweep, sweep};
 use super::{SubstepCoefficients, xpbd_delta_lambda};
 use glam::Vec3;
 use std::f32::consts::PI;
@@ -92,30 +94,62 @@ pub struct BendingConstraints {
     pub compliance: Vec<f32>,
     /// Lagrange multiplier λ of the current substep [N·m·s²]; reset to 0 every substep.
     pub lambda: Vec<f32>,
+    /// Start of each colour in storage order (`colour_count + 1` offsets) when the hinges are
+    /// coloured for parallel sweeps (no two hinges of a colour share a particle); empty otherwise.
+    pub colour_start: Vec<u32>,
 }
 
-impl BendingConstraints {
-    /// One Gauss–Seidel sweep over all hinges in storage order.
-    pub(crate) fn solve(&mut self, x: &mut [Vec3], x_prev: &[Vec3], w: &[f32], k: &SubstepCoefficients) {
-        for c in 0..self.hinges.len() {
+/// The bending projection for [`sweep`]; `DAMPED` is false when β = 0.
+struct BendingSweep<'a, const DAMPED: bool> {
+    hinges: &'a [[u32; 4]],
+    rest_angle: &'a [f32],
+    compliance: &'a [f32],
+    x_prev: &'a [Vec3],
+    w: &'a [f32],
+    k: &'a SubstepCoefficients,
+}
+
+impl<const DAMPED: bool> Sweep for BendingSweep<'_, DAMPED> {
+    #[inline]
+    fn project_range<P: Positions + ?Sized>(&self, first: usize, lambda: &mut [f32], x: &mut P) {
+        for (c, lambda) in (first..).zip(lambda) {
             let ids = self.hinges[c].map(|i| i as usize);
-            let p = ids.map(|i| x[i]);
+            let p = ids.map(|i| x.get(i));
             let Some((phi, grad)) = dihedral_angle_and_gradient(p) else { continue };
             let value = wrap_angle(phi - self.rest_angle[c]);
             let mut weighted_grad2 = 0.0;
             let mut grad_dot_dx = 0.0;
             for q in 0..4 {
-                weighted_grad2 += w[ids[q]] * grad[q].length_squared();
-                grad_dot_dx += grad[q].dot(p[q] - x_prev[ids[q]]);
+                weighted_grad2 += self.w[ids[q]] * grad[q].length_squared();
+                if DAMPED {
+                    grad_dot_dx += grad[q].dot(p[q] - self.x_prev[ids[q]]);
+                }
             }
-            let dl = xpbd_delta_lambda(value, self.lambda[c], self.compliance[c], k, weighted_grad2, grad_dot_dx);
+            let dl = xpbd_delta_lambda(value, *lambda, self.compliance[c], self.k, weighted_grad2, grad_dot_dx);
             // Trust region: the linearised angle change of this projection is Σw|∇φ|²·Δλ.
             let max_dl = MAX_ANGLE_STEP / weighted_grad2.max(f32::MIN_POSITIVE);
             let dl = dl.clamp(-max_dl, max_dl);
-            self.lambda[c] += dl;
+            *lambda += dl;
             for q in 0..4 {
-                x[ids[q]] += grad[q] * (w[ids[q]] * dl);
+                x.add(ids[q], grad[q] * (self.w[ids[q]] * dl));
             }
+        }
+    }
+}
+
+impl BendingConstraints {
+    /// One Gauss–Seidel sweep over all hinges in storage order; with `parallel`, colour by colour
+    /// on the current rayon pool (same bits; needs [`BendingConstraints::colour_start`]).
+    pub(crate) fn solve(&mut self, x: &mut [Vec3], x_prev: &[Vec3], w: &[f32], k: &SubstepCoefficients, parallel: bool) {
+        let colours = (parallel && !self.colour_start.is_empty()).then_some(self.colour_start.as_slice());
+        let (hinges, rest_angle, compliance) = (&self.hinges[..], &self.rest_angle[..], &self.compliance[..]);
+        // Without damping γ = 0 and ∇C·(x − x_prev) is not needed: skip reading x_prev.
+        if k.damping == 0.0 {
+            let kernel = BendingSweep::<false> { hinges, rest_angle, compliance, x_prev, w, k };
+            sweep(&kernel, x, &mut self.lambda, colours);
+        } else {
+            let kernel = BendingSweep::<true> { hinges, rest_angle, compliance, x_prev, w, k };
+            sweep(&kernel, x, &mut self.lambda, colours);
         }
     }
 

@@ -2,8 +2,11 @@
 //! paper + equation it comes from; each type stores its constraints in flat arrays and has one
 //! `solve` (a Gauss–Seidel sweep) and one `residuals` (|C| for the statistics).
 
+mod access;
 pub mod bending;
+pub mod colouring;
 pub mod stretch;
+mod sweep;
 pub mod tether;
 
 pub use bending::{BendingConstraints, dihedral_angle, dihedral_angle_and_gradient};

@@ -12,6 +12,8 @@
 //! particle towards its anchor; it only stops the chain of edges from stretching beyond what a
 //! one-pass Gauss–Seidel sweep can recover, which is what keeps light, stiff, fine cloth stable.
 
+use super::access::Positions;
+use super::sweep::{Sweep, sweep};
 use super::{SubstepCoefficients, xpbd_delta_lambda};
 use glam::Vec3;
 use std::cmp::Reverse;
@@ -112,12 +114,15 @@ impl TetherConstraints {
         t
     }
 
-    /// One Gauss–Seidel sweep; `slack` is s, `compliance` α [m/N] for all tethers.
+    /// One Gauss–Seidel sweep; `slack` is s, `compliance` α [m/N] for all tethers. With
+    /// `parallel`, particle groups are spread over the current rayon pool: a group moves only its
+    /// own particle and reads only kinematic anchors, so the bits are the same.
     ///
     /// Tethers are stored grouped by particle, and an anchor is kinematic, so a group moves only its
     /// own particle: each group is projected [`GROUP_ROUNDS`] times in a row (alternating projections
     /// onto the intersection of its balls), which leaves a particle inside all its tether bounds to
     /// within a fraction of a millimetre at a fraction of the cost of another full sweep.
+    #[allow(clippy::too_many_arguments)]
     pub(crate) fn solve(
         &mut self,
         x: &mut [Vec3],
@@ -126,42 +131,81 @@ impl TetherConstraints {
         slack: f32,
         compliance: f32,
         k: &SubstepCoefficients,
+        parallel: bool,
     ) {
-        let mut group_start = 0;
-        while group_start < self.particle.len() {
+        let all = [0, self.particle.len() as u32];
+        let colours = parallel.then_some(&all[..]);
+        let (particle, anchor, geodesic_distance) = (&self.particle[..], &self.anchor[..], &self.geodesic_distance[..]);
+        let kernel = TetherSweep { particle, anchor, geodesic_distance, x_prev, w, slack, compliance, k };
+        sweep(&kernel, x, &mut self.lambda, colours);
+    }
+}
+
+/// The tether projection for [`sweep`]: whole particle groups, never split.
+struct TetherSweep<'a> {
+    particle: &'a [u32],
+    anchor: &'a [u32],
+    geodesic_distance: &'a [f32],
+    x_prev: &'a [Vec3],
+    w: &'a [f32],
+    slack: f32,
+    compliance: f32,
+    k: &'a SubstepCoefficients,
+}
+
+impl Sweep for TetherSweep<'_> {
+    fn project_range<P: Positions + ?Sized>(&self, first: usize, lambda: &mut [f32], x: &mut P) {
+        let end = first + lambda.len();
+        let mut group_start = first;
+        while group_start < end {
             let p = self.particle[group_start];
             let mut group_end = group_start + 1;
-            while group_end < self.particle.len() && self.particle[group_end] == p {
+            while group_end < end && self.particle[group_end] == p {
                 group_end += 1;
             }
             for _ in 0..GROUP_ROUNDS {
+                let mut moved = false;
                 for c in group_start..group_end {
-                    self.project(c, x, x_prev, w, slack, compliance, k);
+                    moved |= self.project(c, &mut lambda[c - first], x);
+                }
+                // A round that projected nothing left the particle inside every bound: the
+                // remaining rounds would change nothing either.
+                if !moved {
+                    break;
                 }
             }
-            if group_end - group_start == 2 && compliance == 0.0 {
-                self.finish_pair(group_start, x, w, slack);
+            if group_end - group_start == 2 && self.compliance == 0.0 {
+                self.finish_pair(group_start, x);
             }
             group_start = group_end;
         }
     }
 
+    #[inline]
+    fn can_split_before(&self, c: usize) -> bool {
+        self.particle[c] != self.particle[c - 1]
+    }
+}
+
+impl TetherSweep<'_> {
     /// Rigid tethers to two kinematic anchors whose balls barely overlap (a particle on the line
     /// between two pins, e.g. the top edge of a cloth hung by its corners) form a thin lens, where
     /// alternating projections converge slowly. If the particle is still outside either ball after
     /// the rounds, place it at the closest point of the lens exactly: on the circle where the two
     /// spheres meet (the closest point of an intersection of two balls outside both is on that
     /// circle when it is not on either sphere alone).
-    fn finish_pair(&self, c: usize, x: &mut [Vec3], w: &[f32], slack: f32) {
+    fn finish_pair<P: Positions + ?Sized>(&self, c: usize, x: &mut P) {
+        let (w, slack) = (self.w, self.slack);
         let i = self.particle[c] as usize;
         let (a1, a2) = (self.anchor[c] as usize, self.anchor[c + 1] as usize);
         if w[a1] != 0.0 || w[a2] != 0.0 {
             return;
         }
         let (r1, r2) = (slack * self.geodesic_distance[c], slack * self.geodesic_distance[c + 1]);
-        let (p1, p2) = (x[a1], x[a2]);
+        let (p1, p2) = (x.get(a1), x.get(a2));
+        let xi = x.get(i);
         let outside = |q: Vec3| q.distance(p1) > r1 * (1.0 + 1e-6) || q.distance(p2) > r2 * (1.0 + 1e-6);
-        if !outside(x[i]) {
+        if !outside(xi) {
             return;
         }
         let axis = p2 - p1;
@@ -174,7 +218,7 @@ impl TetherConstraints {
             // The balls touch (rest geometry: the particle lies on the straight line between the
             // pins) or are apart (pins moved further than the cloth allows): the point between
             // them that exceeds both limits by the same fraction.
-            x[i] = p1 + u * (d * r1 / (r1 + r2));
+            x.set(i, p1 + u * (d * r1 / (r1 + r2)));
             return;
         }
         let t = (d * d + r1 * r1 - r2 * r2) / (2.0 * d);
@@ -183,40 +227,38 @@ impl TetherConstraints {
             return; // one ball inside the other: the rounds' projection is already exact
         }
         let centre = p1 + u * t;
-        let radial = (x[i] - centre) - u * (x[i] - centre).dot(u);
+        let radial = (xi - centre) - u * (xi - centre).dot(u);
         if let Some(dir) = radial.try_normalize() {
-            x[i] = centre + dir * rho2.sqrt();
+            x.set(i, centre + dir * rho2.sqrt());
         }
     }
 
+    /// One projection of tether `c`. Only the particle moves: anchors are kinematic (`w == 0`,
+    /// which is how `build` chose them, and pins changing rebuilds the tethers), so their
+    /// correction would be zero, and leaving them unwritten lets groups run in parallel.
+    /// Returns whether the tether was violated (and so projected).
     #[inline(always)]
-    #[allow(clippy::too_many_arguments)]
-    fn project(
-        &mut self,
-        c: usize,
-        x: &mut [Vec3],
-        x_prev: &[Vec3],
-        w: &[f32],
-        slack: f32,
-        compliance: f32,
-        k: &SubstepCoefficients,
-    ) {
+    fn project<P: Positions + ?Sized>(&self, c: usize, lambda: &mut f32, x: &mut P) -> bool {
         let (i, a) = (self.particle[c] as usize, self.anchor[c] as usize);
-        let d = x[i] - x[a];
+        let (xi, xa) = (x.get(i), x.get(a));
+        let d = xi - xa;
         let len = d.length();
-        let value = len - slack * self.geodesic_distance[c];
+        let value = len - self.slack * self.geodesic_distance[c];
         if value <= 0.0 || len <= 1e-9 {
-            return;
+            return false;
         }
         let n = d / len;
-        let (wi, wa) = (w[i], w[a]);
-        let grad_dot_dx = n.dot((x[i] - x_prev[i]) - (x[a] - x_prev[a]));
-        let dl = xpbd_delta_lambda(value, self.lambda[c], compliance, k, wi + wa, grad_dot_dx);
-        self.lambda[c] += dl;
-        x[i] += n * (wi * dl);
-        x[a] -= n * (wa * dl);
+        let (wi, wa) = (self.w[i], self.w[a]);
+        debug_assert!(wa == 0.0, "tether anchor {a} is not kinematic");
+        let grad_dot_dx = n.dot((xi - self.x_prev[i]) - (xa - self.x_prev[a]));
+        let dl = xpbd_delta_lambda(value, *lambda, self.compliance, self.k, wi + wa, grad_dot_dx);
+        *lambda += dl;
+        x.set(i, xi + n * (wi * dl));
+        true
     }
+}
 
+impl TetherConstraints {
     /// max(0, C) of every tether at positions `x`.
     pub(crate) fn residuals(&self, x: &[Vec3], slack: f32, out: &mut Vec<f32>) {
         out.extend((0..self.particle.len()).map(|c| {

@@ -35,6 +35,8 @@ pub mod collider_desc;
 
 pub mod collider;
 
+pub mod state;
+
 pub mod live;
 
 pub use cloth::*;
@@ -44,6 +46,7 @@ pub use collider_desc::*;
 pub use error::*;
 pub use ids::*;
 pub use live::*;
+pub use state::*;
 pub use world::*;
 
 /// Version of the C ABI described by this header. It changes whenever a function, struct layout

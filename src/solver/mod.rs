@@ -31,12 +31,24 @@ pub(crate) struct StepContext<'a> {
     pub iterations: u32,
     /// The world's colliders, each moving from its start pose to its target over the step.
     pub colliders: &'a ColliderStore,
+    /// The step runs on the world's thread pool of more than one thread: coloured cloths of at
+    /// least [`PARALLEL_MIN_CONSTRAINTS`] constraints project each colour in parallel.
+    pub parallel: bool,
 }
+
+/// Constraints (edges + hinges + tethers) below which a coloured cloth is still solved on one
+/// thread: each colour's split costs a fork-join over the pool per sweep (about 15 colours × 4
+/// sweeps × substeps per step), which small cloths do not amortise. Measured with
+/// `examples/bench` on the shared 2-core machine under other jobs' load (README, Performance): a
+/// 64² grid (32 000 constraints) gained nothing measurable from a second thread, the 128² grid
+/// (130 000) and the tablecloth (84 000) 5–15 %, so the split is kept for large cloths only.
+pub const PARALLEL_MIN_CONSTRAINTS: usize = 50_000;
 
 /// Advance `cloth` by one fixed step `dt` [s] (already validated: 0 < dt ≤ 1).
 ///
 /// Per substep h = dt/n (DESIGN §2): aerodynamic forces (if enabled), predict, λ = 0, k Gauss–Seidel
-/// iterations (bending, then [`STRETCH_SWEEPS`] stretch sweeps ordered outward from the pins,
+/// iterations (bending, then [`STRETCH_SWEEPS`] stretch sweeps ordered outward from the pins
+/// within each colour of [`Cloth::set_constraint_colouring`],
 /// tethers so that the hard length limit holds, then collider contacts with friction last so that
 /// no step ends inside a collider; colliders at their pose interpolated for this substep), velocity
 /// update (speed-limiting particles being pushed out of a collider), linear damping. Then pins
@@ -60,6 +72,8 @@ pub(crate) fn step_cloth(cloth: &mut Cloth, dt: f32, ctx: &StepContext) {
     };
     let collide = params.collision_mask != 0 && ctx.colliders.len() > 0;
     let aerodynamics = Aerodynamics::from_params(&params);
+    let constraint_count = cloth.stretch.edges.len() + cloth.bending.hinges.len() + cloth.tethers.particle.len();
+    let parallel = cloth.colouring && ctx.parallel && constraint_count >= PARALLEL_MIN_CONSTRAINTS;
 
     for substep in 0..substeps {
         if let Some(aero) = &aerodynamics {
@@ -77,16 +91,16 @@ pub(crate) fn step_cloth(cloth: &mut Cloth, dt: f32, ctx: &StepContext) {
         let p = &mut cloth.particles;
         for _ in 0..iterations {
             if params.enable_bending {
-                cloth.bending.solve(&mut p.x, &p.x_prev, &p.w, &bend_k);
+                cloth.bending.solve(&mut p.x, &p.x_prev, &p.w, &bend_k, parallel);
             }
             if params.enable_stretch {
                 for _ in 0..STRETCH_SWEEPS {
-                    cloth.stretch.solve(&mut p.x, &p.x_prev, &p.w, &stretch_k);
+                    cloth.stretch.solve(&mut p.x, &p.x_prev, &p.w, &stretch_k, parallel);
                 }
             }
             if params.enable_tethers {
                 let (slack, alpha) = (params.tether_slack, params.tether_compliance);
-                cloth.tethers.solve(&mut p.x, &p.x_prev, &p.w, slack, alpha, &tether_k);
+                cloth.tethers.solve(&mut p.x, &p.x_prev, &p.w, slack, alpha, &tether_k, parallel);
             }
             if collide {
                 cloth.contacts.solve(&mut p.x, &p.x_prev, &p.w, ctx.colliders, window, &contact);

@@ -1,7 +1,7 @@
 //! Mesh builders and helpers shared by the integration tests.
 #![allow(dead_code)]
 
-use xpbd_cloth::{ClothDesc, ClothHandle, ClothParams, Vec3, World, WorldDesc};
+use xpbd_cloth::{ClothDesc, ClothHandle, ClothParams, Material, Vec3, World, WorldDesc};
 
 /// A regular grid of `nx × ny` vertices spanning `width × height` metres. `at(u, v)` maps the
 /// grid coordinates (u along the width, v along the height, both in metres) to a position.
@@ -38,6 +38,18 @@ pub fn vertical_sheet(n: usize, size: f32) -> (Vec<[f32; 3]>, Vec<u32>) {
 /// Vertex 0 and `n − 1` are the corners of the z = 0 edge.
 pub fn horizontal_sheet(n: usize, size: f32, y: f32) -> (Vec<[f32; 3]>, Vec<u32>) {
     grid(n, n, size, size, |u, v| [u, y, v])
+}
+
+/// The light, stiff cloth of the validation tests and the bench: 1 kg/m², stretch α = 0,
+/// bending α = 1e-5 rad/(N·m), tethers on.
+pub fn light_stiff_params() -> ClothParams {
+    ClothParams {
+        material: Material { areal_density: 1.0, ..Material::default() },
+        stretch_compliance: Some(0.0),
+        bend_compliance: Some(1e-5),
+        enable_tethers: true,
+        ..ClothParams::default()
+    }
 }
 
 /// Create a world with `substeps`/`iterations` and one cloth.

@@ -1,0 +1,148 @@
+//! Solver benchmark (issue 7, DESIGN §7): per scene, substep count and thread count, the median
+//! wall time of one 60 Hz step and the time per constraint projection, next to a plain scalar
+//! single-threaded Gauss–Seidel loop over the same constraints (`reference.rs`) timed in the same
+//! run, so the speed-up is a ratio on the same machine under the same load.
+//!
+//! `cargo run --release --example bench [-- --steps N] [-- --only NAME]`
+//!
+//! Rows: the default anchor-ordered sweep on one thread; the coloured sweep
+//! (`Cloth::set_constraint_colouring`) on one thread and on all cores. The state hash after the
+//! run shows that the coloured runs agree to the bit whatever the thread count.
+//!
+//! Projections are counted as hinges + 2 × edges (both stretch sweeps) + tethers per iteration
+//! (each tether once, although the solver re-projects a particle's tether group 3 times in a row;
+//! collider contacts not counted), times substeps × iterations. The reference does the same
+//! sweeps, one projection per tether, no colliders.
+
+// The test meshes and settings, so that the bench measures exactly the validated scenes.
+#[path = "../../tests/common/mod.rs"]
+mod common;
+mod reference;
+
+use reference::Reference;
+use std::path::Path;
+use std::time::Instant;
+use xpbd_cloth::{ClothDesc, ColliderDesc, Pose, World, WorldDesc};
+
+/// Stretch sweeps per iteration in the library's solver (`solver::STRETCH_SWEEPS`).
+const STRETCH_SWEEPS: usize = 2;
+const DT: f32 = 1.0 / 60.0;
+const GRAVITY: [f32; 3] = [0.0, -9.81, 0.0];
+
+struct Scene {
+    name: String,
+    positions: Vec<[f32; 3]>,
+    indices: Vec<u32>,
+    /// Render vertices pinned where they start.
+    pins: Vec<u32>,
+    /// The table top under the tablecloth.
+    collider: Option<ColliderDesc>,
+}
+
+/// `n × n` vertices, 1 m × 1 m, horizontal at y = 0 (the light stiff cloth of the validation tests);
+/// vertices 0 and n − 1 are the corners that get pinned.
+fn grid(n: usize) -> Scene {
+    let (positions, indices) = common::horizontal_sheet(n, 1.0, 0.0);
+    Scene { name: format!("grid {n}²"), positions, indices, pins: vec![0, n as u32 - 1], collider: None }
+}
+
+/// data/tablecloth.obj (14 161 vertices) resting on a table top, no pins (so no tethers).
+fn tablecloth() -> Scene {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("data/tablecloth.obj");
+    let options = tobj::LoadOptions { single_index: false, triangulate: false, ignore_points: true, ignore_lines: true };
+    let (models, _) = tobj::load_obj(&path, &options).expect("data/tablecloth.obj");
+    let mesh = &models[0].mesh;
+    let positions = mesh.positions.chunks_exact(3).map(|p| [p[0], p[1], p[2]]).collect();
+    let table = ColliderDesc { pose: Pose::at([-0.13, 0.9525, 0.0]), radius: 0.005, ..ColliderDesc::cuboid([0.223, 0.0075, 0.355]) };
+    Scene { name: "tablecloth".into(), positions, indices: mesh.indices.clone(), pins: vec![], collider: Some(table) }
+}
+
+fn world(scene: &Scene, substeps: u32, thread_count: u32, colouring: bool) -> World {
+    let mut world = World::new(WorldDesc { substeps, iterations: 1, thread_count, ..WorldDesc::default() }).unwrap();
+    let mut desc = ClothDesc::new(&scene.positions, &scene.indices);
+    desc.params = common::light_stiff_params();
+    let cloth = world.add_cloth(&desc).unwrap();
+    if !scene.pins.is_empty() {
+        world.cloth_mut(cloth).unwrap().set_pinned(&scene.pins, None).unwrap();
+    }
+    world.cloth_mut(cloth).unwrap().set_constraint_colouring(colouring);
+    if let Some(c) = &scene.collider {
+        world.add_collider(c).unwrap();
+    }
+    world
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
+}
+
+/// Median seconds per call of `f` over `steps` calls after `warmup` calls.
+fn time(steps: usize, warmup: usize, mut f: impl FnMut()) -> f64 {
+    for _ in 0..warmup {
+        f();
+    }
+    median(
+        (0..steps)
+            .map(|_| {
+                let t = Instant::now();
+                f();
+                t.elapsed().as_secs_f64()
+            })
+            .collect(),
+    )
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    let arg = |name: &str| args.iter().position(|a| a == name).and_then(|k| args.get(k + 1)).cloned();
+    let steps: usize = arg("--steps").map_or(40, |s| s.parse().expect("--steps N"));
+    let only = arg("--only");
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get()) as u32;
+    // (threads, colouring): the default anchor-ordered sweep, then the coloured one sequentially
+    // and on all cores.
+    let mut runs = vec![(1, false), (1, true)];
+    if cores > 1 {
+        runs.push((cores, true));
+    }
+
+    println!("{steps} timed steps after 10 warm-up steps of 1/60 s; medians. {cores} cores.");
+    println!(
+        "{:<11} {:>4} {:>7} {:>6} {:>9} {:>8} {:>10} {:>9} {:>10} {:>8} {:>17}",
+        "scene", "sub", "threads", "order", "proj/step", "ms/step", "ns/proj", "ref ms", "ref ns/pr", "speed-up", "state hash"
+    );
+    for scene in [grid(32), grid(64), grid(128), tablecloth()] {
+        if only.as_ref().is_some_and(|o| !scene.name.contains(o.as_str())) {
+            continue;
+        }
+        for substeps in [5, 10] {
+            let probe = world(&scene, substeps, 1, false);
+            let cloth = probe.cloth(probe.live_handle(0).unwrap()).unwrap();
+            let per_iteration = cloth.bending_constraints().hinges.len()
+                + STRETCH_SWEEPS * cloth.stretch_constraints().edges.len()
+                + cloth.tether_constraints().particle.len();
+            let projections = (per_iteration * substeps as usize) as f64;
+            let mut reference = Reference::from_cloth(cloth, GRAVITY);
+            let ref_s = time(steps, 10, || reference.step(DT, substeps));
+            std::hint::black_box(reference.checksum());
+            for &(threads, colouring) in &runs {
+                let mut w = world(&scene, substeps, threads, colouring);
+                let s = time(steps, 10, || w.step(DT).unwrap());
+                println!(
+                    "{:<11} {:>4} {:>7} {:>6} {:>9} {:>8.2} {:>10.2} {:>9.2} {:>10.2} {:>7.2}× {:>17x}",
+                    scene.name,
+                    substeps,
+                    threads,
+                    if colouring { "colour" } else { "anchor" },
+                    projections,
+                    s * 1e3,
+                    s * 1e9 / projections,
+                    ref_s * 1e3,
+                    ref_s * 1e9 / projections,
+                    ref_s / s,
+                    w.cloth(w.live_handle(0).unwrap()).unwrap().state_hash()
+                );
+            }
+        }
+    }
+}

@@ -1,0 +1,124 @@
+//! Constraint colouring (issue 7): valid on every bundled mesh; the parallel sweep gives the bits
+//! of the sequential sweep over the same colours for any thread count; the coloured solve is not
+//! measurably worse than the anchor-ordered one (residual statistics, not positions).
+
+mod common;
+
+use common::{horizontal_sheet, light_stiff_params};
+use std::path::Path;
+use xpbd_cloth::constraints::colouring::colouring_is_valid;
+use xpbd_cloth::{ClothDesc, ClothStats, World, WorldDesc};
+
+fn load_obj(path: &Path) -> (Vec<[f32; 3]>, Vec<u32>) {
+    let options = tobj::LoadOptions { single_index: false, triangulate: false, ignore_points: true, ignore_lines: true };
+    let (models, _) = tobj::load_obj(path, &options).unwrap();
+    let mesh = &models[0].mesh;
+    (mesh.positions.chunks_exact(3).map(|p| [p[0], p[1], p[2]]).collect(), mesh.indices.clone())
+}
+
+#[test]
+fn colouring_is_valid_on_every_bundled_mesh() {
+    let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("data");
+    let mut meshes: Vec<_> = std::fs::read_dir(&data)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "obj"))
+        .collect();
+    meshes.sort();
+    assert!(meshes.len() >= 2, "{meshes:?}");
+    for path in meshes {
+        let (positions, indices) = load_obj(&path);
+        let mut world = World::new(WorldDesc::default()).unwrap();
+        let mut desc = ClothDesc::new(&positions, &indices);
+        desc.params.enable_tethers = true;
+        let h = world.add_cloth(&desc).unwrap();
+        let cloth = world.cloth_mut(h).unwrap();
+        cloth.set_pinned(&[0, 1], None).unwrap();
+        cloth.set_constraint_colouring(true);
+        let n = cloth.particle_count() as usize;
+        let (s, b) = (cloth.stretch_constraints(), cloth.bending_constraints());
+        let name = path.display();
+        assert!(colouring_is_valid(&s.edges, &s.colour_start, n), "stretch colouring of {name}");
+        assert!(colouring_is_valid(&b.hinges, &b.colour_start, n), "bending colouring of {name}");
+        // Greedy bound: a constraint waits for at most (its particles' other constraints) colours.
+        let (edge_colours, hinge_colours) = (s.colour_start.len() - 1, b.colour_start.len() - 1);
+        eprintln!("{name}: {} edges in {edge_colours} colours, {} hinges in {hinge_colours}", s.edges.len(), b.hinges.len());
+        assert!(edge_colours >= 2 && edge_colours <= 20 && hinge_colours <= 40, "{edge_colours} / {hinge_colours}");
+        // Pins changing rebuilds the tethers and re-colours the re-ordered edges.
+        cloth.unpin(&[1]).unwrap();
+        let s = cloth.stretch_constraints();
+        assert!(colouring_is_valid(&s.edges, &s.colour_start, n));
+    }
+}
+
+/// The light stiff cloth of the validation tests (1 m, 1 kg, stretch α = 0, bending α = 1e-5,
+/// tethers, two corners pinned), `n × n`, optionally coloured, stepped `frames` at 60 Hz with
+/// `thread_count` threads. Returns the state hash after every frame and the last statistics.
+fn light_stiff(n: usize, colouring: bool, thread_count: u32, frames: usize) -> (Vec<u64>, ClothStats) {
+    let (positions, indices) = horizontal_sheet(n, 1.0, 0.0);
+    let mut world = World::new(WorldDesc { thread_count, ..WorldDesc::default() }).unwrap();
+    let mut desc = ClothDesc::new(&positions, &indices);
+    desc.params = light_stiff_params();
+    let h = world.add_cloth(&desc).unwrap();
+    let cloth = world.cloth_mut(h).unwrap();
+    cloth.set_pinned(&[0, n as u32 - 1], None).unwrap();
+    cloth.set_constraint_colouring(colouring);
+    let hashes = (0..frames)
+        .map(|_| {
+            world.step(1.0 / 60.0).unwrap();
+            world.cloth(h).unwrap().state_hash()
+        })
+        .collect();
+    (hashes, *world.cloth(h).unwrap().stats())
+}
+
+#[test]
+fn parallel_colours_equal_the_sequential_sweep_over_the_same_colours_bitwise() {
+    // 96² (72 000 constraints) is above the parallel threshold: with 2 and 8 threads every colour
+    // is split over the pool; with 1 thread the world has no pool and walks the same colours in
+    // storage order.
+    const N: usize = 96;
+    assert!(3 * N * N * 3 > xpbd_cloth::world::PARALLEL_MIN_CONSTRAINTS + 10_000);
+    let (sequential, _) = light_stiff(N, true, 1, 20);
+    assert_eq!(sequential, light_stiff(N, true, 2, 20).0, "2 threads");
+    assert_eq!(sequential, light_stiff(N, true, 8, 20).0, "8 threads");
+    assert_eq!(sequential, light_stiff(N, true, 2, 20).0, "second run");
+    // Colouring is a different Gauss–Seidel order: other bits.
+    assert_ne!(sequential, light_stiff(N, false, 1, 20).0);
+}
+
+/// Statistics of the light stiff cloth after 2 s (120 frames of 60 Hz, 10 substeps).
+fn residuals_after_two_seconds(n: usize, colouring: bool) -> ClothStats {
+    light_stiff(n, colouring, 1, 120).1
+}
+
+#[test]
+fn coloured_solve_residuals_after_two_seconds_within_ten_percent_of_the_anchor_ordered_solve() {
+    let anchor = residuals_after_two_seconds(48, false);
+    let coloured = residuals_after_two_seconds(48, true);
+    for (name, a, c) in [
+        ("stretch", anchor.stretch, coloured.stretch),
+        ("bending", anchor.bending, coloured.bending),
+        ("tether", anchor.tether, coloured.tether),
+    ] {
+        eprintln!(
+            "{name}: p95 |C| anchor-ordered {:.3e}, coloured {:.3e} (mean {:.3e} / {:.3e}, max {:.3e} / {:.3e})",
+            a.p95_abs_c, c.p95_abs_c, a.mean_abs_c, c.mean_abs_c, a.max_abs_c, c.max_abs_c
+        );
+        assert!(c.p95_abs_c <= 1.1 * a.p95_abs_c, "{name}: coloured p95 |C| {} vs {}", c.p95_abs_c, a.p95_abs_c);
+    }
+    eprintln!("max edge strain: anchor-ordered {:.2} %, coloured {:.2} %", anchor.max_edge_strain * 100.0, coloured.max_edge_strain * 100.0);
+}
+
+/// The 128² light stiff cloth of `solver_stability` (10 s), coloured and on two threads: stays
+/// finite, inside its tethers (as the anchor-ordered test requires) and below 60 % edge strain.
+/// Measured: 41 % (coloured after pinning, as here), 52 % when coloured before the pins are set
+/// (other ties in the anchor-outward order); the anchor-ordered solve ends at 45-50 %
+/// (see `STRETCH_SWEEPS`).
+#[test]
+fn coloured_light_stiff_fine_cloth_stays_finite_and_inside_its_tethers() {
+    let (_, stats) = light_stiff(128, true, 2, 600);
+    eprintln!("128² coloured: max edge strain {:.2} %, tether max excess {:.3e} m", stats.max_edge_strain * 100.0, stats.tether.max_abs_c);
+    assert!(stats.max_edge_strain.is_finite() && stats.max_edge_strain < 0.6, "strain {}", stats.max_edge_strain);
+    assert!(stats.tether.max_abs_c < 1e-4, "a particle is {} m beyond its tether bound", stats.tether.max_abs_c);
+}

@@ -1,0 +1,82 @@
+//! `World::step` allocates nothing (issue 7): every buffer the solver needs is sized when a cloth
+//! is created or its pins change. A counting global allocator counts every allocation made while
+//! the steps run. This file holds a single test, so no other test allocates concurrently.
+
+mod common;
+
+use common::horizontal_sheet;
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use xpbd_cloth::{ClothDesc, ClothParams, ColliderDesc, Material, Pose, World, WorldDesc};
+
+/// The system allocator, counting allocations and reallocations while `COUNTING` is set.
+struct CountingAllocator;
+
+static COUNTING: AtomicBool = AtomicBool::new(false);
+static ALLOCATIONS: AtomicUsize = AtomicUsize::new(0);
+
+// SAFETY: forwards every call unchanged to `System`, which upholds the `GlobalAlloc` contract.
+unsafe impl GlobalAlloc for CountingAllocator {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        if COUNTING.load(Ordering::Relaxed) {
+            ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
+        }
+        // SAFETY: the caller's `alloc` contract is passed on.
+        unsafe { System.alloc(layout) }
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        // SAFETY: `ptr` came from `System.alloc` with `layout`.
+        unsafe { System.dealloc(ptr, layout) }
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        if COUNTING.load(Ordering::Relaxed) {
+            ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
+        }
+        // SAFETY: the caller's `realloc` contract is passed on.
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+}
+
+#[global_allocator]
+static ALLOCATOR: CountingAllocator = CountingAllocator;
+
+/// Allocations made by `f`.
+fn allocations_during(f: impl FnOnce()) -> usize {
+    ALLOCATIONS.store(0, Ordering::SeqCst);
+    COUNTING.store(true, Ordering::SeqCst);
+    f();
+    COUNTING.store(false, Ordering::SeqCst);
+    ALLOCATIONS.load(Ordering::SeqCst)
+}
+
+#[test]
+fn stepping_a_pinned_cloth_with_tethers_wind_and_a_collider_allocates_nothing() {
+    let mut world = World::new(WorldDesc { thread_count: 1, ..WorldDesc::default() }).unwrap();
+    let (positions, indices) = horizontal_sheet(24, 1.0, 0.0);
+    let mut desc = ClothDesc::new(&positions, &indices);
+    desc.params = ClothParams {
+        material: Material { areal_density: 1.0, ..Material::default() },
+        enable_tethers: true,
+        drag_coefficient: 1.0,
+        lift_coefficient: 0.5,
+        wind_velocity: [2.0, 0.0, 1.0],
+        ..ClothParams::default()
+    };
+    let cloth = world.add_cloth(&desc).unwrap();
+    world.cloth_mut(cloth).unwrap().set_pinned(&[0, 23], None).unwrap();
+    assert!(!world.cloth(cloth).unwrap().tether_constraints().particle.is_empty());
+    let sphere = world.add_collider(&ColliderDesc { pose: Pose::at([0.5, -0.5, 0.5]), ..ColliderDesc::sphere(0.3) }).unwrap();
+
+    let allocations = allocations_during(|| {
+        for frame in 0..90 {
+            world.step(1.0 / 60.0).unwrap();
+            // A moving collider and moving pin targets are part of every frame in an engine.
+            let z = 0.5 + 0.2 * (frame as f32 * 0.1).sin();
+            world.set_collider_pose(sphere, &Pose::at([0.5, -0.5, z])).unwrap();
+            world.cloth_mut(cloth).unwrap().set_pin_targets(&[0], &[[0.0, 0.0, 0.01 * frame as f32]]).unwrap();
+        }
+    });
+    let c = world.cloth(cloth).unwrap();
+    assert!(c.stats().contact_count > 0, "the cloth never reached the sphere");
+    assert_eq!(allocations, 0, "{allocations} allocations in 90 steps");
+}
