@@ -18,9 +18,8 @@ pub const ISOLATED_PARTICLE_MASS: f32 = 1.0e-3;
 
 /// Whether a new cloth's constraints are coloured (see [`Cloth::set_constraint_colouring`]). Off
 /// for now: the coloured order solves the light stiff validation cloth with lower residuals
-/// after 2 s (tests/colouring.rs), but its 128² run ends at 41–52 % max edge strain depending on
-/// the tie order of equally distant edges (pins set before or after colouring), against 45–50 %
-/// for the anchor-outward order, and the whole suite has not yet been validated with it on.
+/// after 2 s and its 128² run ends at 41 % max edge strain against 45–50 % for the anchor-outward
+/// order (tests/colouring.rs), but the whole suite has not yet been validated with it on.
 pub const DEFAULT_CONSTRAINT_COLOURING: bool = false;
 
 impl Cloth {
@@ -130,6 +129,7 @@ impl Cloth {
             edge_adjacent_area: topo.edge_adjacent_area,
             hinge_adjacent_area,
             hinge_edge_length,
+            edge_creation_index: (0..edge_count as u32).collect(),
             hinge_creation_index: (0..hinge_count as u32).collect(),
             distance_graph,
             masses_from_density: desc.inverse_masses.is_none(),

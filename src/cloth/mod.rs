@@ -66,6 +66,8 @@ pub struct Cloth {
     pub(crate) edge_adjacent_area: Vec<f32>,
     pub(crate) hinge_adjacent_area: Vec<f32>,
     pub(crate) hinge_edge_length: Vec<f32>,
+    /// Creation index of each stored edge (edges are re-sorted when pins or colouring change).
+    pub(crate) edge_creation_index: Vec<u32>,
     /// Creation index of each stored hinge (hinges are re-sorted when colouring is switched).
     pub(crate) hinge_creation_index: Vec<u32>,
     /// Rest mesh distance graph for tethers: every edge plus the diagonal across every hinge

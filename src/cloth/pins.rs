@@ -142,7 +142,8 @@ impl Cloth {
     /// outwards (by the rest mesh distance of an edge's nearer particle to the nearest anchor).
     /// A correction then travels from a pin through the whole cloth in one sweep instead of one
     /// edge per sweep, which is what keeps inextensible cloth from stretching under its own weight.
-    /// Without anchors the creation order is kept. Stable, so deterministic. With colouring on, the
+    /// Without anchors the creation order is kept. Ties keep creation order, so deterministic and
+    /// independent of earlier pin changes. With colouring on, the
     /// edges are then stable-sorted by colour (see [`Cloth::set_constraint_colouring`]).
     pub(crate) fn order_stretch_from_anchors(&mut self) {
         let n = self.particles.x.len();
@@ -160,7 +161,13 @@ impl Cloth {
             distance[i as usize].min(distance[j as usize])
         };
         let mut order: Vec<u32> = (0..self.stretch.edges.len() as u32).collect();
-        order.sort_by(|&a, &b| key(a as usize).total_cmp(&key(b as usize)));
+        // Ties (equally distant edges) in creation order, so the order depends on the current pins
+        // only, not on the order of earlier pin changes or colouring switches.
+        let creation = &self.edge_creation_index;
+        order.sort_by(|&a, &b| {
+            let (a, b) = (a as usize, b as usize);
+            key(a).total_cmp(&key(b)).then(creation[a].cmp(&creation[b]))
+        });
         self.permute_edges(&order);
         self.colour_stretch();
     }
@@ -173,6 +180,7 @@ impl Cloth {
         permute(&mut s.compliance, order);
         permute(&mut s.lambda, order);
         permute(&mut self.edge_adjacent_area, order);
+        permute(&mut self.edge_creation_index, order);
     }
 
     /// Tethers from every kinematic particle (pinned or zero inverse mass), if enabled.
