@@ -35,7 +35,7 @@ pub struct MeshInfo {
     pub boundary_edges: u32,
     /// Edges with three or more triangles (stretch only, no bending).
     pub non_manifold_edges: u32,
-    /// Particles not used by any triangle (simulated as free particles).
+    /// Particles not used by any triangle: free particles, or held only by `ClothDesc::lines`.
     pub isolated_particles: u32,
 }
 

@@ -119,9 +119,9 @@ impl TetherConstraints {
     /// own particle and reads only kinematic anchors, so the bits are the same.
     ///
     /// Tethers are stored grouped by particle, and an anchor is kinematic, so a group moves only its
-    /// own particle: each group is projected [`GROUP_ROUNDS`] times in a row (alternating projections
-    /// onto the intersection of its balls), which leaves a particle inside all its tether bounds to
-    /// within a fraction of a millimetre at a fraction of the cost of another full sweep.
+    /// own particle: each group is projected up to [`GROUP_ROUNDS`] times in a row (alternating
+    /// projections onto the intersection of its balls), and a rigid pair is then finished exactly on
+    /// the two-ball lens (`finish_pair`), so a particle ends inside every tether bound.
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn solve(
         &mut self,
