@@ -1004,6 +1004,32 @@ namespace Xpbd.Native
 
 
     /// <summary>
+    ///  Collider shape: the values of `XpbdColliderDesc.kind`. Fixed forever; new shapes are only
+    ///  appended.
+    /// </summary>
+    public enum XpbdColliderKind : uint
+    {
+        /// <summary>
+        ///  Sphere of `radius` around `position`.
+        /// </summary>
+        Sphere = 0,
+        /// <summary>
+        ///  Capsule: the points within `radius` of the segment from -`half_height` to +`half_height`
+        ///  along the collider's local Y axis.
+        /// </summary>
+        Capsule = 1,
+        /// <summary>
+        ///  Infinite plane through `position` whose normal is the local +Y axis; everything below it
+        ///  is solid (nothing passes through it at any speed).
+        /// </summary>
+        Plane = 2,
+        /// <summary>
+        ///  Oriented box of `half_extents` along the local X, Y, Z axes, edges rounded by `radius`.
+        /// </summary>
+        Box = 3,
+    }
+
+    /// <summary>
     ///  Result of every fallible `xpbd_*` function (an `int32_t`). `XPBD_RESULT_OK` (0) is success;
     ///  every other value is an error, and `xpbd_last_error_message` returns its readable text (naming
     ///  the function, the argument and the offending index) on the same thread. A call that fails
