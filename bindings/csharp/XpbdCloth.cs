@@ -282,6 +282,34 @@ namespace Xpbd
             return stats;
         }
 
+        /// <summary>
+        /// A 64-bit hash of every particle's position and velocity (xpbd_cloth_state_hash: FNV-1a 64
+        /// over the little-endian bit patterns, positions then velocities, particle order). Equal
+        /// hashes after every step mean, with overwhelming probability, bitwise identical runs (for
+        /// lockstep and replay checks). Not cryptographic.
+        /// </summary>
+        public ulong StateHash()
+        {
+            ulong hash;
+            XpbdLibrary.Check(NativeMethods.xpbd_cloth_state_hash(Id, &hash));
+            GC.KeepAlive(this);
+            return hash;
+        }
+
+        /// <summary>The library's default settings (xpbd_default_cloth_params), e.g. to reset a cloth with <see cref="SetParams"/>.</summary>
+        public static XpbdClothParams DefaultParams()
+        {
+            XpbdLibrary.EnsureLoaded();
+            return NativeMethods.xpbd_default_cloth_params();
+        }
+
+        /// <summary>The library's default material (xpbd_default_cloth_material), for <see cref="SetMaterial"/>.</summary>
+        public static XpbdClothMaterial DefaultMaterial()
+        {
+            XpbdLibrary.EnsureLoaded();
+            return NativeMethods.xpbd_default_cloth_material();
+        }
+
         protected override void ReleaseNative(ulong nativeId)
         {
             // Destroying the world already freed this cloth. `world` may have been finalized
