@@ -399,6 +399,7 @@ static unsafe class MonoTests
         Expect(XpbdWorld.DisposeAll() == 0, "nothing left to dispose");
     }
 
+    // Pins, a collider following its object, a step and reads: nothing allocated per frame.
     static void PerFrameCallsAllocateNothing()
     {
         float[] positions;
@@ -414,10 +415,13 @@ static unsafe class MonoTests
         using (var outNormals = new XpbdPinnedArray<float>(3 * 64))
         {
             cloth.SetPinned(pins.Array);
+            XpbdTrackedCollider ball = new XpbdTrackedCollider(world, XpbdEngineShape.Capsule(0, 0, 0, XpbdAxis.Z, 0.4f, 0.1f, 1, 1, 1),
+                XpbdAffine.Translation(0.5f, 0.5f, 0.2f), 0, 0, 0, 1, XpbdColliderContact.Default);
             var step = new Action<int>(frame =>
             {
                 targets.Array[1].x = 1.0f + 0.001f * frame;
                 cloth.SetPinTargets(pins, targets);
+                ball.Follow(XpbdAffine.Translation(0.5f, 0.5f, 0.2f - 0.002f * frame), 0, 0, 0, 1);
                 world.Step(1.0f / 60.0f);
                 cloth.ReadPositions(outPositions);
                 cloth.ReadNormals(outNormals);
