@@ -233,7 +233,7 @@ enum XpbdInstabilityKind
      */
     XPBD_INSTABILITY_KIND_NON_FINITE = 1,
     /**
-     * A vertex moved farther in one step than the bound d_pins + 2*L + v_max*dt.
+     * A vertex moved farther in one step than the bound d_pins + d_colliders + 2*L + v_max*dt.
      */
     XPBD_INSTABILITY_KIND_DISPLACEMENT_BOUND = 2,
 };
@@ -627,8 +627,10 @@ typedef struct XpbdClothDesc {
     /**
      * Explosion guard: the largest plausible particle speed v_max in m/s (0.001..=1e6). After
      * every step a cloth with a NaN/infinite position or velocity, or a vertex that moved farther
-     * than d_pins + 2*L + v_max*dt (d_pins: the largest pin move of the step; L: the diagonal of
-     * the rest pose's bounding box), is unstable: see `unstable_recovery`. Default 100.
+     * than d_pins + d_colliders + 2*L + v_max*dt (d_pins: the largest pin move of the step;
+     * d_colliders: the largest collider move of the step, rotation not counted; L: the diagonal
+     * of the rest pose's bounding box; all in metres), is unstable: see `unstable_recovery`.
+     * Default 100.
      */
     float max_particle_speed;
     /**

@@ -203,8 +203,14 @@ impl World {
         };
         // The guard and the inertia scale wrap the solver's step (see `cloth::guard`,
         // `cloth::inertia`): bound, shift, step, check.
+        // How far any collider moves in this step [m]: a cloth it pushes may follow that far.
+        let collider_motion = self
+            .colliders
+            .iter()
+            .map(|(_, c)| Vec3::from_array(c.pose().position).distance(Vec3::from_array(c.target_pose().position)))
+            .fold(0.0f32, f32::max);
         let step_one = |cloth: &mut Cloth| {
-            cloth.guard_begin_step(dt);
+            cloth.guard_begin_step(dt, collider_motion);
             cloth.apply_inertia_scale();
             step_cloth(cloth, dt, &ctx);
             cloth.guard_end_step();

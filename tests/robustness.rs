@@ -334,6 +334,13 @@ fn snapshots_of_another_mesh_or_with_changed_bytes_are_rejected_and_nothing_chan
     };
     let mut wrong_version = good.clone();
     wrong_version[8] = 2;
+    // A NaN velocity with a valid checksum (FNV-1a 64 over everything before the last 8 bytes).
+    let mut nan = good.clone();
+    let velocity = 48 + 12 * N * N;
+    nan[velocity..velocity + 4].copy_from_slice(&f32::NAN.to_le_bytes());
+    let body = nan.len() - 8;
+    let checksum = nan[..body].iter().fold(0xcbf29ce484222325u64, |h, &b| (h ^ b as u64).wrapping_mul(0x100000001b3));
+    nan[body..].copy_from_slice(&checksum.to_le_bytes());
     let cases: Vec<(Vec<u8>, SnapshotProblem)> = vec![
         (good[..20].to_vec(), SnapshotProblem::TooShort { len: 20 }),
         (flip(0), SnapshotProblem::NotASnapshot),
@@ -343,6 +350,7 @@ fn snapshots_of_another_mesh_or_with_changed_bytes_are_rejected_and_nothing_chan
         (flip(good.len() - 1), SnapshotProblem::Corrupted),
         (foreign[0].clone(), SnapshotProblem::OtherMesh),
         (foreign[1].clone(), SnapshotProblem::OtherMesh),
+        (nan, SnapshotProblem::NonFiniteState),
     ];
     let c = world.cloth_mut(cloth).unwrap();
     for (buf, problem) in cases {

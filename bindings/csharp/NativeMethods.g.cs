@@ -737,8 +737,10 @@ namespace Xpbd.Native
         /// <summary>
         ///  Explosion guard: the largest plausible particle speed v_max in m/s (0.001..=1e6). After
         ///  every step a cloth with a NaN/infinite position or velocity, or a vertex that moved farther
-        ///  than d_pins + 2*L + v_max*dt (d_pins: the largest pin move of the step; L: the diagonal of
-        ///  the rest pose's bounding box), is unstable: see `unstable_recovery`. Default 100.
+        ///  than d_pins + d_colliders + 2*L + v_max*dt (d_pins: the largest pin move of the step;
+        ///  d_colliders: the largest collider move of the step, rotation not counted; L: the diagonal
+        ///  of the rest pose's bounding box; all in metres), is unstable: see `unstable_recovery`.
+        ///  Default 100.
         /// </summary>
         public float max_particle_speed;
         /// <summary>

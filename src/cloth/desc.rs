@@ -74,8 +74,9 @@ pub struct ClothParams {
     /// See [`crate::cloth::inertia`].
     pub inertia_scale: f32,
     /// Largest plausible particle speed v_max [m/s] for the explosion guard: a step in which a
-    /// particle moves farther than d_pins + 2·L + v_max·dt counts as unstable (d_pins the largest
-    /// pin move of the step, L the rest-pose bounding-box diagonal; see [`crate::cloth::guard`]).
+    /// particle moves farther than d_pins + d_colliders + 2·L + v_max·dt counts as unstable
+    /// (d_pins the largest pin move of the step, d_colliders the largest collider move, L the
+    /// rest-pose bounding-box diagonal; see [`crate::cloth::guard`]).
     /// Default 100 m/s (above the terminal speed of any cloth).
     pub max_particle_speed: f32,
     /// What happens to a cloth whose step failed the guard. Default: back to its last good state.

@@ -5,11 +5,13 @@
 //! finite, and every particle moved at most
 //!
 //! ```text
-//! D_max = d_pins + 2·L + v_max·dt
+//! D_max = d_pins + d_colliders + 2·L + v_max·dt
 //! ```
 //!
 //! from where it started the step, with d_pins the largest distance a pinned particle was asked to
-//! move in this step (|target − start|; free particles may be dragged that far by tethers), L the
+//! move in this step (|target − start|; free particles may be dragged that far by tethers),
+//! d_colliders the largest distance a collider of the world moves in this step (it may push cloth
+//! that far; a collider's rotation is not counted), L the
 //! diagonal of the cloth's rest-pose bounding box (a cloth can fold over at most its own size in one
 //! step, which also covers any contact thickness, millimetres against metres) and v_max
 //! [`crate::ClothParams::max_particle_speed`] (default 100 m/s, above the terminal speed of any cloth:
@@ -17,7 +19,8 @@
 //! fails it at once). Cost: a copy of positions and velocities before the step (24 bytes per
 //! particle into buffers allocated with the cloth) and one pass after it.
 //!
-//! On failure the cloth is put back as [`UnstableRecovery`] says, the failure is recorded in its
+//! On failure the cloth is put back as [`UnstableRecovery`] says (its statistics still describe
+//! the failed step), the failure is recorded in its
 //! [`ClothStatus`] (read and cleared by [`Cloth::take_status`]) and [`crate::World::step`] returns
 //! `ClothError::SimulationUnstable` naming it, after every other cloth has stepped normally.
 
@@ -130,8 +133,9 @@ impl Guard {
 }
 
 impl Cloth {
-    /// Before a step of `dt` [s]: the displacement bound of the step (nothing when disabled).
-    pub(crate) fn guard_begin_step(&mut self, dt: f32) {
+    /// Before a step of `dt` [s] in which colliders move up to `collider_motion` [m]: the
+    /// displacement bound of the step (nothing when disabled).
+    pub(crate) fn guard_begin_step(&mut self, dt: f32, collider_motion: f32) {
         self.guard.failed = None;
         if self.params.unstable_recovery == UnstableRecovery::Disabled {
             return;
@@ -139,7 +143,7 @@ impl Cloth {
         let pins = &self.pins;
         let d_pins = pins.start.iter().zip(&pins.target).map(|(s, t)| s.distance(*t)).fold(0.0f32, f32::max);
         let g = &mut self.guard;
-        g.bound = d_pins + 2.0 * g.rest_extent + self.params.max_particle_speed * dt;
+        g.bound = d_pins + collider_motion + 2.0 * g.rest_extent + self.params.max_particle_speed * dt;
     }
 
     /// After a step: check against the last good state; on success the state becomes the new last

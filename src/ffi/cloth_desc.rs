@@ -125,8 +125,10 @@ pub struct XpbdClothDesc {
     pub inertia_scale: f32,
     /// Explosion guard: the largest plausible particle speed v_max in m/s (0.001..=1e6). After
     /// every step a cloth with a NaN/infinite position or velocity, or a vertex that moved farther
-    /// than d_pins + 2*L + v_max*dt (d_pins: the largest pin move of the step; L: the diagonal of
-    /// the rest pose's bounding box), is unstable: see `unstable_recovery`. Default 100.
+    /// than d_pins + d_colliders + 2*L + v_max*dt (d_pins: the largest pin move of the step;
+    /// d_colliders: the largest collider move of the step, rotation not counted; L: the diagonal
+    /// of the rest pose's bounding box; all in metres), is unstable: see `unstable_recovery`.
+    /// Default 100.
     pub max_particle_speed: f32,
     /// What the explosion guard does with an unstable cloth: an `XpbdUnstableRecovery` value
     /// (0 last good state, 1 rest pose, 2 disabled). A `uint32_t` so that any other value is

@@ -17,7 +17,7 @@ pub enum XpbdInstabilityKind {
     None = 0,
     /// A position or velocity became NaN or infinite.
     NonFinite = 1,
-    /// A vertex moved farther in one step than the bound d_pins + 2*L + v_max*dt.
+    /// A vertex moved farther in one step than the bound d_pins + d_colliders + 2*L + v_max*dt.
     DisplacementBound = 2,
 }
 
