@@ -174,17 +174,22 @@ impl fmt::Display for ClothError {
             BufferSizeMismatch { expected, got } => {
                 write!(f, "buffer size mismatch: expected {expected}, got {got}")
             }
-            SimulationUnstable { cloth, instability, unstable_cloths } => write!(
-                f,
-                "cloth (slot {}, generation {}): {instability}; {unstable_cloths} cloth(s) of the world became unstable in this step",
-                cloth.index, cloth.generation
-            ),
+            SimulationUnstable { cloth, instability, unstable_cloths } => {
+                let name = format!("cloth (slot {}, generation {})", cloth.index, cloth.generation);
+                f.write_str(&unstable_message(&name, instability, *unstable_cloths))
+            }
             InvalidSnapshot(problem) => write!(f, "snapshot rejected: {problem}"),
         }
     }
 }
 
 impl std::error::Error for ClothError {}
+
+/// The text of `SimulationUnstable` with the first unstable cloth called `cloth` (the C ABI names
+/// it by its id instead of its slot).
+pub(crate) fn unstable_message(cloth: &str, instability: &crate::Instability, unstable_cloths: u32) -> String {
+    format!("{cloth}: {instability}; {unstable_cloths} cloth(s) of the world became unstable in this step")
+}
 
 /// Check a rotation given as a quaternion `[x, y, z, w]`: finite with length 1 ± 1e-3. Returns it
 /// renormalised. Errors: `InvalidParameter` named `name`.

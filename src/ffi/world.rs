@@ -5,7 +5,7 @@ use super::boundary::ffi_boundary;
 use super::error::{FfiError, XpbdResult};
 use super::ids::{XpbdClothId, XpbdWorldId, object_slot};
 use super::registry::{insert_world, remove_world, with_world};
-use crate::error::ClothError;
+use crate::error::{ClothError, unstable_message};
 use crate::world::{World, WorldDesc};
 
 /// Settings of a world. Get one from `xpbd_default_world_desc()` and change what you need.
@@ -102,12 +102,8 @@ pub extern "C" fn xpbd_world_step(world: XpbdWorldId, dt: f32) -> XpbdResult {
                 // Name the cloth as C knows it: by its id.
                 let id = object_slot(cloth.index, cloth.generation)
                     .map_or(0, |(index, generation)| XpbdClothId::pack(world, index, generation).id);
-                Err(FfiError::new(
-                    XpbdResult::SimulationUnstable,
-                    format!(
-                        "cloth {id:#018x}: {instability}; {unstable_cloths} cloth(s) of the world became unstable in this step"
-                    ),
-                ))
+                let name = format!("cloth {id:#018x}");
+                Err(FfiError::new(XpbdResult::SimulationUnstable, unstable_message(&name, &instability, unstable_cloths)))
             }
             other => Ok(other?),
         })
