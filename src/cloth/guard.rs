@@ -317,6 +317,20 @@ mod tests {
     }
 
     #[test]
+    fn rest_pose_recovery_after_a_teleport_uses_the_teleported_rest_pose() {
+        let (mut world, a, _) = two_cloth_world(UnstableRecovery::RestPose);
+        world.step(1.0 / 60.0).unwrap();
+        let q = glam::Quat::from_rotation_z(0.5);
+        world.cloth_mut(a).unwrap().teleport([10.0, 0.0, -3.0], q.to_array()).unwrap();
+        world.cloth_mut(a).unwrap().particles.v[7] = Vec3::NAN;
+        assert!(world.step(1.0 / 60.0).is_err());
+        let c = world.cloth(a).unwrap();
+        for (x, r) in c.particle_positions().iter().zip(&c.guard.rest) {
+            assert!((*x - (q * *r + Vec3::new(10.0, 0.0, -3.0))).length() < 1e-5, "{x} vs rest {r}");
+        }
+    }
+
+    #[test]
     fn disabled_guard_lets_the_nan_through() {
         let (mut world, a, _) = two_cloth_world(UnstableRecovery::Disabled);
         world.cloth_mut(a).unwrap().particles.v[12] = Vec3::NAN;
