@@ -110,7 +110,10 @@ fn teleport_moves_without_velocity_and_rejects_bad_transforms() {
         }
         assert_eq!(xpbd_cloth_teleport(cloth, null, identity.as_ptr()), XpbdResult::NullPointer);
         assert_eq!(xpbd_cloth_teleport(cloth, [0.0f32; 3].as_ptr(), null), XpbdResult::NullPointer);
-        assert_eq!(xpbd_cloth_teleport(XpbdClothId::default(), [0.0f32; 3].as_ptr(), identity.as_ptr()), XpbdResult::InvalidId);
+        assert_eq!(
+            xpbd_cloth_teleport(XpbdClothId::default(), [0.0f32; 3].as_ptr(), identity.as_ptr()),
+            XpbdResult::InvalidId
+        );
         ok(xpbd_cloth_teleport(cloth, [100.0f32, 0.0, 0.0].as_ptr(), identity.as_ptr()));
     }
     let after = c_positions(cloth);
@@ -173,7 +176,10 @@ fn snapshot_round_trip_is_bitwise_and_bad_buffers_get_their_codes() {
     ] {
         assert_eq!(restore(cloth, buf), code);
         let message = last_message();
-        assert!(message.starts_with("xpbd_cloth_restore_state: snapshot rejected") && message.contains(words), "{message}");
+        assert!(
+            message.starts_with("xpbd_cloth_restore_state: snapshot rejected") && message.contains(words),
+            "{message}"
+        );
         assert_eq!(hash(cloth), h);
     }
     // SAFETY: NULL with a non-zero size is rejected before any access; the size is checked before

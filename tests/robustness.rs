@@ -16,7 +16,8 @@ const N: usize = 16;
 /// A 1 m vertical sheet of N × N vertices hanging from its whole top row, settled for 1 s.
 fn hanging_row(params: ClothParams) -> (World, ClothHandle, Vec<u32>) {
     let (positions, indices) = vertical_sheet(N, 1.0);
-    let (mut world, cloth) = world_with_cloth(WorldDesc { thread_count: 1, ..WorldDesc::default() }, &positions, &indices, params);
+    let (mut world, cloth) =
+        world_with_cloth(WorldDesc { thread_count: 1, ..WorldDesc::default() }, &positions, &indices, params);
     let row: Vec<u32> = (0..N as u32).collect();
     world.cloth_mut(cloth).unwrap().set_pinned(&row, None).unwrap();
     for _ in 0..60 {
@@ -181,7 +182,8 @@ fn inertia_scale_is_the_fraction_of_the_pins_translation_the_cloth_feels() {
 fn one_second_step_with_rigid_edges_and_one_substep_is_finite_and_bounded_or_reported() {
     let (positions, indices) = vertical_sheet(N, 1.0);
     let params = ClothParams { stretch_compliance: Some(0.0), substeps: 1, iterations: 1, ..ClothParams::default() };
-    let (mut world, cloth) = world_with_cloth(WorldDesc { thread_count: 1, ..WorldDesc::default() }, &positions, &indices, params);
+    let (mut world, cloth) =
+        world_with_cloth(WorldDesc { thread_count: 1, ..WorldDesc::default() }, &positions, &indices, params);
     world.cloth_mut(cloth).unwrap().set_pinned(&[0, N as u32 - 1], None).unwrap();
     let mut first_strain = None;
     for step in 0..5 {
@@ -190,8 +192,12 @@ fn one_second_step_with_rigid_edges_and_one_substep_is_finite_and_bounded_or_rep
         match world.step(1.0) {
             Ok(()) => {
                 let c = world.cloth(cloth).unwrap();
-                let moved = c.particle_positions().iter().zip(&start).map(|(a, b)| a.distance(*b)).fold(0.0f32, f32::max);
-                println!("dt = 1 s, step {step}: finite, largest move {moved:.3} m, max edge strain {:.4}", c.stats().max_edge_strain);
+                let moved =
+                    c.particle_positions().iter().zip(&start).map(|(a, b)| a.distance(*b)).fold(0.0f32, f32::max);
+                println!(
+                    "dt = 1 s, step {step}: finite, largest move {moved:.3} m, max edge strain {:.4}",
+                    c.stats().max_edge_strain
+                );
                 assert!(all_finite(&world, cloth));
                 // The guard's bound: 2·L (L = √2 m) + 100 m/s · 1 s.
                 assert!(moved <= 2.0 * 2f32.sqrt() + 100.0, "{moved}");
@@ -216,8 +222,12 @@ fn absurd_acceleration_is_reported_and_undone_while_the_other_cloth_steps_on() {
     let build = || {
         let (positions, indices) = vertical_sheet(8, 1.0);
         let mut world = World::new(WorldDesc { thread_count: 1, ..WorldDesc::default() }).unwrap();
-        let calm = world.add_cloth(&ClothDesc { params: light_stiff_params(), ..ClothDesc::new(&positions, &indices) }).unwrap();
-        let wild = world.add_cloth(&ClothDesc { params: light_stiff_params(), ..ClothDesc::new(&positions, &indices) }).unwrap();
+        let calm = world
+            .add_cloth(&ClothDesc { params: light_stiff_params(), ..ClothDesc::new(&positions, &indices) })
+            .unwrap();
+        let wild = world
+            .add_cloth(&ClothDesc { params: light_stiff_params(), ..ClothDesc::new(&positions, &indices) })
+            .unwrap();
         // The wild one is free: tethers would keep a pinned cloth near its pins at any force.
         world.cloth_mut(calm).unwrap().set_pinned(&[0, 7], None).unwrap();
         for _ in 0..10 {
@@ -295,7 +305,8 @@ fn snapshot_restore_then_step_is_bitwise_the_same_as_never_leaving() {
 
     // A second cloth of the same mesh accepts the snapshot and continues identically too.
     let (positions, indices) = vertical_sheet(N, 1.0);
-    let other = world.add_cloth(&ClothDesc { params: light_stiff_params(), ..ClothDesc::new(&positions, &indices) }).unwrap();
+    let other =
+        world.add_cloth(&ClothDesc { params: light_stiff_params(), ..ClothDesc::new(&positions, &indices) }).unwrap();
     world.cloth_mut(other).unwrap().restore_state(&snapshot).unwrap();
     assert_eq!(world.cloth(other).unwrap().state_hash(), saved_hash);
     println!("snapshot: {} bytes for {} particles and {N} pins; 30 steps bitwise equal", snapshot.len(), N * N);
@@ -345,7 +356,10 @@ fn snapshots_of_another_mesh_or_with_changed_bytes_are_rejected_and_nothing_chan
         (good[..20].to_vec(), SnapshotProblem::TooShort { len: 20 }),
         (flip(0), SnapshotProblem::NotASnapshot),
         (wrong_version, SnapshotProblem::UnsupportedVersion { found: 2 }),
-        (good[..good.len() - 4].to_vec(), SnapshotProblem::SizeMismatch { recorded: good.len() as u64, len: good.len() - 4 }),
+        (
+            good[..good.len() - 4].to_vec(),
+            SnapshotProblem::SizeMismatch { recorded: good.len() as u64, len: good.len() - 4 },
+        ),
         (flip(48 + 7), SnapshotProblem::Corrupted),
         (flip(good.len() - 1), SnapshotProblem::Corrupted),
         (foreign[0].clone(), SnapshotProblem::OtherMesh),

@@ -36,7 +36,11 @@ pub unsafe extern "C" fn xpbd_cloth_state_size(cloth: XpbdClothId, out_size: *mu
 /// # Safety
 /// `buf`, when not NULL, is writable for `size` bytes.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn xpbd_cloth_save_state(cloth: XpbdClothId, buf: *mut core::ffi::c_void, size: usize) -> XpbdResult {
+pub unsafe extern "C" fn xpbd_cloth_save_state(
+    cloth: XpbdClothId,
+    buf: *mut core::ffi::c_void,
+    size: usize,
+) -> XpbdResult {
     ffi_boundary("xpbd_cloth_save_state", || {
         // SAFETY: the caller's promise in `# Safety` above (u8 has alignment 1).
         let buf = unsafe { slice_out(buf.cast::<u8>(), size, "buf")? };
@@ -58,7 +62,11 @@ pub unsafe extern "C" fn xpbd_cloth_save_state(cloth: XpbdClothId, buf: *mut cor
 /// # Safety
 /// `buf`, when not NULL, is readable for `size` bytes.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn xpbd_cloth_restore_state(cloth: XpbdClothId, buf: *const core::ffi::c_void, size: usize) -> XpbdResult {
+pub unsafe extern "C" fn xpbd_cloth_restore_state(
+    cloth: XpbdClothId,
+    buf: *const core::ffi::c_void,
+    size: usize,
+) -> XpbdResult {
     ffi_boundary("xpbd_cloth_restore_state", || {
         // SAFETY: the caller's promise in `# Safety` above (u8 has alignment 1).
         let buf = unsafe { slice_in(buf.cast::<u8>(), size, "buf")? };

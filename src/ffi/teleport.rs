@@ -1,9 +1,8 @@
 //! Teleport: move a cloth by a rigid transform without adding velocity.
 
 use super::args::required;
-use super::error::FfiError;
 use super::boundary::ffi_boundary;
-use super::error::XpbdResult;
+use super::error::{FfiError, XpbdResult};
 use super::ids::XpbdClothId;
 use super::registry::with_cloth;
 
@@ -34,7 +33,8 @@ pub unsafe extern "C" fn xpbd_cloth_teleport(
 ) -> XpbdResult {
     ffi_boundary("xpbd_cloth_teleport", || {
         // SAFETY: the caller's promise in `# Safety` above.
-        let (translation, rotation) = unsafe { (fixed::<3>(translation, "translation")?, fixed::<4>(rotation, "rotation")?) };
+        let (translation, rotation) =
+            unsafe { (fixed::<3>(translation, "translation")?, fixed::<4>(rotation, "rotation")?) };
         with_cloth(cloth, |c| c.teleport(translation, rotation))
     })
 }

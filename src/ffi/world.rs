@@ -103,7 +103,10 @@ pub extern "C" fn xpbd_world_step(world: XpbdWorldId, dt: f32) -> XpbdResult {
                 let id = object_slot(cloth.index, cloth.generation)
                     .map_or(0, |(index, generation)| XpbdClothId::pack(world, index, generation).id);
                 let name = format!("cloth {id:#018x}");
-                Err(FfiError::new(XpbdResult::SimulationUnstable, unstable_message(&name, &instability, unstable_cloths)))
+                Err(FfiError::new(
+                    XpbdResult::SimulationUnstable,
+                    unstable_message(&name, &instability, unstable_cloths),
+                ))
             }
             other => Ok(other?),
         })
