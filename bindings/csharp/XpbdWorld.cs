@@ -46,12 +46,18 @@ namespace Xpbd
         /// <summary>Number of completed <see cref="Step"/> calls; lets readers skip frames without a new step.</summary>
         public long StepCount { get { return Interlocked.Read(ref stepCount); } }
 
-        /// <summary>Advance every cloth by one fixed step of <paramref name="dt"/> seconds (0 &lt; dt ≤ 1).</summary>
+        /// <summary>
+        /// Advance every cloth by one fixed step of <paramref name="dt"/> seconds (0 &lt; dt ≤ 1).
+        /// Throws <see cref="XpbdSimulationUnstableException"/> when a cloth failed its explosion guard:
+        /// the step still happened (every cloth stepped, the unstable ones were put back; see
+        /// <see cref="XpbdCloth.TakeStatus"/>), so <see cref="StepCount"/> counts it.
+        /// </summary>
         public void Step(float dt)
         {
-            XpbdLibrary.Check(NativeMethods.xpbd_world_step(Id, dt));
-            Interlocked.Increment(ref stepCount);
+            XpbdResult result = NativeMethods.xpbd_world_step(Id, dt);
+            if (result == XpbdResult.Ok || result == XpbdResult.SimulationUnstable) Interlocked.Increment(ref stepCount);
             GC.KeepAlive(this);
+            XpbdLibrary.Check(result);
         }
 
         /// <summary>Gravity in m/s², used from the next step on.</summary>

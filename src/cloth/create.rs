@@ -1,7 +1,7 @@
 //! Creating a cloth: validate everything, then weld, build topology and constraints.
 //! Nothing is allocated for the cloth before all input checks have passed.
 
-use super::{Cloth, ClothDesc, ClothParams, MeshInfo, Particles, Pins};
+use super::{Cloth, ClothDesc, ClothParams, MeshInfo, Particles, Pins, UnstableRecovery};
 use crate::collision::contact::ContactScratch;
 use crate::constraints::{BendingConstraints, StretchConstraints, TetherConstraints, dihedral_angle};
 use crate::error::{ClothError, check_range};
@@ -134,6 +134,8 @@ impl Cloth {
             distance_graph,
             masses_from_density: desc.inverse_masses.is_none(),
             particle_area,
+            guard: super::guard::Guard::new(&rest),
+            mesh_fingerprint: 0,
             particles: Particles {
                 x: rest.clone(),
                 x_prev: rest,
@@ -159,6 +161,7 @@ impl Cloth {
         cloth.apply_params(desc.params); // orders (and colours) the edges with the tethers
         cloth.order_bending();
         cloth.update_normals();
+        cloth.mesh_fingerprint = cloth.compute_mesh_fingerprint();
         Ok(cloth)
     }
 
@@ -197,6 +200,10 @@ impl Cloth {
             }
         }
         let tethers_were_enabled = self.params.enable_tethers;
+        if self.params.unstable_recovery == UnstableRecovery::Disabled {
+            // The guard kept no state while disabled: it starts from the current one.
+            self.remember_good_state();
+        }
         self.params = params;
         self.refresh_inverse_masses();
         if self.tethers.particle.is_empty() || tethers_were_enabled != params.enable_tethers {

@@ -49,6 +49,7 @@ static unsafe class MonoTests
             Run("state_hash_is_equal_for_equal_runs_at_any_thread_count", StateHashEqualForEqualRuns);
             Run("engine_collider_shapes_follow_unity_conventions", EngineShapesFollowUnityConventions);
             Run("tracked_collider_follows_its_object_and_carries_the_cloth", TrackedColliderFollowsItsObject);
+            Run("snapshots_teleport_and_the_explosion_guard", SnapshotsTeleportAndGuard);
         }
         Console.WriteLine(passed + " passed, " + failed + " failed");
         return failed == 0 ? 0 : 1;
@@ -908,6 +909,59 @@ static unsafe class MonoTests
             Expect(Math.Abs(moved - x) < 0.02, "the cloth moved " + moved + " m with the box's " + x + " m");
             sim.Dispose();
             Expect(box.Collider.IsDisposed, "disposed with the simulation");
+    // ---- Robustness (issue 10) ----
+
+    static void SnapshotsTeleportAndGuard()
+    {
+        float[] positions;
+        uint[] indices;
+        XpbdGridMesh.Create(8, 8, 1.0f, 1.0f, out positions, out indices);
+        XpbdWorldDesc single = XpbdWorld.DefaultDesc();
+        single.thread_count = 1;
+        using (var world = new XpbdWorld(single))
+        using (XpbdCloth cloth = world.CreateCloth(positions, indices))
+        using (XpbdCloth wild = world.CreateCloth(positions, indices))
+        {
+            cloth.SetPinned(new uint[] { 0, 7 });
+            for (int frame = 0; frame < 20; ++frame) world.Step(1.0f / 60.0f);
+
+            // Snapshot: restore then step is bitwise the same run (the free `wild` cloth falls on).
+            byte[] snapshot = cloth.SaveState();
+            Expect(snapshot.Length == cloth.StateSize && snapshot.Length == 48 + 24 * 64 + 28 * 2 + 36, "snapshot size " + snapshot.Length);
+            var first = new ulong[10];
+            for (int k = 0; k < 10; ++k) { world.Step(1.0f / 60.0f); first[k] = cloth.StateHash(); }
+            cloth.RestoreState(snapshot);
+            for (int k = 0; k < 10; ++k)
+            {
+                world.Step(1.0f / 60.0f);
+                Expect(cloth.StateHash() == first[k], "same hash " + k + " steps after the restore");
+            }
+            ulong hash = cloth.StateHash();
+            snapshot[60] ^= 1;
+            Throws<XpbdInvalidSnapshotException>(() => cloth.RestoreState(snapshot));
+            Throws<XpbdBufferSizeMismatchException>(() => cloth.SaveState(new byte[10]));
+            Expect(cloth.StateHash() == hash, "a rejected snapshot changes nothing");
+
+            // Teleport: 100 m along x, no rotation; a non-unit quaternion is rejected.
+            var before = new float[3 * 64];
+            var after = new float[3 * 64];
+            cloth.ReadPositions(before);
+            Throws<XpbdInvalidArgumentException>(() => cloth.Teleport(1, 0, 0, 0, 0, 0, 2));
+            cloth.Teleport(100, 0, 0, 0, 0, 0, 1);
+            cloth.ReadPositions(after);
+            Expect(Math.Abs(after[0] - before[0] - 100) < 1e-4 && after[1] == before[1], "moved 100 m along x");
+
+            // Explosion guard: an absurd acceleration on the free cloth; the step still counts.
+            XpbdClothParams p = wild.GetParams();
+            p.external_acceleration[1] = 1.0e6f;
+            wild.SetParams(p);
+            long steps = world.StepCount;
+            var e = Throws<XpbdSimulationUnstableException>(() => world.Step(1.0f / 60.0f));
+            Expect(e.Message.StartsWith("xpbd_world_step: cloth 0x"), "message names the cloth: " + e.Message);
+            Expect(world.StepCount == steps + 1, "the unstable step is counted");
+            XpbdClothStatus status = wild.TakeStatus();
+            Expect(status.unstable_steps == 1 && status.kind == (uint)XpbdInstabilityKind.DisplacementBound, "status of the wild cloth");
+            Expect(wild.TakeStatus().unstable_steps == 0 && cloth.TakeStatus().unstable_steps == 0, "status cleared; the other cloth fine");
         }
     }
 }

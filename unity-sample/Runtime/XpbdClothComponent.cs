@@ -204,7 +204,16 @@ namespace Xpbd.Unity
                 if (transformPins[i].anchor != null) anchorPins[i].MoveAnchor(XpbdUnity.ToAffine(transformPins[i].anchor.localToWorldMatrix));
             }
             FollowColliders();
-            simulation.Step(Time.fixedDeltaTime);
+            try
+            {
+                simulation.Step(Time.fixedDeltaTime);
+            }
+            catch (XpbdSimulationUnstableException e)
+            {
+                // The library already put the cloth back in its last good state (or rest pose) and
+                // stepped every other cloth; report it and keep playing rather than stop the frame.
+                Debug.LogWarning("xpbd_cloth: " + e.Message, this);
+            }
         }
 
         // Once, at enable: the listed colliders and those on the chosen layers, each once.
