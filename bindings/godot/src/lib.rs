@@ -10,3 +10,5 @@
 
 pub mod convert;
 
+#[cfg(feature = "godot")]
+mod node;

@@ -77,7 +77,7 @@ pub fn core_triangles(indices: Option<&[i32]>, vertex_count: usize, mirrored: bo
         }
         None => (0..vertex_count as u32).collect(),
     };
-    if out.len() % 3 != 0 {
+    if !out.len().is_multiple_of(3) {
         return Err(SurfaceError::NotTriangles { len: out.len() });
     }
     if !mirrored {
