@@ -232,6 +232,8 @@ impl XpbdCloth3D {
         let source = instance.get_mesh().ok_or("the MeshInstance3D has no mesh")?;
         let surface = read_first_surface(&source)?;
         let transform = to_affine(&instance.get_global_transform());
+        // Results go back into the instance's local space: its transform must be invertible.
+        WorldToLocal::new(&transform).map_err(|e| e.to_string())?;
         let world_positions = to_world(&surface.positions, &transform);
         let indices = core_triangles(surface.indices.as_deref(), surface.positions.len(), is_mirroring(&transform))
             .map_err(|e| e.to_string())?;
@@ -305,6 +307,9 @@ impl XpbdCloth3D {
         let group = self.collider_group.clone();
         let root = self.base().clone().upcast::<godot::classes::Node>();
         let Some(sim) = self.sim.as_mut() else { return Ok(()) };
+        if !sim.instance.is_instance_valid() {
+            return Err("the MeshInstance3D was freed".into());
+        }
         if params != sim.applied {
             let core = params.to_params(sim.world.cloth(sim.cloth).map_err(|e| e.to_string())?.params());
             sim.world.cloth_mut(sim.cloth).and_then(|c| c.set_params(core)).map_err(|e| e.to_string())?;
@@ -334,6 +339,9 @@ impl XpbdCloth3D {
 
     /// Write the last step's positions and normals into the mesh instance's surface.
     fn write_back(sim: &mut Simulation) -> Result<(), String> {
+        if !sim.instance.is_instance_valid() {
+            return Err("the MeshInstance3D was freed".into());
+        }
         let cloth = sim.world.cloth(sim.cloth).map_err(|e| e.to_string())?;
         cloth.read_positions(&mut sim.positions).map_err(|e| e.to_string())?;
         cloth.read_normals(&mut sim.normals).map_err(|e| e.to_string())?;

@@ -36,6 +36,8 @@ pub struct ColliderSync {
     links: Vec<Link>,
     /// Shape classes already warned about (warn once, not every tick).
     warned: Vec<String>,
+    /// Shapes the core rejected, with the description it rejected (warned again only if it changes).
+    rejected: Vec<(InstanceId, ColliderDesc)>,
 }
 
 /// The bridge's shape for a Godot shape resource; `None` (unsupported class) otherwise.
@@ -126,8 +128,18 @@ impl ColliderSync {
             self.links.retain(|l| l.node != node);
         }
         match world.add_collider(&desc) {
-            Ok(handle) => self.links.push(Link { node, handle, desc, seen: true }),
-            Err(e) => godot_warn!("XpbdCloth3D: collision shape skipped: {e}"),
+            Ok(handle) => {
+                self.rejected.retain(|(n, _)| *n != node);
+                self.links.push(Link { node, handle, desc, seen: true });
+            }
+            Err(e) => {
+                let same = |(n, d): &(InstanceId, ColliderDesc)| *n == node && ColliderDesc { pose: d.pose, ..desc } == *d;
+                if !self.rejected.iter().any(same) {
+                    godot_warn!("XpbdCloth3D: collision shape skipped: {e}");
+                    self.rejected.retain(|(n, _)| *n != node);
+                    self.rejected.push((node, desc));
+                }
+            }
         }
     }
 
