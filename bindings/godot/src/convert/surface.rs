@@ -56,6 +56,14 @@ impl fmt::Display for SurfaceError {
 
 impl std::error::Error for SurfaceError {}
 
+/// A Godot `Transform3D` (basis `rows`, `origin` [m]) as the affine map the conversions use.
+/// Godot's `Basis * v` is `(rows[0]·v, rows[1]·v, rows[2]·v)` (core/math/basis.h, `xform`), so
+/// the rows are the matrix's rows (glam stores columns).
+pub fn affine_from_rows(rows: [[f32; 3]; 3], origin: [f32; 3]) -> Affine3A {
+    let m = glam::Mat3::from_cols_array_2d(&rows).transpose();
+    Affine3A::from_mat3_translation(m, Vec3::from_array(origin))
+}
+
 /// True when `transform` mirrors (its basis has a negative determinant): local clockwise triangles
 /// are then counter-clockwise in world space.
 pub fn is_mirroring(transform: &Affine3A) -> bool {
@@ -182,6 +190,19 @@ mod tests {
                 assert!((n - Vec3::Y).length() < 1e-5, "{n} under {t:?}");
             }
         }
+    }
+
+    #[test]
+    fn godot_basis_rows_map_like_godot() {
+        // Basis(Vector3.UP, PI/2) in Godot has rows (0, 0, 1), (0, 1, 0), (−1, 0, 0): +X → −Z.
+        let t = affine_from_rows([[0.0, 0.0, 1.0], [0.0, 1.0, 0.0], [-1.0, 0.0, 0.0]], [1.0, 2.0, 3.0]);
+        assert_eq!(t.transform_point3(Vec3::X), Vec3::new(1.0, 2.0, 2.0));
+        assert_eq!(t.transform_vector3(Vec3::Z), Vec3::X);
+        let expected = Affine3A::from_rotation_translation(Quat::from_rotation_y(std::f32::consts::FRAC_PI_2), Vec3::new(1.0, 2.0, 3.0));
+        assert!(t.abs_diff_eq(expected, 1e-6));
+        // A shear keeps rows apart from columns: row 0 = (1, 2, 0) means x' = x + 2y.
+        let shear = affine_from_rows([[1.0, 2.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]], [0.0; 3]);
+        assert_eq!(shear.transform_vector3(Vec3::Y), Vec3::new(2.0, 1.0, 0.0));
     }
 
     #[test]

@@ -9,6 +9,7 @@ mod cloth3d;
 mod colliders;
 mod surface_link;
 
+use crate::convert::surface::affine_from_rows;
 use godot::builtin::Transform3D;
 use godot::prelude::{ExtensionLibrary, gdextension};
 
@@ -21,10 +22,8 @@ struct XpbdClothExtension;
 #[gdextension]
 unsafe impl ExtensionLibrary for XpbdClothExtension {}
 
-/// A Godot transform (basis rows + origin) as the glam affine map the conversions use.
+/// A Godot transform as the glam affine map the conversions use ([`affine_from_rows`]).
 fn to_affine(t: &Transform3D) -> glam::Affine3A {
-    let r = &t.basis.rows;
-    let row = |v: godot::builtin::Vector3| glam::Vec3::new(v.x as f32, v.y as f32, v.z as f32);
-    let m = glam::Mat3::from_cols(row(r[0]), row(r[1]), row(r[2])).transpose();
-    glam::Affine3A::from_mat3_translation(m, row(t.origin))
+    let v = |v: godot::builtin::Vector3| [v.x as f32, v.y as f32, v.z as f32];
+    affine_from_rows(t.basis.rows.map(v), v(t.origin))
 }
