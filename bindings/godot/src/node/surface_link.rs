@@ -118,8 +118,11 @@ impl SurfaceLink {
     /// Write the scratch into the vertex buffer, upload it in place and refresh the culling box.
     pub fn upload(&mut self) {
         let (lo, hi) = self.writer.write(self.buffer.as_mut_slice(), &self.local_positions, &self.local_normals);
-        RenderingServer::singleton().mesh_surface_update_vertex_region(self.mesh.get_rid(), 0, 0, &self.buffer);
+        let mut rs = RenderingServer::singleton();
+        let rid = self.mesh.get_rid();
+        rs.mesh_surface_update_vertex_region(rid, 0, 0, &self.buffer);
+        // Straight to the server: `ArrayMesh.custom_aabb` would also emit `changed` every frame.
         let v = |p: Vec3| Vector3::new(p.x as _, p.y as _, p.z as _);
-        self.mesh.set_custom_aabb(Aabb::new(v(lo), v(hi - lo)));
+        rs.mesh_set_custom_aabb(rid, Aabb::new(v(lo), v(hi - lo)));
     }
 }
