@@ -7,7 +7,7 @@ use crate::convert::params::InspectorParams;
 use crate::convert::pins::{self, AnchoredPin, ColorChannel};
 use crate::convert::surface::{WorldToLocal, core_triangles, is_mirroring, to_world};
 use glam::Vec3;
-use godot::builtin::{Array, NodePath, PackedInt32Array, StringName, Vector3};
+use godot::builtin::{Array, NodePath, PackedInt32Array, StringName, VarDictionary, Vector3};
 use godot::classes::{INode3D, Mesh, MeshInstance3D, Node3D, ProjectSettings};
 use godot::global::godot_error;
 use godot::obj::{Base, Gd, Singleton, WithBaseField};
@@ -469,5 +469,22 @@ impl XpbdCloth3D {
     #[func]
     fn get_collider_count(&self) -> i64 {
         self.sim.as_ref().map_or(0, |s| s.colliders.len() as i64)
+    }
+
+    /// Numbers of the last step, to tune with: `max_edge_strain` (largest relative elongation
+    /// (L − L₀)/L₀ of any edge), `stretch_max_abs_c` [m] and `bend_max_abs_c` [rad] (largest
+    /// residual of each constraint type), `contact_count` ((particle, collider) pairs touching),
+    /// `max_penetration` [m]. Empty before setup or after an error.
+    #[func]
+    fn get_stats(&self) -> VarDictionary {
+        let mut d = VarDictionary::new();
+        if let Some(stats) = self.sim.as_ref().and_then(|s| s.world.cloth(s.cloth).ok()).map(|c| c.stats()) {
+            d.set("max_edge_strain", stats.max_edge_strain);
+            d.set("stretch_max_abs_c", stats.stretch.max_abs_c);
+            d.set("bend_max_abs_c", stats.bending.max_abs_c);
+            d.set("contact_count", stats.contact_count as i64);
+            d.set("max_penetration", stats.max_penetration);
+        }
+        d
     }
 }
