@@ -909,6 +909,9 @@ static unsafe class MonoTests
             Expect(Math.Abs(moved - x) < 0.02, "the cloth moved " + moved + " m with the box's " + x + " m");
             sim.Dispose();
             Expect(box.Collider.IsDisposed, "disposed with the simulation");
+        }
+    }
+
     // ---- Robustness (issue 10) ----
 
     static void SnapshotsTeleportAndGuard()
