@@ -267,7 +267,9 @@ fn eight_threads_on_own_and_shared_worlds_finish_without_error_deadlock_or_leak(
     let expected_rejections: u64 =
         tally.iter().filter(|((_, code), _)| *code == XpbdResult::InvalidId as i32).map(|(_, n)| n).sum();
     let steps: u64 = tally.iter().filter(|((f, c), _)| *f == "xpbd_world_step" && *c == 0).map(|(_, n)| n).sum();
-    println!("{seconds} s, {THREADS} threads: {total} calls, {steps} successful steps, {expected_rejections} INVALID_ID");
+    println!(
+        "{seconds} s, {THREADS} threads: {total} calls, {steps} successful steps, {expected_rejections} INVALID_ID"
+    );
     for ((function, code), n) in &tally {
         println!("  {function:<40} result {code}: {n}");
     }

@@ -97,8 +97,8 @@ pub fn small_mesh(r: &mut Input) -> MeshCase {
 /// read back; destroying the world must leave nothing alive.
 pub fn check_arbitrary_mesh(bytes: &[u8]) -> super::Harness {
     use super::{Harness, live_counts, outcome};
-    use xpbd_cloth::ffi::*;
     use XpbdResult::{InvalidArgument, InvalidMesh, Ok as OK};
+    use xpbd_cloth::ffi::*;
 
     let mut h = Harness::default();
     let r = &mut Input::new(bytes);
@@ -164,17 +164,16 @@ pub fn check_arbitrary_mesh(bytes: &[u8]) -> super::Harness {
     let bad_position = vertex_count == 0 || positions.iter().flatten().any(|c| !c.is_finite());
     let bad_index = indices.iter().any(|&i| i >= vertex_count);
     let bad_mass = inverse_masses.as_ref().is_some_and(|m| m.iter().any(|w| !(w.is_finite() && *w >= 0.0)));
-    let want = outcome(&[
-        (bad_weld, InvalidArgument),
-        (bad_position || bad_index, InvalidMesh),
-        (bad_mass, InvalidArgument),
-    ]);
+    let want =
+        outcome(&[(bad_weld, InvalidArgument), (bad_position || bad_index, InvalidMesh), (bad_mass, InvalidArgument)]);
     let mut cloth = XpbdClothId::default();
     // SAFETY: every array holds the count `desc` gives for it.
     let got = unsafe { xpbd_cloth_create(world, &desc, &mut cloth) };
     // After welding: degenerate triangles (incl. corners welded together) and lines.
     let want = if want == OK && got == InvalidMesh { InvalidMesh } else { want };
-    let args = format_args!("{vertex_count} vertices, {triangle_count} triangles, {line_count} lines, weld {weld_tolerance:e}");
+    let args = format_args!(
+        "{vertex_count} vertices, {triangle_count} triangles, {line_count} lines, weld {weld_tolerance:e}"
+    );
     h.expect("xpbd_cloth_create", args, got, want);
     if live_counts() != [1, (got == OK) as u32, 0] {
         panic!("after xpbd_cloth_create -> {got:?}: live counts {:?}", live_counts());
@@ -190,9 +189,15 @@ pub fn check_arbitrary_mesh(bytes: &[u8]) -> super::Harness {
 }
 
 /// The checks on a cloth that `check_arbitrary_mesh` created.
-fn check_created(h: &mut super::Harness, r: &mut Input, cloth: xpbd_cloth::ffi::XpbdClothId, positions: &[[f32; 3]], weld: f32) {
-    use xpbd_cloth::ffi::*;
+fn check_created(
+    h: &mut super::Harness,
+    r: &mut Input,
+    cloth: xpbd_cloth::ffi::XpbdClothId,
+    positions: &[[f32; 3]],
+    weld: f32,
+) {
     use XpbdResult::{InvalidArgument, Ok as OK};
+    use xpbd_cloth::ffi::*;
 
     let vc = positions.len() as u32;
     let (mut vertices, mut particles) = (0, 0);
@@ -222,8 +227,9 @@ fn check_created(h: &mut super::Harness, r: &mut Input, cloth: xpbd_cloth::ffi::
     }
     // Pins from the input: some in range, maybe one not; targets NULL, tame or wild.
     let pins: Vec<u32> = (0..r.below(6)).map(|_| if r.chance(10) { vc + r.below(3) } else { r.below(vc) }).collect();
-    let targets: Option<Vec<[f32; 3]>> =
-        r.chance(50).then(|| pins.iter().map(|_| [0; 3].map(|_| if r.chance(10) { r.wild_f32() } else { r.tame_f32() })).collect());
+    let targets: Option<Vec<[f32; 3]>> = r
+        .chance(50)
+        .then(|| pins.iter().map(|_| [0; 3].map(|_| if r.chance(10) { r.wild_f32() } else { r.tame_f32() })).collect());
     let bad = pins.iter().any(|&v| v >= vc) || targets.iter().flatten().flatten().any(|c| !c.is_finite());
     let tptr = targets.as_ref().map_or(std::ptr::null(), |t| t.as_ptr().cast::<f32>());
     // SAFETY: `pins` holds count u32s, `targets` NULL or 3*count floats.

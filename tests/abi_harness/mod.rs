@@ -296,11 +296,11 @@ impl Harness {
     fn forged(&self, r: &mut Input, live: Option<u64>) -> u64 {
         let base = live.unwrap_or(0);
         match r.below(6) {
-            0 => base ^ 1 << (16 + r.below(48)),  // another generation, slot or kind
-            1 => base & 0xFFFF_FFFF,              // the world part of a cloth/collider id
-            2 => base.wrapping_add(1 << 32),      // the next slot in the same world
+            0 => base ^ 1 << (16 + r.below(48)), // another generation, slot or kind
+            1 => base & 0xFFFF_FFFF,             // the world part of a cloth/collider id
+            2 => base.wrapping_add(1 << 32),     // the next slot in the same world
             3 => u64::MAX,
-            4 => self.any_id(r),                  // an id of any kind, maybe the wrong one
+            4 => self.any_id(r), // an id of any kind, maybe the wrong one
             _ => r.u64(),
         }
     }
@@ -376,7 +376,12 @@ impl Harness {
         let out_ptr = if null_out { std::ptr::null_mut() } else { &mut id as *mut _ };
         // SAFETY: each pointer is NULL or valid.
         let got = unsafe { xpbd_world_create(desc_ptr, out_ptr) };
-        self.expect("xpbd_world_create", format_args!("{desc:?}, null desc {null_desc}, null out {null_out}"), got, want);
+        self.expect(
+            "xpbd_world_create",
+            format_args!("{desc:?}, null desc {null_desc}, null out {null_out}"),
+            got,
+            want,
+        );
         if got == OK {
             self.worlds.push(WorldModel { id, cloths: Vec::new(), colliders: Vec::new() });
             self.check_counts();
@@ -405,7 +410,19 @@ impl Harness {
 
     pub fn op_world_step(&mut self, r: &mut Input) {
         let id = self.pick_world(r);
-        let dt = r.pick(&[1.0 / 60.0, 1.0 / 60.0, 1.0 / 30.0, 1e-3, 0.0, -1.0 / 60.0, f32::NAN, 1.0, 1.5, f32::INFINITY, 1e-30]);
+        let dt = r.pick(&[
+            1.0 / 60.0,
+            1.0 / 60.0,
+            1.0 / 30.0,
+            1e-3,
+            0.0,
+            -1.0 / 60.0,
+            f32::NAN,
+            1.0,
+            1.5,
+            f32::INFINITY,
+            1e-30,
+        ]);
         let valid_dt = dt > 0.0 && dt <= 1.0;
         let want = outcome(&[(self.world_index(id).is_none(), InvalidId), (!valid_dt, InvalidArgument)]);
         let before = self.snapshot();
@@ -503,11 +520,7 @@ impl Harness {
             "{:#x}, {} vertices, {} triangles, {} lines, weld {}, masses {masses_mode}, mesh error {mesh_error}, \
              flag error {flag_error}, range error {range_error}, null positions {null_positions} indices {null_indices} \
              desc {null_desc} out {null_out}",
-            world.id,
-            desc.vertex_count,
-            desc.triangle_count,
-            desc.line_count,
-            desc.weld_tolerance
+            world.id, desc.vertex_count, desc.triangle_count, desc.line_count, desc.weld_tolerance
         );
         self.expect("xpbd_cloth_create", args, got, want);
         if got != OK {
@@ -696,11 +709,8 @@ impl Harness {
         let null_vertices = !vertices.is_empty() && r.chance(5);
         let vptr = if null_vertices { std::ptr::null() } else { vertices.as_ptr() };
         let tptr = targets.as_ref().map_or(std::ptr::null(), |t| t.as_ptr().cast::<f32>());
-        let want = outcome(&[
-            (null_vertices, NullPointer),
-            (!live, InvalidId),
-            (bad_target || out_of_range, InvalidArgument),
-        ]);
+        let want =
+            outcome(&[(null_vertices, NullPointer), (!live, InvalidId), (bad_target || out_of_range, InvalidArgument)]);
         let before = self.snapshot();
         // SAFETY: `vptr` NULL or `count` u32s; `tptr` NULL or 3*count floats.
         let got = unsafe { xpbd_cloth_set_pinned(id, vptr, vertices.len() as u32, tptr) };
@@ -865,7 +875,9 @@ impl Harness {
         let s = std::f32::consts::FRAC_1_SQRT_2;
         match defect {
             false => r.pick(&[[0.0, 0.0, 0.0, 1.0], [0.0, s, 0.0, s], [1.0, 0.0, 0.0, 0.0], [0.5, 0.5, 0.5, 0.5]]),
-            true => r.pick(&[[0.0; 4], [0.0, 0.0, 0.0, 1.01], [f32::NAN, 0.0, 0.0, 1.0], [0.0, 0.0, 0.0, f32::INFINITY]]),
+            true => {
+                r.pick(&[[0.0; 4], [0.0, 0.0, 0.0, 1.01], [f32::NAN, 0.0, 0.0, 1.0], [0.0, 0.0, 0.0, f32::INFINITY]])
+            }
         }
     }
 
@@ -880,7 +892,10 @@ impl Harness {
         let (mut kind_error, mut range_error) = (false, false);
         match r.below(12) {
             0 => (desc.kind, kind_error) = (r.pick(&[4, 99, u32::MAX]), true),
-            1 => (desc.position[r.below(3) as usize], range_error) = (r.pick(&[f32::NAN, 1.5e5, f32::NEG_INFINITY]), true),
+            1 => {
+                (desc.position[r.below(3) as usize], range_error) =
+                    (r.pick(&[f32::NAN, 1.5e5, f32::NEG_INFINITY]), true)
+            }
             2 => (desc.rotation, range_error) = (Self::rotation(r, true), true),
             3 => (desc.static_friction, range_error) = (r.pick(&[-1.0, 101.0, f32::NAN]), true),
             4 if desc.kind != XpbdColliderKind::Plane as u32 => {
@@ -962,7 +977,10 @@ impl Harness {
         self.expect("xpbd_collider_get_desc", format_args!("{:#x}, null {null}", id.id), gd, want);
         self.unchanged_since(&before, "reading a collider");
         if gp == OK && (desc.position != p || desc.rotation != q) {
-            self.fail(format!("get_desc pose {:?} {:?} differs from get_pose {p:?} {q:?}", desc.position, desc.rotation));
+            self.fail(format!(
+                "get_desc pose {:?} {:?} differs from get_pose {p:?} {q:?}",
+                desc.position, desc.rotation
+            ));
         }
     }
 
