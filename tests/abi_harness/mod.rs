@@ -16,7 +16,8 @@
 //! To add a call: write a method `fn op_name(&mut self, r: &mut Input)` that reads its arguments
 //! from `r`, predicts the result with [`outcome`], calls the function and reports with
 //! [`Harness::expect`] (plus [`Harness::unchanged_since`] when it must not change state), then add a
-//! row to [`OPS`]. Appending a row keeps earlier fuzz corpora meaningful.
+//! row to [`OPS`]. A new row changes which operation each input byte selects, so an old fuzz
+//! corpus is still valid input but means other programs: start a fresh one.
 //!
 //! Live counts are process-wide: a process (or a test binary whose tests hold [`SERIAL`]) must run
 //! one harness at a time.
