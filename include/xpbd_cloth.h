@@ -452,8 +452,8 @@ typedef struct XpbdClothMaterial {
  */
 typedef struct XpbdClothDesc {
     /**
-     * Render vertex positions in metres, `float[3*vertex_count]` (x, y, z per vertex). Copied
-     * during `xpbd_cloth_create`, not kept.
+     * Render vertex positions in metres, `float[3*vertex_count]` (x, y, z per vertex), each
+     * coordinate finite and within +-1e5 m. Copied during `xpbd_cloth_create`, not kept.
      */
     const float *positions;
     /**
@@ -945,7 +945,7 @@ struct XpbdClothDesc xpbd_default_cloth_desc(void);
  * Errors: `XPBD_RESULT_NULL_POINTER` (`desc` or `out_cloth` NULL; `positions` NULL with
  * vertex_count > 0; `indices` NULL with triangle_count > 0; `lines` NULL with line_count > 0),
  * `XPBD_RESULT_INVALID_ID`, `XPBD_RESULT_WORLD_POISONED`, `XPBD_RESULT_INVALID_MESH` (no
- * vertices, index out of range, NaN/Inf position, degenerate triangle, line out of range or
+ * vertices, index out of range, NaN/Inf position or one beyond +-1e5 m, degenerate triangle, line out of range or
  * joining a vertex to itself; the message names the vertex, triangle or line),
  * `XPBD_RESULT_INVALID_ARGUMENT` (a field outside its range, a flag not 0/1, a compliance set
  * while its from-material flag is 1, a negative/NaN inverse mass), `XPBD_RESULT_CAPACITY_EXCEEDED`.
@@ -1031,7 +1031,8 @@ XpbdResult xpbd_cloth_read_particle_map(struct XpbdClothId cloth,
  * get tethers when enabled. Arrays are read during the call only.
  *
  * Errors: `XPBD_RESULT_NULL_POINTER` (`vertices` NULL with count > 0),
- * `XPBD_RESULT_INVALID_ARGUMENT` (a vertex index >= vertex count, a NaN/Inf target; the message
+ * `XPBD_RESULT_INVALID_ARGUMENT` (a vertex index >= vertex count, a NaN/Inf target or one beyond
+ * +-1e5 m; the message
  * names the list position), `XPBD_RESULT_INVALID_ID`, `XPBD_RESULT_WORLD_POISONED`. On error no
  * pin changes. Thread-safe; serialised with the world's step.
  *
@@ -1049,7 +1050,8 @@ XpbdResult xpbd_cloth_set_pinned(struct XpbdClothId cloth,
  * substeps. Use it every frame to drive attachment points (e.g. a character's shoulders).
  *
  * Errors: `XPBD_RESULT_NULL_POINTER` (`vertices` or `targets` NULL with count > 0),
- * `XPBD_RESULT_INVALID_ARGUMENT` (index out of range, NaN/Inf target, a vertex that is not
+ * `XPBD_RESULT_INVALID_ARGUMENT` (index out of range, NaN/Inf target or one beyond +-1e5 m, a
+ * vertex that is not
  * pinned), `XPBD_RESULT_INVALID_ID`, `XPBD_RESULT_WORLD_POISONED`. On error no target changes.
  * Thread-safe.
  *

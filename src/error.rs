@@ -31,7 +31,7 @@ pub enum ClothError {
         /// Number of vertices in the mesh.
         vertex_count: u32,
     },
-    /// A vertex position has a NaN or infinite coordinate.
+    /// A vertex position has a NaN or infinite coordinate, or one beyond ±`MAX_COORDINATE` (1e5 m).
     NonFiniteVertex {
         /// Render vertex index.
         vertex: u32,
@@ -99,7 +99,7 @@ pub enum ClothError {
         /// The render vertex index.
         vertex: u32,
     },
-    /// A pin target is NaN or infinite.
+    /// A pin target has a NaN or infinite coordinate, or one beyond ±`MAX_COORDINATE` (1e5 m).
     NonFiniteTarget {
         /// Position in the caller's list.
         position: u32,
@@ -140,7 +140,7 @@ impl fmt::Display for ClothError {
                 f,
                 "triangle {triangle} refers to vertex {index}, but the mesh has {vertex_count} vertices"
             ),
-            NonFiniteVertex { vertex } => write!(f, "vertex {vertex} has a NaN or infinite coordinate"),
+            NonFiniteVertex { vertex } => write!(f, "vertex {vertex} has a NaN, infinite or out-of-range coordinate (limit ±1e5 m)"),
             DegenerateTriangle { triangle } => write!(
                 f,
                 "triangle {triangle} is degenerate (zero area, or corners welded together)"
@@ -169,7 +169,7 @@ impl fmt::Display for ClothError {
             ),
             VertexNotPinned { vertex } => write!(f, "vertex {vertex} is not pinned"),
             NonFiniteTarget { position } => {
-                write!(f, "target at list position {position} has a NaN or infinite coordinate")
+                write!(f, "target at list position {position} has a NaN, infinite or out-of-range coordinate (limit ±1e5 m)")
             }
             BufferSizeMismatch { expected, got } => {
                 write!(f, "buffer size mismatch: expected {expected}, got {got}")

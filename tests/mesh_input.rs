@@ -115,6 +115,12 @@ fn each_validation_error_comes_from_a_minimal_bad_mesh() {
     assert_eq!(create(&nan, &[0, 1, 2], |_| {}), Err(NonFiniteVertex { vertex: 1 }));
     let inf = [[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, f32::INFINITY, 0.0]];
     assert_eq!(create(&inf, &[0, 1, 2], |_| {}), Err(NonFiniteVertex { vertex: 2 }));
+    // Finite but beyond ±1e5 m: edge lengths would overflow in a step (found by the ABI fuzzer:
+    // such a mesh was accepted and turned into NaN). The bound itself is accepted.
+    let far = [[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 0.0, -1.0e30]];
+    assert_eq!(create(&far, &[0, 1, 2], |_| {}), Err(NonFiniteVertex { vertex: 2 }));
+    let at_bound = [[1.0e5, 0.0, 0.0], [1.0e5 - 1.0, 0.0, 0.0], [1.0e5, 1.0, 0.0]];
+    assert!(create(&at_bound, &[0, 1, 2], |_| {}).is_ok());
     let collinear = [[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [2.0, 0.0, 0.0]];
     assert_eq!(create(&collinear, &[0, 1, 2], |_| {}), Err(DegenerateTriangle { triangle: 0 }));
     assert_eq!(create(&TRI, &[0, 1, 2, 0, 0, 1], |_| {}), Err(DegenerateTriangle { triangle: 1 }));
@@ -189,6 +195,11 @@ fn bad_pins_and_steps_leave_state_unchanged() {
         Err(ClothError::VertexOutOfRange { position: 1, vertex: 5, vertex_count: 3 })
     );
     assert_eq!(c.set_pinned(&[0], Some(&[[f32::NAN, 0.0, 0.0]])), Err(ClothError::NonFiniteTarget { position: 0 }));
+    // A finite target at 1e30 m used to be accepted and made the next step NaN (ABI fuzzer).
+    assert_eq!(
+        c.set_pinned(&[1, 0], Some(&[[0.0; 3], [1.0e30, 0.0, 0.0]])),
+        Err(ClothError::NonFiniteTarget { position: 1 })
+    );
     assert_eq!(c.set_pinned(&[0, 1], Some(&[[0.0; 3]])), Err(ClothError::BufferSizeMismatch { expected: 2, got: 1 }));
     assert!(c.pinned_particles().is_empty(), "a rejected pin call changed the pins");
     assert_eq!(c.set_pin_targets(&[2], &[[0.0; 3]]), Err(ClothError::VertexNotPinned { vertex: 2 }));

@@ -50,7 +50,7 @@ impl Cloth {
             if t.len() != vertices.len() {
                 return Err(ClothError::BufferSizeMismatch { expected: vertices.len(), got: t.len() });
             }
-            if let Some(k) = t.iter().position(|p| !p.iter().all(|c| c.is_finite())) {
+            if let Some(k) = t.iter().position(|p| !crate::mesh::is_valid_point(p)) {
                 return Err(ClothError::NonFiniteTarget { position: k as u32 });
             }
         }

@@ -28,7 +28,7 @@ fn capacity_exceeded() -> FfiError {
 /// Errors: `XPBD_RESULT_NULL_POINTER` (`desc` or `out_cloth` NULL; `positions` NULL with
 /// vertex_count > 0; `indices` NULL with triangle_count > 0; `lines` NULL with line_count > 0),
 /// `XPBD_RESULT_INVALID_ID`, `XPBD_RESULT_WORLD_POISONED`, `XPBD_RESULT_INVALID_MESH` (no
-/// vertices, index out of range, NaN/Inf position, degenerate triangle, line out of range or
+/// vertices, index out of range, NaN/Inf position or one beyond +-1e5 m, degenerate triangle, line out of range or
 /// joining a vertex to itself; the message names the vertex, triangle or line),
 /// `XPBD_RESULT_INVALID_ARGUMENT` (a field outside its range, a flag not 0/1, a compliance set
 /// while its from-material flag is 1, a negative/NaN inverse mass), `XPBD_RESULT_CAPACITY_EXCEEDED`.
@@ -200,7 +200,8 @@ pub unsafe extern "C" fn xpbd_cloth_read_particle_map(
 /// get tethers when enabled. Arrays are read during the call only.
 ///
 /// Errors: `XPBD_RESULT_NULL_POINTER` (`vertices` NULL with count > 0),
-/// `XPBD_RESULT_INVALID_ARGUMENT` (a vertex index >= vertex count, a NaN/Inf target; the message
+/// `XPBD_RESULT_INVALID_ARGUMENT` (a vertex index >= vertex count, a NaN/Inf target or one beyond
+/// +-1e5 m; the message
 /// names the list position), `XPBD_RESULT_INVALID_ID`, `XPBD_RESULT_WORLD_POISONED`. On error no
 /// pin changes. Thread-safe; serialised with the world's step.
 ///
@@ -231,7 +232,8 @@ pub unsafe extern "C" fn xpbd_cloth_set_pinned(
 /// substeps. Use it every frame to drive attachment points (e.g. a character's shoulders).
 ///
 /// Errors: `XPBD_RESULT_NULL_POINTER` (`vertices` or `targets` NULL with count > 0),
-/// `XPBD_RESULT_INVALID_ARGUMENT` (index out of range, NaN/Inf target, a vertex that is not
+/// `XPBD_RESULT_INVALID_ARGUMENT` (index out of range, NaN/Inf target or one beyond +-1e5 m, a
+/// vertex that is not
 /// pinned), `XPBD_RESULT_INVALID_ID`, `XPBD_RESULT_WORLD_POISONED`. On error no target changes.
 /// Thread-safe.
 ///

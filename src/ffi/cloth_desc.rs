@@ -20,8 +20,8 @@ use crate::material::Material;
 #[repr(C)]
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct XpbdClothDesc {
-    /// Render vertex positions in metres, `float[3*vertex_count]` (x, y, z per vertex). Copied
-    /// during `xpbd_cloth_create`, not kept.
+    /// Render vertex positions in metres, `float[3*vertex_count]` (x, y, z per vertex), each
+    /// coordinate finite and within +-1e5 m. Copied during `xpbd_cloth_create`, not kept.
     pub positions: *const f32,
     /// Number of render vertices (> 0).
     pub vertex_count: u32,

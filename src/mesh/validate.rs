@@ -3,7 +3,19 @@
 
 use crate::error::ClothError;
 
-/// Vertex count is non-zero and fits in `u32`; every coordinate is finite.
+/// Largest accepted coordinate magnitude [m] of a vertex position or pin target (±100 km). Float
+/// spacing there is 8 mm, already coarse for cloth; beyond it edge lengths and their squares
+/// overflow towards infinity and a step would turn the cloth into NaN. Colliders and teleports use
+/// the same bound.
+pub const MAX_COORDINATE: f32 = 1.0e5;
+
+/// True when every coordinate is finite and within ±[`MAX_COORDINATE`].
+pub fn is_valid_point(p: &[f32; 3]) -> bool {
+    p.iter().all(|c| c.abs() <= MAX_COORDINATE)
+}
+
+/// Vertex count is non-zero and fits in `u32`; every coordinate is finite and within
+/// ±[`MAX_COORDINATE`] m.
 pub fn validate_positions(positions: &[[f32; 3]]) -> Result<(), ClothError> {
     if positions.is_empty() {
         return Err(ClothError::EmptyMesh);
@@ -11,7 +23,7 @@ pub fn validate_positions(positions: &[[f32; 3]]) -> Result<(), ClothError> {
     if positions.len() >= u32::MAX as usize {
         return Err(ClothError::MeshTooLarge { count: positions.len() });
     }
-    match positions.iter().position(|p| !p.iter().all(|c| c.is_finite())) {
+    match positions.iter().position(|p| !is_valid_point(p)) {
         Some(v) => Err(ClothError::NonFiniteVertex { vertex: v as u32 }),
         None => Ok(()),
     }
