@@ -1032,9 +1032,8 @@ XpbdResult xpbd_cloth_read_particle_map(struct XpbdClothId cloth,
  *
  * Errors: `XPBD_RESULT_NULL_POINTER` (`vertices` NULL with count > 0),
  * `XPBD_RESULT_INVALID_ARGUMENT` (a vertex index >= vertex count, a NaN/Inf target or one beyond
- * +-1e5 m; the message
- * names the list position), `XPBD_RESULT_INVALID_ID`, `XPBD_RESULT_WORLD_POISONED`. On error no
- * pin changes. Thread-safe; serialised with the world's step.
+ * +-1e5 m; the message names the list position), `XPBD_RESULT_INVALID_ID`,
+ * `XPBD_RESULT_WORLD_POISONED`. On error no pin changes. Thread-safe; serialised with the world's step.
  *
  * # Safety
  * `vertices`, when not NULL, holds `count` uint32_t; `targets`, when not NULL, `3*count` floats.
