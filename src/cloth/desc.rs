@@ -63,7 +63,23 @@ pub struct ClothParams {
     /// Default 0.5 m/s. The cloth around an overlap moves faster while it rearranges (its
     /// stretch constraints pass the push on): about 3–6 × this speed in the tests.
     pub max_depenetration_speed: f32,
+    /// Self-collision (see [`crate::collision`], `self_collision.rs`): particles of this cloth are
+    /// kept at least 2r apart, r = [`ClothParams::self_collision_radius`], except pairs already
+    /// closer than 2r in the mesh as created. Default [`DEFAULT_SELF_COLLISION`].
+    pub self_collision: bool,
+    /// Self-collision particle radius r [m], or `None` (default) for `collision_thickness`. For a
+    /// mesh of edge length s, r ≥ 0.36·s keeps a particle from slipping through the middle of a
+    /// quad; 2r must stay below the smallest gap between layers of the mesh as created.
+    pub self_collision_radius: Option<f32>,
+    /// Static friction coefficient μ_s between touching parts of the cloth (Macklin et al. 2014,
+    /// §6; the model of collider contacts). Default 0.5.
+    pub self_static_friction: f32,
+    /// Kinetic friction coefficient μ_k between touching parts of the cloth. Default 0.4.
+    pub self_kinetic_friction: f32,
 }
+
+/// Whether self-collision is on in [`ClothParams::default`].
+pub const DEFAULT_SELF_COLLISION: bool = true;
 
 impl Default for ClothParams {
     fn default() -> Self {
@@ -89,6 +105,10 @@ impl Default for ClothParams {
             collision_thickness: 0.005,
             collision_mask: u32::MAX,
             max_depenetration_speed: 0.5,
+            self_collision: DEFAULT_SELF_COLLISION,
+            self_collision_radius: None,
+            self_static_friction: 0.5,
+            self_kinetic_friction: 0.4,
         }
     }
 }
@@ -101,7 +121,8 @@ impl ClothParams {
     /// Reject impossible values, naming the field: negative or non-finite compliance or damping,
     /// slack below 1, substeps or iterations above [`MAX_SUBSTEPS`], invalid material, collision
     /// thickness outside [0, 1] m, depenetration speed outside (0, 1000] m/s, wind with both
-    /// aerodynamic coefficients 0.
+    /// aerodynamic coefficients 0, self-collision radius outside [1e-6, 1] m (or derived from a
+    /// collision thickness below 1e-6 m while self-collision is on), friction outside [0, 100].
     pub fn validate(&self) -> Result<(), ClothError> {
         self.material.validate()?;
         const INF: f32 = f32::MAX;
@@ -136,7 +157,23 @@ impl ClothParams {
         check_range("iterations", self.iterations as f32, 0.0, MAX_SUBSTEPS as f32, "0..=1000 (0 = world)")?;
         check_range("collision_thickness", self.collision_thickness, 0.0, 1.0, "0 <= m <= 1")?;
         check_range("max_depenetration_speed", self.max_depenetration_speed, 1e-6, 1.0e3, "0 < m/s <= 1000")?;
+        if let Some(r) = self.self_collision_radius {
+            check_range("self_collision_radius", r, 1e-6, 1.0, "1e-6 <= m <= 1")?;
+        } else if self.self_collision && self.collision_thickness < 1e-6 {
+            return Err(ClothError::InvalidParameter {
+                name: "self_collision_radius",
+                value: self.collision_thickness as f64,
+                expected: "a radius >= 1e-6 m: set it, or a collision_thickness >= 1e-6 m to derive it from",
+            });
+        }
+        check_range("self_static_friction", self.self_static_friction, 0.0, 100.0, "0 <= mu_s <= 100")?;
+        check_range("self_kinetic_friction", self.self_kinetic_friction, 0.0, 100.0, "0 <= mu_k <= 100")?;
         Ok(())
+    }
+
+    /// The self-collision radius r [m] in use: `self_collision_radius`, else `collision_thickness`.
+    pub fn effective_self_collision_radius(&self) -> f32 {
+        self.self_collision_radius.unwrap_or(self.collision_thickness)
     }
 }
 

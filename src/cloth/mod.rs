@@ -9,11 +9,12 @@ mod pins;
 mod state_hash;
 
 pub use create::DEFAULT_CONSTRAINT_COLOURING;
-pub use desc::{ClothDesc, ClothParams, DEFAULT_WELD_TOLERANCE, MAX_SUBSTEPS};
+pub use desc::{ClothDesc, ClothParams, DEFAULT_SELF_COLLISION, DEFAULT_WELD_TOLERANCE, MAX_SUBSTEPS};
 pub use output::Energy;
 pub(crate) use pins::Pins;
 
 use crate::collision::contact::ContactScratch;
+use crate::collision::self_collision::SelfCollision;
 use crate::constraints::{BendingConstraints, StretchConstraints, TetherConstraints};
 use crate::stats::{ClothStats, StatsScratch};
 use glam::Vec3;
@@ -88,6 +89,8 @@ pub struct Cloth {
     pub(crate) colouring: bool,
     /// Per-particle contact state of the current substep.
     pub(crate) contacts: ContactScratch,
+    /// Self-collision broad phase: rest positions, hash grid, this step's candidate pairs.
+    pub(crate) self_collision: SelfCollision,
 
     /// Area-weighted unit normal per particle, refreshed at the end of every step.
     pub(crate) normals: Vec<Vec3>,

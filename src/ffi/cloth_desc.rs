@@ -114,6 +114,18 @@ pub struct XpbdClothDesc {
     pub lines: *const u32,
     /// Number of lines (pairs in `lines`). Default 0.
     pub line_count: u32,
+    /// 1 / 0: self-collision, particles of the cloth kept at least 2r apart (r =
+    /// `self_collision_radius`) except pairs already closer than 2r in the mesh as created;
+    /// friction between the touching layers (Macklin et al. 2014). Default 1.
+    pub enable_self_collision: u32,
+    /// Self-collision particle radius r in metres: 0 (default) = `collision_thickness`, else
+    /// 1e-6..=1. For a mesh of edge length s, r >= 0.36*s keeps particles from slipping through
+    /// the middle of a quad; 2r must stay below the smallest gap between layers of the rest mesh.
+    pub self_collision_radius: f32,
+    /// Static friction coefficient mu_s between touching parts of the cloth (0..=100). Default 0.5.
+    pub self_static_friction: f32,
+    /// Kinetic friction coefficient mu_k between touching parts of the cloth (0..=100). Default 0.4.
+    pub self_kinetic_friction: f32,
 }
 
 /// The settings of a cloth that may change after creation: the same fields, meanings, ranges and
@@ -175,6 +187,14 @@ pub struct XpbdClothParams {
     pub lift_coefficient: f32,
     /// Air density in kg/m^3 (0..=1e4).
     pub air_density: f32,
+    /// 1 / 0: self-collision on / off.
+    pub enable_self_collision: u32,
+    /// Self-collision radius in metres; 0 = `collision_thickness`.
+    pub self_collision_radius: f32,
+    /// Static friction coefficient between touching parts of the cloth (0..=100).
+    pub self_static_friction: f32,
+    /// Kinetic friction coefficient between touching parts of the cloth (0..=100).
+    pub self_kinetic_friction: f32,
 }
 
 /// What a cloth is made of: masses and compliances. `xpbd_cloth_set_material` replaces these
@@ -261,6 +281,10 @@ impl From<&ClothParams> for XpbdClothParams {
             drag_coefficient: p.drag_coefficient,
             lift_coefficient: p.lift_coefficient,
             air_density: p.air_density,
+            enable_self_collision: p.self_collision as u32,
+            self_collision_radius: p.self_collision_radius.unwrap_or(0.0),
+            self_static_friction: p.self_static_friction,
+            self_kinetic_friction: p.self_kinetic_friction,
         }
     }
 }
@@ -307,6 +331,12 @@ impl XpbdClothParams {
             collision_thickness: self.collision_thickness,
             collision_mask: self.collision_mask,
             max_depenetration_speed: self.max_depenetration_speed,
+            self_collision: flag(self.enable_self_collision, "enable_self_collision")?,
+            // 0 is no valid radius, so it can mean "derive from collision_thickness" without
+            // hiding a mistake; a negative or NaN radius reaches the core's range check.
+            self_collision_radius: (self.self_collision_radius != 0.0).then_some(self.self_collision_radius),
+            self_static_friction: self.self_static_friction,
+            self_kinetic_friction: self.self_kinetic_friction,
         })
     }
 
@@ -353,6 +383,10 @@ impl XpbdClothDesc {
             drag_coefficient: self.drag_coefficient,
             lift_coefficient: self.lift_coefficient,
             air_density: self.air_density,
+            enable_self_collision: self.enable_self_collision,
+            self_collision_radius: self.self_collision_radius,
+            self_static_friction: self.self_static_friction,
+            self_kinetic_friction: self.self_kinetic_friction,
         }
     }
 }
@@ -423,6 +457,10 @@ pub extern "C" fn xpbd_default_cloth_desc() -> XpbdClothDesc {
         air_density: p.air_density,
         lines: std::ptr::null(),
         line_count: 0,
+        enable_self_collision: p.enable_self_collision,
+        self_collision_radius: p.self_collision_radius,
+        self_static_friction: p.self_static_friction,
+        self_kinetic_friction: p.self_kinetic_friction,
     }
 }
 
@@ -456,6 +494,10 @@ mod tests {
             collision_thickness: 0.0125,
             collision_mask: 0b1011,
             max_depenetration_speed: 2.5,
+            self_collision: !crate::cloth::DEFAULT_SELF_COLLISION,
+            self_collision_radius: Some(0.0075),
+            self_static_friction: 0.7,
+            self_kinetic_friction: 0.6,
         };
         assert_eq!(core.validate(), Ok(()));
         let c = XpbdClothParams::from(&core);

@@ -5,6 +5,7 @@ mod wind;
 
 use crate::cloth::Cloth;
 use crate::collision::contact::{ContactSettings, contact_summary};
+use crate::collision::self_collision::SelfCollisionSettings;
 use crate::collision::{ColliderStore, SubstepWindow};
 use crate::constraints::SubstepCoefficients;
 use crate::stats::{ClothStats, ConstraintStats};
@@ -49,7 +50,8 @@ pub const PARALLEL_MIN_CONSTRAINTS: usize = 50_000;
 /// Per substep h = dt/n (DESIGN §2): aerodynamic forces (if enabled), predict, λ = 0, k Gauss–Seidel
 /// iterations (bending, then [`STRETCH_SWEEPS`] stretch sweeps ordered outward from the pins
 /// within each colour of [`Cloth::set_constraint_colouring`],
-/// tethers so that the hard length limit holds, then collider contacts with friction last so that
+/// tethers so that the hard length limit holds, then self-collision pairs (found once per step,
+/// before the substeps: `collision/self_collision.rs`), then collider contacts with friction last so that
 /// no step ends inside a collider; colliders at their pose interpolated for this substep), velocity
 /// update (speed-limiting particles being pushed out of a collider), linear damping. Then pins
 /// advance, normals and statistics (with contact count and penetration) are refreshed. Allocates
@@ -74,6 +76,8 @@ pub(crate) fn step_cloth(cloth: &mut Cloth, dt: f32, ctx: &StepContext) {
     let aerodynamics = Aerodynamics::from_params(&params);
     let constraint_count = cloth.stretch.edges.len() + cloth.bending.hinges.len() + cloth.tethers.particle.len();
     let parallel = cloth.colouring && ctx.parallel && constraint_count >= PARALLEL_MIN_CONSTRAINTS;
+    let self_contact = SelfCollisionSettings::from_params(&params);
+    cloth.self_collision.begin_step(&cloth.particles.x, &cloth.particles.v, &cloth.particles.w, dt, self_contact);
 
     for substep in 0..substeps {
         if let Some(aero) = &aerodynamics {
@@ -102,6 +106,9 @@ pub(crate) fn step_cloth(cloth: &mut Cloth, dt: f32, ctx: &StepContext) {
                 let (slack, alpha) = (params.tether_slack, params.tether_compliance);
                 cloth.tethers.solve(&mut p.x, &p.x_prev, &p.w, slack, alpha, &tether_k, parallel);
             }
+            if let Some(settings) = &self_contact {
+                cloth.self_collision.solve(&mut p.x, &p.x_prev, &p.w, settings);
+            }
             if collide {
                 cloth.contacts.solve(&mut p.x, &p.x_prev, &p.w, ctx.colliders, window, &contact);
             }
@@ -120,6 +127,10 @@ pub(crate) fn step_cloth(cloth: &mut Cloth, dt: f32, ctx: &StepContext) {
         let p = &cloth.particles;
         let (count, max_penetration) = contact_summary(&p.x, &p.w, ctx.colliders, &contact);
         (cloth.stats.contact_count, cloth.stats.max_penetration) = (count, max_penetration);
+    }
+    if let Some(settings) = &self_contact {
+        cloth.stats.self_pairs_tested = cloth.self_collision.pairs().len() as u32;
+        cloth.stats.self_contact_count = cloth.self_collision.contact_count(&cloth.particles.x, settings.radius);
     }
 }
 
