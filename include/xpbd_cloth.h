@@ -322,6 +322,22 @@ typedef struct XpbdClothParams {
      * Air density in kg/m^3 (0..=1e4).
      */
     float air_density;
+    /**
+     * 1 / 0: self-collision on / off.
+     */
+    uint32_t enable_self_collision;
+    /**
+     * Self-collision radius in metres; 0 = `collision_thickness`.
+     */
+    float self_collision_radius;
+    /**
+     * Static friction coefficient between touching parts of the cloth (0..=100).
+     */
+    float self_static_friction;
+    /**
+     * Kinetic friction coefficient between touching parts of the cloth (0..=100).
+     */
+    float self_kinetic_friction;
 } XpbdClothParams;
 
 /**
@@ -530,6 +546,26 @@ typedef struct XpbdClothDesc {
      * Number of lines (pairs in `lines`). Default 0.
      */
     uint32_t line_count;
+    /**
+     * 1 / 0: self-collision, particles of the cloth kept at least 2r apart (r =
+     * `self_collision_radius`) except pairs already closer than 2r in the mesh as created;
+     * friction between the touching layers (Macklin et al. 2014). Default 1.
+     */
+    uint32_t enable_self_collision;
+    /**
+     * Self-collision particle radius r in metres: 0 (default) = `collision_thickness`, else
+     * 1e-6..=1. For a mesh of edge length s, r >= 0.36*s keeps particles from slipping through
+     * the middle of a quad; 2r must stay below the smallest gap between layers of the rest mesh.
+     */
+    float self_collision_radius;
+    /**
+     * Static friction coefficient mu_s between touching parts of the cloth (0..=100). Default 0.5.
+     */
+    float self_static_friction;
+    /**
+     * Kinetic friction coefficient mu_k between touching parts of the cloth (0..=100). Default 0.4.
+     */
+    float self_kinetic_friction;
 } XpbdClothDesc;
 
 /**
@@ -618,6 +654,15 @@ typedef struct XpbdClothStats {
      * collides with, at the end of the step; 0 without contacts.
      */
     float max_penetration;
+    /**
+     * Self-collision candidate pairs the broad phase found for the last step (each tested in
+     * every iteration of every substep); 0 with self-collision off.
+     */
+    uint32_t self_pairs_tested;
+    /**
+     * Self-collision pairs touching at the end of the step: distance at most 2r·1.01.
+     */
+    uint32_t self_contact_count;
 } XpbdClothStats;
 
 /**

@@ -633,6 +633,26 @@ namespace Xpbd.Native
         ///  Number of lines (pairs in `lines`). Default 0.
         /// </summary>
         public uint line_count;
+        /// <summary>
+        ///  1 / 0: self-collision, particles of the cloth kept at least 2r apart (r =
+        ///  `self_collision_radius`) except pairs already closer than 2r in the mesh as created;
+        ///  friction between the touching layers (Macklin et al. 2014). Default 1.
+        /// </summary>
+        public uint enable_self_collision;
+        /// <summary>
+        ///  Self-collision particle radius r in metres: 0 (default) = `collision_thickness`, else
+        ///  1e-6..=1. For a mesh of edge length s, r &gt;= 0.36*s keeps particles from slipping through
+        ///  the middle of a quad; 2r must stay below the smallest gap between layers of the rest mesh.
+        /// </summary>
+        public float self_collision_radius;
+        /// <summary>
+        ///  Static friction coefficient mu_s between touching parts of the cloth (0..=100). Default 0.5.
+        /// </summary>
+        public float self_static_friction;
+        /// <summary>
+        ///  Kinetic friction coefficient mu_k between touching parts of the cloth (0..=100). Default 0.4.
+        /// </summary>
+        public float self_kinetic_friction;
     }
 
     /// <summary>
@@ -748,6 +768,22 @@ namespace Xpbd.Native
         ///  Air density in kg/m^3 (0..=1e4).
         /// </summary>
         public float air_density;
+        /// <summary>
+        ///  1 / 0: self-collision on / off.
+        /// </summary>
+        public uint enable_self_collision;
+        /// <summary>
+        ///  Self-collision radius in metres; 0 = `collision_thickness`.
+        /// </summary>
+        public float self_collision_radius;
+        /// <summary>
+        ///  Static friction coefficient between touching parts of the cloth (0..=100).
+        /// </summary>
+        public float self_static_friction;
+        /// <summary>
+        ///  Kinetic friction coefficient between touching parts of the cloth (0..=100).
+        /// </summary>
+        public float self_kinetic_friction;
     }
 
     /// <summary>
@@ -1000,6 +1036,15 @@ namespace Xpbd.Native
         ///  collides with, at the end of the step; 0 without contacts.
         /// </summary>
         public float max_penetration;
+        /// <summary>
+        ///  Self-collision candidate pairs the broad phase found for the last step (each tested in
+        ///  every iteration of every substep); 0 with self-collision off.
+        /// </summary>
+        public uint self_pairs_tested;
+        /// <summary>
+        ///  Self-collision pairs touching at the end of the step: distance at most 2r·1.01.
+        /// </summary>
+        public uint self_contact_count;
     }
 
 
