@@ -4,32 +4,41 @@
 //! # Constraint
 //! Every particle is a sphere of radius r (`ClothParams::self_collision_radius`, default the
 //! contact `collision_thickness`): for two particles i, j of the cloth,
-//! C = ‖x_i − x_j‖ − 2r ≥ 0, ∇_i C = n = (x_i − x_j)/‖x_i − x_j‖ = −∇_j C (DESIGN §2; Macklin et
-//! al. 2014, Unified Particle Physics, §5 particle collisions). It is a hard inequality (α = 0),
-//! so XPBD moves the two by Δx_i = −w_i/(w_i + w_j)·C·n, Δx_j = +w_j/(w_i + w_j)·C·n. Pairs whose
-//! rest distance is already below 2r (mesh neighbours on a fine mesh) are skipped: the stretch
-//! and bending constraints keep them apart, and the inequality would fight their rest state.
-//! The rest distance is the Euclidean distance in the mesh as created, so two layers created
-//! closer than 2r (front and back of a garment modelled 5 mm apart with r = 5 mm) never collide:
-//! keep 2r below the smallest gap between layers of the rest mesh.
+//! C = ‖x_i − x_j‖ − 2r ≥ 0 (DESIGN §2; Macklin et al. 2014, Unified Particle Physics, §5
+//! particle collisions), a hard inequality (α = 0). When a pair overlaps, it is projected as the
+//! half-space n₀·(x_i − x_j) − 2r ≥ 0 with n₀ the pair's direction at the substep start
+//! (x_prev,i − x_prev,j, normalised), the linearisation collider contacts use too: XPBD moves the
+//! two by Δx_i = w_i/(w_i + w_j)·d·n₀, Δx_j = −w_j/(w_i + w_j)·d·n₀ with d = −C the depth. With
+//! the current direction instead, a particle that got between two particles of another layer
+//! within one substep (2r barely larger than the hole) would be pushed on through it; n₀ sends it
+//! back to the side it came from. Satisfying the half-space also satisfies C ≥ 0.
+//!
+//! Pairs whose rest distance is already below 2r (mesh neighbours on a fine mesh) are skipped:
+//! the stretch and bending constraints keep them apart, and the inequality would fight their
+//! rest state. The rest distance is the Euclidean distance in the mesh as created, so two layers
+//! created closer than 2r (front and back of a garment modelled 5 mm apart with r = 5 mm) never
+//! collide: keep 2r below the smallest gap between layers of the rest mesh.
 //!
 //! A particle sphere only stops particles: a layer can pass between the particles of another
 //! where their gaps are wider than 2r (on a square grid of spacing s, through the middle of a
-//! quad while 2r < s/√2). Choose r ≥ 0.36 s, or accept that fast, head-on layers may slip.
+//! quad while 2r < s·√2). Choose r ≥ 0.36 s (2r ≥ the quad's half-diagonal), or accept that
+//! fast, head-on layers may slip through.
 //!
 //! # Broad phase (once per step)
-//! Candidate pairs are found once per step and re-tested every iteration of every substep. The
-//! bound used is the pair's relative motion over the step, predicted from the velocities at the
-//! step's start: particle i's reach is R_i = r + r/2 + ‖v_i − v̄‖·Δt (v̄ the cloth's mean velocity,
-//! so a cloth falling or carried as a whole has small reaches), and (i, j) is a candidate when
-//! ‖x_i − x_j‖ < R_i + R_j at the step's start. The extra r/2 per particle covers relative motion
-//! that appears during the step (part of the cloth stopped by a collider while the rest falls:
-//! g·Δt² = 2.7 mm at 60 Hz). Points are sorted into a spatial hash (`spatial_hash.rs`) with cells
-//! twice the mean reach; each pair is looked for by the particle of larger reach (ties: the lower
-//! index) in the cells within 2·R_i, so a fast particle finds its pairs without making the cells
-//! of all the others large. A particle whose search would cover more than `MAX_QUERY_CELLS` (216)
-//! cells (a particle flung far faster than the rest) tests every particle instead. Pairs are
-//! stored as (i < j), sorted: the same order on every run and every thread count.
+//! Candidate pairs are found once per step and re-tested every iteration of every substep. A pair
+//! is kept when ‖x_i − x_j‖ − ‖(v_i − v_j)·Δt‖ < 2r + [`MARGIN_RADII`]·r at the step's start: the
+//! two could touch within the step if their predicted relative displacement turned towards each
+//! other, with a margin for relative motion that appears during the step (part of the cloth
+//! stopped by a collider while the rest falls). Same-layer neighbours move alike, so only pairs
+//! near contact or closing fast are kept. To find them, particle i's reach is
+//! R_i = r·(1 + [`MARGIN_RADII`]/2) + ‖v_i − v̄‖·Δt (v̄ the cloth's mean velocity; every kept pair
+//! has ‖x_i − x_j‖ < R_i + R_j by the triangle inequality). Points are sorted into a spatial hash
+//! (`spatial_hash.rs`) with cells twice the mean reach; each pair is looked for by the particle
+//! of larger reach (ties: the lower index) in the cells within 2·R_i, so a fast particle finds
+//! its pairs without making the cells of all the others large. A particle whose search would
+//! cover more than `MAX_QUERY_CELLS` (216) cells (one flung far faster than the rest) tests every
+//! particle instead. Pairs are stored as (i < j), sorted: the same order on every run and every
+//! thread count.
 //!
 //! # Friction (Macklin et al. 2014, §6, eq. 24, two moving particles)
 //! After the normal correction, the pair's relative displacement over the substep,
@@ -56,6 +65,15 @@ pub(crate) struct SelfCollisionSettings {
     /// (μ_s, μ_k) between layers.
     pub friction: (f32, f32),
 }
+
+/// Below this fraction of the current distance, the start direction x_prev,i − x_prev,j is too
+/// short to trust and the current direction is used.
+const MIN_DIRECTION: f32 = 1e-3;
+
+/// Broad-phase margin in radii: a pair is kept when its predicted closest approach over the step
+/// is below 2r + this × r. It covers relative motion that appears during the step (part of the
+/// cloth stopped by a collider while the rest falls: g·Δt²/2 = 1.4 mm at 60 Hz).
+pub const MARGIN_RADII: f32 = 1.0;
 
 impl SelfCollisionSettings {
     /// The settings of a cloth with self-collision on, else `None`.
@@ -120,7 +138,7 @@ impl SelfCollision {
             return;
         }
         let mean_v = v.iter().copied().fold(Vec3::ZERO, |a, b| a + b) / n as f32;
-        let base = 1.5 * radius;
+        let base = (1.0 + 0.5 * MARGIN_RADII) * radius;
         let mut reach_sum = 0.0f32;
         for i in 0..n {
             self.reach[i] = base + (v[i] - mean_v).length() * dt;
@@ -132,6 +150,7 @@ impl SelfCollision {
         }
         self.hash.build(x, cell);
         let min_rest2 = (2.0 * radius) * (2.0 * radius);
+        let keep = 2.0 * radius + MARGIN_RADII * radius;
         let (rest, reach, pairs) = (&self.rest, &self.reach, &mut self.pairs);
         for i in 0..n {
             let ri = reach[i];
@@ -143,7 +162,10 @@ impl SelfCollision {
                     return;
                 }
                 let limit = ri + reach[ju];
-                if x[i].distance_squared(x[ju]) < limit * limit && rest[i].distance_squared(rest[ju]) >= min_rest2 {
+                if x[i].distance_squared(x[ju]) < limit * limit
+                    && x[i].distance(x[ju]) - ((v[i] - v[ju]) * dt).length() < keep
+                    && rest[i].distance_squared(rest[ju]) >= min_rest2
+                {
                     pairs.push(if i < ju { [i as u32, j] } else { [j, i as u32] });
                 }
             };
@@ -167,12 +189,18 @@ impl SelfCollision {
             if distance2 >= diameter * diameter || w_sum <= 0.0 {
                 continue;
             }
-            let distance = distance2.sqrt();
-            if distance < 1e-9 * diameter {
-                continue; // coincident particles: no direction to push along (DESIGN §2: skip)
+            // The half-space n₀·(x_i − x_j) ≥ 2r with n₀ the pair's direction at the substep start
+            // (module docs): pushes keep each particle on the side it came from.
+            let start = x_prev[i] - x_prev[j];
+            let normal = if start.length_squared() > MIN_DIRECTION * MIN_DIRECTION * distance2 {
+                start.normalize()
+            } else {
+                delta / distance2.sqrt()
+            };
+            let depth = diameter - normal.dot(delta);
+            if !depth.is_finite() || depth <= 0.0 {
+                continue; // coincident particles give NaN: no direction to push along (DESIGN §2: skip)
             }
-            let normal = delta / distance;
-            let depth = diameter - distance;
             let moved = (x[i] - x_prev[i]) - (x[j] - x_prev[j]) + normal * depth;
             let slip = apply_friction(moved, normal, depth, settings.friction);
             // The normal push plus the tangential slip friction removes, shared by inverse mass.
@@ -217,6 +245,24 @@ mod tests {
     }
 
     #[test]
+    fn particle_that_passed_between_two_others_is_pushed_back_to_its_side() {
+        // Particles 0 and 1 are 1.6 cm apart on the x axis; particle 2 came down from 1 cm above
+        // their midpoint to 1 mm below it in one substep (r = 1 cm). Pushing along the current
+        // directions would send it on downwards; the start directions send it back up.
+        let rest = [Vec3::new(-0.008, 0.0, 0.0), Vec3::new(0.008, 0.0, 0.0), Vec3::new(0.0, 1.0, 0.0)];
+        let mut sc = SelfCollision::new(&rest);
+        let x_prev = [rest[0], rest[1], Vec3::new(0.0, 0.01, 0.0)];
+        sc.find_pairs(&x_prev, &[Vec3::ZERO; 3], &[0.0, 0.0, 1.0], 1.0 / 60.0, SETTINGS.radius);
+        assert_eq!(sc.pairs(), &[[0, 2], [1, 2]]);
+        let mut x = [rest[0], rest[1], Vec3::new(0.0, -0.001, 0.0)];
+        for _ in 0..4 {
+            sc.solve(&mut x, &x_prev, &[0.0, 0.0, 1.0], &SETTINGS);
+        }
+        assert!(x[2].y > 0.0, "pushed through: {}", x[2]);
+        assert!(x[2].distance(x[0]) >= 0.02 - 1e-6 && x[2].distance(x[1]) >= 0.02 - 1e-6, "{x:?}");
+    }
+
+    #[test]
     fn pairs_closer_than_two_radii_at_rest_are_never_candidates() {
         let rest = [Vec3::ZERO, Vec3::new(0.015, 0.0, 0.0)];
         let mut sc = SelfCollision::new(&rest);
@@ -232,11 +278,11 @@ mod tests {
         let start = [Vec3::ZERO, Vec3::new(0.0, 0.0205, 0.0)];
         sc.find_pairs(&start, &[Vec3::ZERO; 2], &[1.0; 2], 1.0 / 60.0, SETTINGS.radius);
         let mut x = [start[0], start[1] + motion];
-        let normal = (x[1] - x[0]).normalize();
-        let depth = 0.02 - (x[1] - x[0]).length();
+        let normal = Vec3::Y; // the pair's direction at the substep start
+        let depth = 0.02 - normal.dot(x[1] - x[0]);
         let tangential = |d: Vec3| (d - normal * normal.dot(d)).length();
         sc.solve(&mut x, &start, &[1.0; 2], &SelfCollisionSettings { friction, ..SETTINGS });
-        assert!(((x[1] - x[0]).length() - 0.02).abs() < 1e-6, "not pushed to 2r: {x:?}");
+        assert!((normal.dot(x[1] - x[0]) - 0.02).abs() < 1e-6, "not pushed to 2r: {x:?}");
         (tangential(motion), tangential((x[1] - x[0]) - (start[1] - start[0])), depth)
     }
 
@@ -248,7 +294,7 @@ mod tests {
         // 1 mm sideways: slides, the slip shrinks by μ_k·d.
         let (before, after, depth_k) = slide(Vec3::new(1e-3, -1e-3, 0.0), (0.5, 0.4));
         assert!((after - (before - 0.4 * depth_k)).abs() < 1e-7, "{after} vs {before} − 0.4·{depth_k}");
-        assert!(depth > 4e-4 && depth_k > 4e-4);
+        assert!((depth - 5e-4).abs() < 1e-6 && (depth_k - 5e-4).abs() < 1e-6);
         // Without friction the slip is untouched.
         let (before, after, _) = slide(Vec3::new(1e-3, -1e-3, 0.0), (0.0, 0.0));
         assert!((after - before).abs() < 1e-7);
@@ -263,14 +309,15 @@ mod tests {
         v[20] = Vec3::new(0.0, -30.0, 0.0);
         let mut sc = SelfCollision::new(&rest);
         sc.find_pairs(&rest, &v, &[1.0; 21], 1.0 / 60.0, SETTINGS.radius);
-        // Brute force over every pair with the same reaches (the mean velocity, −30/21 m/s, gives
-        // the slow ones 2.4 cm of relative travel too). The fast one, reach ≈ 0.5 m, pairs with
-        // every slow particle within about 0.53 m.
+        // Brute force over every pair: distance − relative travel < 2r + margin. The fast one
+        // (0.5 m of travel) pairs with every slow particle within 0.53 m; the slow ones, 5 cm
+        // apart, with none.
         let mut expected = Vec::new();
+        let keep = (2.0 + MARGIN_RADII) * SETTINGS.radius;
         for i in 0..21u32 {
             for j in i + 1..21 {
                 let (a, b) = (i as usize, j as usize);
-                if rest[a].distance(rest[b]) < sc.reach[a] + sc.reach[b] {
+                if rest[a].distance(rest[b]) - ((v[a] - v[b]) / 60.0).length() < keep {
                     expected.push([i, j]);
                 }
             }
