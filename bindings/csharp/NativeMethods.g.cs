@@ -636,13 +636,15 @@ namespace Xpbd.Native
         /// <summary>
         ///  1 / 0: self-collision, particles of the cloth kept at least 2r apart (r =
         ///  `self_collision_radius`) except pairs already closer than 2r in the mesh as created;
-        ///  friction between the touching layers (Macklin et al. 2014). Default 1.
+        ///  friction between the touching layers (Macklin et al. 2014). Default 0 (off: set a radius
+        ///  suited to the mesh, about half its edge length, when turning it on).
         /// </summary>
         public uint enable_self_collision;
         /// <summary>
         ///  Self-collision particle radius r in metres: 0 (default) = `collision_thickness`, else
-        ///  1e-6..=1. For a mesh of edge length s, r &gt;= 0.36*s keeps particles from slipping through
-        ///  the middle of a quad; 2r must stay below the smallest gap between layers of the rest mesh.
+        ///  1e-6..=1. For a mesh of edge length s, r = 0.5*s keeps particles from slipping through the
+        ///  holes between the particles of another layer (below 0.36*s the middle of a quad is open);
+        ///  2r must stay below the smallest gap between layers of the rest mesh.
         /// </summary>
         public float self_collision_radius;
         /// <summary>

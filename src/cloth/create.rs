@@ -199,6 +199,9 @@ impl Cloth {
                 *w = 1.0 / mass;
             }
         }
+        if params.self_collision {
+            self.self_collision.prepare(); // allocate outside the step
+        }
         let tethers_were_enabled = self.params.enable_tethers;
         self.params = params;
         self.refresh_inverse_masses();

@@ -21,8 +21,10 @@
 //!
 //! A particle sphere only stops particles: a layer can pass between the particles of another
 //! where their gaps are wider than 2r (on a square grid of spacing s, through the middle of a
-//! quad while 2r < s·√2). Choose r ≥ 0.36 s (2r ≥ the quad's half-diagonal), or accept that
-//! fast, head-on layers may slip through.
+//! quad while 2r < s/√2, r < 0.36 s). Just above that, a particle over the middle of a quad is
+//! stopped only √((2r)² − s²/2) from the other layer's plane (3 mm for s = 19.4 mm, r = 7 mm) and
+//! a pile's pressure ratchets it through (seen in tests/self_collision.rs); with r = 0.5 s it is
+//! held s/√2 away. So r ≈ half the edge length is the setting to use.
 //!
 //! # Broad phase (once per step)
 //! Candidate pairs are found once per step and re-tested every iteration of every substep. A pair
@@ -70,8 +72,8 @@ pub(crate) struct SelfCollisionSettings {
 /// short to trust and the current direction is used.
 const MIN_DIRECTION: f32 = 1e-3;
 
-/// Broad-phase margin in radii: a pair is kept when its predicted closest approach over the step
-/// is below 2r + this × r. It covers relative motion that appears during the step (part of the
+/// Broad-phase margin in radii: a pair is kept when its distance minus its predicted relative
+/// travel over the step is below 2r + this × r. It covers relative motion that appears during the step (part of the
 /// cloth stopped by a collider while the rest falls: g·Δt²/2 = 1.4 mm at 60 Hz).
 pub const MARGIN_RADII: f32 = 1.0;
 
@@ -86,8 +88,9 @@ impl SelfCollisionSettings {
 }
 
 /// Broad-phase state of one cloth: rest positions (for the rest-distance exclusion), the hash,
-/// and this step's candidate pairs. Every buffer is sized when the cloth is created; the pair
-/// list grows (amortised) only if a step finds more pairs than any step before it.
+/// and this step's candidate pairs. The hash and the pair list are allocated when self-collision
+/// is switched on (cloth creation or `set_params`), never while stepping; the pair list grows
+/// (amortised) only if a step finds more than [`RESERVED_PAIRS_PER_PARTICLE`] pairs per particle.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct SelfCollision {
     /// Particle positions of the mesh as created [m].
@@ -99,18 +102,26 @@ pub(crate) struct SelfCollision {
     pairs: Vec<[u32; 2]>,
 }
 
-/// Candidate pairs per particle reserved at creation: a particle of a flat sheet with r ≈ half
-/// the edge length has about 6 pairs within 2r + r of which it owns half; a pile doubles that.
-const RESERVED_PAIRS_PER_PARTICLE: usize = 8;
+/// Candidate pairs per particle reserved when self-collision is switched on: with r = half the
+/// edge length, a particle of a flat sheet keeps its 4 edge neighbours and 4 diagonal ones
+/// (rest 2r and 2.8r, within 2r + r) and owns half of them; the fold test peaks at 17 per
+/// particle while its layers swing together.
+pub const RESERVED_PAIRS_PER_PARTICLE: usize = 24;
 
 impl SelfCollision {
-    /// State for a cloth whose particles are at `rest` when created.
+    /// State for a cloth whose particles are at `rest` when created; nothing else is allocated
+    /// before [`SelfCollision::prepare`].
     pub fn new(rest: &[Vec3]) -> Self {
-        SelfCollision {
-            rest: rest.to_vec(),
-            hash: SpatialHash::new(rest.len()),
-            reach: vec![0.0; rest.len()],
-            pairs: Vec::with_capacity(rest.len() * RESERVED_PAIRS_PER_PARTICLE),
+        SelfCollision { rest: rest.to_vec(), ..SelfCollision::default() }
+    }
+
+    /// Allocate the hash and the pair list (once; call when self-collision is switched on).
+    pub fn prepare(&mut self) {
+        let n = self.rest.len();
+        if self.reach.len() != n {
+            self.hash = SpatialHash::new(n);
+            self.reach = vec![0.0; n];
+            self.pairs.reserve(n * RESERVED_PAIRS_PER_PARTICLE);
         }
     }
 
@@ -133,6 +144,7 @@ impl SelfCollision {
     /// w = 0 and pairs closer than 2r at rest are left out.
     pub fn find_pairs(&mut self, x: &[Vec3], v: &[Vec3], w: &[f32], dt: f32, radius: f32) {
         self.pairs.clear();
+        self.prepare(); // no-op once prepared (the cloth does it when the setting is switched on)
         let n = x.len();
         if n < 2 {
             return;

@@ -116,11 +116,13 @@ pub struct XpbdClothDesc {
     pub line_count: u32,
     /// 1 / 0: self-collision, particles of the cloth kept at least 2r apart (r =
     /// `self_collision_radius`) except pairs already closer than 2r in the mesh as created;
-    /// friction between the touching layers (Macklin et al. 2014). Default 1.
+    /// friction between the touching layers (Macklin et al. 2014). Default 0 (off: set a radius
+    /// suited to the mesh, about half its edge length, when turning it on).
     pub enable_self_collision: u32,
     /// Self-collision particle radius r in metres: 0 (default) = `collision_thickness`, else
-    /// 1e-6..=1. For a mesh of edge length s, r >= 0.36*s keeps particles from slipping through
-    /// the middle of a quad; 2r must stay below the smallest gap between layers of the rest mesh.
+    /// 1e-6..=1. For a mesh of edge length s, r = 0.5*s keeps particles from slipping through the
+    /// holes between the particles of another layer (below 0.36*s the middle of a quad is open);
+    /// 2r must stay below the smallest gap between layers of the rest mesh.
     pub self_collision_radius: f32,
     /// Static friction coefficient mu_s between touching parts of the cloth (0..=100). Default 0.5.
     pub self_static_friction: f32,
