@@ -338,6 +338,10 @@ typedef struct XpbdClothParams {
      * Kinetic friction coefficient between touching parts of the cloth (0..=100).
      */
     float self_kinetic_friction;
+    /**
+     * 1 / 0: inter-cloth collision on / off.
+     */
+    uint32_t enable_inter_cloth_collision;
 } XpbdClothParams;
 
 /**
@@ -568,6 +572,12 @@ typedef struct XpbdClothDesc {
      * Kinetic friction coefficient mu_k between touching parts of the cloth (0..=100). Default 0.4.
      */
     float self_kinetic_friction;
+    /**
+     * 1 / 0: collide with the other cloths of the world that also have this on, particles kept
+     * r_a + r_b apart (each cloth's `self_collision_radius`) with each cloth's self friction;
+     * independent of `enable_self_collision`. Default 0.
+     */
+    uint32_t enable_inter_cloth_collision;
 } XpbdClothDesc;
 
 /**
@@ -665,6 +675,11 @@ typedef struct XpbdClothStats {
      * Self-collision pairs touching at the end of the step: distance at most 2r·1.01.
      */
     uint32_t self_contact_count;
+    /**
+     * Inter-cloth candidate pairs (this cloth's particle, another cloth's particle) of the last
+     * step; 0 with inter-cloth collision off.
+     */
+    uint32_t inter_cloth_pairs_tested;
 } XpbdClothStats;
 
 /**

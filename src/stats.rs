@@ -51,6 +51,9 @@ pub struct ClothStats {
     pub self_pairs_tested: u32,
     /// Self-collision pairs touching at the end of the step: distance at most 2r·1.01.
     pub self_contact_count: u32,
+    /// Inter-cloth candidate pairs (this cloth's particle, another cloth's particle) of the last
+    /// step; 0 with inter-cloth collision off.
+    pub inter_cloth_pairs_tested: u32,
 }
 
 /// Preallocated buffer so that computing statistics never allocates during a step.

@@ -324,28 +324,92 @@ fn cloth_dropped_on_a_plane_piles_up_without_crossing_or_jitter() {
 }
 
 /// The state hash of every cloth after every step of two pleated curtains dropped onto each other
-/// (self-collision on) over a plane, in a world of `thread_count` threads.
-fn curtains_hashes(thread_count: u32, frames: usize) -> Vec<Vec<u64>> {
+/// (self- and inter-cloth collision on) over a plane, in a world of `thread_count` threads, and
+/// the most inter-cloth candidate pairs of a step.
+fn curtains_hashes(thread_count: u32, frames: usize) -> (Vec<Vec<u64>>, u32) {
     let mut world = World::new(WorldDesc { thread_count, ..WorldDesc::default() }).unwrap();
     let (p1, i1) = pleated_curtain(Vec3::ZERO);
-    let (p2, i2) = pleated_curtain(Vec3::new(0.1, 0.0, 0.3));
-    let cloths = [add_cloth(&mut world, &p1, &i1, curtain_params()), add_cloth(&mut world, &p2, &i2, curtain_params())];
+    let (p2, i2) = pleated_curtain(Vec3::new(0.1, 0.0, 0.15));
+    let params = ClothParams { inter_cloth_collision: true, ..curtain_params() };
+    let cloths = [add_cloth(&mut world, &p1, &i1, params), add_cloth(&mut world, &p2, &i2, params)];
+    let mut most_inter = 0;
     world.add_collider(&ColliderDesc::plane()).unwrap();
-    (0..frames)
+    let hashes = (0..frames)
         .map(|_| {
             world.step(DT).unwrap();
+            most_inter = most_inter.max(world.cloth(cloths[0]).unwrap().stats().inter_cloth_pairs_tested);
             cloths.iter().map(|&c| world.cloth(c).unwrap().state_hash()).collect()
         })
-        .collect()
+        .collect();
+    (hashes, most_inter)
 }
 
-/// Issue 8, test 4: bitwise equal results for 1 and 2 threads with self-collision on.
+/// Issue 8, test 4: bitwise equal results for 1 and 2 threads with self-collision on (and
+/// inter-cloth collision, whose snapshot must make the parallel cloths independent).
 #[test]
 fn self_collision_gives_the_same_bits_on_one_and_two_threads() {
-    let one = curtains_hashes(1, 60);
-    let two = curtains_hashes(2, 60);
+    let (one, inter) = curtains_hashes(1, 60);
+    let (two, _) = curtains_hashes(2, 60);
     let differing = one.iter().zip(&two).filter(|(a, b)| a != b).count();
-    println!("determinism: {differing} of {} frames differ between 1 and 2 threads", one.len());
+    println!("determinism: {differing} of {} frames differ between 1 and 2 threads; up to {inter} inter-cloth pairs", one.len());
+    assert!(inter > 0, "the curtains never came near each other");
     assert_eq!(one, two);
     assert!(one.windows(2).all(|w| w[0] != w[1]), "the scene must move every frame");
+}
+
+/// Issue 8, test 3: two cloths dropped onto each other (inter-cloth collision on, self-collision
+/// off) over a plane stay separated by ≥ 1.8 r. A 0.5 m sheet (26², 2 cm edges, r = 1 cm) at
+/// 5 cm and a second one turned by 30° at 15 cm; the lower lands on the plane, the upper on it.
+#[test]
+fn two_cloths_dropped_on_each_other_stay_two_radii_apart() {
+    let r = 0.01;
+    let sheet = |height: f32, turn: f32| {
+        let (s, c) = turn.to_radians().sin_cos();
+        grid(26, 26, 0.5, 0.5, |u, v| {
+            let (a, b) = (u - 0.25, v - 0.25);
+            [a * c - b * s, height, a * s + b * c]
+        })
+    };
+    let (p1, i1) = sheet(0.05, 0.0);
+    let (p2, i2) = sheet(0.15, 30.0);
+    let mut world = World::new(WorldDesc::default()).unwrap();
+    let params = ClothParams { inter_cloth_collision: true, self_collision_radius: Some(r), ..ClothParams::default() };
+    let lower = add_cloth(&mut world, &p1, &i1, params);
+    let upper = add_cloth(&mut world, &p2, &i2, params);
+    world.add_collider(&ColliderDesc::plane()).unwrap();
+
+    let closest_between = |world: &World| {
+        let (a, b) = (world.cloth(lower).unwrap().particle_positions(), world.cloth(upper).unwrap().particle_positions());
+        let cells = Cells::new(a, 4.0 * r);
+        let mut best = f32::INFINITY;
+        for &q in b {
+            cells.near(q, |k| best = best.min(a[k].distance(q)));
+        }
+        best
+    };
+    let (mut closest_ever, mut most_pairs, mut upper_below) = (f32::INFINITY, 0, 0);
+    for _ in 0..120 {
+        world.step(DT).unwrap();
+        closest_ever = closest_ever.min(closest_between(&world));
+        most_pairs = most_pairs.max(world.cloth(upper).unwrap().stats().inter_cloth_pairs_tested);
+        let lowest_upper = world.cloth(upper).unwrap().particle_positions().iter().map(|p| p.y).fold(f32::INFINITY, f32::min);
+        let highest_lower = world.cloth(lower).unwrap().particle_positions().iter().map(|p| p.y).fold(0.0f32, f32::max);
+        upper_below += (lowest_upper < highest_lower) as usize;
+    }
+    let at_end = closest_between(&world);
+    let heights = [lower, upper].map(|c| {
+        let x = world.cloth(c).unwrap().particle_positions();
+        x.iter().map(|p| p.y).sum::<f32>() / x.len() as f32
+    });
+    println!(
+        "two cloths: closest particles of different cloths over 2 s {closest_ever:.5} m = {:.3} r, at the end {at_end:.5} m = {:.3} r; \
+         mean heights {:.4} / {:.4} m; most candidate pairs {most_pairs}; frames with an upper particle below the lower's highest {upper_below}",
+        closest_ever / r,
+        at_end / r,
+        heights[0],
+        heights[1],
+    );
+    assert!(at_end < 2.2 * r, "the cloths do not lie on each other ({at_end} m)");
+    assert!(closest_ever >= 1.8 * r, "particles of different cloths {closest_ever} m apart (< 1.8 r)");
+    assert_eq!(upper_below, 0, "a particle of the upper cloth went below the lower cloth");
 }

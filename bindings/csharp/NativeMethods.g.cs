@@ -655,6 +655,12 @@ namespace Xpbd.Native
         ///  Kinetic friction coefficient mu_k between touching parts of the cloth (0..=100). Default 0.4.
         /// </summary>
         public float self_kinetic_friction;
+        /// <summary>
+        ///  1 / 0: collide with the other cloths of the world that also have this on, particles kept
+        ///  r_a + r_b apart (each cloth's `self_collision_radius`) with each cloth's self friction;
+        ///  independent of `enable_self_collision`. Default 0.
+        /// </summary>
+        public uint enable_inter_cloth_collision;
     }
 
     /// <summary>
@@ -786,6 +792,10 @@ namespace Xpbd.Native
         ///  Kinetic friction coefficient between touching parts of the cloth (0..=100).
         /// </summary>
         public float self_kinetic_friction;
+        /// <summary>
+        ///  1 / 0: inter-cloth collision on / off.
+        /// </summary>
+        public uint enable_inter_cloth_collision;
     }
 
     /// <summary>
@@ -1047,6 +1057,11 @@ namespace Xpbd.Native
         ///  Self-collision pairs touching at the end of the step: distance at most 2r·1.01.
         /// </summary>
         public uint self_contact_count;
+        /// <summary>
+        ///  Inter-cloth candidate pairs (this cloth's particle, another cloth's particle) of the last
+        ///  step; 0 with inter-cloth collision off.
+        /// </summary>
+        public uint inter_cloth_pairs_tested;
     }
 
 

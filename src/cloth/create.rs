@@ -151,6 +151,8 @@ impl Cloth {
             colouring: DEFAULT_CONSTRAINT_COLOURING,
             contacts: ContactScratch::new(particle_count),
             self_collision,
+            inter_cloth: Default::default(),
+            world_key: 0,
             normals: vec![Vec3::ZERO; particle_count],
             wind_force: vec![Vec3::ZERO; particle_count],
             stats: ClothStats::default(),

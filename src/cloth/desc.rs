@@ -78,6 +78,10 @@ pub struct ClothParams {
     pub self_static_friction: f32,
     /// Kinetic friction coefficient μ_k between touching parts of the cloth. Default 0.4.
     pub self_kinetic_friction: f32,
+    /// Collide with the other cloths of the world that also have this on (see
+    /// `collision/inter_cloth.rs`): particles of the two cloths kept r_a + r_b apart, with each
+    /// cloth's self-collision radius and friction. Independent of `self_collision`. Default off.
+    pub inter_cloth_collision: bool,
 }
 
 /// Whether self-collision is on in [`ClothParams::default`]. Off: the radius that works depends on
@@ -115,6 +119,7 @@ impl Default for ClothParams {
             self_collision_radius: None,
             self_static_friction: 0.5,
             self_kinetic_friction: 0.4,
+            inter_cloth_collision: false,
         }
     }
 }
@@ -165,7 +170,7 @@ impl ClothParams {
         check_range("max_depenetration_speed", self.max_depenetration_speed, 1e-6, 1.0e3, "0 < m/s <= 1000")?;
         if let Some(r) = self.self_collision_radius {
             check_range("self_collision_radius", r, 1e-6, 1.0, "1e-6 <= m <= 1")?;
-        } else if self.self_collision && self.collision_thickness < 1e-6 {
+        } else if (self.self_collision || self.inter_cloth_collision) && self.collision_thickness < 1e-6 {
             return Err(ClothError::InvalidParameter {
                 name: "self_collision_radius",
                 value: self.collision_thickness as f64,

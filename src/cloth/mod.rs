@@ -14,6 +14,7 @@ pub use output::Energy;
 pub(crate) use pins::Pins;
 
 use crate::collision::contact::ContactScratch;
+use crate::collision::inter_cloth::InterClothPairs;
 use crate::collision::self_collision::SelfCollision;
 use crate::constraints::{BendingConstraints, StretchConstraints, TetherConstraints};
 use crate::stats::{ClothStats, StatsScratch};
@@ -91,6 +92,10 @@ pub struct Cloth {
     pub(crate) contacts: ContactScratch,
     /// Self-collision broad phase: rest positions, hash grid, this step's candidate pairs.
     pub(crate) self_collision: SelfCollision,
+    /// Pairs with other cloths' particles for the current step (inter-cloth collision).
+    pub(crate) inter_cloth: InterClothPairs,
+    /// The cloth's slot in its world (tells its own particles apart in the inter-cloth snapshot).
+    pub(crate) world_key: u32,
 
     /// Area-weighted unit normal per particle, refreshed at the end of every step.
     pub(crate) normals: Vec<Vec3>,

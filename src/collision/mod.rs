@@ -13,11 +13,14 @@
 //! - Self-collision: `self_collision.rs` — particle–particle inequality ‖x_i − x_j‖ ≥ 2r inside a
 //!   cloth with the same friction model, candidate pairs found once per step by the hash grid of
 //!   `spatial_hash.rs`.
+//! - Inter-cloth collision: `inter_cloth.rs` — the same inequality between particles of different
+//!   cloths of a world, against a snapshot of the others taken before the (parallel) step.
 
 mod capsule;
 pub(crate) mod contact;
 mod cuboid;
 mod desc;
+pub(crate) mod inter_cloth;
 mod plane;
 pub(crate) mod self_collision;
 pub(crate) mod shape;

@@ -80,10 +80,15 @@ pub const MARGIN_RADII: f32 = 1.0;
 impl SelfCollisionSettings {
     /// The settings of a cloth with self-collision on, else `None`.
     pub fn from_params(params: &ClothParams) -> Option<Self> {
-        params.self_collision.then(|| SelfCollisionSettings {
+        params.self_collision.then(|| Self::of(params))
+    }
+
+    /// The cloth's radius and friction (also used for inter-cloth pairs).
+    pub fn of(params: &ClothParams) -> Self {
+        SelfCollisionSettings {
             radius: params.effective_self_collision_radius(),
             friction: (params.self_static_friction, params.self_kinetic_friction),
-        })
+        }
     }
 }
 
@@ -152,9 +157,9 @@ impl SelfCollision {
         let mean_v = v.iter().copied().fold(Vec3::ZERO, |a, b| a + b) / n as f32;
         let base = (1.0 + 0.5 * MARGIN_RADII) * radius;
         let mut reach_sum = 0.0f32;
-        for i in 0..n {
-            self.reach[i] = base + (v[i] - mean_v).length() * dt;
-            reach_sum += self.reach[i];
+        for (reach, v) in self.reach.iter_mut().zip(v) {
+            *reach = base + (*v - mean_v).length() * dt;
+            reach_sum += *reach;
         }
         let cell = 2.0 * reach_sum / n as f32;
         if !(cell.is_finite() && cell > 0.0) {

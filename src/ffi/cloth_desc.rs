@@ -128,6 +128,10 @@ pub struct XpbdClothDesc {
     pub self_static_friction: f32,
     /// Kinetic friction coefficient mu_k between touching parts of the cloth (0..=100). Default 0.4.
     pub self_kinetic_friction: f32,
+    /// 1 / 0: collide with the other cloths of the world that also have this on, particles kept
+    /// r_a + r_b apart (each cloth's `self_collision_radius`) with each cloth's self friction;
+    /// independent of `enable_self_collision`. Default 0.
+    pub enable_inter_cloth_collision: u32,
 }
 
 /// The settings of a cloth that may change after creation: the same fields, meanings, ranges and
@@ -197,6 +201,8 @@ pub struct XpbdClothParams {
     pub self_static_friction: f32,
     /// Kinetic friction coefficient between touching parts of the cloth (0..=100).
     pub self_kinetic_friction: f32,
+    /// 1 / 0: inter-cloth collision on / off.
+    pub enable_inter_cloth_collision: u32,
 }
 
 /// What a cloth is made of: masses and compliances. `xpbd_cloth_set_material` replaces these
@@ -287,6 +293,7 @@ impl From<&ClothParams> for XpbdClothParams {
             self_collision_radius: p.self_collision_radius.unwrap_or(0.0),
             self_static_friction: p.self_static_friction,
             self_kinetic_friction: p.self_kinetic_friction,
+            enable_inter_cloth_collision: p.inter_cloth_collision as u32,
         }
     }
 }
@@ -339,6 +346,7 @@ impl XpbdClothParams {
             self_collision_radius: (self.self_collision_radius != 0.0).then_some(self.self_collision_radius),
             self_static_friction: self.self_static_friction,
             self_kinetic_friction: self.self_kinetic_friction,
+            inter_cloth_collision: flag(self.enable_inter_cloth_collision, "enable_inter_cloth_collision")?,
         })
     }
 
@@ -389,6 +397,7 @@ impl XpbdClothDesc {
             self_collision_radius: self.self_collision_radius,
             self_static_friction: self.self_static_friction,
             self_kinetic_friction: self.self_kinetic_friction,
+            enable_inter_cloth_collision: self.enable_inter_cloth_collision,
         }
     }
 }
@@ -463,6 +472,7 @@ pub extern "C" fn xpbd_default_cloth_desc() -> XpbdClothDesc {
         self_collision_radius: p.self_collision_radius,
         self_static_friction: p.self_static_friction,
         self_kinetic_friction: p.self_kinetic_friction,
+        enable_inter_cloth_collision: p.enable_inter_cloth_collision,
     }
 }
 
@@ -500,6 +510,7 @@ mod tests {
             self_collision_radius: Some(0.0075),
             self_static_friction: 0.7,
             self_kinetic_friction: 0.6,
+            inter_cloth_collision: true,
         };
         assert_eq!(core.validate(), Ok(()));
         let c = XpbdClothParams::from(&core);

@@ -5,6 +5,7 @@ mod wind;
 
 use crate::cloth::Cloth;
 use crate::collision::contact::{ContactSettings, contact_summary};
+use crate::collision::inter_cloth::InterClothSnapshot;
 use crate::collision::self_collision::SelfCollisionSettings;
 use crate::collision::{ColliderStore, SubstepWindow};
 use crate::constraints::SubstepCoefficients;
@@ -35,6 +36,9 @@ pub(crate) struct StepContext<'a> {
     /// The step runs on the world's thread pool of more than one thread: coloured cloths of at
     /// least [`PARALLEL_MIN_CONSTRAINTS`] constraints project each colour in parallel.
     pub parallel: bool,
+    /// The particles of the world's cloths with inter-cloth collision at the step's start, when
+    /// at least two take part.
+    pub inter_cloth: Option<&'a InterClothSnapshot>,
 }
 
 /// Constraints (edges + hinges + tethers) below which a coloured cloth is still solved on one
@@ -78,6 +82,9 @@ pub(crate) fn step_cloth(cloth: &mut Cloth, dt: f32, ctx: &StepContext) {
     let parallel = cloth.colouring && ctx.parallel && constraint_count >= PARALLEL_MIN_CONSTRAINTS;
     let self_contact = SelfCollisionSettings::from_params(&params);
     cloth.self_collision.begin_step(&cloth.particles.x, &cloth.particles.v, &cloth.particles.w, dt, self_contact);
+    let inter_cloth = ctx.inter_cloth.filter(|_| params.inter_cloth_collision);
+    let pair_settings = SelfCollisionSettings::of(&params);
+    cloth.inter_cloth.begin_step(inter_cloth, cloth.world_key, &cloth.particles, pair_settings.radius, dt);
 
     for substep in 0..substeps {
         if let Some(aero) = &aerodynamics {
@@ -109,6 +116,10 @@ pub(crate) fn step_cloth(cloth: &mut Cloth, dt: f32, ctx: &StepContext) {
             if let Some(settings) = &self_contact {
                 cloth.self_collision.solve(&mut p.x, &p.x_prev, &p.w, settings);
             }
+            if let Some(snapshot) = inter_cloth {
+                let span = (substep as f32 * h, (substep + 1) as f32 * h);
+                cloth.inter_cloth.solve(snapshot, p, &pair_settings, span);
+            }
             if collide {
                 cloth.contacts.solve(&mut p.x, &p.x_prev, &p.w, ctx.colliders, window, &contact);
             }
@@ -132,6 +143,7 @@ pub(crate) fn step_cloth(cloth: &mut Cloth, dt: f32, ctx: &StepContext) {
         cloth.stats.self_pairs_tested = cloth.self_collision.pairs().len() as u32;
         cloth.stats.self_contact_count = cloth.self_collision.contact_count(&cloth.particles.x, settings.radius);
     }
+    cloth.stats.inter_cloth_pairs_tested = cloth.inter_cloth.len() as u32;
 }
 
 /// Symplectic Euler prediction for free particles; pinned particles move to their target for this
