@@ -88,7 +88,8 @@ pub struct ClothParams {
 /// the mesh (r ≈ half the edge length, see [`ClothParams::self_collision_radius`]), so no default
 /// radius suits every mesh; and with the 5 mm default on, the validated 128² light stiff cloth
 /// (7.9 mm edges) ends 2.2e-4 m beyond its tether bounds (tests/colouring.rs allows 1e-4) because
-/// the self-collision pass runs after the tethers, and its 10 s test ran 2–3 × longer.
+/// the self-collision pass runs after the tethers, and the test file ran about 2 × longer
+/// (197 s against 95 s, `--profile ci` on the loaded 2-core machine).
 pub const DEFAULT_SELF_COLLISION: bool = false;
 
 impl Default for ClothParams {
