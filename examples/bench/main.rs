@@ -172,8 +172,21 @@ fn main() {
         let edges = off.cloth(off.live_handle(0).unwrap()).unwrap().stretch_constraints();
         let radius = 0.5 * edges.rest_length.iter().sum::<f32>() / edges.rest_length.len() as f32;
         let mut on = world_with(&scene, 10, 1, false, Some(radius));
-        let off_s = time(steps, 10, || off.step(DT).unwrap());
-        let on_s = time(steps, 10, || on.step(DT).unwrap());
+        // Interleaved, step by step, so that both see the same machine load (the shared machine's
+        // load moves the absolute numbers by ±30 % between runs).
+        let (mut off_t, mut on_t) = (Vec::new(), Vec::new());
+        for k in 0..steps + 10 {
+            let t = Instant::now();
+            off.step(DT).unwrap();
+            let t_off = t.elapsed().as_secs_f64();
+            let t = Instant::now();
+            on.step(DT).unwrap();
+            if k >= 10 {
+                off_t.push(t_off);
+                on_t.push(t.elapsed().as_secs_f64());
+            }
+        }
+        let (off_s, on_s) = (median(off_t), median(on_t));
         let stats = *on.cloth(on.live_handle(0).unwrap()).unwrap().stats();
         println!(
             "{:<11} {:>8.2} {:>10.2} {:>9.2} {:>6.2}× {:>11} {:>9}",

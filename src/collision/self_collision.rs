@@ -38,7 +38,7 @@
 //! (`spatial_hash.rs`) with cells twice the mean reach; each pair is looked for by the particle
 //! of larger reach (ties: the lower index) in the cells within 2·R_i, so a fast particle finds
 //! its pairs without making the cells of all the others large. A particle whose search would
-//! cover more than `MAX_QUERY_CELLS` (216) cells (one flung far faster than the rest) tests every
+//! cover more cells than the cloth has particles (one flung far faster than the rest) tests every
 //! particle instead. Pairs are stored as (i < j), sorted: the same order on every run and every
 //! thread count.
 //!

@@ -1,19 +1,17 @@
 //! A uniform grid over 3-D points, hashed into a fixed table and filled by counting sort, for
 //! finding every pair of points closer than a distance (the broad phase of self-collision).
 //!
-//! Built once per step: cell size c ≥ the largest query distance, each point goes into the one
-//! cell that contains it, and a pair closer than c always lies in the same or neighbouring cells
-//! (3 × 3 × 3). Cells are hashed (Teschner et al. 2003, "Optimized Spatial Hashing for Collision
+//! Built once per step: each point goes into the one cell (edge c) that contains it, and a query
+//! visits the cells that a cube around a point touches (2–3 per axis when its half-side is about
+//! c), so it finds every point within that distance. Cells are hashed (Teschner et al. 2003, "Optimized Spatial Hashing for Collision
 //! Detection of Deformable Objects", the three large primes) into a table of a power of two
-//! ≥ 2 × the point count, so memory is linear in the points whatever the cloth's extent. Two
-//! cells that share a bucket only cost extra distance tests, never a missed pair. Within a bucket
-//! the points are in ascending index order, so every query returns its candidates in the same
-//! order on every run and every thread count. Allocates only in [`SpatialHash::new`].
+//! ≥ 2 × the point count, so memory is linear in the points whatever the cloth's extent. Each
+//! point's cell is stored, so a query skips the points of other cells that share a bucket.
+//! Within a bucket the points are in ascending index order, so every query returns its
+//! candidates in the same order on every run and every thread count. Allocates only in
+//! [`SpatialHash::new`].
 
 use glam::Vec3;
-
-/// Most cells one [`SpatialHash::for_each_within`] query visits (6 × 6 × 6).
-pub const MAX_QUERY_CELLS: usize = 216;
 
 /// A counting-sorted hash grid over a fixed number of points.
 #[derive(Clone, Debug, Default)]
@@ -24,6 +22,8 @@ pub(crate) struct SpatialHash {
     mask: usize,
     /// Bucket of each point (last build).
     bucket_of: Vec<u32>,
+    /// Cell of each point (last build): tells apart the cells that share a bucket.
+    cell_of_point: Vec<[i32; 3]>,
     /// `start[b]..start[b + 1]` indexes `entries` for bucket b; `table + 1` entries.
     start: Vec<u32>,
     /// Point indices sorted by bucket, ascending within a bucket.
@@ -38,6 +38,7 @@ impl SpatialHash {
             cell: 1.0,
             mask: table - 1,
             bucket_of: vec![0; point_count],
+            cell_of_point: vec![[0; 3]; point_count],
             start: vec![0; table + 1],
             entries: vec![0; point_count],
         }
@@ -64,7 +65,9 @@ impl SpatialHash {
         self.cell = cell;
         self.start.fill(0);
         for (i, &p) in points.iter().enumerate() {
-            let b = self.bucket(self.cell_of(p));
+            let cell = self.cell_of(p);
+            let b = self.bucket(cell);
+            self.cell_of_point[i] = cell;
             self.bucket_of[i] = b as u32;
             self.start[b] += 1;
         }
@@ -83,35 +86,28 @@ impl SpatialHash {
         }
     }
 
-    /// Call `visit(j)` for every point j in the cells that the cube of half-side `radius` [m]
-    /// around `p` touches (each point once, even when several of those cells share a bucket), in
-    /// a fixed order; the caller tests the distance. Returns false, visiting nothing, when the
-    /// cube touches more than [`MAX_QUERY_CELLS`] cells.
+    /// Call `visit(j)` for every point j whose cell the cube of half-side `radius` [m] around `p`
+    /// touches, each once, in a fixed order; the caller tests the distance. Points of other cells
+    /// that share a bucket are skipped by their stored cell, so no point is visited twice.
+    /// Returns false, visiting nothing, when the cube touches more cells than there are points
+    /// (testing every point is then cheaper).
     pub fn for_each_within(&self, p: Vec3, radius: f32, mut visit: impl FnMut(u32)) -> bool {
         let lo = self.cell_of(p - Vec3::splat(radius));
         let hi = self.cell_of(p + Vec3::splat(radius));
         let span = |a: usize| (hi[a] as i64 - lo[a] as i64 + 1) as usize;
-        if span(0).saturating_mul(span(1)).saturating_mul(span(2)) > MAX_QUERY_CELLS {
+        if span(0).saturating_mul(span(1)).saturating_mul(span(2)) > self.entries.len().max(27) {
             return false;
         }
-        let mut buckets = [0usize; MAX_QUERY_CELLS];
-        let mut count = 0;
         for z in lo[2]..=hi[2] {
             for y in lo[1]..=hi[1] {
                 for x in lo[0]..=hi[0] {
-                    buckets[count] = self.bucket([x, y, z]);
-                    count += 1;
+                    let b = self.bucket([x, y, z]);
+                    for &j in &self.entries[self.start[b] as usize..self.start[b + 1] as usize] {
+                        if self.cell_of_point[j as usize] == [x, y, z] {
+                            visit(j);
+                        }
+                    }
                 }
-            }
-        }
-        let buckets = &mut buckets[..count];
-        buckets.sort_unstable();
-        for (k, &b) in buckets.iter().enumerate() {
-            if k > 0 && buckets[k - 1] == b {
-                continue;
-            }
-            for &j in &self.entries[self.start[b] as usize..self.start[b + 1] as usize] {
-                visit(j);
             }
         }
         true
@@ -170,7 +166,7 @@ mod tests {
         let mut seen = vec![0; p.len()];
         assert!(hash.for_each_within(Vec3::splat(0.5), 10.0, |j| seen[j as usize] += 1));
         assert_eq!(seen, vec![1; p.len()]);
-        // A cube over more than MAX_QUERY_CELLS cells is refused, not walked.
+        // A cube over more cells than points is refused, not walked.
         assert!(!hash.for_each_within(Vec3::splat(0.5), 40.0, |_| panic!("visited")));
     }
 }
