@@ -12,8 +12,11 @@
 //!   running and the sign differs, the particle passed through the other layer.
 
 mod common;
+mod ffi_common;
 
 use common::grid;
+use ffi_common::{c_stats, c_world, ok};
+use xpbd_cloth::ffi::*;
 use std::collections::HashMap;
 use xpbd_cloth::{ClothDesc, ClothHandle, ClothParams, ColliderDesc, Pose, Vec3, World, WorldDesc};
 
@@ -412,4 +415,63 @@ fn two_cloths_dropped_on_each_other_stay_two_radii_apart() {
     assert!(at_end < 2.2 * r, "the cloths do not lie on each other ({at_end} m)");
     assert!(closest_ever >= 1.8 * r, "particles of different cloths {closest_ever} m apart (< 1.8 r)");
     assert_eq!(upper_below, 0, "a particle of the upper cloth went below the lower cloth");
+}
+
+/// The C ABI: the pile scene created through `XpbdClothDesc` (self-collision fields at its end)
+/// and a C plane gives the Rust API's state to the bit and reports pairs and contacts in
+/// `XpbdClothStats`; bad self-collision fields are rejected without creating a cloth.
+#[test]
+fn c_descriptor_fields_drive_the_same_self_collision_and_bad_values_are_rejected() {
+    let (positions, indices) = pleated_curtain(Vec3::ZERO);
+    let world = c_world(1);
+    let desc = XpbdClothDesc {
+        positions: positions.as_ptr().cast(),
+        vertex_count: positions.len() as u32,
+        indices: indices.as_ptr(),
+        triangle_count: (indices.len() / 3) as u32,
+        enable_self_collision: 1,
+        self_collision_radius: CURTAIN_R,
+        ..xpbd_default_cloth_desc()
+    };
+    assert_eq!((xpbd_default_cloth_desc().enable_self_collision, xpbd_default_cloth_desc().self_collision_radius), (0, 0.0));
+    let (mut cloth, mut plane) = (XpbdClothId::default(), XpbdColliderId::default());
+    let plane_desc = XpbdColliderDesc { kind: XpbdColliderKind::Plane as u32, ..xpbd_default_collider_desc() };
+    // SAFETY: the arrays outlive the calls and hold the counts passed; valid out-parameters.
+    unsafe {
+        ok(xpbd_cloth_create(world, &desc, &mut cloth));
+        ok(xpbd_collider_create(world, &plane_desc, &mut plane));
+    }
+    let mut rust = World::new(WorldDesc { thread_count: 1, ..WorldDesc::default() }).unwrap();
+    let handle = add_cloth(&mut rust, &positions, &indices, curtain_params());
+    rust.add_collider(&ColliderDesc::plane()).unwrap();
+    for _ in 0..40 {
+        ok(xpbd_world_step(world, DT));
+        rust.step(DT).unwrap();
+    }
+    let mut from_c = 0u64;
+    // SAFETY: valid out-parameter.
+    ok(unsafe { xpbd_cloth_state_hash(cloth, &mut from_c) });
+    let stats = c_stats(cloth);
+    println!("C ABI: {} candidate pairs, {} self contacts after 40 steps", stats.self_pairs_tested, stats.self_contact_count);
+    assert_eq!(from_c, rust.cloth(handle).unwrap().state_hash());
+    assert_eq!(stats, *rust.cloth(handle).unwrap().stats());
+    assert!(stats.self_pairs_tested > 0 && stats.self_contact_count > 0);
+
+    for (bad, field) in [
+        (XpbdClothDesc { enable_self_collision: 2, ..desc }, "enable_self_collision"),
+        (XpbdClothDesc { self_collision_radius: -0.01, ..desc }, "self_collision_radius"),
+        (XpbdClothDesc { self_static_friction: f32::NAN, ..desc }, "self_static_friction"),
+        (XpbdClothDesc { enable_inter_cloth_collision: 7, ..desc }, "enable_inter_cloth_collision"),
+    ] {
+        let mut id = XpbdClothId::default();
+        // SAFETY: as above.
+        assert_eq!(unsafe { xpbd_cloth_create(world, &bad, &mut id) }, XpbdResult::InvalidArgument, "{field}");
+        assert_eq!(id, XpbdClothId::default(), "{field}: an id was written");
+        let mut message = [0u8; 512];
+        // SAFETY: a buffer of the capacity passed.
+        let length = unsafe { xpbd_last_error_message(message.as_mut_ptr().cast(), message.len()) };
+        let text = String::from_utf8_lossy(&message[..length.min(message.len() - 1)]);
+        assert!(text.contains(field), "{field}: message {text:?}");
+    }
+    ok(xpbd_world_destroy(world));
 }
