@@ -24,6 +24,17 @@ cargo test --profile ci --all-targets
 cargo test --profile ci --doc
 bash .ci/valgrind-c-api.sh
 
+# The Godot bridge (bindings/godot) is its own cargo workspace. Its Godot-free conversions (surface
+# arrays, winding and normals, vertex buffer encoding, parameters, pins, shapes) are unit-tested
+# without compiling godot-rust. A fresh `cargo check` of godot-rust takes ~11 min on a 2-core
+# machine, more than this whole suite, so the Godot side is type-checked only on request. The
+# unit tests share the root target folder: the core and its dependencies are already built there
+# with the same `ci` profile (the Godot build itself keeps bindings/godot/target).
+(cd bindings/godot && CARGO_TARGET_DIR="$PWD/../../target" cargo test --profile ci --no-default-features)
+if [ "${XPBD_GODOT_CHECK:-0}" = 1 ]; then
+    (cd bindings/godot && cargo check --release)
+fi
+
 # The Unity package: build-native.sh fills it for this host (native library + a copy of the
 # bindings), and the filled Runtime/ then compiles on its own against the Unity API it uses
 # (tests/csharp/UnityStubs.cs), as Unity would compile the package's assembly.

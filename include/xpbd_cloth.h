@@ -111,7 +111,11 @@ enum XpbdResult
      */
     XPBD_RESULT_BUFFER_SIZE_MISMATCH = 5,
     /**
-     * Reserved for a simulation that diverged (non-finite state). Not returned by ABI version 1.
+     * `xpbd_world_step`: one or more cloths failed their explosion guard in this step (a NaN or
+     * infinite position or velocity, or a particle that moved farther than its bound; see
+     * `XpbdClothDesc.max_particle_speed`). Every cloth was stepped; the unstable ones were put back
+     * as their `unstable_recovery` says. The message names the first unstable cloth's id;
+     * `xpbd_cloth_get_status` tells each cloth's story.
      */
     XPBD_RESULT_SIMULATION_UNSTABLE = 6,
     /**
@@ -129,6 +133,12 @@ enum XpbdResult
      * world.
      */
     XPBD_RESULT_CAPACITY_EXCEEDED = 9,
+    /**
+     * `xpbd_cloth_restore_state`: the buffer is not a snapshot this cloth accepts: no snapshot
+     * magic, another format version, a checksum mismatch (changed or corrupted bytes), a snapshot
+     * of another mesh, or non-finite values. The message says which; the cloth is unchanged.
+     */
+    XPBD_RESULT_INVALID_SNAPSHOT = 10,
 };
 #ifndef __cplusplus
 #if __STDC_VERSION__ >= 202311L
@@ -171,6 +181,67 @@ enum XpbdColliderKind
 typedef enum XpbdColliderKind XpbdColliderKind;
 #else
 typedef uint32_t XpbdColliderKind;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+/**
+ * What the explosion guard does with a cloth whose step failed its check (the values of
+ * `XpbdClothDesc.unstable_recovery`). Fixed forever; new values are only appended.
+ */
+enum XpbdUnstableRecovery
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+    /**
+     * Put back the positions, velocities and pin positions the cloth had before the failed step
+     * (the end of the last step that passed). Pin targets stay as set.
+     */
+    XPBD_UNSTABLE_RECOVERY_LAST_GOOD_STATE = 0,
+    /**
+     * Put every free vertex back at its creation position (moved by every teleport since) with
+     * zero velocity; pinned vertices stay at their pins.
+     */
+    XPBD_UNSTABLE_RECOVERY_REST_POSE = 1,
+    /**
+     * No check (and no cost): the cloth keeps what the step produced.
+     */
+    XPBD_UNSTABLE_RECOVERY_DISABLED = 2,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum XpbdUnstableRecovery XpbdUnstableRecovery;
+#else
+typedef uint32_t XpbdUnstableRecovery;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+/**
+ * Why a step failed the explosion guard (the values of `XpbdClothStatus.kind`). Fixed forever.
+ */
+enum XpbdInstabilityKind
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+    /**
+     * No failure since the status was last read.
+     */
+    XPBD_INSTABILITY_KIND_NONE = 0,
+    /**
+     * A position or velocity became NaN or infinite.
+     */
+    XPBD_INSTABILITY_KIND_NON_FINITE = 1,
+    /**
+     * A vertex moved farther in one step than the bound d_pins + d_colliders + 2*L + v_max*dt.
+     */
+    XPBD_INSTABILITY_KIND_DISPLACEMENT_BOUND = 2,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum XpbdInstabilityKind XpbdInstabilityKind;
+#else
+typedef uint32_t XpbdInstabilityKind;
 #endif // __STDC_VERSION__ >= 202311L
 #endif // __cplusplus
 
@@ -322,6 +393,18 @@ typedef struct XpbdClothParams {
      * Air density in kg/m^3 (0..=1e4).
      */
     float air_density;
+    /**
+     * Inertia scale in [0, 1]; see `XpbdClothDesc`.
+     */
+    float inertia_scale;
+    /**
+     * Explosion guard's largest plausible particle speed in m/s (0.001..=1e6).
+     */
+    float max_particle_speed;
+    /**
+     * An `XpbdUnstableRecovery` value (0, 1, 2).
+     */
+    uint32_t unstable_recovery;
     /**
      * 1 / 0: self-collision on / off.
      */
@@ -551,6 +634,32 @@ typedef struct XpbdClothDesc {
      */
     uint32_t line_count;
     /**
+     * Inertia scale s in [0, 1]: the fraction of its pins' translation the cloth feels. Before
+     * each step the cloth (free vertices and the pins' current positions) is moved rigidly by
+     * (1 - s) times the mean translation of the pinned vertices over that step (target - start),
+     * without changing any velocity; the pins travel the rest over the step's substeps. 1
+     * (default): plain physics, the cloth lags and swings behind its pins; 0: the pins'
+     * translation carries the cloth along and only their rotation and relative motion are
+     * simulated (a cape that does not stream out when its character dashes). No effect without
+     * pins.
+     */
+    float inertia_scale;
+    /**
+     * Explosion guard: the largest plausible particle speed v_max in m/s (0.001..=1e6). After
+     * every step a cloth with a NaN/infinite position or velocity, or a vertex that moved farther
+     * than d_pins + d_colliders + 2*L + v_max*dt (d_pins: the largest pin move of the step;
+     * d_colliders: the largest collider move of the step, rotation not counted; L: the diagonal
+     * of the rest pose's bounding box; all in metres), is unstable: see `unstable_recovery`.
+     * Default 100.
+     */
+    float max_particle_speed;
+    /**
+     * What the explosion guard does with an unstable cloth: an `XpbdUnstableRecovery` value
+     * (0 last good state, 1 rest pose, 2 disabled). A `uint32_t` so that any other value is
+     * reported (`XPBD_RESULT_INVALID_ARGUMENT`). Default `XPBD_UNSTABLE_RECOVERY_LAST_GOOD_STATE`.
+     */
+    uint32_t unstable_recovery;
+    /**
      * 1 / 0: self-collision, particles of the cloth kept at least 2r apart (r =
      * `self_collision_radius`) except pairs already closer than 2r in the mesh as created;
      * friction between the touching layers (Macklin et al. 2014). Default 0 (off: set a radius
@@ -754,6 +863,39 @@ typedef struct XpbdColliderId {
     uint64_t id;
 } XpbdColliderId;
 
+/**
+ * A cloth's explosion-guard status since it was last read (`xpbd_cloth_get_status`).
+ */
+typedef struct XpbdClothStatus {
+    /**
+     * Steps that failed the guard since the status was last read; 0 = all good (then the other
+     * fields are 0).
+     */
+    uint32_t unstable_steps;
+    /**
+     * Of the most recent failure: an `XpbdInstabilityKind` value.
+     */
+    uint32_t kind;
+    /**
+     * Of the most recent failure: the first offending render vertex (the lowest render index of
+     * the offending particle).
+     */
+    uint32_t vertex;
+    /**
+     * Of the most recent failure: how far that vertex moved in the step, in metres (NaN or
+     * infinite for a non-finite state).
+     */
+    float displacement;
+    /**
+     * Of the most recent failure: the displacement bound of that step in metres.
+     */
+    float bound;
+    /**
+     * Of the most recent failure: how the cloth was put back, an `XpbdUnstableRecovery` value.
+     */
+    uint32_t recovery;
+} XpbdClothStatus;
+
 #ifdef __cplusplus
 extern "C" {
 #endif // __cplusplus
@@ -814,8 +956,15 @@ XpbdResult xpbd_world_destroy(struct XpbdWorldId world);
  * result does not depend on the thread count. Pin targets set before the call are reached at
  * the end of it.
  *
+ * Before its step each cloth is carried rigidly by the share of its pins' translation that its
+ * `inertia_scale` leaves out; after it each cloth is checked by its explosion guard
+ * (`max_particle_speed`, `unstable_recovery`).
+ *
  * Errors: `XPBD_RESULT_INVALID_ID`, `XPBD_RESULT_WORLD_POISONED`, `XPBD_RESULT_INVALID_ARGUMENT`
- * (dt <= 0, NaN or > 1 s; nothing moves). Thread-safe: calls on one world are serialised.
+ * (dt <= 0, NaN or > 1 s; nothing moves), `XPBD_RESULT_SIMULATION_UNSTABLE` (one or more cloths
+ * failed their guard: every cloth has stepped, the unstable ones were put back as their
+ * `unstable_recovery` says; the message names the first one's id, `xpbd_cloth_get_status` reads
+ * each cloth's details). Thread-safe: calls on one world are serialised.
  */
 XpbdResult xpbd_world_step(struct XpbdWorldId world, float dt);
 
@@ -1136,6 +1285,86 @@ XpbdResult xpbd_collider_destroy(struct XpbdColliderId collider);
  * `out_hash` is writable.
  */
 XpbdResult xpbd_cloth_state_hash(struct XpbdClothId cloth, uint64_t *out_hash);
+
+/**
+ * Write the cloth's explosion-guard status to `*out_status` and clear it: how many steps failed
+ * since the last call and what the latest failure was (see `XPBD_RESULT_SIMULATION_UNSTABLE`).
+ * Errors: `XPBD_RESULT_NULL_POINTER`, `XPBD_RESULT_INVALID_ID`, `XPBD_RESULT_WORLD_POISONED`
+ * (status not cleared, `*out_status` not written). Thread-safe.
+ *
+ * # Safety
+ * `out_status` is writable.
+ */
+XpbdResult xpbd_cloth_get_status(struct XpbdClothId cloth, struct XpbdClothStatus *out_status);
+
+/**
+ * Move the whole cloth by a rigid transform between steps, without adding velocity: every vertex
+ * x becomes R*x + t (R the rotation `rotation` about the world origin, then the translation
+ * `translation`), and so do the pins' current positions and targets and the rest pose used by
+ * `XPBD_UNSTABLE_RECOVERY_REST_POSE`; velocities are rotated with the cloth. The next step
+ * behaves as if the cloth had always been there (a respawn or a long dash does not stretch a cape
+ * across the map). To carry a cloth from an engine pose A to pose B pass the relative transform
+ * B*A^-1: rotation q_B*q_A^-1, translation p_B - R*p_A.
+ *
+ * `translation`: `float[3]` in metres, each component finite within +-1e5. `rotation`:
+ * `float[4]`, a unit quaternion (x, y, z, w) of length 1 +- 1e-3 (renormalised); (0, 0, 0, 1) =
+ * no rotation.
+ *
+ * Errors: `XPBD_RESULT_NULL_POINTER` (`translation` or `rotation` NULL),
+ * `XPBD_RESULT_INVALID_ARGUMENT` (a NaN, infinite or too large translation, a rotation that is
+ * not a unit quaternion; nothing moves), `XPBD_RESULT_INVALID_ID`, `XPBD_RESULT_WORLD_POISONED`.
+ * Thread-safe; serialised with the world's step.
+ *
+ * # Safety
+ * `translation` points to 3 readable floats and `rotation` to 4.
+ */
+XpbdResult xpbd_cloth_teleport(struct XpbdClothId cloth,
+                               const float *translation,
+                               const float *rotation);
+
+/**
+ * Write the size in bytes of a snapshot of the cloth's current state to `*out_size`:
+ * 48 + 24*particles + 28*pinned particles + 36. Query it before saving: it changes when the set
+ * of pinned vertices changes. Errors: `XPBD_RESULT_NULL_POINTER`, `XPBD_RESULT_INVALID_ID`,
+ * `XPBD_RESULT_WORLD_POISONED`. Thread-safe.
+ *
+ * # Safety
+ * `out_size` is writable.
+ */
+XpbdResult xpbd_cloth_state_size(struct XpbdClothId cloth, size_t *out_size);
+
+/**
+ * Save the cloth's dynamic state into `buf` (`uint8_t[size]`, owned by the caller, any
+ * alignment, not kept): vertex positions and velocities, pins with their positions and targets,
+ * the teleport frame; a versioned header with a mesh fingerprint, and a checksum. Settings,
+ * colliders and gravity are not included. The format is little-endian and the same on every
+ * platform (documented in the README, "Snapshots").
+ *
+ * Errors: `XPBD_RESULT_NULL_POINTER` (`buf` NULL with size > 0), `XPBD_RESULT_BUFFER_SIZE_MISMATCH`
+ * (`size` differs from `xpbd_cloth_state_size`; nothing written), `XPBD_RESULT_INVALID_ID`,
+ * `XPBD_RESULT_WORLD_POISONED`. Thread-safe.
+ *
+ * # Safety
+ * `buf`, when not NULL, is writable for `size` bytes.
+ */
+XpbdResult xpbd_cloth_save_state(struct XpbdClothId cloth, void *buf, size_t size);
+
+/**
+ * Restore a state saved by `xpbd_cloth_save_state` from this cloth or any cloth created from the
+ * same mesh (same vertices, indices and weld tolerance). Bit-exact: with the same settings,
+ * colliders and inputs, the steps after a restore are bitwise identical to the steps that
+ * followed the save (compare `xpbd_cloth_state_hash`). Pins are set as saved.
+ *
+ * Errors: `XPBD_RESULT_NULL_POINTER` (`buf` NULL with size > 0),
+ * `XPBD_RESULT_BUFFER_SIZE_MISMATCH` (`size` differs from the size recorded in the snapshot),
+ * `XPBD_RESULT_INVALID_SNAPSHOT` (too short, no snapshot magic, another format version, checksum
+ * mismatch, another mesh, non-finite values; the message says which), `XPBD_RESULT_INVALID_ID`,
+ * `XPBD_RESULT_WORLD_POISONED`. The cloth is unchanged on error. Thread-safe.
+ *
+ * # Safety
+ * `buf`, when not NULL, is readable for `size` bytes.
+ */
+XpbdResult xpbd_cloth_restore_state(struct XpbdClothId cloth, const void *buf, size_t size);
 
 /**
  * Write the number of live worlds (created and not yet destroyed) in this process to

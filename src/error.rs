@@ -112,6 +112,19 @@ pub enum ClothError {
         /// What was passed.
         got: usize,
     },
+    /// A step left one or more cloths non-finite or beyond their displacement bound (see
+    /// [`crate::cloth::guard`]). Every cloth was stepped; the unstable ones were put back as their
+    /// [`crate::UnstableRecovery`] says and their [`crate::ClothStatus`] records why.
+    SimulationUnstable {
+        /// The first unstable cloth (lowest slot).
+        cloth: crate::ClothHandle,
+        /// What its guard found.
+        instability: crate::Instability,
+        /// How many cloths of the world became unstable in this step (≥ 1).
+        unstable_cloths: u32,
+    },
+    /// A state snapshot passed to [`crate::Cloth::restore_state`] was rejected (state unchanged).
+    InvalidSnapshot(crate::cloth::SnapshotProblem),
 }
 
 impl fmt::Display for ClothError {
@@ -161,11 +174,31 @@ impl fmt::Display for ClothError {
             BufferSizeMismatch { expected, got } => {
                 write!(f, "buffer size mismatch: expected {expected}, got {got}")
             }
+            SimulationUnstable { cloth, instability, unstable_cloths } => {
+                let name = format!("cloth (slot {}, generation {})", cloth.index, cloth.generation);
+                f.write_str(&unstable_message(&name, instability, *unstable_cloths))
+            }
+            InvalidSnapshot(problem) => write!(f, "snapshot rejected: {problem}"),
         }
     }
 }
 
 impl std::error::Error for ClothError {}
+
+/// The text of `SimulationUnstable` with the first unstable cloth called `cloth` (the C ABI names
+/// it by its id instead of its slot).
+pub(crate) fn unstable_message(cloth: &str, instability: &crate::Instability, unstable_cloths: u32) -> String {
+    format!("{cloth}: {instability}; {unstable_cloths} cloth(s) of the world became unstable in this step")
+}
+
+/// Check a rotation given as a quaternion `[x, y, z, w]`: finite with length 1 ± 1e-3. Returns it
+/// renormalised. Errors: `InvalidParameter` named `name`.
+pub(crate) fn check_unit_quaternion(name: &'static str, rotation: [f32; 4]) -> Result<glam::Quat, ClothError> {
+    let q = glam::Quat::from_array(rotation);
+    let len = if rotation.iter().all(|c| c.is_finite()) { q.length() } else { f32::NAN };
+    check_range(name, len, 1.0 - 1e-3, 1.0 + 1e-3, "unit quaternion [x, y, z, w] (|q| = 1 ± 1e-3)")?;
+    Ok(q / len)
+}
 
 /// Check a scalar descriptor field: finite and inside `[min, max]`.
 pub(crate) fn check_range(

@@ -36,7 +36,10 @@ mod solver;
 pub mod stats;
 pub mod world;
 
-pub use cloth::{Cloth, ClothDesc, ClothParams, Energy, MeshInfo};
+pub use cloth::{
+    Cloth, ClothDesc, ClothParams, ClothStatus, Energy, Instability, InstabilityKind, MeshInfo, SnapshotProblem,
+    UnstableRecovery,
+};
 pub use collision::{Collider, ColliderDesc, ColliderHandle, ColliderKind, Pose};
 pub use error::ClothError;
 pub use glam::Vec3;

@@ -119,6 +119,11 @@ impl World {
         Ok(ClothHandle { index, generation })
     }
 
+    /// Read and clear a cloth's guard status (see [`Cloth::take_status`]). Errors: `InvalidHandle`.
+    pub fn take_cloth_status(&mut self, handle: ClothHandle) -> Result<crate::ClothStatus, ClothError> {
+        Ok(self.cloth_mut(handle)?.take_status())
+    }
+
     /// Remove a cloth. Errors: `InvalidHandle` for a stale or unknown handle.
     pub fn remove_cloth(&mut self, handle: ClothHandle) -> Result<Cloth, ClothError> {
         self.cloths.remove(handle.index, handle.generation).ok_or(ClothError::InvalidHandle)
@@ -187,7 +192,15 @@ impl World {
     /// against the colliders moving to their targets. Cloths are independent (colliders are only
     /// read), so they run in parallel on the world's thread pool and the result does not depend
     /// on the thread count. Coloured cloths ([`Cloth::set_constraint_colouring`]) also split each
-    /// colour over the pool, with the same bits. Errors: `InvalidTimeStep` unless 0 < dt ≤ 1 s.
+    /// colour over the pool, with the same bits. Before its step each cloth is carried rigidly by
+    /// the share of its pins' translation its inertia scale leaves out
+    /// ([`crate::cloth::inertia`]); after it each cloth is checked by its explosion guard
+    /// ([`crate::cloth::guard`]).
+    ///
+    /// Errors: `InvalidTimeStep` unless 0 < dt ≤ 1 s (nothing moves); `SimulationUnstable` when
+    /// one or more cloths failed their guard: every cloth has stepped, the failed ones were put
+    /// back as their [`crate::UnstableRecovery`] says and their status records it
+    /// ([`Cloth::take_status`]); the error names the first of them.
     pub fn step(&mut self, dt: f32) -> Result<(), ClothError> {
         if !(dt > 0.0 && dt <= MAX_TIME_STEP) {
             return Err(ClothError::InvalidTimeStep { dt });
@@ -203,7 +216,20 @@ impl World {
             parallel: pool_threads > 1,
             inter_cloth: inter_cloth.then_some(&self.inter_cloth),
         };
-        let step_one = |cloth: &mut Cloth| step_cloth(cloth, dt, &ctx);
+        // The guard and the inertia scale wrap the solver's step (see `cloth::guard`,
+        // `cloth::inertia`): bound, shift, step, check.
+        // How far any collider moves in this step [m]: a cloth it pushes may follow that far.
+        let collider_motion = self
+            .colliders
+            .iter()
+            .map(|(_, c)| Vec3::from_array(c.pose().position).distance(Vec3::from_array(c.target_pose().position)))
+            .fold(0.0f32, f32::max);
+        let step_one = |cloth: &mut Cloth| {
+            cloth.guard_begin_step(dt, collider_motion);
+            cloth.apply_inertia_scale();
+            step_cloth(cloth, dt, &ctx);
+            cloth.guard_end_step();
+        };
         let coloured = self.cloths.iter().any(|(_, c)| c.constraint_colouring());
         match &self.pool {
             Some(pool) if self.cloths.len() > 1 || coloured => {
@@ -213,7 +239,22 @@ impl World {
         }
         // Every collider has reached its target: it is the start of the next step's motion.
         self.colliders.finish_step();
-        Ok(())
+        self.unstable_cloths()
+    }
+
+    /// `SimulationUnstable` naming the first cloth (in slot order) that failed its guard in the
+    /// last step, or `Ok`.
+    fn unstable_cloths(&self) -> Result<(), ClothError> {
+        let mut failed = self.cloths.iter().filter_map(|(index, c)| c.guard.failed.map(|f| (index, f)));
+        let Some((index, instability)) = failed.next() else {
+            return Ok(());
+        };
+        let generation = self.cloths.live_generation(index).expect("a live cloth's slot");
+        Err(ClothError::SimulationUnstable {
+            cloth: ClothHandle { index, generation },
+            instability,
+            unstable_cloths: 1 + failed.count() as u32,
+        })
     }
 
     /// Snapshot the particles of the cloths with inter-cloth collision for a step of `dt` [s],

@@ -5,10 +5,10 @@
 
 mod ffi_common;
 
-use ffi_common::{flat_grid, library_dir, rust_hanging_cloth};
+use ffi_common::{DrapeOnSphere, library_dir, rust_drape_on_sphere, rust_hanging_cloth};
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use xpbd_cloth::{ClothDesc, ClothParams, ColliderDesc, World, WorldDesc};
+use xpbd_cloth::ClothParams;
 
 fn crate_dir() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -63,31 +63,12 @@ fn bits_line(stdout: &str, hex: usize) -> Vec<u32> {
     words.map(|(i, w)| u32::from_str_radix(w, if i < hex { 16 } else { 10 }).unwrap()).collect()
 }
 
-/// The C sphere example's scene through the Rust API: the vertex over the sphere's top [m], y [m]
-/// of the lowest vertex, the reported max penetration [m] and the contact count.
-fn rust_drape_on_sphere() -> ([f32; 3], f32, f32, u32) {
-    let (n, radius) = (32, 0.3);
-    let (positions, indices) = flat_grid(n, 1.0, 2.0 * radius);
-    let mut world = World::new(WorldDesc::default()).unwrap();
-    world.add_collider(&ColliderDesc::sphere(radius)).unwrap();
-    let params = ClothParams { linear_damping: 5.0, ..ClothParams::default() };
-    let cloth = world.add_cloth(&ClothDesc { params, ..ClothDesc::new(&positions, &indices) }).unwrap();
-    for _ in 0..120 {
-        world.step(1.0 / 60.0).unwrap();
-    }
-    let c = world.cloth(cloth).unwrap();
-    let mut out = vec![[0.0f32; 3]; positions.len()];
-    c.read_positions(&mut out).unwrap();
-    let lowest = out.iter().map(|p| p[1]).fold(f32::INFINITY, f32::min);
-    (out[n / 2 * n + n / 2], lowest, c.stats().max_penetration, c.stats().contact_count)
-}
-
 #[test]
 fn c_sphere_example_matches_the_rust_api_to_the_bit() {
     // The example itself fails unless no vertex is inside the thickened sphere by more than 1 %
     // of the thickness (checked in C from the positions it read).
     let stdout = run(&compile("CC", "cc", "-std=c11", "examples/c/drape_on_sphere.c"));
-    let (top, lowest, penetration, contacts) = rust_drape_on_sphere();
+    let DrapeOnSphere { top, lowest, penetration, contacts, .. } = rust_drape_on_sphere();
     let rust_bits = vec![top[1].to_bits(), lowest.to_bits(), penetration.to_bits(), contacts];
     assert_eq!(bits_line(&stdout, 3), rust_bits, "C printed:\n{stdout}\nRust: top {top:?} m, lowest {lowest} m");
     // It rests on the sphere: the vertex over the top touches the thickened surface, the flaps

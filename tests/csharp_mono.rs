@@ -1,7 +1,8 @@
 //! The C# bindings (`bindings/csharp`) under Mono: `tests/csharp/MonoTests.cs` is compiled with
 //! `mcs` together with the bindings and run with `mono` against the cdylib that cargo built for
 //! this run (`.ci/test-all.sh` installs `mono-mcs` and `mono-runtime`). Its hanging cloth, read
-//! through every buffer kind, must equal the Rust API's (and so the C example's) to the bit.
+//! through every buffer kind, and its cloth draped on a sphere collider must equal the Rust API's
+//! (and so the C examples') to the bit.
 //!
 //! The `__Internal` library name of iOS/WebGL players is exercised on Linux by compiling with
 //! `-define:UNITY_WEBGL` (or `UNITY_IOS`) and preloading the library with `LD_PRELOAD`: Mono
@@ -10,7 +11,7 @@
 
 mod ffi_common;
 
-use ffi_common::{library_dir, rust_hanging_cloth_positions};
+use ffi_common::{library_dir, rust_drape_on_sphere, rust_hanging_cloth_positions};
 use std::env::consts::{DLL_PREFIX, DLL_SUFFIX};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -124,9 +125,29 @@ fn assert_hanging_cloth_matches_rust(stdout: &str, kinds: &[&str]) {
 #[test]
 fn csharp_bindings_pass_under_mono_and_match_the_rust_api_to_the_bit() {
     let exe = compile("plain", &[]);
-    let stdout = run_passing(&exe, "all", Load::ByName, 12);
+    let stdout = run_passing(&exe, "all", Load::ByName, 19);
     assert!(stdout.contains("library name: xpbd_cloth"), "{stdout}");
     assert_hanging_cloth_matches_rust(&stdout, &["float[]", "IntPtr", "pinned float[]", "pinned Vec3[]"]);
+    assert_drape_on_sphere_matches_rust(&stdout);
+}
+
+/// The `drape bits: ...` line equals the Rust API's run of `examples/c/drape_on_sphere.c`'s
+/// scene: the example's own `bits:` numbers (vertex over the top, lowest vertex, max penetration,
+/// contact count; `c_abi_programs` checks the C program prints the same), a hash of all 1024
+/// positions, and the library's state hash (positions and velocities of every particle).
+fn assert_drape_on_sphere_matches_rust(stdout: &str) {
+    let rust = rust_drape_on_sphere();
+    let expected = format!(
+        "{:08x} {:08x} {:08x} {} positions-fnv1a {:016x} state-hash {:016x}",
+        rust.top[1].to_bits(),
+        rust.lowest.to_bits(),
+        rust.penetration.to_bits(),
+        rust.contacts,
+        fnv1a(&rust.positions),
+        rust.state_hash
+    );
+    let line = stdout.lines().find_map(|l| l.strip_prefix("drape bits: ")).expect("a `drape bits:` line");
+    assert_eq!(line, expected, "C# drape on a sphere differs from the Rust API (and so the C example)\n{stdout}");
 }
 
 #[test]

@@ -390,6 +390,53 @@ namespace Xpbd.Native
         public static extern uint xpbd_abi_version();
 
         /// <summary>
+        ///  Write the size in bytes of a snapshot of the cloth's current state to `*out_size`:
+        ///  48 + 24*particles + 28*pinned particles + 36. Query it before saving: it changes when the set
+        ///  of pinned vertices changes. Errors: `XPBD_RESULT_NULL_POINTER`, `XPBD_RESULT_INVALID_ID`,
+        ///  `XPBD_RESULT_WORLD_POISONED`. Thread-safe.
+        ///
+        ///  # Safety
+        ///  `out_size` is writable.
+        /// </summary>
+        [DllImport(__DllName, EntryPoint = "xpbd_cloth_state_size", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        public static extern XpbdResult xpbd_cloth_state_size(XpbdClothId cloth, System.UIntPtr* out_size);
+
+        /// <summary>
+        ///  Save the cloth's dynamic state into `buf` (`uint8_t[size]`, owned by the caller, any
+        ///  alignment, not kept): vertex positions and velocities, pins with their positions and targets,
+        ///  the teleport frame; a versioned header with a mesh fingerprint, and a checksum. Settings,
+        ///  colliders and gravity are not included. The format is little-endian and the same on every
+        ///  platform (documented in the README, "Snapshots").
+        ///
+        ///  Errors: `XPBD_RESULT_NULL_POINTER` (`buf` NULL with size &gt; 0), `XPBD_RESULT_BUFFER_SIZE_MISMATCH`
+        ///  (`size` differs from `xpbd_cloth_state_size`; nothing written), `XPBD_RESULT_INVALID_ID`,
+        ///  `XPBD_RESULT_WORLD_POISONED`. Thread-safe.
+        ///
+        ///  # Safety
+        ///  `buf`, when not NULL, is writable for `size` bytes.
+        /// </summary>
+        [DllImport(__DllName, EntryPoint = "xpbd_cloth_save_state", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        public static extern XpbdResult xpbd_cloth_save_state(XpbdClothId cloth, void* buf, System.UIntPtr size);
+
+        /// <summary>
+        ///  Restore a state saved by `xpbd_cloth_save_state` from this cloth or any cloth created from the
+        ///  same mesh (same vertices, indices and weld tolerance). Bit-exact: with the same settings,
+        ///  colliders and inputs, the steps after a restore are bitwise identical to the steps that
+        ///  followed the save (compare `xpbd_cloth_state_hash`). Pins are set as saved.
+        ///
+        ///  Errors: `XPBD_RESULT_NULL_POINTER` (`buf` NULL with size &gt; 0),
+        ///  `XPBD_RESULT_BUFFER_SIZE_MISMATCH` (`size` differs from the size recorded in the snapshot),
+        ///  `XPBD_RESULT_INVALID_SNAPSHOT` (too short, no snapshot magic, another format version, checksum
+        ///  mismatch, another mesh, non-finite values; the message says which), `XPBD_RESULT_INVALID_ID`,
+        ///  `XPBD_RESULT_WORLD_POISONED`. The cloth is unchanged on error. Thread-safe.
+        ///
+        ///  # Safety
+        ///  `buf`, when not NULL, is readable for `size` bytes.
+        /// </summary>
+        [DllImport(__DllName, EntryPoint = "xpbd_cloth_restore_state", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        public static extern XpbdResult xpbd_cloth_restore_state(XpbdClothId cloth, void* buf, System.UIntPtr size);
+
+        /// <summary>
         ///  Write a 64-bit hash of the cloth's particle positions and velocities to `*out_hash`.
         ///
         ///  Algorithm (stable across versions and platforms): FNV-1a 64 (offset basis
@@ -407,6 +454,42 @@ namespace Xpbd.Native
         /// </summary>
         [DllImport(__DllName, EntryPoint = "xpbd_cloth_state_hash", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
         public static extern XpbdResult xpbd_cloth_state_hash(XpbdClothId cloth, ulong* out_hash);
+
+        /// <summary>
+        ///  Write the cloth's explosion-guard status to `*out_status` and clear it: how many steps failed
+        ///  since the last call and what the latest failure was (see `XPBD_RESULT_SIMULATION_UNSTABLE`).
+        ///  Errors: `XPBD_RESULT_NULL_POINTER`, `XPBD_RESULT_INVALID_ID`, `XPBD_RESULT_WORLD_POISONED`
+        ///  (status not cleared, `*out_status` not written). Thread-safe.
+        ///
+        ///  # Safety
+        ///  `out_status` is writable.
+        /// </summary>
+        [DllImport(__DllName, EntryPoint = "xpbd_cloth_get_status", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        public static extern XpbdResult xpbd_cloth_get_status(XpbdClothId cloth, XpbdClothStatus* out_status);
+
+        /// <summary>
+        ///  Move the whole cloth by a rigid transform between steps, without adding velocity: every vertex
+        ///  x becomes R*x + t (R the rotation `rotation` about the world origin, then the translation
+        ///  `translation`), and so do the pins' current positions and targets and the rest pose used by
+        ///  `XPBD_UNSTABLE_RECOVERY_REST_POSE`; velocities are rotated with the cloth. The next step
+        ///  behaves as if the cloth had always been there (a respawn or a long dash does not stretch a cape
+        ///  across the map). To carry a cloth from an engine pose A to pose B pass the relative transform
+        ///  B*A^-1: rotation q_B*q_A^-1, translation p_B - R*p_A.
+        ///
+        ///  `translation`: `float[3]` in metres, each component finite within +-1e5. `rotation`:
+        ///  `float[4]`, a unit quaternion (x, y, z, w) of length 1 +- 1e-3 (renormalised); (0, 0, 0, 1) =
+        ///  no rotation.
+        ///
+        ///  Errors: `XPBD_RESULT_NULL_POINTER` (`translation` or `rotation` NULL),
+        ///  `XPBD_RESULT_INVALID_ARGUMENT` (a NaN, infinite or too large translation, a rotation that is
+        ///  not a unit quaternion; nothing moves), `XPBD_RESULT_INVALID_ID`, `XPBD_RESULT_WORLD_POISONED`.
+        ///  Thread-safe; serialised with the world's step.
+        ///
+        ///  # Safety
+        ///  `translation` points to 3 readable floats and `rotation` to 4.
+        /// </summary>
+        [DllImport(__DllName, EntryPoint = "xpbd_cloth_teleport", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        public static extern XpbdResult xpbd_cloth_teleport(XpbdClothId cloth, float* translation, float* rotation);
 
         /// <summary>
         ///  Default world settings: gravity (0, -9.81, 0) m/s^2, 10 substeps, 1 iteration, one thread per
@@ -446,8 +529,15 @@ namespace Xpbd.Native
         ///  result does not depend on the thread count. Pin targets set before the call are reached at
         ///  the end of it.
         ///
+        ///  Before its step each cloth is carried rigidly by the share of its pins' translation that its
+        ///  `inertia_scale` leaves out; after it each cloth is checked by its explosion guard
+        ///  (`max_particle_speed`, `unstable_recovery`).
+        ///
         ///  Errors: `XPBD_RESULT_INVALID_ID`, `XPBD_RESULT_WORLD_POISONED`, `XPBD_RESULT_INVALID_ARGUMENT`
-        ///  (dt &lt;= 0, NaN or &gt; 1 s; nothing moves). Thread-safe: calls on one world are serialised.
+        ///  (dt &lt;= 0, NaN or &gt; 1 s; nothing moves), `XPBD_RESULT_SIMULATION_UNSTABLE` (one or more cloths
+        ///  failed their guard: every cloth has stepped, the unstable ones were put back as their
+        ///  `unstable_recovery` says; the message names the first one's id, `xpbd_cloth_get_status` reads
+        ///  each cloth's details). Thread-safe: calls on one world are serialised.
         /// </summary>
         [DllImport(__DllName, EntryPoint = "xpbd_world_step", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
         public static extern XpbdResult xpbd_world_step(XpbdWorldId world, float dt);
@@ -634,6 +724,32 @@ namespace Xpbd.Native
         /// </summary>
         public uint line_count;
         /// <summary>
+        ///  Inertia scale s in [0, 1]: the fraction of its pins' translation the cloth feels. Before
+        ///  each step the cloth (free vertices and the pins' current positions) is moved rigidly by
+        ///  (1 - s) times the mean translation of the pinned vertices over that step (target - start),
+        ///  without changing any velocity; the pins travel the rest over the step's substeps. 1
+        ///  (default): plain physics, the cloth lags and swings behind its pins; 0: the pins'
+        ///  translation carries the cloth along and only their rotation and relative motion are
+        ///  simulated (a cape that does not stream out when its character dashes). No effect without
+        ///  pins.
+        /// </summary>
+        public float inertia_scale;
+        /// <summary>
+        ///  Explosion guard: the largest plausible particle speed v_max in m/s (0.001..=1e6). After
+        ///  every step a cloth with a NaN/infinite position or velocity, or a vertex that moved farther
+        ///  than d_pins + d_colliders + 2*L + v_max*dt (d_pins: the largest pin move of the step;
+        ///  d_colliders: the largest collider move of the step, rotation not counted; L: the diagonal
+        ///  of the rest pose's bounding box; all in metres), is unstable: see `unstable_recovery`.
+        ///  Default 100.
+        /// </summary>
+        public float max_particle_speed;
+        /// <summary>
+        ///  What the explosion guard does with an unstable cloth: an `XpbdUnstableRecovery` value
+        ///  (0 last good state, 1 rest pose, 2 disabled). A `uint32_t` so that any other value is
+        ///  reported (`XPBD_RESULT_INVALID_ARGUMENT`). Default `XPBD_UNSTABLE_RECOVERY_LAST_GOOD_STATE`.
+        /// </summary>
+        public uint unstable_recovery;
+        /// <summary>
         ///  1 / 0: self-collision, particles of the cloth kept at least 2r apart (r =
         ///  `self_collision_radius`) except pairs already closer than 2r in the mesh as created;
         ///  friction between the touching layers (Macklin et al. 2014). Default 0 (off: set a radius
@@ -776,6 +892,18 @@ namespace Xpbd.Native
         ///  Air density in kg/m^3 (0..=1e4).
         /// </summary>
         public float air_density;
+        /// <summary>
+        ///  Inertia scale in [0, 1]; see `XpbdClothDesc`.
+        /// </summary>
+        public float inertia_scale;
+        /// <summary>
+        ///  Explosion guard's largest plausible particle speed in m/s (0.001..=1e6).
+        /// </summary>
+        public float max_particle_speed;
+        /// <summary>
+        ///  An `XpbdUnstableRecovery` value (0, 1, 2).
+        /// </summary>
+        public uint unstable_recovery;
         /// <summary>
         ///  1 / 0: self-collision on / off.
         /// </summary>
@@ -945,6 +1073,41 @@ namespace Xpbd.Native
     }
 
     /// <summary>
+    ///  A cloth's explosion-guard status since it was last read (`xpbd_cloth_get_status`).
+    /// </summary>
+    [StructLayout(LayoutKind.Sequential)]
+    public unsafe partial struct XpbdClothStatus
+    {
+        /// <summary>
+        ///  Steps that failed the guard since the status was last read; 0 = all good (then the other
+        ///  fields are 0).
+        /// </summary>
+        public uint unstable_steps;
+        /// <summary>
+        ///  Of the most recent failure: an `XpbdInstabilityKind` value.
+        /// </summary>
+        public uint kind;
+        /// <summary>
+        ///  Of the most recent failure: the first offending render vertex (the lowest render index of
+        ///  the offending particle).
+        /// </summary>
+        public uint vertex;
+        /// <summary>
+        ///  Of the most recent failure: how far that vertex moved in the step, in metres (NaN or
+        ///  infinite for a non-finite state).
+        /// </summary>
+        public float displacement;
+        /// <summary>
+        ///  Of the most recent failure: the displacement bound of that step in metres.
+        /// </summary>
+        public float bound;
+        /// <summary>
+        ///  Of the most recent failure: how the cloth was put back, an `XpbdUnstableRecovery` value.
+        /// </summary>
+        public uint recovery;
+    }
+
+    /// <summary>
     ///  Settings of a world. Get one from `xpbd_default_world_desc()` and change what you need.
     /// </summary>
     [StructLayout(LayoutKind.Sequential)]
@@ -1066,6 +1229,32 @@ namespace Xpbd.Native
 
 
     /// <summary>
+    ///  Collider shape: the values of `XpbdColliderDesc.kind`. Fixed forever; new shapes are only
+    ///  appended.
+    /// </summary>
+    public enum XpbdColliderKind : uint
+    {
+        /// <summary>
+        ///  Sphere of `radius` around `position`.
+        /// </summary>
+        Sphere = 0,
+        /// <summary>
+        ///  Capsule: the points within `radius` of the segment from -`half_height` to +`half_height`
+        ///  along the collider's local Y axis.
+        /// </summary>
+        Capsule = 1,
+        /// <summary>
+        ///  Infinite plane through `position` whose normal is the local +Y axis; everything below it
+        ///  is solid (nothing passes through it at any speed).
+        /// </summary>
+        Plane = 2,
+        /// <summary>
+        ///  Oriented box of `half_extents` along the local X, Y, Z axes, edges rounded by `radius`.
+        /// </summary>
+        Box = 3,
+    }
+
+    /// <summary>
     ///  Result of every fallible `xpbd_*` function (an `int32_t`). `XPBD_RESULT_OK` (0) is success;
     ///  every other value is an error, and `xpbd_last_error_message` returns its readable text (naming
     ///  the function, the argument and the offending index) on the same thread. A call that fails
@@ -1102,7 +1291,11 @@ namespace Xpbd.Native
         /// </summary>
         BufferSizeMismatch = 5,
         /// <summary>
-        ///  Reserved for a simulation that diverged (non-finite state). Not returned by ABI version 1.
+        ///  `xpbd_world_step`: one or more cloths failed their explosion guard in this step (a NaN or
+        ///  infinite position or velocity, or a particle that moved farther than its bound; see
+        ///  `XpbdClothDesc.max_particle_speed`). Every cloth was stepped; the unstable ones were put back
+        ///  as their `unstable_recovery` says. The message names the first unstable cloth's id;
+        ///  `xpbd_cloth_get_status` tells each cloth's story.
         /// </summary>
         SimulationUnstable = 6,
         /// <summary>
@@ -1120,6 +1313,12 @@ namespace Xpbd.Native
         ///  world.
         /// </summary>
         CapacityExceeded = 9,
+        /// <summary>
+        ///  `xpbd_cloth_restore_state`: the buffer is not a snapshot this cloth accepts: no snapshot
+        ///  magic, another format version, a checksum mismatch (changed or corrupted bytes), a snapshot
+        ///  of another mesh, or non-finite values. The message says which; the cloth is unchanged.
+        /// </summary>
+        InvalidSnapshot = 10,
     }
 
 

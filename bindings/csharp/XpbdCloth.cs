@@ -282,6 +282,115 @@ namespace Xpbd
             return stats;
         }
 
+        /// <summary>
+        /// Move the whole cloth, its pins and their targets by a rigid transform without adding
+        /// velocity: x becomes R*x + t (rotation (qx, qy, qz, qw), a unit quaternion, about the world
+        /// origin, then translation (tx, ty, tz) in metres); velocities are rotated with it. For a
+        /// character that respawns or dashes: pass the relative transform B*A^-1 from its old pose A
+        /// to its new pose B. Throws <see cref="XpbdInvalidArgumentException"/> for NaN, a translation
+        /// beyond 1e5 m or a non-unit quaternion (nothing moves).
+        /// </summary>
+        public void Teleport(float tx, float ty, float tz, float qx, float qy, float qz, float qw)
+        {
+            float* translation = stackalloc float[3];
+            float* rotation = stackalloc float[4];
+            translation[0] = tx; translation[1] = ty; translation[2] = tz;
+            rotation[0] = qx; rotation[1] = qy; rotation[2] = qz; rotation[3] = qw;
+            XpbdLibrary.Check(NativeMethods.xpbd_cloth_teleport(Id, translation, rotation));
+            GC.KeepAlive(this);
+        }
+
+        /// <summary>
+        /// The explosion guard's status since the last call, then cleared: how many steps failed
+        /// (<c>unstable_steps</c>, 0 = all good) and the latest failure (kind, render vertex,
+        /// displacement and bound in metres, recovery). <see cref="XpbdWorld.Step"/> throws
+        /// <see cref="XpbdSimulationUnstableException"/> in a step where a cloth failed.
+        /// </summary>
+        public XpbdClothStatus TakeStatus()
+        {
+            XpbdClothStatus status;
+            XpbdLibrary.Check(NativeMethods.xpbd_cloth_get_status(Id, &status));
+            GC.KeepAlive(this);
+            return status;
+        }
+
+        /// A 64-bit hash of every particle's position and velocity (xpbd_cloth_state_hash: FNV-1a 64
+        /// over the little-endian bit patterns, positions then velocities, particle order). Equal
+        /// hashes after every step mean, with overwhelming probability, bitwise identical runs (for
+        /// lockstep and replay checks). Not cryptographic.
+        /// </summary>
+        public ulong StateHash()
+        {
+            ulong hash;
+            XpbdLibrary.Check(NativeMethods.xpbd_cloth_state_hash(Id, &hash));
+            GC.KeepAlive(this);
+            return hash;
+        }
+
+        /// <summary>The library's default settings (xpbd_default_cloth_params), e.g. to reset a cloth with <see cref="SetParams"/>.</summary>
+        public static XpbdClothParams DefaultParams()
+        {
+            XpbdLibrary.EnsureLoaded();
+            return NativeMethods.xpbd_default_cloth_params();
+        }
+
+        /// <summary>The library's default material (xpbd_default_cloth_material), for <see cref="SetMaterial"/>.</summary>
+        public static XpbdClothMaterial DefaultMaterial()
+        {
+            XpbdLibrary.EnsureLoaded();
+            return NativeMethods.xpbd_default_cloth_material();
+        }
+
+        /// <summary>Bytes of a snapshot of the current state (changes when the pinned vertices change).</summary>
+        public int StateSize
+        {
+            get
+            {
+                UIntPtr size;
+                XpbdLibrary.Check(NativeMethods.xpbd_cloth_state_size(Id, &size));
+                GC.KeepAlive(this);
+                return checked((int)size.ToUInt64());
+            }
+        }
+
+        /// <summary>A new snapshot of the cloth's dynamic state (allocates <see cref="StateSize"/> bytes).</summary>
+        public byte[] SaveState()
+        {
+            var buffer = new byte[StateSize];
+            SaveState(buffer);
+            return buffer;
+        }
+
+        /// <summary>
+        /// Save the cloth's dynamic state into <paramref name="buffer"/>, which must be exactly
+        /// <see cref="StateSize"/> bytes (reuse it every frame for rollback: no allocation).
+        /// </summary>
+        public void SaveState(byte[] buffer)
+        {
+            if (buffer == null) throw new ArgumentNullException("buffer");
+            fixed (byte* p = buffer)
+            {
+                XpbdLibrary.Check(NativeMethods.xpbd_cloth_save_state(Id, p, (UIntPtr)buffer.Length));
+            }
+            GC.KeepAlive(this);
+        }
+
+        /// <summary>
+        /// Restore a snapshot saved from this cloth or any cloth of the same mesh: the following steps
+        /// are bitwise identical to those after the save. Throws <see cref="XpbdInvalidSnapshotException"/>
+        /// (or <see cref="XpbdBufferSizeMismatchException"/> for a cut buffer) and changes nothing when
+        /// the buffer is not such a snapshot.
+        /// </summary>
+        public void RestoreState(byte[] buffer)
+        {
+            if (buffer == null) throw new ArgumentNullException("buffer");
+            fixed (byte* p = buffer)
+            {
+                XpbdLibrary.Check(NativeMethods.xpbd_cloth_restore_state(Id, p, (UIntPtr)buffer.Length));
+            }
+            GC.KeepAlive(this);
+        }
+
         protected override void ReleaseNative(ulong nativeId)
         {
             // Destroying the world already freed this cloth. `world` may have been finalized

@@ -37,6 +37,7 @@ namespace Xpbd
                 case XpbdResult.Panic: return new XpbdPanicException(message);
                 case XpbdResult.WorldPoisoned: return new XpbdWorldPoisonedException(message);
                 case XpbdResult.CapacityExceeded: return new XpbdCapacityExceededException(message);
+                case XpbdResult.InvalidSnapshot: return new XpbdInvalidSnapshotException(message);
                 default: return new XpbdException(result, "xpbd_cloth returned result code " + (int)result + ": " + message);
             }
         }
@@ -72,7 +73,10 @@ namespace Xpbd
         public XpbdBufferSizeMismatchException(string message) : base(XpbdResult.BufferSizeMismatch, message) { }
     }
 
-    /// <summary>The simulation diverged (reserved; ABI version 1 does not return it).</summary>
+    /// <summary>
+    /// World step: one or more cloths failed their explosion guard (NaN, or a vertex moved beyond its
+    /// bound). Every cloth was stepped; the unstable ones were put back as their recovery setting says.
+    /// </summary>
     public sealed class XpbdSimulationUnstableException : XpbdException
     {
         public XpbdSimulationUnstableException(string message) : base(XpbdResult.SimulationUnstable, message) { }
@@ -94,6 +98,15 @@ namespace Xpbd
     public sealed class XpbdCapacityExceededException : XpbdException
     {
         public XpbdCapacityExceededException(string message) : base(XpbdResult.CapacityExceeded, message) { }
+    }
+
+    /// <summary>
+    /// Restore state: the buffer is not a snapshot this cloth accepts (not a snapshot, other format
+    /// version, checksum mismatch, other mesh, non-finite values). The cloth is unchanged.
+    /// </summary>
+    public sealed class XpbdInvalidSnapshotException : XpbdException
+    {
+        public XpbdInvalidSnapshotException(string message) : base(XpbdResult.InvalidSnapshot, message) { }
     }
 
     /// <summary>

@@ -125,5 +125,17 @@ namespace Xpbd
                 return (int)count;
             }
         }
+
+        /// <summary>Live colliders in all live worlds of this process; for leak checks, not per frame.</summary>
+        public static int LiveColliderCount
+        {
+            get
+            {
+                EnsureLoaded();
+                uint count;
+                Check(NativeMethods.xpbd_live_collider_count(&count));
+                return (int)count;
+            }
+        }
     }
 }

@@ -9,7 +9,7 @@ namespace Xpbd
     /// <summary>
     /// A simulation world (xpbd_world_*). Create cloths in it with <see cref="CreateCloth(float[], uint[])"/>,
     /// call <see cref="Step"/> once per fixed update, read each cloth's positions. Disposing the
-    /// world destroys its cloths too (their wrappers then throw <see cref="ObjectDisposedException"/>).
+    /// world destroys its cloths and colliders too (their wrappers then throw <see cref="ObjectDisposedException"/>).
     /// Calls on one world may come from any thread; the library serialises them.
     /// </summary>
     public sealed unsafe class XpbdWorld : XpbdNativeObject
@@ -46,12 +46,18 @@ namespace Xpbd
         /// <summary>Number of completed <see cref="Step"/> calls; lets readers skip frames without a new step.</summary>
         public long StepCount { get { return Interlocked.Read(ref stepCount); } }
 
-        /// <summary>Advance every cloth by one fixed step of <paramref name="dt"/> seconds (0 &lt; dt ≤ 1).</summary>
+        /// <summary>
+        /// Advance every cloth by one fixed step of <paramref name="dt"/> seconds (0 &lt; dt ≤ 1).
+        /// Throws <see cref="XpbdSimulationUnstableException"/> when a cloth failed its explosion guard:
+        /// the step still happened (every cloth stepped, the unstable ones were put back; see
+        /// <see cref="XpbdCloth.TakeStatus"/>), so <see cref="StepCount"/> counts it.
+        /// </summary>
         public void Step(float dt)
         {
-            XpbdLibrary.Check(NativeMethods.xpbd_world_step(Id, dt));
-            Interlocked.Increment(ref stepCount);
+            XpbdResult result = NativeMethods.xpbd_world_step(Id, dt);
+            if (result == XpbdResult.Ok || result == XpbdResult.SimulationUnstable) Interlocked.Increment(ref stepCount);
             GC.KeepAlive(this);
+            XpbdLibrary.Check(result);
         }
 
         /// <summary>Gravity in m/s², used from the next step on.</summary>
@@ -71,6 +77,86 @@ namespace Xpbd
         public XpbdCloth CreateCloth(float[] positions, uint[] indices, float[] inverseMasses, XpbdClothDesc desc)
         {
             return new XpbdCloth(this, positions, indices, inverseMasses, desc);
+        }
+
+        // ---- Colliders (shared by every cloth of this world; see XpbdCollider) ----
+
+        /// <summary>A sphere of <paramref name="radius"/> metres (0 &lt; r ≤ 1e4) centred at the pose, default friction and layer.</summary>
+        public XpbdCollider CreateSphere(float radius, XpbdPose pose)
+        {
+            return CreateSphere(radius, pose, XpbdColliderContact.Default);
+        }
+
+        /// <summary>A sphere of <paramref name="radius"/> metres centred at the pose, with <paramref name="contact"/>'s friction and layers.</summary>
+        public XpbdCollider CreateSphere(float radius, XpbdPose pose, XpbdColliderContact contact)
+        {
+            XpbdColliderDesc desc = XpbdCollider.Desc(XpbdColliderKind.Sphere, pose, contact);
+            desc.radius = radius;
+            return new XpbdCollider(this, desc);
+        }
+
+        /// <summary>
+        /// A capsule: the points within <paramref name="radius"/> metres of the segment from
+        /// −<paramref name="halfHeight"/> to +<paramref name="halfHeight"/> metres along the pose's
+        /// local Y axis (0 ≤ halfHeight ≤ 1e4; 0 is a sphere). Default friction and layer.
+        /// </summary>
+        public XpbdCollider CreateCapsule(float radius, float halfHeight, XpbdPose pose)
+        {
+            return CreateCapsule(radius, halfHeight, pose, XpbdColliderContact.Default);
+        }
+
+        /// <summary>A capsule (see <see cref="CreateCapsule(float, float, XpbdPose)"/>) with <paramref name="contact"/>'s friction and layers.</summary>
+        public XpbdCollider CreateCapsule(float radius, float halfHeight, XpbdPose pose, XpbdColliderContact contact)
+        {
+            XpbdColliderDesc desc = XpbdCollider.Desc(XpbdColliderKind.Capsule, pose, contact);
+            desc.radius = radius;
+            desc.half_height = halfHeight;
+            return new XpbdCollider(this, desc);
+        }
+
+        /// <summary>An infinite plane through the pose's position whose normal is the pose's local +Y; everything below is solid. Default friction and layer.</summary>
+        public XpbdCollider CreatePlane(XpbdPose pose)
+        {
+            return CreatePlane(pose, XpbdColliderContact.Default);
+        }
+
+        /// <summary>An infinite plane (see <see cref="CreatePlane(XpbdPose)"/>) with <paramref name="contact"/>'s friction and layers.</summary>
+        public XpbdCollider CreatePlane(XpbdPose pose, XpbdColliderContact contact)
+        {
+            return new XpbdCollider(this, XpbdCollider.Desc(XpbdColliderKind.Plane, pose, contact));
+        }
+
+        /// <summary>
+        /// An oriented box of half extents (<paramref name="halfX"/>, <paramref name="halfY"/>,
+        /// <paramref name="halfZ"/>) metres along the pose's local axes (each 0 &lt; h ≤ 1e4), its edges
+        /// rounded by <paramref name="rounding"/> metres (0 = sharp, at most the smallest half extent;
+        /// the outer size stays the half extents). Default friction and layer.
+        /// </summary>
+        public XpbdCollider CreateBox(float halfX, float halfY, float halfZ, float rounding, XpbdPose pose)
+        {
+            return CreateBox(halfX, halfY, halfZ, rounding, pose, XpbdColliderContact.Default);
+        }
+
+        /// <summary>A box (see <see cref="CreateBox(float, float, float, float, XpbdPose)"/>) with <paramref name="contact"/>'s friction and layers.</summary>
+        public XpbdCollider CreateBox(float halfX, float halfY, float halfZ, float rounding, XpbdPose pose, XpbdColliderContact contact)
+        {
+            XpbdColliderDesc desc = XpbdCollider.Desc(XpbdColliderKind.Box, pose, contact);
+            desc.half_extents[0] = halfX;
+            desc.half_extents[1] = halfY;
+            desc.half_extents[2] = halfZ;
+            desc.radius = rounding;
+            return new XpbdCollider(this, desc);
+        }
+
+        /// <summary>
+        /// A collider from a full descriptor (start from <see cref="XpbdCollider.DefaultDesc"/>).
+        /// Throws <see cref="XpbdInvalidArgumentException"/> naming the field for an unknown kind, a
+        /// dimension the kind uses that is NaN, ≤ 0 or above 1e4 m, a bad pose or friction outside
+        /// 0..100; nothing is created then.
+        /// </summary>
+        public XpbdCollider CreateCollider(XpbdColliderDesc desc)
+        {
+            return new XpbdCollider(this, desc);
         }
 
         protected override void ReleaseNative(ulong nativeId)

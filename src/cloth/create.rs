@@ -1,7 +1,7 @@
 //! Creating a cloth: validate everything, then weld, build topology and constraints.
 //! Nothing is allocated for the cloth before all input checks have passed.
 
-use super::{Cloth, ClothDesc, ClothParams, MeshInfo, Particles, Pins};
+use super::{Cloth, ClothDesc, ClothParams, MeshInfo, Particles, Pins, UnstableRecovery};
 use crate::collision::contact::ContactScratch;
 use crate::collision::self_collision::SelfCollision;
 use crate::constraints::{BendingConstraints, StretchConstraints, TetherConstraints, dihedral_angle};
@@ -136,6 +136,8 @@ impl Cloth {
             distance_graph,
             masses_from_density: desc.inverse_masses.is_none(),
             particle_area,
+            guard: super::guard::Guard::new(&rest),
+            mesh_fingerprint: 0,
             particles: Particles {
                 x: rest.clone(),
                 x_prev: rest,
@@ -164,6 +166,7 @@ impl Cloth {
         cloth.apply_params(desc.params); // orders (and colours) the edges with the tethers
         cloth.order_bending();
         cloth.update_normals();
+        cloth.mesh_fingerprint = cloth.compute_mesh_fingerprint();
         Ok(cloth)
     }
 
@@ -205,6 +208,10 @@ impl Cloth {
             self.self_collision.prepare(); // allocate outside the step
         }
         let tethers_were_enabled = self.params.enable_tethers;
+        if self.params.unstable_recovery == UnstableRecovery::Disabled {
+            // The guard kept no state while disabled: it starts from the current one.
+            self.remember_good_state();
+        }
         self.params = params;
         self.refresh_inverse_masses();
         if self.tethers.particle.is_empty() || tethers_were_enabled != params.enable_tethers {

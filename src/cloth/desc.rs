@@ -1,5 +1,6 @@
 //! What a caller passes to create and configure a cloth.
 
+use super::guard::UnstableRecovery;
 use crate::error::{ClothError, check_range};
 use crate::material::Material;
 
@@ -63,6 +64,23 @@ pub struct ClothParams {
     /// Default 0.5 m/s. The cloth around an overlap moves faster while it rearranges (its
     /// stretch constraints pass the push on): about 3–6 × this speed in the tests.
     pub max_depenetration_speed: f32,
+    /// Inertia scale s in [0, 1]: the fraction of its pins' translation the cloth feels as inertia.
+    /// Before each step the cloth (free particles and the pins' start positions) is moved rigidly by
+    /// (1 − s)·Δ, Δ the mean translation of the pinned particles over that step (target − start),
+    /// without changing any velocity; the pins travel the rest over the step.
+    /// 1 (default): fully physical, the cloth lags and swings behind its pins; 0: the pins'
+    /// translation carries the whole cloth, which only feels their rotation and relative motion
+    /// (a cape that does not stream out behind a dashing character). No effect without pins.
+    /// See [`crate::cloth::inertia`].
+    pub inertia_scale: f32,
+    /// Largest plausible particle speed v_max [m/s] for the explosion guard: a step in which a
+    /// particle moves farther than d_pins + d_colliders + 2·L + v_max·dt counts as unstable
+    /// (d_pins the largest pin move of the step, d_colliders the largest collider move, L the
+    /// rest-pose bounding-box diagonal; see [`crate::cloth::guard`]).
+    /// Default 100 m/s (above the terminal speed of any cloth).
+    pub max_particle_speed: f32,
+    /// What happens to a cloth whose step failed the guard. Default: back to its last good state.
+    pub unstable_recovery: UnstableRecovery,
     /// Self-collision (see [`crate::collision`], `self_collision.rs`): particles of this cloth are
     /// kept at least 2r apart, r = [`ClothParams::self_collision_radius`], except pairs already
     /// closer than 2r in the mesh as created. Default [`DEFAULT_SELF_COLLISION`].
@@ -116,6 +134,9 @@ impl Default for ClothParams {
             collision_thickness: 0.005,
             collision_mask: u32::MAX,
             max_depenetration_speed: 0.5,
+            inertia_scale: 1.0,
+            max_particle_speed: 100.0,
+            unstable_recovery: UnstableRecovery::LastGoodState,
             self_collision: DEFAULT_SELF_COLLISION,
             self_collision_radius: None,
             self_static_friction: 0.5,
@@ -133,8 +154,9 @@ impl ClothParams {
     /// Reject impossible values, naming the field: negative or non-finite compliance or damping,
     /// slack below 1, substeps or iterations above [`MAX_SUBSTEPS`], invalid material, collision
     /// thickness outside [0, 1] m, depenetration speed outside (0, 1000] m/s, wind with both
-    /// aerodynamic coefficients 0, self-collision radius outside [1e-6, 1] m (or derived from a
-    /// collision thickness below 1e-6 m while self-collision is on), friction outside [0, 100].
+    /// aerodynamic coefficients 0, inertia scale outside [0, 1], maximum particle speed outside
+    /// (0, 1e6] m/s, self-collision radius outside [1e-6, 1] m (or derived from a collision
+    /// thickness below 1e-6 m while self- or inter-cloth collision is on), friction outside [0, 100].
     pub fn validate(&self) -> Result<(), ClothError> {
         self.material.validate()?;
         const INF: f32 = f32::MAX;
@@ -169,6 +191,8 @@ impl ClothParams {
         check_range("iterations", self.iterations as f32, 0.0, MAX_SUBSTEPS as f32, "0..=1000 (0 = world)")?;
         check_range("collision_thickness", self.collision_thickness, 0.0, 1.0, "0 <= m <= 1")?;
         check_range("max_depenetration_speed", self.max_depenetration_speed, 1e-6, 1.0e3, "0 < m/s <= 1000")?;
+        check_range("inertia_scale", self.inertia_scale, 0.0, 1.0, "0 <= s <= 1")?;
+        check_range("max_particle_speed", self.max_particle_speed, 1e-3, 1.0e6, "0.001 <= m/s <= 1e6")?;
         if let Some(r) = self.self_collision_radius {
             check_range("self_collision_radius", r, 1e-6, 1.0, "1e-6 <= m <= 1")?;
         } else if (self.self_collision || self.inter_cloth_collision) && self.collision_thickness < 1e-6 {

@@ -4,13 +4,20 @@
 mod colouring;
 mod create;
 mod desc;
+pub mod guard;
+pub mod inertia;
 mod output;
 mod pins;
+pub mod snapshot;
 mod state_hash;
+mod teleport;
 
 pub use create::DEFAULT_CONSTRAINT_COLOURING;
 pub use desc::{ClothDesc, ClothParams, DEFAULT_SELF_COLLISION, DEFAULT_WELD_TOLERANCE, MAX_SUBSTEPS};
+pub use guard::{ClothStatus, Instability, InstabilityKind, UnstableRecovery};
 pub use output::Energy;
+pub use snapshot::{SNAPSHOT_VERSION, SnapshotProblem};
+pub use teleport::MAX_TELEPORT_TRANSLATION;
 pub(crate) use pins::Pins;
 
 use crate::collision::contact::ContactScratch;
@@ -105,6 +112,10 @@ pub struct Cloth {
     /// Substep length h [s] of the last step (0 before the first).
     pub(crate) last_substep: f32,
     pub(crate) scratch: StatsScratch,
+    /// Explosion guard: last good state, rest pose, status (see [`guard`]).
+    pub(crate) guard: guard::Guard,
+    /// Identifies the mesh in snapshots (see [`snapshot`]).
+    pub(crate) mesh_fingerprint: u64,
 }
 
 impl Cloth {

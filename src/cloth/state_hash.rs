@@ -3,9 +3,9 @@
 use super::Cloth;
 
 /// FNV-1a 64-bit offset basis (Fowler, Noll & Vo; IETF draft-eastlake-fnv, §2).
-const FNV_OFFSET_BASIS: u64 = 0xcbf2_9ce4_8422_2325;
+pub(super) const FNV_OFFSET_BASIS: u64 = 0xcbf2_9ce4_8422_2325;
 /// FNV-1a 64-bit prime.
-const FNV_PRIME: u64 = 0x0000_0100_0000_01b3;
+pub(super) const FNV_PRIME: u64 = 0x0000_0100_0000_01b3;
 
 impl Cloth {
     /// 64-bit FNV-1a hash of the particle state: for every particle in particle order its position
@@ -26,7 +26,7 @@ impl Cloth {
 
 /// Continue the FNV-1a hash `h` over `bytes`.
 #[inline]
-fn fnv1a(h: u64, bytes: &[u8]) -> u64 {
+pub(super) fn fnv1a(h: u64, bytes: &[u8]) -> u64 {
     bytes.iter().fold(h, |h, &b| (h ^ b as u64).wrapping_mul(FNV_PRIME))
 }
 

@@ -2,7 +2,7 @@
 //! dimensions, pose, friction, layers) that maps one-to-one onto `XpbdColliderDesc`.
 
 use super::shape::Shape;
-use crate::error::{ClothError, check_range};
+use crate::error::{ClothError, check_range, check_unit_quaternion};
 use glam::{Quat, Vec3};
 
 /// Collider shape kind. Explicit values so that the C enum can mirror them.
@@ -82,10 +82,8 @@ impl Pose {
             let m = MAX_COLLIDER_COORDINATE;
             check_range("position", c, -m, m, "finite m within ±1e5")?;
         }
-        let q = Quat::from_array(self.rotation);
-        let len = if self.rotation.iter().all(|c| c.is_finite()) { q.length() } else { f32::NAN };
-        check_range("rotation", len, 1.0 - 1e-3, 1.0 + 1e-3, "unit quaternion [x, y, z, w] (|q| = 1 ± 1e-3)")?;
-        Ok((Vec3::from_array(self.position), q / len))
+        let q = check_unit_quaternion("rotation", self.rotation)?;
+        Ok((Vec3::from_array(self.position), q))
     }
 }
 

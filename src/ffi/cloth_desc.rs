@@ -12,7 +12,7 @@
 
 use super::args::flag;
 use super::error::{FfiError, XpbdResult};
-use crate::cloth::{ClothParams, DEFAULT_WELD_TOLERANCE};
+use crate::cloth::{ClothParams, DEFAULT_WELD_TOLERANCE, UnstableRecovery};
 use crate::material::Material;
 
 /// Everything `xpbd_cloth_create` needs. Get one from `xpbd_default_cloth_desc()`, then set the
@@ -114,6 +114,26 @@ pub struct XpbdClothDesc {
     pub lines: *const u32,
     /// Number of lines (pairs in `lines`). Default 0.
     pub line_count: u32,
+    /// Inertia scale s in [0, 1]: the fraction of its pins' translation the cloth feels. Before
+    /// each step the cloth (free vertices and the pins' current positions) is moved rigidly by
+    /// (1 - s) times the mean translation of the pinned vertices over that step (target - start),
+    /// without changing any velocity; the pins travel the rest over the step's substeps. 1
+    /// (default): plain physics, the cloth lags and swings behind its pins; 0: the pins'
+    /// translation carries the cloth along and only their rotation and relative motion are
+    /// simulated (a cape that does not stream out when its character dashes). No effect without
+    /// pins.
+    pub inertia_scale: f32,
+    /// Explosion guard: the largest plausible particle speed v_max in m/s (0.001..=1e6). After
+    /// every step a cloth with a NaN/infinite position or velocity, or a vertex that moved farther
+    /// than d_pins + d_colliders + 2*L + v_max*dt (d_pins: the largest pin move of the step;
+    /// d_colliders: the largest collider move of the step, rotation not counted; L: the diagonal
+    /// of the rest pose's bounding box; all in metres), is unstable: see `unstable_recovery`.
+    /// Default 100.
+    pub max_particle_speed: f32,
+    /// What the explosion guard does with an unstable cloth: an `XpbdUnstableRecovery` value
+    /// (0 last good state, 1 rest pose, 2 disabled). A `uint32_t` so that any other value is
+    /// reported (`XPBD_RESULT_INVALID_ARGUMENT`). Default `XPBD_UNSTABLE_RECOVERY_LAST_GOOD_STATE`.
+    pub unstable_recovery: u32,
     /// 1 / 0: self-collision, particles of the cloth kept at least 2r apart (r =
     /// `self_collision_radius`) except pairs already closer than 2r in the mesh as created;
     /// friction between the touching layers (Macklin et al. 2014). Default 0 (off: set a radius
@@ -132,6 +152,44 @@ pub struct XpbdClothDesc {
     /// r_a + r_b apart (each cloth's `self_collision_radius`) with each cloth's self friction;
     /// independent of `enable_self_collision`. Default 0.
     pub enable_inter_cloth_collision: u32,
+}
+
+/// What the explosion guard does with a cloth whose step failed its check (the values of
+/// `XpbdClothDesc.unstable_recovery`). Fixed forever; new values are only appended.
+#[repr(u32)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum XpbdUnstableRecovery {
+    /// Put back the positions, velocities and pin positions the cloth had before the failed step
+    /// (the end of the last step that passed). Pin targets stay as set.
+    LastGoodState = 0,
+    /// Put every free vertex back at its creation position (moved by every teleport since) with
+    /// zero velocity; pinned vertices stay at their pins.
+    RestPose = 1,
+    /// No check (and no cost): the cloth keeps what the step produced.
+    Disabled = 2,
+}
+
+impl From<UnstableRecovery> for XpbdUnstableRecovery {
+    fn from(r: UnstableRecovery) -> Self {
+        match r {
+            UnstableRecovery::LastGoodState => XpbdUnstableRecovery::LastGoodState,
+            UnstableRecovery::RestPose => XpbdUnstableRecovery::RestPose,
+            UnstableRecovery::Disabled => XpbdUnstableRecovery::Disabled,
+        }
+    }
+}
+
+/// The `unstable_recovery` field of a descriptor: 0, 1 or 2.
+fn recovery_from_c(value: u32) -> Result<UnstableRecovery, FfiError> {
+    match value {
+        0 => Ok(UnstableRecovery::LastGoodState),
+        1 => Ok(UnstableRecovery::RestPose),
+        2 => Ok(UnstableRecovery::Disabled),
+        _ => Err(FfiError::new(
+            XpbdResult::InvalidArgument,
+            format!("`unstable_recovery` = {value}: expected 0 (last good state), 1 (rest pose) or 2 (disabled)"),
+        )),
+    }
 }
 
 /// The settings of a cloth that may change after creation: the same fields, meanings, ranges and
@@ -193,6 +251,12 @@ pub struct XpbdClothParams {
     pub lift_coefficient: f32,
     /// Air density in kg/m^3 (0..=1e4).
     pub air_density: f32,
+    /// Inertia scale in [0, 1]; see `XpbdClothDesc`.
+    pub inertia_scale: f32,
+    /// Explosion guard's largest plausible particle speed in m/s (0.001..=1e6).
+    pub max_particle_speed: f32,
+    /// An `XpbdUnstableRecovery` value (0, 1, 2).
+    pub unstable_recovery: u32,
     /// 1 / 0: self-collision on / off.
     pub enable_self_collision: u32,
     /// Self-collision radius in metres; 0 = `collision_thickness`.
@@ -289,6 +353,9 @@ impl From<&ClothParams> for XpbdClothParams {
             drag_coefficient: p.drag_coefficient,
             lift_coefficient: p.lift_coefficient,
             air_density: p.air_density,
+            inertia_scale: p.inertia_scale,
+            max_particle_speed: p.max_particle_speed,
+            unstable_recovery: XpbdUnstableRecovery::from(p.unstable_recovery) as u32,
             enable_self_collision: p.self_collision as u32,
             self_collision_radius: p.self_collision_radius.unwrap_or(0.0),
             self_static_friction: p.self_static_friction,
@@ -340,6 +407,9 @@ impl XpbdClothParams {
             collision_thickness: self.collision_thickness,
             collision_mask: self.collision_mask,
             max_depenetration_speed: self.max_depenetration_speed,
+            inertia_scale: self.inertia_scale,
+            max_particle_speed: self.max_particle_speed,
+            unstable_recovery: recovery_from_c(self.unstable_recovery)?,
             self_collision: flag(self.enable_self_collision, "enable_self_collision")?,
             // 0 is no valid radius, so it can mean "derive from collision_thickness" without
             // hiding a mistake; a negative or NaN radius reaches the core's range check.
@@ -393,6 +463,9 @@ impl XpbdClothDesc {
             drag_coefficient: self.drag_coefficient,
             lift_coefficient: self.lift_coefficient,
             air_density: self.air_density,
+            inertia_scale: self.inertia_scale,
+            max_particle_speed: self.max_particle_speed,
+            unstable_recovery: self.unstable_recovery,
             enable_self_collision: self.enable_self_collision,
             self_collision_radius: self.self_collision_radius,
             self_static_friction: self.self_static_friction,
@@ -468,6 +541,9 @@ pub extern "C" fn xpbd_default_cloth_desc() -> XpbdClothDesc {
         air_density: p.air_density,
         lines: std::ptr::null(),
         line_count: 0,
+        inertia_scale: p.inertia_scale,
+        max_particle_speed: p.max_particle_speed,
+        unstable_recovery: p.unstable_recovery,
         enable_self_collision: p.enable_self_collision,
         self_collision_radius: p.self_collision_radius,
         self_static_friction: p.self_static_friction,
@@ -506,6 +582,9 @@ mod tests {
             collision_thickness: 0.0125,
             collision_mask: 0b1011,
             max_depenetration_speed: 2.5,
+            inertia_scale: 0.25,
+            max_particle_speed: 40.0,
+            unstable_recovery: UnstableRecovery::RestPose,
             self_collision: !crate::cloth::DEFAULT_SELF_COLLISION,
             self_collision_radius: Some(0.0075),
             self_static_friction: 0.7,

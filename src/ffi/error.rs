@@ -2,6 +2,7 @@
 //! message (`xpbd_last_error_message`).
 
 use super::boundary::ffi_boundary_or;
+use crate::cloth::SnapshotProblem;
 use crate::error::ClothError;
 use std::cell::RefCell;
 use std::ffi::c_char;
@@ -29,7 +30,11 @@ pub enum XpbdResult {
     /// A caller buffer's element count differs from the one the object needs (e.g. the
     /// `vertex_count` passed to a read differs from the cloth's render vertex count).
     BufferSizeMismatch = 5,
-    /// Reserved for a simulation that diverged (non-finite state). Not returned by ABI version 1.
+    /// `xpbd_world_step`: one or more cloths failed their explosion guard in this step (a NaN or
+    /// infinite position or velocity, or a particle that moved farther than its bound; see
+    /// `XpbdClothDesc.max_particle_speed`). Every cloth was stepped; the unstable ones were put back
+    /// as their `unstable_recovery` says. The message names the first unstable cloth's id;
+    /// `xpbd_cloth_get_status` tells each cloth's story.
     SimulationUnstable = 6,
     /// The library panicked: a bug in xpbd_cloth, please report it with the message. If the panic
     /// happened while a world was being changed, that world is now poisoned.
@@ -40,6 +45,10 @@ pub enum XpbdResult {
     /// Too many objects alive at once: 65 536 worlds, or 32 768 cloths or 32 768 colliders in one
     /// world.
     CapacityExceeded = 9,
+    /// `xpbd_cloth_restore_state`: the buffer is not a snapshot this cloth accepts: no snapshot
+    /// magic, another format version, a checksum mismatch (changed or corrupted bytes), a snapshot
+    /// of another mesh, or non-finite values. The message says which; the cloth is unchanged.
+    InvalidSnapshot = 10,
 }
 
 /// An error on its way out through the boundary: the code to return and the message to store.
@@ -76,6 +85,9 @@ pub(crate) fn result_code(error: &ClothError) -> XpbdResult {
         | VertexNotPinned { .. }
         | NonFiniteTarget { .. } => XpbdResult::InvalidArgument,
         InvalidHandle => XpbdResult::InvalidId,
+        SimulationUnstable { .. } => XpbdResult::SimulationUnstable,
+        InvalidSnapshot(SnapshotProblem::SizeMismatch { .. }) => XpbdResult::BufferSizeMismatch,
+        InvalidSnapshot(_) => XpbdResult::InvalidSnapshot,
     }
 }
 

@@ -37,6 +37,12 @@ pub mod collider;
 
 pub mod state;
 
+pub mod status;
+
+pub mod teleport;
+
+pub mod snapshot;
+
 pub mod live;
 
 pub use cloth::*;
@@ -46,7 +52,10 @@ pub use collider_desc::*;
 pub use error::*;
 pub use ids::*;
 pub use live::*;
+pub use snapshot::*;
 pub use state::*;
+pub use status::*;
+pub use teleport::*;
 pub use world::*;
 
 /// Version of the C ABI described by this header. It changes whenever a function, struct layout

@@ -2,9 +2,10 @@
 
 use super::args::{OutParam, required};
 use super::boundary::ffi_boundary;
-use super::error::XpbdResult;
-use super::ids::XpbdWorldId;
+use super::error::{FfiError, XpbdResult};
+use super::ids::{XpbdClothId, XpbdWorldId, object_slot};
 use super::registry::{insert_world, remove_world, with_world};
+use crate::error::{ClothError, unstable_message};
 use crate::world::{World, WorldDesc};
 
 /// Settings of a world. Get one from `xpbd_default_world_desc()` and change what you need.
@@ -84,11 +85,32 @@ pub extern "C" fn xpbd_world_destroy(world: XpbdWorldId) -> XpbdResult {
 /// result does not depend on the thread count. Pin targets set before the call are reached at
 /// the end of it.
 ///
+/// Before its step each cloth is carried rigidly by the share of its pins' translation that its
+/// `inertia_scale` leaves out; after it each cloth is checked by its explosion guard
+/// (`max_particle_speed`, `unstable_recovery`).
+///
 /// Errors: `XPBD_RESULT_INVALID_ID`, `XPBD_RESULT_WORLD_POISONED`, `XPBD_RESULT_INVALID_ARGUMENT`
-/// (dt <= 0, NaN or > 1 s; nothing moves). Thread-safe: calls on one world are serialised.
+/// (dt <= 0, NaN or > 1 s; nothing moves), `XPBD_RESULT_SIMULATION_UNSTABLE` (one or more cloths
+/// failed their guard: every cloth has stepped, the unstable ones were put back as their
+/// `unstable_recovery` says; the message names the first one's id, `xpbd_cloth_get_status` reads
+/// each cloth's details). Thread-safe: calls on one world are serialised.
 #[unsafe(no_mangle)]
 pub extern "C" fn xpbd_world_step(world: XpbdWorldId, dt: f32) -> XpbdResult {
-    ffi_boundary("xpbd_world_step", || with_world(world, |w| Ok(w.step(dt)?)))
+    ffi_boundary("xpbd_world_step", || {
+        with_world(world, |w| match w.step(dt) {
+            Err(ClothError::SimulationUnstable { cloth, instability, unstable_cloths }) => {
+                // Name the cloth as C knows it: by its id.
+                let id = object_slot(cloth.index, cloth.generation)
+                    .map_or(0, |(index, generation)| XpbdClothId::pack(world, index, generation).id);
+                let name = format!("cloth {id:#018x}");
+                Err(FfiError::new(
+                    XpbdResult::SimulationUnstable,
+                    unstable_message(&name, &instability, unstable_cloths),
+                ))
+            }
+            other => Ok(other?),
+        })
+    })
 }
 
 /// Set the world's gravity in m/s^2 (x, y, z), used from the next step on.

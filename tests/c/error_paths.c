@@ -546,6 +546,72 @@ static void message_buffer(void) {
     EXPECT_OK(xpbd_world_destroy(w));
 }
 
+/* Teleport, guard status and snapshots: argument checks, codes, messages, and nothing changed. */
+static void robustness_errors(void) {
+    XpbdWorldDesc wd = xpbd_default_world_desc();
+    wd.thread_count = 1;
+    XpbdWorldId w;
+    EXPECT_OK(xpbd_world_create(&wd, &w));
+    XpbdClothDesc d = grid_desc();
+    XpbdClothId cloth, free_cloth;
+    EXPECT_OK(xpbd_cloth_create(w, &d, &cloth));
+    uint32_t corners[2] = {0, 2};
+    EXPECT_OK(xpbd_cloth_set_pinned(cloth, corners, 2, NULL));
+    d.unstable_recovery = 3;
+    EXPECT(xpbd_cloth_create(w, &d, &free_cloth), XPBD_RESULT_INVALID_ARGUMENT, "`unstable_recovery` = 3");
+    d.unstable_recovery = XPBD_UNSTABLE_RECOVERY_LAST_GOOD_STATE;
+    d.inertia_scale = 1.5f;
+    EXPECT(xpbd_cloth_create(w, &d, &free_cloth), XPBD_RESULT_INVALID_ARGUMENT, "inertia_scale");
+    d.inertia_scale = 1.0f;
+    d.external_acceleration[1] = 1.0e6f; /* a free cloth under this leaves any plausible bound */
+    EXPECT_OK(xpbd_cloth_create(w, &d, &free_cloth));
+    uint64_t before = 0, after = 0;
+
+    /* Teleport. */
+    const float t[3] = {1.0f, 0.0f, 0.0f}, nan_t[3] = {NAN, 0.0f, 0.0f};
+    const float unit[4] = {0.0f, 0.0f, 0.0f, 1.0f}, long_q[4] = {0.0f, 0.0f, 0.0f, 1.1f};
+    EXPECT_OK(xpbd_cloth_state_hash(cloth, &before));
+    EXPECT(xpbd_cloth_teleport(cloth, NULL, unit), XPBD_RESULT_NULL_POINTER, "`translation` is NULL");
+    EXPECT(xpbd_cloth_teleport(cloth, t, NULL), XPBD_RESULT_NULL_POINTER, "`rotation` is NULL");
+    EXPECT(xpbd_cloth_teleport(cloth, nan_t, unit), XPBD_RESULT_INVALID_ARGUMENT, "translation");
+    EXPECT(xpbd_cloth_teleport(cloth, t, long_q), XPBD_RESULT_INVALID_ARGUMENT, "unit quaternion");
+    EXPECT(xpbd_cloth_teleport(SENTINEL_CLOTH, t, unit), XPBD_RESULT_INVALID_ID, "forged");
+    EXPECT_OK(xpbd_cloth_state_hash(cloth, &after));
+    CHECK(before == after);
+
+    /* Status. */
+    XpbdClothStatus status;
+    memset(&status, 0x5e, sizeof status);
+    EXPECT(xpbd_cloth_get_status(cloth, NULL), XPBD_RESULT_NULL_POINTER, "`out_status` is NULL");
+    EXPECT(xpbd_world_step(w, 1.0f / 60.0f), XPBD_RESULT_SIMULATION_UNSTABLE, "xpbd_world_step: cloth 0x");
+    EXPECT_OK(xpbd_cloth_get_status(free_cloth, &status));
+    CHECK(status.unstable_steps == 1 && status.kind == XPBD_INSTABILITY_KIND_DISPLACEMENT_BOUND);
+    CHECK(status.recovery == XPBD_UNSTABLE_RECOVERY_LAST_GOOD_STATE && status.displacement > status.bound);
+    EXPECT_OK(xpbd_cloth_get_status(cloth, &status));
+    CHECK(status.unstable_steps == 0 && status.kind == XPBD_INSTABILITY_KIND_NONE);
+
+    /* Snapshots. */
+    size_t size = 0;
+    unsigned char buf[2048];
+    EXPECT(xpbd_cloth_state_size(cloth, NULL), XPBD_RESULT_NULL_POINTER, "`out_size` is NULL");
+    EXPECT_OK(xpbd_cloth_state_size(cloth, &size));
+    CHECK(size == 48 + 24 * 9 + 28 * 2 + 36 && size <= sizeof buf);
+    EXPECT(xpbd_cloth_save_state(cloth, buf, size - 1), XPBD_RESULT_BUFFER_SIZE_MISMATCH, "expected");
+    EXPECT(xpbd_cloth_save_state(cloth, NULL, size), XPBD_RESULT_NULL_POINTER, "`buf` is NULL");
+    EXPECT_OK(xpbd_cloth_save_state(cloth, buf, size));
+    EXPECT_OK(xpbd_cloth_state_hash(cloth, &before));
+    EXPECT_OK(xpbd_cloth_teleport(cloth, t, unit));
+    buf[200] ^= 1;
+    EXPECT(xpbd_cloth_restore_state(cloth, buf, size), XPBD_RESULT_INVALID_SNAPSHOT, "checksum");
+    buf[200] ^= 1;
+    EXPECT(xpbd_cloth_restore_state(cloth, buf, size - 1), XPBD_RESULT_BUFFER_SIZE_MISMATCH, "buffer passed");
+    EXPECT(xpbd_cloth_restore_state(free_cloth, buf, size), XPBD_RESULT_OK, NULL); /* same mesh */
+    EXPECT_OK(xpbd_cloth_restore_state(cloth, buf, size));
+    EXPECT_OK(xpbd_cloth_state_hash(cloth, &after));
+    CHECK(before == after);
+    EXPECT_OK(xpbd_world_destroy(w));
+}
+
 int main(void) {
     make_grid();
     CHECK(xpbd_last_error_message(NULL, 0) == 1); /* no failure yet on this thread: "" */
@@ -555,6 +621,7 @@ int main(void) {
     cloth_errors(w);
     collider_errors();
     message_buffer();
+    robustness_errors();
     printf("%d passed, %d failed\n", passed, failed);
     return failed == 0 ? 0 : 1;
 }

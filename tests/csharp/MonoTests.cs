@@ -42,6 +42,14 @@ static unsafe class MonoTests
             Run("affine_inverse_and_normal_transform", AffineInverseAndNormalTransform);
             Run("pin_selection_by_colour_list_and_radius", PinSelection);
             Run("simulation_pins_follow_their_anchor_and_read_back_in_local_space", SimulationPinsFollowAnchor);
+            Run("drape_on_sphere_reads_the_same_numbers_as_the_c_example", DrapeOnSphereAsTheCExample);
+            Run("colliders_of_every_kind_read_back_as_created_and_reach_their_pose", CollidersReadBackAndReachTheirPose);
+            Run("collider_layers_decide_what_the_cloth_collides_with", ColliderLayersDecideWhatCollides);
+            Run("collider_errors_map_to_their_exceptions", ColliderErrorsMapToTheirExceptions);
+            Run("state_hash_is_equal_for_equal_runs_at_any_thread_count", StateHashEqualForEqualRuns);
+            Run("engine_collider_shapes_follow_unity_conventions", EngineShapesFollowUnityConventions);
+            Run("tracked_collider_follows_its_object_and_carries_the_cloth", TrackedColliderFollowsItsObject);
+            Run("snapshots_teleport_and_the_explosion_guard", SnapshotsTeleportAndGuard);
         }
         Console.WriteLine(passed + " passed, " + failed + " failed");
         return failed == 0 ? 0 : 1;
@@ -308,14 +316,31 @@ static unsafe class MonoTests
         worker.Join();
         b.Dispose();
         Expect(XpbdLibrary.LiveClothCount == cloths, "both released");
+        int colliders = XpbdLibrary.LiveColliderCount;
+        XpbdCollider sphere = world.CreateSphere(0.1f, XpbdPose.Identity), box = world.CreateBox(0.1f, 0.1f, 0.1f, 0, XpbdPose.Identity);
+        Expect(XpbdLibrary.LiveColliderCount == colliders + 2, "two colliders alive");
+        sphere.Dispose();
+        sphere.Dispose();
+        Expect(sphere.IsDisposed && XpbdLibrary.LiveColliderCount == colliders + 1, "one collider released once");
+        var colliderWorker = new Thread(() => box.Dispose());
+        colliderWorker.Start();
+        colliderWorker.Join();
+        box.Dispose();
+        Expect(XpbdLibrary.LiveColliderCount == colliders, "both colliders released");
+        Throws<ObjectDisposedException>(() => sphere.SetPose(XpbdPose.Identity));
         XpbdCloth c = SmallCloth(world);
+        XpbdCollider plane = world.CreatePlane(XpbdPose.Identity);
         world.Dispose();
         world.Dispose();
         Expect(c.IsDisposed, "a cloth of a disposed world is disposed");
+        Expect(plane.IsDisposed, "a collider of a disposed world is disposed");
         c.Dispose();
+        plane.Dispose();
         Throws<ObjectDisposedException>(() => world.Step(0.01f));
         Throws<ObjectDisposedException>(() => c.ReadPositions(new float[27]));
-        Expect(XpbdLibrary.LiveWorldCount == worlds && XpbdLibrary.LiveClothCount == cloths, "back to where it started");
+        Throws<ObjectDisposedException>(() => plane.GetPose());
+        Expect(XpbdLibrary.LiveWorldCount == worlds && XpbdLibrary.LiveClothCount == cloths && XpbdLibrary.LiveColliderCount == colliders,
+            "back to where it started");
     }
 
     [MethodImpl(MethodImplOptions.NoInlining)]
@@ -326,9 +351,12 @@ static unsafe class MonoTests
             var world = new XpbdWorld();
             SmallCloth(world);
             SmallCloth(world);
+            world.CreateSphere(0.1f, XpbdPose.Identity);
         }
         var kept = new XpbdWorld();
         for (int c = 0; c < 3; ++c) SmallCloth(kept);
+        kept.CreateCapsule(0.1f, 0.2f, XpbdPose.Identity);
+        kept.CreatePlane(XpbdPose.At(0, -5, 0));
         return kept;
     }
 
@@ -343,13 +371,15 @@ static unsafe class MonoTests
 
     static void ObjectsLeftToTheGcAreReleased()
     {
-        int worlds = XpbdLibrary.LiveWorldCount, cloths = XpbdLibrary.LiveClothCount;
+        int worlds = XpbdLibrary.LiveWorldCount, cloths = XpbdLibrary.LiveClothCount, colliders = XpbdLibrary.LiveColliderCount;
         XpbdWorld kept = MakeGarbage();
         Expect(XpbdLibrary.LiveWorldCount == worlds + 4 && XpbdLibrary.LiveClothCount == cloths + 9, "4 worlds and 9 cloths created");
-        CollectUntil(() => XpbdLibrary.LiveClothCount == cloths);
+        Expect(XpbdLibrary.LiveColliderCount == colliders + 5, "5 colliders created");
+        CollectUntil(() => XpbdLibrary.LiveClothCount == cloths && XpbdLibrary.LiveColliderCount == colliders);
         // The unreferenced worlds are gone with their cloths; the kept world lost its unreferenced cloths.
         Expect(XpbdLibrary.LiveWorldCount == worlds + 1, "only the kept world is alive: " + XpbdLibrary.LiveWorldCount);
         Expect(XpbdLibrary.LiveClothCount == cloths, "every unreferenced cloth released: " + XpbdLibrary.LiveClothCount);
+        Expect(XpbdLibrary.LiveColliderCount == colliders, "every unreferenced collider released: " + XpbdLibrary.LiveColliderCount);
         kept.Step(1.0f / 60.0f); // still usable
         GC.KeepAlive(kept);
         kept = null;
@@ -363,12 +393,14 @@ static unsafe class MonoTests
         var a = new XpbdWorld();
         var b = new XpbdWorld();
         XpbdCloth cloth = SmallCloth(b);
+        XpbdCollider collider = a.CreateSphere(0.1f, XpbdPose.Identity);
         Expect(XpbdWorld.DisposeAll() == 2 + worlds, "disposed both (and any others)");
-        Expect(a.IsDisposed && b.IsDisposed && cloth.IsDisposed, "wrappers know");
-        Expect(XpbdLibrary.LiveWorldCount == 0 && XpbdLibrary.LiveClothCount == 0, "nothing left natively");
+        Expect(a.IsDisposed && b.IsDisposed && cloth.IsDisposed && collider.IsDisposed, "wrappers know");
+        Expect(XpbdLibrary.LiveWorldCount == 0 && XpbdLibrary.LiveClothCount == 0 && XpbdLibrary.LiveColliderCount == 0, "nothing left natively");
         Expect(XpbdWorld.DisposeAll() == 0, "nothing left to dispose");
     }
 
+    // Pins, a collider following its object, a step and reads: nothing allocated per frame.
     static void PerFrameCallsAllocateNothing()
     {
         float[] positions;
@@ -384,10 +416,13 @@ static unsafe class MonoTests
         using (var outNormals = new XpbdPinnedArray<float>(3 * 64))
         {
             cloth.SetPinned(pins.Array);
+            XpbdTrackedCollider ball = new XpbdTrackedCollider(world, XpbdEngineShape.Capsule(0, 0, 0, XpbdAxis.Z, 0.4f, 0.1f, 1, 1, 1),
+                XpbdAffine.Translation(0.5f, 0.5f, 0.2f), 0, 0, 0, 1, XpbdColliderContact.Default);
             var step = new Action<int>(frame =>
             {
                 targets.Array[1].x = 1.0f + 0.001f * frame;
                 cloth.SetPinTargets(pins, targets);
+                ball.Follow(XpbdAffine.Translation(0.5f, 0.5f, 0.2f - 0.002f * frame), 0, 0, 0, 1);
                 world.Step(1.0f / 60.0f);
                 cloth.ReadPositions(outPositions);
                 cloth.ReadNormals(outNormals);
@@ -498,6 +533,438 @@ static unsafe class MonoTests
             sim.Dispose();
             sim.Dispose();
             Expect(sim.World.IsDisposed && sim.Cloth.IsDisposed, "disposed");
+        }
+    }
+
+    // ---- Colliders ----
+
+    // examples/c/drape_on_sphere.c in C#: a 32 x 32 cloth (1 m) 0.3 m above a sphere of radius
+    // 0.3 m at the origin, air drag 5/s, 2 s at 60 Hz. Prints the C example's `bits:` numbers
+    // plus a hash of every position and the library's state hash, for tests/csharp_mono.rs to
+    // compare with the Rust API's run of the same scene.
+    static void DrapeOnSphereAsTheCExample()
+    {
+        const float radius = 0.3f;
+        var positions = new float[3 * N * N];
+        for (int j = 0; j < N; ++j)
+        {
+            for (int i = 0; i < N; ++i)
+            {
+                // Explicit casts: every intermediate rounded to float, as in C.
+                positions[3 * (j * N + i)] = (float)((float)i / (float)(N - 1)) - 0.5f;
+                positions[3 * (j * N + i) + 1] = 2.0f * radius;
+                positions[3 * (j * N + i) + 2] = (float)((float)j / (float)(N - 1)) - 0.5f;
+            }
+        }
+        var indices = new uint[6 * (N - 1) * (N - 1)];
+        int t = 0;
+        for (uint j = 0; j < N - 1; ++j)
+        {
+            for (uint i = 0; i < N - 1; ++i)
+            {
+                uint a = j * N + i, b = a + 1, c = a + N, d = a + N + 1;
+                indices[t++] = a; indices[t++] = c; indices[t++] = b;
+                indices[t++] = b; indices[t++] = c; indices[t++] = d;
+            }
+        }
+        using (var world = new XpbdWorld())
+        {
+            XpbdCollider sphere = world.CreateSphere(radius, XpbdPose.Identity);
+            XpbdClothDesc desc = XpbdCloth.DefaultDesc();
+            desc.linear_damping = 5.0f;
+            XpbdCloth cloth = world.CreateCloth(positions, indices, null, desc);
+            for (int frame = 0; frame < 120; ++frame) world.Step(1.0f / 60.0f);
+            var x = new float[3 * N * N];
+            cloth.ReadPositions(x);
+            XpbdClothStats stats = cloth.GetStats();
+            float thickness = desc.collision_thickness, deepest = 0, lowest = float.PositiveInfinity;
+            for (int v = 0; v < N * N; ++v)
+            {
+                float px = x[3 * v], py = x[3 * v + 1], pz = x[3 * v + 2];
+                deepest = Math.Max(deepest, thickness - ((float)Math.Sqrt(px * px + py * py + pz * pz) - radius));
+                lowest = Math.Min(lowest, py);
+            }
+            int topVertex = 3 * (N / 2 * N + N / 2); // the vertex nearest the sphere's top
+            float top = x[topVertex + 1];
+            float topGap = (float)Math.Sqrt(x[topVertex] * x[topVertex] + top * top + x[topVertex + 2] * x[topVertex + 2]) - radius - thickness;
+            Console.WriteLine("drape bits: " + Bits(top).ToString("x8") + " " + Bits(lowest).ToString("x8") + " " +
+                Bits(stats.max_penetration).ToString("x8") + " " + stats.contact_count + " positions-fnv1a " + Fnv1a(x).ToString("x16") +
+                " state-hash " + cloth.StateHash().ToString("x16"));
+            // What the C example checks itself: it rests on the sphere, nothing sinks in.
+            Expect(deepest <= 0.01f * thickness, "no vertex deeper than 1 % of the thickness: " + deepest);
+            Expect(Math.Abs(topGap) <= 0.01f * thickness, "the vertex over the top rests on the thickened sphere: gap " + topGap);
+            Expect(lowest < 0 && stats.contact_count > 100, "the flaps hang below the equator: " + lowest + ", contacts " + stats.contact_count);
+            GC.KeepAlive(sphere);
+        }
+    }
+
+    static void ExpectPose(XpbdPose p, XpbdPose q, float tolerance, string what)
+    {
+        float[] a = { p.X, p.Y, p.Z, p.Qx, p.Qy, p.Qz, p.Qw }, b = { q.X, q.Y, q.Z, q.Qx, q.Qy, q.Qz, q.Qw };
+        for (int k = 0; k < 7; ++k)
+        {
+            if (!(Math.Abs(a[k] - b[k]) <= tolerance)) throw new Exception(what + ": component " + k + " is " + a[k] + ", expected " + b[k]);
+        }
+    }
+
+    static void CollidersReadBackAndReachTheirPose()
+    {
+        float h = (float)Math.Sqrt(0.5);
+        var turned = new XpbdPose(1, 2, 3, 0, 0, h, h); // a quarter turn about z
+        var contact = new XpbdColliderContact(0.9f, 0.7f, 0x6);
+        using (var world = new XpbdWorld())
+        {
+            XpbdCollider sphere = world.CreateSphere(0.25f, turned, contact);
+            XpbdCollider capsule = world.CreateCapsule(0.05f, 0.4f, turned, contact);
+            XpbdCollider plane = world.CreatePlane(turned, contact);
+            XpbdCollider box = world.CreateBox(0.1f, 0.2f, 0.3f, 0.05f, turned, contact);
+            var kinds = new[] { XpbdColliderKind.Sphere, XpbdColliderKind.Capsule, XpbdColliderKind.Plane, XpbdColliderKind.Box };
+            var all = new[] { sphere, capsule, plane, box };
+            for (int k = 0; k < 4; ++k)
+            {
+                XpbdColliderDesc d = all[k].GetDesc();
+                Expect(all[k].Kind == kinds[k] && d.kind == (uint)kinds[k], kinds[k] + " reads back as its kind");
+                Expect(d.static_friction == 0.9f && d.kinetic_friction == 0.7f && d.layers == 0x6, kinds[k] + " keeps friction and layers");
+                Expect(d.position[0] == 1 && d.position[1] == 2 && d.position[2] == 3, kinds[k] + " at its position");
+                ExpectPose(all[k].GetPose(), turned, 1e-7f, kinds[k] + " creation pose");
+            }
+            XpbdColliderDesc s = sphere.GetDesc(), c = capsule.GetDesc(), b = box.GetDesc();
+            Expect(s.radius == 0.25f, "sphere radius");
+            Expect(c.radius == 0.05f && c.half_height == 0.4f, "capsule radius and half height");
+            Expect(b.half_extents[0] == 0.1f && b.half_extents[1] == 0.2f && b.half_extents[2] == 0.3f && b.radius == 0.05f, "box half extents and rounding");
+
+            // With default contact: the library's defaults, read from its default descriptor.
+            XpbdColliderDesc defaults = XpbdCollider.DefaultDesc();
+            XpbdColliderDesc plain = world.CreateSphere(1, XpbdPose.Identity).GetDesc();
+            Expect(plain.static_friction == defaults.static_friction && plain.kinetic_friction == defaults.kinetic_friction &&
+                plain.layers == defaults.layers, "default friction and layers");
+            Expect(defaults.kind == (uint)XpbdColliderKind.Sphere, "the default descriptor is a sphere");
+
+            // set_pose is a target: unchanged until the step, reached exactly by its end.
+            var target = new XpbdPose(-0.5f, 1.25f, 4, h, 0, 0, h);
+            box.SetPose(target);
+            ExpectPose(box.GetPose(), turned, 1e-7f, "before the step");
+            world.Step(1.0f / 60.0f);
+            ExpectPose(box.GetPose(), target, 1e-7f, "after the step");
+            box.SetPose(0, 0, 0, 0, 0, 0, 1);
+            world.Step(1.0f / 60.0f);
+            ExpectPose(box.GetPose(), XpbdPose.Identity, 0, "the seven-float overload");
+        }
+    }
+
+    // A 5 x 5 cloth dropped onto a box on layer 2: with the box's bit in its mask it rests on
+    // the box top; without, it falls through.
+    static float RestingHeight(uint clothMask)
+    {
+        var positions = new float[3 * 25];
+        for (int v = 0; v < 25; ++v)
+        {
+            positions[3 * v] = 0.1f * (v % 5) - 0.2f;
+            positions[3 * v + 1] = 0.2f;
+            positions[3 * v + 2] = 0.1f * (v / 5) - 0.2f;
+        }
+        var indices = new uint[6 * 16];
+        int t = 0;
+        for (uint j = 0; j < 4; ++j)
+        {
+            for (uint i = 0; i < 4; ++i)
+            {
+                uint a = j * 5 + i;
+                indices[t++] = a; indices[t++] = a + 5; indices[t++] = a + 1;
+                indices[t++] = a + 1; indices[t++] = a + 5; indices[t++] = a + 6;
+            }
+        }
+        XpbdWorldDesc single = XpbdWorld.DefaultDesc();
+        single.thread_count = 1;
+        using (var world = new XpbdWorld(single))
+        {
+            world.CreateBox(1, 0.1f, 1, 0, XpbdPose.Identity, new XpbdColliderContact(0.5f, 0.4f, 0x2));
+            XpbdClothDesc desc = XpbdCloth.DefaultDesc();
+            desc.collision_mask = clothMask;
+            XpbdCloth cloth = world.CreateCloth(positions, indices, null, desc);
+            for (int frame = 0; frame < 60; ++frame) world.Step(1.0f / 60.0f);
+            var x = new float[3 * 25];
+            cloth.ReadPositions(x);
+            return x[3 * 12 + 1];
+        }
+    }
+
+    static void ColliderLayersDecideWhatCollides()
+    {
+        float thickness = XpbdCloth.DefaultDesc().collision_thickness;
+        float resting = RestingHeight(0x2 | 0x8), ignored = RestingHeight(0x1);
+        Expect(Math.Abs(resting - (0.1f + thickness)) < 0.01f * thickness, "rests on the box top + thickness: " + resting);
+        // Free fall from 0.2 m for 1 s ends about 4.7 m lower.
+        Expect(ignored < -4.0f, "falls through a box on another layer: " + ignored);
+    }
+
+    static void ColliderErrorsMapToTheirExceptions()
+    {
+        using (var world = new XpbdWorld())
+        {
+            int live = XpbdLibrary.LiveColliderCount;
+            var e1 = Throws<XpbdInvalidArgumentException>(() => world.CreateSphere(-1, XpbdPose.Identity));
+            Expect(e1.Message.StartsWith("xpbd_collider_create:") && e1.Message.Contains("radius"), "names the field: " + e1.Message);
+            Throws<XpbdInvalidArgumentException>(() => world.CreateBox(0.1f, 0.1f, 0.1f, 0.2f, XpbdPose.Identity)); // rounding > half extent
+            Throws<XpbdInvalidArgumentException>(() => world.CreateCapsule(0.1f, float.NaN, XpbdPose.Identity));
+            Throws<XpbdInvalidArgumentException>(() => world.CreatePlane(new XpbdPose(0, 0, 0, 0, 0, 0, 2)));
+            Throws<XpbdInvalidArgumentException>(() => world.CreateSphere(1, XpbdPose.Identity, new XpbdColliderContact(-0.1f, 0, 1)));
+            XpbdColliderDesc unknown = XpbdCollider.DefaultDesc();
+            unknown.kind = 7;
+            var e2 = Throws<XpbdInvalidArgumentException>(() => world.CreateCollider(unknown));
+            Expect(e2.Message.Contains("`kind`"), "names the kind: " + e2.Message);
+            Expect(XpbdLibrary.LiveColliderCount == live, "nothing half-created");
+
+            XpbdCollider sphere = world.CreateSphere(0.5f, XpbdPose.At(0, 1, 0));
+            var e3 = Throws<XpbdInvalidArgumentException>(() => sphere.SetPose(new XpbdPose(float.NaN, 0, 0, 0, 0, 0, 1)));
+            Expect(e3.Message.StartsWith("xpbd_collider_set_pose:"), "set_pose message: " + e3.Message);
+            Throws<XpbdInvalidArgumentException>(() => sphere.SetPose(0, 0, 0, 0, 0, 0, 1.01f));
+            world.Step(1.0f / 60.0f);
+            ExpectPose(sphere.GetPose(), XpbdPose.At(0, 1, 0), 0, "a rejected pose changes nothing");
+
+            // A forged collider id (a cloth's bits: bit 47 differs) and a null one.
+            XpbdCloth cloth = SmallCloth(world);
+            var forged = new XpbdColliderId { id = cloth.Id.id };
+            var e4 = Throws<XpbdInvalidIdException>(() => XpbdLibrary.Check(NativeMethods.xpbd_collider_destroy(forged)));
+            Expect(e4.Message.StartsWith("xpbd_collider_destroy:"), "invalid id message: " + e4.Message);
+            Throws<XpbdInvalidIdException>(() => XpbdLibrary.Check(NativeMethods.xpbd_collider_destroy(new XpbdColliderId())));
+            var forgedCloth = new XpbdClothId { id = sphere.Id.id };
+            Throws<XpbdInvalidIdException>(() => XpbdLibrary.Check(NativeMethods.xpbd_cloth_destroy(forgedCloth)));
+            Expect(!cloth.IsDisposed && cloth.ParticleCount == 9, "the cloth survived the forged destroy");
+
+            // Destroyed behind the wrapper's back: InvalidId from every call, dispose still harmless.
+            Expect(NativeMethods.xpbd_collider_destroy(sphere.Id) == XpbdResult.Ok, "raw destroy");
+            var e5 = Throws<XpbdInvalidIdException>(() => sphere.SetPose(XpbdPose.Identity));
+            Expect(e5.Message.Contains("xpbd_collider_set_pose"), "names the call: " + e5.Message);
+            Throws<XpbdInvalidIdException>(() => sphere.GetDesc());
+            sphere.Dispose();
+            sphere.Dispose();
+            Throws<ObjectDisposedException>(() => sphere.GetPose());
+            Throws<ArgumentNullException>(() => new XpbdTrackedCollider(null, XpbdEngineShape.Box(0, 0, 0, 1, 1, 1, 1, 1, 1),
+                XpbdAffine.Identity, 0, 0, 0, 1, XpbdColliderContact.Default));
+        }
+    }
+
+    static ulong[] DrapeHashes(uint threads)
+    {
+        float[] positions;
+        uint[] indices;
+        XpbdGridMesh.Create(12, 12, 1.0f, 1.0f, out positions, out indices);
+        XpbdWorldDesc wd = XpbdWorld.DefaultDesc();
+        wd.thread_count = threads;
+        using (var world = new XpbdWorld(wd))
+        {
+            // Four cloths (so the threads have work) and a sphere they fall onto.
+            world.CreateSphere(0.3f, XpbdPose.At(0.5f, 0.2f, 0.1f));
+            var cloths = new XpbdCloth[4];
+            for (int c = 0; c < 4; ++c) cloths[c] = world.CreateCloth(positions, indices);
+            var hashes = new ulong[4 * 31];
+            for (int c = 0; c < 4; ++c) hashes[c] = cloths[c].StateHash();
+            for (int frame = 1; frame <= 30; ++frame)
+            {
+                world.Step(1.0f / 60.0f);
+                for (int c = 0; c < 4; ++c) hashes[4 * frame + c] = cloths[c].StateHash();
+            }
+            return hashes;
+        }
+    }
+
+    static void StateHashEqualForEqualRuns()
+    {
+        ulong[] one = DrapeHashes(1), again = DrapeHashes(1), four = DrapeHashes(4);
+        for (int k = 0; k < one.Length; ++k)
+        {
+            Expect(one[k] == again[k], "run to run, hash " + k);
+            Expect(one[k] == four[k], "1 vs 4 threads, hash " + k);
+        }
+        Expect(one[4] != one[0] && one[120] != one[116], "the hash changes as the cloth moves");
+        // Before any step the state is the rest positions with zero velocity: FNV-1a over the
+        // positions followed by 3 × 144 zero floats, computed here independently.
+        float[] positions;
+        uint[] indices;
+        XpbdGridMesh.Create(12, 12, 1.0f, 1.0f, out positions, out indices);
+        var state = new float[2 * positions.Length];
+        Array.Copy(positions, state, positions.Length);
+        Expect(one[0] == Fnv1a(state), "hash at rest " + one[0].ToString("x16") + " vs " + Fnv1a(state).ToString("x16"));
+    }
+
+    static void ExpectNear(float actual, float expected, float tolerance, string what)
+    {
+        if (!(Math.Abs(actual - expected) <= tolerance)) throw new Exception(what + ": " + actual + ", expected " + expected);
+    }
+
+    // Rotate (vx, vy, vz) by the pose's quaternion: v + 2w(q × v) + 2 q × (q × v).
+    static void Rotate(XpbdPose p, float vx, float vy, float vz, out float x, out float y, out float z)
+    {
+        float tx = 2 * (p.Qy * vz - p.Qz * vy), ty = 2 * (p.Qz * vx - p.Qx * vz), tz = 2 * (p.Qx * vy - p.Qy * vx);
+        x = vx + p.Qw * tx + (p.Qy * tz - p.Qz * ty);
+        y = vy + p.Qw * ty + (p.Qz * tx - p.Qx * tz);
+        z = vz + p.Qw * tz + (p.Qx * ty - p.Qy * tx);
+    }
+
+    // Unity's localToWorldMatrix T·R·S for a rotation of `angle` radians about +y.
+    static XpbdAffine RotatedAboutY(float angle, float sx, float sy, float sz, float tx, float ty, float tz)
+    {
+        float c = (float)Math.Cos(angle), s = (float)Math.Sin(angle);
+        return new XpbdAffine
+        {
+            M00 = c * sx, M01 = 0, M02 = s * sz, M03 = tx,
+            M10 = 0, M11 = sy, M12 = 0, M13 = ty,
+            M20 = -s * sx, M21 = 0, M22 = c * sz, M23 = tz,
+        };
+    }
+
+    static void EngineShapesFollowUnityConventions()
+    {
+        // Sphere: radius × the largest |scale|, whatever its sign.
+        XpbdEngineShape sphere = XpbdEngineShape.Sphere(0, 0, 0, 0.5f, 1, -3, 2);
+        Expect(sphere.Kind == XpbdColliderKind.Sphere && sphere.Radius == 1.5f, "sphere radius " + sphere.Radius);
+        // Box: size / 2 × |scale| per axis.
+        XpbdEngineShape box = XpbdEngineShape.Box(0, 0, 0, 1, 0.2f, 0.5f, 2, -1, 1);
+        Expect(box.HalfX == 1 && box.HalfY == 0.1f && box.HalfZ == 0.25f, "box half extents " + box.HalfX + ", " + box.HalfY + ", " + box.HalfZ);
+        // Capsule along X, height 1 (caps included), radius 0.1, scale (2, 1, 3): radius 0.1 × max(1, 3),
+        // segment half length 1 × 2 / 2 − 0.3.
+        XpbdEngineShape capsule = XpbdEngineShape.Capsule(0.5f, 0, 0, XpbdAxis.X, 1, 0.1f, 2, 1, 3);
+        ExpectNear(capsule.Radius, 0.3f, 1e-7f, "capsule radius");
+        ExpectNear(capsule.HalfHeight, 0.7f, 1e-7f, "capsule half height");
+        Expect(XpbdEngineShape.Capsule(0, 0, 0, XpbdAxis.Y, 0.1f, 0.1f, 1, 1, 1).HalfHeight == 0, "shorter than two radii: a sphere");
+        Expect(XpbdEngineShape.Capsule(0, 0, 0, XpbdAxis.Z, 2, 0.5f, 4, 1, 1).Radius == 2, "Z capsule radius from the larger of x and y");
+        Throws<ArgumentOutOfRangeException>(() => XpbdEngineShape.Capsule(0, 0, 0, (XpbdAxis)3, 1, 0.1f, 1, 1, 1));
+
+        // Pose: the object turned a quarter about +y (Unity: rotation (0, sin 45°, 0, cos 45°)),
+        // scaled (2, 1, 3), at (1, 2, 3). The centre (0.5, 0, 0) scales to (1, 0, 0), turns to
+        // (0, 0, −1): world (1, 2, 2). The capsule's local X axis turns to −z.
+        float angle = (float)(Math.PI / 2), qy = (float)Math.Sin(angle / 2), qw = (float)Math.Cos(angle / 2);
+        XpbdAffine toWorld = RotatedAboutY(angle, 2, 1, 3, 1, 2, 3);
+        XpbdPose pose = capsule.WorldPose(toWorld, 0, qy, 0, qw);
+        ExpectNear(pose.X, 1, 1e-6f, "centre x");
+        ExpectNear(pose.Y, 2, 1e-6f, "centre y");
+        ExpectNear(pose.Z, 2, 1e-6f, "centre z");
+        float ax, ay, az;
+        Rotate(pose, 0, 1, 0, out ax, out ay, out az); // the library's capsule axis in the world
+        Expect(Math.Abs(ax) < 1e-6f && Math.Abs(ay) < 1e-6f && Math.Abs(Math.Abs(az) - 1) < 1e-6f, "axis along z: " + ax + ", " + ay + ", " + az);
+        // Each axis rotation turns +y onto its axis; Y's is the identity.
+        foreach (XpbdAxis axis in new[] { XpbdAxis.X, XpbdAxis.Y, XpbdAxis.Z })
+        {
+            var p = new XpbdPose { Qw = 1 };
+            XpbdEngineShape.AxisRotation(axis, out p.Qx, out p.Qy, out p.Qz, out p.Qw);
+            float rx, ry, rz;
+            Rotate(p, 0, 1, 0, out rx, out ry, out rz);
+            float[] expected = { axis == XpbdAxis.X ? 1 : 0, axis == XpbdAxis.Y ? 1 : 0, axis == XpbdAxis.Z ? 1 : 0 };
+            Expect(Math.Abs(rx - expected[0]) < 1e-6f && Math.Abs(ry - expected[1]) < 1e-6f && Math.Abs(rz - expected[2]) < 1e-6f,
+                axis + " axis: " + rx + ", " + ry + ", " + rz);
+        }
+
+        // Through the library: the capsule's descriptor reads back with these numbers, and its
+        // end caps are where the engine's are: centre ± 0.7 m along the turned X axis.
+        using (var world = new XpbdWorld())
+        {
+            var tracked = new XpbdTrackedCollider(world, capsule, toWorld, 0, qy, 0, qw, new XpbdColliderContact(0.6f, 0.6f, 1u << 8));
+            XpbdColliderDesc d = tracked.Collider.GetDesc();
+            Expect(d.kind == (uint)XpbdColliderKind.Capsule && d.radius == capsule.Radius && d.half_height == capsule.HalfHeight, "capsule desc");
+            Expect(d.static_friction == 0.6f && d.layers == 256, "contact");
+            XpbdPose created = tracked.Collider.GetPose();
+            ExpectPose(created, pose, 1e-6f, "created at the engine pose");
+            XpbdColliderDesc b = world.CreateCollider(box.ToDesc(XpbdPose.Identity, XpbdColliderContact.Default)).GetDesc();
+            Expect(b.kind == (uint)XpbdColliderKind.Box && b.half_extents[0] == 1 && b.half_extents[1] == 0.1f && b.half_extents[2] == 0.25f && b.radius == 0, "box desc");
+            tracked.Dispose();
+            tracked.Dispose();
+        }
+    }
+
+    // A Unity-style box collider (size 1 × 0.2 × 1 on an object scaled (1, 1, 1)) moved by its
+    // object at 1 m/s along x: Follow before each step; the cloth lying on it moves with it.
+    static void TrackedColliderFollowsItsObject()
+    {
+        float[] local;
+        uint[] indices;
+        XpbdGridMesh.Create(8, 8, 0.6f, 0.6f, out local, out indices);
+        // The grid lies in the x-y plane; turn it flat (y → -z) and lift it onto the box top.
+        float thickness = XpbdCloth.DefaultDesc().collision_thickness;
+        var flatToWorld = new XpbdAffine { M00 = 1, M03 = -0.3f, M12 = 1, M13 = 0.1f + thickness, M21 = -1, M23 = 0.3f };
+        XpbdWorldDesc single = XpbdWorld.DefaultDesc();
+        single.thread_count = 1;
+        using (var sim = new XpbdClothSimulation(local, indices, flatToWorld, XpbdCloth.DefaultDesc(), single))
+        {
+            XpbdEngineShape shape = XpbdEngineShape.Box(0, 0, 0, 1, 0.2f, 1, 1, 1, 1);
+            XpbdTrackedCollider box = sim.AddCollider(shape, XpbdAffine.Identity, 0, 0, 0, 1, new XpbdColliderContact(0.8f, 0.6f, 1));
+            for (int frame = 0; frame < 30; ++frame) sim.Step(1.0f / 60.0f); // settle
+            var before = new float[local.Length];
+            sim.Cloth.ReadPositions(before);
+            float x = 0;
+            for (int frame = 1; frame <= 60; ++frame)
+            {
+                // Accelerate at 4 m/s² to 1 m/s (below μ_s·g), then hold.
+                float t = frame / 60.0f;
+                x = t < 0.25f ? 2 * t * t : t - 0.125f;
+                box.Follow(XpbdAffine.Translation(x, 0, 0), 0, 0, 0, 1);
+                sim.Step(1.0f / 60.0f);
+            }
+            var after = new float[local.Length];
+            sim.Cloth.ReadPositions(after);
+            double moved = 0;
+            for (int v = 0; v < local.Length / 3; ++v) moved += after[3 * v] - before[3 * v];
+            moved /= local.Length / 3;
+            ExpectPose(box.Collider.GetPose(), XpbdPose.At(x, 0, 0), 0, "the box reached its last pose");
+            Expect(Math.Abs(moved - x) < 0.02, "the cloth moved " + moved + " m with the box's " + x + " m");
+            sim.Dispose();
+            Expect(box.Collider.IsDisposed, "disposed with the simulation");
+        }
+    }
+
+    // ---- Robustness (issue 10) ----
+
+    static void SnapshotsTeleportAndGuard()
+    {
+        float[] positions;
+        uint[] indices;
+        XpbdGridMesh.Create(8, 8, 1.0f, 1.0f, out positions, out indices);
+        XpbdWorldDesc single = XpbdWorld.DefaultDesc();
+        single.thread_count = 1;
+        using (var world = new XpbdWorld(single))
+        using (XpbdCloth cloth = world.CreateCloth(positions, indices))
+        using (XpbdCloth wild = world.CreateCloth(positions, indices))
+        {
+            cloth.SetPinned(new uint[] { 0, 7 });
+            for (int frame = 0; frame < 20; ++frame) world.Step(1.0f / 60.0f);
+
+            // Snapshot: restore then step is bitwise the same run (the free `wild` cloth falls on).
+            byte[] snapshot = cloth.SaveState();
+            Expect(snapshot.Length == cloth.StateSize && snapshot.Length == 48 + 24 * 64 + 28 * 2 + 36, "snapshot size " + snapshot.Length);
+            var first = new ulong[10];
+            for (int k = 0; k < 10; ++k) { world.Step(1.0f / 60.0f); first[k] = cloth.StateHash(); }
+            cloth.RestoreState(snapshot);
+            for (int k = 0; k < 10; ++k)
+            {
+                world.Step(1.0f / 60.0f);
+                Expect(cloth.StateHash() == first[k], "same hash " + k + " steps after the restore");
+            }
+            ulong hash = cloth.StateHash();
+            snapshot[60] ^= 1;
+            Throws<XpbdInvalidSnapshotException>(() => cloth.RestoreState(snapshot));
+            Throws<XpbdBufferSizeMismatchException>(() => cloth.SaveState(new byte[10]));
+            Expect(cloth.StateHash() == hash, "a rejected snapshot changes nothing");
+
+            // Teleport: 100 m along x, no rotation; a non-unit quaternion is rejected.
+            var before = new float[3 * 64];
+            var after = new float[3 * 64];
+            cloth.ReadPositions(before);
+            Throws<XpbdInvalidArgumentException>(() => cloth.Teleport(1, 0, 0, 0, 0, 0, 2));
+            cloth.Teleport(100, 0, 0, 0, 0, 0, 1);
+            cloth.ReadPositions(after);
+            Expect(Math.Abs(after[0] - before[0] - 100) < 1e-4 && after[1] == before[1], "moved 100 m along x");
+
+            // Explosion guard: an absurd acceleration on the free cloth; the step still counts.
+            XpbdClothParams p = wild.GetParams();
+            p.external_acceleration[1] = 1.0e6f;
+            wild.SetParams(p);
+            long steps = world.StepCount;
+            var e = Throws<XpbdSimulationUnstableException>(() => world.Step(1.0f / 60.0f));
+            Expect(e.Message.StartsWith("xpbd_world_step: cloth 0x"), "message names the cloth: " + e.Message);
+            Expect(world.StepCount == steps + 1, "the unstable step is counted");
+            XpbdClothStatus status = wild.TakeStatus();
+            Expect(status.unstable_steps == 1 && status.kind == (uint)XpbdInstabilityKind.DisplacementBound, "status of the wild cloth");
+            Expect(wild.TakeStatus().unstable_steps == 0 && cloth.TakeStatus().unstable_steps == 0, "status cleared; the other cloth fine");
         }
     }
 }

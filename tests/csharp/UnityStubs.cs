@@ -12,6 +12,11 @@ namespace UnityEngine
         public static T Instantiate<T>(T original) where T : Object { return original; }
         public static void Destroy(Object obj) { }
         public static implicit operator bool(Object exists) { return exists != null; }
+        public static bool operator ==(Object x, Object y) { return ReferenceEquals(x, y); }
+        public static bool operator !=(Object x, Object y) { return !ReferenceEquals(x, y); }
+        public override bool Equals(object other) { return ReferenceEquals(this, other); }
+        public override int GetHashCode() { return 0; }
+        public static T[] FindObjectsOfType<T>() where T : Object { return new T[0]; }
     }
     public class Component : Object
     {
@@ -25,6 +30,8 @@ namespace UnityEngine
     {
         public GameObject(string name) { }
         public Transform transform { get { return null; } }
+        public int layer { get; set; }
+        public T GetComponent<T>() { return default(T); }
         public void SetActive(bool value) { }
         public T AddComponent<T>() where T : Component { return null; }
         public static GameObject CreatePrimitive(PrimitiveType type) { return null; }
@@ -34,6 +41,8 @@ namespace UnityEngine
     {
         public Vector3 position { get; set; }
         public Vector3 localScale { get; set; }
+        public Vector3 lossyScale { get { return default(Vector3); } }
+        public Quaternion rotation { get; set; }
         public Matrix4x4 localToWorldMatrix { get { return default(Matrix4x4); } }
         public Matrix4x4 worldToLocalMatrix { get { return default(Matrix4x4); } }
         public void SetParent(Transform parent, bool worldPositionStays) { }
@@ -46,6 +55,41 @@ namespace UnityEngine
         public static Vector3 operator -(Vector3 a, Vector3 b) { return a; }
     }
     public struct Color { public float r, g, b, a; }
+    public struct Quaternion { public float x, y, z, w; }
+    public struct LayerMask
+    {
+        public int value { get { return 0; } set { } }
+        public static implicit operator int(LayerMask mask) { return mask.value; }
+        public static implicit operator LayerMask(int intVal) { return default(LayerMask); }
+    }
+    public class Collider : Component
+    {
+        public bool enabled { get; set; }
+        public bool isTrigger { get; set; }
+        public PhysicMaterial sharedMaterial { get; set; }
+    }
+    public class SphereCollider : Collider
+    {
+        public Vector3 center { get; set; }
+        public float radius { get; set; }
+    }
+    public class CapsuleCollider : Collider
+    {
+        public Vector3 center { get; set; }
+        public float radius { get; set; }
+        public float height { get; set; }
+        public int direction { get; set; }
+    }
+    public class BoxCollider : Collider
+    {
+        public Vector3 center { get; set; }
+        public Vector3 size { get; set; }
+    }
+    public class PhysicMaterial : Object
+    {
+        public float dynamicFriction { get; set; }
+        public float staticFriction { get; set; }
+    }
     public struct Matrix4x4
     {
         public float m00, m01, m02, m03, m10, m11, m12, m13, m20, m21, m22, m23, m30, m31, m32, m33;
@@ -67,7 +111,11 @@ namespace UnityEngine
     public sealed class Shader : Object { public static Shader Find(string name) { return null; } }
     public static class Time { public static float fixedDeltaTime { get { return 0.02f; } } }
     public static class Application { public static event Action quitting; }
-    public static class Debug { public static void LogException(Exception exception, Object context) { } }
+    public static class Debug
+    {
+        public static void LogException(Exception exception, Object context) { }
+        public static void LogWarning(object message, Object context) { }
+    }
     public enum RuntimeInitializeLoadType { AfterSceneLoad, BeforeSceneLoad, AfterAssembliesLoaded, BeforeSplashScreen, SubsystemRegistration }
     [AttributeUsage(AttributeTargets.Method)]
     public class RuntimeInitializeOnLoadMethodAttribute : Attribute

@@ -4,7 +4,7 @@
 use std::env::consts::{DLL_PREFIX, DLL_SUFFIX};
 use std::path::PathBuf;
 use xpbd_cloth::ffi::*;
-use xpbd_cloth::{ClothDesc, World, WorldDesc};
+use xpbd_cloth::{ClothDesc, ClothParams, ColliderDesc, World, WorldDesc};
 
 /// An n × n grid of render vertices spanning 1 m, vertical in the x–y plane with its top row at
 /// y = 1 m, two triangles per quad: the scene of `examples/c/hanging_cloth.c` and `examples/hang.rs`.
@@ -148,4 +148,45 @@ pub fn rust_hanging_cloth_positions() -> (Vec<[f32; 3]>, [f32; 3], f32) {
 pub fn rust_hanging_cloth() -> ([f32; 3], f32) {
     let (_, mid, strain) = rust_hanging_cloth_positions();
     (mid, strain)
+}
+
+/// What `examples/c/drape_on_sphere.c` ends with, through the Rust API.
+pub struct DrapeOnSphere {
+    /// Every position [m] in render order.
+    pub positions: Vec<[f32; 3]>,
+    /// The vertex over the sphere's top [m] (vertex (16, 16) of 32 × 32).
+    pub top: [f32; 3],
+    /// y [m] of the lowest vertex.
+    pub lowest: f32,
+    /// The reported max penetration [m] of the last step.
+    pub penetration: f32,
+    /// The reported contact count of the last step.
+    pub contacts: u32,
+    /// `Cloth::state_hash` at the end.
+    pub state_hash: u64,
+}
+
+/// The C sphere example's scene through the Rust API: a 32 × 32 cloth (1 m) 0.3 m above a sphere
+/// of radius 0.3 m at the origin, air drag 5/s, 120 steps at 60 Hz.
+pub fn rust_drape_on_sphere() -> DrapeOnSphere {
+    let (n, radius) = (32, 0.3);
+    let (positions, indices) = flat_grid(n, 1.0, 2.0 * radius);
+    let mut world = World::new(WorldDesc::default()).unwrap();
+    world.add_collider(&ColliderDesc::sphere(radius)).unwrap();
+    let params = ClothParams { linear_damping: 5.0, ..ClothParams::default() };
+    let cloth = world.add_cloth(&ClothDesc { params, ..ClothDesc::new(&positions, &indices) }).unwrap();
+    for _ in 0..120 {
+        world.step(1.0 / 60.0).unwrap();
+    }
+    let c = world.cloth(cloth).unwrap();
+    let mut out = vec![[0.0f32; 3]; positions.len()];
+    c.read_positions(&mut out).unwrap();
+    DrapeOnSphere {
+        top: out[n / 2 * n + n / 2],
+        lowest: out.iter().map(|p| p[1]).fold(f32::INFINITY, f32::min),
+        penetration: c.stats().max_penetration,
+        contacts: c.stats().contact_count,
+        state_hash: c.state_hash(),
+        positions: out,
+    }
 }

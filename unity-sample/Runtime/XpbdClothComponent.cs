@@ -1,6 +1,7 @@
 // Cloth on a MeshFilter's mesh. All logic is in XpbdClothSimulation (plain C#, Mono-tested);
 // this file only gathers Unity data, forwards it, and uploads results to the mesh.
 using System;
+using System.Collections.Generic;
 using Unity.Collections;
 using Unity.Collections.LowLevel.Unsafe;
 using UnityEngine;
@@ -24,9 +25,11 @@ namespace Xpbd.Unity
     /// <summary>
     /// Simulates this GameObject's MeshFilter mesh as cloth. Split UV seams are welded by the
     /// library. Pins: vertices whose colour channel is at least a threshold, a vertex list (both
-    /// follow this object's Transform), and vertices near other Transforms. Steps in FixedUpdate
-    /// with Time.fixedDeltaTime; writes positions and normals back with Mesh.SetVertices/SetNormals
-    /// from persistent NativeArrays, so a frame allocates nothing.
+    /// follow this object's Transform), and vertices near other Transforms. Colliders: the
+    /// Sphere, Capsule and Box colliders listed or found on the chosen layers are pushed to the
+    /// native world once, when the component is enabled, and follow their Transforms every fixed
+    /// step. Steps in FixedUpdate with Time.fixedDeltaTime; writes positions and normals back with
+    /// Mesh.SetVertices/SetNormals from persistent NativeArrays, so a frame allocates nothing.
     /// </summary>
     [RequireComponent(typeof(MeshFilter))]
     [DisallowMultipleComponent]
@@ -67,11 +70,21 @@ namespace Xpbd.Unity
         [Tooltip("Vertices near these Transforms follow them.")]
         public XpbdTransformPin[] transformPins = new XpbdTransformPin[0];
 
+        [Header("Collisions")]
+        [Tooltip("Every Sphere, Capsule and Box collider on these layers (in the loaded scenes when the cloth is enabled) collides with the cloth. Triggers and disabled colliders are skipped.")]
+        public LayerMask colliderLayers;
+        [Tooltip("These Sphere, Capsule and Box colliders collide with the cloth whatever their layer.")]
+        public Collider[] colliders = new Collider[0];
+        [Tooltip("Distance in metres the cloth keeps from collider surfaces (contact thickness). Friction comes from each collider's Physic Material (static and dynamic friction; Unity's 0.6 without one).")]
+        [Range(0f, 0.1f)] public float collisionThickness = 0.005f;
+
         MeshFilter meshFilter;
         Mesh originalMesh, simulatedMesh;
         XpbdClothSimulation simulation;
         XpbdPinGroup selfPins;
         XpbdPinGroup[] anchorPins = new XpbdPinGroup[0];
+        readonly List<Collider> pushedColliders = new List<Collider>();
+        readonly List<XpbdTrackedCollider> trackedColliders = new List<XpbdTrackedCollider>();
         NativeArray<Vector3> positions, normals;
         long uploadedStep;
 
@@ -133,6 +146,8 @@ namespace Xpbd.Unity
                 anchorPins[i] = simulation.Pin(near, XpbdUnity.ToAffine(anchor.localToWorldMatrix));
             }
 
+            PushColliders();
+
             positions = new NativeArray<Vector3>(vertexCount, Allocator.Persistent, NativeArrayOptions.UninitializedMemory);
             normals = new NativeArray<Vector3>(vertexCount, Allocator.Persistent, NativeArrayOptions.UninitializedMemory);
             uploadedStep = simulation.World.StepCount;
@@ -155,6 +170,7 @@ namespace Xpbd.Unity
             desc.thickness = thickness;
             desc.linear_damping = linearDamping;
             desc.weld_tolerance = weldTolerance;
+            desc.collision_thickness = collisionThickness;
             desc.external_acceleration[0] = externalAcceleration.x;
             desc.external_acceleration[1] = externalAcceleration.y;
             desc.external_acceleration[2] = externalAcceleration.z;
@@ -187,16 +203,76 @@ namespace Xpbd.Unity
             {
                 if (transformPins[i].anchor != null) anchorPins[i].MoveAnchor(XpbdUnity.ToAffine(transformPins[i].anchor.localToWorldMatrix));
             }
-            PushColliders();
-            simulation.Step(Time.fixedDeltaTime);
+            FollowColliders();
+            try
+            {
+                simulation.Step(Time.fixedDeltaTime);
+            }
+            catch (XpbdSimulationUnstableException e)
+            {
+                // The library already put the cloth back in its last good state (or rest pose) and
+                // stepped every other cloth; report it and keep playing rather than stop the frame.
+                Debug.LogWarning("xpbd_cloth: " + e.Message, this);
+            }
         }
 
-        // ===== COLLIDER HOOK =====
-        // When the collisions issue lands (xpbd_collider_create / xpbd_collider_set_pose), this pushes
-        // the poses of the Sphere/Capsule/Box colliders the cloth should collide with, before each
-        // step, like the pin targets above. Until then cloth passes through colliders.
+        // Once, at enable: the listed colliders and those on the chosen layers, each once.
         void PushColliders()
         {
+            var chosen = new List<Collider>();
+            foreach (Collider c in colliders)
+            {
+                if (c != null && !chosen.Contains(c)) chosen.Add(c);
+            }
+            if (colliderLayers.value != 0)
+            {
+                foreach (Collider c in FindObjectsOfType<Collider>())
+                {
+                    if ((colliderLayers.value & (1 << c.gameObject.layer)) != 0 && !chosen.Contains(c)) chosen.Add(c);
+                }
+            }
+            foreach (Collider c in chosen)
+            {
+                XpbdEngineShape shape;
+                if (c.isTrigger || !c.enabled) continue;
+                if (!XpbdUnity.TryGetShape(c, out shape))
+                {
+                    Debug.LogWarning(name + ": " + c.GetType().Name + " on " + c.name + " is not supported (Sphere, Capsule and Box colliders are)", this);
+                    continue;
+                }
+                Transform t = c.transform;
+                Quaternion q = t.rotation;
+                try
+                {
+                    trackedColliders.Add(simulation.AddCollider(shape, XpbdUnity.ToAffine(t.localToWorldMatrix), q.x, q.y, q.z, q.w, XpbdUnity.ContactOf(c)));
+                    pushedColliders.Add(c);
+                }
+                catch (XpbdInvalidArgumentException e)
+                {
+                    // A zero-scaled or absurdly large collider: the rest of the scene still collides.
+                    Debug.LogException(e, c);
+                }
+            }
+        }
+
+        // Every fixed step, before the step: each collider's pose, reached by the end of the step.
+        // A destroyed Unity collider takes its native one with it.
+        void FollowColliders()
+        {
+            for (int i = trackedColliders.Count - 1; i >= 0; --i)
+            {
+                Collider c = pushedColliders[i];
+                if (c == null)
+                {
+                    trackedColliders[i].Dispose();
+                    trackedColliders.RemoveAt(i);
+                    pushedColliders.RemoveAt(i);
+                    continue;
+                }
+                Transform t = c.transform;
+                Quaternion q = t.rotation;
+                trackedColliders[i].Follow(XpbdUnity.ToAffine(t.localToWorldMatrix), q.x, q.y, q.z, q.w);
+            }
         }
 
         unsafe void LateUpdate()
@@ -217,6 +293,8 @@ namespace Xpbd.Unity
             simulation = null;
             selfPins = null;
             anchorPins = new XpbdPinGroup[0];
+            trackedColliders.Clear(); // destroyed with the simulation's world
+            pushedColliders.Clear();
             if (positions.IsCreated) positions.Dispose();
             if (normals.IsCreated) normals.Dispose();
             if (meshFilter != null && originalMesh != null) meshFilter.sharedMesh = originalMesh;
@@ -237,6 +315,7 @@ namespace Xpbd.Unity
                 thickness = d.thickness;
                 linearDamping = d.linear_damping;
                 weldTolerance = d.weld_tolerance;
+                collisionThickness = d.collision_thickness;
                 XpbdWorldDesc w = XpbdWorld.DefaultDesc();
                 substeps = (int)w.substeps;
                 iterations = (int)w.iterations;

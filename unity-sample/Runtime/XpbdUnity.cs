@@ -17,6 +17,55 @@ namespace Xpbd.Unity
             };
         }
 
+        /// <summary>
+        /// The library shape of a Sphere, Capsule or Box collider, scaled by its Transform's
+        /// lossyScale (the rules live in <see cref="XpbdEngineShape"/>); false for other colliders.
+        /// Unity coordinates and quaternions pass to the library unchanged (see XpbdEngineCollider.cs).
+        /// </summary>
+        public static bool TryGetShape(Collider collider, out XpbdEngineShape shape)
+        {
+            Vector3 s = collider.transform.lossyScale;
+            var sphere = collider as SphereCollider;
+            var capsule = collider as CapsuleCollider;
+            var box = collider as BoxCollider;
+            if (sphere != null)
+            {
+                Vector3 c = sphere.center;
+                shape = XpbdEngineShape.Sphere(c.x, c.y, c.z, sphere.radius, s.x, s.y, s.z);
+            }
+            else if (capsule != null)
+            {
+                Vector3 c = capsule.center;
+                shape = XpbdEngineShape.Capsule(c.x, c.y, c.z, (XpbdAxis)capsule.direction, capsule.height, capsule.radius, s.x, s.y, s.z);
+            }
+            else if (box != null)
+            {
+                Vector3 c = box.center, size = box.size;
+                shape = XpbdEngineShape.Box(c.x, c.y, c.z, size.x, size.y, size.z, s.x, s.y, s.z);
+            }
+            else
+            {
+                shape = default(XpbdEngineShape);
+                return false;
+            }
+            return true;
+        }
+
+        /// <summary>
+        /// Friction from the collider's Physic Material (static → μ_s, dynamic → μ_k; Unity's
+        /// defaults of 0.6 without one; the cloth has no material to combine with) and its
+        /// GameObject's layer as the collider's layer bit.
+        /// </summary>
+        public static XpbdColliderContact ContactOf(Collider collider)
+        {
+            const float UnityDefaultFriction = 0.6f;
+            PhysicMaterial m = collider.sharedMaterial;
+            return new XpbdColliderContact(
+                m != null ? m.staticFriction : UnityDefaultFriction,
+                m != null ? m.dynamicFriction : UnityDefaultFriction,
+                1u << collider.gameObject.layer);
+        }
+
         /// <summary>Vector3[] → <c>float[3*n]</c>.</summary>
         public static float[] Flatten(Vector3[] vectors)
         {

@@ -10,12 +10,13 @@ namespace Xpbd
     /// <summary>
     /// One cloth in its own world, simulated in world space (so moving the object makes the cloth
     /// trail behind, as real cloth does). Per fixed update: <see cref="XpbdPinGroup.MoveAnchor"/> for
-    /// each group, then <see cref="Step"/>; per rendered frame: <see cref="ReadLocal"/> into the
+    /// each group and <see cref="XpbdTrackedCollider.Follow"/> for each collider, then <see cref="Step"/>; per rendered frame: <see cref="ReadLocal"/> into the
     /// mesh's vertex and normal buffers. Nothing allocates after construction.
     /// </summary>
     public sealed class XpbdClothSimulation : IDisposable
     {
         readonly List<XpbdPinGroup> pinGroups = new List<XpbdPinGroup>();
+        readonly List<XpbdTrackedCollider> colliders = new List<XpbdTrackedCollider>();
         readonly float[] worldRest;
 
         /// <param name="localPositions">Render vertices in the object's space, <c>float[3*n]</c> [m].</param>
@@ -67,8 +68,19 @@ namespace Xpbd
             return group;
         }
 
-        // Collider hook: when the collisions issue lands, colliders are pushed here, before the
-        // step, like pin targets (xpbd_collider_set_pose for each collider the component tracks).
+        /// <summary>
+        /// Add an engine collider to this simulation's world (see <see cref="XpbdTrackedCollider"/>):
+        /// its object's transform and world rotation now place it; call
+        /// <see cref="XpbdTrackedCollider.Follow"/> before each <see cref="Step"/> to move it.
+        /// Disposed with the simulation.
+        /// </summary>
+        public XpbdTrackedCollider AddCollider(XpbdEngineShape shape, XpbdAffine objectToWorld, float qx, float qy, float qz, float qw,
+            XpbdColliderContact contact)
+        {
+            var collider = new XpbdTrackedCollider(World, shape, objectToWorld, qx, qy, qz, qw, contact);
+            colliders.Add(collider);
+            return collider;
+        }
 
         /// <summary>Send every group's targets, then advance the world by <paramref name="dt"/> seconds.</summary>
         public void Step(float dt)
@@ -95,11 +107,13 @@ namespace Xpbd
             }
         }
 
-        /// <summary>Destroy the world and cloth and unpin every buffer. Harmless twice.</summary>
+        /// <summary>Destroy the world, cloth and colliders and unpin every buffer. Harmless twice.</summary>
         public void Dispose()
         {
             for (int i = 0; i < pinGroups.Count; ++i) pinGroups[i].Dispose();
             pinGroups.Clear();
+            for (int i = 0; i < colliders.Count; ++i) colliders[i].Dispose();
+            colliders.Clear();
             World.Dispose();
         }
     }

@@ -1,6 +1,7 @@
 // Builds the sample scene from code: add this component to an empty GameObject in a new scene
 // and press Play. A flag on a pole, held at two corners by grips on the pole (transform pins)
-// and blown by a steady wind, and a curtain hanging from a rail by its top row (a vertex list).
+// and blown by a steady wind, and a curtain hanging from a rail by its top row (a vertex list),
+// bulging around a ball (a SphereCollider pushed to the native world).
 // Move the pole or the rail in the Scene view while playing: the pinned vertices follow, the
 // rest of the cloth trails behind.
 using UnityEngine;
@@ -40,6 +41,14 @@ public sealed class FlagAndCurtainSample : MonoBehaviour
         curtain.pinnedVertices = top;
         curtain.arealDensity = 0.3f; // heavier drapery fabric, kg/m²
         curtain.thickness = 1e-3f; // m
+        // A ball behind the curtain's middle (radius 0.5 m × scale 0.6 = 0.3 m, 0.25 m behind the
+        // curtain's plane): its SphereCollider is pushed to the curtain's world, which bulges around
+        // it. Move the ball while playing: the collider follows its Transform.
+        GameObject ball = GameObject.CreatePrimitive(PrimitiveType.Sphere);
+        ball.name = "Ball";
+        ball.transform.position = new Vector3(2f, 1.5f, 0.25f);
+        ball.transform.localScale = new Vector3(0.6f, 0.6f, 0.6f);
+        curtain.colliders = new[] { ball.GetComponent<Collider>() };
         curtain.transform.SetParent(rail.transform, true);
         curtain.gameObject.SetActive(true);
     }

@@ -1,0 +1,207 @@
+//! The material and solver settings the inspector shows, in the units a Godot user thinks in, and
+//! their exact meaning in the core's SI [`ClothParams`].
+//!
+//! Units differ from the core only where SI numbers would be unreadable in an inspector field:
+//! Young's modulus in MPa (cloth: 1–100 MPa), fabric thickness in mm. Compliances stay SI. A
+//! negative compliance means "derive it from the material" (the core's `None`), since an
+//! inspector field cannot be empty.
+
+use xpbd_cloth::{ClothParams, Material};
+
+/// Pascals per megapascal.
+const PA_PER_MPA: f32 = 1.0e6;
+/// Millimetres per metre.
+const MM_PER_M: f32 = 1.0e3;
+
+/// Cloth settings as the `XpbdCloth3D` node exposes them (one field per inspector property).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct InspectorParams {
+    /// Areal density [kg/m²] (cotton shirting ≈ 0.1–0.2, denim ≈ 0.4).
+    pub areal_density: f32,
+    /// Young's modulus E [MPa].
+    pub youngs_modulus_mpa: f32,
+    /// Poisson ratio ν [-], 0 ≤ ν < 0.5.
+    pub poisson_ratio: f32,
+    /// Fabric thickness t [mm] (bending stiffness grows with t³).
+    pub thickness_mm: f32,
+    /// Stretch compliance α [m/N]; < 0: derived per edge from the material.
+    pub stretch_compliance: f32,
+    /// Bending compliance α [rad/(N·m)]; < 0: derived per hinge from the material.
+    pub bend_compliance: f32,
+    /// Stretch damping β [N·s/m].
+    pub stretch_damping: f32,
+    /// Bending damping β [N·m·s/rad].
+    pub bend_damping: f32,
+    /// Linear velocity damping [1/s].
+    pub linear_damping: f32,
+    /// Tether slack factor s ≥ 1.
+    pub tether_slack: f32,
+    /// Bending constraints on.
+    pub enable_bending: bool,
+    /// Tethers (long-range attachments to pins) on.
+    pub enable_tethers: bool,
+    /// Air velocity [m/s] (world space).
+    pub wind_velocity: [f32; 3],
+    /// Aerodynamic drag coefficient C_D [-].
+    pub drag_coefficient: f32,
+    /// Aerodynamic lift coefficient C_L [-].
+    pub lift_coefficient: f32,
+    /// Air density ρ [kg/m³].
+    pub air_density: f32,
+    /// Substeps per physics tick (h = tick / substeps).
+    pub substeps: u32,
+    /// Solver iterations per substep.
+    pub iterations: u32,
+    /// Contact thickness [m] kept between the cloth and every collider.
+    pub collision_thickness: f32,
+    /// Collision layers (bit mask) whose colliders this cloth collides with.
+    pub collision_mask: u32,
+}
+
+impl Default for InspectorParams {
+    /// The core's defaults ([`ClothParams::default`]) with 10 substeps and 1 iteration (the core
+    /// world's defaults), so a new node behaves like a new core cloth.
+    fn default() -> Self {
+        let mut p = InspectorParams::from_params(&ClothParams::default());
+        p.substeps = 10;
+        p.iterations = 1;
+        p
+    }
+}
+
+/// Negative in the inspector ⇔ `None` (derived from the material) in the core.
+fn optional(value: f32) -> Option<f32> {
+    (value >= 0.0).then_some(value)
+}
+
+impl InspectorParams {
+    /// The core settings these properties mean. Fields the inspector does not show (external
+    /// acceleration, enable_stretch, tether compliance, depenetration speed) keep `base`'s values.
+    /// Validation is the core's ([`ClothParams::validate`]), which names the failing field.
+    pub fn to_params(&self, base: &ClothParams) -> ClothParams {
+        ClothParams {
+            material: Material {
+                areal_density: self.areal_density,
+                youngs_modulus: self.youngs_modulus_mpa * PA_PER_MPA,
+                poisson_ratio: self.poisson_ratio,
+                thickness: self.thickness_mm / MM_PER_M,
+            },
+            stretch_compliance: optional(self.stretch_compliance),
+            bend_compliance: optional(self.bend_compliance),
+            stretch_damping: self.stretch_damping,
+            bend_damping: self.bend_damping,
+            linear_damping: self.linear_damping,
+            tether_slack: self.tether_slack,
+            enable_bending: self.enable_bending,
+            enable_tethers: self.enable_tethers,
+            wind_velocity: self.wind_velocity,
+            drag_coefficient: self.drag_coefficient,
+            lift_coefficient: self.lift_coefficient,
+            air_density: self.air_density,
+            substeps: self.substeps,
+            iterations: self.iterations,
+            collision_thickness: self.collision_thickness,
+            collision_mask: self.collision_mask,
+            ..*base
+        }
+    }
+
+    /// The inspector values showing `params`.
+    pub fn from_params(params: &ClothParams) -> Self {
+        let m = &params.material;
+        InspectorParams {
+            areal_density: m.areal_density,
+            youngs_modulus_mpa: m.youngs_modulus / PA_PER_MPA,
+            poisson_ratio: m.poisson_ratio,
+            thickness_mm: m.thickness * MM_PER_M,
+            stretch_compliance: params.stretch_compliance.unwrap_or(-1.0),
+            bend_compliance: params.bend_compliance.unwrap_or(-1.0),
+            stretch_damping: params.stretch_damping,
+            bend_damping: params.bend_damping,
+            linear_damping: params.linear_damping,
+            tether_slack: params.tether_slack,
+            enable_bending: params.enable_bending,
+            enable_tethers: params.enable_tethers,
+            wind_velocity: params.wind_velocity,
+            drag_coefficient: params.drag_coefficient,
+            lift_coefficient: params.lift_coefficient,
+            air_density: params.air_density,
+            substeps: params.substeps,
+            iterations: params.iterations,
+            collision_thickness: params.collision_thickness,
+            collision_mask: params.collision_mask,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn close(a: f32, b: f32) -> bool {
+        (a - b).abs() <= 1e-6 * a.abs().max(b.abs())
+    }
+
+    #[test]
+    fn inspector_units_are_mpa_and_mm() {
+        let p = InspectorParams { youngs_modulus_mpa: 5.0, thickness_mm: 0.5, ..InspectorParams::default() };
+        let core = p.to_params(&ClothParams::default());
+        assert_eq!(core.material.youngs_modulus, 5.0e6);
+        assert!(close(core.material.thickness, 5.0e-4));
+        // The defaults show the core's material: 5 MPa, 0.5 mm, 0.15 kg/m².
+        let d = InspectorParams::default();
+        assert_eq!((d.youngs_modulus_mpa, d.areal_density), (5.0, 0.15));
+        assert!(close(d.thickness_mm, 0.5));
+    }
+
+    #[test]
+    fn negative_compliance_means_derived_from_the_material() {
+        let derived = InspectorParams { stretch_compliance: -1.0, bend_compliance: -0.5, ..InspectorParams::default() };
+        let core = derived.to_params(&ClothParams::default());
+        assert_eq!((core.stretch_compliance, core.bend_compliance), (None, None));
+        let set = InspectorParams { stretch_compliance: 0.0, bend_compliance: 2e-3, ..derived };
+        let core = set.to_params(&ClothParams::default());
+        assert_eq!((core.stretch_compliance, core.bend_compliance), (Some(0.0), Some(2e-3)));
+    }
+
+    #[test]
+    fn core_params_round_trip_through_the_inspector() {
+        let base = ClothParams::default();
+        let varied = ClothParams {
+            material: Material { areal_density: 0.4, youngs_modulus: 12.5e6, poisson_ratio: 0.2, thickness: 1.2e-3 },
+            stretch_compliance: Some(1e-7),
+            bend_compliance: None,
+            stretch_damping: 0.01,
+            bend_damping: 0.002,
+            linear_damping: 0.1,
+            tether_slack: 1.05,
+            enable_bending: false,
+            enable_tethers: false,
+            wind_velocity: [3.0, 0.0, -1.0],
+            drag_coefficient: 1.0,
+            lift_coefficient: 0.3,
+            air_density: 1.2,
+            substeps: 16,
+            iterations: 2,
+            collision_thickness: 0.01,
+            collision_mask: 0b101,
+            ..base
+        };
+        for p in [base, varied] {
+            let back = InspectorParams::from_params(&p).to_params(&base);
+            // Unit conversions (MPa, mm) may move the last bit; everything else is exact.
+            assert!(close(back.material.youngs_modulus, p.material.youngs_modulus));
+            assert!(close(back.material.thickness, p.material.thickness));
+            let exact = |q: ClothParams| ClothParams { material: Material { youngs_modulus: 1.0, thickness: 1.0, ..q.material }, ..q };
+            assert_eq!(exact(back), exact(p));
+            assert_eq!(back.validate(), Ok(()));
+        }
+    }
+
+    #[test]
+    fn fields_the_inspector_does_not_show_keep_the_base_values() {
+        let base = ClothParams { external_acceleration: [0.0, 0.0, 2.0], tether_compliance: 1e-5, ..ClothParams::default() };
+        let core = InspectorParams::default().to_params(&base);
+        assert_eq!((core.external_acceleration, core.tether_compliance), ([0.0, 0.0, 2.0], 1e-5));
+    }
+}

@@ -1,0 +1,490 @@
+//! `XpbdCloth3D`: a Node3D that simulates the first surface of a MeshInstance3D as cloth.
+
+use super::colliders::{ColliderSettings, ColliderSync};
+use super::surface_link::{SurfaceLink, read_first_surface};
+use super::to_affine;
+use crate::convert::params::InspectorParams;
+use crate::convert::pins::{self, AnchoredPin, ColorChannel};
+use crate::convert::surface::{WorldToLocal, core_triangles, is_mirroring, to_world};
+use glam::Vec3;
+use godot::builtin::{Array, NodePath, PackedInt32Array, StringName, VarDictionary, Vector3};
+use godot::classes::{INode3D, Mesh, MeshInstance3D, Node3D, ProjectSettings};
+use godot::global::godot_error;
+use godot::obj::{Base, Gd, Singleton, WithBaseField};
+use godot::prelude::{GodotClass, godot_api};
+use xpbd_cloth::{ClothDesc, ClothHandle, ClothParams, World, WorldDesc};
+
+/// Simulates the first surface of a MeshInstance3D as cloth (XPBD, Macklin et al. 2016, with
+/// Small Steps, Macklin et al. 2019), stepped with the physics tick. Add it next to the mesh,
+/// set `mesh_instance`, choose pins, and put the colliders' bodies in `collider_group`.
+#[derive(GodotClass)]
+#[class(base = Node3D)]
+pub struct XpbdCloth3D {
+    /// The MeshInstance3D whose first surface becomes the cloth. It gets its own runtime copy
+    /// of the mesh (the resource on disk and other instances stay untouched).
+    #[export(node_path = ("MeshInstance3D"))]
+    mesh_instance: NodePath,
+    /// Vertices closer than this [m] are simulated as one particle (seams split by UVs or normals).
+    #[export(range = (0.0, 0.01, 0.000001, or_greater, suffix = "m"))]
+    weld_tolerance: f32,
+
+    /// Pin the vertices whose colour channel is at least `pin_color_threshold`.
+    #[export_group(name = "Pins", prefix = "pin_")]
+    #[export]
+    pin_by_color: bool,
+    /// Which vertex colour channel marks pinned vertices.
+    #[export(enum = (Red = 0, Green = 1, Blue = 2, Alpha = 3))]
+    pin_color_channel: i64,
+    /// Channel value from which a vertex is pinned (colours are 0–1).
+    #[export(range = (0.0, 1.0, 0.01))]
+    pin_color_threshold: f32,
+    /// Vertex indices of the surface to pin (render order).
+    #[export]
+    pin_vertices: PackedInt32Array,
+    /// Node3Ds that each hold the vertex nearest to them (at start), and carry it when they move
+    /// or turn. Colour and list pins follow the mesh instance instead.
+    #[export]
+    pin_nodes: Array<NodePath>,
+
+    /// Mass per unit area of the fabric.
+    #[export_group(name = "Material", prefix = "")]
+    #[export(range = (0.01, 2.0, 0.01, or_greater, suffix = "kg/m²"))]
+    areal_density: f32,
+    /// Young's modulus E of the fabric (stretch stiffness, and bending with the thickness).
+    #[export(range = (0.1, 100.0, 0.1, or_greater, suffix = "MPa"))]
+    youngs_modulus: f32,
+    /// Poisson ratio ν.
+    #[export(range = (0.0, 0.49, 0.01))]
+    poisson_ratio: f32,
+    /// Fabric thickness t (bending stiffness grows with t³; not the collision distance).
+    #[export(range = (0.01, 5.0, 0.01, or_greater, suffix = "mm"))]
+    thickness: f32,
+    /// Stretch compliance α (inverse stiffness); negative = derived from the material.
+    #[export(range = (-1.0, 0.001, 0.0000001, or_greater, suffix = "m/N"))]
+    stretch_compliance: f32,
+    /// Bending compliance α; negative = derived from the material.
+    #[export(range = (-1.0, 10.0, 0.0001, or_greater, suffix = "rad/(N·m)"))]
+    bend_compliance: f32,
+    /// Stretch constraint damping β (XPBD eq. 26).
+    #[export(range = (0.0, 1.0, 0.0001, or_greater, suffix = "N·s/m"))]
+    stretch_damping: f32,
+    /// Bending constraint damping β (XPBD eq. 26).
+    #[export(range = (0.0, 1.0, 0.0001, or_greater, suffix = "N·m·s/rad"))]
+    bend_damping: f32,
+    /// Velocity damping: v ← v·exp(−d·h) per substep.
+    #[export(range = (0.0, 10.0, 0.01, or_greater, suffix = "1/s"))]
+    linear_damping: f32,
+    /// Bending constraints on.
+    #[export]
+    enable_bending: bool,
+    /// Tethers (long-range attachments to the pins) on: keep pinned cloth from over-stretching.
+    #[export]
+    enable_tethers: bool,
+    /// A particle may move up to this factor × its rest mesh distance from its pin.
+    #[export(range = (1.0, 2.0, 0.01, or_greater))]
+    tether_slack: f32,
+
+    /// Air velocity (world space); needs a drag or lift coefficient.
+    #[export_group(name = "Wind", prefix = "")]
+    #[export]
+    wind_velocity: Vector3,
+    /// Aerodynamic drag coefficient C_D (≈ 1 for a plate facing the flow).
+    #[export(range = (0.0, 5.0, 0.01))]
+    drag_coefficient: f32,
+    /// Aerodynamic lift coefficient C_L (≈ 0.2–0.5 for cloth).
+    #[export(range = (0.0, 5.0, 0.01))]
+    lift_coefficient: f32,
+    /// Air density ρ.
+    #[export(range = (0.0, 5.0, 0.001, suffix = "kg/m³"))]
+    air_density: f32,
+
+    /// Substeps per physics tick: the main quality knob (Small Steps).
+    #[export_group(name = "Solver", prefix = "")]
+    #[export(range = (1.0, 100.0, 1.0, or_greater))]
+    substeps: u32,
+    /// Solver iterations per substep (1 is right with enough substeps).
+    #[export(range = (1.0, 10.0, 1.0, or_greater))]
+    iterations: u32,
+    /// Worker threads of this cloth's world (0 = all cores).
+    #[export(range = (0.0, 64.0, 1.0))]
+    threads: u32,
+
+    /// Bodies in this group lend their CollisionShape3D children (sphere, capsule, box, world
+    /// boundary) to the cloth as colliders, moving with them.
+    #[export_group(name = "Collisions", prefix = "")]
+    #[export]
+    collider_group: StringName,
+    /// Distance kept between the cloth and every collider surface.
+    #[export(range = (0.0, 0.1, 0.0001, or_greater, suffix = "m"))]
+    collision_thickness: f32,
+    /// Static friction coefficient μ_s of the colliders.
+    #[export(range = (0.0, 2.0, 0.01, or_greater))]
+    static_friction: f32,
+    /// Kinetic friction coefficient μ_k of the colliders.
+    #[export(range = (0.0, 2.0, 0.01, or_greater))]
+    kinetic_friction: f32,
+    /// Collision layers of this cloth's colliders.
+    #[export(flags_3d_physics)]
+    collider_layers: u32,
+    /// Which collider layers the cloth collides with.
+    #[export(flags_3d_physics)]
+    collision_mask: u32,
+
+    sim: Option<Simulation>,
+    base: Base<Node3D>,
+}
+
+/// What exists while the node is in the tree and set up.
+struct Simulation {
+    world: World,
+    cloth: ClothHandle,
+    instance: Gd<MeshInstance3D>,
+    /// The mesh the instance had before it got its runtime copy; given back on reset and exit.
+    source: Gd<Mesh>,
+    surface: SurfaceLink,
+    /// Pins held in the mesh instance's frame (colour and list pins).
+    mesh_pins: Vec<AnchoredPin>,
+    /// Pins held by attached nodes.
+    node_pins: Vec<(Gd<Node3D>, AnchoredPin)>,
+    /// Scratch for `set_pin_targets`: pinned vertices and their targets [m], same order.
+    pin_vertices: Vec<u32>,
+    pin_targets: Vec<[f32; 3]>,
+    colliders: ColliderSync,
+    applied: InspectorParams,
+    positions: Vec<[f32; 3]>,
+    normals: Vec<[f32; 3]>,
+    /// A step ran since the mesh was last written.
+    dirty: bool,
+}
+
+impl XpbdCloth3D {
+    fn inspector_params(&self) -> InspectorParams {
+        InspectorParams {
+            areal_density: self.areal_density,
+            youngs_modulus_mpa: self.youngs_modulus,
+            poisson_ratio: self.poisson_ratio,
+            thickness_mm: self.thickness,
+            stretch_compliance: self.stretch_compliance,
+            bend_compliance: self.bend_compliance,
+            stretch_damping: self.stretch_damping,
+            bend_damping: self.bend_damping,
+            linear_damping: self.linear_damping,
+            tether_slack: self.tether_slack,
+            enable_bending: self.enable_bending,
+            enable_tethers: self.enable_tethers,
+            wind_velocity: [self.wind_velocity.x as f32, self.wind_velocity.y as f32, self.wind_velocity.z as f32],
+            drag_coefficient: self.drag_coefficient,
+            lift_coefficient: self.lift_coefficient,
+            air_density: self.air_density,
+            substeps: self.substeps,
+            iterations: self.iterations,
+            collision_thickness: self.collision_thickness,
+            collision_mask: self.collision_mask,
+        }
+    }
+
+    fn show_params(&mut self, p: &InspectorParams) {
+        self.areal_density = p.areal_density;
+        self.youngs_modulus = p.youngs_modulus_mpa;
+        self.poisson_ratio = p.poisson_ratio;
+        self.thickness = p.thickness_mm;
+        self.stretch_compliance = p.stretch_compliance;
+        self.bend_compliance = p.bend_compliance;
+        self.stretch_damping = p.stretch_damping;
+        self.bend_damping = p.bend_damping;
+        self.linear_damping = p.linear_damping;
+        self.tether_slack = p.tether_slack;
+        self.enable_bending = p.enable_bending;
+        self.enable_tethers = p.enable_tethers;
+        let w = p.wind_velocity;
+        self.wind_velocity = Vector3::new(w[0] as _, w[1] as _, w[2] as _);
+        self.drag_coefficient = p.drag_coefficient;
+        self.lift_coefficient = p.lift_coefficient;
+        self.air_density = p.air_density;
+        self.substeps = p.substeps;
+        self.iterations = p.iterations;
+        self.collision_thickness = p.collision_thickness;
+        self.collision_mask = p.collision_mask;
+    }
+
+    fn collider_settings(&self) -> ColliderSettings {
+        ColliderSettings {
+            static_friction: self.static_friction,
+            kinetic_friction: self.kinetic_friction,
+            layers: self.collider_layers,
+        }
+    }
+
+    /// Project gravity [m/s²] (physics/3d/default_gravity × default_gravity_vector).
+    fn project_gravity() -> [f32; 3] {
+        let settings = ProjectSettings::singleton();
+        let g = settings.get_setting("physics/3d/default_gravity").try_to::<f32>().unwrap_or(9.8);
+        let dir = settings.get_setting("physics/3d/default_gravity_vector").try_to::<Vector3>().unwrap_or(Vector3::new(0.0, -1.0, 0.0));
+        [dir.x as f32 * g, dir.y as f32 * g, dir.z as f32 * g]
+    }
+
+    /// Build the simulation from the mesh instance, pins and settings. Errors: a message naming
+    /// what is wrong (missing mesh, bad surface, bad pin, invalid parameter, the core's mesh
+    /// validation); nothing is changed on error.
+    fn build(&self) -> Result<Simulation, String> {
+        let node = self.base().get_node_or_null(&self.mesh_instance).ok_or("mesh_instance is not set or not found")?;
+        let mut instance = node.try_cast::<MeshInstance3D>().map_err(|_| "mesh_instance is not a MeshInstance3D")?;
+        let source = instance.get_mesh().ok_or("the MeshInstance3D has no mesh")?;
+        let surface = read_first_surface(&source)?;
+        let transform = to_affine(&instance.get_global_transform());
+        // Results go back into the instance's local space: its transform must be invertible.
+        WorldToLocal::new(&transform).map_err(|e| e.to_string())?;
+        let world_positions = to_world(&surface.positions, &transform);
+        let indices = core_triangles(surface.indices.as_deref(), surface.positions.len(), is_mirroring(&transform))
+            .map_err(|e| e.to_string())?;
+
+        let params = self.inspector_params().to_params(&ClothParams::default());
+        params.validate().map_err(|e| e.to_string())?;
+        let threads = self.threads;
+        let mut world = World::new(WorldDesc { gravity: Self::project_gravity(), thread_count: threads, ..WorldDesc::default() })
+            .map_err(|e| e.to_string())?;
+        let desc = ClothDesc { weld_tolerance: self.weld_tolerance, params, ..ClothDesc::new(&world_positions, &indices) };
+        let cloth = world.add_cloth(&desc).map_err(|e| format!("the mesh cannot be cloth: {e}"))?;
+
+        // Pins: colour channel and list in the mesh instance's frame, nodes in their own.
+        let n = surface.positions.len();
+        let mut mesh_pinned = pins::by_list(&self.pin_vertices.as_slice().iter().map(|&v| v as i64).collect::<Vec<_>>(), n)
+            .map_err(|e| e.to_string())?;
+        if self.pin_by_color {
+            let channel = ColorChannel::from_index(self.pin_color_channel).ok_or("pin_color_channel must be 0–3")?;
+            let colors = surface.colors.as_deref().ok_or("pin_by_color is on but the surface has no vertex colours")?;
+            mesh_pinned.extend(pins::by_color(colors, channel, self.pin_color_threshold));
+        }
+        let mesh_pins: Vec<AnchoredPin> = pins::merge(mesh_pinned)
+            .into_iter()
+            .filter_map(|v| AnchoredPin::attach(v, Vec3::from_array(world_positions[v as usize]), &transform))
+            .collect();
+        let mut node_pins = Vec::new();
+        for path in self.pin_nodes.iter_shared() {
+            let anchor = self
+                .base()
+                .get_node_or_null(&path)
+                .and_then(|n| n.try_cast::<Node3D>().ok())
+                .ok_or_else(|| format!("pin node {path} is not a Node3D in the tree"))?;
+            let at = anchor.get_global_position();
+            let at = Vec3::new(at.x as f32, at.y as f32, at.z as f32);
+            let vertex = pins::nearest_vertex(&world_positions, at).ok_or("the surface has no vertices")?;
+            let xform = to_affine(&anchor.get_global_transform());
+            let pin = AnchoredPin::attach(vertex, Vec3::from_array(world_positions[vertex as usize]), &xform)
+                .ok_or_else(|| format!("pin node {path} has a zero scale"))?;
+            node_pins.push((anchor, pin));
+        }
+        let pin_vertices: Vec<u32> =
+            mesh_pins.iter().map(|p| p.vertex).chain(node_pins.iter().map(|(_, p)| p.vertex)).collect();
+        let pin_targets: Vec<[f32; 3]> = pin_vertices.iter().map(|&v| world_positions[v as usize]).collect();
+        if !pin_vertices.is_empty() {
+            world.cloth_mut(cloth).and_then(|c| c.set_pinned(&pin_vertices, None)).map_err(|e| e.to_string())?;
+        }
+
+        let surface_link = SurfaceLink::attach(&mut instance, &source, &surface)?;
+        Ok(Simulation {
+            world,
+            cloth,
+            instance,
+            source,
+            surface: surface_link,
+            mesh_pins,
+            node_pins,
+            pin_vertices,
+            pin_targets,
+            colliders: ColliderSync::default(),
+            applied: self.inspector_params(),
+            positions: vec![[0.0; 3]; n],
+            normals: vec![[0.0; 3]; n],
+            dirty: true,
+        })
+    }
+
+    /// One physics tick: inspector changes, collider poses, pin targets, then the step.
+    fn tick(&mut self, delta: f32) -> Result<(), String> {
+        let params = self.inspector_params();
+        let settings = self.collider_settings();
+        let group = self.collider_group.clone();
+        let root = self.base().clone().upcast::<godot::classes::Node>();
+        let Some(sim) = self.sim.as_mut() else { return Ok(()) };
+        if !sim.instance.is_instance_valid() {
+            return Err("the MeshInstance3D was freed".into());
+        }
+        if params != sim.applied {
+            let core = params.to_params(sim.world.cloth(sim.cloth).map_err(|e| e.to_string())?.params());
+            sim.world.cloth_mut(sim.cloth).and_then(|c| c.set_params(core)).map_err(|e| e.to_string())?;
+            sim.applied = params;
+        }
+        sim.colliders.update(&mut sim.world, &root, &group, settings);
+        if !sim.pin_vertices.is_empty() {
+            let mesh_xform = to_affine(&sim.instance.get_global_transform());
+            let mut k = 0;
+            for pin in &sim.mesh_pins {
+                sim.pin_targets[k] = pin.target(&mesh_xform);
+                k += 1;
+            }
+            for (anchor, pin) in &sim.node_pins {
+                if anchor.is_instance_valid() {
+                    sim.pin_targets[k] = pin.target(&to_affine(&anchor.get_global_transform()));
+                }
+                k += 1;
+            }
+            let cloth = sim.world.cloth_mut(sim.cloth).map_err(|e| e.to_string())?;
+            cloth.set_pin_targets(&sim.pin_vertices, &sim.pin_targets).map_err(|e| e.to_string())?;
+        }
+        sim.world.step(delta).map_err(|e| e.to_string())?;
+        sim.dirty = true;
+        Ok(())
+    }
+
+    /// Write the last step's positions and normals into the mesh instance's surface.
+    fn write_back(sim: &mut Simulation) -> Result<(), String> {
+        if !sim.instance.is_instance_valid() {
+            return Err("the MeshInstance3D was freed".into());
+        }
+        let cloth = sim.world.cloth(sim.cloth).map_err(|e| e.to_string())?;
+        cloth.read_positions(&mut sim.positions).map_err(|e| e.to_string())?;
+        cloth.read_normals(&mut sim.normals).map_err(|e| e.to_string())?;
+        let to_local = WorldToLocal::new(&to_affine(&sim.instance.get_global_transform())).map_err(|e| e.to_string())?;
+        let (positions, normals) = sim.surface.scratch();
+        for (i, (p, n)) in sim.positions.iter().zip(&sim.normals).enumerate() {
+            positions[i] = to_local.point(*p);
+            normals[i] = to_local.normal(*n);
+        }
+        sim.surface.upload();
+        sim.dirty = false;
+        Ok(())
+    }
+
+    /// Report `err` once and stop simulating (the mesh keeps its last shape).
+    fn fail(&mut self, what: &str, err: String) {
+        godot_error!("XpbdCloth3D '{}': {what}: {err}", self.base().get_name());
+        self.sim = None;
+    }
+
+    /// Stop simulating and give the mesh instance its original mesh back.
+    fn release(&mut self) {
+        if let Some(mut sim) = self.sim.take()
+            && sim.instance.is_instance_valid()
+        {
+            sim.instance.set_mesh(&sim.source);
+        }
+    }
+
+    /// (Re)build from the mesh's rest shape; errors are reported and leave the node idle.
+    fn start(&mut self) {
+        self.release();
+        match self.build() {
+            Ok(sim) => self.sim = Some(sim),
+            Err(e) => self.fail("setup failed", e),
+        }
+    }
+}
+
+#[godot_api]
+impl INode3D for XpbdCloth3D {
+    fn init(base: Base<Node3D>) -> Self {
+        let mut node = XpbdCloth3D {
+            mesh_instance: NodePath::default(),
+            weld_tolerance: 1.0e-6,
+            pin_by_color: false,
+            pin_color_channel: 0,
+            pin_color_threshold: 0.5,
+            pin_vertices: PackedInt32Array::new(),
+            pin_nodes: Array::new(),
+            areal_density: 0.0,
+            youngs_modulus: 0.0,
+            poisson_ratio: 0.0,
+            thickness: 0.0,
+            stretch_compliance: 0.0,
+            bend_compliance: 0.0,
+            stretch_damping: 0.0,
+            bend_damping: 0.0,
+            linear_damping: 0.0,
+            enable_bending: true,
+            enable_tethers: true,
+            tether_slack: 1.0,
+            wind_velocity: Vector3::ZERO,
+            drag_coefficient: 0.0,
+            lift_coefficient: 0.0,
+            air_density: 0.0,
+            substeps: 0,
+            iterations: 0,
+            threads: 1,
+            collider_group: StringName::from("xpbd_colliders"),
+            collision_thickness: 0.0,
+            static_friction: 0.5,
+            kinetic_friction: 0.4,
+            collider_layers: 1,
+            collision_mask: 0,
+            sim: None,
+            base,
+        };
+        // Material and solver defaults are the core's, so a new node behaves like a new cloth.
+        node.show_params(&InspectorParams::default());
+        node
+    }
+
+    fn ready(&mut self) {
+        self.start();
+    }
+
+    fn physics_process(&mut self, delta: f64) {
+        if let Err(e) = self.tick(delta as f32) {
+            self.fail("step failed", e);
+        }
+    }
+
+    fn process(&mut self, _delta: f64) {
+        let Some(sim) = self.sim.as_mut() else { return };
+        if sim.dirty
+            && let Err(e) = Self::write_back(sim)
+        {
+            self.fail("writing the mesh failed", e);
+        }
+    }
+
+    fn exit_tree(&mut self) {
+        self.release();
+        // `_ready` runs once per node; ask for it again so a re-added node starts anew.
+        self.base_mut().request_ready();
+    }
+}
+
+#[godot_api]
+impl XpbdCloth3D {
+    /// Rebuild the cloth from the mesh's rest shape and the current pins and settings.
+    #[func]
+    fn reset(&mut self) {
+        self.start();
+    }
+
+    /// Simulation particles after welding (0 before setup or after an error).
+    #[func]
+    fn get_particle_count(&self) -> i64 {
+        self.sim.as_ref().and_then(|s| s.world.cloth(s.cloth).ok()).map_or(0, |c| c.particle_count() as i64)
+    }
+
+    /// Colliders currently mirrored from `collider_group`.
+    #[func]
+    fn get_collider_count(&self) -> i64 {
+        self.sim.as_ref().map_or(0, |s| s.colliders.len() as i64)
+    }
+
+    /// Numbers of the last step, to tune with: `max_edge_strain` (largest relative elongation
+    /// (L − L₀)/L₀ of any edge), `stretch_max_abs_c` [m] and `bend_max_abs_c` [rad] (largest
+    /// residual of each constraint type), `contact_count` ((particle, collider) pairs touching),
+    /// `max_penetration` [m]. Empty before setup or after an error.
+    #[func]
+    fn get_stats(&self) -> VarDictionary {
+        let mut d = VarDictionary::new();
+        if let Some(stats) = self.sim.as_ref().and_then(|s| s.world.cloth(s.cloth).ok()).map(|c| c.stats()) {
+            d.set("max_edge_strain", stats.max_edge_strain);
+            d.set("stretch_max_abs_c", stats.stretch.max_abs_c);
+            d.set("bend_max_abs_c", stats.bending.max_abs_c);
+            d.set("contact_count", stats.contact_count as i64);
+            d.set("max_penetration", stats.max_penetration);
+        }
+        d
+    }
+}

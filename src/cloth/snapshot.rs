@@ -1,0 +1,319 @@
+//! State snapshots: a cloth's dynamic state saved into a caller buffer and restored from it, bit
+//! for bit, for rollback netcode and replays.
+//!
+//! What a snapshot holds: particle positions and velocities, the pinned particles with their pin
+//! positions and targets, and the teleport frame of the rest pose. What it does not hold: the
+//! settings ([`crate::ClothParams`], constraint colouring) and the world's colliders and gravity;
+//! restore into a cloth with the same settings in the same world state and the next steps are
+//! bitwise identical to the steps that followed the save. Everything else a step reads is either
+//! rebuilt from these (tethers and edge order depend only on which particles are pinned) or reset
+//! at every substep (λ, contacts, wind forces).
+//!
+//! Format (all little-endian, no padding, version 1):
+//!
+//! | offset | size | field |
+//! |---|---|---|
+//! | 0 | 8 | magic `XPBDSNAP` |
+//! | 8 | 4 | format version (1) |
+//! | 12 | 4 | header size (48) |
+//! | 16 | 8 | total size in bytes, checksum included |
+//! | 24 | 8 | mesh fingerprint: FNV-1a 64 of the render→particle map, the triangles in particle indices and the rest positions' bits |
+//! | 32 | 4 | particle count n |
+//! | 36 | 4 | pinned particle count P |
+//! | 40 | 8 | reserved (0) |
+//! | 48 | 24·n | positions (3 × f32 per particle) [m], then velocities [m/s] |
+//! | … | 28·P | pinned particle indices (u32, ascending), pin positions, pin targets (3 × f32 each) [m] |
+//! | … | 28 | rest frame: rotation quaternion x, y, z, w, translation [m] (f32) |
+//! | … | 8 | FNV-1a 64 checksum of every byte before it |
+//!
+//! A snapshot is accepted by any cloth made from the same mesh (same fingerprint), so it can be
+//! restored into a new cloth after a level reload; a buffer from another mesh, of another
+//! version, cut short or changed after saving is rejected with a [`SnapshotProblem`] and the cloth
+//! is left unchanged.
+
+use super::Cloth;
+use super::state_hash::{FNV_OFFSET_BASIS, fnv1a};
+use crate::error::ClothError;
+use glam::{Quat, Vec3};
+use std::fmt;
+
+const MAGIC: [u8; 8] = *b"XPBDSNAP";
+/// Snapshot format version written by this library and the only one it reads.
+pub const SNAPSHOT_VERSION: u32 = 1;
+const HEADER_SIZE: usize = 48;
+const REST_FRAME_SIZE: usize = 28;
+const CHECKSUM_SIZE: usize = 8;
+
+/// Why a snapshot was rejected.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SnapshotProblem {
+    /// Shorter than the smallest snapshot (header + rest frame + checksum).
+    TooShort {
+        /// Bytes passed.
+        len: usize,
+    },
+    /// The buffer does not start with the snapshot magic `XPBDSNAP`.
+    NotASnapshot,
+    /// Written by a library with another snapshot format.
+    UnsupportedVersion {
+        /// The version in the buffer.
+        found: u32,
+    },
+    /// The header's total size differs from the buffer's size.
+    SizeMismatch {
+        /// Size recorded in the header.
+        recorded: u64,
+        /// Size of the buffer passed.
+        len: usize,
+    },
+    /// The checksum does not match, or a field is impossible (changed or corrupted bytes).
+    Corrupted,
+    /// The snapshot belongs to a cloth of another mesh.
+    OtherMesh,
+    /// The snapshot holds a NaN or infinite value, or a rest rotation that is not a unit quaternion.
+    NonFiniteState,
+}
+
+impl fmt::Display for SnapshotProblem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        use SnapshotProblem::*;
+        match self {
+            TooShort { len } => write!(f, "{len} bytes is shorter than any snapshot"),
+            NotASnapshot => write!(f, "not a cloth snapshot (no XPBDSNAP magic)"),
+            UnsupportedVersion { found } => {
+                write!(f, "snapshot format version {found}; this library reads version {SNAPSHOT_VERSION}")
+            }
+            SizeMismatch { recorded, len } => {
+                write!(f, "the snapshot is {recorded} bytes but the buffer passed is {len} bytes")
+            }
+            Corrupted => write!(f, "checksum mismatch or impossible field: the snapshot was changed or corrupted"),
+            OtherMesh => write!(f, "the snapshot was saved from a cloth of another mesh"),
+            NonFiniteState => write!(f, "the snapshot holds a NaN or infinite value"),
+        }
+    }
+}
+
+fn rejected(problem: SnapshotProblem) -> ClothError {
+    ClothError::InvalidSnapshot(problem)
+}
+
+/// Size in bytes of a snapshot of `n` particles and `pins` pinned particles.
+fn snapshot_size(n: usize, pins: usize) -> usize {
+    HEADER_SIZE + 24 * n + 28 * pins + REST_FRAME_SIZE + CHECKSUM_SIZE
+}
+
+/// Sequential little-endian writer into a buffer of exactly the right size.
+struct Writer<'a> {
+    buf: &'a mut [u8],
+    at: usize,
+}
+
+impl Writer<'_> {
+    fn bytes(&mut self, b: &[u8]) {
+        self.buf[self.at..self.at + b.len()].copy_from_slice(b);
+        self.at += b.len();
+    }
+    fn u32(&mut self, v: u32) {
+        self.bytes(&v.to_le_bytes());
+    }
+    fn u64(&mut self, v: u64) {
+        self.bytes(&v.to_le_bytes());
+    }
+    fn f32s(&mut self, v: &[f32]) {
+        v.iter().for_each(|f| self.bytes(&f.to_bits().to_le_bytes()));
+    }
+    fn vec3s(&mut self, v: &[Vec3]) {
+        v.iter().for_each(|p| self.f32s(&p.to_array()));
+    }
+}
+
+/// Sequential little-endian reader; the caller has checked the length first.
+struct Reader<'a> {
+    buf: &'a [u8],
+    at: usize,
+}
+
+impl Reader<'_> {
+    fn take<const N: usize>(&mut self) -> [u8; N] {
+        let b = self.buf[self.at..self.at + N].try_into().expect("length checked before reading");
+        self.at += N;
+        b
+    }
+    fn u32(&mut self) -> u32 {
+        u32::from_le_bytes(self.take())
+    }
+    fn u64(&mut self) -> u64 {
+        u64::from_le_bytes(self.take())
+    }
+    fn f32(&mut self) -> f32 {
+        f32::from_bits(self.u32())
+    }
+    fn vec3(&mut self) -> Vec3 {
+        Vec3::new(self.f32(), self.f32(), self.f32())
+    }
+}
+
+/// The header fields a restore needs.
+struct Header {
+    particles: usize,
+    pins: usize,
+    fingerprint: u64,
+}
+
+/// Check everything that does not need the cloth: length, magic, version, sizes, checksum.
+fn read_header(buf: &[u8]) -> Result<Header, ClothError> {
+    if buf.len() < snapshot_size(0, 0) {
+        return Err(rejected(SnapshotProblem::TooShort { len: buf.len() }));
+    }
+    let mut r = Reader { buf, at: 0 };
+    if r.take::<8>() != MAGIC {
+        return Err(rejected(SnapshotProblem::NotASnapshot));
+    }
+    let version = r.u32();
+    if version != SNAPSHOT_VERSION {
+        return Err(rejected(SnapshotProblem::UnsupportedVersion { found: version }));
+    }
+    let header_size = r.u32();
+    let recorded = r.u64();
+    if recorded != buf.len() as u64 {
+        return Err(rejected(SnapshotProblem::SizeMismatch { recorded, len: buf.len() }));
+    }
+    let (body, checksum) = buf.split_at(buf.len() - CHECKSUM_SIZE);
+    if fnv1a(FNV_OFFSET_BASIS, body).to_le_bytes() != checksum {
+        return Err(rejected(SnapshotProblem::Corrupted));
+    }
+    let fingerprint = r.u64();
+    let (particles, pins) = (r.u32() as usize, r.u32() as usize);
+    let reserved = r.u64();
+    if header_size as usize != HEADER_SIZE || reserved != 0 || snapshot_size(particles, pins) != buf.len() {
+        return Err(rejected(SnapshotProblem::Corrupted));
+    }
+    Ok(Header { particles, pins, fingerprint })
+}
+
+impl Cloth {
+    /// FNV-1a 64 of what identifies the mesh: the render→particle map, the triangles (particle
+    /// indices) and the bits of the rest positions.
+    pub(crate) fn compute_mesh_fingerprint(&self) -> u64 {
+        let mut h = fnv1a(FNV_OFFSET_BASIS, &(self.particle_of_vertex.len() as u64).to_le_bytes());
+        for &p in &self.particle_of_vertex {
+            h = fnv1a(h, &p.to_le_bytes());
+        }
+        for t in &self.triangles {
+            t.iter().for_each(|i| h = fnv1a(h, &i.to_le_bytes()));
+        }
+        for r in &self.guard.rest {
+            r.to_array().iter().for_each(|c| h = fnv1a(h, &c.to_bits().to_le_bytes()));
+        }
+        h
+    }
+
+    /// Size in bytes of a snapshot of the cloth's current state: 48 + 24·particles + 28·pinned
+    /// particles + 36. Changes when the set of pinned particles changes.
+    pub fn state_size(&self) -> usize {
+        snapshot_size(self.particles.x.len(), self.pins.particles.len())
+    }
+
+    /// Write the cloth's dynamic state into `buf`, which must be exactly [`Cloth::state_size`]
+    /// bytes (format in [`crate::cloth::snapshot`]). Errors: `BufferSizeMismatch` (nothing
+    /// written).
+    pub fn save_state(&self, buf: &mut [u8]) -> Result<(), ClothError> {
+        let size = self.state_size();
+        if buf.len() != size {
+            return Err(ClothError::BufferSizeMismatch { expected: size, got: buf.len() });
+        }
+        let (p, pins, g) = (&self.particles, &self.pins, &self.guard);
+        let mut w = Writer { buf, at: 0 };
+        w.bytes(&MAGIC);
+        w.u32(SNAPSHOT_VERSION);
+        w.u32(HEADER_SIZE as u32);
+        w.u64(size as u64);
+        w.u64(self.mesh_fingerprint);
+        w.u32(p.x.len() as u32);
+        w.u32(pins.particles.len() as u32);
+        w.u64(0);
+        w.vec3s(&p.x);
+        w.vec3s(&p.v);
+        pins.particles.iter().for_each(|&i| w.u32(i));
+        w.vec3s(&pins.start);
+        w.vec3s(&pins.target);
+        w.f32s(&g.rest_rotation.to_array());
+        w.vec3s(&[g.rest_translation]);
+        let checksum = fnv1a(FNV_OFFSET_BASIS, &w.buf[..w.at]);
+        w.u64(checksum);
+        debug_assert_eq!(w.at, size);
+        Ok(())
+    }
+
+    /// Replace the cloth's dynamic state with a snapshot written by [`Cloth::save_state`] from a
+    /// cloth of the same mesh (this one or another). The next steps are bitwise identical to the
+    /// steps that followed the save (same settings and world assumed; see
+    /// [`crate::cloth::snapshot`]). Pins are set as saved (changing which particles are pinned
+    /// rebuilds the tethers, which allocates; restoring with the same pinned set does not).
+    ///
+    /// Errors: `InvalidSnapshot` with the [`SnapshotProblem`] (too short, not a snapshot, other
+    /// version, size differs from the header's, checksum mismatch, other mesh, non-finite values);
+    /// the cloth is unchanged on error.
+    pub fn restore_state(&mut self, buf: &[u8]) -> Result<(), ClothError> {
+        let header = read_header(buf)?;
+        let n = self.particles.x.len();
+        if header.fingerprint != self.mesh_fingerprint || header.particles != n {
+            return Err(rejected(SnapshotProblem::OtherMesh));
+        }
+        // Pinned particle indices: ascending, in range. Everything else: finite.
+        let mut r = Reader { buf, at: HEADER_SIZE + 24 * n };
+        let mut previous = None;
+        for _ in 0..header.pins {
+            let i = r.u32();
+            if i as usize >= n || previous.is_some_and(|p| p >= i) {
+                return Err(rejected(SnapshotProblem::Corrupted));
+            }
+            previous = Some(i);
+        }
+        let floats_end = buf.len() - CHECKSUM_SIZE;
+        let mut f = Reader { buf: &buf[..floats_end], at: HEADER_SIZE };
+        let float_count = (floats_end - HEADER_SIZE - 4 * header.pins) / 4;
+        for k in 0..float_count {
+            if k == 6 * n {
+                f.at += 4 * header.pins; // skip the pinned indices
+            }
+            if !f.f32().is_finite() {
+                return Err(rejected(SnapshotProblem::NonFiniteState));
+            }
+        }
+        let mut r = Reader { buf, at: floats_end - REST_FRAME_SIZE };
+        let rotation = Quat::from_xyzw(r.f32(), r.f32(), r.f32(), r.f32());
+        if (rotation.length() - 1.0).abs() > 1e-3 {
+            return Err(rejected(SnapshotProblem::NonFiniteState));
+        }
+
+        // Valid: apply.
+        let mut r = Reader { buf, at: HEADER_SIZE };
+        let p = &mut self.particles;
+        p.x.iter_mut().for_each(|x| *x = r.vec3());
+        p.v.iter_mut().for_each(|v| *v = r.vec3());
+        p.x_prev.copy_from_slice(&p.x);
+        let pin_indices = r.at;
+        let saved = (0..header.pins).map(|k| Reader { buf, at: pin_indices + 4 * k }.u32());
+        let pin_set_changed = !saved.eq(self.pins.particles.iter().copied());
+        let pins = &mut self.pins;
+        if pin_set_changed {
+            pins.particles = (0..header.pins).map(|_| r.u32()).collect();
+            pins.start = vec![Vec3::ZERO; header.pins];
+            pins.target = vec![Vec3::ZERO; header.pins];
+        } else {
+            r.at += 4 * header.pins;
+        }
+        pins.start.iter_mut().for_each(|s| *s = r.vec3());
+        pins.target.iter_mut().for_each(|t| *t = r.vec3());
+        self.guard.rest_rotation = Quat::from_xyzw(r.f32(), r.f32(), r.f32(), r.f32());
+        self.guard.rest_translation = r.vec3();
+        if pin_set_changed {
+            self.refresh_inverse_masses();
+            self.rebuild_tethers();
+        }
+        self.remember_good_state();
+        self.update_normals();
+        Ok(())
+    }
+}

@@ -1,0 +1,44 @@
+//! Teleport: move a cloth by a rigid transform between steps, without adding velocity.
+
+use super::Cloth;
+use crate::error::{ClothError, check_range, check_unit_quaternion};
+use glam::Vec3;
+
+/// Largest accepted |component| of a teleport translation [m]; beyond this f32 positions cannot
+/// resolve millimetres any more (as for collider positions).
+pub const MAX_TELEPORT_TRANSLATION: f32 = 1.0e5;
+
+impl Cloth {
+    /// Move the whole cloth by the rigid transform x ← R·x + t (rotation `rotation` about the
+    /// world origin, then translation `translation` [m]): every particle, its position at the start
+    /// of the substep, the pins' current positions and targets, and the rest pose used by
+    /// [`crate::UnstableRecovery::RestPose`]. Velocities [m/s] are rotated with the cloth, so the
+    /// motion continues in the new frame and no velocity is added: the next step behaves as if the
+    /// cloth had always been there. To carry a cloth from an engine pose A to pose B pass the
+    /// relative transform B·A⁻¹: rotation q_B·q_A⁻¹, translation p_B − R·p_A.
+    ///
+    /// `rotation` is a unit quaternion `[x, y, z, w]` (length 1 ± 1e-3; renormalised).
+    /// Errors: `InvalidParameter` naming `translation` (a component NaN, infinite or beyond
+    /// ±[`MAX_TELEPORT_TRANSLATION`]) or `rotation`; nothing moves on error.
+    pub fn teleport(&mut self, translation: [f32; 3], rotation: [f32; 4]) -> Result<(), ClothError> {
+        let m = MAX_TELEPORT_TRANSLATION;
+        for c in translation {
+            check_range("translation", c, -m, m, "finite m within ±1e5 per component")?;
+        }
+        let q = check_unit_quaternion("rotation", rotation)?;
+        let t = Vec3::from_array(translation);
+        let move_point = |x: &mut Vec3| *x = q * *x + t;
+        let p = &mut self.particles;
+        p.x.iter_mut().for_each(move_point);
+        p.x_prev.iter_mut().for_each(move_point);
+        p.v.iter_mut().for_each(|v| *v = q * *v);
+        self.pins.start.iter_mut().for_each(move_point);
+        self.pins.target.iter_mut().for_each(move_point);
+        let g = &mut self.guard;
+        g.rest_rotation = (q * g.rest_rotation).normalize();
+        g.rest_translation = q * g.rest_translation + t;
+        self.remember_good_state();
+        self.update_normals();
+        Ok(())
+    }
+}

@@ -1,0 +1,49 @@
+//! Teleport: move a cloth by a rigid transform without adding velocity.
+
+use super::args::required;
+use super::boundary::ffi_boundary;
+use super::error::{FfiError, XpbdResult};
+use super::ids::XpbdClothId;
+use super::registry::with_cloth;
+
+/// Move the whole cloth by a rigid transform between steps, without adding velocity: every vertex
+/// x becomes R*x + t (R the rotation `rotation` about the world origin, then the translation
+/// `translation`), and so do the pins' current positions and targets and the rest pose used by
+/// `XPBD_UNSTABLE_RECOVERY_REST_POSE`; velocities are rotated with the cloth. The next step
+/// behaves as if the cloth had always been there (a respawn or a long dash does not stretch a cape
+/// across the map). To carry a cloth from an engine pose A to pose B pass the relative transform
+/// B*A^-1: rotation q_B*q_A^-1, translation p_B - R*p_A.
+///
+/// `translation`: `float[3]` in metres, each component finite within +-1e5. `rotation`:
+/// `float[4]`, a unit quaternion (x, y, z, w) of length 1 +- 1e-3 (renormalised); (0, 0, 0, 1) =
+/// no rotation.
+///
+/// Errors: `XPBD_RESULT_NULL_POINTER` (`translation` or `rotation` NULL),
+/// `XPBD_RESULT_INVALID_ARGUMENT` (a NaN, infinite or too large translation, a rotation that is
+/// not a unit quaternion; nothing moves), `XPBD_RESULT_INVALID_ID`, `XPBD_RESULT_WORLD_POISONED`.
+/// Thread-safe; serialised with the world's step.
+///
+/// # Safety
+/// `translation` points to 3 readable floats and `rotation` to 4.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn xpbd_cloth_teleport(
+    cloth: XpbdClothId,
+    translation: *const f32,
+    rotation: *const f32,
+) -> XpbdResult {
+    ffi_boundary("xpbd_cloth_teleport", || {
+        // SAFETY: the caller's promise in `# Safety` above.
+        let (translation, rotation) =
+            unsafe { (fixed::<3>(translation, "translation")?, fixed::<4>(rotation, "rotation")?) };
+        with_cloth(cloth, |c| c.teleport(translation, rotation))
+    })
+}
+
+/// A required `float[N]` argument, copied.
+///
+/// # Safety
+/// `ptr`, when not NULL, points to `N` readable floats.
+unsafe fn fixed<const N: usize>(ptr: *const f32, name: &str) -> Result<[f32; N], FfiError> {
+    // SAFETY: forwarded caller promise; `[f32; N]` has f32's alignment, which `required` checks.
+    Ok(*unsafe { required(ptr.cast::<[f32; N]>(), name)? })
+}
