@@ -405,6 +405,26 @@ typedef struct XpbdClothParams {
      * An `XpbdUnstableRecovery` value (0, 1, 2).
      */
     uint32_t unstable_recovery;
+    /**
+     * 1 / 0: self-collision on / off.
+     */
+    uint32_t enable_self_collision;
+    /**
+     * Self-collision radius in metres; 0 = `collision_thickness`.
+     */
+    float self_collision_radius;
+    /**
+     * Static friction coefficient between touching parts of the cloth (0..=100).
+     */
+    float self_static_friction;
+    /**
+     * Kinetic friction coefficient between touching parts of the cloth (0..=100).
+     */
+    float self_kinetic_friction;
+    /**
+     * 1 / 0: inter-cloth collision on / off.
+     */
+    uint32_t enable_inter_cloth_collision;
 } XpbdClothParams;
 
 /**
@@ -639,6 +659,34 @@ typedef struct XpbdClothDesc {
      * reported (`XPBD_RESULT_INVALID_ARGUMENT`). Default `XPBD_UNSTABLE_RECOVERY_LAST_GOOD_STATE`.
      */
     uint32_t unstable_recovery;
+    /**
+     * 1 / 0: self-collision, particles of the cloth kept at least 2r apart (r =
+     * `self_collision_radius`) except pairs already closer than 2r in the mesh as created;
+     * friction between the touching layers (Macklin et al. 2014). Default 0 (off: set a radius
+     * suited to the mesh, about half its edge length, when turning it on).
+     */
+    uint32_t enable_self_collision;
+    /**
+     * Self-collision particle radius r in metres: 0 (default) = `collision_thickness`, else
+     * 1e-6..=1. For a mesh of edge length s, r = 0.5*s keeps particles from slipping through the
+     * holes between the particles of another layer (below 0.36*s the middle of a quad is open);
+     * 2r must stay below the smallest gap between layers of the rest mesh.
+     */
+    float self_collision_radius;
+    /**
+     * Static friction coefficient mu_s between touching parts of the cloth (0..=100). Default 0.5.
+     */
+    float self_static_friction;
+    /**
+     * Kinetic friction coefficient mu_k between touching parts of the cloth (0..=100). Default 0.4.
+     */
+    float self_kinetic_friction;
+    /**
+     * 1 / 0: collide with the other cloths of the world that also have this on, particles kept
+     * r_a + r_b apart (each cloth's `self_collision_radius`) with each cloth's self friction;
+     * independent of `enable_self_collision`. Default 0.
+     */
+    uint32_t enable_inter_cloth_collision;
 } XpbdClothDesc;
 
 /**
@@ -727,6 +775,20 @@ typedef struct XpbdClothStats {
      * collides with, at the end of the step; 0 without contacts.
      */
     float max_penetration;
+    /**
+     * Self-collision candidate pairs the broad phase found for the last step (each tested in
+     * every iteration of every substep); 0 with self-collision off.
+     */
+    uint32_t self_pairs_tested;
+    /**
+     * Self-collision pairs touching at the end of the step: distance at most 2r·1.01.
+     */
+    uint32_t self_contact_count;
+    /**
+     * Inter-cloth candidate pairs (this cloth's particle, another cloth's particle) of the last
+     * step; 0 with inter-cloth collision off.
+     */
+    uint32_t inter_cloth_pairs_tested;
 } XpbdClothStats;
 
 /**

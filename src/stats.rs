@@ -46,6 +46,14 @@ pub struct ClothStats {
     /// Largest penetration max(0, thickness − d) [m] of a free particle into a collider it
     /// collides with, at the end of the step; 0 without contacts.
     pub max_penetration: f32,
+    /// Self-collision candidate pairs the broad phase found for the last step (each tested in
+    /// every iteration of every substep); 0 with self-collision off.
+    pub self_pairs_tested: u32,
+    /// Self-collision pairs touching at the end of the step: distance at most 2r·1.01.
+    pub self_contact_count: u32,
+    /// Inter-cloth candidate pairs (this cloth's particle, another cloth's particle) of the last
+    /// step; 0 with inter-cloth collision off.
+    pub inter_cloth_pairs_tested: u32,
 }
 
 /// Preallocated buffer so that computing statistics never allocates during a step.

@@ -1,6 +1,7 @@
 //! The world: gravity, solver defaults, a thread pool, colliders, and many cloths stepped together.
 
 use crate::cloth::{Cloth, ClothDesc, MAX_SUBSTEPS};
+use crate::collision::inter_cloth::InterClothSnapshot;
 use crate::collision::{Collider, ColliderDesc, ColliderHandle, ColliderStore, Pose};
 use crate::error::{ClothError, check_range};
 use crate::slot_map::SlotMap;
@@ -61,6 +62,8 @@ pub struct World {
     cloths: SlotMap<Cloth>,
     colliders: ColliderStore,
     pool: Option<rayon::ThreadPool>,
+    /// Particles of the cloths with inter-cloth collision, taken before each step (reused).
+    inter_cloth: InterClothSnapshot,
 }
 
 impl std::fmt::Debug for World {
@@ -86,7 +89,13 @@ impl World {
                 .build()
                 .ok()
         };
-        Ok(World { desc, cloths: SlotMap::default(), colliders: ColliderStore::default(), pool })
+        Ok(World {
+            desc,
+            cloths: SlotMap::default(),
+            colliders: ColliderStore::default(),
+            pool,
+            inter_cloth: InterClothSnapshot::default(),
+        })
     }
 
     /// The settings this world was created with.
@@ -104,6 +113,9 @@ impl World {
     /// Create a cloth from a render mesh. Validates everything first: on error nothing is added.
     pub fn add_cloth(&mut self, desc: &ClothDesc) -> Result<ClothHandle, ClothError> {
         let (index, generation) = self.cloths.insert(Cloth::new(desc)?);
+        if let Some(cloth) = self.cloths.get_mut(index, generation) {
+            cloth.world_key = index;
+        }
         Ok(ClothHandle { index, generation })
     }
 
@@ -194,12 +206,15 @@ impl World {
             return Err(ClothError::InvalidTimeStep { dt });
         }
         let pool_threads = self.pool.as_ref().map_or(1, |p| p.current_num_threads());
+        let gravity = Vec3::from_array(self.desc.gravity);
+        let inter_cloth = self.snapshot_inter_cloth(dt);
         let ctx = StepContext {
-            gravity: Vec3::from_array(self.desc.gravity),
+            gravity,
             substeps: self.desc.substeps,
             iterations: self.desc.iterations,
             colliders: &self.colliders,
             parallel: pool_threads > 1,
+            inter_cloth: inter_cloth.then_some(&self.inter_cloth),
         };
         // The guard and the inertia scale wrap the solver's step (see `cloth::guard`,
         // `cloth::inertia`): bound, shift, step, check.
@@ -240,5 +255,25 @@ impl World {
             instability,
             unstable_cloths: 1 + failed.count() as u32,
         })
+    }
+
+    /// Snapshot the particles of the cloths with inter-cloth collision for a step of `dt` [s],
+    /// in slot order (one thread). Returns false, taking none, unless at least two take part.
+    /// The snapshot's buffers grow when cloths are added, at their first step.
+    fn snapshot_inter_cloth(&mut self, dt: f32) -> bool {
+        let taking_part = self.cloths.iter().filter(|(_, c)| c.params.inter_cloth_collision).count();
+        if taking_part < 2 {
+            return false;
+        }
+        let snapshot = &mut self.inter_cloth;
+        snapshot.clear();
+        for (index, c) in self.cloths.iter() {
+            if c.params.inter_cloth_collision {
+                let p = &c.particles;
+                snapshot.push_cloth(index, &p.x, &p.v, c.params.effective_self_collision_radius());
+            }
+        }
+        snapshot.build(dt);
+        true
     }
 }

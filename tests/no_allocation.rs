@@ -61,7 +61,7 @@ fn allocations_during(f: impl FnOnce()) -> usize {
 }
 
 #[test]
-fn stepping_a_pinned_cloth_with_tethers_wind_and_a_collider_allocates_nothing() {
+fn stepping_a_pinned_cloth_with_tethers_wind_a_collider_and_self_collision_allocates_nothing() {
     let mut world = World::new(WorldDesc { thread_count: 1, ..WorldDesc::default() }).unwrap();
     let (positions, indices) = horizontal_sheet(24, 1.0, 0.0);
     let mut desc = ClothDesc::new(&positions, &indices);
@@ -71,6 +71,9 @@ fn stepping_a_pinned_cloth_with_tethers_wind_and_a_collider_allocates_nothing() 
         drag_coefficient: 1.0,
         lift_coefficient: 0.5,
         wind_velocity: [2.0, 0.0, 1.0],
+        // Self-collision with r = half the 4.3 cm edge: its hash and pair list are sized at creation.
+        self_collision: true,
+        self_collision_radius: Some(0.022),
         ..ClothParams::default()
     };
     let cloth = world.add_cloth(&desc).unwrap();
@@ -89,5 +92,6 @@ fn stepping_a_pinned_cloth_with_tethers_wind_and_a_collider_allocates_nothing() 
     });
     let c = world.cloth(cloth).unwrap();
     assert!(c.stats().contact_count > 0, "the cloth never reached the sphere");
+    assert!(c.stats().self_pairs_tested > 0, "self-collision found no candidate pairs");
     assert_eq!(allocations, 0, "{allocations} allocations in 90 steps");
 }

@@ -7,7 +7,10 @@
 //!
 //! Rows: the default anchor-ordered sweep on one thread; the coloured sweep
 //! (`Cloth::set_constraint_colouring`) on one thread and on all cores. The state hash after the
-//! run shows that the coloured runs agree to the bit whatever the thread count.
+//! run shows that the coloured runs agree to the bit whatever the thread count. These rows run
+//! without self-collision; a second table times the 64² grid and the tablecloth with
+//! self-collision off and on (issue 8; radius half the mean edge length, as recommended), one
+//! thread, 10 substeps, with the candidate pairs and contacts of the last step.
 //!
 //! Projections are counted as hinges + 2 × edges (both stretch sweeps) + tethers per iteration
 //! (each tether once, although the solver re-projects a particle's tether group 3 times in a row;
@@ -22,7 +25,7 @@ mod reference;
 use reference::Reference;
 use std::path::Path;
 use std::time::Instant;
-use xpbd_cloth::{ClothDesc, ColliderDesc, Pose, World, WorldDesc};
+use xpbd_cloth::{ClothDesc, ClothParams, ColliderDesc, Pose, World, WorldDesc};
 
 /// Stretch sweeps per iteration in the library's solver (`solver::STRETCH_SWEEPS`).
 const STRETCH_SWEEPS: usize = 2;
@@ -58,9 +61,18 @@ fn tablecloth() -> Scene {
 }
 
 fn world(scene: &Scene, substeps: u32, thread_count: u32, colouring: bool) -> World {
+    world_with(scene, substeps, thread_count, colouring, None)
+}
+
+/// [`world`] with self-collision of radius `self_collision` [m] (`None`: off).
+fn world_with(scene: &Scene, substeps: u32, thread_count: u32, colouring: bool, self_collision: Option<f32>) -> World {
     let mut world = World::new(WorldDesc { substeps, iterations: 1, thread_count, ..WorldDesc::default() }).unwrap();
     let mut desc = ClothDesc::new(&scene.positions, &scene.indices);
-    desc.params = common::light_stiff_params();
+    desc.params = ClothParams {
+        self_collision: self_collision.is_some(),
+        self_collision_radius: self_collision,
+        ..common::light_stiff_params()
+    };
     let cloth = world.add_cloth(&desc).unwrap();
     if !scene.pins.is_empty() {
         world.cloth_mut(cloth).unwrap().set_pinned(&scene.pins, None).unwrap();
@@ -144,5 +156,47 @@ fn main() {
                 );
             }
         }
+    }
+
+    println!();
+    println!("self-collision, radius half the mean edge length, 10 substeps, 1 thread, anchor order:");
+    println!(
+        "{:<11} {:>8} {:>10} {:>9} {:>7} {:>11} {:>9}",
+        "scene", "r mm", "ms off", "ms on", "ratio", "pairs/step", "contacts"
+    );
+    for scene in [grid(64), tablecloth()] {
+        if only.as_ref().is_some_and(|o| !scene.name.contains(o.as_str())) {
+            continue;
+        }
+        let mut off = world_with(&scene, 10, 1, false, None);
+        let edges = off.cloth(off.live_handle(0).unwrap()).unwrap().stretch_constraints();
+        let radius = 0.5 * edges.rest_length.iter().sum::<f32>() / edges.rest_length.len() as f32;
+        let mut on = world_with(&scene, 10, 1, false, Some(radius));
+        // Interleaved, step by step, so that both see the same machine load (the shared machine's
+        // load moves the absolute numbers by ±30 % between runs).
+        let (mut off_t, mut on_t) = (Vec::new(), Vec::new());
+        for k in 0..steps + 10 {
+            let t = Instant::now();
+            off.step(DT).unwrap();
+            let t_off = t.elapsed().as_secs_f64();
+            let t = Instant::now();
+            on.step(DT).unwrap();
+            if k >= 10 {
+                off_t.push(t_off);
+                on_t.push(t.elapsed().as_secs_f64());
+            }
+        }
+        let (off_s, on_s) = (median(off_t), median(on_t));
+        let stats = *on.cloth(on.live_handle(0).unwrap()).unwrap().stats();
+        println!(
+            "{:<11} {:>8.2} {:>10.2} {:>9.2} {:>6.2}× {:>11} {:>9}",
+            scene.name,
+            radius * 1e3,
+            off_s * 1e3,
+            on_s * 1e3,
+            on_s / off_s,
+            stats.self_pairs_tested,
+            stats.self_contact_count
+        );
     }
 }

@@ -3,6 +3,7 @@
 
 use super::{Cloth, ClothDesc, ClothParams, MeshInfo, Particles, Pins, UnstableRecovery};
 use crate::collision::contact::ContactScratch;
+use crate::collision::self_collision::SelfCollision;
 use crate::constraints::{BendingConstraints, StretchConstraints, TetherConstraints, dihedral_angle};
 use crate::error::{ClothError, check_range};
 use crate::material::{edge_stretch_compliance, hinge_bend_compliance};
@@ -56,6 +57,7 @@ impl Cloth {
         validate_lines(desc.lines, &lines, vertex_count)?;
 
         let particle_count = rest.len();
+        let self_collision = SelfCollision::new(&rest);
         let topo = MeshTopology::build(&triangles, &lines, &rest);
         let mut particle_area = vec![0.0f32; particle_count];
         for (tri, area) in triangles.iter().zip(&topo.triangle_area) {
@@ -150,6 +152,9 @@ impl Cloth {
             params: desc.params,
             colouring: DEFAULT_CONSTRAINT_COLOURING,
             contacts: ContactScratch::new(particle_count),
+            self_collision,
+            inter_cloth: Default::default(),
+            world_key: 0,
             normals: vec![Vec3::ZERO; particle_count],
             wind_force: vec![Vec3::ZERO; particle_count],
             stats: ClothStats::default(),
@@ -198,6 +203,9 @@ impl Cloth {
                 let mass = if a > 0.0 { m.areal_density * a } else { isolated_mass };
                 *w = 1.0 / mass;
             }
+        }
+        if params.self_collision {
+            self.self_collision.prepare(); // allocate outside the step
         }
         let tethers_were_enabled = self.params.enable_tethers;
         if self.params.unstable_recovery == UnstableRecovery::Disabled {

@@ -13,7 +13,7 @@ mod state_hash;
 mod teleport;
 
 pub use create::DEFAULT_CONSTRAINT_COLOURING;
-pub use desc::{ClothDesc, ClothParams, DEFAULT_WELD_TOLERANCE, MAX_SUBSTEPS};
+pub use desc::{ClothDesc, ClothParams, DEFAULT_SELF_COLLISION, DEFAULT_WELD_TOLERANCE, MAX_SUBSTEPS};
 pub use guard::{ClothStatus, Instability, InstabilityKind, UnstableRecovery};
 pub use output::Energy;
 pub use snapshot::{SNAPSHOT_VERSION, SnapshotProblem};
@@ -21,6 +21,8 @@ pub use teleport::MAX_TELEPORT_TRANSLATION;
 pub(crate) use pins::Pins;
 
 use crate::collision::contact::ContactScratch;
+use crate::collision::inter_cloth::InterClothPairs;
+use crate::collision::self_collision::SelfCollision;
 use crate::constraints::{BendingConstraints, StretchConstraints, TetherConstraints};
 use crate::stats::{ClothStats, StatsScratch};
 use glam::Vec3;
@@ -95,6 +97,12 @@ pub struct Cloth {
     pub(crate) colouring: bool,
     /// Per-particle contact state of the current substep.
     pub(crate) contacts: ContactScratch,
+    /// Self-collision broad phase: rest positions, hash grid, this step's candidate pairs.
+    pub(crate) self_collision: SelfCollision,
+    /// Pairs with other cloths' particles for the current step (inter-cloth collision).
+    pub(crate) inter_cloth: InterClothPairs,
+    /// The cloth's slot in its world (tells its own particles apart in the inter-cloth snapshot).
+    pub(crate) world_key: u32,
 
     /// Area-weighted unit normal per particle, refreshed at the end of every step.
     pub(crate) normals: Vec<Vec3>,

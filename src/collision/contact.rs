@@ -144,7 +144,7 @@ pub(crate) fn sweep(shape: &Shape, p0: Vec3, segment: Vec3, thickness: f32, rest
 /// by μ_k·depth (kinetic) the tangential part of `slip`, the particle's motion relative to the
 /// collider over the substep (collider-local). Returns the slip that remains.
 #[inline]
-fn apply_friction(slip: Vec3, normal: Vec3, depth: f32, (mu_s, mu_k): (f32, f32)) -> Vec3 {
+pub(super) fn apply_friction(slip: Vec3, normal: Vec3, depth: f32, (mu_s, mu_k): (f32, f32)) -> Vec3 {
     let tangential = slip - normal * normal.dot(slip);
     let length = tangential.length();
     if length < mu_s * depth {

@@ -10,17 +10,26 @@
 //!   particle's substep motion that stops fast particles at thin shapes, the bounded push-out of
 //!   particles that start inside, and Macklin et al. 2014 position-level static/kinetic friction
 //!   relative to the collider's own motion.
+//! - Self-collision: `self_collision.rs` — particle–particle inequality ‖x_i − x_j‖ ≥ 2r inside a
+//!   cloth with the same friction model, candidate pairs found once per step by the hash grid of
+//!   `spatial_hash.rs`.
+//! - Inter-cloth collision: `inter_cloth.rs` — the same inequality between particles of different
+//!   cloths of a world, against a snapshot of the others taken before the (parallel) step.
 
 mod capsule;
 pub(crate) mod contact;
 mod cuboid;
 mod desc;
+pub(crate) mod inter_cloth;
 mod plane;
+pub(crate) mod self_collision;
 pub(crate) mod shape;
+mod spatial_hash;
 mod sphere;
 mod store;
 
 pub use contact::{MAX_SWEEP_STEPS, SWEEP_TOLERANCE, TOUCHING_FRACTION};
+pub use self_collision::SELF_TOUCHING_FRACTION;
 pub use desc::{ColliderDesc, ColliderKind, MAX_COLLIDER_COORDINATE, MAX_COLLIDER_SIZE, Pose};
 pub use store::{Collider, ColliderHandle};
 pub(crate) use store::{ColliderStore, SubstepWindow};

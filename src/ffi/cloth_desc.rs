@@ -134,6 +134,24 @@ pub struct XpbdClothDesc {
     /// (0 last good state, 1 rest pose, 2 disabled). A `uint32_t` so that any other value is
     /// reported (`XPBD_RESULT_INVALID_ARGUMENT`). Default `XPBD_UNSTABLE_RECOVERY_LAST_GOOD_STATE`.
     pub unstable_recovery: u32,
+    /// 1 / 0: self-collision, particles of the cloth kept at least 2r apart (r =
+    /// `self_collision_radius`) except pairs already closer than 2r in the mesh as created;
+    /// friction between the touching layers (Macklin et al. 2014). Default 0 (off: set a radius
+    /// suited to the mesh, about half its edge length, when turning it on).
+    pub enable_self_collision: u32,
+    /// Self-collision particle radius r in metres: 0 (default) = `collision_thickness`, else
+    /// 1e-6..=1. For a mesh of edge length s, r = 0.5*s keeps particles from slipping through the
+    /// holes between the particles of another layer (below 0.36*s the middle of a quad is open);
+    /// 2r must stay below the smallest gap between layers of the rest mesh.
+    pub self_collision_radius: f32,
+    /// Static friction coefficient mu_s between touching parts of the cloth (0..=100). Default 0.5.
+    pub self_static_friction: f32,
+    /// Kinetic friction coefficient mu_k between touching parts of the cloth (0..=100). Default 0.4.
+    pub self_kinetic_friction: f32,
+    /// 1 / 0: collide with the other cloths of the world that also have this on, particles kept
+    /// r_a + r_b apart (each cloth's `self_collision_radius`) with each cloth's self friction;
+    /// independent of `enable_self_collision`. Default 0.
+    pub enable_inter_cloth_collision: u32,
 }
 
 /// What the explosion guard does with a cloth whose step failed its check (the values of
@@ -239,6 +257,16 @@ pub struct XpbdClothParams {
     pub max_particle_speed: f32,
     /// An `XpbdUnstableRecovery` value (0, 1, 2).
     pub unstable_recovery: u32,
+    /// 1 / 0: self-collision on / off.
+    pub enable_self_collision: u32,
+    /// Self-collision radius in metres; 0 = `collision_thickness`.
+    pub self_collision_radius: f32,
+    /// Static friction coefficient between touching parts of the cloth (0..=100).
+    pub self_static_friction: f32,
+    /// Kinetic friction coefficient between touching parts of the cloth (0..=100).
+    pub self_kinetic_friction: f32,
+    /// 1 / 0: inter-cloth collision on / off.
+    pub enable_inter_cloth_collision: u32,
 }
 
 /// What a cloth is made of: masses and compliances. `xpbd_cloth_set_material` replaces these
@@ -328,6 +356,11 @@ impl From<&ClothParams> for XpbdClothParams {
             inertia_scale: p.inertia_scale,
             max_particle_speed: p.max_particle_speed,
             unstable_recovery: XpbdUnstableRecovery::from(p.unstable_recovery) as u32,
+            enable_self_collision: p.self_collision as u32,
+            self_collision_radius: p.self_collision_radius.unwrap_or(0.0),
+            self_static_friction: p.self_static_friction,
+            self_kinetic_friction: p.self_kinetic_friction,
+            enable_inter_cloth_collision: p.inter_cloth_collision as u32,
         }
     }
 }
@@ -377,6 +410,13 @@ impl XpbdClothParams {
             inertia_scale: self.inertia_scale,
             max_particle_speed: self.max_particle_speed,
             unstable_recovery: recovery_from_c(self.unstable_recovery)?,
+            self_collision: flag(self.enable_self_collision, "enable_self_collision")?,
+            // 0 is no valid radius, so it can mean "derive from collision_thickness" without
+            // hiding a mistake; a negative or NaN radius reaches the core's range check.
+            self_collision_radius: (self.self_collision_radius != 0.0).then_some(self.self_collision_radius),
+            self_static_friction: self.self_static_friction,
+            self_kinetic_friction: self.self_kinetic_friction,
+            inter_cloth_collision: flag(self.enable_inter_cloth_collision, "enable_inter_cloth_collision")?,
         })
     }
 
@@ -426,6 +466,11 @@ impl XpbdClothDesc {
             inertia_scale: self.inertia_scale,
             max_particle_speed: self.max_particle_speed,
             unstable_recovery: self.unstable_recovery,
+            enable_self_collision: self.enable_self_collision,
+            self_collision_radius: self.self_collision_radius,
+            self_static_friction: self.self_static_friction,
+            self_kinetic_friction: self.self_kinetic_friction,
+            enable_inter_cloth_collision: self.enable_inter_cloth_collision,
         }
     }
 }
@@ -499,6 +544,11 @@ pub extern "C" fn xpbd_default_cloth_desc() -> XpbdClothDesc {
         inertia_scale: p.inertia_scale,
         max_particle_speed: p.max_particle_speed,
         unstable_recovery: p.unstable_recovery,
+        enable_self_collision: p.enable_self_collision,
+        self_collision_radius: p.self_collision_radius,
+        self_static_friction: p.self_static_friction,
+        self_kinetic_friction: p.self_kinetic_friction,
+        enable_inter_cloth_collision: p.enable_inter_cloth_collision,
     }
 }
 
@@ -535,6 +585,11 @@ mod tests {
             inertia_scale: 0.25,
             max_particle_speed: 40.0,
             unstable_recovery: UnstableRecovery::RestPose,
+            self_collision: !crate::cloth::DEFAULT_SELF_COLLISION,
+            self_collision_radius: Some(0.0075),
+            self_static_friction: 0.7,
+            self_kinetic_friction: 0.6,
+            inter_cloth_collision: true,
         };
         assert_eq!(core.validate(), Ok(()));
         let c = XpbdClothParams::from(&core);

@@ -5,6 +5,8 @@ mod wind;
 
 use crate::cloth::Cloth;
 use crate::collision::contact::{ContactSettings, contact_summary};
+use crate::collision::inter_cloth::InterClothSnapshot;
+use crate::collision::self_collision::SelfCollisionSettings;
 use crate::collision::{ColliderStore, SubstepWindow};
 use crate::constraints::SubstepCoefficients;
 use crate::stats::{ClothStats, ConstraintStats};
@@ -34,6 +36,9 @@ pub(crate) struct StepContext<'a> {
     /// The step runs on the world's thread pool of more than one thread: coloured cloths of at
     /// least [`PARALLEL_MIN_CONSTRAINTS`] constraints project each colour in parallel.
     pub parallel: bool,
+    /// The particles of the world's cloths with inter-cloth collision at the step's start, when
+    /// at least two take part.
+    pub inter_cloth: Option<&'a InterClothSnapshot>,
 }
 
 /// Constraints (edges + hinges + tethers) below which a coloured cloth is still solved on one
@@ -49,7 +54,8 @@ pub const PARALLEL_MIN_CONSTRAINTS: usize = 50_000;
 /// Per substep h = dt/n (DESIGN §2): aerodynamic forces (if enabled), predict, λ = 0, k Gauss–Seidel
 /// iterations (bending, then [`STRETCH_SWEEPS`] stretch sweeps ordered outward from the pins
 /// within each colour of [`Cloth::set_constraint_colouring`],
-/// tethers so that the hard length limit holds, then collider contacts with friction last so that
+/// tethers so that the hard length limit holds, then self-collision pairs (found once per step,
+/// before the substeps: `collision/self_collision.rs`), then collider contacts with friction last so that
 /// no step ends inside a collider; colliders at their pose interpolated for this substep), velocity
 /// update (speed-limiting particles being pushed out of a collider), linear damping. Then pins
 /// advance, normals and statistics (with contact count and penetration) are refreshed. Allocates
@@ -74,6 +80,11 @@ pub(crate) fn step_cloth(cloth: &mut Cloth, dt: f32, ctx: &StepContext) {
     let aerodynamics = Aerodynamics::from_params(&params);
     let constraint_count = cloth.stretch.edges.len() + cloth.bending.hinges.len() + cloth.tethers.particle.len();
     let parallel = cloth.colouring && ctx.parallel && constraint_count >= PARALLEL_MIN_CONSTRAINTS;
+    let self_contact = SelfCollisionSettings::from_params(&params);
+    cloth.self_collision.begin_step(&cloth.particles.x, &cloth.particles.v, &cloth.particles.w, dt, self_contact);
+    let inter_cloth = ctx.inter_cloth.filter(|_| params.inter_cloth_collision);
+    let pair_settings = SelfCollisionSettings::of(&params);
+    cloth.inter_cloth.begin_step(inter_cloth, cloth.world_key, &cloth.particles, pair_settings.radius, dt);
 
     for substep in 0..substeps {
         if let Some(aero) = &aerodynamics {
@@ -102,6 +113,13 @@ pub(crate) fn step_cloth(cloth: &mut Cloth, dt: f32, ctx: &StepContext) {
                 let (slack, alpha) = (params.tether_slack, params.tether_compliance);
                 cloth.tethers.solve(&mut p.x, &p.x_prev, &p.w, slack, alpha, &tether_k, parallel);
             }
+            if let Some(settings) = &self_contact {
+                cloth.self_collision.solve(&mut p.x, &p.x_prev, &p.w, settings);
+            }
+            if let Some(snapshot) = inter_cloth {
+                let span = (substep as f32 * h, (substep + 1) as f32 * h);
+                cloth.inter_cloth.solve(snapshot, p, &pair_settings, span);
+            }
             if collide {
                 cloth.contacts.solve(&mut p.x, &p.x_prev, &p.w, ctx.colliders, window, &contact);
             }
@@ -121,6 +139,11 @@ pub(crate) fn step_cloth(cloth: &mut Cloth, dt: f32, ctx: &StepContext) {
         let (count, max_penetration) = contact_summary(&p.x, &p.w, ctx.colliders, &contact);
         (cloth.stats.contact_count, cloth.stats.max_penetration) = (count, max_penetration);
     }
+    if let Some(settings) = &self_contact {
+        cloth.stats.self_pairs_tested = cloth.self_collision.pairs().len() as u32;
+        cloth.stats.self_contact_count = cloth.self_collision.contact_count(&cloth.particles.x, settings.radius);
+    }
+    cloth.stats.inter_cloth_pairs_tested = cloth.inter_cloth.len() as u32;
 }
 
 /// Symplectic Euler prediction for free particles; pinned particles move to their target for this
