@@ -68,8 +68,11 @@
  * Version of the C ABI described by this header. It changes whenever a function, struct layout
  * or meaning changes incompatibly; bindings compare it with `xpbd_abi_version()` at start-up and
  * refuse to run on a mismatch.
+ *
+ * 2: `XpbdClothDesc`, `XpbdClothParams` and `XpbdClothStats` grew the explosion-guard, inertia-scale
+ * and self-collision fields; `XPBD_RESULT_INVALID_SNAPSHOT` was added.
  */
-#define XPBD_ABI_VERSION 1
+#define XPBD_ABI_VERSION 2
 
 /**
  * Result of every fallible `xpbd_*` function (an `int32_t`). `XPBD_RESULT_OK` (0) is success;

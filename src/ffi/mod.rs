@@ -61,7 +61,10 @@ pub use world::*;
 /// Version of the C ABI described by this header. It changes whenever a function, struct layout
 /// or meaning changes incompatibly; bindings compare it with `xpbd_abi_version()` at start-up and
 /// refuse to run on a mismatch.
-pub const XPBD_ABI_VERSION: u32 = 1;
+///
+/// 2: `XpbdClothDesc`, `XpbdClothParams` and `XpbdClothStats` grew the explosion-guard, inertia-scale
+/// and self-collision fields; `XPBD_RESULT_INVALID_SNAPSHOT` was added.
+pub const XPBD_ABI_VERSION: u32 = 2;
 
 /// The ABI version the loaded library implements; compare with `XPBD_ABI_VERSION` from the
 /// header you compiled against. Never fails. Thread-safe.
