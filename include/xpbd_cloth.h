@@ -1031,9 +1031,9 @@ XpbdResult xpbd_cloth_read_particle_map(struct XpbdClothId cloth,
  * get tethers when enabled. Arrays are read during the call only.
  *
  * Errors: `XPBD_RESULT_NULL_POINTER` (`vertices` NULL with count > 0),
- * `XPBD_RESULT_INVALID_ARGUMENT` (a vertex index >= vertex count, a NaN/Inf target; the message
- * names the list position), `XPBD_RESULT_INVALID_ID`, `XPBD_RESULT_WORLD_POISONED`. On error no
- * pin changes. Thread-safe; serialised with the world's step.
+ * `XPBD_RESULT_INVALID_ARGUMENT` (a vertex index >= vertex count, a NaN/Inf target or one beyond
+ * +-1e5 m; the message names the list position), `XPBD_RESULT_INVALID_ID`,
+ * `XPBD_RESULT_WORLD_POISONED`. On error no pin changes. Thread-safe; serialised with the world's step.
  *
  * # Safety
  * `vertices`, when not NULL, holds `count` uint32_t; `targets`, when not NULL, `3*count` floats.
@@ -1049,9 +1049,9 @@ XpbdResult xpbd_cloth_set_pinned(struct XpbdClothId cloth,
  * substeps. Use it every frame to drive attachment points (e.g. a character's shoulders).
  *
  * Errors: `XPBD_RESULT_NULL_POINTER` (`vertices` or `targets` NULL with count > 0),
- * `XPBD_RESULT_INVALID_ARGUMENT` (index out of range, NaN/Inf target, a vertex that is not
- * pinned), `XPBD_RESULT_INVALID_ID`, `XPBD_RESULT_WORLD_POISONED`. On error no target changes.
- * Thread-safe.
+ * `XPBD_RESULT_INVALID_ARGUMENT` (index out of range, NaN/Inf target or one beyond +-1e5 m, a
+ * vertex that is not pinned), `XPBD_RESULT_INVALID_ID`, `XPBD_RESULT_WORLD_POISONED`. On error
+ * no target changes. Thread-safe.
  *
  * # Safety
  * `vertices` holds `count` uint32_t and `targets` `3*count` floats (either may be NULL if count is 0).

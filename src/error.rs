@@ -99,7 +99,7 @@ pub enum ClothError {
         /// The render vertex index.
         vertex: u32,
     },
-    /// A pin target is NaN or infinite.
+    /// A pin target is NaN, infinite or beyond ±1e5 m.
     NonFiniteTarget {
         /// Position in the caller's list.
         position: u32,
@@ -169,7 +169,7 @@ impl fmt::Display for ClothError {
             ),
             VertexNotPinned { vertex } => write!(f, "vertex {vertex} is not pinned"),
             NonFiniteTarget { position } => {
-                write!(f, "target at list position {position} has a NaN or infinite coordinate")
+                write!(f, "target at list position {position} has a NaN, infinite or out-of-range coordinate (expected finite m within ±1e5)")
             }
             BufferSizeMismatch { expected, got } => {
                 write!(f, "buffer size mismatch: expected {expected}, got {got}")

@@ -132,9 +132,9 @@ namespace Xpbd.Native
         ///  get tethers when enabled. Arrays are read during the call only.
         ///
         ///  Errors: `XPBD_RESULT_NULL_POINTER` (`vertices` NULL with count &gt; 0),
-        ///  `XPBD_RESULT_INVALID_ARGUMENT` (a vertex index &gt;= vertex count, a NaN/Inf target; the message
-        ///  names the list position), `XPBD_RESULT_INVALID_ID`, `XPBD_RESULT_WORLD_POISONED`. On error no
-        ///  pin changes. Thread-safe; serialised with the world's step.
+        ///  `XPBD_RESULT_INVALID_ARGUMENT` (a vertex index &gt;= vertex count, a NaN/Inf target or one beyond
+        ///  +-1e5 m; the message names the list position), `XPBD_RESULT_INVALID_ID`,
+        ///  `XPBD_RESULT_WORLD_POISONED`. On error no pin changes. Thread-safe; serialised with the world's step.
         ///
         ///  # Safety
         ///  `vertices`, when not NULL, holds `count` uint32_t; `targets`, when not NULL, `3*count` floats.
@@ -148,9 +148,9 @@ namespace Xpbd.Native
         ///  substeps. Use it every frame to drive attachment points (e.g. a character's shoulders).
         ///
         ///  Errors: `XPBD_RESULT_NULL_POINTER` (`vertices` or `targets` NULL with count &gt; 0),
-        ///  `XPBD_RESULT_INVALID_ARGUMENT` (index out of range, NaN/Inf target, a vertex that is not
-        ///  pinned), `XPBD_RESULT_INVALID_ID`, `XPBD_RESULT_WORLD_POISONED`. On error no target changes.
-        ///  Thread-safe.
+        ///  `XPBD_RESULT_INVALID_ARGUMENT` (index out of range, NaN/Inf target or one beyond +-1e5 m, a
+        ///  vertex that is not pinned), `XPBD_RESULT_INVALID_ID`, `XPBD_RESULT_WORLD_POISONED`. On error
+        ///  no target changes. Thread-safe.
         ///
         ///  # Safety
         ///  `vertices` holds `count` uint32_t and `targets` `3*count` floats (either may be NULL if count is 0).

@@ -43,6 +43,11 @@ impl Pins {
     }
 }
 
+/// Largest accepted |coordinate| of a pin target [m], the bound of collider positions and teleport
+/// translations: beyond it f32 cannot resolve millimetres, and a pin at 1e30 m made every later
+/// step non-finite (rolled back by the guard, step after step) instead of being refused.
+const MAX_PIN_COORDINATE: f32 = 1.0e5;
+
 impl Cloth {
     /// Check render vertex indices and optional targets before any change.
     fn check_vertices(&self, vertices: &[u32], targets: Option<&[[f32; 3]]>) -> Result<(), ClothError> {
@@ -50,7 +55,8 @@ impl Cloth {
             if t.len() != vertices.len() {
                 return Err(ClothError::BufferSizeMismatch { expected: vertices.len(), got: t.len() });
             }
-            if let Some(k) = t.iter().position(|p| !p.iter().all(|c| c.is_finite())) {
+            let m = MAX_PIN_COORDINATE;
+            if let Some(k) = t.iter().position(|p| !p.iter().all(|c| c.is_finite() && c.abs() <= m)) {
                 return Err(ClothError::NonFiniteTarget { position: k as u32 });
             }
         }
@@ -66,8 +72,8 @@ impl Cloth {
     /// of the next step, interpolated over its substeps. Pinning an already pinned vertex moves its
     /// target. Copies of a welded vertex share one particle: the last target given wins.
     ///
-    /// Errors: `VertexOutOfRange`, `BufferSizeMismatch` (targets length), `NonFiniteTarget`; state is
-    /// unchanged on error.
+    /// Errors: `VertexOutOfRange`, `BufferSizeMismatch` (targets length), `NonFiniteTarget` (NaN,
+    /// infinite or beyond ±1e5 m); state is unchanged on error.
     pub fn set_pinned(&mut self, vertices: &[u32], targets: Option<&[[f32; 3]]>) -> Result<(), ClothError> {
         self.check_vertices(vertices, targets)?;
         for (k, &v) in vertices.iter().enumerate() {
