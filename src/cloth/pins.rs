@@ -66,8 +66,8 @@ impl Cloth {
     /// of the next step, interpolated over its substeps. Pinning an already pinned vertex moves its
     /// target. Copies of a welded vertex share one particle: the last target given wins.
     ///
-    /// Errors: `VertexOutOfRange`, `BufferSizeMismatch` (targets length), `NonFiniteTarget`; state is
-    /// unchanged on error.
+    /// Errors: `VertexOutOfRange`, `BufferSizeMismatch` (targets length), `NonFiniteTarget` (NaN,
+    /// infinite or beyond ±1e5 m); state is unchanged on error.
     pub fn set_pinned(&mut self, vertices: &[u32], targets: Option<&[[f32; 3]]>) -> Result<(), ClothError> {
         self.check_vertices(vertices, targets)?;
         for (k, &v) in vertices.iter().enumerate() {

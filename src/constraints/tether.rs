@@ -191,9 +191,10 @@ impl TetherSweep<'_> {
     /// Rigid tethers to two kinematic anchors whose balls barely overlap (a particle on the line
     /// between two pins, e.g. the top edge of a cloth hung by its corners) form a thin lens, where
     /// alternating projections converge slowly. If the particle is still outside either ball after
-    /// the rounds, place it at the closest point of the lens exactly: on the circle where the two
-    /// spheres meet (the closest point of an intersection of two balls outside both is on that
-    /// circle when it is not on either sphere alone).
+    /// the rounds, place it at the closest point of the lens exactly: on the sphere of one ball when
+    /// that point is inside the other, else on the circle where the two spheres meet (the closest
+    /// point of an intersection of two balls is on that circle when it is not on either sphere
+    /// alone).
     fn finish_pair<P: Positions + ?Sized>(&self, c: usize, x: &mut P) {
         let (w, slack) = (self.w, self.slack);
         let i = self.particle[c] as usize;
@@ -204,8 +205,22 @@ impl TetherSweep<'_> {
         let (r1, r2) = (slack * self.geodesic_distance[c], slack * self.geodesic_distance[c + 1]);
         let (p1, p2) = (x.get(a1), x.get(a2));
         let xi = x.get(i);
-        let outside = |q: Vec3| q.distance(p1) > r1 * (1.0 + 1e-6) || q.distance(p2) > r2 * (1.0 + 1e-6);
-        if !outside(xi) {
+        let outside1 = |q: Vec3| q.distance(p1) > r1 * (1.0 + 1e-6);
+        let outside2 = |q: Vec3| q.distance(p2) > r2 * (1.0 + 1e-6);
+        if !outside1(xi) && !outside2(xi) {
+            return;
+        }
+        // Outside one ball only: the closest point of the lens is on that ball's sphere unless that
+        // point lies outside the other ball. Checked first because f32 rounding of coordinates far
+        // from the origin (1e-5 m at 100 m) leaves a particle the rounds put on a sphere "outside"
+        // by a few ulps; snapping it to the circle instead moved it across the cloth (a flag pinned
+        // along a pole 5 m from the origin folded onto its pole: 10 % strain; 900 % at 100 m).
+        let onto_sphere = |p: Vec3, r: f32| (xi - p).try_normalize().map(|dir| p + dir * r.min(xi.distance(p)));
+        let on_one_sphere = onto_sphere(p1, r1)
+            .filter(|&q| !outside2(q))
+            .or_else(|| onto_sphere(p2, r2).filter(|&q| !outside1(q)));
+        if let Some(q) = on_one_sphere {
+            x.set(i, q);
             return;
         }
         let axis = p2 - p1;

@@ -232,9 +232,8 @@ pub unsafe extern "C" fn xpbd_cloth_set_pinned(
 ///
 /// Errors: `XPBD_RESULT_NULL_POINTER` (`vertices` or `targets` NULL with count > 0),
 /// `XPBD_RESULT_INVALID_ARGUMENT` (index out of range, NaN/Inf target or one beyond +-1e5 m, a
-/// vertex that is not
-/// pinned), `XPBD_RESULT_INVALID_ID`, `XPBD_RESULT_WORLD_POISONED`. On error no target changes.
-/// Thread-safe.
+/// vertex that is not pinned), `XPBD_RESULT_INVALID_ID`, `XPBD_RESULT_WORLD_POISONED`. On error
+/// no target changes. Thread-safe.
 ///
 /// # Safety
 /// `vertices` holds `count` uint32_t and `targets` `3*count` floats (either may be NULL if count is 0).

@@ -277,6 +277,9 @@ static void cloth_errors(XpbdWorldId w) {
     const float finite_targets[6] = {0, 1, 0, 1, 1, 0};
     const float nan_targets[6] = {0, 1, 0, NAN, 1, 0};
     const float inf_targets[6] = {0, 1, 0, 1, INFINITY, 0};
+    /* Finite but beyond the +-1e5 m every other coordinate is held to (teleport, colliders): such a
+     * pin made every later step non-finite and rolled back, instead of being refused here. */
+    const float far_targets[6] = {0, 1, 0, 1.0e30f, 1, 0};
     const uint32_t corners[2] = {0, 2};
     EXPECT(xpbd_cloth_set_pinned(c, NULL, 2, NULL), XPBD_RESULT_NULL_POINTER, "`vertices` is NULL but its count is 2");
     EXPECT(xpbd_cloth_set_pinned(c, corner_and_bad, 2, NULL), XPBD_RESULT_INVALID_ARGUMENT,
@@ -284,6 +287,8 @@ static void cloth_errors(XpbdWorldId w) {
     EXPECT(xpbd_cloth_set_pinned(c, corners, 2, nan_targets), XPBD_RESULT_INVALID_ARGUMENT,
            "target at list position 1");
     EXPECT(xpbd_cloth_set_pinned(c, corners, 2, inf_targets), XPBD_RESULT_INVALID_ARGUMENT,
+           "target at list position 1");
+    EXPECT(xpbd_cloth_set_pinned(c, corners, 2, far_targets), XPBD_RESULT_INVALID_ARGUMENT,
            "target at list position 1");
     /* None of the failed calls pinned vertex 0: moving its target says it is not pinned. */
     EXPECT(xpbd_cloth_set_pin_targets(c, corners, 1, finite_targets), XPBD_RESULT_INVALID_ARGUMENT,
@@ -296,6 +301,7 @@ static void cloth_errors(XpbdWorldId w) {
     EXPECT(xpbd_cloth_set_pin_targets(c, corner_and_bad, 2, finite_targets), XPBD_RESULT_INVALID_ARGUMENT,
            "vertex index 9");
     EXPECT(xpbd_cloth_set_pin_targets(c, corners, 2, nan_targets), XPBD_RESULT_INVALID_ARGUMENT, "position 1");
+    EXPECT(xpbd_cloth_set_pin_targets(c, corners, 2, far_targets), XPBD_RESULT_INVALID_ARGUMENT, "position 1");
     const uint32_t unpinned[1] = {4};
     EXPECT(xpbd_cloth_set_pin_targets(c, unpinned, 1, finite_targets), XPBD_RESULT_INVALID_ARGUMENT,
            "vertex 4 is not pinned");
