@@ -99,7 +99,7 @@ enum XpbdResult
     XPBD_RESULT_INVALID_ID = 2,
     /**
      * An argument or descriptor field is outside its documented range (negative or NaN
-     * compliance, zero substeps, flag not 0/1, dt <= 0 / NaN / > 1 s, NaN target, pin vertex out
+     * compliance, zero substeps, flag not 0/1, dt < 1e-5 s / NaN / > 1 s, NaN target, pin vertex out
      * of range, vertex not pinned, misaligned pointer, ...).
      */
     XPBD_RESULT_INVALID_ARGUMENT = 3,
@@ -954,7 +954,7 @@ XpbdResult xpbd_world_create(const struct XpbdWorldDesc *desc, struct XpbdWorldI
 XpbdResult xpbd_world_destroy(struct XpbdWorldId world);
 
 /**
- * Advance every cloth of the world by one fixed step of `dt` seconds (0 < dt <= 1), each with
+ * Advance every cloth of the world by one fixed step of `dt` seconds (1e-5 <= dt <= 1), each with
  * its own (or the world's) substeps; cloths run in parallel on the world's threads, and the
  * result does not depend on the thread count. Pin targets set before the call are reached at
  * the end of it.
@@ -964,7 +964,7 @@ XpbdResult xpbd_world_destroy(struct XpbdWorldId world);
  * (`max_particle_speed`, `unstable_recovery`).
  *
  * Errors: `XPBD_RESULT_INVALID_ID`, `XPBD_RESULT_WORLD_POISONED`, `XPBD_RESULT_INVALID_ARGUMENT`
- * (dt <= 0, NaN or > 1 s; nothing moves), `XPBD_RESULT_SIMULATION_UNSTABLE` (one or more cloths
+ * (dt < 1e-5 s, NaN or > 1 s; nothing moves), `XPBD_RESULT_SIMULATION_UNSTABLE` (one or more cloths
  * failed their guard: every cloth has stepped, the unstable ones were put back as their
  * `unstable_recovery` says; the message names the first one's id, `xpbd_cloth_get_status` reads
  * each cloth's details). Thread-safe: calls on one world are serialised.

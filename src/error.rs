@@ -161,7 +161,7 @@ impl fmt::Display for ClothError {
             InvalidParameter { name, value, expected } => {
                 write!(f, "parameter `{name}` = {value} is invalid: expected {expected}")
             }
-            InvalidTimeStep { dt } => write!(f, "time step {dt} s is invalid: expected 0 < dt <= 1"),
+            InvalidTimeStep { dt } => write!(f, "time step {dt} s is invalid: expected 1e-5 <= dt <= 1"),
             InvalidHandle => write!(f, "handle is null, stale (destroyed) or forged"),
             VertexOutOfRange { position, vertex, vertex_count } => write!(
                 f,

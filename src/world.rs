@@ -56,6 +56,11 @@ pub struct ClothHandle {
 /// Largest step accepted by [`World::step`] [s].
 pub const MAX_TIME_STEP: f32 = 1.0;
 
+/// Smallest step accepted by [`World::step`] [s] (10 µs). Below it the substep h = dt/n makes
+/// α/h² and 1/h overflow f32 (a step of 1e-30 s turned every cloth into NaN); no engine steps
+/// physics faster than 100 kHz.
+pub const MIN_TIME_STEP: f32 = 1.0e-5;
+
 /// A set of cloths sharing gravity, solver defaults, colliders and a thread pool.
 pub struct World {
     desc: WorldDesc,
@@ -197,12 +202,12 @@ impl World {
     /// ([`crate::cloth::inertia`]); after it each cloth is checked by its explosion guard
     /// ([`crate::cloth::guard`]).
     ///
-    /// Errors: `InvalidTimeStep` unless 0 < dt ≤ 1 s (nothing moves); `SimulationUnstable` when
+    /// Errors: `InvalidTimeStep` unless 1e-5 s ≤ dt ≤ 1 s (nothing moves); `SimulationUnstable` when
     /// one or more cloths failed their guard: every cloth has stepped, the failed ones were put
     /// back as their [`crate::UnstableRecovery`] says and their status records it
     /// ([`Cloth::take_status`]); the error names the first of them.
     pub fn step(&mut self, dt: f32) -> Result<(), ClothError> {
-        if !(dt > 0.0 && dt <= MAX_TIME_STEP) {
+        if !(dt >= MIN_TIME_STEP && dt <= MAX_TIME_STEP) {
             return Err(ClothError::InvalidTimeStep { dt });
         }
         let pool_threads = self.pool.as_ref().map_or(1, |p| p.current_num_threads());

@@ -37,7 +37,9 @@ fn compile(compiler_var: &str, default_compiler: &str, standard: &str, source: &
 
 /// Run a compiled program; panic with its output unless it exits 0. Returns stdout.
 fn run(exe: &Path) -> String {
-    let output = Command::new(exe).output().expect("run compiled program");
+    // cargo test's LD_LIBRARY_PATH also lists target/<profile>, where a `cargo build` leaves a
+    // copy of the library that may be stale; it would win over the rpath. Only this run's build.
+    let output = Command::new(exe).env("LD_LIBRARY_PATH", library_dir()).output().expect("run compiled program");
     let (stdout, stderr) = (String::from_utf8_lossy(&output.stdout), String::from_utf8_lossy(&output.stderr));
     assert!(output.status.success(), "{} failed ({}):\n{stdout}\n{stderr}", exe.display(), output.status);
     stdout.into_owned()

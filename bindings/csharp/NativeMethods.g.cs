@@ -527,7 +527,7 @@ namespace Xpbd.Native
         public static extern XpbdResult xpbd_world_destroy(XpbdWorldId world);
 
         /// <summary>
-        ///  Advance every cloth of the world by one fixed step of `dt` seconds (0 &lt; dt &lt;= 1), each with
+        ///  Advance every cloth of the world by one fixed step of `dt` seconds (1e-5 &lt;= dt &lt;= 1), each with
         ///  its own (or the world's) substeps; cloths run in parallel on the world's threads, and the
         ///  result does not depend on the thread count. Pin targets set before the call are reached at
         ///  the end of it.
@@ -537,7 +537,7 @@ namespace Xpbd.Native
         ///  (`max_particle_speed`, `unstable_recovery`).
         ///
         ///  Errors: `XPBD_RESULT_INVALID_ID`, `XPBD_RESULT_WORLD_POISONED`, `XPBD_RESULT_INVALID_ARGUMENT`
-        ///  (dt &lt;= 0, NaN or &gt; 1 s; nothing moves), `XPBD_RESULT_SIMULATION_UNSTABLE` (one or more cloths
+        ///  (dt &lt; 1e-5 s, NaN or &gt; 1 s; nothing moves), `XPBD_RESULT_SIMULATION_UNSTABLE` (one or more cloths
         ///  failed their guard: every cloth has stepped, the unstable ones were put back as their
         ///  `unstable_recovery` says; the message names the first one's id, `xpbd_cloth_get_status` reads
         ///  each cloth's details). Thread-safe: calls on one world are serialised.
@@ -1279,7 +1279,7 @@ namespace Xpbd.Native
         InvalidId = 2,
         /// <summary>
         ///  An argument or descriptor field is outside its documented range (negative or NaN
-        ///  compliance, zero substeps, flag not 0/1, dt &lt;= 0 / NaN / &gt; 1 s, NaN target, pin vertex out
+        ///  compliance, zero substeps, flag not 0/1, dt &lt; 1e-5 s / NaN / &gt; 1 s, NaN target, pin vertex out
         ///  of range, vertex not pinned, misaligned pointer, ...).
         /// </summary>
         InvalidArgument = 3,

@@ -21,7 +21,7 @@ pub enum XpbdResult {
     /// An id is null, stale (its object was destroyed), of another kind, or forged.
     InvalidId = 2,
     /// An argument or descriptor field is outside its documented range (negative or NaN
-    /// compliance, zero substeps, flag not 0/1, dt <= 0 / NaN / > 1 s, NaN target, pin vertex out
+    /// compliance, zero substeps, flag not 0/1, dt < 1e-5 s / NaN / > 1 s, NaN target, pin vertex out
     /// of range, vertex not pinned, misaligned pointer, ...).
     InvalidArgument = 3,
     /// The mesh cannot be simulated: no vertices, triangle index out of range, NaN/Inf position,

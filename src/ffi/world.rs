@@ -80,7 +80,7 @@ pub extern "C" fn xpbd_world_destroy(world: XpbdWorldId) -> XpbdResult {
     ffi_boundary("xpbd_world_destroy", || remove_world(world))
 }
 
-/// Advance every cloth of the world by one fixed step of `dt` seconds (0 < dt <= 1), each with
+/// Advance every cloth of the world by one fixed step of `dt` seconds (1e-5 <= dt <= 1), each with
 /// its own (or the world's) substeps; cloths run in parallel on the world's threads, and the
 /// result does not depend on the thread count. Pin targets set before the call are reached at
 /// the end of it.
@@ -90,7 +90,7 @@ pub extern "C" fn xpbd_world_destroy(world: XpbdWorldId) -> XpbdResult {
 /// (`max_particle_speed`, `unstable_recovery`).
 ///
 /// Errors: `XPBD_RESULT_INVALID_ID`, `XPBD_RESULT_WORLD_POISONED`, `XPBD_RESULT_INVALID_ARGUMENT`
-/// (dt <= 0, NaN or > 1 s; nothing moves), `XPBD_RESULT_SIMULATION_UNSTABLE` (one or more cloths
+/// (dt < 1e-5 s, NaN or > 1 s; nothing moves), `XPBD_RESULT_SIMULATION_UNSTABLE` (one or more cloths
 /// failed their guard: every cloth has stepped, the unstable ones were put back as their
 /// `unstable_recovery` says; the message names the first one's id, `xpbd_cloth_get_status` reads
 /// each cloth's details). Thread-safe: calls on one world are serialised.

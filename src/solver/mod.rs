@@ -49,7 +49,7 @@ pub(crate) struct StepContext<'a> {
 /// (130 000) and the tablecloth (84 000) 5–15 %, so the split is kept for large cloths only.
 pub const PARALLEL_MIN_CONSTRAINTS: usize = 50_000;
 
-/// Advance `cloth` by one fixed step `dt` [s] (already validated: 0 < dt ≤ 1).
+/// Advance `cloth` by one fixed step `dt` [s] (already validated: 1e-5 ≤ dt ≤ 1).
 ///
 /// Per substep h = dt/n (DESIGN §2): aerodynamic forces (if enabled), predict, λ = 0, k Gauss–Seidel
 /// iterations (bending, then [`STRETCH_SWEEPS`] stretch sweeps ordered outward from the pins

@@ -424,7 +424,7 @@ impl Harness {
             f32::INFINITY,
             1e-30,
         ]);
-        let valid_dt = dt > 0.0 && dt <= 1.0;
+        let valid_dt = (1.0e-5..=1.0).contains(&dt);
         let want = outcome(&[(self.world_index(id).is_none(), InvalidId), (!valid_dt, InvalidArgument)]);
         let before = self.snapshot();
         let got = xpbd_world_step(id, dt);

@@ -107,7 +107,9 @@ static void world_errors(XpbdWorldId *out_world) {
     EXPECT(xpbd_world_step(w, -0.016f), XPBD_RESULT_INVALID_ARGUMENT, "time step");
     EXPECT(xpbd_world_step(w, NAN), XPBD_RESULT_INVALID_ARGUMENT, "time step NaN");
     EXPECT(xpbd_world_step(w, INFINITY), XPBD_RESULT_INVALID_ARGUMENT, "time step");
-    EXPECT(xpbd_world_step(w, 1.0001f), XPBD_RESULT_INVALID_ARGUMENT, "expected 0 < dt <= 1");
+    EXPECT(xpbd_world_step(w, 1.0001f), XPBD_RESULT_INVALID_ARGUMENT, "expected 1e-5 <= dt <= 1");
+    /* Below 10 us the substep's alpha/h^2 and 1/h overflow: refused rather than turned into NaN. */
+    EXPECT(xpbd_world_step(w, 1e-30f), XPBD_RESULT_INVALID_ARGUMENT, "time step 0.000");
     EXPECT_OK(xpbd_world_step(w, 1.0f)); /* exactly 1 s is allowed */
     EXPECT(xpbd_world_set_gravity(w, 0.0f, INFINITY, 0.0f), XPBD_RESULT_INVALID_ARGUMENT, "gravity");
 
