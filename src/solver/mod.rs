@@ -61,10 +61,9 @@ pub(crate) fn step_cloth(cloth: &mut Cloth, dt: f32, ctx: &StepContext) {
     let h = dt / substeps as f32;
     let acceleration = ctx.gravity + Vec3::from_array(params.external_acceleration);
     let velocity_scale = (-params.linear_damping * h).exp();
-    let coefficients = |damping| SubstepCoefficients { h, inv_h2: 1.0 / (h * h), damping };
-    let stretch_k = coefficients(params.stretch_damping);
-    let bend_k = coefficients(params.bend_damping);
-    let tether_k = coefficients(0.0);
+    let stretch_k = SubstepCoefficients::new(h, params.stretch_damping);
+    let bend_k = SubstepCoefficients::new(h, params.bend_damping);
+    let tether_k = SubstepCoefficients::new(h, 0.0);
     let contact = ContactSettings {
         thickness: params.collision_thickness,
         mask: params.collision_mask,
@@ -100,7 +99,7 @@ pub(crate) fn step_cloth(cloth: &mut Cloth, dt: f32, ctx: &StepContext) {
             }
             if params.enable_tethers {
                 let (slack, alpha) = (params.tether_slack, params.tether_compliance);
-                cloth.tethers.solve(&mut p.x, &p.x_prev, &p.w, slack, alpha, &tether_k, parallel);
+                cloth.tethers.solve(&mut p.x, &p.w, slack, alpha, &tether_k, parallel);
             }
             if collide {
                 cloth.contacts.solve(&mut p.x, &p.x_prev, &p.w, ctx.colliders, window, &contact);
