@@ -252,8 +252,10 @@ impl BendingConstraints {
 
     /// |C| of every hinge at positions `x` (0 for hinges that are currently degenerate).
     pub(crate) fn residuals(&self, x: &[Vec3], out: &mut Vec<f32>) {
-        out.extend(self.hinges.iter().zip(&self.rest_angle).map(|(h, &rest)| {
-            dihedral_angle(h.map(|i| x[i as usize])).map_or(0.0, |phi| wrap_angle(phi - rest).abs())
+        // hinge_geometry inlined: the gradient it also computes is dead code here and dropped.
+        out.extend(self.hinges.iter().zip(&self.rest_angle).map(|(&[a, b, c, d], &rest)| {
+            let g = hinge_geometry([a, b, c, d].map(|i| v3(x[i as usize])));
+            if g.valid > 0.0 { wrap_angle(g.phi - rest).abs() } else { 0.0 }
         }));
     }
 }
