@@ -39,9 +39,11 @@ pub(crate) struct StepContext<'a> {
 /// Constraints (edges + hinges + tethers) below which a coloured cloth is still solved on one
 /// thread: each colour's split costs a fork-join over the pool per sweep (about 15 colours × 4
 /// sweeps × substeps per step), which small cloths do not amortise. Measured with
-/// `examples/bench` on the shared 2-core machine under other jobs' load (README, Performance): a
-/// 64² grid (32 000 constraints) gained nothing measurable from a second thread, the 128² grid
-/// (130 000) and the tablecloth (84 000) 5–15 %, so the split is kept for large cloths only.
+/// `examples/bench` on the shared 2-core machine under other jobs' load (README, Performance):
+/// before the lane-wise kernels a 64² grid (32 000 constraints) gained nothing measurable from a
+/// second thread, the 128² grid (130 000) and the tablecloth (84 000) 5–15 %; with them, three
+/// runs at load average 7–14 gave 0.55–1.41× (128²) and 0.48–1.39× (tablecloth), so no lower
+/// threshold could be justified; to be re-measured on an idle machine.
 pub const PARALLEL_MIN_CONSTRAINTS: usize = 50_000;
 
 /// Advance `cloth` by one fixed step `dt` [s] (already validated: 0 < dt ≤ 1).
