@@ -120,7 +120,9 @@ mod tests {
                 cloth.bending.compliance.fill(compliance * 10.0);
                 let w = cloth.particles.w.clone();
                 let (mut lanes, mut scalar) = (cloth.clone(), cloth.clone());
-                (scalar.stretch.colour_start.clear(), scalar.bending.colour_start.clear());
+                // Same order, no colour ranges: one constraint at a time.
+                scalar.stretch.colour_start.clear();
+                scalar.bending.colour_start.clear();
                 let (mut x_lanes, mut x_scalar) = (x0.clone(), x0.clone());
                 for _ in 0..3 {
                     lanes.bending.solve(&mut x_lanes, &x_prev, &w, &k, false);
