@@ -1,4 +1,4 @@
-//! Constraint colouring (on by default): stretch and bending constraints sorted into colours (no two
+//! Opt-in constraint colouring: stretch and bending constraints sorted into colours (no two
 //! constraints of a colour share a particle) so that each colour runs in parallel on the world's
 //! thread pool (DESIGN §4, issue 7).
 
@@ -8,9 +8,9 @@ use crate::constraints::colouring::{colour_order, greedy_colours};
 
 impl Cloth {
     /// Turn constraint colouring on or off (default [`crate::cloth::DEFAULT_CONSTRAINT_COLOURING`]:
-    /// on). On: stretch edges and bending hinges are greedily coloured, each type's sweep runs
-    /// colour after colour, a colour's constraints are projected several at a time by the
-    /// lane-wise kernels, and in parallel on the world's thread pool when the cloth has at least
+    /// off). On: stretch edges and bending hinges are greedily coloured, each type's sweep runs
+    /// colour after colour, a colour's constraints are projected 4 at a time by the lane-wise
+    /// kernels, and in parallel on the world's thread pool when the cloth has at least
     /// [`crate::world::PARALLEL_MIN_CONSTRAINTS`] constraints and the world more than one thread.
     /// Tether groups run in parallel too. Results are bitwise identical for any thread count and
     /// from run to run, with or without colouring (a colour's constraints share no particle).

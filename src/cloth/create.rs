@@ -16,12 +16,15 @@ use glam::Vec3;
 /// cloth has no triangles at all to take an average from.
 pub const ISOLATED_PARTICLE_MASS: f32 = 1.0e-3;
 
-/// Whether a new cloth's constraints are coloured (see [`Cloth::set_constraint_colouring`]). On:
-/// the coloured order solves the light stiff validation cloth (48², 2 s) with lower residuals than
-/// the anchor-outward order (p95 |C| stretch 5.6e-4 vs 6.3e-4 m, bending 0.083 vs 0.28 rad;
-/// tests/colouring.rs), the whole test suite passes with it, and only coloured sweeps use the
-/// lane-wise kernels (1.4–2× fewer instructions per projection, README, Performance).
-pub const DEFAULT_CONSTRAINT_COLOURING: bool = true;
+/// Whether a new cloth's constraints are coloured (see [`Cloth::set_constraint_colouring`]). Off:
+/// the coloured order has lower residuals on the light stiff validation cloth (48², 2 s: p95 |C|
+/// stretch 5.6e-4 vs 6.3e-4 m, bending 0.083 vs 0.28 rad; tests/colouring.rs) and its sweeps use
+/// the lane-wise kernels (1.5× fewer instructions per projection), but it carries a pin's motion
+/// into the cloth one colour per edge per sweep: one step after a 100 m teleport it leaves 5.7 %
+/// edge strain where the anchor-outward order leaves 0.01 %, and after pins jump 2 m in one step
+/// the strain no longer grows with the inertia scale (1.03 at s = 0.5 vs 0.71 at s = 1);
+/// tests/robustness.rs and tests/c_abi_robustness.rs assert both.
+pub const DEFAULT_CONSTRAINT_COLOURING: bool = false;
 
 impl Cloth {
     /// Validate `desc` and build the cloth. Errors: every [`ClothError`] mesh variant, with the
