@@ -9,9 +9,9 @@
 //! configuration `--steps` times without timing or warm-up, for an instruction count that does not
 //! depend on the machine's load: `valgrind --tool=callgrind target/release/examples/bench ...`.
 //!
-//! Rows: the anchor-ordered sweep (colouring off: one constraint at a time) on one thread; the
-//! coloured sweep (`Cloth::set_constraint_colouring`, the default: lane-wise kernels) on one thread
-//! and on all cores. The state hash after the run shows that the coloured runs agree to the bit
+//! Rows: the default anchor-ordered sweep (colouring off: one constraint at a time) on one thread;
+//! the coloured sweep (`Cloth::set_constraint_colouring`: lane-wise kernels) on one thread and on
+//! all cores. The state hash after the run shows that the coloured runs agree to the bit
 //! whatever the thread count.
 //!
 //! Projections are counted as hinges + 2 × edges (both stretch sweeps) + tethers per iteration
