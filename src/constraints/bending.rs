@@ -132,9 +132,12 @@ fn project_hinge<T: Real, const DAMPED: bool>(
     // ±MAX_ANGLE_STEP/Σw|∇φ|² is num / max(den, |num|·Σw|∇φ|²/MAX_ANGLE_STEP).
     let limited = den.max(num.abs() * weighted_grad2 * T::splat(1.0 / MAX_ANGLE_STEP));
     let dl = num / limited;
-    let dl = den.gt_select(T::splat(MIN_DENOMINATOR), dl, zero);
-    let dl = g.valid.gt_select(zero, dl, zero);
-    (dl, [g0.scale(w[0] * dl), g1.scale(w[1] * dl), g2.scale(w[2] * dl), g3.scale(w[3] * dl)])
+    let ok = den.gt_select(T::splat(MIN_DENOMINATOR), g.valid, zero);
+    let dl = ok.gt_select(zero, dl, zero);
+    // Masked rather than multiplied by Δλ = 0: a hinge with a non-finite particle must leave the
+    // others untouched (NaN·0 is NaN), as the explosion guard relies on.
+    let correction = [g0.scale(w[0] * dl), g1.scale(w[1] * dl), g2.scale(w[2] * dl), g3.scale(w[3] * dl)];
+    (dl, correction.map(|c| c.or_zero_unless(ok)))
 }
 
 /// All bending constraints of one cloth, structure-of-arrays.

@@ -147,6 +147,12 @@ impl<T: Real> V3<T> {
     pub fn dot(self, o: Self) -> T {
         self.x * o.x + self.y * o.y + self.z * o.z
     }
+    /// `self` where `flag > 0`, else zero (per lane; NaN components become zero too).
+    #[inline(always)]
+    pub fn or_zero_unless(self, flag: T) -> Self {
+        let zero = T::splat(0.0);
+        V3 { x: flag.gt_select(zero, self.x, zero), y: flag.gt_select(zero, self.y, zero), z: flag.gt_select(zero, self.z, zero) }
+    }
     #[inline(always)]
     pub fn cross(self, o: Self) -> Self {
         V3 { x: self.y * o.z - self.z * o.y, y: self.z * o.x - self.x * o.z, z: self.x * o.y - self.y * o.x }

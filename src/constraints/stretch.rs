@@ -45,31 +45,33 @@ struct StretchSweep<'a, const DAMPED: bool> {
     k: &'a SubstepCoefficients,
 }
 
-/// One XPBD projection of an edge (or of [`LANES`] disjoint edges): returns Δλ and the factor t
-/// with which x_i += w_i·t·d and x_j −= w_j·t·d, d = x_i − x_j (t = Δλ/‖d‖, so that the unit
-/// normal is never formed: one division per edge). Zero when the particles coincide or the
-/// denominator vanishes (skipped). `dx` is (x_i − x_prev_i) − (x_j − x_prev_j), read only when
-/// `DAMPED`.
+/// One XPBD projection of an edge (or of [`LANES`] disjoint edges) with d = x_i − x_j: returns Δλ
+/// and the corrections w_i·t·d (added to x_i) and w_j·t·d (subtracted from x_j), t = Δλ/‖d‖, so that
+/// the unit normal is never formed: one division per edge. Zero when the particles coincide, a
+/// position is not finite, or the denominator vanishes (skipped). `dx` is
+/// (x_i − x_prev_i) − (x_j − x_prev_j), read only when `DAMPED`.
 #[inline(always)]
 fn project_edge<T: Real, const DAMPED: bool>(
     d: V3<T>,
     dx: V3<T>,
-    w_sum: T,
+    w: [T; 2],
     rest_length: T,
     compliance: T,
     lambda: T,
     k: &SubstepCoefficients,
-) -> (T, T) {
+) -> (T, V3<T>, V3<T>) {
     let zero = T::splat(0.0);
     let len = d.dot(d).sqrt();
     let ok = len.gt_select(T::splat(1e-9), T::splat(1.0), zero);
     let len = ok.gt_select(zero, len, T::splat(1.0));
     let grad_dot_dx = if DAMPED { d.dot(dx) / len } else { zero };
-    let (num, den) = xpbd_delta_lambda_parts::<T, DAMPED>(len - rest_length, lambda, compliance, k, w_sum, grad_dot_dx);
+    let (num, den) = xpbd_delta_lambda_parts::<T, DAMPED>(len - rest_length, lambda, compliance, k, w[0] + w[1], grad_dot_dx);
     let ok = den.gt_select(T::splat(MIN_DENOMINATOR), ok, zero);
     let t = num / (den * len);
     let t = ok.gt_select(zero, t, zero);
-    (t * len, t)
+    // Masked rather than multiplied by t = 0: an edge with a non-finite particle must leave the
+    // other one untouched (NaN·0 is NaN), as the explosion guard relies on.
+    (t * len, d.scale(w[0] * t).or_zero_unless(ok), d.scale(w[1] * t).or_zero_unless(ok))
 }
 
 impl<const DAMPED: bool> Sweep for StretchSweep<'_, DAMPED> {
@@ -82,11 +84,11 @@ impl<const DAMPED: bool> Sweep for StretchSweep<'_, DAMPED> {
             let (xi, xj) = (x.get(i), x.get(j));
             let d = xi - xj;
             let dx = if DAMPED { (xi - self.x_prev[i]) - (xj - self.x_prev[j]) } else { Vec3::ZERO };
-            let (dl, t) =
-                project_edge::<f32, DAMPED>(v3(d), v3(dx), wi + wj, self.rest_length[c], self.compliance[c], *lambda, self.k);
+            let (dl, ci, cj) =
+                project_edge::<f32, DAMPED>(v3(d), v3(dx), [wi, wj], self.rest_length[c], self.compliance[c], *lambda, self.k);
             *lambda += dl;
-            x.set(i, xi + d * (wi * t));
-            x.set(j, xj - d * (wj * t));
+            x.set(i, xi + Vec3::new(ci.x, ci.y, ci.z));
+            x.set(j, xj - Vec3::new(cj.x, cj.y, cj.z));
         }
     }
 
@@ -101,30 +103,28 @@ impl<const DAMPED: bool> Sweep for StretchSweep<'_, DAMPED> {
             let zero = Lanes::splat(0.0);
             let mut ids = [[0usize; 2]; LANES];
             let (mut xi, mut xj) = ([Vec3::ZERO; LANES], [Vec3::ZERO; LANES]);
-            let (mut wi, mut wj) = ([0.0f32; LANES], [0.0f32; LANES]);
+            let mut w = [zero; 2];
             let mut d = V3 { x: zero, y: zero, z: zero };
             let mut dx = d;
-            let mut w_sum = zero;
             for l in 0..LANES {
                 let [i, j] = self.edges[c0 + l];
                 let (i, j) = (i as usize, j as usize);
                 ids[l] = [i, j];
                 (xi[l], xj[l]) = (x.get(i), x.get(j));
-                (wi[l], wj[l]) = (self.w[i], self.w[j]);
+                (w[0].0[l], w[1].0[l]) = (self.w[i], self.w[j]);
                 let dl = xi[l] - xj[l];
                 (d.x.0[l], d.y.0[l], d.z.0[l]) = (dl.x, dl.y, dl.z);
                 if DAMPED {
                     let v = (xi[l] - self.x_prev[i]) - (xj[l] - self.x_prev[j]);
                     (dx.x.0[l], dx.y.0[l], dx.z.0[l]) = (v.x, v.y, v.z);
                 }
-                w_sum.0[l] = wi[l] + wj[l];
             }
             let lanes = |v: &[f32]| Lanes(v[c0..c0 + LANES].try_into().expect("LANES values"));
             let lambda_in = Lanes((*lambda).try_into().expect("LANES values"));
-            let (dl, t) = project_edge::<Lanes, DAMPED>(
+            let (dl, ci, cj) = project_edge::<Lanes, DAMPED>(
                 d,
                 dx,
-                w_sum,
+                w,
                 lanes(self.rest_length),
                 lanes(self.compliance),
                 lambda_in,
@@ -133,9 +133,8 @@ impl<const DAMPED: bool> Sweep for StretchSweep<'_, DAMPED> {
             for l in 0..LANES {
                 lambda[l] += dl.0[l];
                 let [i, j] = ids[l];
-                let dl = Vec3::new(d.x.0[l], d.y.0[l], d.z.0[l]);
-                x.set(i, xi[l] + dl * (wi[l] * t.0[l]));
-                x.set(j, xj[l] - dl * (wj[l] * t.0[l]));
+                x.set(i, xi[l] + Vec3::new(ci.x.0[l], ci.y.0[l], ci.z.0[l]));
+                x.set(j, xj[l] - Vec3::new(cj.x.0[l], cj.y.0[l], cj.z.0[l]));
             }
         }
         self.project_range(first + batches * LANES, rest, x);
