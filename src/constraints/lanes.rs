@@ -22,6 +22,8 @@ pub(crate) trait Real:
     fn sqrt(self) -> Self;
     /// `if self > other { then } else { otherwise }`, per lane.
     fn gt_select(self, other: Self, then: Self, otherwise: Self) -> Self;
+    /// Whether every lane is > 0.
+    fn all_positive(self) -> bool;
 
     #[inline(always)]
     fn max(self, other: Self) -> Self {
@@ -49,6 +51,10 @@ impl Real for f32 {
     #[inline(always)]
     fn gt_select(self, other: Self, then: Self, otherwise: Self) -> Self {
         if self > other { then } else { otherwise }
+    }
+    #[inline(always)]
+    fn all_positive(self) -> bool {
+        self > 0.0
     }
 }
 
@@ -119,6 +125,10 @@ impl Real for Lanes {
         }
         Lanes(r)
     }
+    #[inline(always)]
+    fn all_positive(self) -> bool {
+        self.0.iter().all(|&v| v > 0.0)
+    }
 }
 
 /// A 3-vector of [`Real`]s (one point, or the same point of [`LANES`] constraints).
@@ -147,9 +157,13 @@ impl<T: Real> V3<T> {
     pub fn dot(self, o: Self) -> T {
         self.x * o.x + self.y * o.y + self.z * o.z
     }
-    /// `self` where `flag > 0`, else zero (per lane; NaN components become zero too).
+    /// `self` where `flag > 0`, else zero (per lane; NaN components become zero too). Selects only
+    /// when some lane's flag is not positive, which is rare: the same bits, less work.
     #[inline(always)]
     pub fn or_zero_unless(self, flag: T) -> Self {
+        if flag.all_positive() {
+            return self;
+        }
         let zero = T::splat(0.0);
         V3 { x: flag.gt_select(zero, self.x, zero), y: flag.gt_select(zero, self.y, zero), z: flag.gt_select(zero, self.z, zero) }
     }
