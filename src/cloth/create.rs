@@ -19,7 +19,7 @@ pub const ISOLATED_PARTICLE_MASS: f32 = 1.0e-3;
 /// Whether a new cloth's constraints are coloured (see [`Cloth::set_constraint_colouring`]). Off:
 /// the coloured order has lower residuals on the light stiff validation cloth (48², 2 s: p95 |C|
 /// stretch 5.6e-4 vs 6.3e-4 m, bending 0.083 vs 0.28 rad; tests/colouring.rs) and its sweeps use
-/// the lane-wise kernels (1.5× fewer instructions per projection), but it carries a pin's motion
+/// the lane-wise kernels (1.3× fewer instructions per projection), but it carries a pin's motion
 /// into the cloth one colour per edge per sweep: one step after a 100 m teleport it leaves 5.7 %
 /// edge strain where the anchor-outward order leaves 0.01 %, and after pins jump 2 m in one step
 /// the strain no longer grows with the inertia scale (1.03 at s = 0.5 vs 0.71 at s = 1);
