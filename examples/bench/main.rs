@@ -5,12 +5,17 @@
 //!
 //! `cargo run --release --example bench [-- --steps N] [-- --only NAME]`
 //!
-//! Rows: the default anchor-ordered sweep on one thread; the coloured sweep
-//! (`Cloth::set_constraint_colouring`) on one thread and on all cores. The state hash after the
-//! run shows that the coloured runs agree to the bit whatever the thread count. These rows run
-//! without self-collision; a second table times the 64² grid and the tablecloth with
-//! self-collision off and on (issue 8; radius half the mean edge length, as recommended), one
-//! thread, 10 substeps, with the candidate pairs and contacts of the last step.
+//! `-- --only NAME --substeps N --row reference|anchor|colour [--threads T]` steps just that one
+//! configuration `--steps` times without timing or warm-up, for an instruction count that does not
+//! depend on the machine's load: `valgrind --tool=callgrind target/release/examples/bench ...`.
+//!
+//! Rows: the default anchor-ordered sweep (colouring off: one constraint at a time) on one thread;
+//! the coloured sweep (`Cloth::set_constraint_colouring`: lane-wise kernels) on one thread and on
+//! all cores. The state hash after the run shows that the coloured runs agree to the bit
+//! whatever the thread count. These rows run without self-collision; a second table times the 64²
+//! grid and the tablecloth with self-collision off and on (issue 8; radius half the mean edge
+//! length, as recommended), one thread, 10 substeps, with the candidate pairs and contacts of the
+//! last step.
 //!
 //! Projections are counted as hinges + 2 × edges (both stretch sweeps) + tethers per iteration
 //! (each tether once, although the solver re-projects a particle's tether group 3 times in a row;
@@ -105,11 +110,34 @@ fn time(steps: usize, warmup: usize, mut f: impl FnMut()) -> f64 {
     )
 }
 
+/// `steps` untimed steps of one configuration (for instruction counting).
+fn count_one(scene: &Scene, substeps: u32, threads: u32, row: &str, steps: usize) {
+    let mut w = world(scene, substeps, threads, row == "colour");
+    if row == "reference" {
+        let mut reference = Reference::from_cloth(w.cloth(w.live_handle(0).unwrap()).unwrap(), GRAVITY);
+        (0..steps).for_each(|_| reference.step(DT, substeps));
+        println!("{} reference: checksum {}", scene.name, reference.checksum());
+    } else {
+        (0..steps).for_each(|_| w.step(DT).unwrap());
+        println!("{} {row}: state hash {:x}", scene.name, w.cloth(w.live_handle(0).unwrap()).unwrap().state_hash());
+    }
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let arg = |name: &str| args.iter().position(|a| a == name).and_then(|k| args.get(k + 1)).cloned();
     let steps: usize = arg("--steps").map_or(40, |s| s.parse().expect("--steps N"));
     let only = arg("--only");
+    if let Some(row) = arg("--row") {
+        let substeps: u32 = arg("--substeps").map_or(10, |s| s.parse().expect("--substeps N"));
+        let threads: u32 = arg("--threads").map_or(1, |s| s.parse().expect("--threads T"));
+        let scene = [grid(32), grid(64), grid(128), tablecloth()]
+            .into_iter()
+            .find(|s| only.as_ref().is_none_or(|o| s.name.contains(o.as_str())))
+            .expect("--only names a scene");
+        count_one(&scene, substeps, threads, &row, steps);
+        return;
+    }
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get()) as u32;
     // (threads, colouring): the default anchor-ordered sweep, then the coloured one sequentially
     // and on all cores.

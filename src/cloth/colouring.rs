@@ -7,9 +7,10 @@ use super::pins::permute;
 use crate::constraints::colouring::{colour_order, greedy_colours};
 
 impl Cloth {
-    /// Turn constraint colouring on or off (default [`crate::cloth::DEFAULT_CONSTRAINT_COLOURING`]: off). On: stretch edges and bending hinges are
-    /// greedily coloured, each type's sweep runs colour after colour, and a colour's constraints
-    /// are projected in parallel on the world's thread pool when the cloth has at least
+    /// Turn constraint colouring on or off (default [`crate::cloth::DEFAULT_CONSTRAINT_COLOURING`]:
+    /// off). On: stretch edges and bending hinges are greedily coloured, each type's sweep runs
+    /// colour after colour, a colour's constraints are projected 4 at a time by the lane-wise
+    /// kernels, and in parallel on the world's thread pool when the cloth has at least
     /// [`crate::world::PARALLEL_MIN_CONSTRAINTS`] constraints and the world more than one thread.
     /// Tether groups run in parallel too. Results are bitwise identical for any thread count and
     /// from run to run, with or without colouring (a colour's constraints share no particle).

@@ -18,7 +18,8 @@
 
 use super::access::Positions;
 use super::sweep::{Sweep, sweep};
-use super::{SubstepCoefficients, xpbd_delta_lambda};
+use super::lanes::{LANES, Lanes, Real, V3, atan2};
+use super::{MIN_DENOMINATOR, SubstepCoefficients, xpbd_delta_lambda_parts};
 use glam::Vec3;
 use std::f32::consts::PI;
 
@@ -40,47 +41,103 @@ pub fn dihedral_angle(p: [Vec3; 4]) -> Option<f32> {
 }
 
 /// Signed dihedral angle φ [rad] and its gradient with respect to the four hinge particles,
-/// or `None` for a degenerate hinge (zero-length edge or zero-height triangle).
-#[inline(always)]
+/// or `None` for a degenerate hinge (zero-length edge or zero-height triangle). The same
+/// arithmetic as the solver's projection ([`hinge_geometry`]).
 pub fn dihedral_angle_and_gradient(p: [Vec3; 4]) -> Option<(f32, [Vec3; 4])> {
-    let [x0, x1, x2, x3] = p;
-    let e = x3 - x2;
-    let e_len2 = e.length_squared();
-    let n_a = e.cross(x0 - x2);
-    let n_b = (x1 - x2).cross(e);
-    let (na2, nb2) = (n_a.length_squared(), n_b.length_squared());
-    // ‖n‖ = height·‖e‖, so ‖n‖² > (ε·‖e‖²)² means height > ε·‖e‖.
-    let min_n2 = {
-        let m = MIN_RELATIVE_HEIGHT * e_len2;
-        m * m
-    };
-    if !(e_len2 > 1e-24 && na2 > min_n2 && nb2 > min_n2) {
-        return None;
-    }
-    let e_len = e_len2.sqrt();
-    let sin_term = n_a.cross(n_b).dot(e) / e_len;
-    let cos_term = n_a.dot(n_b);
-    let phi = sin_term.atan2(cos_term);
+    let g = hinge_geometry(p.map(v3));
+    (g.valid > 0.0).then(|| (g.phi, g.grad.map(|q| Vec3::new(q.x, q.y, q.z))))
+}
 
-    let g0 = n_a * (-e_len / na2);
-    let g1 = n_b * (-e_len / nb2);
-    let s_a = (x0 - x2).dot(e) / e_len2;
-    let s_b = (x1 - x2).dot(e) / e_len2;
-    let g2 = -(1.0 - s_a) * g0 - (1.0 - s_b) * g1;
-    let g3 = -s_a * g0 - s_b * g1;
-    Some((phi, [g0, g1, g2, g3]))
+fn v3(p: Vec3) -> V3<f32> {
+    V3 { x: p.x, y: p.y, z: p.z }
+}
+
+/// φ, ∇φ and Σ|∇φ|²-ready terms of one hinge (or of [`LANES`] hinges, lane-wise).
+struct HingeGeometry<T> {
+    /// 1 where the hinge is well defined, 0 where it is degenerate (then the other fields are
+    /// finite for finite positions, but meaningless).
+    valid: T,
+    phi: T,
+    grad: [V3<T>; 4],
+    /// ‖e‖²/‖n_A‖² = |∇₀φ|² and ‖e‖²/‖n_B‖² = |∇₁φ|².
+    grad2_01: [T; 2],
+}
+
+/// The module-level formulas, branch-free. (n_A × n_B)·ê is evaluated as −(e·(d₀ × d₁))·‖e‖ with
+/// d₀ = x0 − x2, d₁ = x1 − x2 (expand (e × d₀) × (d₁ × e)): one cross product and no division.
+#[inline(always)]
+fn hinge_geometry<T: Real>(p: [V3<T>; 4]) -> HingeGeometry<T> {
+    let [x0, x1, x2, x3] = p;
+    let (zero, one) = (T::splat(0.0), T::splat(1.0));
+    let e = x3.sub(x2);
+    let (d0, d1) = (x0.sub(x2), x1.sub(x2));
+    let e_len2 = e.dot(e);
+    let n_a = e.cross(d0);
+    let n_b = d1.cross(e);
+    let (na2, nb2) = (n_a.dot(n_a), n_b.dot(n_b));
+    // ‖n‖ = height·‖e‖, so ‖n‖² > (ε·‖e‖²)² means height > ε·‖e‖.
+    let m = T::splat(MIN_RELATIVE_HEIGHT) * e_len2;
+    let min_n2 = m * m;
+    let valid = e_len2.gt_select(T::splat(1e-24), one, zero);
+    let valid = na2.gt_select(min_n2, valid, zero);
+    let valid = nb2.gt_select(min_n2, valid, zero);
+    // Degenerate hinges divide by 1 instead, so that nothing becomes infinite.
+    let safe = |v: T| valid.gt_select(zero, v, one);
+    let (e_len2, na2, nb2) = (safe(e_len2), safe(na2), safe(nb2));
+    let e_len = e_len2.sqrt();
+    let inv_e_len2 = one / e_len2;
+    let (inv_na2, inv_nb2) = (one / na2, one / nb2);
+    let sin_term = -e.dot(d0.cross(d1)) * e_len;
+    let cos_term = n_a.dot(n_b);
+    let phi = atan2(sin_term, cos_term);
+
+    let g0 = n_a.scale(-e_len * inv_na2);
+    let g1 = n_b.scale(-e_len * inv_nb2);
+    let s_a = d0.dot(e) * inv_e_len2;
+    let s_b = d1.dot(e) * inv_e_len2;
+    let g2 = g0.combine(s_a - one, g1, s_b - one);
+    let g3 = g0.combine(-s_a, g1, -s_b);
+    HingeGeometry { valid, phi, grad: [g0, g1, g2, g3], grad2_01: [e_len2 * inv_na2, e_len2 * inv_nb2] }
 }
 
 /// Wrap an angle difference into (−π, π] so that a hinge near ±π does not see a 2π jump.
 #[inline(always)]
-pub(crate) fn wrap_angle(a: f32) -> f32 {
-    if a > PI {
-        a - 2.0 * PI
-    } else if a <= -PI {
-        a + 2.0 * PI
-    } else {
-        a
-    }
+pub(crate) fn wrap_angle<T: Real>(a: T) -> T {
+    let (pi, two_pi) = (T::splat(PI), T::splat(2.0 * PI));
+    a.gt_select(pi, a - two_pi, a.gt_select(-pi, a, a + two_pi))
+}
+
+/// One XPBD projection of a hinge (or of [`LANES`] disjoint hinges): returns Δλ and the position
+/// correction of each of the four particles, w_q·∇_qφ·Δλ (zero for a degenerate hinge or a
+/// vanishing denominator, which are skipped). `dx` is x − x_prev of the four particles, read only
+/// when `DAMPED`.
+#[inline(always)]
+fn project_hinge<T: Real, const DAMPED: bool>(
+    p: [V3<T>; 4],
+    dx: [V3<T>; 4],
+    w: [T; 4],
+    rest_angle: T,
+    compliance: T,
+    lambda: T,
+    k: &SubstepCoefficients,
+) -> (T, [V3<T>; 4]) {
+    let zero = T::splat(0.0);
+    let g = hinge_geometry(p);
+    let value = wrap_angle(g.phi - rest_angle);
+    let [g0, g1, g2, g3] = g.grad;
+    let weighted_grad2 = w[0] * g.grad2_01[0] + w[1] * g.grad2_01[1] + w[2] * g2.dot(g2) + w[3] * g3.dot(g3);
+    let grad_dot_dx = if DAMPED { g0.dot(dx[0]) + g1.dot(dx[1]) + g2.dot(dx[2]) + g3.dot(dx[3]) } else { zero };
+    let (num, den) = xpbd_delta_lambda_parts::<T, DAMPED>(value, lambda, compliance, k, weighted_grad2, grad_dot_dx);
+    // Trust region |Σw|∇φ|²·Δλ| ≤ MAX_ANGLE_STEP folded into the division: Δλ = num / den clamped to
+    // ±MAX_ANGLE_STEP/Σw|∇φ|² is num / max(den, |num|·Σw|∇φ|²/MAX_ANGLE_STEP).
+    let limited = den.max(num.abs() * weighted_grad2 * T::splat(1.0 / MAX_ANGLE_STEP));
+    let dl = num / limited;
+    let ok = den.gt_select(T::splat(MIN_DENOMINATOR), g.valid, zero);
+    let dl = ok.gt_select(zero, dl, zero);
+    // Masked rather than multiplied by Δλ = 0: a hinge with a non-finite particle must leave the
+    // others untouched (NaN·0 is NaN), as the explosion guard relies on.
+    let correction = [g0.scale(w[0] * dl), g1.scale(w[1] * dl), g2.scale(w[2] * dl), g3.scale(w[3] * dl)];
+    (dl, correction.map(|c| c.or_zero_unless(ok)))
 }
 
 /// All bending constraints of one cloth, structure-of-arrays.
@@ -113,50 +170,95 @@ impl<const DAMPED: bool> Sweep for BendingSweep<'_, DAMPED> {
     #[inline]
     fn project_range<P: Positions + ?Sized>(&self, first: usize, lambda: &mut [f32], x: &mut P) {
         for (c, lambda) in (first..).zip(lambda) {
-            let ids = self.hinges[c].map(|i| i as usize);
-            let p = ids.map(|i| x.get(i));
-            let Some((phi, grad)) = dihedral_angle_and_gradient(p) else { continue };
-            let value = wrap_angle(phi - self.rest_angle[c]);
-            let mut weighted_grad2 = 0.0;
-            let mut grad_dot_dx = 0.0;
+            let [a, b, c2, c3] = self.hinges[c];
+            let ids = [a as usize, b as usize, c2 as usize, c3 as usize];
+            let mut p = [v3(Vec3::ZERO); 4];
+            let mut dx = p;
+            let mut w = [0.0; 4];
             for q in 0..4 {
-                weighted_grad2 += self.w[ids[q]] * grad[q].length_squared();
+                let v = x.get(ids[q]);
+                p[q] = v3(v);
                 if DAMPED {
-                    grad_dot_dx += grad[q].dot(p[q] - self.x_prev[ids[q]]);
+                    dx[q] = v3(v - self.x_prev[ids[q]]);
                 }
+                w[q] = self.w[ids[q]];
             }
-            let dl = xpbd_delta_lambda(value, *lambda, self.compliance[c], self.k, weighted_grad2, grad_dot_dx);
-            // Trust region: the linearised angle change of this projection is Σw|∇φ|²·Δλ.
-            let max_dl = MAX_ANGLE_STEP / weighted_grad2.max(f32::MIN_POSITIVE);
-            let dl = dl.clamp(-max_dl, max_dl);
+            let (dl, correction) =
+                project_hinge::<f32, DAMPED>(p, dx, w, self.rest_angle[c], self.compliance[c], *lambda, self.k);
             *lambda += dl;
             for q in 0..4 {
-                x.add(ids[q], grad[q] * (self.w[ids[q]] * dl));
+                let d = correction[q];
+                x.add(ids[q], Vec3::new(d.x, d.y, d.z));
             }
         }
+    }
+
+    /// [`LANES`] hinges at a time (gathered into lanes, projected lane-wise, scattered back), the
+    /// remainder one at a time: the same bits as [`Sweep::project_range`].
+    #[inline]
+    fn project_disjoint<P: Positions + ?Sized>(&self, first: usize, lambda: &mut [f32], x: &mut P) {
+        let batches = lambda.len() / LANES;
+        let (batched, rest) = lambda.split_at_mut(batches * LANES);
+        for (b, lambda) in batched.chunks_exact_mut(LANES).enumerate() {
+            let c0 = first + b * LANES;
+            let zero = Lanes::splat(0.0);
+            let mut ids = [[0usize; 4]; LANES];
+            let mut p = [V3 { x: zero, y: zero, z: zero }; 4];
+            let mut dx = p;
+            let mut w = [zero; 4];
+            for (l, hinge_ids) in ids.iter_mut().enumerate() {
+                let [a, b, c2, c3] = self.hinges[c0 + l];
+                *hinge_ids = [a as usize, b as usize, c2 as usize, c3 as usize];
+                for q in 0..4 {
+                    let i = hinge_ids[q];
+                    let v = x.get(i);
+                    (p[q].x.0[l], p[q].y.0[l], p[q].z.0[l]) = (v.x, v.y, v.z);
+                    if DAMPED {
+                        let d = v - self.x_prev[i];
+                        (dx[q].x.0[l], dx[q].y.0[l], dx[q].z.0[l]) = (d.x, d.y, d.z);
+                    }
+                    w[q].0[l] = self.w[i];
+                }
+            }
+            let lanes = |v: &[f32]| Lanes(v[c0..c0 + LANES].try_into().expect("LANES values"));
+            let (rest_angle, compliance) = (lanes(self.rest_angle), lanes(self.compliance));
+            let lambda_in = Lanes((*lambda).try_into().expect("LANES values"));
+            let (dl, correction) = project_hinge::<Lanes, DAMPED>(p, dx, w, rest_angle, compliance, lambda_in, self.k);
+            for l in 0..LANES {
+                lambda[l] += dl.0[l];
+                for q in 0..4 {
+                    let d = correction[q];
+                    x.add(ids[l][q], Vec3::new(d.x.0[l], d.y.0[l], d.z.0[l]));
+                }
+            }
+        }
+        self.project_range(first + batches * LANES, rest, x);
     }
 }
 
 impl BendingConstraints {
-    /// One Gauss–Seidel sweep over all hinges in storage order; with `parallel`, colour by colour
-    /// on the current rayon pool (same bits; needs [`BendingConstraints::colour_start`]).
+    /// One Gauss–Seidel sweep over all hinges in storage order. When the hinges are coloured
+    /// ([`BendingConstraints::colour_start`]), colour by colour, [`LANES`] hinges at a time, and
+    /// with `parallel` each colour split over the current rayon pool (the same bits either way).
     pub(crate) fn solve(&mut self, x: &mut [Vec3], x_prev: &[Vec3], w: &[f32], k: &SubstepCoefficients, parallel: bool) {
-        let colours = (parallel && !self.colour_start.is_empty()).then_some(self.colour_start.as_slice());
+        let colours = (!self.colour_start.is_empty()).then_some(self.colour_start.as_slice());
         let (hinges, rest_angle, compliance) = (&self.hinges[..], &self.rest_angle[..], &self.compliance[..]);
         // Without damping γ = 0 and ∇C·(x − x_prev) is not needed: skip reading x_prev.
-        if k.damping == 0.0 {
+        if k.undamped() {
             let kernel = BendingSweep::<false> { hinges, rest_angle, compliance, x_prev, w, k };
-            sweep(&kernel, x, &mut self.lambda, colours);
+            sweep(&kernel, x, &mut self.lambda, colours, parallel);
         } else {
             let kernel = BendingSweep::<true> { hinges, rest_angle, compliance, x_prev, w, k };
-            sweep(&kernel, x, &mut self.lambda, colours);
+            sweep(&kernel, x, &mut self.lambda, colours, parallel);
         }
     }
 
     /// |C| of every hinge at positions `x` (0 for hinges that are currently degenerate).
     pub(crate) fn residuals(&self, x: &[Vec3], out: &mut Vec<f32>) {
-        out.extend(self.hinges.iter().zip(&self.rest_angle).map(|(h, &rest)| {
-            dihedral_angle(h.map(|i| x[i as usize])).map_or(0.0, |phi| wrap_angle(phi - rest).abs())
+        // hinge_geometry inlined: the gradient it also computes is dead code here and dropped.
+        out.extend(self.hinges.iter().zip(&self.rest_angle).map(|(&[a, b, c, d], &rest)| {
+            let g = hinge_geometry([a, b, c, d].map(|i| v3(x[i as usize])));
+            if g.valid > 0.0 { wrap_angle(g.phi - rest).abs() } else { 0.0 }
         }));
     }
 }

@@ -3,6 +3,7 @@
 //! `solve` (a Gauss–Seidel sweep) and one `residuals` (|C| for the statistics).
 
 mod access;
+pub(crate) mod lanes;
 pub mod bending;
 pub mod colouring;
 pub mod stretch;
@@ -13,6 +14,8 @@ pub use bending::{BendingConstraints, dihedral_angle, dihedral_angle_and_gradien
 pub use stretch::{StretchConstraints, distance_and_gradient};
 pub use tether::TetherConstraints;
 
+use lanes::Real;
+
 /// Denominators below this are treated as zero and the projection is skipped (all particles of the
 /// constraint kinematic, or a vanishing gradient).
 pub(crate) const MIN_DENOMINATOR: f32 = 1e-20;
@@ -20,36 +23,120 @@ pub(crate) const MIN_DENOMINATOR: f32 = 1e-20;
 /// Per-substep constants shared by every constraint of one type.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct SubstepCoefficients {
-    /// Substep length h [s].
-    pub h: f32,
     /// 1 / h² [1/s²], so that α̃ = α / h² is one multiply.
     pub inv_h2: f32,
-    /// Constraint damping β [N·s/m or N·m·s/rad, matching the constraint's force unit].
-    pub damping: f32,
+    /// Constraint damping over the substep, β/h [N/m or N·m/rad], so that γ = α·β/h is one multiply.
+    pub damping_over_h: f32,
+}
+
+impl SubstepCoefficients {
+    /// Coefficients for substep length `h` [s] and constraint damping β = `damping`.
+    pub fn new(h: f32, damping: f32) -> Self {
+        SubstepCoefficients { inv_h2: 1.0 / (h * h), damping_over_h: damping / h }
+    }
+
+    /// Whether γ = 0 for every compliance (no damping): the kernels then skip ∇C·(x − x_prev).
+    pub fn undamped(&self) -> bool {
+        self.damping_over_h == 0.0
+    }
 }
 
 /// XPBD Lagrange multiplier increment, Macklin, Müller & Chentanez 2016, eq. 18 with the damping
 /// term of eq. 26:
 ///
-/// Δλ = (−C − α̃·λ − γ·∇C·(x − x_prev)) / ((1 + γ)·Σ w_j |∇_j C|² + α̃),  α̃ = α/h², γ = α̃·β̃/h = α·β/h.
+/// Δλ = (−C − α̃·λ − γ·∇C·(x − x_prev)) / ((1 + γ)·Σ w_j |∇_j C|² + α̃),  α̃ = α/h², γ = α̃·β̃/h = α·β/h,
 ///
-/// `weighted_grad2` is Σ w_j |∇_j C|², `grad_dot_dx` is Σ ∇_j C · (x_j − x_prev_j).
-/// Returns 0 when the denominator vanishes (the constraint cannot move anything).
+/// returned as (numerator, denominator) so that kernels can fold a further factor into the one
+/// division. `weighted_grad2` is Σ w_j |∇_j C|², `grad_dot_dx` is Σ ∇_j C · (x_j − x_prev_j) (ignored
+/// when `DAMPED` is false, which gives the same bits as γ = 0). A denominator not above
+/// [`MIN_DENOMINATOR`] means the constraint cannot move anything: the kernels skip it.
 #[inline(always)]
-pub(crate) fn xpbd_delta_lambda(
-    c: f32,
-    lambda: f32,
-    compliance: f32,
+pub(crate) fn xpbd_delta_lambda_parts<T: Real, const DAMPED: bool>(
+    c: T,
+    lambda: T,
+    compliance: T,
     k: &SubstepCoefficients,
-    weighted_grad2: f32,
-    grad_dot_dx: f32,
-) -> f32 {
-    let alpha_tilde = compliance * k.inv_h2;
-    let gamma = compliance * k.damping / k.h;
-    let denominator = (1.0 + gamma) * weighted_grad2 + alpha_tilde;
-    if denominator > MIN_DENOMINATOR {
-        (-c - alpha_tilde * lambda - gamma * grad_dot_dx) / denominator
+    weighted_grad2: T,
+    grad_dot_dx: T,
+) -> (T, T) {
+    let alpha_tilde = compliance * T::splat(k.inv_h2);
+    if DAMPED {
+        let gamma = compliance * T::splat(k.damping_over_h);
+        let denominator = (T::splat(1.0) + gamma) * weighted_grad2 + alpha_tilde;
+        (-c - alpha_tilde * lambda - gamma * grad_dot_dx, denominator)
     } else {
-        0.0
+        (-c - alpha_tilde * lambda, weighted_grad2 + alpha_tilde)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    //! The lane-wise path of a coloured sweep against the one-at-a-time (scalar reference) path
+    //! over the same constraint order: the same bits, with and without damping.
+
+    use super::SubstepCoefficients;
+    use crate::cloth::{Cloth, ClothDesc};
+    use glam::Vec3;
+
+    /// A coloured 13 × 11 grid cloth (colours of odd sizes, so every colour has a scalar
+    /// remainder) with one corner pinned, and positions crumpled pseudo-randomly.
+    fn crumpled_cloth() -> (Cloth, Vec<Vec3>, Vec<Vec3>) {
+        let (nx, ny) = (13usize, 11usize);
+        let positions: Vec<[f32; 3]> =
+            (0..nx * ny).map(|k| [(k % nx) as f32 * 0.1, 0.0, (k / nx) as f32 * 0.1]).collect();
+        let mut indices = Vec::new();
+        for j in 0..ny - 1 {
+            for i in 0..nx - 1 {
+                let a = (j * nx + i) as u32;
+                let (b, c, d) = (a + 1, a + nx as u32, a + nx as u32 + 1);
+                indices.extend_from_slice(&[a, c, b, b, c, d]);
+            }
+        }
+        let mut cloth = Cloth::new(&ClothDesc::new(&positions, &indices)).unwrap();
+        cloth.set_pinned(&[0], None).unwrap();
+        cloth.set_constraint_colouring(true);
+        let mut seed = 12345u32;
+        let mut noise = || {
+            seed = seed.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+            (seed >> 8) as f32 / (1u32 << 24) as f32 - 0.5
+        };
+        let x_prev = cloth.particles.x.clone();
+        let x = x_prev.iter().map(|p| *p + Vec3::new(noise(), noise(), noise()) * 0.08).collect();
+        (cloth, x, x_prev)
+    }
+
+    fn bits(v: &[Vec3]) -> Vec<[u32; 3]> {
+        v.iter().map(|p| p.to_array().map(f32::to_bits)).collect()
+    }
+
+    #[test]
+    fn lane_wise_coloured_sweeps_give_the_bits_of_the_scalar_sweep_over_the_same_order() {
+        for damping in [0.0, 0.3] {
+            let k = SubstepCoefficients::new(1.0 / 600.0, damping);
+            let (mut cloth, x0, x_prev) = crumpled_cloth();
+            assert!(cloth.stretch.colour_start.windows(2).any(|r| (r[1] - r[0]) % 4 != 0));
+            for compliance in [0.0, 1e-4] {
+                cloth.stretch.compliance.fill(compliance);
+                cloth.bending.compliance.fill(compliance * 10.0);
+                let w = cloth.particles.w.clone();
+                let (mut lanes, mut scalar) = (cloth.clone(), cloth.clone());
+                // Same order, no colour ranges: one constraint at a time.
+                scalar.stretch.colour_start.clear();
+                scalar.bending.colour_start.clear();
+                let (mut x_lanes, mut x_scalar) = (x0.clone(), x0.clone());
+                for _ in 0..3 {
+                    lanes.bending.solve(&mut x_lanes, &x_prev, &w, &k, false);
+                    lanes.stretch.solve(&mut x_lanes, &x_prev, &w, &k, false);
+                    scalar.bending.solve(&mut x_scalar, &x_prev, &w, &k, false);
+                    scalar.stretch.solve(&mut x_scalar, &x_prev, &w, &k, false);
+                }
+                assert_ne!(bits(&x_lanes), bits(&x0), "the sweeps moved nothing");
+                assert_eq!(bits(&x_lanes), bits(&x_scalar), "damping {damping}, compliance {compliance}");
+                let lambda_bits = |c: &Cloth| {
+                    (c.stretch.lambda.iter().chain(&c.bending.lambda).map(|l| l.to_bits())).collect::<Vec<_>>()
+                };
+                assert_eq!(lambda_bits(&lanes), lambda_bits(&scalar));
+            }
+        }
     }
 }

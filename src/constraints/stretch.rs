@@ -6,7 +6,8 @@
 
 use super::access::Positions;
 use super::sweep::{Sweep, sweep};
-use super::{SubstepCoefficients, xpbd_delta_lambda};
+use super::lanes::{LANES, Lanes, Real, V3};
+use super::{MIN_DENOMINATOR, SubstepCoefficients, xpbd_delta_lambda_parts};
 use glam::Vec3;
 
 /// C and ∇_i C of one distance constraint, or `None` when the particles coincide (the gradient is
@@ -44,6 +45,35 @@ struct StretchSweep<'a, const DAMPED: bool> {
     k: &'a SubstepCoefficients,
 }
 
+/// One XPBD projection of an edge (or of [`LANES`] disjoint edges) with d = x_i − x_j: returns Δλ
+/// and the corrections w_i·t·d (added to x_i) and w_j·t·d (subtracted from x_j), t = Δλ/‖d‖, so that
+/// the unit normal is never formed: one division per edge. Zero when the particles coincide, a
+/// position is not finite, or the denominator vanishes (skipped). `dx` is
+/// (x_i − x_prev_i) − (x_j − x_prev_j), read only when `DAMPED`.
+#[inline(always)]
+fn project_edge<T: Real, const DAMPED: bool>(
+    d: V3<T>,
+    dx: V3<T>,
+    w: [T; 2],
+    rest_length: T,
+    compliance: T,
+    lambda: T,
+    k: &SubstepCoefficients,
+) -> (T, V3<T>, V3<T>) {
+    let zero = T::splat(0.0);
+    let len = d.dot(d).sqrt();
+    let ok = len.gt_select(T::splat(1e-9), T::splat(1.0), zero);
+    let len = ok.gt_select(zero, len, T::splat(1.0));
+    let grad_dot_dx = if DAMPED { d.dot(dx) / len } else { zero };
+    let (num, den) = xpbd_delta_lambda_parts::<T, DAMPED>(len - rest_length, lambda, compliance, k, w[0] + w[1], grad_dot_dx);
+    let ok = den.gt_select(T::splat(MIN_DENOMINATOR), ok, zero);
+    let t = num / (den * len);
+    let t = ok.gt_select(zero, t, zero);
+    // Masked rather than multiplied by t = 0: an edge with a non-finite particle must leave the
+    // other one untouched (NaN·0 is NaN), as the explosion guard relies on.
+    (t * len, d.scale(w[0] * t).or_zero_unless(ok), d.scale(w[1] * t).or_zero_unless(ok))
+}
+
 impl<const DAMPED: bool> Sweep for StretchSweep<'_, DAMPED> {
     #[inline]
     fn project_range<P: Positions + ?Sized>(&self, first: usize, lambda: &mut [f32], x: &mut P) {
@@ -52,31 +82,83 @@ impl<const DAMPED: bool> Sweep for StretchSweep<'_, DAMPED> {
             let (i, j) = (i as usize, j as usize);
             let (wi, wj) = (self.w[i], self.w[j]);
             let (xi, xj) = (x.get(i), x.get(j));
-            let Some((value, n)) = distance_and_gradient(xi, xj, self.rest_length[c]) else {
-                continue;
-            };
-            let grad_dot_dx = if DAMPED { n.dot((xi - self.x_prev[i]) - (xj - self.x_prev[j])) } else { 0.0 };
-            let dl = xpbd_delta_lambda(value, *lambda, self.compliance[c], self.k, wi + wj, grad_dot_dx);
+            let d = xi - xj;
+            let dx = if DAMPED { (xi - self.x_prev[i]) - (xj - self.x_prev[j]) } else { Vec3::ZERO };
+            let (dl, ci, cj) =
+                project_edge::<f32, DAMPED>(v3(d), v3(dx), [wi, wj], self.rest_length[c], self.compliance[c], *lambda, self.k);
             *lambda += dl;
-            x.set(i, xi + n * (wi * dl));
-            x.set(j, xj - n * (wj * dl));
+            x.set(i, xi + Vec3::new(ci.x, ci.y, ci.z));
+            x.set(j, xj - Vec3::new(cj.x, cj.y, cj.z));
         }
+    }
+
+    /// [`LANES`] edges at a time, the remainder one at a time: the same bits as
+    /// [`Sweep::project_range`].
+    #[inline]
+    fn project_disjoint<P: Positions + ?Sized>(&self, first: usize, lambda: &mut [f32], x: &mut P) {
+        let batches = lambda.len() / LANES;
+        let (batched, rest) = lambda.split_at_mut(batches * LANES);
+        for (b, lambda) in batched.chunks_exact_mut(LANES).enumerate() {
+            let c0 = first + b * LANES;
+            let zero = Lanes::splat(0.0);
+            let mut ids = [[0usize; 2]; LANES];
+            let (mut xi, mut xj) = ([Vec3::ZERO; LANES], [Vec3::ZERO; LANES]);
+            let mut w = [zero; 2];
+            let mut d = V3 { x: zero, y: zero, z: zero };
+            let mut dx = d;
+            for l in 0..LANES {
+                let [i, j] = self.edges[c0 + l];
+                let (i, j) = (i as usize, j as usize);
+                ids[l] = [i, j];
+                (xi[l], xj[l]) = (x.get(i), x.get(j));
+                (w[0].0[l], w[1].0[l]) = (self.w[i], self.w[j]);
+                let dl = xi[l] - xj[l];
+                (d.x.0[l], d.y.0[l], d.z.0[l]) = (dl.x, dl.y, dl.z);
+                if DAMPED {
+                    let v = (xi[l] - self.x_prev[i]) - (xj[l] - self.x_prev[j]);
+                    (dx.x.0[l], dx.y.0[l], dx.z.0[l]) = (v.x, v.y, v.z);
+                }
+            }
+            let lanes = |v: &[f32]| Lanes(v[c0..c0 + LANES].try_into().expect("LANES values"));
+            let lambda_in = Lanes((*lambda).try_into().expect("LANES values"));
+            let (dl, ci, cj) = project_edge::<Lanes, DAMPED>(
+                d,
+                dx,
+                w,
+                lanes(self.rest_length),
+                lanes(self.compliance),
+                lambda_in,
+                self.k,
+            );
+            for l in 0..LANES {
+                lambda[l] += dl.0[l];
+                let [i, j] = ids[l];
+                x.set(i, xi[l] + Vec3::new(ci.x.0[l], ci.y.0[l], ci.z.0[l]));
+                x.set(j, xj[l] - Vec3::new(cj.x.0[l], cj.y.0[l], cj.z.0[l]));
+            }
+        }
+        self.project_range(first + batches * LANES, rest, x);
     }
 }
 
+fn v3(p: Vec3) -> V3<f32> {
+    V3 { x: p.x, y: p.y, z: p.z }
+}
+
 impl StretchConstraints {
-    /// One Gauss–Seidel sweep over all edges in storage order; with `parallel`, colour by colour
-    /// on the current rayon pool (same bits; needs [`StretchConstraints::colour_start`]).
+    /// One Gauss–Seidel sweep over all edges in storage order. When the edges are coloured
+    /// ([`StretchConstraints::colour_start`]), colour by colour, [`LANES`] edges at a time, and
+    /// with `parallel` each colour split over the current rayon pool (the same bits either way).
     pub(crate) fn solve(&mut self, x: &mut [Vec3], x_prev: &[Vec3], w: &[f32], k: &SubstepCoefficients, parallel: bool) {
-        let colours = (parallel && !self.colour_start.is_empty()).then_some(self.colour_start.as_slice());
+        let colours = (!self.colour_start.is_empty()).then_some(self.colour_start.as_slice());
         let (edges, rest_length, compliance) = (&self.edges[..], &self.rest_length[..], &self.compliance[..]);
         // Without damping γ = 0 and ∇C·(x − x_prev) is not needed: skip reading x_prev.
-        if k.damping == 0.0 {
+        if k.undamped() {
             let kernel = StretchSweep::<false> { edges, rest_length, compliance, x_prev, w, k };
-            sweep(&kernel, x, &mut self.lambda, colours);
+            sweep(&kernel, x, &mut self.lambda, colours, parallel);
         } else {
             let kernel = StretchSweep::<true> { edges, rest_length, compliance, x_prev, w, k };
-            sweep(&kernel, x, &mut self.lambda, colours);
+            sweep(&kernel, x, &mut self.lambda, colours, parallel);
         }
     }
 

@@ -14,7 +14,7 @@
 
 use super::access::Positions;
 use super::sweep::{Sweep, sweep};
-use super::{SubstepCoefficients, xpbd_delta_lambda};
+use super::{MIN_DENOMINATOR, SubstepCoefficients, xpbd_delta_lambda_parts};
 use glam::Vec3;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -122,11 +122,9 @@ impl TetherConstraints {
     /// own particle: each group is projected up to [`GROUP_ROUNDS`] times in a row (alternating
     /// projections onto the intersection of its balls), and a rigid pair is then finished exactly on
     /// the two-ball lens (`finish_pair`), so a particle ends inside every tether bound.
-    #[allow(clippy::too_many_arguments)]
     pub(crate) fn solve(
         &mut self,
         x: &mut [Vec3],
-        x_prev: &[Vec3],
         w: &[f32],
         slack: f32,
         compliance: f32,
@@ -136,8 +134,8 @@ impl TetherConstraints {
         let all = [0, self.particle.len() as u32];
         let colours = parallel.then_some(&all[..]);
         let (particle, anchor, geodesic_distance) = (&self.particle[..], &self.anchor[..], &self.geodesic_distance[..]);
-        let kernel = TetherSweep { particle, anchor, geodesic_distance, x_prev, w, slack, compliance, k };
-        sweep(&kernel, x, &mut self.lambda, colours);
+        let kernel = TetherSweep { particle, anchor, geodesic_distance, w, slack, compliance, k };
+        sweep(&kernel, x, &mut self.lambda, colours, parallel);
     }
 }
 
@@ -146,7 +144,6 @@ struct TetherSweep<'a> {
     particle: &'a [u32],
     anchor: &'a [u32],
     geodesic_distance: &'a [f32],
-    x_prev: &'a [Vec3],
     w: &'a [f32],
     slack: f32,
     compliance: f32,
@@ -250,8 +247,9 @@ impl TetherSweep<'_> {
 
     /// One projection of tether `c`. Only the particle moves: anchors are kinematic (`w == 0`,
     /// which is how `build` chose them, and pins changing rebuilds the tethers), so their
-    /// correction would be zero, and leaving them unwritten lets groups run in parallel.
-    /// Returns whether the tether was violated (and so projected).
+    /// correction would be zero, and leaving them unwritten lets groups run in parallel. Tethers
+    /// are undamped (γ = 0), so x_prev is not read. Returns whether the tether was violated (and
+    /// so projected).
     #[inline(always)]
     fn project<P: Positions + ?Sized>(&self, c: usize, lambda: &mut f32, x: &mut P) -> bool {
         let (i, a) = (self.particle[c] as usize, self.anchor[c] as usize);
@@ -262,13 +260,15 @@ impl TetherSweep<'_> {
         if value <= 0.0 || len <= 1e-9 {
             return false;
         }
-        let n = d / len;
         let (wi, wa) = (self.w[i], self.w[a]);
         debug_assert!(wa == 0.0, "tether anchor {a} is not kinematic");
-        let grad_dot_dx = n.dot((xi - self.x_prev[i]) - (xa - self.x_prev[a]));
-        let dl = xpbd_delta_lambda(value, *lambda, self.compliance, self.k, wi + wa, grad_dot_dx);
-        *lambda += dl;
-        x.set(i, xi + n * (wi * dl));
+        let (num, den) = xpbd_delta_lambda_parts::<f32, false>(value, *lambda, self.compliance, self.k, wi + wa, 0.0);
+        if den > MIN_DENOMINATOR {
+            // Δλ = num/den along the unit normal d/len: one division for both.
+            let t = num / (den * len);
+            *lambda += t * len;
+            x.set(i, xi + d * (wi * t));
+        }
         true
     }
 }

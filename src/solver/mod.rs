@@ -44,9 +44,11 @@ pub(crate) struct StepContext<'a> {
 /// Constraints (edges + hinges + tethers) below which a coloured cloth is still solved on one
 /// thread: each colour's split costs a fork-join over the pool per sweep (about 15 colours × 4
 /// sweeps × substeps per step), which small cloths do not amortise. Measured with
-/// `examples/bench` on the shared 2-core machine under other jobs' load (README, Performance): a
-/// 64² grid (32 000 constraints) gained nothing measurable from a second thread, the 128² grid
-/// (130 000) and the tablecloth (84 000) 5–15 %, so the split is kept for large cloths only.
+/// `examples/bench` on the shared 2-core machine under other jobs' load (README, Performance):
+/// before the lane-wise kernels a 64² grid (32 000 constraints) gained nothing measurable from a
+/// second thread, the 128² grid (130 000) and the tablecloth (84 000) 5–15 %; with them, three
+/// runs at load average 7–14 gave 0.55–1.41× (128²) and 0.48–1.39× (tablecloth), so no lower
+/// threshold could be justified; to be re-measured on an idle machine.
 pub const PARALLEL_MIN_CONSTRAINTS: usize = 50_000;
 
 /// Advance `cloth` by one fixed step `dt` [s] (already validated: 1e-5 ≤ dt ≤ 1).
@@ -67,10 +69,9 @@ pub(crate) fn step_cloth(cloth: &mut Cloth, dt: f32, ctx: &StepContext) {
     let h = dt / substeps as f32;
     let acceleration = ctx.gravity + Vec3::from_array(params.external_acceleration);
     let velocity_scale = (-params.linear_damping * h).exp();
-    let coefficients = |damping| SubstepCoefficients { h, inv_h2: 1.0 / (h * h), damping };
-    let stretch_k = coefficients(params.stretch_damping);
-    let bend_k = coefficients(params.bend_damping);
-    let tether_k = coefficients(0.0);
+    let stretch_k = SubstepCoefficients::new(h, params.stretch_damping);
+    let bend_k = SubstepCoefficients::new(h, params.bend_damping);
+    let tether_k = SubstepCoefficients::new(h, 0.0);
     let contact = ContactSettings {
         thickness: params.collision_thickness,
         mask: params.collision_mask,
@@ -111,7 +112,7 @@ pub(crate) fn step_cloth(cloth: &mut Cloth, dt: f32, ctx: &StepContext) {
             }
             if params.enable_tethers {
                 let (slack, alpha) = (params.tether_slack, params.tether_compliance);
-                cloth.tethers.solve(&mut p.x, &p.x_prev, &p.w, slack, alpha, &tether_k, parallel);
+                cloth.tethers.solve(&mut p.x, &p.w, slack, alpha, &tether_k, parallel);
             }
             if let Some(settings) = &self_contact {
                 cloth.self_collision.solve(&mut p.x, &p.x_prev, &p.w, settings);
