@@ -91,8 +91,9 @@ impl Harness {
         for (v, (x, y)) in old.iter().zip(&new).enumerate() {
             let want = rigid(q, t, *x);
             let scale = 1.0 + x.iter().chain(&t).map(|c| c.abs() as f64).sum::<f64>();
-            let error = (0..3).map(|k| (y[k] as f64 - want[k]).abs()).fold(0.0, f64::max);
-            if !(error <= 1e-5 * scale) {
+            // NaN fails `<=`, so a non-finite result is caught too.
+            let close = (0..3).all(|k| (y[k] as f64 - want[k]).abs() <= 1e-5 * scale);
+            if !close {
                 self.fail(format!("teleport moved vertex {v} from {x:?} to {y:?}, expected {want:?}"));
             }
             moved |= (0..3).any(|k| (want[k] - x[k] as f64).abs() > 2e-5 * scale);
