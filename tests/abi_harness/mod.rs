@@ -23,6 +23,7 @@
 //! one harness at a time.
 #![allow(dead_code)] // the fuzz targets and the tests each use a part
 
+mod cloth_state;
 pub mod input;
 pub mod mesh;
 
@@ -33,7 +34,9 @@ use std::sync::Mutex;
 use xpbd_cloth::ClothStats;
 use xpbd_cloth::ffi::*;
 
-use XpbdResult::{BufferSizeMismatch, InvalidArgument, InvalidId, InvalidMesh, NullPointer, Ok as OK};
+use XpbdResult::{BufferSizeMismatch, InvalidArgument, InvalidId, InvalidMesh, NullPointer};
+/// Short for `XpbdResult::Ok` (patterns and comparisons read better).
+const OK: XpbdResult = XpbdResult::Ok;
 
 /// Taken by every test in a binary that uses the harness or creates objects, so that the
 /// process-wide live counts are the model's.
@@ -64,12 +67,70 @@ pub const OPS: &[(&str, Op)] = &[
     ("collider_destroy", Harness::op_collider_destroy),
     ("last_error_message", Harness::op_last_error_message),
     ("live_counts", Harness::op_live_counts),
+    ("cloth_teleport", Harness::op_cloth_teleport),
+    ("cloth_get_status", Harness::op_cloth_get_status),
+    ("cloth_save_state", Harness::op_cloth_save_state),
+    ("cloth_restore_state", Harness::op_cloth_restore_state),
     // Second rows: creating keeps objects alive to work on; stepping is where state changes.
     ("world_step", Harness::op_world_step),
     ("world_create", Harness::op_world_create),
     ("cloth_create", Harness::op_cloth_create),
     ("cloth_create", Harness::op_cloth_create),
 ];
+
+/// Inertia scale, explosion guard and self-collision settings (the fields `XpbdClothDesc` and
+/// `XpbdClothParams` share since ABI version 2) on `$s`: one field out of range or an invalid
+/// flag, or (1 case in 8) all of them valid and not the defaults. Evaluates to
+/// `(flag_error, range_error)`: flags are checked on the C side before the id, ranges by the core.
+macro_rules! newer_settings_case {
+    ($s:ident, $r:ident) => {
+        match $r.below(8) {
+            0 => {
+                $s.inertia_scale = $r.pick(&[-0.1, 1.01, f32::NAN]);
+                (false, true)
+            }
+            1 => {
+                $s.max_particle_speed = $r.pick(&[0.0, 9e-4, 2e6, f32::INFINITY]);
+                (false, true)
+            }
+            2 => {
+                $s.unstable_recovery = $r.pick(&[3, u32::MAX]);
+                (true, false)
+            }
+            3 => {
+                $s.enable_self_collision = $r.pick(&[2, u32::MAX]);
+                (true, false)
+            }
+            4 => {
+                $s.enable_inter_cloth_collision = 2;
+                (true, false)
+            }
+            5 => {
+                $s.self_collision_radius = $r.pick(&[-0.01, 1e-7, 1.5, f32::NAN]);
+                (false, true)
+            }
+            6 => {
+                let friction = $r.pick(&[-0.1, 100.5, f32::NAN]);
+                match $r.chance(50) {
+                    true => $s.self_static_friction = friction,
+                    false => $s.self_kinetic_friction = friction,
+                }
+                (false, true)
+            }
+            _ => {
+                // Valid. The guard only as "last good state" or "rest pose", which keep every
+                // cloth finite (a disabled guard could save a NaN state, which restore rejects).
+                $s.inertia_scale = $r.pick(&[0.0, 0.5]);
+                $s.max_particle_speed = $r.pick(&[1e-3, 1e6]);
+                $s.unstable_recovery = $r.pick(&[0, 1]);
+                $s.enable_self_collision = $r.below(2);
+                $s.enable_inter_cloth_collision = $r.below(2);
+                $s.self_collision_radius = $r.pick(&[0.0, 1e-6, 0.05, 1.0]);
+                (false, false)
+            }
+        }
+    };
+}
 
 /// The result the ABI must return: the first check that applies, in the order every export
 /// checks its arguments (pointers, then the id, then the values); `XPBD_RESULT_OK` if none does.
@@ -82,9 +143,26 @@ struct ClothModel {
     vertex_count: u32,
     /// Render vertex → particle (read once after creation; fixed for the cloth's lifetime).
     particle_of: Vec<u32>,
-    /// Per particle: pinned by `set_pinned` and not released since.
+    /// Per particle: pinned by `set_pinned` (or a restored snapshot) and not released since.
     pinned: Vec<bool>,
+    /// What a snapshot's mesh fingerprint covers: the positions' bits and the triangles as
+    /// created (with `particle_of`), not the lines. Two cloths with equal keys accept each other's
+    /// snapshots.
+    mesh_key: (Vec<[u32; 3]>, Vec<u32>),
 }
+
+/// A snapshot saved by `xpbd_cloth_save_state`, kept to restore later (into any cloth).
+struct SavedState {
+    bytes: Vec<u8>,
+    /// The saving cloth's state hash, pinned particles and mesh key at the time of the save.
+    hash: u64,
+    pinned: Vec<bool>,
+    particle_of: Vec<u32>,
+    mesh_key: (Vec<[u32; 3]>, Vec<u32>),
+}
+
+/// Snapshots the harness keeps for later restores (the oldest is dropped).
+const SAVED_STATES: usize = 6;
 
 impl ClothModel {
     fn is_pinned(&self, vertex: u32) -> bool {
@@ -115,6 +193,7 @@ pub struct Harness {
     dead_worlds: Vec<XpbdWorldId>,
     dead_cloths: Vec<XpbdClothId>,
     dead_colliders: Vec<XpbdColliderId>,
+    saved: Vec<SavedState>,
     trace: Vec<String>,
     /// ABI calls checked so far.
     pub calls: u64,
@@ -131,6 +210,7 @@ impl Default for Harness {
             dead_worlds: Vec::new(),
             dead_cloths: Vec::new(),
             dead_colliders: Vec::new(),
+            saved: Vec::new(),
             trace: Vec::new(),
             calls: 0,
             successes: 0,
@@ -514,7 +594,7 @@ impl Harness {
         // At most one settings defect: the C side checks flags first, the core the ranges after
         // finding the world.
         let (mut flag_error, mut range_error) = (false, false);
-        match r.below(24) {
+        match r.below(32) {
             0 => (desc.enable_bending, flag_error) = (2, true),
             1 => (desc.stretch_compliance, flag_error) = (1e-6, true), // set while from_material = 1
             2 => (desc.tether_slack, range_error) = (r.pick(&[0.5, f32::NAN, 1001.0]), true),
@@ -523,6 +603,7 @@ impl Harness {
             5 => (desc.areal_density, range_error) = (r.pick(&[0.0, -0.15, f32::NAN]), true),
             6 => (desc.stretch_compliance_from_material, desc.stretch_compliance) = (0, r.pick(&[0.0, 1e-7, 1e-3])),
             7 => (desc.enable_tethers, desc.enable_bending) = (0, 0),
+            8..=15 => (flag_error, range_error) = newer_settings_case!(desc, r),
             _ => {}
         }
         let null_positions = !positions.is_empty() && r.chance(3);
@@ -587,7 +668,8 @@ impl Harness {
         }
         let w = self.world_index(world).expect("created in a live world");
         let pinned = vec![false; particles as usize];
-        self.worlds[w].cloths.push(ClothModel { id, vertex_count, particle_of, pinned });
+        let mesh_key = (bits(&positions), indices.clone());
+        self.worlds[w].cloths.push(ClothModel { id, vertex_count, particle_of, pinned, mesh_key });
         self.check_counts();
     }
 
@@ -818,7 +900,7 @@ impl Harness {
         self.unchanged_since(&before, "xpbd_cloth_get_params");
         // At most one defect: flags are checked on the C side before the id, ranges by the core.
         let (mut flag_error, mut range_error) = (false, false);
-        match r.below(16) {
+        match r.below(28) {
             0 => params.substeps = r.pick(&[0, 1, 2, 4]),
             1 => params.iterations = r.pick(&[0, 1, 2]),
             2 => params.enable_stretch ^= 1,
@@ -836,6 +918,7 @@ impl Harness {
                 range_error = true;
             }
             13 => (params.collision_thickness, range_error) = (r.pick(&[-0.1, 1.5, f32::NAN]), true),
+            14..=21 => (flag_error, range_error) = newer_settings_case!(params, r),
             _ => {}
         }
         let null_set = r.chance(5);
