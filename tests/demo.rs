@@ -150,9 +150,11 @@ fn tablecloth_report_counts_the_real_mesh() {
     // An open manifold sheet with one boundary loop of 472 edges: E = (3T + 472)/2, hinges = E − 472.
     assert_eq!(constraints, vec![42008.0, 41536.0, 0.0, 83544.0]);
     // 12 frames: the cloth lands on the table and the overhang starts to fall around the rounded
-    // edge; one iteration per substep leaves the wrapped edges stretched (measured 44 %).
+    // edge; one iteration per substep leaves the wrapped edges stretched (measured 61 % with the
+    // top's μ = 0.8 holding the cloth, 44 % with μ = 0.5 letting it slide). Above 75 % the edge
+    // would be tearing rather than stretching.
     let strain = numbers(&report, "edge strain");
-    assert!(strain.iter().all(|&s| (0.0..60.0).contains(&s)), "strain % {strain:?}");
+    assert!(strain.iter().all(|&s| (0.0..75.0).contains(&s)), "strain % {strain:?}");
     let (_, _, frames) = decode_gif_frames(&dir.join("tablecloth.gif"));
     assert_eq!(frames.len(), 5); // frames 0, 3, 6, 9, 12
     assert_ne!(frames[0], frames[4]);
@@ -195,7 +197,7 @@ fn bad_input_prints_the_error_and_exits_with_status_1() {
     fails_with(&["--obj", quad.to_str().unwrap(), "--out", out], "face 1 (object `unnamed_object`) has 4 corners");
     // The library's own messages, from ClothError's Display:
     let nan = write_obj("nan.obj", "v 0 0 0\nv 1 0 0\nv 0 NaN 1\nf 1 2 3\n");
-    fails_with(&["--obj", nan.to_str().unwrap(), "--out", out], "vertex 2 has a NaN or infinite coordinate");
+    fails_with(&["--obj", nan.to_str().unwrap(), "--out", out], "vertex 2 has a NaN, infinite or out-of-range coordinate");
     let degenerate = write_obj("degenerate.obj", "v 0 0 0\nv 1 0 0\nv 2 0 0\nv 0 0 1\nf 1 2 4\nf 1 2 3\n");
     fails_with(
         &["--obj", degenerate.to_str().unwrap(), "--out", out],
