@@ -50,6 +50,7 @@ static unsafe class MonoTests
             Run("engine_collider_shapes_follow_unity_conventions", EngineShapesFollowUnityConventions);
             Run("tracked_collider_follows_its_object_and_carries_the_cloth", TrackedColliderFollowsItsObject);
             Run("snapshots_teleport_and_the_explosion_guard", SnapshotsTeleportAndGuard);
+            Run("engine_settings_reach_the_cloth_params", EngineSettingsReachTheClothParams);
         }
         Console.WriteLine(passed + " passed, " + failed + " failed");
         return failed == 0 ? 0 : 1;
@@ -913,6 +914,44 @@ static unsafe class MonoTests
     }
 
     // ---- Robustness (issue 10) ----
+
+    static void EngineSettingsReachTheClothParams()
+    {
+        float[] positions;
+        uint[] indices;
+        XpbdGridMesh.Create(4, 4, 1.0f, 1.0f, out positions, out indices);
+        XpbdWorldDesc single = XpbdWorld.DefaultDesc();
+        single.thread_count = 1;
+        using (var world = new XpbdWorld(single))
+        {
+            XpbdClothDesc desc = XpbdCloth.DefaultDesc();
+            XpbdClothSettings.SetSelfCollision(ref desc, true, 0.125f, 0.7f, 0.3f);
+            XpbdClothSettings.SetRobustness(ref desc, 0.25f, 40.0f, XpbdUnstableRecovery.RestPose);
+            using (XpbdCloth cloth = world.CreateCloth(positions, indices, null, desc))
+            {
+                XpbdClothParams p = cloth.GetParams();
+                Expect(p.enable_self_collision == 1 && p.self_collision_radius == 0.125f, "self-collision on, r = 0.125 m");
+                Expect(p.self_static_friction == 0.7f && p.self_kinetic_friction == 0.3f, "self friction 0.7 / 0.3");
+                Expect(p.inertia_scale == 0.25f && p.max_particle_speed == 40.0f, "inertia scale 0.25, v_max 40 m/s");
+                Expect(p.unstable_recovery == 1, "rest pose recovery is C value 1, got " + p.unstable_recovery);
+                Expect(p.enable_inter_cloth_collision == 0, "inter-cloth collision left at its default");
+            }
+
+            // Off and radius 0 (= collision thickness) are the library's defaults.
+            XpbdClothDesc defaults = XpbdCloth.DefaultDesc();
+            XpbdClothDesc off = defaults;
+            XpbdClothSettings.SetSelfCollision(ref off, false, 0.0f, defaults.self_static_friction, defaults.self_kinetic_friction);
+            XpbdClothSettings.SetRobustness(ref off, 1.0f, defaults.max_particle_speed, XpbdUnstableRecovery.LastGoodState);
+            Expect(off.enable_self_collision == defaults.enable_self_collision && off.self_collision_radius == defaults.self_collision_radius
+                && off.inertia_scale == defaults.inertia_scale && off.unstable_recovery == defaults.unstable_recovery,
+                "off, r = 0, s = 1 and last good state are the library's defaults");
+
+            XpbdClothDesc bad = XpbdCloth.DefaultDesc();
+            XpbdClothSettings.SetRobustness(ref bad, 1.5f, 100.0f, XpbdUnstableRecovery.LastGoodState);
+            var e = Throws<XpbdInvalidArgumentException>(() => world.CreateCloth(positions, indices, null, bad));
+            Expect(e.Message.Contains("inertia_scale"), "names the field: " + e.Message);
+        }
+    }
 
     static void SnapshotsTeleportAndGuard()
     {

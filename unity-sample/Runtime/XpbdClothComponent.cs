@@ -77,6 +77,22 @@ namespace Xpbd.Unity
         public Collider[] colliders = new Collider[0];
         [Tooltip("Distance in metres the cloth keeps from collider surfaces (contact thickness). Friction comes from each collider's Physic Material (static and dynamic friction; Unity's 0.6 without one).")]
         [Range(0f, 0.1f)] public float collisionThickness = 0.005f;
+        [Tooltip("Keep the cloth's own layers apart (folds, a cape on itself), with friction between them. Set a radius suited to the mesh when turning it on.")]
+        public bool selfCollision;
+        [Tooltip("Self-collision particle radius r in metres: particles stay 2r apart. About half the mesh's edge length, and 2r below the smallest gap between layers at start. 0 = the collision thickness.")]
+        [Range(0f, 0.1f)] public float selfCollisionRadius = 0f;
+        [Tooltip("Static friction coefficient μs between touching parts of the cloth (dimensionless).")]
+        [Range(0f, 2f)] public float selfStaticFriction = 0.5f;
+        [Tooltip("Kinetic friction coefficient μk between touching parts of the cloth (dimensionless).")]
+        [Range(0f, 2f)] public float selfKineticFriction = 0.4f;
+
+        [Header("Robustness")]
+        [Tooltip("Fraction of its pins' movement the cloth feels, 0–1: 1 = fully physical (it swings behind them); 0 = carried along, only their rotation is simulated (a cape that does not stream out when its character dashes).")]
+        [Range(0f, 1f)] public float inertiaScale = 1f;
+        [Tooltip("Explosion guard: largest plausible particle speed in m/s. A step in which a vertex moves farther than this allows (plus pin and collider moves and twice the cloth's size) counts as unstable.")]
+        [Range(0.001f, 1000f)] public float maxParticleSpeed = 100f;
+        [Tooltip("What the explosion guard does with an unstable cloth: back to its last good state, back to its rest pose, or nothing (no check, no cost).")]
+        public XpbdUnstableRecovery unstableRecovery = XpbdUnstableRecovery.LastGoodState;
 
         MeshFilter meshFilter;
         Mesh originalMesh, simulatedMesh;
@@ -174,6 +190,9 @@ namespace Xpbd.Unity
             desc.external_acceleration[0] = externalAcceleration.x;
             desc.external_acceleration[1] = externalAcceleration.y;
             desc.external_acceleration[2] = externalAcceleration.z;
+            // Inter-cloth collision is not offered: each component simulates in a world of its own.
+            XpbdClothSettings.SetSelfCollision(ref desc, selfCollision, selfCollisionRadius, selfStaticFriction, selfKineticFriction);
+            XpbdClothSettings.SetRobustness(ref desc, inertiaScale, maxParticleSpeed, unstableRecovery);
             return desc;
         }
 
@@ -316,6 +335,13 @@ namespace Xpbd.Unity
                 linearDamping = d.linear_damping;
                 weldTolerance = d.weld_tolerance;
                 collisionThickness = d.collision_thickness;
+                selfCollision = d.enable_self_collision != 0;
+                selfCollisionRadius = d.self_collision_radius;
+                selfStaticFriction = d.self_static_friction;
+                selfKineticFriction = d.self_kinetic_friction;
+                inertiaScale = d.inertia_scale;
+                maxParticleSpeed = d.max_particle_speed;
+                unstableRecovery = (XpbdUnstableRecovery)d.unstable_recovery;
                 XpbdWorldDesc w = XpbdWorld.DefaultDesc();
                 substeps = (int)w.substeps;
                 iterations = (int)w.iterations;

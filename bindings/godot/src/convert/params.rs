@@ -4,9 +4,10 @@
 //! Units differ from the core only where SI numbers would be unreadable in an inspector field:
 //! Young's modulus in MPa (cloth: 1–100 MPa), fabric thickness in mm. Compliances stay SI. A
 //! negative compliance means "derive it from the material" (the core's `None`), since an
-//! inspector field cannot be empty.
+//! inspector field cannot be empty; likewise a self-collision radius of 0 means "the collision
+//! thickness" (the core's `None`).
 
-use xpbd_cloth::{ClothParams, Material};
+use xpbd_cloth::{ClothParams, Material, UnstableRecovery};
 
 /// Pascals per megapascal.
 const PA_PER_MPA: f32 = 1.0e6;
@@ -56,6 +57,35 @@ pub struct InspectorParams {
     pub collision_thickness: f32,
     /// Collision layers (bit mask) whose colliders this cloth collides with.
     pub collision_mask: u32,
+    /// Self-collision on: particles kept 2r apart (r = `self_collision_radius`).
+    pub self_collision: bool,
+    /// Self-collision particle radius r [m]; ≤ 0: the collision thickness.
+    pub self_collision_radius: f32,
+    /// Static friction coefficient μ_s between touching parts of the cloth [-].
+    pub self_static_friction: f32,
+    /// Kinetic friction coefficient μ_k between touching parts of the cloth [-].
+    pub self_kinetic_friction: f32,
+    /// Inertia scale s [-], 0..=1: the fraction of its pins' translation the cloth feels.
+    pub inertia_scale: f32,
+    /// Explosion guard: largest plausible particle speed v_max [m/s].
+    pub max_particle_speed: f32,
+    /// What the explosion guard does with an unstable cloth.
+    pub unstable_recovery: UnstableRecovery,
+}
+
+/// The recoveries in inspector order (the index of each is its C ABI value).
+const RECOVERIES: [UnstableRecovery; 3] =
+    [UnstableRecovery::LastGoodState, UnstableRecovery::RestPose, UnstableRecovery::Disabled];
+
+/// The recovery with this inspector index (0 last good state, 1 rest pose, 2 disabled), `None`
+/// otherwise.
+pub fn recovery_from_index(index: i64) -> Option<UnstableRecovery> {
+    RECOVERIES.get(usize::try_from(index).ok()?).copied()
+}
+
+/// The inspector index of `recovery` (inverse of [`recovery_from_index`]).
+pub fn recovery_index(recovery: UnstableRecovery) -> i64 {
+    RECOVERIES.iter().position(|&r| r == recovery).map_or(0, |i| i as i64)
 }
 
 impl Default for InspectorParams {
@@ -74,9 +104,15 @@ fn optional(value: f32) -> Option<f32> {
     (value >= 0.0).then_some(value)
 }
 
+/// 0 (or less) in the inspector ⇔ `None` (the collision thickness) in the core.
+fn optional_radius(value: f32) -> Option<f32> {
+    (value > 0.0).then_some(value)
+}
+
 impl InspectorParams {
     /// The core settings these properties mean. Fields the inspector does not show (external
-    /// acceleration, enable_stretch, tether compliance, depenetration speed) keep `base`'s values.
+    /// acceleration, enable_stretch, tether compliance, depenetration speed, inter-cloth
+    /// collision: each node has its own world) keep `base`'s values.
     /// Validation is the core's ([`ClothParams::validate`]), which names the failing field.
     pub fn to_params(&self, base: &ClothParams) -> ClothParams {
         ClothParams {
@@ -102,6 +138,13 @@ impl InspectorParams {
             iterations: self.iterations,
             collision_thickness: self.collision_thickness,
             collision_mask: self.collision_mask,
+            self_collision: self.self_collision,
+            self_collision_radius: optional_radius(self.self_collision_radius),
+            self_static_friction: self.self_static_friction,
+            self_kinetic_friction: self.self_kinetic_friction,
+            inertia_scale: self.inertia_scale,
+            max_particle_speed: self.max_particle_speed,
+            unstable_recovery: self.unstable_recovery,
             ..*base
         }
     }
@@ -130,6 +173,13 @@ impl InspectorParams {
             iterations: params.iterations,
             collision_thickness: params.collision_thickness,
             collision_mask: params.collision_mask,
+            self_collision: params.self_collision,
+            self_collision_radius: params.self_collision_radius.unwrap_or(0.0),
+            self_static_friction: params.self_static_friction,
+            self_kinetic_friction: params.self_kinetic_friction,
+            inertia_scale: params.inertia_scale,
+            max_particle_speed: params.max_particle_speed,
+            unstable_recovery: params.unstable_recovery,
         }
     }
 }
@@ -185,6 +235,13 @@ mod tests {
             iterations: 2,
             collision_thickness: 0.01,
             collision_mask: 0b101,
+            self_collision: true,
+            self_collision_radius: Some(0.02),
+            self_static_friction: 0.8,
+            self_kinetic_friction: 0.6,
+            inertia_scale: 0.25,
+            max_particle_speed: 40.0,
+            unstable_recovery: UnstableRecovery::RestPose,
             ..base
         };
         for p in [base, varied] {
@@ -200,8 +257,48 @@ mod tests {
 
     #[test]
     fn fields_the_inspector_does_not_show_keep_the_base_values() {
-        let base = ClothParams { external_acceleration: [0.0, 0.0, 2.0], tether_compliance: 1e-5, ..ClothParams::default() };
+        let base = ClothParams {
+            external_acceleration: [0.0, 0.0, 2.0],
+            tether_compliance: 1e-5,
+            inter_cloth_collision: true,
+            ..ClothParams::default()
+        };
         let core = InspectorParams::default().to_params(&base);
         assert_eq!((core.external_acceleration, core.tether_compliance), ([0.0, 0.0, 2.0], 1e-5));
+        assert!(core.inter_cloth_collision);
+    }
+
+    #[test]
+    fn zero_self_collision_radius_means_the_collision_thickness() {
+        let d = InspectorParams::default();
+        assert_eq!((d.self_collision, d.self_collision_radius), (false, 0.0));
+        let on = InspectorParams { self_collision: true, self_collision_radius: 0.0, ..d };
+        assert_eq!(on.to_params(&ClothParams::default()).self_collision_radius, None);
+        let set = InspectorParams { self_collision_radius: 0.01, ..on };
+        let core = set.to_params(&ClothParams::default());
+        assert_eq!((core.self_collision, core.self_collision_radius), (true, Some(0.01)));
+        assert_eq!(core.validate(), Ok(()));
+    }
+
+    #[test]
+    fn recovery_indices_are_the_c_abi_values() {
+        // XpbdUnstableRecovery: 0 last good state, 1 rest pose, 2 disabled.
+        assert_eq!(recovery_from_index(0), Some(UnstableRecovery::LastGoodState));
+        assert_eq!(recovery_from_index(1), Some(UnstableRecovery::RestPose));
+        assert_eq!(recovery_from_index(2), Some(UnstableRecovery::Disabled));
+        assert_eq!((recovery_from_index(3), recovery_from_index(-1)), (None, None));
+        for i in 0..3 {
+            assert_eq!(recovery_index(recovery_from_index(i).unwrap()), i);
+        }
+    }
+
+    #[test]
+    fn out_of_range_robustness_settings_are_named_by_the_core() {
+        let bad_scale = InspectorParams { inertia_scale: 1.5, ..InspectorParams::default() };
+        let err = bad_scale.to_params(&ClothParams::default()).validate().unwrap_err().to_string();
+        assert!(err.contains("inertia_scale"), "{err}");
+        let bad_speed = InspectorParams { max_particle_speed: 0.0, ..InspectorParams::default() };
+        let err = bad_speed.to_params(&ClothParams::default()).validate().unwrap_err().to_string();
+        assert!(err.contains("max_particle_speed"), "{err}");
     }
 }

@@ -3,7 +3,7 @@
 use super::colliders::{ColliderSettings, ColliderSync};
 use super::surface_link::{SurfaceLink, read_first_surface};
 use super::to_affine;
-use crate::convert::params::InspectorParams;
+use crate::convert::params::{InspectorParams, recovery_from_index, recovery_index};
 use crate::convert::pins::{self, AnchoredPin, ColorChannel};
 use crate::convert::surface::{WorldToLocal, core_triangles, is_mirroring, to_world};
 use glam::Vec3;
@@ -129,6 +129,32 @@ pub struct XpbdCloth3D {
     /// Which collider layers the cloth collides with.
     #[export(flags_3d_physics)]
     collision_mask: u32,
+    /// Keep the cloth's own layers apart (folds, a cape on itself); friction between them.
+    #[export]
+    self_collision: bool,
+    /// Self-collision particle radius r (particles kept 2r apart); 0 = the collision thickness.
+    /// About half the mesh's edge length; 2r below the smallest gap between layers at rest.
+    #[export(range = (0.0, 0.1, 0.0001, or_greater, suffix = "m"))]
+    self_collision_radius: f32,
+    /// Static friction coefficient μ_s between touching parts of the cloth.
+    #[export(range = (0.0, 2.0, 0.01, or_greater))]
+    self_static_friction: f32,
+    /// Kinetic friction coefficient μ_k between touching parts of the cloth.
+    #[export(range = (0.0, 2.0, 0.01, or_greater))]
+    self_kinetic_friction: f32,
+
+    /// Fraction of its pins' translation the cloth feels: 1 = fully physical (it swings behind
+    /// them), 0 = carried along (a cape that does not stream out when its character dashes).
+    #[export_group(name = "Robustness", prefix = "")]
+    #[export(range = (0.0, 1.0, 0.01))]
+    inertia_scale: f32,
+    /// Explosion guard: a step in which a particle moves farther than this speed allows (plus
+    /// pin and collider moves and twice the cloth's size) counts as unstable.
+    #[export(range = (0.001, 1000.0, 0.1, or_greater, suffix = "m/s"))]
+    max_particle_speed: f32,
+    /// What the explosion guard does with an unstable cloth.
+    #[export(enum = (LastGoodState = 0, RestPose = 1, Disabled = 2))]
+    unstable_recovery: i64,
 
     sim: Option<Simulation>,
     base: Base<Node3D>,
@@ -158,8 +184,10 @@ struct Simulation {
 }
 
 impl XpbdCloth3D {
-    fn inspector_params(&self) -> InspectorParams {
-        InspectorParams {
+    /// The inspector's settings. Errors: an `unstable_recovery` outside 0–2 (set from a script).
+    fn inspector_params(&self) -> Result<InspectorParams, String> {
+        let unstable_recovery = recovery_from_index(self.unstable_recovery).ok_or("unstable_recovery must be 0–2")?;
+        Ok(InspectorParams {
             areal_density: self.areal_density,
             youngs_modulus_mpa: self.youngs_modulus,
             poisson_ratio: self.poisson_ratio,
@@ -180,7 +208,14 @@ impl XpbdCloth3D {
             iterations: self.iterations,
             collision_thickness: self.collision_thickness,
             collision_mask: self.collision_mask,
-        }
+            self_collision: self.self_collision,
+            self_collision_radius: self.self_collision_radius,
+            self_static_friction: self.self_static_friction,
+            self_kinetic_friction: self.self_kinetic_friction,
+            inertia_scale: self.inertia_scale,
+            max_particle_speed: self.max_particle_speed,
+            unstable_recovery,
+        })
     }
 
     fn show_params(&mut self, p: &InspectorParams) {
@@ -205,6 +240,13 @@ impl XpbdCloth3D {
         self.iterations = p.iterations;
         self.collision_thickness = p.collision_thickness;
         self.collision_mask = p.collision_mask;
+        self.self_collision = p.self_collision;
+        self.self_collision_radius = p.self_collision_radius;
+        self.self_static_friction = p.self_static_friction;
+        self.self_kinetic_friction = p.self_kinetic_friction;
+        self.inertia_scale = p.inertia_scale;
+        self.max_particle_speed = p.max_particle_speed;
+        self.unstable_recovery = recovery_index(p.unstable_recovery);
     }
 
     fn collider_settings(&self) -> ColliderSettings {
@@ -238,7 +280,8 @@ impl XpbdCloth3D {
         let indices = core_triangles(surface.indices.as_deref(), surface.positions.len(), is_mirroring(&transform))
             .map_err(|e| e.to_string())?;
 
-        let params = self.inspector_params().to_params(&ClothParams::default());
+        let inspector = self.inspector_params()?;
+        let params = inspector.to_params(&ClothParams::default());
         params.validate().map_err(|e| e.to_string())?;
         let threads = self.threads;
         let mut world = World::new(WorldDesc { gravity: Self::project_gravity(), thread_count: threads, ..WorldDesc::default() })
@@ -293,7 +336,7 @@ impl XpbdCloth3D {
             pin_vertices,
             pin_targets,
             colliders: ColliderSync::default(),
-            applied: self.inspector_params(),
+            applied: inspector,
             positions: vec![[0.0; 3]; n],
             normals: vec![[0.0; 3]; n],
             dirty: true,
@@ -302,7 +345,7 @@ impl XpbdCloth3D {
 
     /// One physics tick: inspector changes, collider poses, pin targets, then the step.
     fn tick(&mut self, delta: f32) -> Result<(), String> {
-        let params = self.inspector_params();
+        let params = self.inspector_params()?;
         let settings = self.collider_settings();
         let group = self.collider_group.clone();
         let root = self.base().clone().upcast::<godot::classes::Node>();
@@ -417,6 +460,13 @@ impl INode3D for XpbdCloth3D {
             kinetic_friction: 0.4,
             collider_layers: 1,
             collision_mask: 0,
+            self_collision: false,
+            self_collision_radius: 0.0,
+            self_static_friction: 0.0,
+            self_kinetic_friction: 0.0,
+            inertia_scale: 0.0,
+            max_particle_speed: 0.0,
+            unstable_recovery: 0,
             sim: None,
             base,
         };
