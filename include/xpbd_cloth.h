@@ -1354,7 +1354,9 @@ XpbdResult xpbd_cloth_save_state(struct XpbdClothId cloth, void *buf, size_t siz
 
 /**
  * Restore a state saved by `xpbd_cloth_save_state` from this cloth or any cloth created from the
- * same mesh (same vertices, indices and weld tolerance). Bit-exact: with the same settings,
+ * same mesh (same vertices, indices and weld tolerance: the check compares the render-vertex to
+ * particle map, the triangles and the rest positions; lines and inverse masses are not compared,
+ * and must match for the result to mean anything). Bit-exact: with the same settings,
  * colliders and inputs, the steps after a restore are bitwise identical to the steps that
  * followed the save (compare `xpbd_cloth_state_hash`). Pins are set as saved.
  *
