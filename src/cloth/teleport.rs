@@ -4,9 +4,9 @@ use super::Cloth;
 use crate::error::{ClothError, check_range, check_unit_quaternion};
 use glam::Vec3;
 
-/// Largest accepted |component| of a teleport translation [m]; beyond this f32 positions cannot
-/// resolve millimetres any more (as for collider positions).
-pub const MAX_TELEPORT_TRANSLATION: f32 = 1.0e5;
+/// Largest accepted |component| of a teleport translation [m]: the one bound of every world
+/// coordinate ([`crate::mesh::MAX_COORDINATE`]).
+pub const MAX_TELEPORT_TRANSLATION: f32 = crate::mesh::MAX_COORDINATE;
 
 impl Cloth {
     /// Move the whole cloth by the rigid transform x ← R·x + t (rotation `rotation` about the

@@ -59,9 +59,9 @@ impl Default for Pose {
     }
 }
 
-/// Largest accepted |coordinate| of a collider position [m]; beyond this f32 cannot resolve
-/// millimetres any more.
-pub const MAX_COLLIDER_COORDINATE: f32 = 1.0e5;
+/// Largest accepted |coordinate| of a collider position [m]: the one bound of every world
+/// coordinate ([`crate::mesh::MAX_COORDINATE`]).
+pub const MAX_COLLIDER_COORDINATE: f32 = crate::mesh::MAX_COORDINATE;
 
 impl Pose {
     /// A pose at `position` [m] with no rotation.

@@ -18,7 +18,7 @@
 
 use super::access::Positions;
 use super::sweep::{Sweep, sweep};
-use super::lanes::{LANES, Lanes, Real, V3, atan2};
+use super::lanes::{LANES, Lanes, Real, V3, atan2, v3};
 use super::{MIN_DENOMINATOR, SubstepCoefficients, xpbd_delta_lambda_parts};
 use glam::Vec3;
 use std::f32::consts::PI;
@@ -45,12 +45,9 @@ pub fn dihedral_angle(p: [Vec3; 4]) -> Option<f32> {
 /// arithmetic as the solver's projection ([`hinge_geometry`]).
 pub fn dihedral_angle_and_gradient(p: [Vec3; 4]) -> Option<(f32, [Vec3; 4])> {
     let g = hinge_geometry(p.map(v3));
-    (g.valid > 0.0).then(|| (g.phi, g.grad.map(|q| Vec3::new(q.x, q.y, q.z))))
+    (g.valid > 0.0).then(|| (g.phi, g.grad.map(|q| q.to_vec3())))
 }
 
-fn v3(p: Vec3) -> V3<f32> {
-    V3 { x: p.x, y: p.y, z: p.z }
-}
 
 /// φ, ∇φ and Σ|∇φ|²-ready terms of one hinge (or of [`LANES`] hinges, lane-wise).
 struct HingeGeometry<T> {
@@ -188,7 +185,7 @@ impl<const DAMPED: bool> Sweep for BendingSweep<'_, DAMPED> {
             *lambda += dl;
             for q in 0..4 {
                 let d = correction[q];
-                x.add(ids[q], Vec3::new(d.x, d.y, d.z));
+                x.add(ids[q], d.to_vec3());
             }
         }
     }
@@ -228,7 +225,7 @@ impl<const DAMPED: bool> Sweep for BendingSweep<'_, DAMPED> {
                 lambda[l] += dl.0[l];
                 for q in 0..4 {
                     let d = correction[q];
-                    x.add(ids[l][q], Vec3::new(d.x.0[l], d.y.0[l], d.z.0[l]));
+                    x.add(ids[l][q], d.lane(l));
                 }
             }
         }

@@ -139,6 +139,28 @@ pub(crate) struct V3<T> {
     pub z: T,
 }
 
+/// A glam vector as the kernels' scalar vector.
+#[inline(always)]
+pub(crate) fn v3(p: glam::Vec3) -> V3<f32> {
+    V3 { x: p.x, y: p.y, z: p.z }
+}
+
+impl V3<f32> {
+    /// Back to glam.
+    #[inline(always)]
+    pub fn to_vec3(self) -> glam::Vec3 {
+        glam::Vec3::new(self.x, self.y, self.z)
+    }
+}
+
+impl V3<Lanes> {
+    /// Lane `l` as a glam vector (for the scatter after a lane-wise projection).
+    #[inline(always)]
+    pub fn lane(self, l: usize) -> glam::Vec3 {
+        glam::Vec3::new(self.x.0[l], self.y.0[l], self.z.0[l])
+    }
+}
+
 impl<T: Real> V3<T> {
     #[inline(always)]
     pub fn sub(self, o: Self) -> Self {

@@ -6,7 +6,7 @@
 
 use super::access::Positions;
 use super::sweep::{Sweep, sweep};
-use super::lanes::{LANES, Lanes, Real, V3};
+use super::lanes::{LANES, Lanes, Real, V3, v3};
 use super::{MIN_DENOMINATOR, SubstepCoefficients, xpbd_delta_lambda_parts};
 use glam::Vec3;
 
@@ -87,8 +87,8 @@ impl<const DAMPED: bool> Sweep for StretchSweep<'_, DAMPED> {
             let (dl, ci, cj) =
                 project_edge::<f32, DAMPED>(v3(d), v3(dx), [wi, wj], self.rest_length[c], self.compliance[c], *lambda, self.k);
             *lambda += dl;
-            x.set(i, xi + Vec3::new(ci.x, ci.y, ci.z));
-            x.set(j, xj - Vec3::new(cj.x, cj.y, cj.z));
+            x.set(i, xi + ci.to_vec3());
+            x.set(j, xj - cj.to_vec3());
         }
     }
 
@@ -133,17 +133,14 @@ impl<const DAMPED: bool> Sweep for StretchSweep<'_, DAMPED> {
             for l in 0..LANES {
                 lambda[l] += dl.0[l];
                 let [i, j] = ids[l];
-                x.set(i, xi[l] + Vec3::new(ci.x.0[l], ci.y.0[l], ci.z.0[l]));
-                x.set(j, xj[l] - Vec3::new(cj.x.0[l], cj.y.0[l], cj.z.0[l]));
+                x.set(i, xi[l] + ci.lane(l));
+                x.set(j, xj[l] - cj.lane(l));
             }
         }
         self.project_range(first + batches * LANES, rest, x);
     }
 }
 
-fn v3(p: Vec3) -> V3<f32> {
-    V3 { x: p.x, y: p.y, z: p.z }
-}
 
 impl StretchConstraints {
     /// One Gauss–Seidel sweep over all edges in storage order. When the edges are coloured
