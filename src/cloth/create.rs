@@ -161,6 +161,7 @@ impl Cloth {
             world_key: 0,
             normals: vec![Vec3::ZERO; particle_count],
             wind_force: vec![Vec3::ZERO; particle_count],
+            sweep_rows: vec![glam::Vec4::ZERO; particle_count],
             stats: ClothStats::default(),
             last_substep: 0.0,
             scratch: StatsScratch::with_capacity(

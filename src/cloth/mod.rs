@@ -108,6 +108,9 @@ pub struct Cloth {
     pub(crate) normals: Vec<Vec3>,
     /// Aerodynamic force accumulator per particle [N], reused every substep (no allocation).
     pub(crate) wind_force: Vec<Vec3>,
+    /// Position and inverse mass per particle in the constraint sweeps' 16-byte rows, packed before
+    /// and unpacked after the sweeps of every iteration (`constraints::access`; no allocation).
+    pub(crate) sweep_rows: Vec<crate::constraints::access::SolverParticle>,
     pub(crate) stats: ClothStats,
     /// Substep length h [s] of the last step (0 before the first).
     pub(crate) last_substep: f32,

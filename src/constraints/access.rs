@@ -1,44 +1,88 @@
-//! How a projection kernel reaches particle positions: through a plain slice on the sequential
-//! path, or through [`SharedPositions`] when the constraints of one colour are projected by
-//! several threads at once. The kernels are generic over [`Positions`], so both paths run the
-//! same code and give the same bits.
+//! How a projection kernel reaches particles: through a plain slice on the sequential path, or
+//! through [`SharedPositions`] when the constraints of one colour are projected by several threads
+//! at once. The kernels are generic over [`Positions`], so both paths run the same code and give
+//! the same bits.
+//!
+//! The sweeps work on [`SolverParticle`]s, position and inverse mass in one 16-byte row, packed
+//! from the cloth's particles before the constraint sweeps of an iteration and unpacked after
+//! them (`pack_solver_particles`, `unpack_solver_particles`): a lane-wise kernel then fetches a
+//! particle with one aligned load and turns four of them into lanes with a 4 × 4 transpose
+//! (`lanes::rows_to_lanes`). With 12-byte positions it assembled each lane from scalars through
+//! the stack, and the vector load after those scalar stores stalled (perf: the hottest
+//! instructions of the coloured sweeps).
 
-use glam::Vec3;
+use glam::{Vec3, Vec4};
 use std::marker::PhantomData;
+
+/// A particle as the constraint sweeps see it: position [m] in x, y, z and inverse mass w [1/kg]
+/// in the fourth component. The sweeps never change w.
+pub(crate) type SolverParticle = Vec4;
+
+/// Copy positions and inverse masses into the sweeps' rows (`out.len() == x.len() == w.len()`).
+pub(crate) fn pack_solver_particles(x: &[Vec3], w: &[f32], out: &mut [SolverParticle]) {
+    for ((o, p), &w) in out.iter_mut().zip(x).zip(w) {
+        *o = p.extend(w);
+    }
+}
+
+/// Copy the sweeps' positions back (`x.len() == rows.len()`).
+pub(crate) fn unpack_solver_particles(rows: &[SolverParticle], x: &mut [Vec3]) {
+    for (p, r) in x.iter_mut().zip(rows) {
+        *p = r.truncate();
+    }
+}
 
 /// Read and update particle positions [m] by particle index.
 pub(crate) trait Positions {
-    /// Position of particle `i`.
-    fn get(&self, i: usize) -> Vec3;
-    /// Overwrite the position of particle `i`.
+    /// Particle `i`'s row: x, y, z [m] and w [1/kg].
+    fn row(&self, i: usize) -> [f32; 4];
+    /// Add `d` to particle `i`'s row, component by component (`d[3]` is 0, so w is unchanged).
+    fn add_row(&mut self, i: usize, d: [f32; 4]);
+    /// Subtract `d` from particle `i`'s row, component by component (`d[3]` is 0).
+    fn sub_row(&mut self, i: usize, d: [f32; 4]);
+    /// Overwrite the position of particle `i` (keeping its w).
     fn set(&mut self, i: usize, x: Vec3);
+
+    /// Position of particle `i`.
+    #[inline(always)]
+    fn get(&self, i: usize) -> Vec3 {
+        let [x, y, z, _] = self.row(i);
+        Vec3::new(x, y, z)
+    }
     /// x_i += d.
     #[inline(always)]
     fn add(&mut self, i: usize, d: Vec3) {
-        let x = self.get(i);
-        self.set(i, x + d);
+        self.add_row(i, d.extend(0.0).to_array());
     }
 }
 
-impl Positions for [Vec3] {
+impl Positions for [SolverParticle] {
     #[inline(always)]
-    fn get(&self, i: usize) -> Vec3 {
-        self[i]
+    fn row(&self, i: usize) -> [f32; 4] {
+        self[i].to_array()
+    }
+    #[inline(always)]
+    fn add_row(&mut self, i: usize, d: [f32; 4]) {
+        self[i] += Vec4::from_array(d);
+    }
+    #[inline(always)]
+    fn sub_row(&mut self, i: usize, d: [f32; 4]) {
+        self[i] -= Vec4::from_array(d);
     }
     #[inline(always)]
     fn set(&mut self, i: usize, x: Vec3) {
-        self[i] = x;
+        self[i] = x.extend(self[i].w);
     }
 }
 
-/// A position array shared by the threads projecting one colour. Copies of it alias the same
+/// A particle array shared by the threads projecting one colour. Copies of it alias the same
 /// memory; that is sound only because a colour's constraints touch pairwise disjoint particles,
 /// which is the contract of [`SharedPositions::new`]. Indices are bounds-checked.
 #[derive(Clone, Copy)]
 pub(crate) struct SharedPositions<'a> {
-    ptr: *mut Vec3,
+    ptr: *mut SolverParticle,
     len: usize,
-    _borrow: PhantomData<&'a mut [Vec3]>,
+    _borrow: PhantomData<&'a mut [SolverParticle]>,
 }
 
 // SAFETY: sending or sharing the view between threads is what it is for; data races are excluded
@@ -54,24 +98,45 @@ impl<'a> SharedPositions<'a> {
     /// While copies of the view are used from several threads, a particle that one thread writes
     /// is neither read nor written by any other (e.g. the constraints each thread projects belong
     /// to one colour of a valid colouring, and anchors that several of them read are never written).
-    pub unsafe fn new(x: &'a mut [Vec3]) -> Self {
+    pub unsafe fn new(x: &'a mut [SolverParticle]) -> Self {
         SharedPositions { ptr: x.as_mut_ptr(), len: x.len(), _borrow: PhantomData }
     }
-}
 
-impl Positions for SharedPositions<'_> {
     #[inline(always)]
-    fn get(&self, i: usize) -> Vec3 {
+    fn read(&self, i: usize) -> SolverParticle {
         assert!(i < self.len);
         // SAFETY: in bounds (checked above) of the live borrow `'a`; no other thread writes
         // particle i meanwhile (contract of `new`).
         unsafe { self.ptr.add(i).read() }
     }
+
     #[inline(always)]
-    fn set(&mut self, i: usize, x: Vec3) {
+    fn write(&mut self, i: usize, p: SolverParticle) {
         assert!(i < self.len);
         // SAFETY: in bounds of the live borrow `'a`; no other thread reads or writes particle i
         // meanwhile (contract of `new`).
-        unsafe { self.ptr.add(i).write(x) }
+        unsafe { self.ptr.add(i).write(p) }
+    }
+}
+
+impl Positions for SharedPositions<'_> {
+    #[inline(always)]
+    fn row(&self, i: usize) -> [f32; 4] {
+        self.read(i).to_array()
+    }
+    #[inline(always)]
+    fn add_row(&mut self, i: usize, d: [f32; 4]) {
+        let p = self.read(i) + Vec4::from_array(d);
+        self.write(i, p);
+    }
+    #[inline(always)]
+    fn sub_row(&mut self, i: usize, d: [f32; 4]) {
+        let p = self.read(i) - Vec4::from_array(d);
+        self.write(i, p);
+    }
+    #[inline(always)]
+    fn set(&mut self, i: usize, x: Vec3) {
+        let w = self.read(i).w;
+        self.write(i, x.extend(w));
     }
 }

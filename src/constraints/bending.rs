@@ -16,9 +16,9 @@
 //! Σ∇ = 0 by construction (translation invariance). Hinges whose edge or triangle heights vanish are
 //! skipped. Compliance α in rad/(N·m); λ/h² estimates the hinge torque [N·m].
 
-use super::access::Positions;
+use super::access::{Positions, SolverParticle};
 use super::sweep::{Sweep, sweep};
-use super::lanes::{LANES, Lanes, Real, V3, atan2, v3};
+use super::lanes::{LANES, Lanes, Real, V3, atan2, lanes_to_rows, rows_to_lanes, v3};
 use super::{MIN_DENOMINATOR, SubstepCoefficients, xpbd_delta_lambda_parts};
 use glam::Vec3;
 use std::f32::consts::PI;
@@ -49,7 +49,7 @@ pub fn dihedral_angle_and_gradient(p: [Vec3; 4]) -> Option<(f32, [Vec3; 4])> {
 }
 
 
-/// φ, ∇φ and Σ|∇φ|²-ready terms of one hinge (or of [`LANES`] hinges, lane-wise).
+/// φ, ∇φ and Σ|∇φ|²-ready terms of one hinge (or of several hinges, lane-wise).
 struct HingeGeometry<T> {
     /// 1 where the hinge is well defined, 0 where it is degenerate (then the other fields are
     /// finite for finite positions, but meaningless).
@@ -104,7 +104,7 @@ pub(crate) fn wrap_angle<T: Real>(a: T) -> T {
     a.gt_select(pi, a - two_pi, a.gt_select(-pi, a, a + two_pi))
 }
 
-/// One XPBD projection of a hinge (or of [`LANES`] disjoint hinges): returns Δλ and the position
+/// One XPBD projection of a hinge (or of several disjoint hinges lane-wise): returns Δλ and the position
 /// correction of each of the four particles, w_q·∇_qφ·Δλ (zero for a degenerate hinge or a
 /// vanishing denominator, which are skipped). `dx` is x − x_prev of the four particles, read only
 /// when `DAMPED`.
@@ -133,8 +133,14 @@ fn project_hinge<T: Real, const DAMPED: bool>(
     let dl = ok.gt_select(zero, dl, zero);
     // Masked rather than multiplied by Δλ = 0: a hinge with a non-finite particle must leave the
     // others untouched (NaN·0 is NaN), as the explosion guard relies on.
-    let correction = [g0.scale(w[0] * dl), g1.scale(w[1] * dl), g2.scale(w[2] * dl), g3.scale(w[3] * dl)];
-    (dl, correction.map(|c| c.or_zero_unless(ok)))
+    // Written out rather than with `array::map`, which is not inlined into the AVX kernels.
+    let correction = [
+        g0.scale(w[0] * dl).or_zero_unless(ok),
+        g1.scale(w[1] * dl).or_zero_unless(ok),
+        g2.scale(w[2] * dl).or_zero_unless(ok),
+        g3.scale(w[3] * dl).or_zero_unless(ok),
+    ];
+    (dl, correction)
 }
 
 /// All bending constraints of one cloth, structure-of-arrays.
@@ -192,40 +198,39 @@ impl<const DAMPED: bool> Sweep for BendingSweep<'_, DAMPED> {
 
     /// [`LANES`] hinges at a time (gathered into lanes, projected lane-wise, scattered back), the
     /// remainder one at a time: the same bits as [`Sweep::project_range`].
-    #[inline]
+    #[inline(always)]
     fn project_disjoint<P: Positions + ?Sized>(&self, first: usize, lambda: &mut [f32], x: &mut P) {
         let batches = lambda.len() / LANES;
         let (batched, rest) = lambda.split_at_mut(batches * LANES);
         for (b, lambda) in batched.chunks_exact_mut(LANES).enumerate() {
             let c0 = first + b * LANES;
-            let zero = Lanes::splat(0.0);
-            let mut ids = [[0usize; 4]; LANES];
-            let mut p = [V3 { x: zero, y: zero, z: zero }; 4];
-            let mut dx = p;
-            let mut w = [zero; 4];
-            for (l, hinge_ids) in ids.iter_mut().enumerate() {
-                let [a, b, c2, c3] = self.hinges[c0 + l];
-                *hinge_ids = [a as usize, b as usize, c2 as usize, c3 as usize];
-                for q in 0..4 {
-                    let i = hinge_ids[q];
-                    let v = x.get(i);
-                    (p[q].x.0[l], p[q].y.0[l], p[q].z.0[l]) = (v.x, v.y, v.z);
-                    if DAMPED {
-                        let d = v - self.x_prev[i];
-                        (dx[q].x.0[l], dx[q].y.0[l], dx[q].z.0[l]) = (d.x, d.y, d.z);
-                    }
-                    w[q].0[l] = self.w[i];
-                }
-            }
-            let lanes = |v: &[f32]| Lanes(v[c0..c0 + LANES].try_into().expect("LANES values"));
-            let (rest_angle, compliance) = (lanes(self.rest_angle), lanes(self.compliance));
-            let lambda_in = Lanes((*lambda).try_into().expect("LANES values"));
+            let ids: [[usize; 4]; LANES] = std::array::from_fn(|l| {
+                let [a, b, c, d] = self.hinges[c0 + l];
+                [a as usize, b as usize, c as usize, d as usize]
+            });
+            let gather = |q: usize| rows_to_lanes(std::array::from_fn(|l| x.row(ids[l][q])));
+            let (g0, g1, g2, g3) = (gather(0), gather(1), gather(2), gather(3));
+            let p = [g0.0, g1.0, g2.0, g3.0];
+            let w = [g0.1, g1.1, g2.1, g3.1];
+            let dx = if DAMPED {
+                let prev = |q: usize| rows_to_lanes(std::array::from_fn(|l| self.x_prev[ids[l][q]].extend(0.0).to_array())).0;
+                [p[0].sub(prev(0)), p[1].sub(prev(1)), p[2].sub(prev(2)), p[3].sub(prev(3))]
+            } else {
+                p
+            };
+            let (rest_angle, compliance) = (Lanes::load(self.rest_angle, c0), Lanes::load(self.compliance, c0));
+            let lambda_in = Lanes::load(lambda, 0);
             let (dl, correction) = project_hinge::<Lanes, DAMPED>(p, dx, w, rest_angle, compliance, lambda_in, self.k);
+            let correction = [
+                lanes_to_rows(correction[0]),
+                lanes_to_rows(correction[1]),
+                lanes_to_rows(correction[2]),
+                lanes_to_rows(correction[3]),
+            ];
+            lambda.copy_from_slice(&(lambda_in + dl).to_array());
             for l in 0..LANES {
-                lambda[l] += dl.0[l];
                 for q in 0..4 {
-                    let d = correction[q];
-                    x.add(ids[l][q], d.lane(l));
+                    x.add_row(ids[l][q], correction[q][l]);
                 }
             }
         }
@@ -235,9 +240,9 @@ impl<const DAMPED: bool> Sweep for BendingSweep<'_, DAMPED> {
 
 impl BendingConstraints {
     /// One Gauss–Seidel sweep over all hinges in storage order. When the hinges are coloured
-    /// ([`BendingConstraints::colour_start`]), colour by colour, [`LANES`] hinges at a time, and
+    /// ([`BendingConstraints::colour_start`]), colour by colour, 4 or 8 hinges at a time (`sweep::LaneWidth`), and
     /// with `parallel` each colour split over the current rayon pool (the same bits either way).
-    pub(crate) fn solve(&mut self, x: &mut [Vec3], x_prev: &[Vec3], w: &[f32], k: &SubstepCoefficients, parallel: bool) {
+    pub(crate) fn solve(&mut self, x: &mut [SolverParticle], x_prev: &[Vec3], w: &[f32], k: &SubstepCoefficients, parallel: bool) {
         let colours = (!self.colour_start.is_empty()).then_some(self.colour_start.as_slice());
         let (hinges, rest_angle, compliance) = (&self.hinges[..], &self.rest_angle[..], &self.compliance[..]);
         // Without damping γ = 0 and ∇C·(x − x_prev) is not needed: skip reading x_prev.

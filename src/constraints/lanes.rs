@@ -9,9 +9,13 @@
 
 use std::ops::{Add, Div, Mul, Neg, Sub};
 
-/// Constraints projected together by the lane-wise kernels: one SSE register. With 8 (two
-/// registers) the bending kernel's ~40 live values spill to the stack: callgrind counted 672 M
-/// instructions in the coloured sweeps of 10 steps of the 64² bench grid against 545 M with 4.
+/// Constraints projected together by the lane-wise kernels: one SSE/NEON register.
+///
+/// Measured alternatives (64² bench grid, coloured): 8 lanes as two SSE registers spilled the
+/// bending kernel's ~40 live values (callgrind: 672 M instructions against 545 M with 4); 8 lanes
+/// in AVX registers, chosen at run time, gave no measurable gain while the lanes were `[f32; 8]`
+/// arrays (LLVM splits arrays into scalars and re-packs them: the 8-edge stretch loop body was
+/// 760 instructions).
 pub(crate) const LANES: usize = 4;
 
 /// A real number, or a batch of them.
@@ -58,78 +62,193 @@ impl Real for f32 {
     }
 }
 
-/// [`LANES`] single-precision numbers operated on lane by lane.
-#[derive(Clone, Copy, Debug, PartialEq)]
-#[repr(C, align(16))]
-pub(crate) struct Lanes(pub [f32; LANES]);
+/// [`LANES`] single-precision numbers operated on lane by lane. On x86-64 an SSE register
+/// (`__m128`, SSE2 is part of the x86-64 baseline) handled with one intrinsic per operation: as a
+/// `[f32; 4]` LLVM split each batch into scalars and re-packed them around every operation
+/// (inserts, extracts and stack traffic made up most of the kernels' instructions). Elsewhere a
+/// plain array.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Lanes(LaneRegister);
+
+#[cfg(target_arch = "x86_64")]
+type LaneRegister = std::arch::x86_64::__m128;
+#[cfg(not(target_arch = "x86_64"))]
+type LaneRegister = [f32; LANES];
 
 impl Lanes {
+    /// The lanes `v[0..LANES]`.
     #[inline(always)]
-    fn map2(self, o: Self, f: impl Fn(f32, f32) -> f32) -> Self {
-        let mut r = [0.0; LANES];
-        for ((r, a), b) in r.iter_mut().zip(self.0).zip(o.0) {
-            *r = f(a, b);
-        }
-        Lanes(r)
+    pub fn from_array(v: [f32; LANES]) -> Lanes {
+        // SAFETY (x86-64): `[f32; 4]` and `__m128` have the same size and every bit pattern is
+        // valid for both.
+        #[cfg(target_arch = "x86_64")]
+        return Lanes(unsafe { std::mem::transmute::<[f32; LANES], LaneRegister>(v) });
+        #[cfg(not(target_arch = "x86_64"))]
+        Lanes(v)
+    }
+
+    /// The lanes as an array.
+    #[inline(always)]
+    pub fn to_array(self) -> [f32; LANES] {
+        // SAFETY: as in `from_array`.
+        #[cfg(target_arch = "x86_64")]
+        return unsafe { std::mem::transmute::<LaneRegister, [f32; LANES]>(self.0) };
+        #[cfg(not(target_arch = "x86_64"))]
+        self.0
+    }
+
+    /// The lanes `v[first..first + LANES]`.
+    #[inline(always)]
+    pub fn load(v: &[f32], first: usize) -> Lanes {
+        Lanes::from_array(v[first..first + LANES].try_into().expect("LANES values"))
     }
 }
 
-macro_rules! lane_op {
-    ($tr:ident, $f:ident, $op:tt) => {
-        impl $tr for Lanes {
-            type Output = Lanes;
-            #[inline(always)]
-            fn $f(self, o: Lanes) -> Lanes {
-                self.map2(o, |a, b| a $op b)
+#[cfg(target_arch = "x86_64")]
+mod x86 {
+    //! The x86-64 operations: one SSE/SSE2 intrinsic each (the baseline every x86-64 CPU has;
+    //! unsafe only on compilers that predate safe intrinsics, hence the allow).
+    #![allow(unused_unsafe)]
+    use super::Lanes;
+    use std::arch::x86_64::*;
+
+    macro_rules! lane_op {
+        ($tr:ident, $f:ident, $intrinsic:ident) => {
+            impl std::ops::$tr for Lanes {
+                type Output = Lanes;
+                #[inline(always)]
+                fn $f(self, o: Lanes) -> Lanes {
+                    // SAFETY: SSE is enabled on every x86-64 target.
+                    Lanes(unsafe { $intrinsic(self.0, o.0) })
+                }
+            }
+        };
+    }
+    lane_op!(Add, add, _mm_add_ps);
+    lane_op!(Sub, sub, _mm_sub_ps);
+    lane_op!(Mul, mul, _mm_mul_ps);
+    lane_op!(Div, div, _mm_div_ps);
+
+    impl std::ops::Neg for Lanes {
+        type Output = Lanes;
+        /// Flips the sign bit, as scalar negation does (also of NaN).
+        #[inline(always)]
+        fn neg(self) -> Lanes {
+            // SAFETY: SSE is enabled on every x86-64 target.
+            Lanes(unsafe { _mm_xor_ps(self.0, _mm_set1_ps(-0.0)) })
+        }
+    }
+
+    impl super::Real for Lanes {
+        #[inline(always)]
+        fn splat(v: f32) -> Self {
+            // SAFETY: SSE is enabled on every x86-64 target.
+            Lanes(unsafe { _mm_set1_ps(v) })
+        }
+        #[inline(always)]
+        fn sqrt(self) -> Self {
+            // SAFETY: as above; correctly rounded like `f32::sqrt`.
+            Lanes(unsafe { _mm_sqrt_ps(self.0) })
+        }
+        #[inline(always)]
+        fn gt_select(self, other: Self, then: Self, otherwise: Self) -> Self {
+            // SAFETY: SSE is enabled on every x86-64 target. The ordered compare is false for
+            // NaN, like the scalar `>`.
+            unsafe {
+                let mask = _mm_cmpgt_ps(self.0, other.0);
+                Lanes(_mm_or_ps(_mm_and_ps(mask, then.0), _mm_andnot_ps(mask, otherwise.0)))
             }
         }
-    };
-}
-lane_op!(Add, add, +);
-lane_op!(Sub, sub, -);
-lane_op!(Mul, mul, *);
-lane_op!(Div, div, /);
+        #[inline(always)]
+        fn all_positive(self) -> bool {
+            // SAFETY: SSE is enabled on every x86-64 target.
+            unsafe { _mm_movemask_ps(_mm_cmpgt_ps(self.0, _mm_setzero_ps())) == 0b1111 }
+        }
+    }
 
-impl Neg for Lanes {
-    type Output = Lanes;
+    /// The transpose of a 4 × 4 block of registers: `out[k]` lane `l` = `m[l]` lane `k`.
     #[inline(always)]
-    fn neg(self) -> Lanes {
-        let mut r = self.0;
-        for v in &mut r {
-            *v = -*v;
+    pub(super) fn transpose4(m: [Lanes; 4]) -> [Lanes; 4] {
+        // SAFETY: SSE is enabled on every x86-64 target.
+        unsafe {
+            let (t0, t1) = (_mm_unpacklo_ps(m[0].0, m[1].0), _mm_unpacklo_ps(m[2].0, m[3].0));
+            let (t2, t3) = (_mm_unpackhi_ps(m[0].0, m[1].0), _mm_unpackhi_ps(m[2].0, m[3].0));
+            [
+                Lanes(_mm_movelh_ps(t0, t1)),
+                Lanes(_mm_movehl_ps(t1, t0)),
+                Lanes(_mm_movelh_ps(t2, t3)),
+                Lanes(_mm_movehl_ps(t3, t2)),
+            ]
         }
-        Lanes(r)
     }
 }
 
-impl Real for Lanes {
-    #[inline(always)]
-    fn splat(v: f32) -> Self {
-        Lanes([v; LANES])
-    }
-    #[inline(always)]
-    fn sqrt(self) -> Self {
-        let mut r = self.0;
-        for v in &mut r {
-            *v = v.sqrt();
+#[cfg(not(target_arch = "x86_64"))]
+mod portable {
+    //! Plain arrays, lane by lane (LLVM vectorises them for NEON where it can).
+    use super::{LANES, Lanes};
+
+    impl Lanes {
+        #[inline(always)]
+        fn map2(self, o: Self, f: impl Fn(f32, f32) -> f32) -> Self {
+            Lanes(std::array::from_fn(|l| f(self.0[l], o.0[l])))
         }
-        Lanes(r)
     }
-    #[inline(always)]
-    fn gt_select(self, other: Self, then: Self, otherwise: Self) -> Self {
-        let mut r = [0.0; LANES];
-        // Indexing all five arrays alike is the form LLVM turns into compare + blend.
-        #[allow(clippy::needless_range_loop)]
-        for l in 0..LANES {
-            r[l] = if self.0[l] > other.0[l] { then.0[l] } else { otherwise.0[l] };
+
+    macro_rules! lane_op {
+        ($tr:ident, $f:ident, $op:tt) => {
+            impl std::ops::$tr for Lanes {
+                type Output = Lanes;
+                #[inline(always)]
+                fn $f(self, o: Lanes) -> Lanes {
+                    self.map2(o, |a, b| a $op b)
+                }
+            }
+        };
+    }
+    lane_op!(Add, add, +);
+    lane_op!(Sub, sub, -);
+    lane_op!(Mul, mul, *);
+    lane_op!(Div, div, /);
+
+    impl std::ops::Neg for Lanes {
+        type Output = Lanes;
+        #[inline(always)]
+        fn neg(self) -> Lanes {
+            Lanes(self.0.map(|v| -v))
         }
-        Lanes(r)
     }
+
+    impl super::Real for Lanes {
+        #[inline(always)]
+        fn splat(v: f32) -> Self {
+            Lanes([v; LANES])
+        }
+        #[inline(always)]
+        fn sqrt(self) -> Self {
+            Lanes(self.0.map(f32::sqrt))
+        }
+        #[inline(always)]
+        fn gt_select(self, other: Self, then: Self, otherwise: Self) -> Self {
+            Lanes(std::array::from_fn(|l| if self.0[l] > other.0[l] { then.0[l] } else { otherwise.0[l] }))
+        }
+        #[inline(always)]
+        fn all_positive(self) -> bool {
+            self.0.iter().all(|&v| v > 0.0)
+        }
+    }
+
+    /// The transpose of a 4 × 4 block: `out[k]` lane `l` = `m[l]` lane `k`.
     #[inline(always)]
-    fn all_positive(self) -> bool {
-        self.0.iter().all(|&v| v > 0.0)
+    pub(super) fn transpose4(m: [Lanes; 4]) -> [Lanes; 4] {
+        std::array::from_fn(|k| Lanes(std::array::from_fn(|l| m[l].0[k])))
     }
 }
+
+#[cfg(target_arch = "x86_64")]
+use x86::transpose4;
+#[cfg(not(target_arch = "x86_64"))]
+use portable::transpose4;
 
 /// A 3-vector of [`Real`]s (one point, or the same point of [`LANES`] constraints).
 #[derive(Clone, Copy, Debug)]
@@ -150,14 +269,6 @@ impl V3<f32> {
     #[inline(always)]
     pub fn to_vec3(self) -> glam::Vec3 {
         glam::Vec3::new(self.x, self.y, self.z)
-    }
-}
-
-impl V3<Lanes> {
-    /// Lane `l` as a glam vector (for the scatter after a lane-wise projection).
-    #[inline(always)]
-    pub fn lane(self, l: usize) -> glam::Vec3 {
-        glam::Vec3::new(self.x.0[l], self.y.0[l], self.z.0[l])
     }
 }
 
@@ -193,6 +304,24 @@ impl<T: Real> V3<T> {
     pub fn cross(self, o: Self) -> Self {
         V3 { x: self.y * o.z - self.z * o.y, y: self.z * o.x - self.x * o.z, z: self.x * o.y - self.y * o.x }
     }
+}
+
+/// Rows [x, y, z, w] of [`LANES`] particles, one per lane, as lanes of x, y, z and of w (a 4 × 4
+/// transpose in registers).
+#[inline(always)]
+pub(crate) fn rows_to_lanes(rows: [[f32; 4]; LANES]) -> (V3<Lanes>, Lanes) {
+    let [r0, r1, r2, r3] = rows;
+    let rows = [Lanes::from_array(r0), Lanes::from_array(r1), Lanes::from_array(r2), Lanes::from_array(r3)];
+    let [x, y, z, w] = transpose4(rows);
+    (V3 { x, y, z }, w)
+}
+
+/// Lane `l` of `v` as the row [x, y, z, 0], for every lane (the inverse transpose, for adding
+/// corrections to particle rows without changing their w).
+#[inline(always)]
+pub(crate) fn lanes_to_rows(v: V3<Lanes>) -> [[f32; 4]; LANES] {
+    let [r0, r1, r2, r3] = transpose4([v.x, v.y, v.z, Lanes::splat(0.0)]);
+    [r0.to_array(), r1.to_array(), r2.to_array(), r3.to_array()]
 }
 
 /// atan2(y, x) in [−π, π] to within 5·10⁻⁷ rad (two ulp of π; measured against libm),
@@ -244,13 +373,33 @@ mod tests {
     }
 
     #[test]
+    fn rows_and_lanes_round_trip_through_the_transpose() {
+        let rows: [[f32; 4]; LANES] = std::array::from_fn(|l| std::array::from_fn(|k| (10 * l + k) as f32));
+        let (p, w) = rows_to_lanes(rows);
+        for l in 0..LANES {
+            assert_eq!([p.x.to_array()[l], p.y.to_array()[l], p.z.to_array()[l], w.to_array()[l]], rows[l]);
+        }
+        let back = lanes_to_rows(p);
+        for l in 0..LANES {
+            assert_eq!(back[l], [rows[l][0], rows[l][1], rows[l][2], 0.0]);
+        }
+    }
+
+    #[test]
     fn lanes_give_the_scalar_bits() {
         let ys: [f32; LANES] = std::array::from_fn(|l| (l as f32 - 3.5) * 0.7);
         let xs: [f32; LANES] = std::array::from_fn(|l| 1.3 - l as f32 * 0.4);
-        let batch = atan2(Lanes(ys), Lanes(xs));
+        let batch = atan2(Lanes::from_array(ys), Lanes::from_array(xs)).to_array();
+        let root = Lanes::from_array(xs).abs().sqrt().to_array();
+        let negated = (-Lanes::from_array([0.0, f32::NAN, -1.5, f32::INFINITY])).to_array();
         for l in 0..LANES {
-            assert_eq!(batch.0[l].to_bits(), atan2(ys[l], xs[l]).to_bits());
-            assert_eq!(Lanes(xs).abs().sqrt().0[l].to_bits(), xs[l].abs().sqrt().to_bits());
+            assert_eq!(batch[l].to_bits(), atan2(ys[l], xs[l]).to_bits());
+            assert_eq!(root[l].to_bits(), xs[l].abs().sqrt().to_bits());
         }
+        let expected = [-0.0, -f32::NAN, 1.5, -f32::INFINITY];
+        assert_eq!(negated.map(f32::to_bits), expected.map(f32::to_bits));
+        let select = Lanes::from_array([1.0, f32::NAN, -1.0, 0.0]).gt_select(Lanes::splat(0.0), Lanes::splat(1.0), Lanes::splat(2.0));
+        assert_eq!(select.to_array(), [1.0, 2.0, 2.0, 2.0], "NaN and 0 are not > 0");
+        assert!(Lanes::splat(1.0).all_positive() && !Lanes::from_array([1.0, 1.0, f32::NAN, 1.0]).all_positive());
     }
 }

@@ -4,9 +4,9 @@
 //! (Müller et al. 2006, Position Based Dynamics, §3.3 / eq. 10–11; solved with the XPBD update,
 //! Macklin et al. 2016, eq. 18 and 26). Compliance α in m/N, λ in N·s², force ≈ λ/h² [N].
 
-use super::access::Positions;
+use super::access::{Positions, SolverParticle};
 use super::sweep::{Sweep, sweep};
-use super::lanes::{LANES, Lanes, Real, V3, v3};
+use super::lanes::{LANES, Lanes, Real, V3, lanes_to_rows, rows_to_lanes, v3};
 use super::{MIN_DENOMINATOR, SubstepCoefficients, xpbd_delta_lambda_parts};
 use glam::Vec3;
 
@@ -45,7 +45,7 @@ struct StretchSweep<'a, const DAMPED: bool> {
     k: &'a SubstepCoefficients,
 }
 
-/// One XPBD projection of an edge (or of [`LANES`] disjoint edges) with d = x_i − x_j: returns Δλ
+/// One XPBD projection of an edge (or of several disjoint edges lane-wise) with d = x_i − x_j: returns Δλ
 /// and the corrections w_i·t·d (added to x_i) and w_j·t·d (subtracted from x_j), t = Δλ/‖d‖, so that
 /// the unit normal is never formed: one division per edge. Zero when the particles coincide, a
 /// position is not finite, or the denominator vanishes (skipped). `dx` is
@@ -94,47 +94,40 @@ impl<const DAMPED: bool> Sweep for StretchSweep<'_, DAMPED> {
 
     /// [`LANES`] edges at a time, the remainder one at a time: the same bits as
     /// [`Sweep::project_range`].
-    #[inline]
+    #[inline(always)]
     fn project_disjoint<P: Positions + ?Sized>(&self, first: usize, lambda: &mut [f32], x: &mut P) {
         let batches = lambda.len() / LANES;
         let (batched, rest) = lambda.split_at_mut(batches * LANES);
         for (b, lambda) in batched.chunks_exact_mut(LANES).enumerate() {
             let c0 = first + b * LANES;
-            let zero = Lanes::splat(0.0);
-            let mut ids = [[0usize; 2]; LANES];
-            let (mut xi, mut xj) = ([Vec3::ZERO; LANES], [Vec3::ZERO; LANES]);
-            let mut w = [zero; 2];
-            let mut d = V3 { x: zero, y: zero, z: zero };
-            let mut dx = d;
-            for l in 0..LANES {
+            let ids: [[usize; 2]; LANES] = std::array::from_fn(|l| {
                 let [i, j] = self.edges[c0 + l];
-                let (i, j) = (i as usize, j as usize);
-                ids[l] = [i, j];
-                (xi[l], xj[l]) = (x.get(i), x.get(j));
-                (w[0].0[l], w[1].0[l]) = (self.w[i], self.w[j]);
-                let dl = xi[l] - xj[l];
-                (d.x.0[l], d.y.0[l], d.z.0[l]) = (dl.x, dl.y, dl.z);
-                if DAMPED {
-                    let v = (xi[l] - self.x_prev[i]) - (xj[l] - self.x_prev[j]);
-                    (dx.x.0[l], dx.y.0[l], dx.z.0[l]) = (v.x, v.y, v.z);
-                }
-            }
-            let lanes = |v: &[f32]| Lanes(v[c0..c0 + LANES].try_into().expect("LANES values"));
-            let lambda_in = Lanes((*lambda).try_into().expect("LANES values"));
+                [i as usize, j as usize]
+            });
+            let (xi, wi) = rows_to_lanes(std::array::from_fn(|l| x.row(ids[l][0])));
+            let (xj, wj) = rows_to_lanes(std::array::from_fn(|l| x.row(ids[l][1])));
+            let dx = if DAMPED {
+                let prev = |k: usize| rows_to_lanes(std::array::from_fn(|l| self.x_prev[ids[l][k]].extend(0.0).to_array())).0;
+                xi.sub(prev(0)).sub(xj.sub(prev(1)))
+            } else {
+                xi
+            };
+            let lambda_in = Lanes::load(lambda, 0);
             let (dl, ci, cj) = project_edge::<Lanes, DAMPED>(
-                d,
+                xi.sub(xj),
                 dx,
-                w,
-                lanes(self.rest_length),
-                lanes(self.compliance),
+                [wi, wj],
+                Lanes::load(self.rest_length, c0),
+                Lanes::load(self.compliance, c0),
                 lambda_in,
                 self.k,
             );
+            let (ci, cj) = (lanes_to_rows(ci), lanes_to_rows(cj));
+            lambda.copy_from_slice(&(lambda_in + dl).to_array());
             for l in 0..LANES {
-                lambda[l] += dl.0[l];
                 let [i, j] = ids[l];
-                x.set(i, xi[l] + ci.lane(l));
-                x.set(j, xj[l] - cj.lane(l));
+                x.add_row(i, ci[l]);
+                x.sub_row(j, cj[l]);
             }
         }
         self.project_range(first + batches * LANES, rest, x);
@@ -144,9 +137,9 @@ impl<const DAMPED: bool> Sweep for StretchSweep<'_, DAMPED> {
 
 impl StretchConstraints {
     /// One Gauss–Seidel sweep over all edges in storage order. When the edges are coloured
-    /// ([`StretchConstraints::colour_start`]), colour by colour, [`LANES`] edges at a time, and
+    /// ([`StretchConstraints::colour_start`]), colour by colour, 4 or 8 edges at a time (`sweep::LaneWidth`), and
     /// with `parallel` each colour split over the current rayon pool (the same bits either way).
-    pub(crate) fn solve(&mut self, x: &mut [Vec3], x_prev: &[Vec3], w: &[f32], k: &SubstepCoefficients, parallel: bool) {
+    pub(crate) fn solve(&mut self, x: &mut [SolverParticle], x_prev: &[Vec3], w: &[f32], k: &SubstepCoefficients, parallel: bool) {
         let colours = (!self.colour_start.is_empty()).then_some(self.colour_start.as_slice());
         let (edges, rest_length, compliance) = (&self.edges[..], &self.rest_length[..], &self.compliance[..]);
         // Without damping γ = 0 and ∇C·(x − x_prev) is not needed: skip reading x_prev.

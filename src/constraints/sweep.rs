@@ -1,8 +1,7 @@
 //! One Gauss–Seidel sweep over a constraint type, sequential or colour-parallel, with the same
 //! projection code on both paths ([`Sweep::project_range`] is generic over [`Positions`]).
 
-use super::access::{Positions, SharedPositions};
-use glam::Vec3;
+use super::access::{Positions, SharedPositions, SolverParticle};
 
 /// Smallest run of constraints handed to one rayon task. Below it the task-split overhead (a few
 /// hundred ns) is comparable to the projections it would spread.
@@ -16,7 +15,7 @@ pub(crate) trait Sweep: Sync {
 
     /// The same as [`Sweep::project_range`] for constraints that share no particle (part of one
     /// colour), which lets a kernel project several at once. It must give the same bits.
-    #[inline]
+    #[inline(always)]
     fn project_disjoint<P: Positions + ?Sized>(&self, first: usize, lambda: &mut [f32], x: &mut P) {
         self.project_range(first, lambda, x);
     }
@@ -38,7 +37,7 @@ pub(crate) trait Sweep: Sync {
 ///
 /// Each colour range must satisfy that: constraints in it share no particle they write, and
 /// particles they only read are written by none.
-pub(crate) fn sweep<S: Sweep>(s: &S, x: &mut [Vec3], lambda: &mut [f32], colour_start: Option<&[u32]>, parallel: bool) {
+pub(crate) fn sweep<S: Sweep>(s: &S, x: &mut [SolverParticle], lambda: &mut [f32], colour_start: Option<&[u32]>, parallel: bool) {
     let Some(colour_start) = colour_start else {
         s.project_range(0, lambda, x);
         return;

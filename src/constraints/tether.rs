@@ -12,7 +12,7 @@
 //! particle towards its anchor; it only stops the chain of edges from stretching beyond what a
 //! one-pass Gauss–Seidel sweep can recover, which is what keeps light, stiff, fine cloth stable.
 
-use super::access::Positions;
+use super::access::{Positions, SolverParticle};
 use super::sweep::{Sweep, sweep};
 use super::{MIN_DENOMINATOR, SubstepCoefficients, xpbd_delta_lambda_parts};
 use glam::Vec3;
@@ -124,7 +124,7 @@ impl TetherConstraints {
     /// the two-ball lens (`finish_pair`), so a particle ends inside every tether bound.
     pub(crate) fn solve(
         &mut self,
-        x: &mut [Vec3],
+        x: &mut [SolverParticle],
         w: &[f32],
         slack: f32,
         compliance: f32,

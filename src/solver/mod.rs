@@ -9,6 +9,7 @@ use crate::collision::inter_cloth::InterClothSnapshot;
 use crate::collision::self_collision::SelfCollisionSettings;
 use crate::collision::{ColliderStore, SubstepWindow};
 use crate::constraints::SubstepCoefficients;
+use crate::constraints::access::{pack_solver_particles, unpack_solver_particles};
 use crate::stats::{ClothStats, ConstraintStats};
 use glam::Vec3;
 use wind::{Aerodynamics, apply_wind};
@@ -101,19 +102,22 @@ pub(crate) fn step_cloth(cloth: &mut Cloth, dt: f32, ctx: &StepContext) {
         cloth.bending.lambda.fill(0.0);
         cloth.tethers.lambda.fill(0.0);
         let p = &mut cloth.particles;
+        let rows = &mut cloth.sweep_rows;
         for _ in 0..iterations {
+            pack_solver_particles(&p.x, &p.w, rows);
             if params.enable_bending {
-                cloth.bending.solve(&mut p.x, &p.x_prev, &p.w, &bend_k, parallel);
+                cloth.bending.solve(rows, &p.x_prev, &p.w, &bend_k, parallel);
             }
             if params.enable_stretch {
                 for _ in 0..STRETCH_SWEEPS {
-                    cloth.stretch.solve(&mut p.x, &p.x_prev, &p.w, &stretch_k, parallel);
+                    cloth.stretch.solve(rows, &p.x_prev, &p.w, &stretch_k, parallel);
                 }
             }
             if params.enable_tethers {
                 let (slack, alpha) = (params.tether_slack, params.tether_compliance);
-                cloth.tethers.solve(&mut p.x, &p.w, slack, alpha, &tether_k, parallel);
+                cloth.tethers.solve(rows, &p.w, slack, alpha, &tether_k, parallel);
             }
+            unpack_solver_particles(rows, &mut p.x);
             if let Some(settings) = &self_contact {
                 cloth.self_collision.solve(&mut p.x, &p.x_prev, &p.w, settings);
             }
