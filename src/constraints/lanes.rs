@@ -376,12 +376,12 @@ mod tests {
     fn rows_and_lanes_round_trip_through_the_transpose() {
         let rows: [[f32; 4]; LANES] = std::array::from_fn(|l| std::array::from_fn(|k| (10 * l + k) as f32));
         let (p, w) = rows_to_lanes(rows);
-        for l in 0..LANES {
-            assert_eq!([p.x.to_array()[l], p.y.to_array()[l], p.z.to_array()[l], w.to_array()[l]], rows[l]);
+        for (l, row) in rows.iter().enumerate() {
+            assert_eq!([p.x.to_array()[l], p.y.to_array()[l], p.z.to_array()[l], w.to_array()[l]], *row);
         }
         let back = lanes_to_rows(p);
-        for l in 0..LANES {
-            assert_eq!(back[l], [rows[l][0], rows[l][1], rows[l][2], 0.0]);
+        for (row, back) in rows.iter().zip(back) {
+            assert_eq!(back, [row[0], row[1], row[2], 0.0]);
         }
     }
 
