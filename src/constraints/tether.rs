@@ -314,12 +314,9 @@ impl TetherSweep<'_> {
         let points = |p: [Vec3; LANES]| V3 { x: lanes(&|l| p[l].x), y: lanes(&|l| p[l].y), z: lanes(&|l| p[l].z) };
         let i: [usize; LANES] = std::array::from_fn(|l| self.particle[starts[l]] as usize);
         let mut xi = points(std::array::from_fn(|l| x.get(i[l])));
-        let wi = lanes(&|l| self.w[i[l]]);
         let a: [[usize; LANES]; K] = std::array::from_fn(|s| std::array::from_fn(|l| self.anchor[starts[l] + s] as usize));
         let xa: [V3<Lanes>; K] = std::array::from_fn(|s| points(std::array::from_fn(|l| x.get(a[s][l]))));
-        let wa: [Lanes; K] = std::array::from_fn(|s| lanes(&|l| self.w[a[s][l]]));
         let bound: [Lanes; K] = std::array::from_fn(|s| lanes(&|l| self.slack * self.geodesic_distance[starts[l] + s]));
-        let mut lam: [Lanes; K] = std::array::from_fn(|s| lanes(&|l| lambda[starts[l] + s - first]));
         let one = Lanes::splat(1.0);
         // ‖x_i − x_a‖ of each tether, and whether any lane's tether is violated.
         let measure = |xi: V3<Lanes>, len: &mut [Lanes; K]| {
@@ -335,6 +332,10 @@ impl TetherSweep<'_> {
         // grid): then the first round projects nothing in any lane and every lane's scalar rounds
         // stop there, which this test finds without a division.
         if measure(xi, &mut len) {
+            // What only a projection reads.
+            let wi = lanes(&|l| self.w[i[l]]);
+            let wa: [Lanes; K] = std::array::from_fn(|s| lanes(&|l| self.w[a[s][l]]));
+            let mut lam: [Lanes; K] = std::array::from_fn(|s| lanes(&|l| lambda[starts[l] + s - first]));
             let compliance = Lanes::splat(self.compliance);
             for _ in 0..GROUP_ROUNDS {
                 let mut moved = zero;
