@@ -26,6 +26,9 @@ pub(crate) trait Real:
     fn sqrt(self) -> Self;
     /// `if self > other { then } else { otherwise }`, per lane.
     fn gt_select(self, other: Self, then: Self, otherwise: Self) -> Self;
+    /// `if self <= other { then } else { otherwise }`, per lane (false for NaN, like the scalar
+    /// `<=`, which `gt_select` with swapped branches cannot reproduce).
+    fn le_select(self, other: Self, then: Self, otherwise: Self) -> Self;
     /// Whether every lane is > 0.
     fn all_positive(self) -> bool;
 
@@ -55,6 +58,10 @@ impl Real for f32 {
     #[inline(always)]
     fn gt_select(self, other: Self, then: Self, otherwise: Self) -> Self {
         if self > other { then } else { otherwise }
+    }
+    #[inline(always)]
+    fn le_select(self, other: Self, then: Self, otherwise: Self) -> Self {
+        if self <= other { then } else { otherwise }
     }
     #[inline(always)]
     fn all_positive(self) -> bool {
@@ -160,6 +167,14 @@ mod x86 {
             }
         }
         #[inline(always)]
+        fn le_select(self, other: Self, then: Self, otherwise: Self) -> Self {
+            // SAFETY: SSE is enabled on every x86-64 target. Ordered: false for NaN.
+            unsafe {
+                let mask = _mm_cmple_ps(self.0, other.0);
+                Lanes(_mm_or_ps(_mm_and_ps(mask, then.0), _mm_andnot_ps(mask, otherwise.0)))
+            }
+        }
+        #[inline(always)]
         fn all_positive(self) -> bool {
             // SAFETY: SSE is enabled on every x86-64 target.
             unsafe { _mm_movemask_ps(_mm_cmpgt_ps(self.0, _mm_setzero_ps())) == 0b1111 }
@@ -231,6 +246,10 @@ mod portable {
         #[inline(always)]
         fn gt_select(self, other: Self, then: Self, otherwise: Self) -> Self {
             Lanes(std::array::from_fn(|l| if self.0[l] > other.0[l] { then.0[l] } else { otherwise.0[l] }))
+        }
+        #[inline(always)]
+        fn le_select(self, other: Self, then: Self, otherwise: Self) -> Self {
+            Lanes(std::array::from_fn(|l| if self.0[l] <= other.0[l] { then.0[l] } else { otherwise.0[l] }))
         }
         #[inline(always)]
         fn all_positive(self) -> bool {
@@ -400,6 +419,8 @@ mod tests {
         assert_eq!(negated.map(f32::to_bits), expected.map(f32::to_bits));
         let select = Lanes::from_array([1.0, f32::NAN, -1.0, 0.0]).gt_select(Lanes::splat(0.0), Lanes::splat(1.0), Lanes::splat(2.0));
         assert_eq!(select.to_array(), [1.0, 2.0, 2.0, 2.0], "NaN and 0 are not > 0");
+        let select = Lanes::from_array([1.0, f32::NAN, -1.0, 0.0]).le_select(Lanes::splat(0.0), Lanes::splat(1.0), Lanes::splat(2.0));
+        assert_eq!(select.to_array(), [2.0, 2.0, 1.0, 1.0], "NaN is not <= 0");
         assert!(Lanes::splat(1.0).all_positive() && !Lanes::from_array([1.0, 1.0, f32::NAN, 1.0]).all_positive());
     }
 }

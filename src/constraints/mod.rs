@@ -79,10 +79,8 @@ mod tests {
     use crate::cloth::{Cloth, ClothDesc};
     use glam::{Vec3, Vec4};
 
-    /// A coloured 13 × 11 grid cloth (colours of odd sizes, so every colour has a scalar
-    /// remainder) with one corner pinned, and positions crumpled pseudo-randomly.
-    fn crumpled_cloth() -> (Cloth, Vec<Vec3>, Vec<Vec3>) {
-        let (nx, ny) = (13usize, 11usize);
+    /// An `nx × ny` grid cloth in the y = 0 plane, 0.1 m between neighbours, nothing pinned.
+    pub(super) fn grid_cloth(nx: usize, ny: usize) -> Cloth {
         let positions: Vec<[f32; 3]> =
             (0..nx * ny).map(|k| [(k % nx) as f32 * 0.1, 0.0, (k / nx) as f32 * 0.1]).collect();
         let mut indices = Vec::new();
@@ -93,20 +91,32 @@ mod tests {
                 indices.extend_from_slice(&[a, c, b, b, c, d]);
             }
         }
-        let mut cloth = Cloth::new(&ClothDesc::new(&positions, &indices)).unwrap();
-        cloth.set_pinned(&[0], None).unwrap();
-        cloth.set_constraint_colouring(true);
+        Cloth::new(&ClothDesc::new(&positions, &indices)).unwrap()
+    }
+
+    /// Pseudo-random numbers in [−0.5, 0.5) (a fixed linear congruential sequence).
+    pub(super) fn noise() -> impl FnMut() -> f32 {
         let mut seed = 12345u32;
-        let mut noise = || {
+        move || {
             seed = seed.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
             (seed >> 8) as f32 / (1u32 << 24) as f32 - 0.5
-        };
+        }
+    }
+
+    /// A coloured 13 × 11 grid cloth (colours of odd sizes, so every colour has a scalar
+    /// remainder) with one corner pinned, and positions crumpled pseudo-randomly.
+    fn crumpled_cloth() -> (Cloth, Vec<Vec3>, Vec<Vec3>) {
+        let mut cloth = grid_cloth(13, 11);
+        cloth.set_pinned(&[0], None).unwrap();
+        cloth.set_constraint_colouring(true);
+        let mut noise = noise();
         let x_prev = cloth.particles.x.clone();
         let x = x_prev.iter().map(|p| *p + Vec3::new(noise(), noise(), noise()) * 0.08).collect();
         (cloth, x, x_prev)
     }
 
-    fn bits(v: &[Vec4]) -> Vec<[u32; 3]> {
+    /// The position bits of sweep rows.
+    pub(super) fn bits(v: &[Vec4]) -> Vec<[u32; 3]> {
         v.iter().map(|p| p.truncate().to_array().map(f32::to_bits)).collect()
     }
 

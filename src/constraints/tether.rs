@@ -13,6 +13,7 @@
 //! one-pass Gauss–Seidel sweep can recover, which is what keeps light, stiff, fine cloth stable.
 
 use super::access::{Positions, SolverParticle};
+use super::lanes::{LANES, Lanes, Real, V3, lanes_to_rows, rows_to_lanes, v3};
 use super::sweep::{Sweep, sweep};
 use super::{MIN_DENOMINATOR, SubstepCoefficients, xpbd_delta_lambda_parts};
 use glam::Vec3;
@@ -121,7 +122,11 @@ impl TetherConstraints {
     /// Tethers are stored grouped by particle, and an anchor is kinematic, so a group moves only its
     /// own particle: each group is projected up to [`GROUP_ROUNDS`] times in a row (alternating
     /// projections onto the intersection of its balls), and a rigid pair is then finished exactly on
-    /// the two-ball lens (`finish_pair`), so a particle ends inside every tether bound.
+    /// the two-ball lens (`finish_pair`), so a particle ends inside every tether bound. For the same
+    /// reason all groups form one "colour" (they share no particle they write), which is always
+    /// handed to the lane-wise path: [`LANES`] groups of [`TETHERS_PER_PARTICLE`] tethers at once.
+    // Out of line so that profilers (perf, callgrind) attribute the sweep to it; once per substep.
+    #[inline(never)]
     pub(crate) fn solve(
         &mut self,
         x: &mut [SolverParticle],
@@ -132,11 +137,51 @@ impl TetherConstraints {
         parallel: bool,
     ) {
         let all = [0, self.particle.len() as u32];
-        let colours = parallel.then_some(&all[..]);
         let (particle, anchor, geodesic_distance) = (&self.particle[..], &self.anchor[..], &self.geodesic_distance[..]);
         let kernel = TetherSweep { particle, anchor, geodesic_distance, w, slack, compliance, k };
-        sweep(&kernel, x, &mut self.lambda, colours, parallel);
+        sweep(&kernel, x, &mut self.lambda, Some(&all), parallel);
     }
+}
+
+/// d = x_i − x_a, ‖d‖, C = ‖d‖ − r of a tether (or of [`LANES`] tethers), and whether it is
+/// violated: 1 unless C ≤ 0 or ‖d‖ ≤ 1e-9 (so 1 for NaN), else 0.
+#[inline(always)]
+fn measure_tether<T: Real>(xi: V3<T>, xa: V3<T>, bound: T) -> (V3<T>, T, T, T) {
+    let (zero, one) = (T::splat(0.0), T::splat(1.0));
+    let d = xi.sub(xa);
+    let len = d.dot(d).sqrt();
+    let value = len - bound;
+    (d, len, value, value.le_select(zero, zero, len.le_select(T::splat(1e-9), zero, one)))
+}
+
+/// One XPBD projection of a tether (or of [`LANES`] tethers of distinct particles) onto its
+/// kinematic anchor: x_i at `xi`, anchor at `xa`, inverse masses `wi`, `wa`, bound r = s·d_geo.
+/// Returns whether the tether was violated (1, else 0; a violated tether is projected), and the
+/// new λ and x_i. Only a violated tether with a denominator above [`MIN_DENOMINATOR`] changes
+/// anything, and then by a select, so an unviolated one leaves λ and x_i exactly as they were (a
+/// lane's update is never "+ 0", which would turn −0 into +0). Tethers are undamped (γ = 0).
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+fn project_tether<T: Real>(
+    xi: V3<T>,
+    xa: V3<T>,
+    wi: T,
+    wa: T,
+    bound: T,
+    compliance: T,
+    lambda: T,
+    k: &SubstepCoefficients,
+) -> (T, T, V3<T>) {
+    let zero = T::splat(0.0);
+    let (d, len, value, violated) = measure_tether(xi, xa, bound);
+    let (num, den) = xpbd_delta_lambda_parts::<T, false>(value, lambda, compliance, k, wi + wa, zero);
+    let ok = den.gt_select(T::splat(MIN_DENOMINATOR), violated, zero);
+    // Δλ = num/den along the unit normal d/len: one division for both.
+    let t = num / (den * len);
+    let s = wi * t;
+    let lambda = ok.gt_select(zero, lambda + t * len, lambda);
+    let moved = |x: T, d: T| ok.gt_select(zero, x + d * s, x);
+    (violated, lambda, V3 { x: moved(xi.x, d.x), y: moved(xi.y, d.y), z: moved(xi.z, d.z) })
 }
 
 /// The tether projection for [`sweep`]: whole particle groups, never split.
@@ -151,30 +196,41 @@ struct TetherSweep<'a> {
 }
 
 impl Sweep for TetherSweep<'_> {
+    /// The reference path: one group at a time, one tether at a time.
     fn project_range<P: Positions + ?Sized>(&self, first: usize, lambda: &mut [f32], x: &mut P) {
         let end = first + lambda.len();
         let mut group_start = first;
         while group_start < end {
-            let p = self.particle[group_start];
-            let mut group_end = group_start + 1;
-            while group_end < end && self.particle[group_end] == p {
-                group_end += 1;
-            }
-            for _ in 0..GROUP_ROUNDS {
-                let mut moved = false;
-                for c in group_start..group_end {
-                    moved |= self.project(c, &mut lambda[c - first], x);
+            let group_end = self.group_end(group_start, end);
+            self.project_group(group_start, group_end, first, lambda, x);
+            group_start = group_end;
+        }
+    }
+
+    /// [`LANES`] groups of [`TETHERS_PER_PARTICLE`] tethers at a time (`project_groups`), other
+    /// groups and the remainder one at a time: the same bits as [`Sweep::project_range`], since
+    /// groups share no particle they write, so their order does not matter.
+    fn project_disjoint<P: Positions + ?Sized>(&self, first: usize, lambda: &mut [f32], x: &mut P) {
+        let end = first + lambda.len();
+        let mut batch = [0usize; LANES];
+        let mut batched = 0;
+        let mut group_start = first;
+        while group_start < end {
+            let group_end = self.group_end(group_start, end);
+            if group_end - group_start == TETHERS_PER_PARTICLE {
+                batch[batched] = group_start;
+                batched += 1;
+                if batched == LANES {
+                    self.project_groups(&batch, first, lambda, x);
+                    batched = 0;
                 }
-                // A round that projected nothing left the particle inside every bound: the
-                // remaining rounds would change nothing either.
-                if !moved {
-                    break;
-                }
-            }
-            if group_end - group_start == 2 && self.compliance == 0.0 {
-                self.finish_pair(group_start, x);
+            } else {
+                self.project_group(group_start, group_end, first, lambda, x);
             }
             group_start = group_end;
+        }
+        for &g in &batch[..batched] {
+            self.project_group(g, g + TETHERS_PER_PARTICLE, first, lambda, x);
         }
     }
 
@@ -185,6 +241,107 @@ impl Sweep for TetherSweep<'_> {
 }
 
 impl TetherSweep<'_> {
+    /// End of the particle group that starts at tether `start` (at most `end`).
+    #[inline(always)]
+    fn group_end(&self, start: usize, end: usize) -> usize {
+        let p = self.particle[start];
+        let mut group_end = start + 1;
+        while group_end < end && self.particle[group_end] == p {
+            group_end += 1;
+        }
+        group_end
+    }
+
+    /// Project the group of tethers `start .. end` (multipliers at `lambda[c − first]`) up to
+    /// [`GROUP_ROUNDS`] times, then finish a rigid pair.
+    fn project_group<P: Positions + ?Sized>(&self, start: usize, end: usize, first: usize, lambda: &mut [f32], x: &mut P) {
+        for _ in 0..GROUP_ROUNDS {
+            let mut moved = false;
+            for c in start..end {
+                moved |= self.project(c, &mut lambda[c - first], x);
+            }
+            // A round that projected nothing left the particle inside every bound: the
+            // remaining rounds would change nothing either.
+            if !moved {
+                break;
+            }
+        }
+        if end - start == 2 && self.compliance == 0.0 {
+            self.finish_pair(start, x);
+        }
+    }
+
+    /// [`project_group`](Self::project_group) for [`LANES`] groups of [`TETHERS_PER_PARTICLE`]
+    /// tethers at once (`starts`: their first tethers). The early exit is per batch: a round runs
+    /// while any lane's previous round projected something. For a lane whose previous round
+    /// projected nothing, the further rounds are exact no-ops (its particle and anchors are as they
+    /// were, so its tethers are still unviolated, and `project_tether` then changes nothing), so
+    /// each lane gets the bits of its own scalar rounds. Anchors are read once: kinematic, no
+    /// tether moves them.
+    fn project_groups<P: Positions + ?Sized>(&self, starts: &[usize; LANES], first: usize, lambda: &mut [f32], x: &mut P) {
+        const K: usize = TETHERS_PER_PARTICLE;
+        let zero = Lanes::splat(0.0);
+        let lanes = |f: &dyn Fn(usize) -> f32| Lanes::from_array(std::array::from_fn(f));
+        let i: [usize; LANES] = std::array::from_fn(|l| self.particle[starts[l]] as usize);
+        // Particle rows (x, y, z, w) turned into lanes by a transpose.
+        let (mut xi, wi) = rows_to_lanes(std::array::from_fn(|l| x.row(i[l])));
+        let a: [[usize; LANES]; K] = std::array::from_fn(|s| std::array::from_fn(|l| self.anchor[starts[l] + s] as usize));
+        let anchors: [(V3<Lanes>, Lanes); K] = std::array::from_fn(|s| rows_to_lanes(std::array::from_fn(|l| x.row(a[s][l]))));
+        let xa: [V3<Lanes>; K] = std::array::from_fn(|s| anchors[s].0);
+        let bound: [Lanes; K] = std::array::from_fn(|s| lanes(&|l| self.slack * self.geodesic_distance[starts[l] + s]));
+        let one = Lanes::splat(1.0);
+        // ‖x_i − x_a‖ of each tether, and whether any lane's tether is violated.
+        let measure = |xi: V3<Lanes>, len: &mut [Lanes; K]| {
+            let mut violated = zero;
+            for s in 0..K {
+                let (_, l, _, v) = measure_tether(xi, xa[s], bound[s]);
+                (len[s], violated) = (l, violated.max(v));
+            }
+            !(one - violated).all_positive()
+        };
+        let mut len = [zero; K];
+        // Usually no tether of the batch is violated (70 % of the batches of the hanging 64² bench
+        // grid): then the first round projects nothing in any lane and every lane's scalar rounds
+        // stop there, which this test finds without a division.
+        if measure(xi, &mut len) {
+            // What only a projection reads.
+            let wa: [Lanes; K] = std::array::from_fn(|s| anchors[s].1);
+            let mut lam: [Lanes; K] = std::array::from_fn(|s| lanes(&|l| lambda[starts[l] + s - first]));
+            let compliance = Lanes::splat(self.compliance);
+            for _ in 0..GROUP_ROUNDS {
+                let mut moved = zero;
+                for s in 0..K {
+                    let violated;
+                    (violated, lam[s], xi) = project_tether(xi, xa[s], wi, wa[s], bound[s], compliance, lam[s], self.k);
+                    moved = moved.max(violated);
+                }
+                // No lane projected anything: every lane's scalar rounds have stopped.
+                if (one - moved).all_positive() {
+                    break;
+                }
+            }
+            let rows = lanes_to_rows(xi);
+            for (l, &g) in starts.iter().enumerate() {
+                x.set(i[l], Vec3::new(rows[l][0], rows[l][1], rows[l][2]));
+                for s in 0..K {
+                    lambda[g + s - first] = lam[s].to_array()[l];
+                }
+            }
+            measure(xi, &mut len);
+        }
+        if K == 2 && self.compliance == 0.0 {
+            // `finish_pair` changes only a particle outside a ball, by its own test (the same
+            // bits): run it for those lanes only.
+            let outside = |s: usize| len[s].gt_select(bound[s] * Lanes::splat(1.0 + 1e-6), one, zero);
+            let outside = outside(0).max(outside(1));
+            for (l, &g) in starts.iter().enumerate() {
+                if outside.to_array()[l] > 0.0 {
+                    self.finish_pair(g, x);
+                }
+            }
+        }
+    }
+
     /// Rigid tethers to two kinematic anchors whose balls barely overlap (a particle on the line
     /// between two pins, e.g. the top edge of a cloth hung by its corners) form a thin lens, where
     /// alternating projections converge slowly. If the particle is still outside either ball after
@@ -253,23 +410,14 @@ impl TetherSweep<'_> {
     #[inline(always)]
     fn project<P: Positions + ?Sized>(&self, c: usize, lambda: &mut f32, x: &mut P) -> bool {
         let (i, a) = (self.particle[c] as usize, self.anchor[c] as usize);
-        let (xi, xa) = (x.get(i), x.get(a));
-        let d = xi - xa;
-        let len = d.length();
-        let value = len - self.slack * self.geodesic_distance[c];
-        if value <= 0.0 || len <= 1e-9 {
-            return false;
-        }
         let (wi, wa) = (self.w[i], self.w[a]);
         debug_assert!(wa == 0.0, "tether anchor {a} is not kinematic");
-        let (num, den) = xpbd_delta_lambda_parts::<f32, false>(value, *lambda, self.compliance, self.k, wi + wa, 0.0);
-        if den > MIN_DENOMINATOR {
-            // Δλ = num/den along the unit normal d/len: one division for both.
-            let t = num / (den * len);
-            *lambda += t * len;
-            x.set(i, xi + d * (wi * t));
-        }
-        true
+        let bound = self.slack * self.geodesic_distance[c];
+        let (violated, new_lambda, xi) =
+            project_tether(v3(x.get(i)), v3(x.get(a)), wi, wa, bound, self.compliance, *lambda, self.k);
+        *lambda = new_lambda;
+        x.set(i, xi.to_vec3());
+        violated > 0.0
     }
 }
 
@@ -280,5 +428,100 @@ impl TetherConstraints {
             let (i, a) = (self.particle[c] as usize, self.anchor[c] as usize);
             ((x[i] - x[a]).length() - slack * self.geodesic_distance[c]).max(0.0)
         }));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    //! The lane-wise tether sweep (sequential and parallel) against the reference path (one group
+    //! at a time, one tether at a time): the same bits of positions and λ.
+
+    use super::super::sweep::Sweep;
+    use super::super::SubstepCoefficients;
+    use super::super::access::pack_solver_particles;
+    use super::super::tests::{bits, grid_cloth, noise};
+    use super::{LANES, TETHERS_PER_PARTICLE, TetherConstraints, TetherSweep};
+    use glam::{Vec3, Vec4};
+
+    const PINS: [u32; 3] = [0, NX as u32 - 1, ((NY - 1) * NX) as u32];
+    const NX: usize = 29;
+    const NY: usize = 23;
+
+    /// Rest positions, inverse masses and tethers of a 29 × 23 grid cloth pinned at three
+    /// corners, with the groups made of mixed sizes: every fifth particle keeps one tether, every
+    /// seventh gets a third one (to the pin it is not tied to), and every third bound is shortened
+    /// by 3 % so that more tethers are violated and need several rounds.
+    fn pinned_cloth() -> (Vec<Vec3>, Vec<f32>, TetherConstraints) {
+        let mut cloth = grid_cloth(NX, NY);
+        cloth.set_pinned(&PINS, None).unwrap();
+        let (x, w, built) = (cloth.particles.x.clone(), cloth.particles.w.clone(), cloth.tethers.clone());
+        let mut t = TetherConstraints::default();
+        let mut push = |p: u32, a: u32, d: f32| {
+            t.particle.push(p);
+            t.anchor.push(a);
+            let shorter = if t.geodesic_distance.len() % 3 == 0 { 0.97 } else { 1.0 };
+            t.geodesic_distance.push(d * shorter);
+        };
+        let mut c = 0;
+        while c < built.particle.len() {
+            let p = built.particle[c];
+            let group: Vec<usize> = (c..built.particle.len()).take_while(|&k| built.particle[k] == p).collect();
+            c += group.len();
+            let keep = if p % 5 == 0 { 1 } else { group.len() };
+            for &k in &group[..keep] {
+                push(p, built.anchor[k], built.geodesic_distance[k]);
+            }
+            if p % 7 == 0 {
+                let other = PINS.iter().find(|a| !group.iter().any(|&k| built.anchor[k] == **a)).unwrap();
+                push(p, *other, x[p as usize].distance(x[*other as usize]) * 1.02);
+            }
+        }
+        t.lambda = vec![0.0; t.particle.len()];
+        (x, w, t)
+    }
+
+    /// Sizes of the particle groups, in storage order.
+    fn group_sizes(t: &TetherConstraints) -> Vec<usize> {
+        t.particle.chunk_by(|a, b| a == b).map(<[u32]>::len).collect()
+    }
+
+    #[test]
+    fn lane_wise_tether_sweeps_give_the_bits_of_the_one_group_at_a_time_sweep() {
+        let (rest, w, tethers) = pinned_cloth();
+        let sizes = group_sizes(&tethers);
+        let pairs = sizes.iter().filter(|&&s| s == TETHERS_PER_PARTICLE).count();
+        assert!(pairs % LANES != 0, "no remainder of pairs");
+        assert!([1, 2, 3].iter().all(|s| sizes.contains(s)), "group sizes {sizes:?}");
+        assert!(tethers.particle.len() > 1024, "too few tethers to split over two threads");
+        let mut noise = noise();
+        // Crumpled, and pulled away from the pins (so that most tethers are violated); the pins stay.
+        let crumpled: Vec<Vec3> = (rest.iter().zip(&w))
+            .map(|(p, &wp)| if wp == 0.0 { *p } else { *p * 1.05 + Vec3::new(noise(), noise(), noise()) * 0.08 })
+            .collect();
+        let mut x0 = vec![Vec4::ZERO; crumpled.len()];
+        pack_solver_particles(&crumpled, &w, &mut x0);
+        let k = SubstepCoefficients::new(1.0 / 600.0, 0.0);
+        let slack = 1.0;
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+        for compliance in [0.0, 1e-4] {
+            let (mut scalar, mut lanes, mut parallel) = (tethers.clone(), tethers.clone(), tethers.clone());
+            let (mut x_scalar, mut x_lanes, mut x_parallel) = (x0.clone(), x0.clone(), x0.clone());
+            for _ in 0..3 {
+                let t = &mut scalar;
+                let (particle, anchor, geodesic_distance) = (&t.particle[..], &t.anchor[..], &t.geodesic_distance[..]);
+                let kernel = TetherSweep { particle, anchor, geodesic_distance, w: &w, slack, compliance, k: &k };
+                kernel.project_range(0, &mut t.lambda, &mut x_scalar[..]);
+                lanes.solve(&mut x_lanes, &w, slack, compliance, &k, false);
+                pool.install(|| parallel.solve(&mut x_parallel, &w, slack, compliance, &k, true));
+            }
+            let lambda_bits = |t: &TetherConstraints| t.lambda.iter().map(|l| l.to_bits()).collect::<Vec<_>>();
+            let violated = scalar.lambda.iter().filter(|&&l| l != 0.0).count();
+            assert!(violated > tethers.particle.len() / 4, "only {violated} tethers projected");
+            assert_ne!(bits(&x_scalar), bits(&x0), "the sweeps moved nothing");
+            assert_eq!(bits(&x_lanes), bits(&x_scalar), "compliance {compliance}");
+            assert_eq!(lambda_bits(&lanes), lambda_bits(&scalar), "compliance {compliance}");
+            assert_eq!(bits(&x_parallel), bits(&x_scalar), "compliance {compliance}, two threads");
+            assert_eq!(lambda_bits(&parallel), lambda_bits(&scalar), "compliance {compliance}, two threads");
+        }
     }
 }
