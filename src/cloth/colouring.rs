@@ -1,4 +1,4 @@
-//! Opt-in constraint colouring: stretch and bending constraints sorted into colours (no two
+//! Constraint colouring (on by default): stretch and bending constraints sorted into colours (no two
 //! constraints of a colour share a particle) so that each colour runs in parallel on the world's
 //! thread pool (DESIGN §4, issue 7).
 
@@ -8,7 +8,7 @@ use crate::constraints::colouring::{anchor_hops, colour_order, greedy_colours, w
 
 impl Cloth {
     /// Turn constraint colouring on or off (default [`crate::cloth::DEFAULT_CONSTRAINT_COLOURING`]:
-    /// off). On: stretch edges are wavefront-coloured and bending hinges greedily coloured
+    /// on). On: stretch edges are wavefront-coloured and bending hinges greedily coloured
     /// (no two constraints of a colour share a particle), each type's sweep runs
     /// colour after colour, a colour's constraints are projected 4 at a time by the lane-wise
     /// kernels, and in parallel on the world's thread pool when the cloth has at least
