@@ -196,9 +196,9 @@ impl World {
     /// Advance every cloth by one fixed step `dt` [s], each with its own (or the world's) substeps,
     /// against the colliders moving to their targets. Cloths are independent (colliders are only
     /// read), so they run in parallel on the world's thread pool and the result does not depend
-    /// on the thread count. Coloured cloths ([`Cloth::set_constraint_colouring`]) also split each
-    /// colour over the pool, with the same bits. Before its step each cloth is carried rigidly by
-    /// the share of its pins' translation its inertia scale leaves out
+    /// on the thread count. Coloured cloths (the default, [`Cloth::set_constraint_colouring`])
+    /// also split each colour over the pool, with the same bits. Before its step each cloth is
+    /// carried rigidly by the share of its pins' translation its inertia scale leaves out
     /// ([`crate::cloth::inertia`]); after it each cloth is checked by its explosion guard
     /// ([`crate::cloth::guard`]).
     ///

@@ -112,9 +112,10 @@ fn coloured_solve_residuals_after_two_seconds_within_ten_percent_of_the_anchor_o
 
 /// The 128² light stiff cloth of `solver_stability` (10 s), coloured and on two threads: stays
 /// finite, inside its tethers (as the anchor-ordered test requires) and below 60 % edge strain.
-/// Measured: 46 % (41 % before the lane-wise kernels changed the rounding); the anchor-ordered
-/// solve ends at 45-50 % (see `STRETCH_SWEEPS`). (Before ties
-/// in the anchor-outward order were broken by creation index, colouring before pinning gave 52 %.)
+/// Measured: 48.7 % with the wavefront edge colours (46 % with the greedy ones, 41 % before the
+/// lane-wise kernels changed the rounding); the anchor-ordered solve ends at 34 % (45-50 % before
+/// later solver changes; see `STRETCH_SWEEPS`). (Before ties in the anchor-outward order were
+/// broken by creation index, colouring before pinning gave 52 %.)
 #[test]
 fn coloured_light_stiff_fine_cloth_stays_finite_and_inside_its_tethers() {
     let (_, stats) = light_stiff(128, true, 2, 600);

@@ -1,14 +1,15 @@
-//! Opt-in constraint colouring: stretch and bending constraints sorted into colours (no two
+//! Constraint colouring (on by default): stretch and bending constraints sorted into colours (no two
 //! constraints of a colour share a particle) so that each colour runs in parallel on the world's
 //! thread pool (DESIGN §4, issue 7).
 
 use super::Cloth;
 use super::pins::permute;
-use crate::constraints::colouring::{colour_order, greedy_colours};
+use crate::constraints::colouring::{anchor_hops, colour_order, greedy_colours, wavefront_colours};
 
 impl Cloth {
     /// Turn constraint colouring on or off (default [`crate::cloth::DEFAULT_CONSTRAINT_COLOURING`]:
-    /// off). On: stretch edges and bending hinges are greedily coloured, each type's sweep runs
+    /// on). On: stretch edges are wavefront-coloured and bending hinges greedily coloured
+    /// (no two constraints of a colour share a particle), each type's sweep runs
     /// colour after colour, a colour's constraints are projected 4 at a time by the lane-wise
     /// kernels, and in parallel on the world's thread pool when the cloth has at least
     /// [`crate::world::PARALLEL_MIN_CONSTRAINTS`] constraints and the world more than one thread.
@@ -16,10 +17,13 @@ impl Cloth {
     /// from run to run, with or without colouring (a colour's constraints share no particle).
     ///
     /// It changes the Gauss–Seidel order, so not the bits of the uncoloured solve: the edges keep
-    /// their anchor-outward order only within each colour, so a pin's correction travels one
-    /// colour per edge instead of through the whole cloth in one sweep. Edges are coloured in
-    /// anchor-outward order (greedy), so low colours start at the pins. Costs an allocation and a
-    /// pass over the constraints; never runs during a step.
+    /// their anchor-outward order only within each colour. The uncoloured sweep carries a pin's
+    /// correction through the whole cloth; a coloured one only as far as the colours rise along
+    /// the way. The wavefront colouring ([`crate::constraints::colouring::wavefront_colours`])
+    /// gives each edge the colour after the edges that reach it from the pins where it can, so a
+    /// correction crosses up to a palette's worth of edges (10 on a triangulated grid) per sweep
+    /// instead of the greedy colouring's arbitrary order. Recomputed when pins change. Costs
+    /// allocations and a few passes over the constraints; never runs during a step.
     pub fn set_constraint_colouring(&mut self, enabled: bool) {
         self.colouring = enabled;
         self.order_stretch_from_anchors();
@@ -31,14 +35,18 @@ impl Cloth {
         self.colouring
     }
 
-    /// Stable-sort the stretch edges by greedy colour (in their current order), or drop the
-    /// colour ranges when colouring is off.
+    /// Stable-sort the stretch edges (in their current, anchor-outward order) by wavefront colour
+    /// ([`wavefront_colours`] from the particles with zero inverse mass, over a palette one above
+    /// the greedy colour count), or drop the colour ranges when colouring is off.
     pub(crate) fn colour_stretch(&mut self) {
         self.stretch.colour_start.clear();
         if !self.colouring {
             return;
         }
-        let colours = greedy_colours(&self.stretch.edges, self.particles.x.len());
+        let (edges, w) = (&self.stretch.edges, &self.particles.w);
+        let greedy_count = greedy_colours(edges, w.len()).iter().max().map_or(0, |&c| c + 1);
+        let hop = anchor_hops(edges, w.len(), |p| w[p] == 0.0);
+        let colours = wavefront_colours(edges, &hop, greedy_count + 1);
         let (order, start) = colour_order(&colours);
         self.permute_edges(&order);
         self.stretch.colour_start = start;

@@ -2,39 +2,140 @@
 //! so a colour can be projected in parallel and the result does not depend on how its constraints
 //! are split among threads — projecting them in any order gives the same bits.
 
+/// Colours already taken at each particle, a bit set per block of 64 colours.
+struct TakenColours(Vec<Vec<u64>>);
+
+impl TakenColours {
+    fn new(particle_count: usize) -> Self {
+        TakenColours(vec![Vec::new(); particle_count])
+    }
+
+    /// The smallest colour ≥ `from` that none of `ids` has taken.
+    fn first_free(&self, ids: &[u32], from: u32) -> u32 {
+        let mut colour = from;
+        loop {
+            let (block, bit) = ((colour / 64) as usize, colour % 64);
+            let used = ids.iter().fold(0u64, |m, &p| m | self.0[p as usize].get(block).copied().unwrap_or(0));
+            let free = !used >> bit;
+            if free != 0 {
+                return colour + free.trailing_zeros();
+            }
+            colour = (block as u32 + 1) * 64;
+        }
+    }
+
+    fn take(&mut self, ids: &[u32], colour: u32) {
+        let (block, bit) = ((colour / 64) as usize, colour % 64);
+        for &p in ids {
+            let t = &mut self.0[p as usize];
+            if t.len() <= block {
+                t.resize(block + 1, 0);
+            }
+            t[block] |= 1 << bit;
+        }
+    }
+}
+
 /// Colours of `constraints` (each a list of `K` particle indices < `particle_count`), greedily in
 /// storage order: each constraint takes the smallest colour none of its particles has yet.
 /// Storage order is the priority, so a constraint keeps its place relative to the constraints of
 /// its own colour. A K-particle constraint with at most D neighbours per particle needs at most
 /// K·(D − 1) + 1 colours. Deterministic; runs at creation and when pins change, never per step.
 pub fn greedy_colours<const K: usize>(constraints: &[[u32; K]], particle_count: usize) -> Vec<u32> {
-    // Colours already taken at each particle, as a bit set per block of 64 colours.
-    let mut taken: Vec<Vec<u64>> = vec![Vec::new(); particle_count];
+    let mut taken = TakenColours::new(particle_count);
     constraints
         .iter()
         .map(|ids| {
-            let mut colour = 0u32;
-            loop {
-                let (block, bit) = ((colour / 64) as usize, colour % 64);
-                let used = ids.iter().fold(0u64, |m, &p| m | taken[p as usize].get(block).copied().unwrap_or(0));
-                let free = !used >> bit;
-                if free != 0 {
-                    colour += free.trailing_zeros();
-                    break;
-                }
-                colour = (block as u32 + 1) * 64;
-            }
-            let (block, bit) = ((colour / 64) as usize, colour % 64);
-            for &p in ids {
-                let t = &mut taken[p as usize];
-                if t.len() <= block {
-                    t.resize(block + 1, 0);
-                }
-                t[block] |= 1 << bit;
-            }
+            let colour = taken.first_free(ids, 0);
+            taken.take(ids, colour);
             colour
         })
         .collect()
+}
+
+/// Edge hops from each particle to the nearest anchor (`is_anchor`), breadth-first over `edges`;
+/// `u32::MAX` where no anchor is reachable.
+pub fn anchor_hops(edges: &[[u32; 2]], particle_count: usize, is_anchor: impl Fn(usize) -> bool) -> Vec<u32> {
+    // Adjacency in compressed rows: neighbours of p are `next[first[p]..first[p + 1]]`.
+    let mut first = vec![0u32; particle_count + 1];
+    for &[i, j] in edges {
+        first[i as usize + 1] += 1;
+        first[j as usize + 1] += 1;
+    }
+    for p in 0..particle_count {
+        first[p + 1] += first[p];
+    }
+    let mut fill = first.clone();
+    let mut next = vec![0u32; 2 * edges.len()];
+    for &[i, j] in edges {
+        for (a, b) in [(i, j), (j, i)] {
+            next[fill[a as usize] as usize] = b;
+            fill[a as usize] += 1;
+        }
+    }
+    let mut hop = vec![u32::MAX; particle_count];
+    let mut queue: Vec<u32> = (0..particle_count as u32).filter(|&p| is_anchor(p as usize)).collect();
+    for &p in &queue {
+        hop[p as usize] = 0;
+    }
+    let mut head = 0;
+    while let Some(&p) = queue.get(head) {
+        head += 1;
+        for &q in &next[first[p as usize] as usize..first[p as usize + 1] as usize] {
+            if hop[q as usize] == u32::MAX {
+                hop[q as usize] = hop[p as usize] + 1;
+                queue.push(q);
+            }
+        }
+    }
+    hop
+}
+
+/// Wavefront colours of `edges` for a Gauss–Seidel sweep that should carry the anchors'
+/// corrections outward (`hop` from [`anchor_hops`]). An edge's near particle is reached from the
+/// anchors through edges coloured before it; the edge prefers the colour one past the largest of
+/// theirs (of both particles' for an edge between equally near particles), so that along an
+/// outward path the colours increase and a correction crosses up to `palette` edges in one
+/// colour-by-colour sweep. It takes the first colour, cyclically from the preferred one through
+/// `0 .. palette`, that none of its two particles has, and a colour ≥ `palette` only when all are
+/// taken. Edges are visited by the hop of their near particle, then in storage order. Without
+/// anchors (all hops `u32::MAX`) nothing is preferred and this is [`greedy_colours`].
+///
+/// The greedy colouring has no such order: an outward path's colours are arbitrary, so a
+/// correction may wait a sweep at every edge, where the uncoloured anchor-outward sweep carries it
+/// through the whole cloth. A `palette` one above the greedy colour count leaves room for the
+/// preferred colour. Deterministic; runs at creation and when pins change, never per step.
+pub fn wavefront_colours(edges: &[[u32; 2]], hop: &[u32], palette: u32) -> Vec<u32> {
+    let mut visit: Vec<u32> = (0..edges.len() as u32).collect();
+    visit.sort_by_key(|&e| {
+        let [i, j] = edges[e as usize];
+        hop[i as usize].min(hop[j as usize])
+    });
+    let mut taken = TakenColours::new(hop.len());
+    // The largest colour of the edges that reached each particle from a nearer one.
+    let mut reached_by: Vec<Option<u32>> = vec![None; hop.len()];
+    let mut colours = vec![0u32; edges.len()];
+    for e in visit {
+        let ids = edges[e as usize];
+        let [i, j] = ids.map(|p| p as usize);
+        let (near, far) = if hop[i] <= hop[j] { (i, j) } else { (j, i) };
+        let lateral = hop[near] == hop[far];
+        let latest = if lateral { reached_by[near].max(reached_by[far]) } else { reached_by[near] };
+        let preferred = latest.map_or(0, |c| (c + 1) % palette.max(1));
+        let colour = match taken.first_free(&ids, preferred) {
+            c if c < palette => c,
+            beyond => match taken.first_free(&ids, 0) {
+                c if c < preferred => c,
+                _ => beyond,
+            },
+        };
+        taken.take(&ids, colour);
+        colours[e as usize] = colour;
+        if !lateral {
+            reached_by[far] = reached_by[far].max(Some(colour));
+        }
+    }
+    colours
 }
 
 /// The stable permutation that sorts constraints by colour, and the start of each colour in it
@@ -85,6 +186,61 @@ mod tests {
         let (order, start) = colour_order(&colours);
         let sorted: Vec<[u32; 2]> = order.iter().map(|&k| star[k as usize]).collect();
         assert!(colouring_is_valid(&sorted, &start, 101));
+    }
+
+    #[test]
+    fn wavefront_colours_rise_along_a_chain_from_its_anchor_and_wrap_at_the_palette() {
+        // Stored far end first, so the visit by hop is what orders the wave.
+        let chain: Vec<[u32; 2]> = (0..12).rev().map(|i| [i + 1, i]).collect();
+        let hop = anchor_hops(&chain, 13, |p| p == 0);
+        assert_eq!(hop, (0..13).collect::<Vec<u32>>());
+        let colours = wavefront_colours(&chain, &hop, 3);
+        // Edge [i + 1, i] is stored at 11 − i.
+        let expected: Vec<u32> = (0..12).rev().map(|i| i % 3).collect();
+        assert_eq!(colours, expected, "a correction crosses 3 edges per sweep (greedy: 1)");
+        // Anchored in the middle: the wave runs both ways, the second side (visited later) one
+        // colour behind because its first edge shares the anchor with the first side's.
+        let hop = anchor_hops(&chain, 13, |p| p == 6);
+        let colours = wavefront_colours(&chain, &hop, 2);
+        let expected: Vec<u32> = (0..12u32).rev().map(|i| if i >= 6 { (i - 6) % 2 } else { (6 - i) % 2 }).collect();
+        assert_eq!(colours, expected);
+    }
+
+    #[test]
+    fn wavefront_colours_go_beyond_a_full_palette_and_equal_greedy_without_anchors() {
+        let star: Vec<[u32; 2]> = (1..=100).map(|i| [0, i]).collect();
+        let hop = anchor_hops(&star, 101, |p| p == 0);
+        let colours = wavefront_colours(&star, &hop, 3);
+        assert_eq!(colours, (0..100).collect::<Vec<u32>>());
+        // A 5 × 5 grid of quads with both diagonals: no anchor, so no preference.
+        let id = |x: u32, y: u32| y * 6 + x;
+        let mut edges = Vec::new();
+        for y in 0..6 {
+            for x in 0..6 {
+                if x < 5 {
+                    edges.push([id(x, y), id(x + 1, y)]);
+                }
+                if y < 5 {
+                    edges.push([id(x, y), id(x, y + 1)]);
+                }
+                if x < 5 && y < 5 {
+                    edges.extend([[id(x, y), id(x + 1, y + 1)], [id(x + 1, y), id(x, y + 1)]]);
+                }
+            }
+        }
+        let hop = anchor_hops(&edges, 36, |_| false);
+        assert!(hop.iter().all(|&h| h == u32::MAX));
+        let greedy = greedy_colours(&edges, 36);
+        assert_eq!(wavefront_colours(&edges, &hop, 9), greedy);
+        // Anchored at a corner: valid, and within the palette of greedy count + 1.
+        let hop = anchor_hops(&edges, 36, |p| p == 0);
+        assert_eq!((hop[id(5, 5) as usize], hop[id(5, 0) as usize], hop[id(2, 4) as usize]), (5, 5, 4));
+        let palette = greedy.iter().max().unwrap() + 2;
+        let colours = wavefront_colours(&edges, &hop, palette);
+        let (order, start) = colour_order(&colours);
+        let sorted: Vec<[u32; 2]> = order.iter().map(|&k| edges[k as usize]).collect();
+        assert!(colouring_is_valid(&sorted, &start, 36));
+        assert!(colours.iter().all(|&c| c < palette), "{colours:?}");
     }
 
     #[test]
