@@ -6,6 +6,7 @@ mod create;
 mod desc;
 pub mod guard;
 pub mod inertia;
+mod normals;
 mod output;
 mod pins;
 pub mod snapshot;
@@ -18,6 +19,7 @@ pub use guard::{ClothStatus, Instability, InstabilityKind, UnstableRecovery};
 pub use output::Energy;
 pub use snapshot::{SNAPSHOT_VERSION, SnapshotProblem};
 pub use teleport::MAX_TELEPORT_TRANSLATION;
+pub(crate) use normals::ParticleTriangles;
 pub(crate) use pins::Pins;
 
 use crate::collision::contact::ContactScratch;
@@ -106,6 +108,10 @@ pub struct Cloth {
 
     /// Area-weighted unit normal per particle, refreshed at the end of every step.
     pub(crate) normals: Vec<Vec3>,
+    /// Each particle's triangles, for summing normals per particle (see [`normals`]).
+    pub(crate) particle_triangles: ParticleTriangles,
+    /// Unnormalised normal per triangle (2·area [m²] long), scratch of [`Cloth::update_normals`].
+    pub(crate) triangle_normals: Vec<Vec3>,
     /// Aerodynamic force accumulator per particle [N], reused every substep (no allocation).
     pub(crate) wind_force: Vec<Vec3>,
     pub(crate) stats: ClothStats,
