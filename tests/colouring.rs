@@ -7,7 +7,7 @@ mod common;
 use common::{horizontal_sheet, light_stiff_params};
 use std::path::Path;
 use xpbd_cloth::constraints::colouring::colouring_is_valid;
-use xpbd_cloth::{ClothDesc, ClothStats, World, WorldDesc};
+use xpbd_cloth::{ClothDesc, ClothStats, ColliderDesc, Pose, World, WorldDesc};
 
 fn load_obj(path: &Path) -> (Vec<[f32; 3]>, Vec<u32>) {
     let options = tobj::LoadOptions { single_index: false, triangulate: false, ignore_points: true, ignore_lines: true };
@@ -92,6 +92,34 @@ fn parallel_colours_equal_the_sequential_sweep_over_the_same_colours_bitwise() {
     assert_eq!(sequential, light_stiff(N, true, 2, 20), "second run");
     // Colouring is a different Gauss–Seidel order: other bits.
     assert_ne!(sequential.0, light_stiff(N, false, 1, 20).0);
+}
+
+#[test]
+fn parallel_contacts_equal_the_one_thread_solve_bitwise() {
+    // The 96² coloured cloth dropped over a sphere below its middle: with 2 and 8 threads the
+    // collider contacts (and the speed limit of particles pushed out) are split over the pool too.
+    const N: usize = 96;
+    let run = |thread_count: u32| {
+        let (positions, indices) = horizontal_sheet(N, 1.0, 0.0);
+        let mut world = World::new(WorldDesc { thread_count, ..WorldDesc::default() }).unwrap();
+        let mut desc = ClothDesc::new(&positions, &indices);
+        desc.params = light_stiff_params();
+        let h = world.add_cloth(&desc).unwrap();
+        world.cloth_mut(h).unwrap().set_pinned(&[0, N as u32 - 1], None).unwrap();
+        world.cloth_mut(h).unwrap().set_constraint_colouring(true);
+        world.add_collider(&ColliderDesc { pose: Pose::at([0.5, -0.15, 0.5]), ..ColliderDesc::sphere(0.12) }).unwrap();
+        let hashes: Vec<u64> = (0..20)
+            .map(|_| {
+                world.step(1.0 / 60.0).unwrap();
+                world.cloth(h).unwrap().state_hash()
+            })
+            .collect();
+        (hashes, *world.cloth(h).unwrap().stats())
+    };
+    let one = run(1);
+    assert!(one.1.contact_count > 10, "the sphere holds part of the cloth: {:?}", one.1);
+    assert_eq!(one, run(2), "2 threads");
+    assert_eq!(one, run(8), "8 threads");
 }
 
 /// Statistics of the light stiff cloth after 2 s (120 frames of 60 Hz, 10 substeps).

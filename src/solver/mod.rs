@@ -124,13 +124,14 @@ pub(crate) fn step_cloth(cloth: &mut Cloth, dt: f32, ctx: &StepContext) {
                 cloth.inter_cloth.solve(snapshot, p, &pair_settings, span);
             }
             if collide {
-                cloth.contacts.solve(&mut p.x, &p.x_prev, &p.w, ctx.colliders, window, &contact);
+                cloth.contacts.solve(&mut p.x, &p.x_prev, &p.w, ctx.colliders, window, &contact, parallel);
             }
         }
 
         update_velocities(cloth, h, velocity_scale, parallel);
         if collide {
-            cloth.contacts.limit_depenetration_speed(&mut cloth.particles.v, params.max_depenetration_speed);
+            let max_speed = params.max_depenetration_speed;
+            cloth.contacts.limit_depenetration_speed(&mut cloth.particles.v, max_speed, parallel);
         }
     }
     cloth.pins.finish_step();
