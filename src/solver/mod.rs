@@ -36,7 +36,9 @@ pub(crate) struct StepContext<'a> {
     /// The world's colliders, each moving from its start pose to its target over the step.
     pub colliders: &'a ColliderStore,
     /// The step runs on the world's thread pool of more than one thread: coloured cloths of at
-    /// least [`PARALLEL_MIN_CONSTRAINTS`] constraints project each colour in parallel.
+    /// least [`PARALLEL_MIN_CONSTRAINTS`] constraints project each colour in parallel, and split
+    /// their per-particle passes (prediction, collider contacts, velocities, normals) and
+    /// statistics over the pool too, so that little of the step stays on one thread (Amdahl).
     pub parallel: bool,
     /// The particles of the world's cloths with inter-cloth collision at the step's start, when
     /// at least two take part.
@@ -63,7 +65,9 @@ pub const PARALLEL_MIN_CONSTRAINTS: usize = 50_000;
 /// no step ends inside a collider; colliders at their pose interpolated for this substep), velocity
 /// update (speed-limiting particles being pushed out of a collider), linear damping. Then pins
 /// advance, normals and statistics (with contact count and penetration) are refreshed. Allocates
-/// nothing.
+/// nothing. With the `parallel` flag below, every pass over particles or constraints except
+/// self-collision, inter-cloth pairs and the wind forces is split over the current rayon pool,
+/// each in a way that cannot change a bit.
 pub(crate) fn step_cloth(cloth: &mut Cloth, dt: f32, ctx: &StepContext) {
     let params = cloth.params;
     let substeps = if params.substeps > 0 { params.substeps } else { ctx.substeps };
