@@ -65,9 +65,10 @@ pub const PARALLEL_MIN_CONSTRAINTS: usize = 50_000;
 /// no step ends inside a collider; colliders at their pose interpolated for this substep), velocity
 /// update (speed-limiting particles being pushed out of a collider), linear damping. Then pins
 /// advance, normals and statistics (with contact count and penetration) are refreshed. Allocates
-/// nothing. With the `parallel` flag below, every pass over particles or constraints except
-/// self-collision, inter-cloth pairs and the wind forces is split over the current rayon pool,
-/// each in a way that cannot change a bit.
+/// nothing. With the `parallel` flag below, the colour sweeps, the per-particle passes
+/// (prediction, collider contacts, velocity update, normals) and the statistics run split over the
+/// current rayon pool, each in a way that cannot change a bit; wind, self-collision, inter-cloth
+/// pairs, the λ resets and the end-of-step contact summary stay on the cloth's thread.
 pub(crate) fn step_cloth(cloth: &mut Cloth, dt: f32, ctx: &StepContext) {
     let params = cloth.params;
     let substeps = if params.substeps > 0 { params.substeps } else { ctx.substeps };
