@@ -7,7 +7,7 @@ mod common;
 use common::{horizontal_sheet, light_stiff_params};
 use std::path::Path;
 use xpbd_cloth::constraints::colouring::colouring_is_valid;
-use xpbd_cloth::{ClothDesc, ClothStats, ColliderDesc, Pose, World, WorldDesc};
+use xpbd_cloth::{ClothDesc, ClothParams, ClothStats, ColliderDesc, Pose, World, WorldDesc};
 
 fn load_obj(path: &Path) -> (Vec<[f32; 3]>, Vec<u32>) {
     let options = tobj::LoadOptions { single_index: false, triangulate: false, ignore_points: true, ignore_lines: true };
@@ -95,15 +95,21 @@ fn parallel_colours_equal_the_sequential_sweep_over_the_same_colours_bitwise() {
 }
 
 #[test]
-fn parallel_contacts_equal_the_one_thread_solve_bitwise() {
-    // The 96² coloured cloth dropped over a sphere below its middle: with 2 and 8 threads the
-    // collider contacts (and the speed limit of particles pushed out) are split over the pool too.
+fn parallel_contacts_and_wind_equal_the_one_thread_solve_bitwise() {
+    // The 96² coloured cloth dropped over a sphere below its middle, in a side wind: with 2 and 8
+    // threads the collider contacts (and the speed limit of particles pushed out) and the
+    // aerodynamic forces are split over the pool too.
     const N: usize = 96;
     let run = |thread_count: u32| {
         let (positions, indices) = horizontal_sheet(N, 1.0, 0.0);
         let mut world = World::new(WorldDesc { thread_count, ..WorldDesc::default() }).unwrap();
         let mut desc = ClothDesc::new(&positions, &indices);
-        desc.params = light_stiff_params();
+        desc.params = ClothParams {
+            drag_coefficient: 1.0,
+            lift_coefficient: 0.5,
+            wind_velocity: [3.0, 0.0, 1.0],
+            ..light_stiff_params()
+        };
         let h = world.add_cloth(&desc).unwrap();
         world.cloth_mut(h).unwrap().set_pinned(&[0, N as u32 - 1], None).unwrap();
         world.cloth_mut(h).unwrap().set_constraint_colouring(true);

@@ -129,7 +129,7 @@ impl Cloth {
             isolated_particles,
         };
         let particle_triangles = ParticleTriangles::build(&triangles, particle_count);
-        let triangle_normals = vec![Vec3::ZERO; triangles.len()];
+        let per_triangle = vec![Vec3::ZERO; triangles.len()];
         let mut cloth = Cloth {
             info,
             particle_of_vertex: weld.particle_of_vertex,
@@ -163,8 +163,7 @@ impl Cloth {
             world_key: 0,
             normals: vec![Vec3::ZERO; particle_count],
             particle_triangles,
-            triangle_normals,
-            wind_force: vec![Vec3::ZERO; particle_count],
+            per_triangle,
             stats: ClothStats::default(),
             last_substep: 0.0,
             scratch: StatsScratch::with_capacity(

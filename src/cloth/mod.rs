@@ -110,10 +110,9 @@ pub struct Cloth {
     pub(crate) normals: Vec<Vec3>,
     /// Each particle's triangles, for summing normals per particle (see [`normals`]).
     pub(crate) particle_triangles: ParticleTriangles,
-    /// Unnormalised normal per triangle (2·area [m²] long), scratch of [`Cloth::update_normals`].
-    pub(crate) triangle_normals: Vec<Vec3>,
-    /// Aerodynamic force accumulator per particle [N], reused every substep (no allocation).
-    pub(crate) wind_force: Vec<Vec3>,
+    /// A vector per triangle, scratch reused without allocation: the unnormalised normals of
+    /// [`Cloth::update_normals`] (2·area [m²] long), the aerodynamic forces of a substep [N].
+    pub(crate) per_triangle: Vec<Vec3>,
     pub(crate) stats: ClothStats,
     /// Substep length h [s] of the last step (0 before the first).
     pub(crate) last_substep: f32,

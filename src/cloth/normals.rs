@@ -46,6 +46,13 @@ impl ParticleTriangles {
     fn of(&self, i: usize) -> &[u32] {
         &self.triangle[self.start[i] as usize..self.start[i + 1] as usize]
     }
+
+    /// Σ `per_triangle[t]` over the triangles t of particle `i`, from zero in increasing t: the
+    /// bits a scatter-add over the triangles in storage order leaves in particle i.
+    #[inline]
+    pub fn sum(&self, i: usize, per_triangle: &[Vec3]) -> Vec3 {
+        self.of(i).iter().fold(Vec3::ZERO, |s, &t| s + per_triangle[t as usize])
+    }
 }
 
 impl Cloth {
@@ -61,12 +68,11 @@ impl Cloth {
                 *n = (b - a).cross(c - a);
             }
         };
-        chunks_mut_in_parallel(&mut self.triangle_normals, parallel, triangle_normals);
-        let (incident, by_triangle) = (&self.particle_triangles, &self.triangle_normals);
+        chunks_mut_in_parallel(&mut self.per_triangle, parallel, triangle_normals);
+        let (incident, by_triangle) = (&self.particle_triangles, &self.per_triangle);
         let particle_normals = |first: usize, out: &mut [Vec3]| {
             for (k, n) in out.iter_mut().enumerate() {
-                let sum = incident.of(first + k).iter().fold(Vec3::ZERO, |s, &t| s + by_triangle[t as usize]);
-                *n = sum.normalize_or_zero();
+                *n = incident.sum(first + k, by_triangle).normalize_or_zero();
             }
         };
         chunks_mut_in_parallel(&mut self.normals, parallel, particle_normals);

@@ -37,7 +37,7 @@ pub(crate) struct StepContext<'a> {
     pub colliders: &'a ColliderStore,
     /// The step runs on the world's thread pool of more than one thread: coloured cloths of at
     /// least [`PARALLEL_MIN_CONSTRAINTS`] constraints project each colour in parallel, and split
-    /// their per-particle passes (prediction, collider contacts, velocities, normals) and
+    /// their per-particle passes (wind, prediction, collider contacts, velocities, normals) and
     /// statistics over the pool too, so that little of the step stays on one thread (Amdahl).
     pub parallel: bool,
     /// The particles of the world's cloths with inter-cloth collision at the step's start, when
@@ -66,9 +66,9 @@ pub const PARALLEL_MIN_CONSTRAINTS: usize = 50_000;
 /// update (speed-limiting particles being pushed out of a collider), linear damping. Then pins
 /// advance, normals and statistics (with contact count and penetration) are refreshed. Allocates
 /// nothing. With the `parallel` flag below, the colour sweeps, the per-particle passes
-/// (prediction, collider contacts, velocity update, normals) and the statistics run split over the
-/// current rayon pool, each in a way that cannot change a bit; wind, self-collision, inter-cloth
-/// pairs, the λ resets and the end-of-step contact summary stay on the cloth's thread.
+/// (wind, prediction, collider contacts, velocity update, normals) and the statistics run split over the
+/// current rayon pool, each in a way that cannot change a bit; self-collision, inter-cloth pairs,
+/// the λ resets and the end-of-step contact summary stay on the cloth's thread.
 pub(crate) fn step_cloth(cloth: &mut Cloth, dt: f32, ctx: &StepContext) {
     let params = cloth.params;
     let substeps = if params.substeps > 0 { params.substeps } else { ctx.substeps };
@@ -96,7 +96,7 @@ pub(crate) fn step_cloth(cloth: &mut Cloth, dt: f32, ctx: &StepContext) {
 
     for substep in 0..substeps {
         if let Some(aero) = &aerodynamics {
-            apply_wind(cloth, aero, h);
+            apply_wind(cloth, aero, h, parallel);
         }
         predict(cloth, acceleration, h, substep, substeps, parallel);
         let window = SubstepWindow::new(substep, substeps);
