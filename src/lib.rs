@@ -31,6 +31,7 @@ pub mod error;
 pub mod ffi;
 pub mod material;
 pub mod mesh;
+mod parallel;
 mod slot_map;
 mod solver;
 pub mod stats;

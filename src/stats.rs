@@ -56,15 +56,21 @@ pub struct ClothStats {
     pub inter_cloth_pairs_tested: u32,
 }
 
-/// Preallocated buffer so that computing statistics never allocates during a step.
+/// Preallocated buffers so that computing statistics never allocates during a step: one for the
+/// length constraints (stretch, then tethers) and one for bending, so that the two can be
+/// summarised at the same time on two threads.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct StatsScratch {
-    pub abs_c: Vec<f32>,
+    /// |C| of the edges, then of the tethers [m].
+    pub lengths_abs_c: Vec<f32>,
+    /// |C| of the hinges [rad].
+    pub bending_abs_c: Vec<f32>,
 }
 
 impl StatsScratch {
-    pub fn with_capacity(n: usize) -> Self {
-        StatsScratch { abs_c: Vec::with_capacity(n) }
+    /// Room for `lengths` stretch or tether residuals and `hinges` bending residuals.
+    pub fn with_capacity(lengths: usize, hinges: usize) -> Self {
+        StatsScratch { lengths_abs_c: Vec::with_capacity(lengths), bending_abs_c: Vec::with_capacity(hinges) }
     }
 }
 

@@ -7,7 +7,7 @@ mod common;
 use common::{horizontal_sheet, light_stiff_params};
 use std::path::Path;
 use xpbd_cloth::constraints::colouring::colouring_is_valid;
-use xpbd_cloth::{ClothDesc, ClothStats, World, WorldDesc};
+use xpbd_cloth::{ClothDesc, ClothParams, ClothStats, ColliderDesc, Pose, World, WorldDesc};
 
 fn load_obj(path: &Path) -> (Vec<[f32; 3]>, Vec<u32>) {
     let options = tobj::LoadOptions { single_index: false, triangulate: false, ignore_points: true, ignore_lines: true };
@@ -53,8 +53,9 @@ fn colouring_is_valid_on_every_bundled_mesh() {
 
 /// The light stiff cloth of the validation tests (1 m, 1 kg, stretch α = 0, bending α = 1e-5,
 /// tethers, two corners pinned), `n × n`, optionally coloured, stepped `frames` at 60 Hz with
-/// `thread_count` threads. Returns the state hash after every frame and the last statistics.
-fn light_stiff(n: usize, colouring: bool, thread_count: u32, frames: usize) -> (Vec<u64>, ClothStats) {
+/// `thread_count` threads. Returns the state hash after every frame, and the last statistics and
+/// the bits of the last normals.
+fn light_stiff(n: usize, colouring: bool, thread_count: u32, frames: usize) -> (Vec<u64>, ClothStats, Vec<u32>) {
     let (positions, indices) = horizontal_sheet(n, 1.0, 0.0);
     let mut world = World::new(WorldDesc { thread_count, ..WorldDesc::default() }).unwrap();
     let mut desc = ClothDesc::new(&positions, &indices);
@@ -69,22 +70,62 @@ fn light_stiff(n: usize, colouring: bool, thread_count: u32, frames: usize) -> (
             world.cloth(h).unwrap().state_hash()
         })
         .collect();
-    (hashes, *world.cloth(h).unwrap().stats())
+    let cloth = world.cloth(h).unwrap();
+    let mut normals = vec![[0.0f32; 3]; cloth.vertex_count() as usize];
+    cloth.read_normals(&mut normals).unwrap();
+    (hashes, *cloth.stats(), normals.iter().flatten().map(|c| c.to_bits()).collect())
 }
 
 #[test]
 fn parallel_colours_equal_the_sequential_sweep_over_the_same_colours_bitwise() {
     // 96² (72 000 constraints) is above the parallel threshold: with 2 and 8 threads every colour
     // is split over the pool; with 1 thread the world has no pool and walks the same colours in
-    // storage order.
+    // storage order. The per-particle passes (prediction, velocities, normals) are then split
+    // too, and the statistics of the length constraints and of bending are summarised at the
+    // same time: normals and statistics must keep their bits as well.
     const N: usize = 96;
     assert!(3 * N * N * 3 > xpbd_cloth::world::PARALLEL_MIN_CONSTRAINTS + 10_000);
-    let (sequential, _) = light_stiff(N, true, 1, 20);
-    assert_eq!(sequential, light_stiff(N, true, 2, 20).0, "2 threads");
-    assert_eq!(sequential, light_stiff(N, true, 8, 20).0, "8 threads");
-    assert_eq!(sequential, light_stiff(N, true, 2, 20).0, "second run");
+    let sequential = light_stiff(N, true, 1, 20);
+    assert!(sequential.1.bending.count > 0 && sequential.1.tether.count > 0 && sequential.1.stretch.p95_abs_c > 0.0);
+    assert_eq!(sequential, light_stiff(N, true, 2, 20), "2 threads");
+    assert_eq!(sequential, light_stiff(N, true, 8, 20), "8 threads");
+    assert_eq!(sequential, light_stiff(N, true, 2, 20), "second run");
     // Colouring is a different Gauss–Seidel order: other bits.
-    assert_ne!(sequential, light_stiff(N, false, 1, 20).0);
+    assert_ne!(sequential.0, light_stiff(N, false, 1, 20).0);
+}
+
+#[test]
+fn parallel_contacts_and_wind_equal_the_one_thread_solve_bitwise() {
+    // The 96² coloured cloth dropped over a sphere below its middle, in a side wind: with 2 and 8
+    // threads the collider contacts (and the speed limit of particles pushed out) and the
+    // aerodynamic forces are split over the pool too.
+    const N: usize = 96;
+    let run = |thread_count: u32| {
+        let (positions, indices) = horizontal_sheet(N, 1.0, 0.0);
+        let mut world = World::new(WorldDesc { thread_count, ..WorldDesc::default() }).unwrap();
+        let mut desc = ClothDesc::new(&positions, &indices);
+        desc.params = ClothParams {
+            drag_coefficient: 1.0,
+            lift_coefficient: 0.5,
+            wind_velocity: [3.0, 0.0, 1.0],
+            ..light_stiff_params()
+        };
+        let h = world.add_cloth(&desc).unwrap();
+        world.cloth_mut(h).unwrap().set_pinned(&[0, N as u32 - 1], None).unwrap();
+        world.cloth_mut(h).unwrap().set_constraint_colouring(true);
+        world.add_collider(&ColliderDesc { pose: Pose::at([0.5, -0.15, 0.5]), ..ColliderDesc::sphere(0.12) }).unwrap();
+        let hashes: Vec<u64> = (0..20)
+            .map(|_| {
+                world.step(1.0 / 60.0).unwrap();
+                world.cloth(h).unwrap().state_hash()
+            })
+            .collect();
+        (hashes, *world.cloth(h).unwrap().stats())
+    };
+    let one = run(1);
+    assert!(one.1.contact_count > 10, "the sphere holds part of the cloth: {:?}", one.1);
+    assert_eq!(one, run(2), "2 threads");
+    assert_eq!(one, run(8), "8 threads");
 }
 
 /// Statistics of the light stiff cloth after 2 s (120 frames of 60 Hz, 10 substeps).
@@ -118,7 +159,7 @@ fn coloured_solve_residuals_after_two_seconds_within_ten_percent_of_the_anchor_o
 /// broken by creation index, colouring before pinning gave 52 %.)
 #[test]
 fn coloured_light_stiff_fine_cloth_stays_finite_and_inside_its_tethers() {
-    let (_, stats) = light_stiff(128, true, 2, 600);
+    let (_, stats, _) = light_stiff(128, true, 2, 600);
     eprintln!("128² coloured: max edge strain {:.2} %, tether max excess {:.3e} m", stats.max_edge_strain * 100.0, stats.tether.max_abs_c);
     assert!(stats.max_edge_strain.is_finite() && stats.max_edge_strain < 0.6, "strain {}", stats.max_edge_strain);
     assert!(stats.tether.max_abs_c < 1e-4, "a particle is {} m beyond its tether bound", stats.tether.max_abs_c);

@@ -2,14 +2,16 @@
 //! is created or its pins change. A counting global allocator counts every allocation made while
 //! the steps run on the test's own thread (the world has one thread, so the whole step runs there).
 //! Counting per thread matters: the test harness's main thread may allocate while the test runs
-//! (seen on a loaded CI machine: 4 allocations that were not the step's).
+//! (seen on a loaded CI machine: 4 allocations that were not the step's). A second test steps a
+//! cloth large enough to be split over a two-thread world's pool and counts what the pool's
+//! worker threads allocate.
 
 mod common;
 
-use common::horizontal_sheet;
+use common::{horizontal_sheet, light_stiff_params};
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use xpbd_cloth::{ClothDesc, ClothParams, ColliderDesc, Material, Pose, World, WorldDesc};
 
 /// The system allocator, counting allocations and reallocations made by a thread while its
@@ -21,16 +23,28 @@ thread_local! {
     static COUNTING: Cell<bool> = const { Cell::new(false) };
 }
 static ALLOCATIONS: AtomicUsize = AtomicUsize::new(0);
+/// Count on rayon worker threads too (only the two-thread world's pool has any).
+static COUNTING_POOL: AtomicBool = AtomicBool::new(false);
 
-fn counting() -> bool {
-    COUNTING.try_with(Cell::get).unwrap_or(false)
+/// Allocations made on rayon worker threads while `COUNTING_POOL` is set (a counter of their own:
+/// the tests run at the same time).
+static POOL_ALLOCATIONS: AtomicUsize = AtomicUsize::new(0);
+
+/// The counter the current allocation goes to, if any.
+fn counter() -> Option<&'static AtomicUsize> {
+    if COUNTING.try_with(Cell::get).unwrap_or(false) {
+        return Some(&ALLOCATIONS);
+    }
+    // `current_thread_index` reads a const-initialised thread-local: it never allocates.
+    let on_pool = COUNTING_POOL.load(Ordering::Relaxed) && rayon::current_thread_index().is_some();
+    on_pool.then_some(&POOL_ALLOCATIONS)
 }
 
 // SAFETY: forwards every call unchanged to `System`, which upholds the `GlobalAlloc` contract.
 unsafe impl GlobalAlloc for CountingAllocator {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        if counting() {
-            ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
+        if let Some(count) = counter() {
+            count.fetch_add(1, Ordering::Relaxed);
         }
         // SAFETY: the caller's `alloc` contract is passed on.
         unsafe { System.alloc(layout) }
@@ -40,8 +54,8 @@ unsafe impl GlobalAlloc for CountingAllocator {
         unsafe { System.dealloc(ptr, layout) }
     }
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        if counting() {
-            ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
+        if let Some(count) = counter() {
+            count.fetch_add(1, Ordering::Relaxed);
         }
         // SAFETY: the caller's `realloc` contract is passed on.
         unsafe { System.realloc(ptr, layout, new_size) }
@@ -94,4 +108,34 @@ fn stepping_a_pinned_cloth_with_tethers_wind_a_collider_and_self_collision_alloc
     assert!(c.stats().contact_count > 0, "the cloth never reached the sphere");
     assert!(c.stats().self_pairs_tested > 0, "self-collision found no candidate pairs");
     assert_eq!(allocations, 0, "{allocations} allocations in 90 steps");
+}
+
+#[test]
+fn stepping_a_cloth_split_over_two_threads_allocates_nothing_on_the_pool_threads() {
+    // 96² coloured (72 000 constraints, above `PARALLEL_MIN_CONSTRAINTS`) on a sphere: the colour
+    // sweeps, the per-particle passes, the contacts and the statistics all run split over the pool.
+    const N: usize = 96;
+    let mut world = World::new(WorldDesc { thread_count: 2, ..WorldDesc::default() }).unwrap();
+    let (positions, indices) = horizontal_sheet(N, 1.0, 0.0);
+    let mut desc = ClothDesc::new(&positions, &indices);
+    desc.params = light_stiff_params();
+    let cloth = world.add_cloth(&desc).unwrap();
+    world.cloth_mut(cloth).unwrap().set_pinned(&[0, N as u32 - 1], None).unwrap();
+    world.cloth_mut(cloth).unwrap().set_constraint_colouring(true);
+    world.add_collider(&ColliderDesc { pose: Pose::at([0.5, -0.15, 0.5]), ..ColliderDesc::sphere(0.12) }).unwrap();
+    for _ in 0..5 {
+        world.step(1.0 / 60.0).unwrap(); // the pool's threads start and settle
+    }
+    // Only the workers count: the calling thread hands each step to the pool through rayon's
+    // injector queue, which allocates a block per 63 jobs (once per 63 steps, rayon's and not
+    // the solver's; the one-thread test above covers the calling thread).
+    POOL_ALLOCATIONS.store(0, Ordering::SeqCst);
+    COUNTING_POOL.store(true, Ordering::SeqCst);
+    for _ in 0..100 {
+        world.step(1.0 / 60.0).unwrap();
+    }
+    COUNTING_POOL.store(false, Ordering::SeqCst);
+    let allocations = POOL_ALLOCATIONS.load(Ordering::SeqCst);
+    assert!(world.cloth(cloth).unwrap().stats().contact_count > 0, "the cloth never reached the sphere");
+    assert_eq!(allocations, 0, "{allocations} allocations on the workers in 100 steps");
 }

@@ -1,7 +1,7 @@
 //! Creating a cloth: validate everything, then weld, build topology and constraints.
 //! Nothing is allocated for the cloth before all input checks have passed.
 
-use super::{Cloth, ClothDesc, ClothParams, MeshInfo, Particles, Pins, UnstableRecovery};
+use super::{Cloth, ClothDesc, ClothParams, MeshInfo, ParticleTriangles, Particles, Pins, UnstableRecovery};
 use crate::collision::contact::ContactScratch;
 use crate::collision::self_collision::SelfCollision;
 use crate::constraints::{BendingConstraints, StretchConstraints, TetherConstraints, dihedral_angle};
@@ -130,6 +130,8 @@ impl Cloth {
             non_manifold_edges: topo.non_manifold_edges,
             isolated_particles,
         };
+        let particle_triangles = ParticleTriangles::build(&triangles, particle_count);
+        let per_triangle = vec![Vec3::ZERO; triangles.len()];
         let mut cloth = Cloth {
             info,
             particle_of_vertex: weld.particle_of_vertex,
@@ -162,17 +164,19 @@ impl Cloth {
             inter_cloth: Default::default(),
             world_key: 0,
             normals: vec![Vec3::ZERO; particle_count],
-            wind_force: vec![Vec3::ZERO; particle_count],
             sweep_rows: vec![glam::Vec4::ZERO; particle_count],
+            particle_triangles,
+            per_triangle,
             stats: ClothStats::default(),
             last_substep: 0.0,
             scratch: StatsScratch::with_capacity(
-                edge_count.max(hinge_count).max(particle_count * crate::constraints::tether::TETHERS_PER_PARTICLE),
+                edge_count.max(particle_count * crate::constraints::tether::TETHERS_PER_PARTICLE),
+                hinge_count,
             ),
         };
         cloth.apply_params(desc.params); // orders (and colours) the edges with the tethers
         cloth.order_bending();
-        cloth.update_normals();
+        cloth.update_normals(false);
         cloth.mesh_fingerprint = cloth.compute_mesh_fingerprint();
         Ok(cloth)
     }

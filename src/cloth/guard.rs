@@ -165,7 +165,7 @@ impl Cloth {
             }
             UnstableRecovery::Disabled => {}
         }
-        self.update_normals();
+        self.update_normals(false);
         let status = &mut self.guard.status;
         status.unstable_steps = status.unstable_steps.saturating_add(1);
         status.last = Some(instability);

@@ -6,6 +6,7 @@ mod create;
 mod desc;
 pub mod guard;
 pub mod inertia;
+mod normals;
 mod output;
 mod pins;
 pub mod snapshot;
@@ -18,6 +19,7 @@ pub use guard::{ClothStatus, Instability, InstabilityKind, UnstableRecovery};
 pub use output::Energy;
 pub use snapshot::{SNAPSHOT_VERSION, SnapshotProblem};
 pub use teleport::MAX_TELEPORT_TRANSLATION;
+pub(crate) use normals::ParticleTriangles;
 pub(crate) use pins::Pins;
 
 use crate::collision::contact::ContactScratch;
@@ -106,11 +108,14 @@ pub struct Cloth {
 
     /// Area-weighted unit normal per particle, refreshed at the end of every step.
     pub(crate) normals: Vec<Vec3>,
-    /// Aerodynamic force accumulator per particle [N], reused every substep (no allocation).
-    pub(crate) wind_force: Vec<Vec3>,
     /// Position and inverse mass per particle in the constraint sweeps' 16-byte rows, packed before
     /// and unpacked after the sweeps of every iteration (`constraints::access`; no allocation).
     pub(crate) sweep_rows: Vec<crate::constraints::access::SolverParticle>,
+    /// Each particle's triangles, for summing normals per particle (see [`normals`]).
+    pub(crate) particle_triangles: ParticleTriangles,
+    /// A vector per triangle, scratch reused without allocation: the unnormalised normals of
+    /// [`Cloth::update_normals`] (2·area [m²] long), the aerodynamic forces of a substep [N].
+    pub(crate) per_triangle: Vec<Vec3>,
     pub(crate) stats: ClothStats,
     /// Substep length h [s] of the last step (0 before the first).
     pub(crate) last_substep: f32,

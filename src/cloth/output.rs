@@ -51,23 +51,6 @@ impl Cloth {
         Ok(())
     }
 
-    /// Recompute the area-weighted particle normals from the current positions.
-    pub(crate) fn update_normals(&mut self) {
-        let x = &self.particles.x;
-        self.normals.fill(Vec3::ZERO);
-        for t in &self.triangles {
-            let [a, b, c] = t.map(|i| x[i as usize]);
-            // |(b − a) × (c − a)| = 2·area: summing unnormalised cross products weights by area.
-            let n = (b - a).cross(c - a);
-            for &i in t {
-                self.normals[i as usize] += n;
-            }
-        }
-        for n in &mut self.normals {
-            *n = n.normalize_or_zero();
-        }
-    }
-
     /// Kinetic, gravitational and elastic energy for gravity `gravity` [m/s²] (the world's gravity
     /// plus this cloth's external acceleration if that should count as a potential).
     pub fn energy(&self, gravity: Vec3) -> Energy {

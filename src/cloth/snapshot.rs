@@ -313,7 +313,7 @@ impl Cloth {
             self.rebuild_tethers();
         }
         self.remember_good_state();
-        self.update_normals();
+        self.update_normals(false);
         Ok(())
     }
 }

@@ -38,7 +38,7 @@ impl Cloth {
         g.rest_rotation = (q * g.rest_rotation).normalize();
         g.rest_translation = q * g.rest_translation + t;
         self.remember_good_state();
-        self.update_normals();
+        self.update_normals(false);
         Ok(())
     }
 }

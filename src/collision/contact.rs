@@ -61,8 +61,10 @@
 //! tan θ < μ_s and slides with acceleration g·(sin θ − μ_k·cos θ).
 
 use super::shape::Shape;
-use super::store::{ColliderStore, Frame, SubstepWindow};
+use super::store::{Collider, ColliderStore, Frame, SubstepWindow};
+use crate::parallel::{PARTICLE_CHUNK, chunks_mut_in_parallel};
 use glam::Vec3;
+use rayon::prelude::*;
 
 /// A march stops when the gap to the thickened surface is below this [m].
 pub const SWEEP_TOLERANCE: f32 = 1e-6;
@@ -195,6 +197,11 @@ impl ContactScratch {
     ///   current position, unless the nearest surface now faces away from the start's (it went
     ///   past the middle of a thin shape): then the half-space at the start.
     /// - Started deep inside: d − thickness ≥ min(0, gap₀ + b), no friction, speed-limited.
+    ///
+    /// With `parallel`, each collider's pass is split into chunks of particles on the current
+    /// rayon pool: a particle's projections read and write only its own state, and it still meets
+    /// the colliders in store order, so the bits do not change.
+    #[allow(clippy::too_many_arguments)]
     pub fn solve(
         &mut self,
         x: &mut [Vec3],
@@ -203,47 +210,23 @@ impl ContactScratch {
         colliders: &ColliderStore,
         window: SubstepWindow,
         settings: &ContactSettings,
+        parallel: bool,
     ) {
-        let (thickness, band) = (settings.thickness, settings.max_depenetration);
         for (_, collider) in colliders.iter() {
             if collider.layers() & settings.mask == 0 {
                 continue;
             }
-            let (begin, end) = collider.substep_frames(window);
-            let shape = &collider.shape;
-            for i in 0..x.len() {
-                if w[i] == 0.0 {
-                    continue;
-                }
-                let p_prev = begin.to_local(x_prev[i]);
-                let moved = relative_motion(&begin, &end, x[i], x_prev[i], p_prev);
-                let mut friction = collider.friction();
-                let (c, normal) = match sweep(shape, p_prev, moved, thickness, band) {
-                    Sweep::Clear => continue,
-                    Sweep::Hit(hit) if hit.time > 0.0 => (hit.normal.dot(moved - hit.offset), hit.normal),
-                    Sweep::Hit(hit) => {
-                        let (d, normal) = shape.distance(p_prev + moved);
-                        if normal.dot(hit.normal) > 0.0 {
-                            (d - thickness, normal)
-                        } else {
-                            (hit.normal.dot(moved - hit.offset), hit.normal)
-                        }
-                    }
-                    Sweep::Deep => {
-                        self.deep[i] = true;
-                        let (d, normal) = shape.distance(p_prev + moved);
-                        let gap0 = shape.distance(p_prev).0 - thickness;
-                        // Being pushed out of an overlap is no sliding contact: no friction, so
-                        // the cloth can slide over the shape instead of being held and stretched.
-                        friction = (0.0, 0.0);
-                        (d - thickness - (gap0 + band).min(0.0), normal)
-                    }
-                };
-                if c >= 0.0 {
-                    continue;
-                }
-                let slip = apply_friction(moved - normal * c, normal, -c, friction);
-                x[i] += end.rotation * (slip - moved);
+            let frames = collider.substep_frames(window);
+            let kernel = |x: &mut [Vec3], x_prev: &[Vec3], w: &[f32], deep: &mut [bool]| {
+                project_contacts(collider, frames, settings, x, x_prev, w, deep);
+            };
+            if parallel {
+                let c = PARTICLE_CHUNK;
+                (x.par_chunks_mut(c), x_prev.par_chunks(c), w.par_chunks(c), self.deep.par_chunks_mut(c))
+                    .into_par_iter()
+                    .for_each(|(x, x_prev, w, deep)| kernel(x, x_prev, w, deep));
+            } else {
+                kernel(x, x_prev, w, &mut self.deep);
             }
         }
     }
@@ -252,10 +235,64 @@ impl ContactScratch {
     /// leaves no faster than `max_speed` [m/s] (its push-out is bounded per substep, but its
     /// neighbours' constraints, fighting a push-out direction the cloth cannot follow, could
     /// otherwise hand it any speed).
-    pub fn limit_depenetration_speed(&self, v: &mut [Vec3], max_speed: f32) {
-        for (v, _) in v.iter_mut().zip(&self.deep).filter(|(_, deep)| **deep) {
-            *v = v.clamp_length_max(max_speed);
+    ///
+    /// With `parallel`, in chunks on the current rayon pool (each particle on its own).
+    pub fn limit_depenetration_speed(&self, v: &mut [Vec3], max_speed: f32, parallel: bool) {
+        chunks_mut_in_parallel(v, parallel, |first, v| {
+            for (v, _) in v.iter_mut().zip(&self.deep[first..]).filter(|(_, deep)| **deep) {
+                *v = v.clamp_length_max(max_speed);
+            }
+        });
+    }
+}
+
+/// One collider's contacts with particles `x` (a run of the cloth's particles, with their
+/// `x_prev`, `w` and deep flags), the collider moving from `begin` to `end` over the substep
+/// (see [`ContactScratch::solve`]).
+fn project_contacts(
+    collider: &Collider,
+    (begin, end): (Frame, Frame),
+    settings: &ContactSettings,
+    x: &mut [Vec3],
+    x_prev: &[Vec3],
+    w: &[f32],
+    deep: &mut [bool],
+) {
+    let (thickness, band) = (settings.thickness, settings.max_depenetration);
+    let shape = &collider.shape;
+    for i in 0..x.len() {
+        if w[i] == 0.0 {
+            continue;
         }
+        let p_prev = begin.to_local(x_prev[i]);
+        let moved = relative_motion(&begin, &end, x[i], x_prev[i], p_prev);
+        let mut friction = collider.friction();
+        let (c, normal) = match sweep(shape, p_prev, moved, thickness, band) {
+            Sweep::Clear => continue,
+            Sweep::Hit(hit) if hit.time > 0.0 => (hit.normal.dot(moved - hit.offset), hit.normal),
+            Sweep::Hit(hit) => {
+                let (d, normal) = shape.distance(p_prev + moved);
+                if normal.dot(hit.normal) > 0.0 {
+                    (d - thickness, normal)
+                } else {
+                    (hit.normal.dot(moved - hit.offset), hit.normal)
+                }
+            }
+            Sweep::Deep => {
+                deep[i] = true;
+                let (d, normal) = shape.distance(p_prev + moved);
+                let gap0 = shape.distance(p_prev).0 - thickness;
+                // Being pushed out of an overlap is no sliding contact: no friction, so
+                // the cloth can slide over the shape instead of being held and stretched.
+                friction = (0.0, 0.0);
+                (d - thickness - (gap0 + band).min(0.0), normal)
+            }
+        };
+        if c >= 0.0 {
+            continue;
+        }
+        let slip = apply_friction(moved - normal * c, normal, -c, friction);
+        x[i] += end.rotation * (slip - moved);
     }
 }
 

@@ -10,8 +10,10 @@ use crate::collision::self_collision::SelfCollisionSettings;
 use crate::collision::{ColliderStore, SubstepWindow};
 use crate::constraints::SubstepCoefficients;
 use crate::constraints::access::{pack_solver_particles, unpack_solver_particles};
-use crate::stats::{ClothStats, ConstraintStats};
+use crate::parallel::{PARTICLE_CHUNK, chunks_mut_in_parallel};
+use crate::stats::{ClothStats, ConstraintStats, StatsScratch};
 use glam::Vec3;
+use rayon::prelude::*;
 use wind::{Aerodynamics, apply_wind};
 
 /// Stretch sweeps per iteration. Measured on the light, stiff, fine cloth of the validation tests
@@ -35,7 +37,9 @@ pub(crate) struct StepContext<'a> {
     /// The world's colliders, each moving from its start pose to its target over the step.
     pub colliders: &'a ColliderStore,
     /// The step runs on the world's thread pool of more than one thread: coloured cloths of at
-    /// least [`PARALLEL_MIN_CONSTRAINTS`] constraints project each colour in parallel.
+    /// least [`PARALLEL_MIN_CONSTRAINTS`] constraints project each colour in parallel, and split
+    /// their per-particle passes (wind, prediction, sweep rows, collider contacts, velocities, normals) and
+    /// statistics over the pool too, so that little of the step stays on one thread (Amdahl).
     pub parallel: bool,
     /// The particles of the world's cloths with inter-cloth collision at the step's start, when
     /// at least two take part.
@@ -62,7 +66,11 @@ pub const PARALLEL_MIN_CONSTRAINTS: usize = 50_000;
 /// no step ends inside a collider; colliders at their pose interpolated for this substep), velocity
 /// update (speed-limiting particles being pushed out of a collider), linear damping. Then pins
 /// advance, normals and statistics (with contact count and penetration) are refreshed. Allocates
-/// nothing.
+/// nothing. With the `parallel` flag below, the colour sweeps, the per-particle passes
+/// (wind, prediction, packing the sweep rows and back, collider contacts, velocity update, normals)
+/// and the statistics run split over the
+/// current rayon pool, each in a way that cannot change a bit; self-collision, inter-cloth pairs,
+/// the λ resets and the end-of-step contact summary stay on the cloth's thread.
 pub(crate) fn step_cloth(cloth: &mut Cloth, dt: f32, ctx: &StepContext) {
     let params = cloth.params;
     let substeps = if params.substeps > 0 { params.substeps } else { ctx.substeps };
@@ -90,9 +98,9 @@ pub(crate) fn step_cloth(cloth: &mut Cloth, dt: f32, ctx: &StepContext) {
 
     for substep in 0..substeps {
         if let Some(aero) = &aerodynamics {
-            apply_wind(cloth, aero, h);
+            apply_wind(cloth, aero, h, parallel);
         }
-        predict(cloth, acceleration, h, substep, substeps);
+        predict(cloth, acceleration, h, substep, substeps, parallel);
         let window = SubstepWindow::new(substep, substeps);
         if collide {
             cloth.contacts.begin_substep();
@@ -104,7 +112,10 @@ pub(crate) fn step_cloth(cloth: &mut Cloth, dt: f32, ctx: &StepContext) {
         let p = &mut cloth.particles;
         let rows = &mut cloth.sweep_rows;
         for _ in 0..iterations {
-            pack_solver_particles(&p.x, &p.w, rows);
+            chunks_mut_in_parallel(rows, parallel, |first, rows| {
+                let range = first..first + rows.len();
+                pack_solver_particles(&p.x[range.clone()], &p.w[range], rows);
+            });
             if params.enable_bending {
                 cloth.bending.solve(rows, &p.x_prev, &p.w, &bend_k, parallel);
             }
@@ -117,7 +128,9 @@ pub(crate) fn step_cloth(cloth: &mut Cloth, dt: f32, ctx: &StepContext) {
                 let (slack, alpha) = (params.tether_slack, params.tether_compliance);
                 cloth.tethers.solve(rows, &p.w, slack, alpha, &tether_k, parallel);
             }
-            unpack_solver_particles(rows, &mut p.x);
+            chunks_mut_in_parallel(&mut p.x, parallel, |first, x| {
+                unpack_solver_particles(&rows[first..first + x.len()], x);
+            });
             if let Some(settings) = &self_contact {
                 cloth.self_collision.solve(&mut p.x, &p.x_prev, &p.w, settings);
             }
@@ -126,19 +139,20 @@ pub(crate) fn step_cloth(cloth: &mut Cloth, dt: f32, ctx: &StepContext) {
                 cloth.inter_cloth.solve(snapshot, p, &pair_settings, span);
             }
             if collide {
-                cloth.contacts.solve(&mut p.x, &p.x_prev, &p.w, ctx.colliders, window, &contact);
+                cloth.contacts.solve(&mut p.x, &p.x_prev, &p.w, ctx.colliders, window, &contact, parallel);
             }
         }
 
-        update_velocities(cloth, h, velocity_scale);
+        update_velocities(cloth, h, velocity_scale, parallel);
         if collide {
-            cloth.contacts.limit_depenetration_speed(&mut cloth.particles.v, params.max_depenetration_speed);
+            let max_speed = params.max_depenetration_speed;
+            cloth.contacts.limit_depenetration_speed(&mut cloth.particles.v, max_speed, parallel);
         }
     }
     cloth.pins.finish_step();
     cloth.last_substep = h;
-    cloth.update_normals();
-    update_stats(cloth, h, substeps, iterations);
+    cloth.update_normals(parallel);
+    update_stats(cloth, h, substeps, iterations, parallel);
     if collide {
         let p = &cloth.particles;
         let (count, max_penetration) = contact_summary(&p.x, &p.w, ctx.colliders, &contact);
@@ -152,15 +166,27 @@ pub(crate) fn step_cloth(cloth: &mut Cloth, dt: f32, ctx: &StepContext) {
 }
 
 /// Symplectic Euler prediction for free particles; pinned particles move to their target for this
-/// substep; particles with zero inverse mass that are not pinned stay where they are.
-fn predict(cloth: &mut Cloth, acceleration: Vec3, h: f32, substep: u32, substeps: u32) {
+/// substep; particles with zero inverse mass that are not pinned stay where they are. With
+/// `parallel`, in chunks on the current rayon pool (each particle on its own: the same bits).
+fn predict(cloth: &mut Cloth, acceleration: Vec3, h: f32, substep: u32, substeps: u32, parallel: bool) {
     let p = &mut cloth.particles;
-    for i in 0..p.x.len() {
-        p.x_prev[i] = p.x[i];
-        if p.w[i] > 0.0 {
-            p.v[i] += acceleration * h;
-            p.x[i] += p.v[i] * h;
+    let dv = acceleration * h;
+    let kernel = |x: &mut [Vec3], x_prev: &mut [Vec3], v: &mut [Vec3], w: &[f32]| {
+        for (((x, x_prev), v), &w) in x.iter_mut().zip(x_prev).zip(v).zip(w) {
+            *x_prev = *x;
+            if w > 0.0 {
+                *v += dv;
+                *x += *v * h;
+            }
         }
+    };
+    if parallel {
+        let c = PARTICLE_CHUNK;
+        (p.x.par_chunks_mut(c), p.x_prev.par_chunks_mut(c), p.v.par_chunks_mut(c), p.w.par_chunks(c))
+            .into_par_iter()
+            .for_each(|(x, x_prev, v, w)| kernel(x, x_prev, v, w));
+    } else {
+        kernel(&mut p.x, &mut p.x_prev, &mut p.v, &p.w);
     }
     for (k, &i) in cloth.pins.particles.iter().enumerate() {
         p.x[i as usize] = cloth.pins.position(k, substep, substeps);
@@ -168,6 +194,7 @@ fn predict(cloth: &mut Cloth, acceleration: Vec3, h: f32, substep: u32, substeps
 }
 
 /// Velocity update, v = (x − x_prev)/h (DESIGN §2 step 4), then linear damping on free particles.
+/// With `parallel`, in chunks on the current rayon pool (each particle on its own: the same bits).
 ///
 /// For free particles it is evaluated as v ← v + (x − x_pred)/h with x_pred = x_prev + h·v, the
 /// prediction recomputed bit for bit: the same value in exact arithmetic, but the difference only
@@ -175,40 +202,61 @@ fn predict(cloth: &mut Cloth, acceleration: Vec3, h: f32, substep: u32, substeps
 /// and turns their rounding into a velocity error of ulp(x)/h every substep, which a free-falling
 /// sheet 20 m down (ulp 2 µm, h = 1/600 s) accumulates into centimetres. Pinned particles get their
 /// kinematic velocity (x − x_prev)/h.
-fn update_velocities(cloth: &mut Cloth, h: f32, velocity_scale: f32) {
+fn update_velocities(cloth: &mut Cloth, h: f32, velocity_scale: f32, parallel: bool) {
     let p = &mut cloth.particles;
     let inv_h = 1.0 / h;
-    for i in 0..p.x.len() {
-        if p.w[i] > 0.0 {
-            let predicted = p.x_prev[i] + p.v[i] * h;
-            p.v[i] = (p.v[i] + (p.x[i] - predicted) * inv_h) * velocity_scale;
-        } else {
-            p.v[i] = (p.x[i] - p.x_prev[i]) * inv_h;
+    let kernel = |v: &mut [Vec3], x: &[Vec3], x_prev: &[Vec3], w: &[f32]| {
+        for (((v, &x), &x_prev), &w) in v.iter_mut().zip(x).zip(x_prev).zip(w) {
+            if w > 0.0 {
+                let predicted = x_prev + *v * h;
+                *v = (*v + (x - predicted) * inv_h) * velocity_scale;
+            } else {
+                *v = (x - x_prev) * inv_h;
+            }
         }
+    };
+    if parallel {
+        let c = PARTICLE_CHUNK;
+        (p.v.par_chunks_mut(c), p.x.par_chunks(c), p.x_prev.par_chunks(c), p.w.par_chunks(c))
+            .into_par_iter()
+            .for_each(|(v, x, x_prev, w)| kernel(v, x, x_prev, w));
+    } else {
+        kernel(&mut p.v, &p.x, &p.x_prev, &p.w);
     }
 }
 
-fn update_stats(cloth: &mut Cloth, h: f32, substeps: u32, iterations: u32) {
+/// Residual statistics of the step's end positions. With `parallel`, the length constraints
+/// (stretch, tethers, edge strain) and bending are summarised at the same time with `rayon::join`;
+/// each type is still summed in its own storage order, so the numbers have the same bits.
+fn update_stats(cloth: &mut Cloth, h: f32, substeps: u32, iterations: u32, parallel: bool) {
     let params = cloth.params;
     let x = &cloth.particles.x;
     let inv_h2 = 1.0 / (h * h);
-    let buf = &mut cloth.scratch.abs_c;
-    let mut stats = ClothStats { substeps, iterations, ..ClothStats::default() };
-    if params.enable_stretch {
-        buf.clear();
-        cloth.stretch.residuals(x, buf);
-        stats.stretch = ConstraintStats::summarise(buf, &cloth.stretch.lambda, inv_h2);
-    }
-    if params.enable_bending {
-        buf.clear();
-        cloth.bending.residuals(x, buf);
-        stats.bending = ConstraintStats::summarise(buf, &cloth.bending.lambda, inv_h2);
-    }
-    if params.enable_tethers {
-        buf.clear();
-        cloth.tethers.residuals(x, params.tether_slack, buf);
-        stats.tether = ConstraintStats::summarise(buf, &cloth.tethers.lambda, inv_h2);
-    }
-    stats.max_edge_strain = cloth.stretch.max_strain(x);
-    cloth.stats = stats;
+    let (stretch, bending, tethers) = (&cloth.stretch, &cloth.bending, &cloth.tethers);
+    let StatsScratch { lengths_abs_c, bending_abs_c } = &mut cloth.scratch;
+    let mut lengths = || {
+        let (mut stretch_stats, mut tether_stats) = (ConstraintStats::default(), ConstraintStats::default());
+        if params.enable_stretch {
+            lengths_abs_c.clear();
+            stretch.residuals(x, lengths_abs_c);
+            stretch_stats = ConstraintStats::summarise(lengths_abs_c, &stretch.lambda, inv_h2);
+        }
+        if params.enable_tethers {
+            lengths_abs_c.clear();
+            tethers.residuals(x, params.tether_slack, lengths_abs_c);
+            tether_stats = ConstraintStats::summarise(lengths_abs_c, &tethers.lambda, inv_h2);
+        }
+        (stretch_stats, tether_stats, stretch.max_strain(x))
+    };
+    let mut angles = || {
+        if !params.enable_bending {
+            return ConstraintStats::default();
+        }
+        bending_abs_c.clear();
+        bending.residuals(x, bending_abs_c);
+        ConstraintStats::summarise(bending_abs_c, &bending.lambda, inv_h2)
+    };
+    let ((stretch, tether, max_edge_strain), bending) =
+        if parallel { rayon::join(lengths, angles) } else { (lengths(), angles()) };
+    cloth.stats = ClothStats { substeps, iterations, stretch, bending, tether, max_edge_strain, ..ClothStats::default() };
 }

@@ -15,7 +15,8 @@
 //! explicit (from the velocities at the start of the substep), which is stable while the drag
 //! relaxation rate ρ·C_D·|v_rel|/(2·areal density) is well below 1/h.
 
-use crate::cloth::Cloth;
+use crate::cloth::{Cloth, Particles};
+use crate::parallel::chunks_mut_in_parallel;
 use glam::Vec3;
 
 /// Relative speeds below this [m/s] produce no force (no direction to push along).
@@ -71,24 +72,28 @@ impl Aerodynamics {
 }
 
 /// Add the aerodynamic impulse of one substep h [s] to the velocities of free particles:
-/// v_i += h·w_i·Σ F/3 over the triangles around particle i. Forces are gathered into the cloth's
-/// preallocated accumulator first, so every triangle sees the velocities the substep started with
-/// and the result does not depend on triangle order. Allocates nothing.
-pub(crate) fn apply_wind(cloth: &mut Cloth, aero: &Aerodynamics, h: f32) {
-    let force = &mut cloth.wind_force;
-    force.fill(Vec3::ZERO);
-    let p = &cloth.particles;
-    for t in &cloth.triangles {
-        let [a, b, c] = t.map(|i| i as usize);
-        let f = aero.triangle_force([p.x[a], p.x[b], p.x[c]], [p.v[a], p.v[b], p.v[c]]) * (1.0 / 3.0);
-        force[a] += f;
-        force[b] += f;
-        force[c] += f;
-    }
-    let p = &mut cloth.particles;
-    for ((v, f), w) in p.v.iter_mut().zip(force.iter()).zip(&p.w) {
-        *v += *f * (h * w);
-    }
+/// v_i += h·w_i·Σ F/3 over the triangles around particle i. The triangles' forces are computed
+/// into the cloth's preallocated per-triangle scratch first, so every triangle sees the velocities
+/// the substep started with; then each particle sums its triangles' forces in triangle order (the
+/// bits of a scatter-add over the triangles in storage order). Each pass writes one element per
+/// triangle or particle, so with `parallel` both are split over the current rayon pool with the
+/// same bits. Allocates nothing.
+pub(crate) fn apply_wind(cloth: &mut Cloth, aero: &Aerodynamics, h: f32, parallel: bool) {
+    let (x, v) = (&cloth.particles.x, &cloth.particles.v);
+    let triangles = &cloth.triangles;
+    chunks_mut_in_parallel(&mut cloth.per_triangle, parallel, |first, forces| {
+        for (f, t) in forces.iter_mut().zip(&triangles[first..]) {
+            let [a, b, c] = t.map(|i| i as usize);
+            *f = aero.triangle_force([x[a], x[b], x[c]], [v[a], v[b], v[c]]) * (1.0 / 3.0);
+        }
+    });
+    let (incident, forces) = (&cloth.particle_triangles, &cloth.per_triangle);
+    let Particles { v, w, .. } = &mut cloth.particles;
+    chunks_mut_in_parallel(v, parallel, |first, v| {
+        for (k, v) in v.iter_mut().enumerate() {
+            *v += incident.sum(first + k, forces) * (h * w[first + k]);
+        }
+    });
 }
 
 #[cfg(test)]

@@ -1,0 +1,153 @@
+//! Area-weighted particle normals, computed so that they can be split over threads without
+//! changing a bit: each triangle's normal is computed once into a buffer, then each particle sums
+//! the normals of its incident triangles in triangle order. That is the order (and so the rounding)
+//! of the scatter-add `normal[i] += n_t` over triangles in storage order, but every particle is
+//! written by exactly one task.
+
+use super::Cloth;
+use crate::parallel::chunks_mut_in_parallel;
+use glam::Vec3;
+
+/// Particle → incident triangles, compressed: the triangles of particle i are
+/// `triangle[start[i] .. start[i + 1]]`, in increasing triangle index (a triangle that names a
+/// particle twice appears twice, as it would add twice in a scatter).
+#[derive(Clone, Debug, Default)]
+pub(crate) struct ParticleTriangles {
+    /// `particle_count + 1` offsets into `triangle`.
+    start: Vec<u32>,
+    /// `3 × triangle_count` triangle indices.
+    triangle: Vec<u32>,
+}
+
+impl ParticleTriangles {
+    /// Counting sort of the triangles' corners by particle; walking the triangles in order keeps
+    /// each particle's list sorted.
+    pub fn build(triangles: &[[u32; 3]], particle_count: usize) -> Self {
+        let mut start = vec![0u32; particle_count + 1];
+        for &i in triangles.iter().flatten() {
+            start[i as usize + 1] += 1;
+        }
+        for i in 0..particle_count {
+            start[i + 1] += start[i];
+        }
+        let mut next = start.clone();
+        let mut triangle = vec![0u32; 3 * triangles.len()];
+        for (t, corners) in triangles.iter().enumerate() {
+            for &i in corners {
+                triangle[next[i as usize] as usize] = t as u32;
+                next[i as usize] += 1;
+            }
+        }
+        ParticleTriangles { start, triangle }
+    }
+
+    /// Incident triangles of particle `i`, in increasing index.
+    #[inline]
+    fn of(&self, i: usize) -> &[u32] {
+        &self.triangle[self.start[i] as usize..self.start[i + 1] as usize]
+    }
+
+    /// Σ `per_triangle[t]` over the triangles t of particle `i`, from zero in increasing t: the
+    /// bits a scatter-add over the triangles in storage order leaves in particle i.
+    #[inline]
+    pub fn sum(&self, i: usize, per_triangle: &[Vec3]) -> Vec3 {
+        self.of(i).iter().fold(Vec3::ZERO, |s, &t| s + per_triangle[t as usize])
+    }
+}
+
+impl Cloth {
+    /// Recompute the area-weighted particle normals from the current positions; with `parallel`,
+    /// in chunks on the current rayon pool (the same bits: see the module comment).
+    pub(crate) fn update_normals(&mut self, parallel: bool) {
+        let x = &self.particles.x;
+        let triangles = &self.triangles;
+        // |(b − a) × (c − a)| = 2·area: summing unnormalised cross products weights by area.
+        let triangle_normals = |first: usize, out: &mut [Vec3]| {
+            for (n, t) in out.iter_mut().zip(&triangles[first..]) {
+                let [a, b, c] = t.map(|i| x[i as usize]);
+                *n = (b - a).cross(c - a);
+            }
+        };
+        chunks_mut_in_parallel(&mut self.per_triangle, parallel, triangle_normals);
+        let (incident, by_triangle) = (&self.particle_triangles, &self.per_triangle);
+        let particle_normals = |first: usize, out: &mut [Vec3]| {
+            for (k, n) in out.iter_mut().enumerate() {
+                *n = incident.sum(first + k, by_triangle).normalize_or_zero();
+            }
+        };
+        chunks_mut_in_parallel(&mut self.normals, parallel, particle_normals);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::parallel::PARTICLE_CHUNK;
+
+    /// The scatter-add the gather replaces, as the reference for the bits.
+    fn scatter_normals(x: &[Vec3], triangles: &[[u32; 3]]) -> Vec<Vec3> {
+        let mut normals = vec![Vec3::ZERO; x.len()];
+        for t in triangles {
+            let [a, b, c] = t.map(|i| x[i as usize]);
+            let n = (b - a).cross(c - a);
+            for &i in t {
+                normals[i as usize] += n;
+            }
+        }
+        normals.iter().map(|n| n.normalize_or_zero()).collect()
+    }
+
+    #[test]
+    fn incidence_lists_each_particles_triangles_in_increasing_order() {
+        // Particle 4 is in no triangle; triangle 2 names particle 3 twice.
+        let triangles = [[0, 1, 2], [2, 1, 3], [3, 0, 3]];
+        let inc = ParticleTriangles::build(&triangles, 5);
+        assert_eq!(inc.of(0), [0, 2]);
+        assert_eq!(inc.of(1), [0, 1]);
+        assert_eq!(inc.of(2), [0, 1]);
+        assert_eq!(inc.of(3), [1, 2, 2]);
+        assert!(inc.of(4).is_empty());
+    }
+
+    /// A 70 × 70 crumpled grid cloth (more than one chunk of particles and of triangles), with
+    /// pseudo-random heights so that the sums round differently in another order.
+    fn crumpled_cloth() -> Cloth {
+        let n = 70usize;
+        let mut seed = 0x2545_f491u32;
+        let mut random = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 17;
+            seed ^= seed << 5;
+            seed as f32 / u32::MAX as f32
+        };
+        let positions: Vec<[f32; 3]> =
+            (0..n * n).map(|k| [(k % n) as f32 * 0.01, random() * 0.004, (k / n) as f32 * 0.011]).collect();
+        let mut indices = Vec::new();
+        for r in 0..n - 1 {
+            for c in 0..n - 1 {
+                let i = (r * n + c) as u32;
+                let n = n as u32;
+                indices.extend([i, i + n, i + 1, i + 1, i + n, i + n + 1]);
+            }
+        }
+        Cloth::new(&crate::ClothDesc::new(&positions, &indices)).unwrap()
+    }
+
+    fn bits(v: &[Vec3]) -> Vec<u32> {
+        v.iter().flat_map(|n| n.to_array().map(f32::to_bits)).collect()
+    }
+
+    #[test]
+    fn gathered_normals_equal_the_triangle_order_scatter_bit_for_bit_in_one_piece_and_in_parallel() {
+        let mut cloth = crumpled_cloth();
+        assert!(cloth.particles.x.len() > 2 * PARTICLE_CHUNK, "several particle chunks");
+        let expected = scatter_normals(&cloth.particles.x, &cloth.triangles);
+        assert!(expected.iter().all(|n| (n.length() - 1.0).abs() < 1e-5 && n.y.abs() > 0.5), "unit, mostly up");
+        cloth.update_normals(false);
+        assert_eq!(bits(&cloth.normals), bits(&expected), "one piece");
+        cloth.normals.fill(Vec3::ZERO);
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(3).build().unwrap();
+        pool.install(|| cloth.update_normals(true));
+        assert_eq!(bits(&cloth.normals), bits(&expected), "in parallel");
+    }
+}
