@@ -9,8 +9,8 @@
 //! configuration `--steps` times without timing or warm-up, for an instruction count that does not
 //! depend on the machine's load: `valgrind --tool=callgrind target/release/examples/bench ...`.
 //!
-//! Rows: the default anchor-ordered sweep (colouring off: one constraint at a time) on one thread;
-//! the coloured sweep (`Cloth::set_constraint_colouring`: lane-wise kernels) on one thread and on
+//! Rows: the anchor-ordered sweep (colouring off: one constraint at a time) on one thread;
+//! the coloured sweep (`Cloth::set_constraint_colouring`: the default; lane-wise kernels) on one thread and on
 //! all cores. The state hash after the run shows that the coloured runs agree to the bit
 //! whatever the thread count. These rows run without self-collision; a second table times the 64²
 //! grid and the tablecloth with self-collision off and on (issue 8; radius half the mean edge
@@ -139,8 +139,8 @@ fn main() {
         return;
     }
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get()) as u32;
-    // (threads, colouring): the default anchor-ordered sweep, then the coloured one sequentially
-    // and on all cores.
+    // (threads, colouring): the anchor-ordered sweep, then the coloured one (the default)
+    // sequentially and on all cores.
     let mut runs = vec![(1, false), (1, true)];
     if cores > 1 {
         runs.push((cores, true));

@@ -47,14 +47,14 @@ pub(crate) struct StepContext<'a> {
 }
 
 /// Constraints (edges + hinges + tethers) below which a coloured cloth is still solved on one
-/// thread: each colour's split costs a fork-join over the pool per sweep (about 15 colours × 4
-/// sweeps × substeps per step), which small cloths do not amortise. Measured with
-/// `examples/bench` on the shared 2-core machine under other jobs' load (README, Performance):
-/// before the lane-wise kernels a 64² grid (32 000 constraints) gained nothing measurable from a
-/// second thread, the 128² grid (130 000) and the tablecloth (84 000) 5–15 %; with them, three
-/// runs at load average 7–14 gave 0.55–1.41× (128²) and 0.48–1.39× (tablecloth), so no lower
-/// threshold could be justified; to be re-measured on an idle machine.
-pub const PARALLEL_MIN_CONSTRAINTS: usize = 50_000;
+/// thread: each colour's split costs a fork-join over the pool per sweep (about 20 colours × 4
+/// sweeps × substeps per step), which small cloths do not amortise. Measured with `examples/bench`
+/// built with the threshold at 0 (2-core machine, load ≈ 1, medians of 3 runs, speed-up over the
+/// same run's scalar reference): the 32² grid (7 810 constraints) lost with a second thread (1.97
+/// → 1.73× at 5 substeps, 1.91 → 1.76× at 10), the 64² grid (32 002) gained (2.04 → 2.62×,
+/// 2.43 → 2.71×), the 128² grid and the tablecloth (above any threshold) gain more. The threshold
+/// sits between the two grids.
+pub const PARALLEL_MIN_CONSTRAINTS: usize = 20_000;
 
 /// Advance `cloth` by one fixed step `dt` [s] (already validated: 1e-5 ≤ dt ≤ 1).
 ///
