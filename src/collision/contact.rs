@@ -19,7 +19,7 @@
 //! A distance test at p alone misses a collider the particle crossed within the substep (a 1 cm
 //! board passed at 20 m/s moves 8 cm per 240 Hz substep), and pushes a particle that went past
 //! the middle of a thin shape out through the far side. So in every iteration each particle's
-//! segment p₀ → p is marched against every collider. Every shape is convex, so the gap
+//! segment p₀ → p is marched against every collider it may reach (`FarTest`, the broad phase). Every shape is convex, so the gap
 //! g(t) = d(p₀ + t·(p − p₀)) − thickness is a convex function of t and the tangent line at t_k
 //! lies below it: from g(t_k) > 0 with slope g′ = n·(p − p₀) < 0, the Newton step t_k + g/(−g′)
 //! never passes the first root (and, since |n| = 1, it is never shorter than the sphere-tracing
@@ -260,8 +260,9 @@ fn project_contacts(
 ) {
     let (thickness, band) = (settings.thickness, settings.max_depenetration);
     let shape = &collider.shape;
+    let far = FarTest::new(shape, &begin, &end, thickness);
     for i in 0..x.len() {
-        if w[i] == 0.0 {
+        if w[i] == 0.0 || far.surely_clear(x[i], x_prev[i]) {
             continue;
         }
         let p_prev = begin.to_local(x_prev[i]);
@@ -296,6 +297,46 @@ fn project_contacts(
     }
 }
 
+/// The contacts' broad phase: a test, cheaper than the collider-local transforms and the sweep,
+/// that is true only where [`sweep`] would return [`Sweep::Clear`], so skipping those particles
+/// changes no bit. With the shape inside a ball of radius R around its origin (distance ≥ ‖p‖ − R)
+/// and the sweep's march advancing by at least gap/‖segment‖ per step, the sweep is clear when the
+/// particle starts farther than R + thickness from the collider's origin by more than the length
+/// of its local segment. That length is bounded in world terms: ‖moved‖ ≤ ‖x − x_prev‖ +
+/// ‖R₁ − R₀‖·‖x_prev − c₀‖ + ‖c₁ − c₀‖ (`relative_motion`; ‖R₁ − R₀‖ = 2·sin(θ/2) for the rotation θ
+/// between the substep's start and end frames, 2·√(1 − (q₀·q₁)²) from their quaternions). The
+/// factor and margins cover f32 rounding with a wide berth; the unit test checks the claim.
+struct FarTest {
+    /// None: never clear for sure (unbounded shape).
+    reach: Option<f32>,
+    begin: Vec3,
+    /// ‖c₁ − c₀‖ [m].
+    shift: f32,
+    /// ‖R₁ − R₀‖.
+    turn: f32,
+}
+
+impl FarTest {
+    fn new(shape: &Shape, begin: &Frame, end: &Frame, thickness: f32) -> FarTest {
+        let dot = begin.rotation.dot(end.rotation);
+        FarTest {
+            reach: shape.bounding_radius().map(|r| r + thickness),
+            begin: begin.position,
+            shift: (end.position - begin.position).length(),
+            turn: 2.0 * (1.0 - dot * dot).max(0.0).sqrt(),
+        }
+    }
+
+    #[inline]
+    fn surely_clear(&self, x: Vec3, x_prev: Vec3) -> bool {
+        let Some(reach) = self.reach else { return false };
+        let start = (x_prev - self.begin).length();
+        let segment = (x - x_prev).length() + self.turn * start + self.shift;
+        let margin = 1e-4 + 1e-4 * (start + reach) + SWEEP_TOLERANCE;
+        start - reach > segment * 1.001 + margin
+    }
+}
+
 /// Contacts at the end of a step (colliders at their target poses): the number of
 /// (free particle, collider) pairs touching (gap ≤ [`TOUCHING_FRACTION`]·thickness + tolerance)
 /// and the largest penetration max(0, thickness − d) [m].
@@ -312,9 +353,18 @@ pub(crate) fn contact_summary(
             continue;
         }
         let end = collider.frame_at(1.0);
+        // Beyond the bounding ball a particle is neither touching nor penetrating (max(0, ·)
+        // ignores its negative penetration): the same count and maximum without the transform.
+        let reach = collider.shape.bounding_radius().map(|r| r + settings.thickness + touching);
         for i in 0..x.len() {
             if w[i] == 0.0 {
                 continue;
+            }
+            if let Some(reach) = reach {
+                let from_origin = (x[i] - end.position).length();
+                if from_origin > reach + 1e-4 + 1e-4 * (from_origin + reach) {
+                    continue;
+                }
             }
             let gap = collider.shape.distance(end.to_local(x[i])).0 - settings.thickness;
             count += (gap <= touching) as u32;
@@ -329,6 +379,52 @@ mod tests {
     use super::*;
 
     const THIN_BOARD: Shape = Shape::Box { half_extents: Vec3::new(0.5, 0.005, 0.5), rounding: 0.0 };
+
+    /// The broad phase skips only what the sweep would find clear: random particles, substep
+    /// motions and moving, turning colliders of every bounded shape, many of them near the
+    /// surface; every "surely clear" is checked against the sweep itself, and the test fails
+    /// unless both outcomes occur often (so that it cannot pass by never culling).
+    #[test]
+    fn broad_phase_skips_only_particles_the_sweep_finds_clear() {
+        use glam::Quat;
+        let shapes = [
+            Shape::Sphere { radius: 0.3 },
+            Shape::Capsule { radius: 0.1, half_height: 0.4 },
+            Shape::Box { half_extents: Vec3::new(0.4, 0.05, 0.3), rounding: 0.02 },
+        ];
+        let mut state = 0x1234_5678u32;
+        let mut next = move || {
+            state = state.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+            (state >> 8) as f32 / (1u32 << 24) as f32 * 2.0 - 1.0
+        };
+        let (mut culled, mut kept) = (0, 0);
+        for k in 0..60_000 {
+            let shape = &shapes[k % shapes.len()];
+            let r = shape.bounding_radius().unwrap();
+            let centre = Vec3::new(next(), next(), next()) * 5.0;
+            let axis = Vec3::new(next(), next(), next()).try_normalize().unwrap_or(Vec3::Y);
+            let begin = Frame { position: centre, rotation: Quat::from_axis_angle(axis, next() * 3.0) };
+            let end = Frame {
+                position: centre + Vec3::new(next(), next(), next()) * 0.05 * (k % 2) as f32,
+                rotation: begin.rotation * Quat::from_axis_angle(axis, next() * 0.2 * (k % 3 != 0) as u8 as f32),
+            };
+            // Starting between 0.5 r and 2.5 r from the collider's origin, moving up to 5 cm.
+            let dir = Vec3::new(next(), next(), next()).try_normalize().unwrap_or(Vec3::X);
+            let x_prev = centre + dir * r * (1.5 + next());
+            let x = x_prev + Vec3::new(next(), next(), next()) * 0.05;
+            let thickness = 0.01;
+            let far = FarTest::new(shape, &begin, &end, thickness);
+            if far.surely_clear(x, x_prev) {
+                culled += 1;
+                let p_prev = begin.to_local(x_prev);
+                let moved = relative_motion(&begin, &end, x, x_prev, p_prev);
+                assert_eq!(sweep(shape, p_prev, moved, thickness, 1e-3), Sweep::Clear, "case {k}");
+            } else {
+                kept += 1;
+            }
+        }
+        assert!(culled > 10_000 && kept > 10_000, "culled {culled}, kept {kept}");
+    }
 
     #[test]
     fn segment_through_a_thin_board_hits_its_near_face() {

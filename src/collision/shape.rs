@@ -32,6 +32,17 @@ impl Shape {
             Shape::Box { half_extents, rounding } => box_distance(p, half_extents, rounding),
         }
     }
+
+    /// Radius [m] of a ball around the local origin that contains the shape (`None` for the
+    /// unbounded plane), so that distance(p) ≥ ‖p‖ − radius: the contacts' broad phase.
+    pub fn bounding_radius(&self) -> Option<f32> {
+        match *self {
+            Shape::Sphere { radius } => Some(radius),
+            Shape::Capsule { radius, half_height } => Some(radius + half_height),
+            Shape::Plane => None,
+            Shape::Box { half_extents, .. } => Some(half_extents.length()),
+        }
+    }
 }
 
 #[cfg(test)]
