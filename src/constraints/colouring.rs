@@ -2,6 +2,8 @@
 //! so a colour can be projected in parallel and the result does not depend on how its constraints
 //! are split among threads — projecting them in any order gives the same bits.
 
+use crate::mesh::adjacency::Adjacency;
+
 /// Colours already taken at each particle, a bit set per block of 64 colours.
 struct TakenColours(Vec<Vec<u64>>);
 
@@ -56,23 +58,7 @@ pub fn greedy_colours<const K: usize>(constraints: &[[u32; K]], particle_count: 
 /// Edge hops from each particle to the nearest anchor (`is_anchor`), breadth-first over `edges`;
 /// `u32::MAX` where no anchor is reachable.
 pub fn anchor_hops(edges: &[[u32; 2]], particle_count: usize, is_anchor: impl Fn(usize) -> bool) -> Vec<u32> {
-    // Adjacency in compressed rows: neighbours of p are `next[first[p]..first[p + 1]]`.
-    let mut first = vec![0u32; particle_count + 1];
-    for &[i, j] in edges {
-        first[i as usize + 1] += 1;
-        first[j as usize + 1] += 1;
-    }
-    for p in 0..particle_count {
-        first[p + 1] += first[p];
-    }
-    let mut fill = first.clone();
-    let mut next = vec![0u32; 2 * edges.len()];
-    for &[i, j] in edges {
-        for (a, b) in [(i, j), (j, i)] {
-            next[fill[a as usize] as usize] = b;
-            fill[a as usize] += 1;
-        }
-    }
+    let graph = Adjacency::new(particle_count, edges, |_| ());
     let mut hop = vec![u32::MAX; particle_count];
     let mut queue: Vec<u32> = (0..particle_count as u32).filter(|&p| is_anchor(p as usize)).collect();
     for &p in &queue {
@@ -81,7 +67,7 @@ pub fn anchor_hops(edges: &[[u32; 2]], particle_count: usize, is_anchor: impl Fn
     let mut head = 0;
     while let Some(&p) = queue.get(head) {
         head += 1;
-        for &q in &next[first[p as usize] as usize..first[p as usize + 1] as usize] {
+        for &(q, ()) in graph.links_of(p as usize) {
             if hop[q as usize] == u32::MAX {
                 hop[q as usize] = hop[p as usize] + 1;
                 queue.push(q);

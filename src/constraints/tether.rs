@@ -18,6 +18,7 @@ use super::sweep::{Sweep, sweep};
 use super::{MIN_DENOMINATOR, SubstepCoefficients, xpbd_delta_lambda_parts};
 use glam::Vec3;
 use std::cmp::Reverse;
+use crate::mesh::adjacency::Adjacency;
 use std::collections::BinaryHeap;
 
 /// Tethers per free particle: to this many nearest anchors (fewer if the cloth has fewer).
@@ -58,23 +59,7 @@ impl TetherConstraints {
     /// shortcuts such as hinge diagonals); `w` are the inverse masses (anchors have `w == 0`).
     pub fn build(particle_count: usize, links: &[[u32; 2]], link_length: &[f32], w: &[f32]) -> Self {
         const K: usize = TETHERS_PER_PARTICLE;
-        // CSR adjacency.
-        let mut start = vec![0u32; particle_count + 1];
-        for &[i, j] in links {
-            start[i as usize + 1] += 1;
-            start[j as usize + 1] += 1;
-        }
-        for k in 0..particle_count {
-            start[k + 1] += start[k];
-        }
-        let mut fill = start.clone();
-        let mut neighbour = vec![(0u32, 0.0f32); links.len() * 2];
-        for (&[i, j], &l) in links.iter().zip(link_length) {
-            neighbour[fill[i as usize] as usize] = (j, l);
-            fill[i as usize] += 1;
-            neighbour[fill[j as usize] as usize] = (i, l);
-            fill[j as usize] += 1;
-        }
+        let graph = Adjacency::new(particle_count, links, |k| link_length[k]);
 
         // Up to K settled (anchor, distance) labels per particle, in order of distance.
         let mut labels: Vec<Vec<(u32, f64)>> = vec![Vec::new(); particle_count];
@@ -93,7 +78,7 @@ impl TetherConstraints {
             }
             let d = f64::from_bits(d_bits);
             l.push((anchor, d));
-            for &(q, len) in &neighbour[start[p as usize] as usize..start[p as usize + 1] as usize] {
+            for &(q, len) in graph.links_of(p as usize) {
                 let lq = &labels[q as usize];
                 if lq.len() < K && !lq.iter().any(|&(a, _)| a == anchor) {
                     heap.push(Reverse(((d + len as f64).to_bits(), q, anchor)));

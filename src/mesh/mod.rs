@@ -1,6 +1,7 @@
 //! Render mesh → simulation mesh: validation, welding of split vertices, and topology
 //! (unique edges, bending hinges, adjacency).
 
+pub(crate) mod adjacency;
 mod topology;
 mod validate;
 mod weld;
