@@ -106,6 +106,28 @@ fn invalid_teleport_arguments_are_rejected_and_nothing_moves() {
     }
 }
 
+/// Teleports one after another may not carry a cloth beyond ±1e5 m per coordinate (f32 spacing
+/// there is 8 mm: the cloth would tear from rounding alone): the first 9e4 m jump is accepted,
+/// the second is refused with the particle it would move furthest, and nothing moves.
+#[test]
+fn repeated_teleports_stop_at_the_coordinate_bound() {
+    let (mut world, cloth, _) = hanging_row(light_stiff_params());
+    let identity = [0.0, 0.0, 0.0, 1.0];
+    world.cloth_mut(cloth).unwrap().teleport([9.0e4, 0.0, 0.0], identity).unwrap();
+    world.step(1.0 / 60.0).unwrap();
+    let c = world.cloth_mut(cloth).unwrap();
+    let (hash, x) = (c.state_hash(), c.particle_positions().to_vec());
+    let furthest = x.iter().map(|p| p.x + 9.0e4).fold(f32::MIN, f32::max);
+    match c.teleport([9.0e4, 0.0, 0.0], identity) {
+        Err(ClothError::InvalidParameter { name: "translation", value, .. }) => assert_eq!(value, furthest as f64),
+        other => panic!("unexpected {other:?}"),
+    }
+    assert_eq!(c.state_hash(), hash);
+    // Back towards the origin is fine.
+    c.teleport([-9.0e4, 0.0, 0.0], identity).unwrap();
+    assert!(c.particle_positions().iter().all(|p| p.x.abs() < 10.0));
+}
+
 /// Largest |x_i − x_anchor| − s·d_geo over the tethers, relative to d_geo.
 fn worst_tether_excess(world: &World, cloth: ClothHandle) -> f32 {
     let c = world.cloth(cloth).unwrap();

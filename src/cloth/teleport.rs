@@ -19,7 +19,9 @@ impl Cloth {
     ///
     /// `rotation` is a unit quaternion `[x, y, z, w]` (length 1 ± 1e-3; renormalised).
     /// Errors: `InvalidParameter` naming `translation` (a component NaN, infinite or beyond
-    /// ±[`MAX_TELEPORT_TRANSLATION`]) or `rotation`; nothing moves on error.
+    /// ±[`MAX_TELEPORT_TRANSLATION`], or moving a particle beyond ±[`crate::mesh::MAX_COORDINATE`]
+    /// per coordinate, where f32 positions are too coarse for cloth: repeated teleports would
+    /// otherwise carry a cloth there step by step) or `rotation`; nothing moves on error.
     pub fn teleport(&mut self, translation: [f32; 3], rotation: [f32; 4]) -> Result<(), ClothError> {
         let m = MAX_TELEPORT_TRANSLATION;
         for c in translation {
@@ -27,6 +29,11 @@ impl Cloth {
         }
         let q = check_unit_quaternion("rotation", rotation)?;
         let t = Vec3::from_array(translation);
+        let furthest = self.particles.x.iter().map(|x| (q * *x + t).abs().max_element()).fold(0.0, f32::max);
+        if furthest > m {
+            let expected = "a translation that keeps every particle within ±1e5 m per coordinate";
+            return Err(ClothError::InvalidParameter { name: "translation", value: furthest as f64, expected });
+        }
         let move_point = |x: &mut Vec3| *x = q * *x + t;
         let p = &mut self.particles;
         p.x.iter_mut().for_each(move_point);

@@ -19,8 +19,9 @@ use super::registry::with_cloth;
 /// no rotation.
 ///
 /// Errors: `XPBD_RESULT_NULL_POINTER` (`translation` or `rotation` NULL),
-/// `XPBD_RESULT_INVALID_ARGUMENT` (a NaN, infinite or too large translation, a rotation that is
-/// not a unit quaternion; nothing moves), `XPBD_RESULT_INVALID_ID`, `XPBD_RESULT_WORLD_POISONED`.
+/// `XPBD_RESULT_INVALID_ARGUMENT` (a NaN, infinite or too large translation, one that would move
+/// a vertex beyond +-1e5 m in any coordinate, a rotation that is not a unit quaternion; nothing
+/// moves), `XPBD_RESULT_INVALID_ID`, `XPBD_RESULT_WORLD_POISONED`.
 /// Thread-safe; serialised with the world's step.
 ///
 /// # Safety

@@ -62,13 +62,21 @@ impl Harness {
             q = q.map(|c| c * 1.0005); // within the 1e-3 tolerance: renormalised
         }
         let (null_t, null_q) = (r.chance(4), r.chance(4));
+        let old = vertex_count.map(|n| self.positions(id, n, "before teleport"));
+        // A teleport may not carry a particle beyond ±1e5 m: computed as the library does (the
+        // renormalised quaternion, then R·x + t in f32), so the prediction is exact.
+        let beyond_bound = !bad_translation && !bad_rotation && old.as_ref().is_some_and(|old| {
+            let q = glam::Quat::from_array(q);
+            let q = q / q.length();
+            let t = glam::Vec3::from_array(t);
+            old.iter().any(|x| (q * glam::Vec3::from_array(*x) + t).abs().max_element() > 1.0e5)
+        });
         let want = outcome(&[
             (null_t || null_q, NullPointer),
             (vertex_count.is_none(), InvalidId),
-            (bad_translation || bad_rotation, InvalidArgument),
+            (bad_translation || bad_rotation || beyond_bound, InvalidArgument),
         ]);
         let before = self.snapshot();
-        let old = vertex_count.map(|n| self.positions(id, n, "before teleport"));
         let tp = if null_t { std::ptr::null() } else { t.as_ptr() };
         let qp = if null_q { std::ptr::null() } else { q.as_ptr() };
         // SAFETY: NULL or 3 / 4 readable floats.
