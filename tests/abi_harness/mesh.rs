@@ -238,7 +238,11 @@ fn check_created(
     h.expect("xpbd_cloth_set_pinned", format_args!("{pins:?}, {targets:?}"), got, want);
     let world = XpbdWorldId { id: cloth.id & 0xFFFF_FFFF };
     for step in 0..r.below(4) {
-        h.expect("xpbd_world_step", format_args!("step {step}"), xpbd_world_step(world, 1.0 / 60.0), OK);
+        // Pin targets up to 1e5 m away can drag the cloth beyond its explosion guard's bound in
+        // the steps after the jump (as in `op_world_step`): SIMULATION_UNSTABLE, cloth restored.
+        let got = xpbd_world_step(world, 1.0 / 60.0);
+        let want = if got == XpbdResult::SimulationUnstable { got } else { OK };
+        h.expect("xpbd_world_step", format_args!("step {step}"), got, want);
     }
     let mut normals = vec![[0f32; 3]; positions.len()];
     let mut hash = 0;
@@ -251,4 +255,5 @@ fn check_created(
         ]
     };
     assert_eq!(codes, [OK; 3], "reading after steps: {}", super::last_error());
+    assert!(read.iter().flatten().all(|c| c.is_finite()), "positions after steps: {read:?}");
 }
