@@ -225,7 +225,9 @@ pub fn drop_onto_ball(mesh_path: PathBuf, lo: Vec3, hi: Vec3) -> Scene {
         placement: Affine3A::IDENTITY,
         pins: PinRule::None,
         colliders,
-        contact_thickness: (0.005 * size).max(1e-4),
+        // Within the library's 0..=1 m range, so that a large (or broken) mesh is reported for
+        // what it is rather than as a bad thickness.
+        contact_thickness: (0.005 * size).clamp(1e-4, 1.0),
         params: ClothParams { linear_damping: 0.2, ..ClothParams::default() },
         wind: None,
         frames: 120,

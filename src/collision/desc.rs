@@ -164,18 +164,18 @@ impl ColliderDesc {
         const MAX: f32 = MAX_COLLIDER_SIZE;
         let shape = match self.kind {
             ColliderKind::Sphere => {
-                check_range("radius", self.radius, f32::MIN_POSITIVE, MAX, "m > 0")?;
+                check_range("radius", self.radius, f32::MIN_POSITIVE, MAX, "0 < m <= 1e4")?;
                 Shape::Sphere { radius: self.radius }
             }
             ColliderKind::Capsule => {
-                check_range("radius", self.radius, f32::MIN_POSITIVE, MAX, "m > 0")?;
-                check_range("half_height", self.half_height, 0.0, MAX, "m >= 0")?;
+                check_range("radius", self.radius, f32::MIN_POSITIVE, MAX, "0 < m <= 1e4")?;
+                check_range("half_height", self.half_height, 0.0, MAX, "0 <= m <= 1e4")?;
                 Shape::Capsule { radius: self.radius, half_height: self.half_height }
             }
             ColliderKind::Plane => Shape::Plane,
             ColliderKind::Box => {
                 for h in self.half_extents {
-                    check_range("half_extents", h, f32::MIN_POSITIVE, MAX, "m > 0 each")?;
+                    check_range("half_extents", h, f32::MIN_POSITIVE, MAX, "0 < m <= 1e4 each")?;
                 }
                 let half_extents = Vec3::from_array(self.half_extents);
                 let max_rounding = half_extents.min_element();
