@@ -11,6 +11,7 @@
 //! the stack, and the vector load after those scalar stores stalled (perf: the hottest
 //! instructions of the coloured sweeps).
 
+use super::lanes::{LANES, Lanes, V3, rows_to_lanes};
 use glam::{Vec3, Vec4};
 use std::marker::PhantomData;
 
@@ -30,6 +31,18 @@ pub(crate) fn unpack_solver_particles(rows: &[SolverParticle], x: &mut [Vec3]) {
     for (p, r) in x.iter_mut().zip(rows) {
         *p = r.truncate();
     }
+}
+
+/// Positions [m] and inverse masses [1/kg] of particles `ids` (one per lane) as lanes.
+#[inline(always)]
+pub(crate) fn gather_rows<P: Positions + ?Sized>(x: &P, ids: [usize; LANES]) -> (V3<Lanes>, Lanes) {
+    rows_to_lanes(std::array::from_fn(|l| x.row(ids[l])))
+}
+
+/// `v[ids[l]]` in lane `l` (positions at the substep start, for the damping terms).
+#[inline(always)]
+pub(crate) fn gather_vec3(v: &[Vec3], ids: [usize; LANES]) -> V3<Lanes> {
+    rows_to_lanes(std::array::from_fn(|l| v[ids[l]].extend(0.0).to_array())).0
 }
 
 /// Read and update particle positions [m] by particle index.

@@ -16,9 +16,9 @@
 //! Σ∇ = 0 by construction (translation invariance). Hinges whose edge or triangle heights vanish are
 //! skipped. Compliance α in rad/(N·m); λ/h² estimates the hinge torque [N·m].
 
-use super::access::{Positions, SolverParticle};
-use super::sweep::{Sweep, sweep};
-use super::lanes::{LANES, Lanes, Real, V3, atan2, lanes_to_rows, rows_to_lanes, v3};
+use super::access::{Positions, SolverParticle, gather_rows, gather_vec3};
+use super::sweep::{Sweep, lane_batches, sweep};
+use super::lanes::{LANES, Lanes, Real, V3, atan2, lanes_to_rows, v3};
 use super::{MIN_DENOMINATOR, SubstepCoefficients, xpbd_delta_lambda_parts};
 use glam::Vec3;
 use std::f32::consts::PI;
@@ -200,26 +200,23 @@ impl<const DAMPED: bool> Sweep for BendingSweep<'_, DAMPED> {
     /// remainder one at a time: the same bits as [`Sweep::project_range`].
     #[inline(always)]
     fn project_disjoint<P: Positions + ?Sized>(&self, first: usize, lambda: &mut [f32], x: &mut P) {
-        let batches = lambda.len() / LANES;
-        let (batched, rest) = lambda.split_at_mut(batches * LANES);
-        for (b, lambda) in batched.chunks_exact_mut(LANES).enumerate() {
-            let c0 = first + b * LANES;
+        let (rest_first, rest) = lane_batches(first, lambda, |c0, lambda| {
             let ids: [[usize; 4]; LANES] = std::array::from_fn(|l| {
                 let [a, b, c, d] = self.hinges[c0 + l];
                 [a as usize, b as usize, c as usize, d as usize]
             });
-            let gather = |q: usize| rows_to_lanes(std::array::from_fn(|l| x.row(ids[l][q])));
-            let (g0, g1, g2, g3) = (gather(0), gather(1), gather(2), gather(3));
+            let column = |q: usize| ids.map(|h| h[q]);
+            let (g0, g1, g2, g3) = (gather_rows(x, column(0)), gather_rows(x, column(1)), gather_rows(x, column(2)), gather_rows(x, column(3)));
             let p = [g0.0, g1.0, g2.0, g3.0];
             let w = [g0.1, g1.1, g2.1, g3.1];
             let dx = if DAMPED {
-                let prev = |q: usize| rows_to_lanes(std::array::from_fn(|l| self.x_prev[ids[l][q]].extend(0.0).to_array())).0;
+                let prev = |q: usize| gather_vec3(self.x_prev, column(q));
                 [p[0].sub(prev(0)), p[1].sub(prev(1)), p[2].sub(prev(2)), p[3].sub(prev(3))]
             } else {
                 p
             };
             let (rest_angle, compliance) = (Lanes::load(self.rest_angle, c0), Lanes::load(self.compliance, c0));
-            let lambda_in = Lanes::load(lambda, 0);
+            let lambda_in = Lanes::from_array(*lambda);
             let (dl, correction) = project_hinge::<Lanes, DAMPED>(p, dx, w, rest_angle, compliance, lambda_in, self.k);
             let correction = [
                 lanes_to_rows(correction[0]),
@@ -227,14 +224,14 @@ impl<const DAMPED: bool> Sweep for BendingSweep<'_, DAMPED> {
                 lanes_to_rows(correction[2]),
                 lanes_to_rows(correction[3]),
             ];
-            lambda.copy_from_slice(&(lambda_in + dl).to_array());
+            *lambda = (lambda_in + dl).to_array();
             for l in 0..LANES {
                 for q in 0..4 {
                     x.add_row(ids[l][q], correction[q][l]);
                 }
             }
-        }
-        self.project_range(first + batches * LANES, rest, x);
+        });
+        self.project_range(rest_first, rest, x);
     }
 }
 

@@ -55,8 +55,8 @@ pub fn greedy_colours<const K: usize>(constraints: &[[u32; K]], particle_count: 
         .collect()
 }
 
-/// Edge hops from each particle to the nearest anchor (`is_anchor`), breadth-first over `edges`;
-/// `u32::MAX` where no anchor is reachable.
+/// Edge hops from each particle to the nearest anchor (`is_anchor`), breadth-first over `edges`
+/// (particle pairs): `u32[particle_count]`, 0 at anchors, `u32::MAX` where no anchor is reachable.
 pub fn anchor_hops(edges: &[[u32; 2]], particle_count: usize, is_anchor: impl Fn(usize) -> bool) -> Vec<u32> {
     let graph = Adjacency::new(particle_count, edges, |_| ());
     let mut hop = vec![u32::MAX; particle_count];
@@ -90,7 +90,8 @@ pub fn anchor_hops(edges: &[[u32; 2]], particle_count: usize, is_anchor: impl Fn
 /// The greedy colouring has no such order: an outward path's colours are arbitrary, so a
 /// correction may wait a sweep at every edge, where the uncoloured anchor-outward sweep carries it
 /// through the whole cloth. A `palette` one above the greedy colour count leaves room for the
-/// preferred colour. Deterministic; runs at creation and when pins change, never per step.
+/// preferred colour. Returns one colour per edge (`u32[edges.len()]`). Deterministic; runs at
+/// creation and when pins change, never per step.
 pub fn wavefront_colours(edges: &[[u32; 2]], hop: &[u32], palette: u32) -> Vec<u32> {
     let mut visit: Vec<u32> = (0..edges.len() as u32).collect();
     visit.sort_by_key(|&e| {

@@ -4,9 +4,9 @@
 //! (Müller et al. 2006, Position Based Dynamics, §3.3 / eq. 10–11; solved with the XPBD update,
 //! Macklin et al. 2016, eq. 18 and 26). Compliance α in m/N, λ in N·s², force ≈ λ/h² [N].
 
-use super::access::{Positions, SolverParticle};
-use super::sweep::{Sweep, sweep};
-use super::lanes::{LANES, Lanes, Real, V3, lanes_to_rows, rows_to_lanes, v3};
+use super::access::{Positions, SolverParticle, gather_rows, gather_vec3};
+use super::sweep::{Sweep, lane_batches, sweep};
+use super::lanes::{LANES, Lanes, Real, V3, lanes_to_rows, v3};
 use super::{MIN_DENOMINATOR, SubstepCoefficients, xpbd_delta_lambda_parts};
 use glam::Vec3;
 
@@ -96,23 +96,20 @@ impl<const DAMPED: bool> Sweep for StretchSweep<'_, DAMPED> {
     /// [`Sweep::project_range`].
     #[inline(always)]
     fn project_disjoint<P: Positions + ?Sized>(&self, first: usize, lambda: &mut [f32], x: &mut P) {
-        let batches = lambda.len() / LANES;
-        let (batched, rest) = lambda.split_at_mut(batches * LANES);
-        for (b, lambda) in batched.chunks_exact_mut(LANES).enumerate() {
-            let c0 = first + b * LANES;
+        let (rest_first, rest) = lane_batches(first, lambda, |c0, lambda| {
             let ids: [[usize; 2]; LANES] = std::array::from_fn(|l| {
                 let [i, j] = self.edges[c0 + l];
                 [i as usize, j as usize]
             });
-            let (xi, wi) = rows_to_lanes(std::array::from_fn(|l| x.row(ids[l][0])));
-            let (xj, wj) = rows_to_lanes(std::array::from_fn(|l| x.row(ids[l][1])));
+            let column = |k: usize| ids.map(|e| e[k]);
+            let ((xi, wi), (xj, wj)) = (gather_rows(x, column(0)), gather_rows(x, column(1)));
             let dx = if DAMPED {
-                let prev = |k: usize| rows_to_lanes(std::array::from_fn(|l| self.x_prev[ids[l][k]].extend(0.0).to_array())).0;
+                let prev = |k: usize| gather_vec3(self.x_prev, column(k));
                 xi.sub(prev(0)).sub(xj.sub(prev(1)))
             } else {
                 xi
             };
-            let lambda_in = Lanes::load(lambda, 0);
+            let lambda_in = Lanes::from_array(*lambda);
             let (dl, ci, cj) = project_edge::<Lanes, DAMPED>(
                 xi.sub(xj),
                 dx,
@@ -123,14 +120,14 @@ impl<const DAMPED: bool> Sweep for StretchSweep<'_, DAMPED> {
                 self.k,
             );
             let (ci, cj) = (lanes_to_rows(ci), lanes_to_rows(cj));
-            lambda.copy_from_slice(&(lambda_in + dl).to_array());
+            *lambda = (lambda_in + dl).to_array();
             for l in 0..LANES {
                 let [i, j] = ids[l];
                 x.add_row(i, ci[l]);
                 x.sub_row(j, cj[l]);
             }
-        }
-        self.project_range(first + batches * LANES, rest, x);
+        });
+        self.project_range(rest_first, rest, x);
     }
 }
 

@@ -12,8 +12,8 @@
 //! particle towards its anchor; it only stops the chain of edges from stretching beyond what a
 //! one-pass Gauss–Seidel sweep can recover, which is what keeps light, stiff, fine cloth stable.
 
-use super::access::{Positions, SolverParticle};
-use super::lanes::{LANES, Lanes, Real, V3, lanes_to_rows, rows_to_lanes, v3};
+use super::access::{Positions, SolverParticle, gather_rows};
+use super::lanes::{LANES, Lanes, Real, V3, lanes_to_rows, v3};
 use super::sweep::{Sweep, sweep};
 use super::{MIN_DENOMINATOR, SubstepCoefficients, xpbd_delta_lambda_parts};
 use glam::Vec3;
@@ -266,14 +266,13 @@ impl TetherSweep<'_> {
     fn project_groups<P: Positions + ?Sized>(&self, starts: &[usize; LANES], first: usize, lambda: &mut [f32], x: &mut P) {
         const K: usize = TETHERS_PER_PARTICLE;
         let zero = Lanes::splat(0.0);
-        let lanes = |f: &dyn Fn(usize) -> f32| Lanes::from_array(std::array::from_fn(f));
         let i: [usize; LANES] = std::array::from_fn(|l| self.particle[starts[l]] as usize);
         // Particle rows (x, y, z, w) turned into lanes by a transpose.
-        let (mut xi, wi) = rows_to_lanes(std::array::from_fn(|l| x.row(i[l])));
+        let (mut xi, wi) = gather_rows(x, i);
         let a: [[usize; LANES]; K] = std::array::from_fn(|s| std::array::from_fn(|l| self.anchor[starts[l] + s] as usize));
-        let anchors: [(V3<Lanes>, Lanes); K] = std::array::from_fn(|s| rows_to_lanes(std::array::from_fn(|l| x.row(a[s][l]))));
+        let anchors: [(V3<Lanes>, Lanes); K] = std::array::from_fn(|s| gather_rows(x, a[s]));
         let xa: [V3<Lanes>; K] = std::array::from_fn(|s| anchors[s].0);
-        let bound: [Lanes; K] = std::array::from_fn(|s| lanes(&|l| self.slack * self.geodesic_distance[starts[l] + s]));
+        let bound: [Lanes; K] = std::array::from_fn(|s| Lanes::from_fn(|l| self.slack * self.geodesic_distance[starts[l] + s]));
         let one = Lanes::splat(1.0);
         // ‖x_i − x_a‖ of each tether, and whether any lane's tether is violated.
         let measure = |xi: V3<Lanes>, len: &mut [Lanes; K]| {
@@ -291,7 +290,7 @@ impl TetherSweep<'_> {
         if measure(xi, &mut len) {
             // What only a projection reads.
             let wa: [Lanes; K] = std::array::from_fn(|s| anchors[s].1);
-            let mut lam: [Lanes; K] = std::array::from_fn(|s| lanes(&|l| lambda[starts[l] + s - first]));
+            let mut lam: [Lanes; K] = std::array::from_fn(|s| Lanes::from_fn(|l| lambda[starts[l] + s - first]));
             let compliance = Lanes::splat(self.compliance);
             for _ in 0..GROUP_ROUNDS {
                 let mut moved = zero;
