@@ -11,7 +11,7 @@
 //! the stack, and the vector load after those scalar stores stalled (perf: the hottest
 //! instructions of the coloured sweeps).
 
-use super::lanes::{LANES, Lanes, V3, rows_to_lanes};
+use super::lanes::{LaneSet, V3};
 use glam::{Vec3, Vec4};
 use std::marker::PhantomData;
 
@@ -35,14 +35,36 @@ pub(crate) fn unpack_solver_particles(rows: &[SolverParticle], x: &mut [Vec3]) {
 
 /// Positions [m] and inverse masses [1/kg] of particles `ids` (one per lane) as lanes.
 #[inline(always)]
-pub(crate) fn gather_rows<P: Positions + ?Sized>(x: &P, ids: [usize; LANES]) -> (V3<Lanes>, Lanes) {
-    rows_to_lanes(std::array::from_fn(|l| x.row(ids[l])))
+pub(crate) fn gather_rows<const N: usize, L: LaneSet<N>, P: Positions + ?Sized>(x: &P, ids: [usize; N]) -> (V3<L>, L) {
+    L::rows_to_lanes(std::array::from_fn(|l| x.row(ids[l])))
 }
 
 /// `v[ids[l]]` in lane `l` (positions at the substep start, for the damping terms).
 #[inline(always)]
-pub(crate) fn gather_vec3(v: &[Vec3], ids: [usize; LANES]) -> V3<Lanes> {
-    rows_to_lanes(std::array::from_fn(|l| v[ids[l]].extend(0.0).to_array())).0
+pub(crate) fn gather_vec3<const N: usize, L: LaneSet<N>>(v: &[Vec3], ids: [usize; N]) -> V3<L> {
+    L::rows_to_lanes(std::array::from_fn(|l| v[ids[l]].extend(0.0).to_array())).0
+}
+
+/// The particle indices of `N` constraints of `K` particles each (`constraints.len() == N`).
+#[inline(always)]
+pub(crate) fn constraint_particles<const N: usize, const K: usize>(constraints: &[[u32; K]]) -> [[usize; K]; N] {
+    let mut ids = [[0; K]; N];
+    for (ids, c) in ids.iter_mut().zip(constraints) {
+        for (id, &p) in ids.iter_mut().zip(c) {
+            *id = p as usize;
+        }
+    }
+    ids
+}
+
+/// Particle `k` of each of `N` constraints (`ids` from [`constraint_particles`]), one per lane.
+#[inline(always)]
+pub(crate) fn column<const N: usize, const K: usize>(ids: &[[usize; K]; N], k: usize) -> [usize; N] {
+    let mut column = [0; N];
+    for (c, ids) in column.iter_mut().zip(ids) {
+        *c = ids[k];
+    }
+    column
 }
 
 /// Read and update particle positions [m] by particle index.

@@ -9,13 +9,14 @@
 
 use std::ops::{Add, Div, Mul, Neg, Sub};
 
-/// Constraints projected together by the lane-wise kernels: one SSE/NEON register.
+/// Constraints projected together by the 4-lane kernels: one SSE/NEON register. Where the CPU has
+/// AVX, the stretch and bending sweeps first take 8 at a time in one AVX register
+/// (`lanes_avx::Lanes8`), then 4, then one (the same bits).
 ///
 /// Measured alternatives (64² bench grid, coloured): 8 lanes as two SSE registers spilled the
 /// bending kernel's ~40 live values (callgrind: 672 M instructions against 545 M with 4); 8 lanes
-/// in AVX registers, chosen at run time, gave no measurable gain while the lanes were `[f32; 8]`
-/// arrays (LLVM splits arrays into scalars and re-packs them: the 8-edge stretch loop body was
-/// 760 instructions).
+/// as `[f32; 8]` arrays gave no measurable gain (LLVM splits arrays into scalars and re-packs them:
+/// the 8-edge stretch loop body was 760 instructions); in an `__m256` they do (README, Performance).
 pub(crate) const LANES: usize = 4;
 
 /// A real number, or a batch of them.
@@ -274,6 +275,46 @@ mod portable {
 use x86::transpose4;
 #[cfg(not(target_arch = "x86_64"))]
 use portable::transpose4;
+
+/// A batch of `N` constraints' numbers, one per lane: how the lane-wise kernels, written once
+/// with a const width, load, gather and scatter whatever the register ([`Lanes`]: 4 lanes, SSE
+/// or arrays; `lanes_avx::Lanes8`: 8 lanes, AVX where the CPU has it).
+pub(crate) trait LaneSet<const N: usize>: Real {
+    /// The lanes `v[0..N]`.
+    fn from_array(v: [f32; N]) -> Self;
+    /// The lanes as an array.
+    fn to_array(self) -> [f32; N];
+    /// Rows [x, y, z, w] of `N` particles, one per lane, as lanes of x, y, z and of w.
+    fn rows_to_lanes(rows: [[f32; 4]; N]) -> (V3<Self>, Self);
+    /// Lane `l` of `v` as the row [x, y, z, 0], for every lane (the inverse of
+    /// [`LaneSet::rows_to_lanes`] without w).
+    fn lanes_to_rows(v: V3<Self>) -> [[f32; 4]; N];
+
+    /// The lanes `v[first..first + N]`.
+    #[inline(always)]
+    fn load(v: &[f32], first: usize) -> Self {
+        Self::from_array(v[first..first + N].try_into().expect("N values"))
+    }
+}
+
+impl LaneSet<LANES> for Lanes {
+    #[inline(always)]
+    fn from_array(v: [f32; LANES]) -> Self {
+        Lanes::from_array(v)
+    }
+    #[inline(always)]
+    fn to_array(self) -> [f32; LANES] {
+        Lanes::to_array(self)
+    }
+    #[inline(always)]
+    fn rows_to_lanes(rows: [[f32; 4]; LANES]) -> (V3<Self>, Self) {
+        rows_to_lanes(rows)
+    }
+    #[inline(always)]
+    fn lanes_to_rows(v: V3<Self>) -> [[f32; 4]; LANES] {
+        lanes_to_rows(v)
+    }
+}
 
 /// A 3-vector of [`Real`]s (one point, or the same point of [`LANES`] constraints).
 #[derive(Clone, Copy, Debug)]

@@ -4,6 +4,8 @@
 
 pub(crate) mod access;
 pub(crate) mod lanes;
+#[cfg(target_arch = "x86_64")]
+pub(crate) mod lanes_avx;
 pub mod bending;
 pub mod colouring;
 pub mod stretch;
@@ -120,12 +122,28 @@ mod tests {
         v.iter().map(|p| p.truncate().to_array().map(f32::to_bits)).collect()
     }
 
+    /// Both lane widths where the CPU has AVX (8 lanes, then 4, then one at a time) and the SSE
+    /// kernels alone (4, then one at a time).
     #[test]
     fn lane_wise_coloured_sweeps_give_the_bits_of_the_scalar_sweep_over_the_same_order() {
+        #[cfg(target_arch = "x86_64")]
+        for sse_only in [false, true] {
+            super::lanes_avx::tests::SSE_ONLY.with(|only| only.set(sse_only));
+            coloured_sweeps_match_the_scalar_sweep();
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        coloured_sweeps_match_the_scalar_sweep();
+    }
+
+    fn coloured_sweeps_match_the_scalar_sweep() {
         for damping in [0.0, 0.3] {
             let k = SubstepCoefficients::new(1.0 / 600.0, damping);
             let (mut cloth, x0, x_prev) = crumpled_cloth();
-            assert!(cloth.stretch.colour_start.windows(2).any(|r| (r[1] - r[0]) % 4 != 0));
+            // Colours with 8-lane batches, a 4-lane batch after them and a scalar remainder.
+            for colour_start in [&cloth.stretch.colour_start, &cloth.bending.colour_start] {
+                let sizes: Vec<u32> = colour_start.windows(2).map(|r| r[1] - r[0]).collect();
+                assert!(sizes.iter().any(|&n| n >= 8 && n % 8 >= 4 && n % 4 != 0), "colour sizes {sizes:?}");
+            }
             for compliance in [0.0, 1e-4] {
                 cloth.stretch.compliance.fill(compliance);
                 cloth.bending.compliance.fill(compliance * 10.0);

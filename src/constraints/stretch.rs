@@ -4,9 +4,11 @@
 //! (Müller et al. 2006, Position Based Dynamics, §3.3 / eq. 10–11; solved with the XPBD update,
 //! Macklin et al. 2016, eq. 18 and 26). Compliance α in m/N, λ in N·s², force ≈ λ/h² [N].
 
-use super::access::{Positions, SolverParticle, gather_rows, gather_vec3};
-use super::sweep::{Sweep, lane_batches, sweep};
-use super::lanes::{LANES, Lanes, Real, V3, lanes_to_rows, v3};
+use super::access::{Positions, SolverParticle, column, constraint_particles, gather_rows, gather_vec3};
+use super::sweep::{Sweep, sweep};
+use super::lanes::{LANES, LaneSet, Lanes, Real, V3, v3};
+#[cfg(target_arch = "x86_64")]
+use super::lanes_avx::{Lanes8, avx_available};
 use super::{MIN_DENOMINATOR, SubstepCoefficients, xpbd_delta_lambda_parts};
 use glam::Vec3;
 
@@ -92,50 +94,84 @@ impl<const DAMPED: bool> Sweep for StretchSweep<'_, DAMPED> {
         }
     }
 
-    /// [`LANES`] edges at a time, the remainder one at a time: the same bits as
-    /// [`Sweep::project_range`].
+    /// 8 edges at a time where the CPU has AVX, then [`LANES`] at a time, the remainder one at a
+    /// time: the same bits as [`Sweep::project_range`] (one colour: the edges share no particle,
+    /// and every width does the same IEEE operations per lane).
     #[inline(always)]
     fn project_disjoint<P: Positions + ?Sized>(&self, first: usize, lambda: &mut [f32], x: &mut P) {
-        let (rest_first, rest) = lane_batches(first, lambda, |c0, lambda| {
-            let ids: [[usize; 2]; LANES] = std::array::from_fn(|l| {
-                let [i, j] = self.edges[c0 + l];
-                [i as usize, j as usize]
-            });
-            let column = |k: usize| ids.map(|e| e[k]);
-            let ((xi, wi), (xj, wj)) = (gather_rows(x, column(0)), gather_rows(x, column(1)));
-            let dx = if DAMPED {
-                let prev = |k: usize| gather_vec3(self.x_prev, column(k));
-                xi.sub(prev(0)).sub(xj.sub(prev(1)))
-            } else {
-                xi
-            };
-            let lambda_in = Lanes::from_array(*lambda);
-            let (dl, ci, cj) = project_edge::<Lanes, DAMPED>(
-                xi.sub(xj),
-                dx,
-                [wi, wj],
-                Lanes::load(self.rest_length, c0),
-                Lanes::load(self.compliance, c0),
-                lambda_in,
-                self.k,
-            );
-            let (ci, cj) = (lanes_to_rows(ci), lanes_to_rows(cj));
-            *lambda = (lambda_in + dl).to_array();
-            for l in 0..LANES {
-                let [i, j] = ids[l];
-                x.add_row(i, ci[l]);
-                x.sub_row(j, cj[l]);
-            }
-        });
-        self.project_range(rest_first, rest, x);
+        #[cfg(target_arch = "x86_64")]
+        if avx_available() {
+            // SAFETY: the CPU has AVX (checked above).
+            return unsafe { self.project_disjoint_avx(first, lambda, x) };
+        }
+        self.project_disjoint_sse(first, lambda, x);
+    }
+}
+
+impl<const DAMPED: bool> StretchSweep<'_, DAMPED> {
+    /// Edges `c0 .. c0 + N` (of one colour) projected lane-wise, `lambda` their multipliers.
+    #[inline(always)]
+    fn project_batch<const N: usize, L: LaneSet<N>, P: Positions + ?Sized>(&self, c0: usize, lambda: &mut [f32; N], x: &mut P) {
+        let ids: [[usize; 2]; N] = constraint_particles(&self.edges[c0..c0 + N]);
+        let ((xi, wi), (xj, wj)) = (gather_rows::<N, L, P>(x, column(&ids, 0)), gather_rows::<N, L, P>(x, column(&ids, 1)));
+        let dx = if DAMPED {
+            let (prev_i, prev_j) =
+                (gather_vec3::<N, L>(self.x_prev, column(&ids, 0)), gather_vec3::<N, L>(self.x_prev, column(&ids, 1)));
+            xi.sub(prev_i).sub(xj.sub(prev_j))
+        } else {
+            xi
+        };
+        let lambda_in = L::from_array(*lambda);
+        let (dl, ci, cj) = project_edge::<L, DAMPED>(
+            xi.sub(xj),
+            dx,
+            [wi, wj],
+            L::load(self.rest_length, c0),
+            L::load(self.compliance, c0),
+            lambda_in,
+            self.k,
+        );
+        let (ci, cj) = (L::lanes_to_rows(ci), L::lanes_to_rows(cj));
+        *lambda = (lambda_in + dl).to_array();
+        for l in 0..N {
+            let [i, j] = ids[l];
+            x.add_row(i, ci[l]);
+            x.sub_row(j, cj[l]);
+        }
+    }
+
+    /// [`LANES`] edges at a time, the remainder one at a time.
+    #[inline(always)]
+    fn project_disjoint_sse<P: Positions + ?Sized>(&self, first: usize, lambda: &mut [f32], x: &mut P) {
+        // (`chunks_exact_mut` rather than `as_chunks_mut`, which needs Rust 1.88.)
+        let (batched, rest) = lambda.split_at_mut(lambda.len() / LANES * LANES);
+        for (b, lambda) in batched.chunks_exact_mut(LANES).enumerate() {
+            self.project_batch::<LANES, Lanes, P>(first + b * LANES, lambda.try_into().expect("LANES multipliers"), x);
+        }
+        self.project_range(first + batched.len(), rest, x);
+    }
+
+    /// 8 edges at a time in AVX registers, the remainder through [`Self::project_disjoint_sse`]
+    /// (compiled here with AVX encodings, same operations).
+    ///
+    /// # Safety
+    /// The CPU must have AVX ([`avx_available`]).
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx")]
+    unsafe fn project_disjoint_avx<P: Positions + ?Sized>(&self, first: usize, lambda: &mut [f32], x: &mut P) {
+        let (batched, rest) = lambda.split_at_mut(lambda.len() / 8 * 8);
+        for (b, lambda) in batched.chunks_exact_mut(8).enumerate() {
+            self.project_batch::<8, Lanes8, P>(first + b * 8, lambda.try_into().expect("8 multipliers"), x);
+        }
+        self.project_disjoint_sse(first + batched.len(), rest, x);
     }
 }
 
 
 impl StretchConstraints {
     /// One Gauss–Seidel sweep over all edges in storage order. When the edges are coloured
-    /// ([`StretchConstraints::colour_start`]), colour by colour, 4 or 8 edges at a time (`sweep::LaneWidth`), and
-    /// with `parallel` each colour split over the current rayon pool (the same bits either way).
+    /// ([`StretchConstraints::colour_start`]), colour by colour, 8 edges at a time where the CPU has
+    /// AVX, then 4, then one at a time, and with `parallel` each colour split over the current rayon pool (the same bits either way).
     pub(crate) fn solve(&mut self, x: &mut [SolverParticle], x_prev: &[Vec3], w: &[f32], k: &SubstepCoefficients, parallel: bool) {
         let colours = (!self.colour_start.is_empty()).then_some(self.colour_start.as_slice());
         let (edges, rest_length, compliance) = (&self.edges[..], &self.rest_length[..], &self.compliance[..]);
@@ -149,11 +185,18 @@ impl StretchConstraints {
         }
     }
 
-    /// |C| of every edge at positions `x`, appended to `out`.
-    pub(crate) fn residuals(&self, x: &[Vec3], out: &mut Vec<f32>) {
+    /// |C| [m] of every edge at positions `x`, appended to `out`; returns [`Self::max_strain`]
+    /// (the same bits), from the same edge lengths rather than a second pass.
+    pub(crate) fn residuals_and_max_strain(&self, x: &[Vec3], out: &mut Vec<f32>) -> f32 {
+        let mut max_strain = 0.0f32;
         out.extend(self.edges.iter().zip(&self.rest_length).map(|(&[i, j], &l)| {
-            ((x[i as usize] - x[j as usize]).length() - l).abs()
+            let length = (x[i as usize] - x[j as usize]).length();
+            if l > 0.0 {
+                max_strain = max_strain.max((length - l) / l);
+            }
+            (length - l).abs()
         }));
+        max_strain
     }
 
     /// Largest relative elongation (‖x_i − x_j‖ − L)/L over all edges, 0 if none is stretched.
@@ -161,5 +204,28 @@ impl StretchConstraints {
         self.edges.iter().zip(&self.rest_length).fold(0.0f32, |m, (&[i, j], &l)| {
             if l > 0.0 { m.max(((x[i as usize] - x[j as usize]).length() - l) / l) } else { m }
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// One pass gives the residuals |‖x_i − x_j‖ − L| and the same max strain as
+    /// [`StretchConstraints::max_strain`]: (1.5 − 1)/1 = 0.5 from the stretched edge, the
+    /// compressed and zero-rest-length edges do not count.
+    #[test]
+    fn residuals_and_max_strain_in_one_pass() {
+        let x = [Vec3::ZERO, Vec3::new(1.5, 0.0, 0.0), Vec3::new(0.0, 0.5, 0.0), Vec3::new(0.0, 0.0, 2.0)];
+        let stretch = StretchConstraints {
+            edges: vec![[0, 1], [0, 2], [0, 3]],
+            rest_length: vec![1.0, 1.0, 0.0],
+            ..StretchConstraints::default()
+        };
+        let mut residuals = Vec::new();
+        let max_strain = stretch.residuals_and_max_strain(&x, &mut residuals);
+        assert_eq!(residuals, [0.5, 0.5, 2.0]);
+        assert_eq!(max_strain, 0.5);
+        assert_eq!(max_strain.to_bits(), stretch.max_strain(&x).to_bits());
     }
 }

@@ -2,7 +2,6 @@
 //! projection code on both paths ([`Sweep::project_range`] is generic over [`Positions`]).
 
 use super::access::{Positions, SharedPositions, SolverParticle};
-use super::lanes::LANES;
 
 /// Smallest run of constraints handed to one rayon task. Below it the task-split overhead (a few
 /// hundred ns) is comparable to the projections it would spread.
@@ -71,22 +70,4 @@ fn split_and_project<S: Sweep>(s: &S, first: usize, lambda: &mut [f32], x: Share
     }
     let (a, b) = lambda.split_at_mut(mid);
     rayon::join(|| split_and_project(s, first, a, x), || split_and_project(s, first + mid, b, x));
-}
-
-/// Hand constraints `first .. first + lambda.len()` to `batch` [`LANES`] at a time (the index of
-/// the batch's first constraint and its multipliers), and return the first index and the
-/// multipliers of the remainder (fewer than [`LANES`]) for the one-at-a-time path: the loop of
-/// every [`Sweep::project_disjoint`].
-#[inline(always)]
-pub(crate) fn lane_batches<'a>(
-    first: usize,
-    lambda: &'a mut [f32],
-    mut batch: impl FnMut(usize, &mut [f32; LANES]),
-) -> (usize, &'a mut [f32]) {
-    let batches = lambda.len() / LANES;
-    let (batched, rest) = lambda.split_at_mut(batches * LANES);
-    for (b, lambda) in batched.chunks_exact_mut(LANES).enumerate() {
-        batch(first + b * LANES, lambda.try_into().expect("LANES multipliers"));
-    }
-    (first + batches * LANES, rest)
 }

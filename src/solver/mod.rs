@@ -236,17 +236,21 @@ fn update_stats(cloth: &mut Cloth, h: f32, substeps: u32, iterations: u32, paral
     let StatsScratch { lengths_abs_c, bending_abs_c } = &mut cloth.scratch;
     let mut lengths = || {
         let (mut stretch_stats, mut tether_stats) = (ConstraintStats::default(), ConstraintStats::default());
-        if params.enable_stretch {
+        // The edge strain is reported whether or not the stretch constraints are on.
+        let max_edge_strain = if params.enable_stretch {
             lengths_abs_c.clear();
-            stretch.residuals(x, lengths_abs_c);
+            let max_edge_strain = stretch.residuals_and_max_strain(x, lengths_abs_c);
             stretch_stats = ConstraintStats::summarise(lengths_abs_c, &stretch.lambda, inv_h2);
-        }
+            max_edge_strain
+        } else {
+            stretch.max_strain(x)
+        };
         if params.enable_tethers {
             lengths_abs_c.clear();
             tethers.residuals(x, params.tether_slack, lengths_abs_c);
             tether_stats = ConstraintStats::summarise(lengths_abs_c, &tethers.lambda, inv_h2);
         }
-        (stretch_stats, tether_stats, stretch.max_strain(x))
+        (stretch_stats, tether_stats, max_edge_strain)
     };
     let mut angles = || {
         if !params.enable_bending {

@@ -1,0 +1,212 @@
+//! Eight lanes in one AVX register, for the coloured sweeps on CPUs that have AVX (chosen at run
+//! time by [`avx_available`]; x86-64's baseline is SSE2, which [`Lanes`](super::lanes::Lanes)
+//! uses). Every operation is the IEEE single-precision operation of the 4-lane and scalar paths
+//! (add, sub, mul, div, sqrt, ordered compares; no FMA, no approximate reciprocal), so a
+//! constraint gets the same bits whichever width projects it, and results do not depend on the CPU.
+//!
+//! Invariant: a [`Lanes8`] exists only inside functions compiled with
+//! `#[target_feature(enable = "avx")]` that run after [`avx_available`] returned true. Its
+//! operations are `#[inline(always)]` so that they are compiled into those functions (with AVX);
+//! the `unsafe` blocks below rely on that invariant.
+
+#![allow(unused_unsafe)]
+
+use super::lanes::{LaneSet, Real, V3};
+use std::arch::x86_64::*;
+
+/// Whether this CPU has AVX (std caches the answer after the first call).
+#[inline]
+pub(crate) fn avx_available() -> bool {
+    #[cfg(test)]
+    if tests::SSE_ONLY.with(|only| only.get()) {
+        return false;
+    }
+    std::arch::is_x86_feature_detected!("avx")
+}
+
+/// Eight single-precision numbers operated on lane by lane (see the module's invariant).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Lanes8(__m256);
+
+macro_rules! lane_op {
+    ($tr:ident, $f:ident, $intrinsic:ident) => {
+        impl std::ops::$tr for Lanes8 {
+            type Output = Lanes8;
+            #[inline(always)]
+            fn $f(self, o: Lanes8) -> Lanes8 {
+                // SAFETY: the CPU has AVX (module invariant).
+                Lanes8(unsafe { $intrinsic(self.0, o.0) })
+            }
+        }
+    };
+}
+lane_op!(Add, add, _mm256_add_ps);
+lane_op!(Sub, sub, _mm256_sub_ps);
+lane_op!(Mul, mul, _mm256_mul_ps);
+lane_op!(Div, div, _mm256_div_ps);
+
+impl std::ops::Neg for Lanes8 {
+    type Output = Lanes8;
+    /// Flips the sign bit, as scalar negation does (also of NaN).
+    #[inline(always)]
+    fn neg(self) -> Lanes8 {
+        // SAFETY: the CPU has AVX (module invariant).
+        Lanes8(unsafe { _mm256_xor_ps(self.0, _mm256_set1_ps(-0.0)) })
+    }
+}
+
+impl Lanes8 {
+    /// `if mask { then } else { otherwise }` per lane, for a compare's all-ones/all-zeros mask.
+    #[inline(always)]
+    fn select(mask: __m256, then: Lanes8, otherwise: Lanes8) -> Lanes8 {
+        // SAFETY: the CPU has AVX (module invariant).
+        Lanes8(unsafe { _mm256_blendv_ps(otherwise.0, then.0, mask) })
+    }
+}
+
+impl Real for Lanes8 {
+    #[inline(always)]
+    fn splat(v: f32) -> Self {
+        // SAFETY: the CPU has AVX (module invariant).
+        Lanes8(unsafe { _mm256_set1_ps(v) })
+    }
+    #[inline(always)]
+    fn sqrt(self) -> Self {
+        // SAFETY: as above; correctly rounded like `f32::sqrt`.
+        Lanes8(unsafe { _mm256_sqrt_ps(self.0) })
+    }
+    #[inline(always)]
+    fn gt_select(self, other: Self, then: Self, otherwise: Self) -> Self {
+        // SAFETY: as above. Ordered compare: false for NaN, like the scalar `>`.
+        Lanes8::select(unsafe { _mm256_cmp_ps::<_CMP_GT_OQ>(self.0, other.0) }, then, otherwise)
+    }
+    #[inline(always)]
+    fn le_select(self, other: Self, then: Self, otherwise: Self) -> Self {
+        // SAFETY: as above. Ordered: false for NaN, like the scalar `<=`.
+        Lanes8::select(unsafe { _mm256_cmp_ps::<_CMP_LE_OQ>(self.0, other.0) }, then, otherwise)
+    }
+    #[inline(always)]
+    fn all_positive(self) -> bool {
+        // SAFETY: the CPU has AVX (module invariant).
+        unsafe { _mm256_movemask_ps(_mm256_cmp_ps::<_CMP_GT_OQ>(self.0, _mm256_setzero_ps())) == 0xff }
+    }
+}
+
+impl LaneSet<8> for Lanes8 {
+    #[inline(always)]
+    fn from_array(v: [f32; 8]) -> Self {
+        // SAFETY: the CPU has AVX (module invariant); the unaligned load reads the 8 floats of `v`.
+        Lanes8(unsafe { _mm256_loadu_ps(v.as_ptr()) })
+    }
+    #[inline(always)]
+    fn to_array(self) -> [f32; 8] {
+        let mut v = [0.0; 8];
+        // SAFETY: as above; the unaligned store writes the 8 floats of `v`.
+        unsafe { _mm256_storeu_ps(v.as_mut_ptr(), self.0) };
+        v
+    }
+    /// Rows 0–3 go to the low 128-bit halves and rows 4–7 to the high ones, then one 4 × 4
+    /// transpose within each half (AVX's unpack/shuffle work per half).
+    #[inline(always)]
+    fn rows_to_lanes(rows: [[f32; 4]; 8]) -> (V3<Self>, Self) {
+        /// Row `k` in the low half, row `k + 4` in the high half.
+        #[inline(always)]
+        fn pair(low: [f32; 4], high: [f32; 4]) -> __m256 {
+            // SAFETY: the CPU has AVX (module invariant); each load reads the 4 floats of a row.
+            unsafe { _mm256_insertf128_ps::<1>(_mm256_castps128_ps256(_mm_loadu_ps(low.as_ptr())), _mm_loadu_ps(high.as_ptr())) }
+        }
+        let m = [pair(rows[0], rows[4]), pair(rows[1], rows[5]), pair(rows[2], rows[6]), pair(rows[3], rows[7])];
+        let [x, y, z, w] = transpose_halves(m);
+        (V3 { x: Lanes8(x), y: Lanes8(y), z: Lanes8(z) }, Lanes8(w))
+    }
+    #[inline(always)]
+    fn lanes_to_rows(v: V3<Self>) -> [[f32; 4]; 8] {
+        // SAFETY: the CPU has AVX (module invariant); each store writes the 4 floats of one row.
+        unsafe {
+            let t = transpose_halves([v.x.0, v.y.0, v.z.0, _mm256_setzero_ps()]);
+            let mut rows = [[0.0; 4]; 8];
+            for (k, t) in t.into_iter().enumerate() {
+                _mm_storeu_ps(rows[k].as_mut_ptr(), _mm256_castps256_ps128(t));
+                _mm_storeu_ps(rows[k + 4].as_mut_ptr(), _mm256_extractf128_ps::<1>(t));
+            }
+            rows
+        }
+    }
+}
+
+/// The 4 × 4 transpose of each 128-bit half of four registers (`_MM_TRANSPOSE4_PS` per half).
+#[inline(always)]
+fn transpose_halves(m: [__m256; 4]) -> [__m256; 4] {
+    // SAFETY: the CPU has AVX (module invariant).
+    unsafe {
+        let (t0, t1) = (_mm256_unpacklo_ps(m[0], m[1]), _mm256_unpacklo_ps(m[2], m[3]));
+        let (t2, t3) = (_mm256_unpackhi_ps(m[0], m[1]), _mm256_unpackhi_ps(m[2], m[3]));
+        [
+            _mm256_shuffle_ps::<0b01_00_01_00>(t0, t1),
+            _mm256_shuffle_ps::<0b11_10_11_10>(t0, t1),
+            _mm256_shuffle_ps::<0b01_00_01_00>(t2, t3),
+            _mm256_shuffle_ps::<0b11_10_11_10>(t2, t3),
+        ]
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+    use std::cell::Cell;
+
+    thread_local! {
+        /// Makes [`avx_available`] answer false on this thread, so that tests can run the SSE
+        /// kernels on a machine with AVX.
+        pub(crate) static SSE_ONLY: Cell<bool> = const { Cell::new(false) };
+    }
+
+    /// Transposes rows into lanes and back, and computes every operation with the scalar bits
+    /// (NaN and signed zero included), in a function compiled with AVX.
+    #[test]
+    fn eight_lanes_round_trip_and_give_the_scalar_bits() {
+        if !avx_available() {
+            eprintln!("no AVX on this CPU: the 8-lane kernels never run here");
+            return;
+        }
+        // SAFETY: the CPU has AVX (checked above).
+        unsafe { check_eight_lanes() }
+    }
+
+    /// # Safety
+    /// The CPU must have AVX.
+    #[target_feature(enable = "avx")]
+    unsafe fn check_eight_lanes() {
+        let rows: [[f32; 4]; 8] = std::array::from_fn(|l| std::array::from_fn(|k| (10 * l + k) as f32));
+        let (p, w) = Lanes8::rows_to_lanes(rows);
+        for (l, row) in rows.iter().enumerate() {
+            assert_eq!([p.x.to_array()[l], p.y.to_array()[l], p.z.to_array()[l], w.to_array()[l]], *row);
+        }
+        for (row, back) in rows.iter().zip(Lanes8::lanes_to_rows(p)) {
+            assert_eq!(back, [row[0], row[1], row[2], 0.0]);
+        }
+        let a = [1.5, -0.0, f32::NAN, -2.25, 1e-30, f32::INFINITY, 3.0, 0.0];
+        let b = [0.7, 0.0, 1.0, -2.25, 3e-9, 2.0, f32::NAN, -1.0];
+        // Through black_box, so that the hardware computes both sides (constant folding may
+        // give a NaN another sign than the CPU does).
+        let (la, lb) = (Lanes8::from_array(std::hint::black_box(a)), Lanes8::from_array(std::hint::black_box(b)));
+        let ops: [(Lanes8, fn(f32, f32) -> f32); 9] = [
+            (la + lb, |x, y| x + y),
+            (la - lb, |x, y| x - y),
+            (la * lb, |x, y| x * y),
+            (la / lb, |x, y| x / y),
+            (-la, |x, _| -x),
+            (la.abs().sqrt(), |x, _| Real::abs(x).sqrt()),
+            (la.gt_select(lb, la, lb), |x, y| if x > y { x } else { y }),
+            (la.le_select(lb, la, lb), |x, y| if x <= y { x } else { y }),
+            (la.min(lb), |x, y| if y > x { x } else { y }),
+        ];
+        for (k, (lanes, scalar)) in ops.into_iter().enumerate() {
+            let want: [u32; 8] = std::array::from_fn(|l| scalar(a[l], b[l]).to_bits());
+            assert_eq!(lanes.to_array().map(f32::to_bits), want, "operation {k}");
+        }
+        assert!(Lanes8::splat(1.0).all_positive());
+        assert!(!Lanes8::from_array([1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, f32::NAN]).all_positive());
+        assert!(!Lanes8::from_array([1.0, 0.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0]).all_positive());
+    }
+}
