@@ -105,12 +105,6 @@ impl Lanes {
         self.0
     }
 
-    /// Lane `l` = `f(l)`.
-    #[inline(always)]
-    pub fn from_fn(f: impl FnMut(usize) -> f32) -> Lanes {
-        Lanes::from_array(std::array::from_fn(f))
-    }
-
     /// The lanes `v[first..first + LANES]`.
     #[inline(always)]
     pub fn load(v: &[f32], first: usize) -> Lanes {

@@ -13,7 +13,9 @@
 //! one-pass Gauss–Seidel sweep can recover, which is what keeps light, stiff, fine cloth stable.
 
 use super::access::{Positions, SolverParticle, gather_rows};
-use super::lanes::{LANES, Lanes, Real, V3, lanes_to_rows, v3};
+use super::lanes::{LANES, LaneSet, Lanes, Real, V3, v3};
+#[cfg(target_arch = "x86_64")]
+use super::lanes_avx::{Lanes8, avx_available};
 use super::sweep::{Sweep, sweep};
 use super::{MIN_DENOMINATOR, SubstepCoefficients, xpbd_delta_lambda_parts};
 use glam::Vec3;
@@ -139,6 +141,19 @@ fn measure_tether<T: Real>(xi: V3<T>, xa: V3<T>, bound: T) -> (V3<T>, T, T, T) {
     (d, len, value, value.le_select(zero, zero, len.le_select(T::splat(1e-9), zero, one)))
 }
 
+/// ‖x_i − x_a‖ of each of a group's tethers (into `len`) and whether any of them is violated in
+/// any lane (see [`measure_tether`]).
+#[inline(always)]
+fn measure_tethers<T: Real, const K: usize>(xi: V3<T>, xa: &[V3<T>; K], bound: &[T; K], len: &mut [T; K]) -> bool {
+    let (zero, one) = (T::splat(0.0), T::splat(1.0));
+    let mut violated = zero;
+    for s in 0..K {
+        let (_, l, _, v) = measure_tether(xi, xa[s], bound[s]);
+        (len[s], violated) = (l, violated.max(v));
+    }
+    !(one - violated).all_positive()
+}
+
 /// One XPBD projection of a tether (or of [`LANES`] tethers of distinct particles) onto its
 /// kinematic anchor: x_i at `xi`, anchor at `xa`, inverse masses `wi`, `wa`, bound r = s·d_geo.
 /// Returns whether the tether was violated (1, else 0; a violated tether is projected), and the
@@ -192,12 +207,32 @@ impl Sweep for TetherSweep<'_> {
         }
     }
 
-    /// [`LANES`] groups of [`TETHERS_PER_PARTICLE`] tethers at a time (`project_groups`), other
-    /// groups and the remainder one at a time: the same bits as [`Sweep::project_range`], since
-    /// groups share no particle they write, so their order does not matter.
+    /// 8 groups of [`TETHERS_PER_PARTICLE`] tethers at a time where the CPU has AVX, else
+    /// [`LANES`] (`project_groups`), other groups and the remainder one at a time: the same bits as
+    /// [`Sweep::project_range`], since groups share no particle they write, so their order does
+    /// not matter, and every width does the same IEEE operations per lane.
     fn project_disjoint<P: Positions + ?Sized>(&self, first: usize, lambda: &mut [f32], x: &mut P) {
+        #[cfg(target_arch = "x86_64")]
+        if avx_available() {
+            // SAFETY: the CPU has AVX (checked above).
+            return unsafe { self.project_disjoint_avx(first, lambda, x) };
+        }
+        self.project_batched::<LANES, Lanes, P>(first, lambda, x);
+    }
+
+    #[inline]
+    fn can_split_before(&self, c: usize) -> bool {
+        self.particle[c] != self.particle[c - 1]
+    }
+}
+
+impl TetherSweep<'_> {
+    /// Groups of [`TETHERS_PER_PARTICLE`] tethers `N` at a time, other groups and the remainder
+    /// one at a time.
+    #[inline(always)]
+    fn project_batched<const N: usize, L: LaneSet<N>, P: Positions + ?Sized>(&self, first: usize, lambda: &mut [f32], x: &mut P) {
         let end = first + lambda.len();
-        let mut batch = [0usize; LANES];
+        let mut batch = [0usize; N];
         let mut batched = 0;
         let mut group_start = first;
         while group_start < end {
@@ -205,8 +240,8 @@ impl Sweep for TetherSweep<'_> {
             if group_end - group_start == TETHERS_PER_PARTICLE {
                 batch[batched] = group_start;
                 batched += 1;
-                if batched == LANES {
-                    self.project_groups(&batch, first, lambda, x);
+                if batched == N {
+                    self.project_groups::<N, L, P>(&batch, first, lambda, x);
                     batched = 0;
                 }
             } else {
@@ -219,13 +254,16 @@ impl Sweep for TetherSweep<'_> {
         }
     }
 
-    #[inline]
-    fn can_split_before(&self, c: usize) -> bool {
-        self.particle[c] != self.particle[c - 1]
+    /// [`Self::project_batched`] 8 groups at a time in AVX registers.
+    ///
+    /// # Safety
+    /// The CPU must have AVX ([`avx_available`]).
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx")]
+    unsafe fn project_disjoint_avx<P: Positions + ?Sized>(&self, first: usize, lambda: &mut [f32], x: &mut P) {
+        self.project_batched::<8, Lanes8, P>(first, lambda, x);
     }
-}
 
-impl TetherSweep<'_> {
     /// End of the particle group that starts at tether `start` (at most `end`).
     #[inline(always)]
     fn group_end(&self, start: usize, end: usize) -> usize {
@@ -256,42 +294,58 @@ impl TetherSweep<'_> {
         }
     }
 
-    /// [`project_group`](Self::project_group) for [`LANES`] groups of [`TETHERS_PER_PARTICLE`]
+    /// [`project_group`](Self::project_group) for `N` groups of [`TETHERS_PER_PARTICLE`]
     /// tethers at once (`starts`: their first tethers). The early exit is per batch: a round runs
     /// while any lane's previous round projected something. For a lane whose previous round
     /// projected nothing, the further rounds are exact no-ops (its particle and anchors are as they
     /// were, so its tethers are still unviolated, and `project_tether` then changes nothing), so
     /// each lane gets the bits of its own scalar rounds. Anchors are read once: kinematic, no
     /// tether moves them.
-    fn project_groups<P: Positions + ?Sized>(&self, starts: &[usize; LANES], first: usize, lambda: &mut [f32], x: &mut P) {
+    #[inline(always)]
+    fn project_groups<const N: usize, L: LaneSet<N>, P: Positions + ?Sized>(
+        &self,
+        starts: &[usize; N],
+        first: usize,
+        lambda: &mut [f32],
+        x: &mut P,
+    ) {
         const K: usize = TETHERS_PER_PARTICLE;
-        let zero = Lanes::splat(0.0);
-        let i: [usize; LANES] = std::array::from_fn(|l| self.particle[starts[l]] as usize);
-        // Particle rows (x, y, z, w) turned into lanes by a transpose.
-        let (mut xi, wi) = gather_rows(x, i);
-        let a: [[usize; LANES]; K] = std::array::from_fn(|s| std::array::from_fn(|l| self.anchor[starts[l] + s] as usize));
-        let anchors: [(V3<Lanes>, Lanes); K] = std::array::from_fn(|s| gather_rows(x, a[s]));
-        let xa: [V3<Lanes>; K] = std::array::from_fn(|s| anchors[s].0);
-        let bound: [Lanes; K] = std::array::from_fn(|s| Lanes::from_fn(|l| self.slack * self.geodesic_distance[starts[l] + s]));
-        let one = Lanes::splat(1.0);
-        // ‖x_i − x_a‖ of each tether, and whether any lane's tether is violated.
-        let measure = |xi: V3<Lanes>, len: &mut [Lanes; K]| {
-            let mut violated = zero;
+        let (zero, one) = (L::splat(0.0), L::splat(1.0));
+        let mut i = [0usize; N];
+        let mut a = [[0usize; N]; K];
+        for l in 0..N {
+            i[l] = self.particle[starts[l]] as usize;
             for s in 0..K {
-                let (_, l, _, v) = measure_tether(xi, xa[s], bound[s]);
-                (len[s], violated) = (l, violated.max(v));
+                a[s][l] = self.anchor[starts[l] + s] as usize;
             }
-            !(one - violated).all_positive()
-        };
+        }
+        // Particle rows (x, y, z, w) turned into lanes by a transpose.
+        let (mut xi, wi) = gather_rows::<N, L, P>(x, i);
+        let mut xa = [V3 { x: zero, y: zero, z: zero }; K];
+        let mut wa = [zero; K];
+        let mut bound = [zero; K];
+        for s in 0..K {
+            (xa[s], wa[s]) = gather_rows::<N, L, P>(x, a[s]);
+            let mut b = [0.0; N];
+            for (l, b) in b.iter_mut().enumerate() {
+                *b = self.slack * self.geodesic_distance[starts[l] + s];
+            }
+            bound[s] = L::from_array(b);
+        }
         let mut len = [zero; K];
         // Usually no tether of the batch is violated (70 % of the batches of the hanging 64² bench
         // grid): then the first round projects nothing in any lane and every lane's scalar rounds
         // stop there, which this test finds without a division.
-        if measure(xi, &mut len) {
-            // What only a projection reads.
-            let wa: [Lanes; K] = std::array::from_fn(|s| anchors[s].1);
-            let mut lam: [Lanes; K] = std::array::from_fn(|s| Lanes::from_fn(|l| lambda[starts[l] + s - first]));
-            let compliance = Lanes::splat(self.compliance);
+        if measure_tethers(xi, &xa, &bound, &mut len) {
+            let mut lam = [zero; K];
+            for s in 0..K {
+                let mut l_in = [0.0; N];
+                for (l, l_in) in l_in.iter_mut().enumerate() {
+                    *l_in = lambda[starts[l] + s - first];
+                }
+                lam[s] = L::from_array(l_in);
+            }
+            let compliance = L::splat(self.compliance);
             for _ in 0..GROUP_ROUNDS {
                 let mut moved = zero;
                 for s in 0..K {
@@ -304,22 +358,26 @@ impl TetherSweep<'_> {
                     break;
                 }
             }
-            let rows = lanes_to_rows(xi);
-            for (l, &g) in starts.iter().enumerate() {
-                x.set(i[l], Vec3::new(rows[l][0], rows[l][1], rows[l][2]));
-                for s in 0..K {
-                    lambda[g + s - first] = lam[s].to_array()[l];
+            let rows = L::lanes_to_rows(xi);
+            for s in 0..K {
+                let lam = lam[s].to_array();
+                for (l, &g) in starts.iter().enumerate() {
+                    lambda[g + s - first] = lam[l];
                 }
             }
-            measure(xi, &mut len);
+            for l in 0..N {
+                x.set(i[l], Vec3::new(rows[l][0], rows[l][1], rows[l][2]));
+            }
+            measure_tethers(xi, &xa, &bound, &mut len);
         }
         if K == 2 && self.compliance == 0.0 {
             // `finish_pair` changes only a particle outside a ball, by its own test (the same
             // bits): run it for those lanes only.
-            let outside = |s: usize| len[s].gt_select(bound[s] * Lanes::splat(1.0 + 1e-6), one, zero);
-            let outside = outside(0).max(outside(1));
+            let limit = L::splat(1.0 + 1e-6);
+            let outside = len[0].gt_select(bound[0] * limit, one, zero).max(len[1].gt_select(bound[1] * limit, one, zero));
+            let outside = outside.to_array();
             for (l, &g) in starts.iter().enumerate() {
-                if outside.to_array()[l] > 0.0 {
+                if outside[l] > 0.0 {
                     self.finish_pair(g, x);
                 }
             }
@@ -464,6 +522,15 @@ mod tests {
         (x, w, t)
     }
 
+    /// `f()` with the SSE kernels only (on x86-64 with AVX the sweeps would take 8 lanes).
+    fn sse_only(f: impl FnOnce()) {
+        #[cfg(target_arch = "x86_64")]
+        super::super::lanes_avx::tests::SSE_ONLY.with(|only| only.set(true));
+        f();
+        #[cfg(target_arch = "x86_64")]
+        super::super::lanes_avx::tests::SSE_ONLY.with(|only| only.set(false));
+    }
+
     /// Sizes of the particle groups, in storage order.
     fn group_sizes(t: &TetherConstraints) -> Vec<usize> {
         t.particle.chunk_by(|a, b| a == b).map(<[u32]>::len).collect()
@@ -474,7 +541,7 @@ mod tests {
         let (rest, w, tethers) = pinned_cloth();
         let sizes = group_sizes(&tethers);
         let pairs = sizes.iter().filter(|&&s| s == TETHERS_PER_PARTICLE).count();
-        assert!(pairs % LANES != 0, "no remainder of pairs");
+        assert!(pairs % LANES != 0, "no remainder of pairs after the 4- or 8-lane batches");
         assert!([1, 2, 3].iter().all(|s| sizes.contains(s)), "group sizes {sizes:?}");
         assert!(tethers.particle.len() > 1024, "too few tethers to split over two threads");
         let mut noise = noise();
@@ -490,12 +557,15 @@ mod tests {
         for compliance in [0.0, 1e-4] {
             let (mut scalar, mut lanes, mut parallel) = (tethers.clone(), tethers.clone(), tethers.clone());
             let (mut x_scalar, mut x_lanes, mut x_parallel) = (x0.clone(), x0.clone(), x0.clone());
+            // The 4-lane kernels alone, where the CPU would run the 8-lane ones.
+            let (mut lanes4, mut x_lanes4) = (tethers.clone(), x0.clone());
             for _ in 0..3 {
                 let t = &mut scalar;
                 let (particle, anchor, geodesic_distance) = (&t.particle[..], &t.anchor[..], &t.geodesic_distance[..]);
                 let kernel = TetherSweep { particle, anchor, geodesic_distance, w: &w, slack, compliance, k: &k };
                 kernel.project_range(0, &mut t.lambda, &mut x_scalar[..]);
                 lanes.solve(&mut x_lanes, &w, slack, compliance, &k, false);
+                sse_only(|| lanes4.solve(&mut x_lanes4, &w, slack, compliance, &k, false));
                 pool.install(|| parallel.solve(&mut x_parallel, &w, slack, compliance, &k, true));
             }
             let lambda_bits = |t: &TetherConstraints| t.lambda.iter().map(|l| l.to_bits()).collect::<Vec<_>>();
@@ -504,6 +574,8 @@ mod tests {
             assert_ne!(bits(&x_scalar), bits(&x0), "the sweeps moved nothing");
             assert_eq!(bits(&x_lanes), bits(&x_scalar), "compliance {compliance}");
             assert_eq!(lambda_bits(&lanes), lambda_bits(&scalar), "compliance {compliance}");
+            assert_eq!(bits(&x_lanes4), bits(&x_scalar), "compliance {compliance}, 4 lanes");
+            assert_eq!(lambda_bits(&lanes4), lambda_bits(&scalar), "compliance {compliance}, 4 lanes");
             assert_eq!(bits(&x_parallel), bits(&x_scalar), "compliance {compliance}, two threads");
             assert_eq!(lambda_bits(&parallel), lambda_bits(&scalar), "compliance {compliance}, two threads");
         }
