@@ -110,6 +110,63 @@ fn time(steps: usize, warmup: usize, mut f: impl FnMut()) -> f64 {
     )
 }
 
+/// What two threads give one cloth against what the machine gives two independent jobs: the
+/// coloured grids at 10 substeps, stepped (a) by a 1-thread world, (b) by a 2-thread world, and
+/// (c) as two 1-thread worlds stepped at the same time on two threads (no shared data). If (c)
+/// takes longer per step than (a), the two cores are not independent (shared caches, memory,
+/// host SMT, clocks), and 2·t(a)/t(c) is the most any split of one cloth over two threads can
+/// gain on this machine. The three run in alternation, `ROUNDS` times, medians of all steps.
+fn two_core_ceiling(only: &Option<String>, steps: usize) {
+    const ROUNDS: usize = 3;
+    println!();
+    println!("two cores, coloured, 10 substeps, medians over {ROUNDS} alternating rounds of {steps} steps:");
+    println!(
+        "{:<11} {:>12} {:>12} {:>9} {:>20} {:>17}",
+        "scene", "1 thread ms", "2 threads ms", "speed-up", "2 × 1 thread ms each", "machine ceiling"
+    );
+    for scene in [grid(64), grid(128)] {
+        if only.as_ref().is_some_and(|o| !scene.name.contains(o.as_str())) {
+            continue;
+        }
+        let (mut one, mut two, mut pair) = (Vec::new(), Vec::new(), Vec::new());
+        let step_times = |w: &mut World, out: &mut Vec<f64>| {
+            for k in 0..steps + 10 {
+                let t = Instant::now();
+                w.step(DT).unwrap();
+                if k >= 10 {
+                    out.push(t.elapsed().as_secs_f64());
+                }
+            }
+        };
+        for _ in 0..ROUNDS {
+            step_times(&mut world(&scene, 10, 1, true), &mut one);
+            step_times(&mut world(&scene, 10, 2, true), &mut two);
+            let (mut a, mut b) = (world(&scene, 10, 1, true), world(&scene, 10, 1, true));
+            let (ta, tb) = std::thread::scope(|s| {
+                let ta = s.spawn(move || {
+                    let mut t = Vec::new();
+                    step_times(&mut a, &mut t);
+                    t
+                });
+                let mut tb = Vec::new();
+                step_times(&mut b, &mut tb);
+                (ta.join().unwrap(), tb)
+            });
+            pair.extend(ta.into_iter().chain(tb));
+        }
+        let (one, two, pair) = (median(one), median(two), median(pair));
+        println!(
+            "{:<11} {:>12.2} {:>12.2} {:>8.2}× {:>20.2} {:>16.2}×",
+            scene.name,
+            one * 1e3,
+            two * 1e3,
+            one / two,
+            pair * 1e3,
+            2.0 * one / pair
+        );
+    }
+}
+
 /// `steps` untimed steps of one configuration (for instruction counting).
 fn count_one(scene: &Scene, substeps: u32, threads: u32, row: &str, steps: usize) {
     let mut w = world(scene, substeps, threads, row == "colour");
@@ -184,6 +241,10 @@ fn main() {
                 );
             }
         }
+    }
+
+    if cores > 1 {
+        two_core_ceiling(&only, steps);
     }
 
     println!();
