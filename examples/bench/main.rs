@@ -12,7 +12,9 @@
 //! Rows: the anchor-ordered sweep (colouring off: one constraint at a time) on one thread;
 //! the coloured sweep (`Cloth::set_constraint_colouring`: the default; lane-wise kernels) on one thread and on
 //! all cores. The state hash after the run shows that the coloured runs agree to the bit
-//! whatever the thread count. These rows run without self-collision; a second table times the 64²
+//! whatever the thread count. A second table measures two cores: one cloth on 1 and on 2 threads
+//! against two independent 1-thread cloths stepped at once (what the machine gives two jobs that
+//! share nothing). These rows run without self-collision; a third table times the 64²
 //! grid and the tablecloth with self-collision off and on (issue 8; radius half the mean edge
 //! length, as recommended), one thread, 10 substeps, with the candidate pairs and contacts of the
 //! last step.
