@@ -128,27 +128,50 @@ fn parallel_contacts_and_wind_equal_the_one_thread_solve_bitwise() {
     assert_eq!(one, run(8), "8 threads");
 }
 
-/// Statistics of the light stiff cloth after 2 s (120 frames of 60 Hz, 10 substeps).
-fn residuals_after_two_seconds(n: usize, colouring: bool) -> ClothStats {
-    light_stiff(n, colouring, 1, 120).1
+/// The light stiff cloth (two corners pinned, 60 Hz, 10 substeps) over its first 2 s: the mean,
+/// over the frames of the second second, of each frame's p95 |C| of stretch, bending and tethers.
+/// A mean over frames rather than the statistics of one frame: the cloth is still swinging at
+/// 2 s, and single frames' ratios (coloured over anchor order) moved between 0.5 and 1.7 from one
+/// frame to the next.
+fn mean_p95_over_the_second_second(n: usize, colouring: bool) -> [f64; 3] {
+    let (positions, indices) = horizontal_sheet(n, 1.0, 0.0);
+    let mut world = World::new(WorldDesc { thread_count: 1, ..WorldDesc::default() }).unwrap();
+    let mut desc = ClothDesc::new(&positions, &indices);
+    desc.params = light_stiff_params();
+    let h = world.add_cloth(&desc).unwrap();
+    let cloth = world.cloth_mut(h).unwrap();
+    cloth.set_pinned(&[0, n as u32 - 1], None).unwrap();
+    cloth.set_constraint_colouring(colouring);
+    let mut sum = [0.0f64; 3];
+    for frame in 1..=120 {
+        world.step(1.0 / 60.0).unwrap();
+        if frame > 60 {
+            let s = world.cloth(h).unwrap().stats();
+            for (sum, p95) in sum.iter_mut().zip([s.stretch.p95_abs_c, s.bending.p95_abs_c, s.tether.p95_abs_c]) {
+                *sum += p95 as f64 / 60.0;
+            }
+        }
+    }
+    sum
 }
 
+/// Issue 7: colouring must not make the solve measurably worse (p95 |C| within 10 % of the
+/// uncoloured, anchor-ordered solve), on cloths solved on one thread (below
+/// `PARALLEL_MIN_CONSTRAINTS`, whose edges get one colour per hop level). Measured (coloured /
+/// anchor order, stretch, bending): 32² 1.05 / 0.83, 48² 1.02 / 0.49 (32² with the narrow
+/// palette: stretch 1.12, which fails this test). Cloths split over threads
+/// keep a narrow palette and do not meet it (64²: stretch 1.18 over 1–3 s; README, Performance).
 #[test]
-fn coloured_solve_residuals_after_two_seconds_within_ten_percent_of_the_anchor_ordered_solve() {
-    let anchor = residuals_after_two_seconds(48, false);
-    let coloured = residuals_after_two_seconds(48, true);
-    for (name, a, c) in [
-        ("stretch", anchor.stretch, coloured.stretch),
-        ("bending", anchor.bending, coloured.bending),
-        ("tether", anchor.tether, coloured.tether),
-    ] {
-        eprintln!(
-            "{name}: p95 |C| anchor-ordered {:.3e}, coloured {:.3e} (mean {:.3e} / {:.3e}, max {:.3e} / {:.3e})",
-            a.p95_abs_c, c.p95_abs_c, a.mean_abs_c, c.mean_abs_c, a.max_abs_c, c.max_abs_c
-        );
-        assert!(c.p95_abs_c <= 1.1 * a.p95_abs_c, "{name}: coloured p95 |C| {} vs {}", c.p95_abs_c, a.p95_abs_c);
+fn coloured_solve_residuals_within_ten_percent_of_the_anchor_ordered_solve() {
+    for n in [32, 48] {
+        let anchor = mean_p95_over_the_second_second(n, false);
+        let coloured = mean_p95_over_the_second_second(n, true);
+        for (k, name) in ["stretch", "bending", "tether"].into_iter().enumerate() {
+            let (a, c) = (anchor[k], coloured[k]);
+            eprintln!("{n}²: {name} mean p95 |C| anchor-ordered {a:.3e}, coloured {c:.3e}");
+            assert!(c <= 1.1 * a, "{n}², {name}: coloured mean p95 |C| {c} vs anchor-ordered {a}");
+        }
     }
-    eprintln!("max edge strain: anchor-ordered {:.2} %, coloured {:.2} %", anchor.max_edge_strain * 100.0, coloured.max_edge_strain * 100.0);
 }
 
 /// The 128² light stiff cloth of `solver_stability` (10 s), coloured and on two threads: stays

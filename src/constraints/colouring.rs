@@ -89,8 +89,8 @@ pub fn anchor_hops(edges: &[[u32; 2]], particle_count: usize, is_anchor: impl Fn
 ///
 /// The greedy colouring has no such order: an outward path's colours are arbitrary, so a
 /// correction may wait a sweep at every edge, where the uncoloured anchor-outward sweep carries it
-/// through the whole cloth. A `palette` one above the greedy colour count leaves room for the
-/// preferred colour. Returns one colour per edge (`u32[edges.len()]`). Deterministic; runs at
+/// through the whole cloth. A `palette` above the greedy colour count leaves room for the
+/// preferred colour; one colour per hop level lets a sweep reach as far as the anchor order. Returns one colour per edge (`u32[edges.len()]`). Deterministic; runs at
 /// creation and when pins change, never per step.
 pub fn wavefront_colours(edges: &[[u32; 2]], hop: &[u32], palette: u32) -> Vec<u32> {
     let mut visit: Vec<u32> = (0..edges.len() as u32).collect();
