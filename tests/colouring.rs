@@ -51,11 +51,9 @@ fn colouring_is_valid_on_every_bundled_mesh() {
     }
 }
 
-/// The light stiff cloth of the validation tests (1 m, 1 kg, stretch α = 0, bending α = 1e-5,
-/// tethers, two corners pinned), `n × n`, optionally coloured, stepped `frames` at 60 Hz with
-/// `thread_count` threads. Returns the state hash after every frame, and the last statistics and
-/// the bits of the last normals.
-fn light_stiff(n: usize, colouring: bool, thread_count: u32, frames: usize) -> (Vec<u64>, ClothStats, Vec<u32>) {
+/// A world of `thread_count` threads with the light stiff `n × n` cloth, its two top corners
+/// pinned, colouring on or off.
+fn light_stiff_world(n: usize, colouring: bool, thread_count: u32) -> (World, xpbd_cloth::ClothHandle) {
     let (positions, indices) = horizontal_sheet(n, 1.0, 0.0);
     let mut world = World::new(WorldDesc { thread_count, ..WorldDesc::default() }).unwrap();
     let mut desc = ClothDesc::new(&positions, &indices);
@@ -64,6 +62,15 @@ fn light_stiff(n: usize, colouring: bool, thread_count: u32, frames: usize) -> (
     let cloth = world.cloth_mut(h).unwrap();
     cloth.set_pinned(&[0, n as u32 - 1], None).unwrap();
     cloth.set_constraint_colouring(colouring);
+    (world, h)
+}
+
+/// The light stiff cloth of the validation tests (1 m, 1 kg, stretch α = 0, bending α = 1e-5,
+/// tethers, two corners pinned), `n × n`, optionally coloured, stepped `frames` at 60 Hz with
+/// `thread_count` threads. Returns the state hash after every frame, and the last statistics and
+/// the bits of the last normals.
+fn light_stiff(n: usize, colouring: bool, thread_count: u32, frames: usize) -> (Vec<u64>, ClothStats, Vec<u32>) {
+    let (mut world, h) = light_stiff_world(n, colouring, thread_count);
     let hashes = (0..frames)
         .map(|_| {
             world.step(1.0 / 60.0).unwrap();
@@ -134,14 +141,7 @@ fn parallel_contacts_and_wind_equal_the_one_thread_solve_bitwise() {
 /// 2 s, and single frames' ratios (coloured over anchor order) moved between 0.5 and 1.7 from one
 /// frame to the next.
 fn mean_p95_over_the_second_second(n: usize, colouring: bool) -> [f64; 3] {
-    let (positions, indices) = horizontal_sheet(n, 1.0, 0.0);
-    let mut world = World::new(WorldDesc { thread_count: 1, ..WorldDesc::default() }).unwrap();
-    let mut desc = ClothDesc::new(&positions, &indices);
-    desc.params = light_stiff_params();
-    let h = world.add_cloth(&desc).unwrap();
-    let cloth = world.cloth_mut(h).unwrap();
-    cloth.set_pinned(&[0, n as u32 - 1], None).unwrap();
-    cloth.set_constraint_colouring(colouring);
+    let (mut world, h) = light_stiff_world(n, colouring, 1);
     let mut sum = [0.0f64; 3];
     for frame in 1..=120 {
         world.step(1.0 / 60.0).unwrap();

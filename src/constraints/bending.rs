@@ -17,10 +17,8 @@
 //! skipped. Compliance α in rad/(N·m); λ/h² estimates the hinge torque [N·m].
 
 use super::access::{Positions, SolverParticle, column, constraint_particles, gather_rows, gather_vec3};
-use super::sweep::{Sweep, sweep};
+use super::sweep::{BatchSweep, Sweep, project_disjoint_lanes, sweep};
 use super::lanes::{LANES, LaneSet, Lanes, Real, V3, atan2, v3};
-#[cfg(target_arch = "x86_64")]
-use super::lanes_avx::{Lanes8, avx_available};
 use super::{MIN_DENOMINATOR, SubstepCoefficients, xpbd_delta_lambda_parts};
 use glam::Vec3;
 use std::f32::consts::PI;
@@ -198,22 +196,15 @@ impl<const DAMPED: bool> Sweep for BendingSweep<'_, DAMPED> {
         }
     }
 
-    /// 8 hinges at a time where the CPU has AVX, then [`LANES`] at a time (gathered into lanes,
-    /// projected lane-wise, scattered back), the remainder one at a time: the same bits as
-    /// [`Sweep::project_range`] (one colour: the hinges share no particle, and every width does
-    /// the same IEEE operations per lane).
+    /// [`project_disjoint_lanes`]: 8 hinges at a time where the CPU has AVX, then
+    /// [`LANES`], then one at a time.
     #[inline(always)]
     fn project_disjoint<P: Positions + ?Sized>(&self, first: usize, lambda: &mut [f32], x: &mut P) {
-        #[cfg(target_arch = "x86_64")]
-        if avx_available() {
-            // SAFETY: the CPU has AVX (checked above).
-            return unsafe { self.project_disjoint_avx(first, lambda, x) };
-        }
-        self.project_disjoint_sse(first, lambda, x);
+        project_disjoint_lanes(self, first, lambda, x);
     }
 }
 
-impl<const DAMPED: bool> BendingSweep<'_, DAMPED> {
+impl<const DAMPED: bool> BatchSweep for BendingSweep<'_, DAMPED> {
     /// Hinges `c0 .. c0 + N` (of one colour) projected lane-wise, `lambda` their multipliers.
     #[inline(always)]
     fn project_batch<const N: usize, L: LaneSet<N>, P: Positions + ?Sized>(&self, c0: usize, lambda: &mut [f32; N], x: &mut P) {
@@ -248,32 +239,6 @@ impl<const DAMPED: bool> BendingSweep<'_, DAMPED> {
                 x.add_row(ids[l][q], correction[q][l]);
             }
         }
-    }
-
-    /// [`LANES`] hinges at a time, the remainder one at a time.
-    #[inline(always)]
-    fn project_disjoint_sse<P: Positions + ?Sized>(&self, first: usize, lambda: &mut [f32], x: &mut P) {
-        // (`chunks_exact_mut` rather than `as_chunks_mut`, which needs Rust 1.88.)
-        let (batched, rest) = lambda.split_at_mut(lambda.len() / LANES * LANES);
-        for (b, lambda) in batched.chunks_exact_mut(LANES).enumerate() {
-            self.project_batch::<LANES, Lanes, P>(first + b * LANES, lambda.try_into().expect("LANES multipliers"), x);
-        }
-        self.project_range(first + batched.len(), rest, x);
-    }
-
-    /// 8 hinges at a time in AVX registers, the remainder through [`Self::project_disjoint_sse`]
-    /// (compiled here with AVX encodings, same operations).
-    ///
-    /// # Safety
-    /// The CPU must have AVX ([`avx_available`]).
-    #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "avx")]
-    unsafe fn project_disjoint_avx<P: Positions + ?Sized>(&self, first: usize, lambda: &mut [f32], x: &mut P) {
-        let (batched, rest) = lambda.split_at_mut(lambda.len() / 8 * 8);
-        for (b, lambda) in batched.chunks_exact_mut(8).enumerate() {
-            self.project_batch::<8, Lanes8, P>(first + b * 8, lambda.try_into().expect("8 multipliers"), x);
-        }
-        self.project_disjoint_sse(first + batched.len(), rest, x);
     }
 }
 

@@ -2,6 +2,9 @@
 //! projection code on both paths ([`Sweep::project_range`] is generic over [`Positions`]).
 
 use super::access::{Positions, SharedPositions, SolverParticle};
+use super::lanes::{LANES, LaneSet, Lanes};
+#[cfg(target_arch = "x86_64")]
+use super::lanes_avx::{Lanes8, avx_available};
 
 /// Smallest run of constraints handed to one rayon task. Below it the task-split overhead (a few
 /// hundred ns) is comparable to the projections it would spread.
@@ -70,4 +73,63 @@ fn split_and_project<S: Sweep>(s: &S, first: usize, lambda: &mut [f32], x: Share
     }
     let (a, b) = lambda.split_at_mut(mid);
     rayon::join(|| split_and_project(s, first, a, x), || split_and_project(s, first + mid, b, x));
+}
+
+/// A constraint type whose kernel also projects `N` constraints of one colour at once, lane-wise
+/// ([`project_disjoint_lanes`]).
+pub(crate) trait BatchSweep: Sweep {
+    /// Project constraints `c0 .. c0 + N` (part of one colour: they share no particle), `lambda`
+    /// their multipliers, with the bits of [`Sweep::project_range`].
+    fn project_batch<const N: usize, L: LaneSet<N>, P: Positions + ?Sized>(&self, c0: usize, lambda: &mut [f32; N], x: &mut P);
+}
+
+/// [`Sweep::project_disjoint`] for a [`BatchSweep`]: 8 constraints at a time where the CPU has
+/// AVX, then [`LANES`] at a time, the remainder one at a time. The same bits as
+/// [`Sweep::project_range`] (one colour: the constraints share no particle, and every width does
+/// the same IEEE operations per lane).
+#[inline(always)]
+pub(crate) fn project_disjoint_lanes<S: BatchSweep, P: Positions + ?Sized>(s: &S, first: usize, lambda: &mut [f32], x: &mut P) {
+    #[cfg(target_arch = "x86_64")]
+    if avx_available() {
+        // SAFETY: the CPU has AVX (checked above).
+        return unsafe { project_disjoint_avx(s, first, lambda, x) };
+    }
+    project_disjoint_sse(s, first, lambda, x);
+}
+
+/// `N` constraints at a time through [`BatchSweep::project_batch`]; returns the first index and
+/// the multipliers of the remainder (fewer than `N`). (`chunks_exact_mut` rather than
+/// `as_chunks_mut`, which needs Rust 1.88.)
+#[inline(always)]
+fn project_batches<'a, const N: usize, L: LaneSet<N>, S: BatchSweep, P: Positions + ?Sized>(
+    s: &S,
+    first: usize,
+    lambda: &'a mut [f32],
+    x: &mut P,
+) -> (usize, &'a mut [f32]) {
+    let (batched, rest) = lambda.split_at_mut(lambda.len() / N * N);
+    for (b, lambda) in batched.chunks_exact_mut(N).enumerate() {
+        s.project_batch::<N, L, P>(first + b * N, lambda.try_into().expect("N multipliers"), x);
+    }
+    (first + batched.len(), rest)
+}
+
+/// [`LANES`] constraints at a time, the remainder one at a time.
+#[inline(always)]
+fn project_disjoint_sse<S: BatchSweep, P: Positions + ?Sized>(s: &S, first: usize, lambda: &mut [f32], x: &mut P) {
+    let (first, rest) = project_batches::<LANES, Lanes, S, P>(s, first, lambda, x);
+    s.project_range(first, rest, x);
+}
+
+/// 8 constraints at a time in AVX registers, the remainder through [`project_disjoint_sse`]
+/// (compiled here with AVX encodings, same operations). Generic functions, not closures, all the
+/// way down: a closure is its own function, compiled without AVX, and was not inlined here.
+///
+/// # Safety
+/// The CPU must have AVX ([`avx_available`]).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx")]
+unsafe fn project_disjoint_avx<S: BatchSweep, P: Positions + ?Sized>(s: &S, first: usize, lambda: &mut [f32], x: &mut P) {
+    let (first, rest) = project_batches::<8, Lanes8, S, P>(s, first, lambda, x);
+    project_disjoint_sse(s, first, rest, x);
 }
