@@ -49,7 +49,7 @@ pub struct ClothParams {
     pub lift_coefficient: f32,
     /// Air density ρ [kg/m³] for the aerodynamic forces. Default 1.225 (sea level, 15 °C).
     pub air_density: f32,
-    /// Substeps per step for this cloth; 0 = the world's setting.
+    /// Substeps per step for this cloth, 0..=1000; 0 = the world's setting.
     pub substeps: u32,
     /// Solver iterations per substep for this cloth; 0 = the world's setting.
     pub iterations: u32,
@@ -85,11 +85,12 @@ pub struct ClothParams {
     /// kept at least 2r apart, r = [`ClothParams::self_collision_radius`], except pairs already
     /// closer than 2r in the mesh as created. Default [`DEFAULT_SELF_COLLISION`].
     pub self_collision: bool,
-    /// Self-collision particle radius r [m], or `None` (default) for `collision_thickness`. For a
-    /// mesh of edge length s, r = 0.5·s keeps particles from slipping through the holes between
-    /// the particles of another layer (below 0.36·s the middle of a quad is open; in between, a
-    /// particle can settle a few millimetres from the other layer's plane and ratchet through);
-    /// 2r must stay below the smallest gap between layers of the mesh as created.
+    /// Self-collision particle radius r [m], 1e-6..=1 (else `InvalidParameter`), or `None`
+    /// (default) for `collision_thickness`. For a mesh of edge length s, r = 0.5·s keeps
+    /// particles from slipping through the holes between the particles of another layer (below
+    /// 0.36·s the middle of a quad is open; in between, a particle can settle a few millimetres
+    /// from the other layer's plane and ratchet through); 2r must stay below the smallest gap
+    /// between layers of the mesh as created.
     pub self_collision_radius: Option<f32>,
     /// Static friction coefficient μ_s between touching parts of the cloth (Macklin et al. 2014,
     /// §6; the model of collider contacts). Default 0.5.
