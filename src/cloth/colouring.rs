@@ -4,7 +4,7 @@
 
 use super::Cloth;
 use super::pins::permute;
-use crate::constraints::colouring::{anchor_hops, colour_order, greedy_colours, wavefront_colours};
+use crate::constraints::colouring::{anchor_hops, colour_order_by_particle, greedy_colours, wavefront_colours};
 use crate::solver::PARALLEL_MIN_CONSTRAINTS;
 
 /// Fewest edges per colour, on average, that a wider palette may leave (see
@@ -22,8 +22,8 @@ impl Cloth {
     /// Tether groups run in parallel too. Results are bitwise identical for any thread count and
     /// from run to run, with or without colouring (a colour's constraints share no particle).
     ///
-    /// It changes the Gauss–Seidel order, so not the bits of the uncoloured solve: the edges keep
-    /// their anchor-outward order only within each colour. The uncoloured sweep carries a pin's
+    /// It changes the Gauss–Seidel order, so not the bits of the uncoloured solve: colour by
+    /// colour, and within a colour by particle index (which changes no bit there). The uncoloured sweep carries a pin's
     /// correction through the whole cloth; a coloured one only as far as the colours rise along
     /// the way. The wavefront colouring ([`crate::constraints::colouring::wavefront_colours`])
     /// gives each edge the colour after the edges that reach it from the pins where it can, so a
@@ -42,9 +42,10 @@ impl Cloth {
         self.colouring
     }
 
-    /// Stable-sort the stretch edges (in their current, anchor-outward order) by wavefront colour
-    /// ([`wavefront_colours`] from the particles with zero inverse mass, over
-    /// [`Self::stretch_palette`] colours), or drop the colour ranges when colouring is off.
+    /// Sort the stretch edges (in their current, anchor-outward order, which is the wavefront
+    /// colouring's priority) by wavefront colour ([`wavefront_colours`] from the particles with
+    /// zero inverse mass, over [`Self::stretch_palette`] colours) and within a colour by particle
+    /// ([`colour_order_by_particle`]), or drop the colour ranges when colouring is off.
     pub(crate) fn colour_stretch(&mut self) {
         self.stretch.colour_start.clear();
         if !self.colouring {
@@ -56,7 +57,7 @@ impl Cloth {
         let max_hop = hop.iter().copied().filter(|&h| h != u32::MAX).max().unwrap_or(0);
         let palette = self.stretch_palette(greedy_count, max_hop);
         let colours = wavefront_colours(edges, &hop, palette);
-        let (order, start) = colour_order(&colours);
+        let (order, start) = colour_order_by_particle(&colours, edges);
         self.permute_edges(&order);
         self.stretch.colour_start = start;
     }
@@ -84,7 +85,8 @@ impl Cloth {
         narrow.max((max_hop + 1).min(cap))
     }
 
-    /// Hinges in creation order, then (colouring on) stable-sorted by greedy colour.
+    /// Hinges in creation order, then (colouring on) sorted by greedy colour and within a colour
+    /// by particle ([`colour_order_by_particle`]).
     pub(super) fn order_bending(&mut self) {
         let mut creation: Vec<u32> = (0..self.hinge_creation_index.len() as u32).collect();
         creation.sort_by_key(|&k| self.hinge_creation_index[k as usize]);
@@ -92,7 +94,7 @@ impl Cloth {
         self.bending.colour_start.clear();
         if self.colouring {
             let colours = greedy_colours(&self.bending.hinges, self.particles.x.len());
-            let (order, start) = colour_order(&colours);
+            let (order, start) = colour_order_by_particle(&colours, &self.bending.hinges);
             self.permute_hinges(&order);
             self.bending.colour_start = start;
         }

@@ -145,6 +145,21 @@ pub fn colour_order(colours: &[u32]) -> (Vec<u32>, Vec<u32>) {
     (order, start)
 }
 
+/// [`colour_order`], and within each colour the constraints by their lowest particle index (ties
+/// in storage order). A colour's constraints share no particle, so the order within it changes
+/// no result bit; it is for the threads that split a colour in halves (`rayon::join`): with
+/// every colour of every type in particle order, a thread gets roughly the same particles in
+/// each colour, and they stay in its core's cache. Measured on the 128² grid (2 threads, three
+/// alternating runs of the bench's two-core table, same state hash): 13.3–13.6 → 12.0–12.8 ms
+/// per step; one thread unchanged.
+pub fn colour_order_by_particle<const K: usize>(colours: &[u32], constraints: &[[u32; K]]) -> (Vec<u32>, Vec<u32>) {
+    let (mut order, start) = colour_order(colours);
+    for range in start.windows(2) {
+        order[range[0] as usize..range[1] as usize].sort_by_key(|&k| constraints[k as usize].iter().min().copied());
+    }
+    (order, start)
+}
+
 /// True if no two constraints within any colour range of `colour_start` share a particle.
 pub fn colouring_is_valid<const K: usize>(constraints: &[[u32; K]], colour_start: &[u32], particle_count: usize) -> bool {
     let mut seen_in = vec![u32::MAX; particle_count];
@@ -158,6 +173,32 @@ pub fn colouring_is_valid<const K: usize>(constraints: &[[u32; K]], colour_start
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The same colour ranges as `colour_order`, each colour's constraints ascending by their
+    /// lowest particle (ties in storage order), and a permutation.
+    #[test]
+    fn colour_order_by_particle_sorts_within_colours_only() {
+        let edges: Vec<[u32; 2]> = vec![[7, 8], [0, 1], [5, 3], [2, 6], [4, 9], [3, 0], [8, 1]];
+        let colours = [0, 1, 0, 0, 1, 1, 0];
+        let (plain, plain_start) = colour_order(&colours);
+        let (order, start) = colour_order_by_particle(&colours, &edges);
+        assert_eq!(start, plain_start);
+        assert_eq!(start, [0, 4, 7]);
+        // Colour 0: edges 0 [7, 8], 2 [5, 3], 3 [2, 6], 6 [8, 1] -> by lowest particle 1, 2, 3, 7.
+        // Colour 1: edges 1 [0, 1], 4 [4, 9], 5 [3, 0] -> 0 (edge 1), 0 (edge 5), 4: a tie kept in
+        // storage order.
+        assert_eq!(order, [6, 3, 2, 0, 1, 5, 4]);
+        let mut sorted = order.clone();
+        sorted.sort();
+        assert_eq!(sorted, (0..7).collect::<Vec<u32>>());
+        for range in start.windows(2) {
+            let mut a: Vec<u32> = plain[range[0] as usize..range[1] as usize].to_vec();
+            let mut b: Vec<u32> = order[range[0] as usize..range[1] as usize].to_vec();
+            a.sort();
+            b.sort();
+            assert_eq!(a, b, "the same constraints in each colour");
+        }
+    }
 
     #[test]
     fn a_chain_takes_two_colours_and_a_star_one_per_edge() {
