@@ -3,11 +3,13 @@
 //! single-threaded Gauss–Seidel loop over the same constraints (`reference.rs`) timed in the same
 //! run, so the speed-up is a ratio on the same machine under the same load.
 //!
-//! `cargo run --release --example bench [-- --steps N] [-- --only NAME]`
+//! `cargo run --release --example bench [-- --steps N] [-- --only 32|64|128|tablecloth]`
 //!
-//! `-- --only NAME --substeps N --row reference|anchor|colour [--threads T]` steps just that one
+//! `-- --only SCENE --row reference|anchor|colour [--substeps N] [--threads T]` steps just that one
 //! configuration `--steps` times without timing or warm-up, for an instruction count that does not
 //! depend on the machine's load: `valgrind --tool=callgrind target/release/examples/bench ...`.
+//! `--substeps` and `--threads` apply to that mode only. Options are parsed by clap: a bad value
+//! prints the usage error and exits with status 2.
 //!
 //! Rows: the anchor-ordered sweep (colouring off: one constraint at a time) on one thread;
 //! the coloured sweep (`Cloth::set_constraint_colouring`: the default; lane-wise kernels) on one thread and on
@@ -20,7 +22,7 @@
 //! last step.
 //!
 //! Projections are counted as hinges + 2 × edges (both stretch sweeps) + tethers per iteration
-//! (each tether once, although the solver re-projects a particle's tether group 3 times in a row;
+//! (each tether once, although the solver re-projects a particle's tether group up to 3 times;
 //! collider contacts not counted), times substeps × iterations. The reference does the same
 //! sweeps, one projection per tether, no colliders.
 
@@ -29,8 +31,10 @@
 mod common;
 mod reference;
 
+use clap::{Arg, ArgMatches, Command, value_parser};
 use reference::Reference;
 use std::path::Path;
+use std::process::ExitCode;
 use std::time::Instant;
 use xpbd_cloth::{ClothDesc, ClothParams, ColliderDesc, Pose, World, WorldDesc};
 
@@ -40,6 +44,8 @@ const DT: f32 = 1.0 / 60.0;
 const GRAVITY: [f32; 3] = [0.0, -9.81, 0.0];
 
 struct Scene {
+    /// What `--only` calls it: "32", "64", "128" or "tablecloth".
+    key: String,
     name: String,
     positions: Vec<[f32; 3]>,
     indices: Vec<u32>,
@@ -53,18 +59,70 @@ struct Scene {
 /// vertices 0 and n − 1 are the corners that get pinned.
 fn grid(n: usize) -> Scene {
     let (positions, indices) = common::horizontal_sheet(n, 1.0, 0.0);
-    Scene { name: format!("grid {n}²"), positions, indices, pins: vec![0, n as u32 - 1], collider: None }
+    Scene { key: n.to_string(), name: format!("grid {n}²"), positions, indices, pins: vec![0, n as u32 - 1], collider: None }
 }
 
 /// data/tablecloth.obj (14 161 vertices) resting on a table top, no pins (so no tethers).
-fn tablecloth() -> Scene {
+fn tablecloth() -> Result<Scene, String> {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("data/tablecloth.obj");
     let options = tobj::LoadOptions { single_index: false, triangulate: false, ignore_points: true, ignore_lines: true };
-    let (models, _) = tobj::load_obj(&path, &options).expect("data/tablecloth.obj");
-    let mesh = &models[0].mesh;
+    let (models, _) = tobj::load_obj(&path, &options).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    let mesh = &models.first().ok_or_else(|| format!("{} has no mesh", path.display()))?.mesh;
     let positions = mesh.positions.chunks_exact(3).map(|p| [p[0], p[1], p[2]]).collect();
     let table = ColliderDesc { pose: Pose::at([-0.13, 0.9525, 0.0]), radius: 0.005, ..ColliderDesc::cuboid([0.223, 0.0075, 0.355]) };
-    Scene { name: "tablecloth".into(), positions, indices: mesh.indices.clone(), pins: vec![], collider: Some(table) }
+    Ok(Scene { key: "tablecloth".into(), name: "tablecloth".into(), positions, indices: mesh.indices.clone(), pins: vec![], collider: Some(table) })
+}
+
+/// The scenes `--only` selects (all four without it), in table order.
+fn scenes(only: Option<&str>) -> Result<Vec<Scene>, String> {
+    let keys = ["32", "64", "128", "tablecloth"];
+    keys.iter()
+        .filter(|&&k| only.is_none_or(|o| o == k))
+        .map(|&k| if k == "tablecloth" { tablecloth() } else { Ok(grid(k.parse().expect("grid size"))) })
+        .collect()
+}
+
+fn command() -> Command {
+    Command::new("bench")
+        .about("Time xpbd_cloth's solver per scene, substep and thread count against a scalar reference loop")
+        .arg(
+            Arg::new("steps")
+                .long("steps")
+                .value_name("N")
+                .value_parser(value_parser!(u32).range(1..=100_000))
+                .default_value("40")
+                .help("Timed steps per configuration (with --row: steps, untimed)"),
+        )
+        .arg(
+            Arg::new("only")
+                .long("only")
+                .value_name("SCENE")
+                .value_parser(["32", "64", "128", "tablecloth"])
+                .help("One scene: the 32², 64² or 128² grid, or the tablecloth"),
+        )
+        .arg(
+            Arg::new("row")
+                .long("row")
+                .value_parser(["reference", "anchor", "colour"])
+                .requires("only")
+                .help("Step one configuration of --only without timing (for callgrind)"),
+        )
+        .arg(
+            Arg::new("substeps")
+                .long("substeps")
+                .value_parser(value_parser!(u32).range(1..=1000))
+                .default_value("10")
+                .requires("row")
+                .help("Substeps per step, with --row"),
+        )
+        .arg(
+            Arg::new("threads")
+                .long("threads")
+                .value_parser(value_parser!(u32).range(0..=256))
+                .default_value("1")
+                .requires("row")
+                .help("Worker threads (0 = all cores), with --row"),
+        )
 }
 
 fn world(scene: &Scene, substeps: u32, thread_count: u32, colouring: bool) -> World {
@@ -118,7 +176,7 @@ fn time(steps: usize, warmup: usize, mut f: impl FnMut()) -> f64 {
 /// takes longer per step than (a), the two cores are not independent (shared caches, memory,
 /// host SMT, clocks), and 2·t(a)/t(c) is the most any split of one cloth over two threads can
 /// gain on this machine. The three run in alternation, `ROUNDS` times, medians of all steps.
-fn two_core_ceiling(only: &Option<String>, steps: usize) {
+fn two_core_ceiling(scenes: &[Scene], steps: usize) {
     const ROUNDS: usize = 3;
     println!();
     println!("two cores, coloured, 10 substeps, medians over {ROUNDS} alternating rounds of {steps} steps:");
@@ -126,10 +184,7 @@ fn two_core_ceiling(only: &Option<String>, steps: usize) {
         "{:<11} {:>12} {:>12} {:>9} {:>20} {:>17}",
         "scene", "1 thread ms", "2 threads ms", "speed-up", "2 × 1 thread ms each", "machine ceiling"
     );
-    for scene in [grid(64), grid(128)] {
-        if only.as_ref().is_some_and(|o| !scene.name.contains(o.as_str())) {
-            continue;
-        }
+    for scene in scenes.iter().filter(|s| s.key == "64" || s.key == "128") {
         let (mut one, mut two, mut pair) = (Vec::new(), Vec::new(), Vec::new());
         let step_times = |w: &mut World, out: &mut Vec<f64>| {
             for k in 0..steps + 10 {
@@ -141,9 +196,9 @@ fn two_core_ceiling(only: &Option<String>, steps: usize) {
             }
         };
         for _ in 0..ROUNDS {
-            step_times(&mut world(&scene, 10, 1, true), &mut one);
-            step_times(&mut world(&scene, 10, 2, true), &mut two);
-            let (mut a, mut b) = (world(&scene, 10, 1, true), world(&scene, 10, 1, true));
+            step_times(&mut world(scene, 10, 1, true), &mut one);
+            step_times(&mut world(scene, 10, 2, true), &mut two);
+            let (mut a, mut b) = (world(scene, 10, 1, true), world(scene, 10, 1, true));
             let (ta, tb) = std::thread::scope(|s| {
                 let ta = s.spawn(move || {
                     let mut t = Vec::new();
@@ -182,20 +237,25 @@ fn count_one(scene: &Scene, substeps: u32, threads: u32, row: &str, steps: usize
     }
 }
 
-fn main() {
-    let args: Vec<String> = std::env::args().collect();
-    let arg = |name: &str| args.iter().position(|a| a == name).and_then(|k| args.get(k + 1)).cloned();
-    let steps: usize = arg("--steps").map_or(40, |s| s.parse().expect("--steps N"));
-    let only = arg("--only");
-    if let Some(row) = arg("--row") {
-        let substeps: u32 = arg("--substeps").map_or(10, |s| s.parse().expect("--substeps N"));
-        let threads: u32 = arg("--threads").map_or(1, |s| s.parse().expect("--threads T"));
-        let scene = [grid(32), grid(64), grid(128), tablecloth()]
-            .into_iter()
-            .find(|s| only.as_ref().is_none_or(|o| s.name.contains(o.as_str())))
-            .expect("--only names a scene");
-        count_one(&scene, substeps, threads, &row, steps);
-        return;
+fn main() -> ExitCode {
+    let args = command().get_matches();
+    match run(&args) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(message) => {
+            eprintln!("error: {message}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn run(args: &ArgMatches) -> Result<(), String> {
+    let steps = *args.get_one::<u32>("steps").expect("default") as usize;
+    let scenes = scenes(args.get_one::<String>("only").map(String::as_str))?;
+    if let Some(row) = args.get_one::<String>("row") {
+        let substeps = *args.get_one::<u32>("substeps").expect("default");
+        let threads = *args.get_one::<u32>("threads").expect("default");
+        count_one(&scenes[0], substeps, threads, row, steps);
+        return Ok(());
     }
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get()) as u32;
     // (threads, colouring): the anchor-ordered sweep, then the coloured one (the default)
@@ -210,10 +270,7 @@ fn main() {
         "{:<11} {:>4} {:>7} {:>6} {:>9} {:>8} {:>10} {:>9} {:>10} {:>8} {:>17}",
         "scene", "sub", "threads", "order", "proj/step", "ms/step", "ns/proj", "ref ms", "ref ns/pr", "speed-up", "state hash"
     );
-    for scene in [grid(32), grid(64), grid(128), tablecloth()] {
-        if only.as_ref().is_some_and(|o| !scene.name.contains(o.as_str())) {
-            continue;
-        }
+    for scene in &scenes {
         for substeps in [5, 10] {
             let probe = world(&scene, substeps, 1, false);
             let cloth = probe.cloth(probe.live_handle(0).unwrap()).unwrap();
@@ -246,7 +303,7 @@ fn main() {
     }
 
     if cores > 1 {
-        two_core_ceiling(&only, steps);
+        two_core_ceiling(&scenes, steps);
     }
 
     println!();
@@ -255,10 +312,7 @@ fn main() {
         "{:<11} {:>8} {:>10} {:>9} {:>7} {:>11} {:>9}",
         "scene", "r mm", "ms off", "ms on", "ratio", "pairs/step", "contacts"
     );
-    for scene in [grid(64), tablecloth()] {
-        if only.as_ref().is_some_and(|o| !scene.name.contains(o.as_str())) {
-            continue;
-        }
+    for scene in scenes.iter().filter(|s| s.key == "64" || s.key == "tablecloth") {
         let mut off = world_with(&scene, 10, 1, false, None);
         let edges = off.cloth(off.live_handle(0).unwrap()).unwrap().stretch_constraints();
         let radius = 0.5 * edges.rest_length.iter().sum::<f32>() / edges.rest_length.len() as f32;
@@ -290,4 +344,5 @@ fn main() {
             stats.self_contact_count
         );
     }
+    Ok(())
 }
