@@ -89,9 +89,9 @@ fn command() -> Command {
             Arg::new("steps")
                 .long("steps")
                 .value_name("N")
-                .value_parser(value_parser!(u32).range(1..=100_000))
+                .value_parser(value_parser!(u32).range(0..=100_000))
                 .default_value("40")
-                .help("Timed steps per configuration (with --row: steps, untimed)"),
+                .help("Timed steps per configuration, at least 1 (with --row: steps, untimed; 0 for a baseline)"),
         )
         .arg(
             Arg::new("only")
@@ -250,6 +250,10 @@ fn main() -> ExitCode {
 
 fn run(args: &ArgMatches) -> Result<(), String> {
     let steps = *args.get_one::<u32>("steps").expect("default") as usize;
+    if steps == 0 && !args.contains_id("row") {
+        // A median of no steps: usage error like clap's own (status 2).
+        command().error(clap::error::ErrorKind::ValueValidation, "--steps 0 only with --row (the tables need a step to time)").exit();
+    }
     let scenes = scenes(args.get_one::<String>("only").map(String::as_str))?;
     if let Some(row) = args.get_one::<String>("row") {
         let substeps = *args.get_one::<u32>("substeps").expect("default");
