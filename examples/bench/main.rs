@@ -276,7 +276,7 @@ fn run(args: &ArgMatches) -> Result<(), String> {
     );
     for scene in &scenes {
         for substeps in [5, 10] {
-            let probe = world(&scene, substeps, 1, false);
+            let probe = world(scene, substeps, 1, false);
             let cloth = probe.cloth(probe.live_handle(0).unwrap()).unwrap();
             let per_iteration = cloth.bending_constraints().hinges.len()
                 + STRETCH_SWEEPS * cloth.stretch_constraints().edges.len()
@@ -286,7 +286,7 @@ fn run(args: &ArgMatches) -> Result<(), String> {
             let ref_s = time(steps, 10, || reference.step(DT, substeps));
             std::hint::black_box(reference.checksum());
             for &(threads, colouring) in &runs {
-                let mut w = world(&scene, substeps, threads, colouring);
+                let mut w = world(scene, substeps, threads, colouring);
                 let s = time(steps, 10, || w.step(DT).unwrap());
                 println!(
                     "{:<11} {:>4} {:>7} {:>6} {:>9} {:>8.2} {:>10.2} {:>9.2} {:>10.2} {:>7.2}× {:>17x}",
@@ -317,10 +317,10 @@ fn run(args: &ArgMatches) -> Result<(), String> {
         "scene", "r mm", "ms off", "ms on", "ratio", "pairs/step", "contacts"
     );
     for scene in scenes.iter().filter(|s| s.key == "64" || s.key == "tablecloth") {
-        let mut off = world_with(&scene, 10, 1, false, None);
+        let mut off = world_with(scene, 10, 1, false, None);
         let edges = off.cloth(off.live_handle(0).unwrap()).unwrap().stretch_constraints();
         let radius = 0.5 * edges.rest_length.iter().sum::<f32>() / edges.rest_length.len() as f32;
-        let mut on = world_with(&scene, 10, 1, false, Some(radius));
+        let mut on = world_with(scene, 10, 1, false, Some(radius));
         // Interleaved, step by step, so that both see the same machine load (the shared machine's
         // load moves the absolute numbers by ±30 % between runs).
         let (mut off_t, mut on_t) = (Vec::new(), Vec::new());

@@ -77,12 +77,17 @@ impl Cloth {
     /// than the anchor order's either way (0.45–0.89).
     fn stretch_palette(&self, greedy_count: u32, max_hop: u32) -> u32 {
         let narrow = greedy_count + 1;
-        let constraints = self.stretch.edges.len() + self.bending.hinges.len() + self.tethers.particle.len();
-        if constraints >= PARALLEL_MIN_CONSTRAINTS {
+        if self.large_enough_to_split() {
             return narrow;
         }
         let cap = (self.stretch.edges.len() / MIN_EDGES_PER_COLOUR) as u32;
         narrow.max((max_hop + 1).min(cap))
+    }
+
+    /// Whether the cloth has at least [`PARALLEL_MIN_CONSTRAINTS`] constraints (edges, hinges and
+    /// tethers), so that a coloured cloth is split over the threads of a multi-threaded world.
+    pub(crate) fn large_enough_to_split(&self) -> bool {
+        self.stretch.edges.len() + self.bending.hinges.len() + self.tethers.particle.len() >= PARALLEL_MIN_CONSTRAINTS
     }
 
     /// Hinges in creation order, then (colouring on) sorted by greedy colour and within a colour

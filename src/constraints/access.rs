@@ -7,7 +7,7 @@
 //! from the cloth's particles before the constraint sweeps of an iteration and unpacked after
 //! them (`pack_solver_particles`, `unpack_solver_particles`): a lane-wise kernel then fetches a
 //! particle with one aligned load and turns four of them into lanes with a 4 × 4 transpose
-//! (`lanes::rows_to_lanes`). With 12-byte positions it assembled each lane from scalars through
+//! (`LaneSet::rows_to_lanes`). With 12-byte positions it assembled each lane from scalars through
 //! the stack, and the vector load after those scalar stores stalled (perf: the hottest
 //! instructions of the coloured sweeps).
 

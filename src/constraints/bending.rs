@@ -265,23 +265,26 @@ impl BendingConstraints {
     /// the step's statistics evaluate every hinge once more per step (perf, 64² grid at 10
     /// substeps: 6 % of a step while scalar).
     pub(crate) fn residuals(&self, x: &[Vec3], out: &mut Vec<f32>) {
-        // hinge_geometry inlined: the gradient it also computes is dead code here and dropped.
         let batched = self.hinges.len() / LANES * LANES;
         let (hinges, rest_hinges) = self.hinges.split_at(batched);
         let (rest_angle, rest_rest_angle) = self.rest_angle.split_at(batched);
         for (hinges, rest) in hinges.chunks_exact(LANES).zip(rest_angle.chunks_exact(LANES)) {
-            let column = |q: usize| std::array::from_fn(|l| hinges[l][q] as usize);
-            let p: [V3<Lanes>; 4] = [gather_vec3(x, column(0)), gather_vec3(x, column(1)), gather_vec3(x, column(2)), gather_vec3(x, column(3))];
-            let g = hinge_geometry(p);
-            let abs_c = wrap_angle(g.phi - Lanes::load(rest, 0)).abs();
-            let zero = Lanes::splat(0.0);
-            out.extend(g.valid.gt_select(zero, abs_c, zero).to_array());
+            let ids: [[usize; 4]; LANES] = constraint_particles(hinges);
+            let p: [V3<Lanes>; 4] = std::array::from_fn(|q| gather_vec3(x, column(&ids, q)));
+            out.extend(hinge_abs_c(p, <Lanes as LaneSet<LANES>>::load(rest, 0)).to_array());
         }
-        out.extend(rest_hinges.iter().zip(rest_rest_angle).map(|(&[a, b, c, d], &rest)| {
-            let g = hinge_geometry([a, b, c, d].map(|i| v3(x[i as usize])));
-            if g.valid > 0.0 { wrap_angle(g.phi - rest).abs() } else { 0.0 }
-        }));
+        out.extend(rest_hinges.iter().zip(rest_rest_angle).map(|(h, &rest)| hinge_abs_c(h.map(|i| v3(x[i as usize])), rest)));
     }
+}
+
+/// |C| = |wrap(φ − φ₀)| [rad] of a hinge (or of several, lane-wise) at positions `p`, 0 where it
+/// is degenerate.
+#[inline(always)]
+fn hinge_abs_c<T: Real>(p: [V3<T>; 4], rest_angle: T) -> T {
+    // hinge_geometry inlined: the gradient it also computes is dead code here and dropped.
+    let g = hinge_geometry(p);
+    let zero = T::splat(0.0);
+    g.valid.gt_select(zero, wrap_angle(g.phi - rest_angle).abs(), zero)
 }
 
 #[cfg(test)]

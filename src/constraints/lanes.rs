@@ -104,12 +104,6 @@ impl Lanes {
         #[cfg(not(target_arch = "x86_64"))]
         self.0
     }
-
-    /// The lanes `v[first..first + LANES]`.
-    #[inline(always)]
-    pub fn load(v: &[f32], first: usize) -> Lanes {
-        Lanes::from_array(v[first..first + LANES].try_into().expect("LANES values"))
-    }
 }
 
 #[cfg(target_arch = "x86_64")]
@@ -300,13 +294,19 @@ impl LaneSet<LANES> for Lanes {
     fn to_array(self) -> [f32; LANES] {
         Lanes::to_array(self)
     }
+    /// A 4 × 4 transpose in registers.
     #[inline(always)]
     fn rows_to_lanes(rows: [[f32; 4]; LANES]) -> (V3<Self>, Self) {
-        rows_to_lanes(rows)
+        let [r0, r1, r2, r3] = rows;
+        let rows = [Lanes::from_array(r0), Lanes::from_array(r1), Lanes::from_array(r2), Lanes::from_array(r3)];
+        let [x, y, z, w] = transpose4(rows);
+        (V3 { x, y, z }, w)
     }
+    /// The inverse transpose, for adding corrections to particle rows without changing their w.
     #[inline(always)]
     fn lanes_to_rows(v: V3<Self>) -> [[f32; 4]; LANES] {
-        lanes_to_rows(v)
+        let [r0, r1, r2, r3] = transpose4([v.x, v.y, v.z, Lanes::splat(0.0)]);
+        [r0.to_array(), r1.to_array(), r2.to_array(), r3.to_array()]
     }
 }
 
@@ -366,24 +366,6 @@ impl<T: Real> V3<T> {
     }
 }
 
-/// Rows [x, y, z, w] of [`LANES`] particles, one per lane, as lanes of x, y, z and of w (a 4 × 4
-/// transpose in registers).
-#[inline(always)]
-pub(crate) fn rows_to_lanes(rows: [[f32; 4]; LANES]) -> (V3<Lanes>, Lanes) {
-    let [r0, r1, r2, r3] = rows;
-    let rows = [Lanes::from_array(r0), Lanes::from_array(r1), Lanes::from_array(r2), Lanes::from_array(r3)];
-    let [x, y, z, w] = transpose4(rows);
-    (V3 { x, y, z }, w)
-}
-
-/// Lane `l` of `v` as the row [x, y, z, 0], for every lane (the inverse transpose, for adding
-/// corrections to particle rows without changing their w).
-#[inline(always)]
-pub(crate) fn lanes_to_rows(v: V3<Lanes>) -> [[f32; 4]; LANES] {
-    let [r0, r1, r2, r3] = transpose4([v.x, v.y, v.z, Lanes::splat(0.0)]);
-    [r0.to_array(), r1.to_array(), r2.to_array(), r3.to_array()]
-}
-
 /// atan2(y, x) in [−π, π] to within 5·10⁻⁷ rad (two ulp of π; measured against libm),
 /// branch-free so that it runs lane-wise. Octant reduction to t = min/max ∈ [0, 1], then to
 /// |t'| ≤ tan(π/8) via t' = (t − 1)/(t + 1) (written as (min − max)/(min + max): one division
@@ -435,11 +417,11 @@ mod tests {
     #[test]
     fn rows_and_lanes_round_trip_through_the_transpose() {
         let rows: [[f32; 4]; LANES] = std::array::from_fn(|l| std::array::from_fn(|k| (10 * l + k) as f32));
-        let (p, w) = rows_to_lanes(rows);
+        let (p, w) = Lanes::rows_to_lanes(rows);
         for (l, row) in rows.iter().enumerate() {
             assert_eq!([p.x.to_array()[l], p.y.to_array()[l], p.z.to_array()[l], w.to_array()[l]], *row);
         }
-        let back = lanes_to_rows(p);
+        let back = Lanes::lanes_to_rows(p);
         for (row, back) in rows.iter().zip(back) {
             assert_eq!(back, [row[0], row[1], row[2], 0.0]);
         }

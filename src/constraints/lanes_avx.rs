@@ -18,7 +18,7 @@ use std::arch::x86_64::*;
 #[inline]
 pub(crate) fn avx_available() -> bool {
     #[cfg(test)]
-    if tests::SSE_ONLY.with(|only| only.get()) {
+    if tests::forced_sse() {
         return false;
     }
     std::arch::is_x86_feature_detected!("avx")
@@ -158,7 +158,21 @@ pub(crate) mod tests {
     thread_local! {
         /// Makes [`avx_available`] answer false on this thread, so that tests can run the SSE
         /// kernels on a machine with AVX.
-        pub(crate) static SSE_ONLY: Cell<bool> = const { Cell::new(false) };
+        static SSE_ONLY: Cell<bool> = const { Cell::new(false) };
+    }
+
+    /// `f()` with [`avx_available`] answering false on this thread (the SSE kernels on a machine
+    /// with AVX).
+    pub(crate) fn sse_only<R>(f: impl FnOnce() -> R) -> R {
+        SSE_ONLY.with(|only| only.set(true));
+        let r = f();
+        SSE_ONLY.with(|only| only.set(false));
+        r
+    }
+
+    /// Whether [`sse_only`] is in effect on this thread.
+    pub(crate) fn forced_sse() -> bool {
+        SSE_ONLY.with(|only| only.get())
     }
 
     /// Transposes rows into lanes and back, and computes every operation with the scalar bits

@@ -522,15 +522,6 @@ mod tests {
         (x, w, t)
     }
 
-    /// `f()` with the SSE kernels only (on x86-64 with AVX the sweeps would take 8 lanes).
-    fn sse_only(f: impl FnOnce()) {
-        #[cfg(target_arch = "x86_64")]
-        super::super::lanes_avx::tests::SSE_ONLY.with(|only| only.set(true));
-        f();
-        #[cfg(target_arch = "x86_64")]
-        super::super::lanes_avx::tests::SSE_ONLY.with(|only| only.set(false));
-    }
-
     /// Sizes of the particle groups, in storage order.
     fn group_sizes(t: &TetherConstraints) -> Vec<usize> {
         t.particle.chunk_by(|a, b| a == b).map(<[u32]>::len).collect()
@@ -565,7 +556,10 @@ mod tests {
                 let kernel = TetherSweep { particle, anchor, geodesic_distance, w: &w, slack, compliance, k: &k };
                 kernel.project_range(0, &mut t.lambda, &mut x_scalar[..]);
                 lanes.solve(&mut x_lanes, &w, slack, compliance, &k, false);
-                sse_only(|| lanes4.solve(&mut x_lanes4, &w, slack, compliance, &k, false));
+                #[cfg(target_arch = "x86_64")]
+                super::super::lanes_avx::tests::sse_only(|| lanes4.solve(&mut x_lanes4, &w, slack, compliance, &k, false));
+                #[cfg(not(target_arch = "x86_64"))]
+                lanes4.solve(&mut x_lanes4, &w, slack, compliance, &k, false);
                 pool.install(|| parallel.solve(&mut x_parallel, &w, slack, compliance, &k, true));
             }
             let lambda_bits = |t: &TetherConstraints| t.lambda.iter().map(|l| l.to_bits()).collect::<Vec<_>>();

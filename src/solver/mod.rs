@@ -88,8 +88,7 @@ pub(crate) fn step_cloth(cloth: &mut Cloth, dt: f32, ctx: &StepContext) {
     };
     let collide = params.collision_mask != 0 && ctx.colliders.len() > 0;
     let aerodynamics = Aerodynamics::from_params(&params);
-    let constraint_count = cloth.stretch.edges.len() + cloth.bending.hinges.len() + cloth.tethers.particle.len();
-    let parallel = cloth.colouring && ctx.parallel && constraint_count >= PARALLEL_MIN_CONSTRAINTS;
+    let parallel = cloth.colouring && ctx.parallel && cloth.large_enough_to_split();
     let self_contact = SelfCollisionSettings::from_params(&params);
     cloth.self_collision.begin_step(&cloth.particles.x, &cloth.particles.v, &cloth.particles.w, dt, self_contact);
     let inter_cloth = ctx.inter_cloth.filter(|_| params.inter_cloth_collision);
