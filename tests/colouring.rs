@@ -65,6 +65,39 @@ fn light_stiff_world(n: usize, colouring: bool, thread_count: u32) -> (World, xp
     (world, h)
 }
 
+#[test]
+fn cloths_split_over_the_pool_while_stepping_side_by_side_keep_their_bits() {
+    // Three cloths above the parallel threshold in one world: the world steps them in parallel,
+    // and each splits its colours over the same pool from inside that, so a cloth's team may find
+    // the other thread busy with another cloth (it must then not wait for it).
+    const N: usize = 72;
+    assert!(3 * N * N * 2 > xpbd_cloth::world::PARALLEL_MIN_CONSTRAINTS + 10_000);
+    let run = |thread_count: u32| {
+        let (mut world, first) = light_stiff_world(N, true, thread_count);
+        let (positions, indices) = horizontal_sheet(N, 1.0, 0.0);
+        let mut desc = ClothDesc::new(&positions, &indices);
+        desc.params = light_stiff_params();
+        let pins: [&[u32]; 2] = [&[0, N as u32 / 2], &[N as u32 - 1]];
+        let others = pins.map(|pins| {
+            let h = world.add_cloth(&desc).unwrap();
+            let cloth = world.cloth_mut(h).unwrap();
+            cloth.set_pinned(pins, None).unwrap();
+            cloth.set_constraint_colouring(true);
+            h
+        });
+        (0..8)
+            .map(|_| {
+                world.step(1.0 / 60.0).unwrap();
+                [first, others[0], others[1]].map(|h| world.cloth(h).unwrap().state_hash())
+            })
+            .collect::<Vec<_>>()
+    };
+    let one = run(1);
+    assert!(one[7][0] != one[7][1] && one[7][1] != one[7][2], "three different motions");
+    assert_eq!(one, run(2), "2 threads");
+    assert_eq!(one, run(8), "8 threads");
+}
+
 /// The light stiff cloth of the validation tests (1 m, 1 kg, stretch α = 0, bending α = 1e-5,
 /// tethers, two corners pinned), `n × n`, optionally coloured, stepped `frames` at 60 Hz with
 /// `thread_count` threads. Returns the state hash after every frame, and the last statistics and

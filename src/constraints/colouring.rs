@@ -147,9 +147,9 @@ pub fn colour_order(colours: &[u32]) -> (Vec<u32>, Vec<u32>) {
 
 /// [`colour_order`], and within each colour the constraints by their lowest particle index (ties
 /// in storage order). A colour's constraints share no particle, so the order within it changes
-/// no result bit; it is for the threads that split a colour in halves (`rayon::join`): with
-/// every colour of every type in particle order, a thread gets roughly the same particles in
-/// each colour, and they stay in its core's cache. Measured on the 128² grid (2 threads, three
+/// no result bit; it is for the threads that split every colour into the same shares
+/// (`constraints::team`): with every colour of every type in particle order, a thread gets
+/// roughly the same particles in each colour, and they stay in its core's cache. Measured on the 128² grid (2 threads, three
 /// alternating runs of the bench's two-core table, same state hash): 13.3–13.6 → 12.0–12.8 ms
 /// per step; one thread unchanged.
 ///

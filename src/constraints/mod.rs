@@ -10,6 +10,7 @@ pub mod bending;
 pub mod colouring;
 pub mod stretch;
 mod sweep;
+mod team;
 pub mod tether;
 
 pub use bending::{BendingConstraints, dihedral_angle, dihedral_angle_and_gradient};

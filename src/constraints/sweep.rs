@@ -1,14 +1,11 @@
 //! One Gauss–Seidel sweep over a constraint type, sequential or colour-parallel, with the same
 //! projection code on both paths ([`Sweep::project_range`] is generic over [`Positions`]).
 
-use super::access::{Positions, SharedPositions, SolverParticle};
+use super::access::{Positions, SolverParticle};
+use super::team::project_colours_as_team;
 use super::lanes::{LANES, LaneSet, Lanes};
 #[cfg(target_arch = "x86_64")]
 use super::lanes_avx::{Lanes8, avx_available};
-
-/// Smallest run of constraints handed to one rayon task. Below it the task-split overhead (a few
-/// hundred ns) is comparable to the projections it would spread.
-const MIN_TASK: usize = 256;
 
 /// A constraint type's projection, for [`sweep`].
 pub(crate) trait Sweep: Sync {
@@ -33,10 +30,10 @@ pub(crate) trait Sweep: Sync {
 
 /// Project every constraint once. Without `colour_start`, one at a time in storage order. With it
 /// (`colour_count + 1` offsets of colour ranges in storage order), colour after colour through
-/// [`Sweep::project_disjoint`]; with `parallel`, each colour split into runs of at least
-/// [`MIN_TASK`] constraints projected in parallel on the current rayon pool. Within a colour no
-/// particle is shared, so the bits depend neither on the split nor on the batching: every variant
-/// equals the one-at-a-time sweep over the same (colour-sorted) order.
+/// [`Sweep::project_disjoint`]; with `parallel`, by a team of the current rayon pool's threads
+/// that splits every colour between them ([`project_colours_as_team`]: one fork-join per sweep).
+/// Within a colour no particle is shared, so the bits depend neither on the split nor on the
+/// batching: every variant equals the one-at-a-time sweep over the same (colour-sorted) order.
 ///
 /// Each colour range must satisfy that: constraints in it share no particle they write, and
 /// particles they only read are written by none.
@@ -45,34 +42,16 @@ pub(crate) fn sweep<S: Sweep>(s: &S, x: &mut [SolverParticle], lambda: &mut [f32
         s.project_range(0, lambda, x);
         return;
     };
-    for range in colour_start.windows(2) {
-        let (begin, end) = (range[0] as usize, range[1] as usize);
-        if !parallel {
-            s.project_disjoint(begin, &mut lambda[begin..end], x);
-            continue;
-        }
+    if parallel {
         // SAFETY: the constraints of one colour range touch disjoint particles (the caller's
         // contract above; colourings are checked by `colouring_is_valid` in the tests).
-        let shared = unsafe { SharedPositions::new(x) };
-        split_and_project(s, begin, &mut lambda[begin..end], shared);
-    }
-}
-
-/// Halve the run at a permitted split point and project the halves with `rayon::join`
-/// (no allocation: the jobs live on the stack).
-fn split_and_project<S: Sweep>(s: &S, first: usize, lambda: &mut [f32], x: SharedPositions) {
-    let len = lambda.len();
-    let mut mid = len / 2;
-    while mid < len && !s.can_split_before(first + mid) {
-        mid += 1;
-    }
-    if len < 2 * MIN_TASK || mid == len {
-        let mut x = x;
-        s.project_disjoint(first, lambda, &mut x);
+        unsafe { project_colours_as_team(s, x, lambda, colour_start) };
         return;
     }
-    let (a, b) = lambda.split_at_mut(mid);
-    rayon::join(|| split_and_project(s, first, a, x), || split_and_project(s, first + mid, b, x));
+    for range in colour_start.windows(2) {
+        let (begin, end) = (range[0] as usize, range[1] as usize);
+        s.project_disjoint(begin, &mut lambda[begin..end], x);
+    }
 }
 
 /// A constraint type whose kernel also projects `N` constraints of one colour at once, lane-wise

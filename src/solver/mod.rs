@@ -47,13 +47,15 @@ pub(crate) struct StepContext<'a> {
 }
 
 /// Constraints (edges + hinges + tethers) below which a coloured cloth is still solved on one
-/// thread: each colour's split costs a fork-join over the pool per sweep (about 20 colours × 4
-/// sweeps × substeps per step), which small cloths do not amortise. Measured with `examples/bench`
+/// thread, and gets the wide stretch palette (one colour per hop level from the pins), which
+/// splitting would make too costly (`Cloth::stretch_palette`). Measured with `examples/bench`
 /// built with the threshold at 0 (2-core machine, load ≈ 1, medians of 3 runs, speed-up over the
-/// same run's scalar reference): the 32² grid (7 810 constraints) lost with a second thread (1.97
-/// → 1.73× at 5 substeps, 1.91 → 1.76× at 10), the 64² grid (32 002) gained (2.04 → 2.62×,
-/// 2.43 → 2.71×), the 128² grid and the tablecloth (above any threshold) gain more. The threshold
-/// sits between the two grids.
+/// same run's scalar reference). With a `rayon::join` tree per colour the 32² grid (7 810
+/// constraints) lost with a second thread (1.97 → 1.73× at 5 substeps, 1.91 → 1.76× at 10) and
+/// the 64² grid (32 002) gained (2.04 → 2.62×, 2.43 → 2.71×). With the team sweep (one fork-join
+/// per sweep, `constraints::team`) the 32² grid gains too (1.35–1.40 → 1.11 ms per step at 10
+/// substeps), but only with the narrow palette, whose stretch residual is 6 % worse than the wide
+/// one's (time-averaged p95, `tests/colouring.rs`): the threshold stays between the two grids.
 pub const PARALLEL_MIN_CONSTRAINTS: usize = 20_000;
 
 /// Advance `cloth` by one fixed step `dt` [s] (already validated: 1e-5 ≤ dt ≤ 1).

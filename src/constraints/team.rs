@@ -1,0 +1,373 @@
+//! The colours of one sweep projected by a team of threads with one fork-join per sweep rather
+//! than one per colour.
+//!
+//! Each colour is cut into [`PARTS_PER_MEMBER`] parts per team member; member `m` claims its own
+//! parts of every colour first (so a thread keeps the same particles, in cache, colour after
+//! colour: constraints are ordered by particle within a colour), then takes the others' last
+//! parts if it runs ahead. A member that has nothing left to claim in a colour waits until every
+//! part of it is finished, then moves to the next colour. Claims and the colour in progress share
+//! one atomic word, so a late claim can never land in the next colour.
+//!
+//! Why: with a `rayon::join` tree per colour a 128² cloth paid about 40 fork-joins per substep
+//! (18 hinge colours, 2 × 11 edge colours, the tethers), each with its own wake-up and its own
+//! tail, and the two threads took different pieces of consecutive colours.
+//!
+//! No deadlock: a member only ever waits for parts another member has *claimed*, and a claimed part
+//! is plain arithmetic with no wait inside. Members that never start (their thread is busy with
+//! another cloth) leave their parts to whoever is there; a member that starts after the sweep
+//! finished returns at once. Since a colour's constraints share no particle, the bits are those of
+//! the sequential sweep whatever the team size or the order in which parts are claimed.
+
+use super::access::{SharedPositions, SolverParticle};
+use super::sweep::Sweep;
+use std::marker::PhantomData;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+
+/// Parts of each colour per team member: more parts let a member that runs ahead take work from
+/// one that fell behind (preempted, slower core); each part costs one atomic claim.
+const PARTS_PER_MEMBER: usize = 4;
+
+/// Parts per colour at most: the claims of a colour are one bit each in the low half of
+/// [`ColourTeam::state`].
+const MAX_PARTS: usize = 32;
+
+/// Part boundaries are rounded down to this many constraints from the colour's start, so that a
+/// part's lane-wise batches (8 or 4 constraints) are those of the whole colour and only the colour's
+/// last part has a remainder projected one at a time.
+const PART_ALIGN: usize = 8;
+
+/// Spins before a waiting member starts yielding its core (relevant only when the pool has more
+/// threads than the machine has cores).
+const SPINS_BEFORE_YIELD: u32 = 1 << 12;
+
+/// Project the colours of `colour_start` (offsets of colour ranges, as in [`super::sweep::sweep`])
+/// in order, each colour's parts spread over the current rayon pool.
+///
+/// # Safety
+/// Each colour range must touch pairwise disjoint particles (the contract of
+/// [`SharedPositions::new`]): constraints of one colour share no particle they write, and particles
+/// they only read are written by none.
+pub(crate) unsafe fn project_colours_as_team<S: Sweep>(s: &S, x: &mut [SolverParticle], lambda: &mut [f32], colour_start: &[u32]) {
+    let members = rayon::current_num_threads().clamp(1, MAX_PARTS / PARTS_PER_MEMBER);
+    let team = ColourTeam {
+        s,
+        colour_start,
+        // SAFETY: the caller's contract (disjoint particles within a colour).
+        x: unsafe { SharedPositions::new(x) },
+        lambda: SharedMultipliers { ptr: lambda.as_mut_ptr(), len: lambda.len(), _borrow: PhantomData },
+        members,
+        parts: members * PARTS_PER_MEMBER,
+        state: AtomicU64::new(0),
+        finished: AtomicUsize::new(0),
+        joined: AtomicUsize::new(0),
+    };
+    fork(&team, members);
+}
+
+/// Run `team` on `n` members: this thread and `n − 1` rayon jobs (`join` keeps its jobs on the
+/// stack: no allocation). A job nobody steals is run here after the sweep, and returns at once.
+fn fork<S: Sweep>(team: &ColourTeam<S>, n: usize) {
+    if n <= 1 {
+        team.run();
+    } else {
+        rayon::join(|| team.run(), || fork(team, n - 1));
+    }
+}
+
+/// The shared progress of one sweep.
+struct ColourTeam<'a, S> {
+    s: &'a S,
+    colour_start: &'a [u32],
+    x: SharedPositions<'a>,
+    lambda: SharedMultipliers<'a>,
+    /// Members that own parts (later arrivals only steal).
+    members: usize,
+    /// Parts per colour, `members × PARTS_PER_MEMBER` ≤ [`MAX_PARTS`].
+    parts: usize,
+    /// The colour in progress in the high 32 bits, its claimed parts as a bit mask in the low 32.
+    state: AtomicU64,
+    /// Parts finished so far, over all colours (colour c is complete at `(c + 1) × parts`).
+    finished: AtomicUsize,
+    /// Members started so far: the next one's index.
+    joined: AtomicUsize,
+}
+
+impl<S: Sweep> ColourTeam<'_, S> {
+    fn colours(&self) -> usize {
+        self.colour_start.len() - 1
+    }
+
+    /// One member: claim and project parts until the last colour is complete.
+    fn run(&self) {
+        let member = self.joined.fetch_add(1, Ordering::Relaxed);
+        loop {
+            let state = self.state.load(Ordering::Acquire);
+            let colour = (state >> 32) as usize;
+            if colour >= self.colours() {
+                return;
+            }
+            match self.claim(state, member) {
+                Some((colour, part)) => self.project_part(colour, part),
+                None => wait_while(|| (self.state.load(Ordering::Acquire) >> 32) as usize == colour),
+            }
+        }
+    }
+
+    /// Claim a part of the colour in progress: `member`'s own lowest unclaimed part, else the
+    /// highest unclaimed part of the colour (another member's last). None once every part of the
+    /// colour is claimed (or the colour has moved on).
+    fn claim(&self, mut state: u64, member: usize) -> Option<(usize, usize)> {
+        let all = (1u64 << self.parts) - 1;
+        let own = if member < self.members { ((1u64 << PARTS_PER_MEMBER) - 1) << (member * PARTS_PER_MEMBER) } else { 0 };
+        let colour = state >> 32;
+        loop {
+            let free = !state & all;
+            if free == 0 {
+                return None;
+            }
+            let part = if free & own != 0 { (free & own).trailing_zeros() } else { 63 - free.leading_zeros() };
+            match self.state.compare_exchange_weak(state, state | 1 << part, Ordering::AcqRel, Ordering::Acquire) {
+                Ok(_) => return Some((colour as usize, part as usize)),
+                Err(now) if now >> 32 == colour => state = now,
+                Err(_) => return None,
+            }
+        }
+    }
+
+    /// Project `part` of `colour`; the member finishing the colour's last part opens the next
+    /// colour (Release: the next colour's members see every position this colour wrote).
+    fn project_part(&self, colour: usize, part: usize) {
+        let (begin, end) = (self.part_start(colour, part), self.part_start(colour, part + 1));
+        if begin < end {
+            let mut x = self.x;
+            // SAFETY: every part is claimed once per sweep, and parts are disjoint ranges.
+            let lambda = unsafe { self.lambda.range(begin, end) };
+            self.s.project_disjoint(begin, lambda, &mut x);
+        }
+        let finished = self.finished.fetch_add(1, Ordering::AcqRel) + 1;
+        if finished == (colour + 1) * self.parts {
+            self.state.store(((colour + 1) as u64) << 32, Ordering::Release);
+        }
+    }
+
+    fn part_start(&self, colour: usize, part: usize) -> usize {
+        part_start(self.s, self.colour_start, self.parts, colour, part)
+    }
+}
+
+/// First constraint of `part` of `colour` when each colour is cut into `parts` (`part == parts`
+/// gives the colour's end): an even share rounded down to [`PART_ALIGN`], moved forward to a point
+/// where the sweep may split.
+fn part_start<S: Sweep>(s: &S, colour_start: &[u32], parts: usize, colour: usize, part: usize) -> usize {
+    let (begin, end) = (colour_start[colour] as usize, colour_start[colour + 1] as usize);
+    if part >= parts {
+        return end;
+    }
+    let mut start = begin + (end - begin) * part / parts / PART_ALIGN * PART_ALIGN;
+    while start > begin && start < end && !s.can_split_before(start) {
+        start += 1;
+    }
+    start
+}
+
+/// Spin while `busy()` holds, yielding the core after [`SPINS_BEFORE_YIELD`] spins.
+fn wait_while(busy: impl Fn() -> bool) {
+    let mut spins = 0u32;
+    while busy() {
+        if spins < SPINS_BEFORE_YIELD {
+            spins += 1;
+            std::hint::spin_loop();
+        } else {
+            std::thread::yield_now();
+        }
+    }
+}
+
+/// The sweep's multipliers, handed out as the disjoint ranges of claimed parts.
+struct SharedMultipliers<'a> {
+    ptr: *mut f32,
+    len: usize,
+    _borrow: PhantomData<&'a mut [f32]>,
+}
+
+// SAFETY: the ranges handed out are disjoint (each part is claimed once), so no element is reached
+// from two threads.
+unsafe impl Sync for SharedMultipliers<'_> {}
+
+impl SharedMultipliers<'_> {
+    /// `lambda[begin..end]`.
+    ///
+    /// # Safety
+    /// No other live reference overlaps the range (each part is claimed once per sweep).
+    #[allow(clippy::mut_from_ref)]
+    unsafe fn range(&self, begin: usize, end: usize) -> &mut [f32] {
+        assert!(begin <= end && end <= self.len);
+        // SAFETY: in bounds of the live borrow (checked above); exclusive by the contract.
+        unsafe { std::slice::from_raw_parts_mut(self.ptr.add(begin), end - begin) }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::constraints::access::Positions;
+    use std::sync::Mutex;
+    use std::sync::atomic::AtomicBool;
+
+    /// Pairs of particles coloured greedily (sizes from 0 to thousands, so some parts are empty
+    /// and some colours have a single constraint), with a nonlinear projection whose result
+    /// depends on the order of any two constraints that share a particle. Constraints are grouped
+    /// in threes that must not be split (like a particle's tethers); the kernel checks it.
+    struct PairSweep {
+        pairs: Vec<[u32; 2]>,
+        threads_seen: Mutex<Vec<Option<usize>>>,
+    }
+
+    impl Sweep for PairSweep {
+        fn project_range<P: Positions + ?Sized>(&self, first: usize, lambda: &mut [f32], x: &mut P) {
+            for (c, lambda) in (first..).zip(lambda) {
+                let [i, j] = self.pairs[c].map(|p| p as usize);
+                let (a, b) = (x.get(i), x.get(j));
+                let d = (a.x * 1.3 - b.y + *lambda).sin() * 0.1 + a.z * b.x * 0.01;
+                x.add_row(i, [d, -d * 0.5, 0.25 * d * d, 0.0]);
+                x.add_row(j, [-d, d * d, 0.5 * d, 0.0]);
+                *lambda += d;
+            }
+        }
+
+        fn project_disjoint<P: Positions + ?Sized>(&self, first: usize, lambda: &mut [f32], x: &mut P) {
+            assert!(self.can_split_before(first), "a part starts inside a group: {first}");
+            self.threads_seen.lock().unwrap().push(rayon::current_thread_index());
+            self.project_range(first, lambda, x);
+        }
+
+        fn can_split_before(&self, c: usize) -> bool {
+            c % 3 == 0
+        }
+    }
+
+    /// `colour_start` of `pairs` sorted by colour (in place), each colour a multiple of 3 long
+    /// except the last, whose groups of three pairs are disjoint.
+    fn colour_groups(pairs: &mut Vec<[u32; 2]>) -> Vec<u32> {
+        let groups: Vec<[[u32; 2]; 3]> = pairs.chunks_exact(3).map(|g| [g[0], g[1], g[2]]).collect();
+        let mut colours: Vec<(Vec<[[u32; 2]; 3]>, std::collections::HashSet<u32>)> = Vec::new();
+        for g in groups {
+            let particles: Vec<u32> = g.iter().flatten().copied().collect();
+            match colours.iter_mut().find(|(_, used)| particles.iter().all(|p| !used.contains(p))) {
+                Some((members, used)) => {
+                    members.push(g);
+                    used.extend(particles);
+                }
+                None => colours.push((vec![g], particles.into_iter().collect())),
+            }
+        }
+        pairs.clear();
+        let mut start = vec![0];
+        for (members, _) in colours {
+            pairs.extend(members.iter().flatten());
+            start.push(pairs.len() as u32);
+        }
+        start.push(pairs.len() as u32); // an empty colour at the end
+        start
+    }
+
+    /// 3 000 groups of three pairs among 4 000 particles, pairs within a group disjoint.
+    fn scene() -> (PairSweep, Vec<u32>, Vec<SolverParticle>) {
+        let mut seed = 7u64;
+        let mut next = |n: u32| {
+            seed = seed.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+            ((seed >> 33) % n as u64) as u32
+        };
+        let mut pairs = Vec::new();
+        while pairs.len() < 9_000 {
+            let p: [u32; 6] = std::array::from_fn(|_| next(4_000));
+            let mut sorted = p;
+            sorted.sort_unstable();
+            if sorted.windows(2).all(|w| w[0] != w[1]) {
+                pairs.extend([[p[0], p[1]], [p[2], p[3]], [p[4], p[5]]]);
+            }
+        }
+        let colour_start = colour_groups(&mut pairs);
+        let x = (0..4_000).map(|i| SolverParticle::new(i as f32 * 0.001, (i % 7) as f32, (i % 13) as f32 * 0.1, 1.0)).collect();
+        (PairSweep { pairs, threads_seen: Mutex::new(Vec::new()) }, colour_start, x)
+    }
+
+    fn bits(x: &[SolverParticle], lambda: &[f32]) -> Vec<u32> {
+        x.iter().flat_map(|p| p.to_array()).chain(lambda.iter().copied()).map(f32::to_bits).collect()
+    }
+
+    /// Three sweeps by a team on a pool of `threads`, from the scene's start.
+    fn team_sweeps(threads: usize) -> (Vec<u32>, PairSweep) {
+        let (s, colour_start, mut x) = scene();
+        let mut lambda = vec![0.0; s.pairs.len()];
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+        pool.install(|| {
+            for _ in 0..3 {
+                // SAFETY: `colour_groups` puts no particle twice in a colour.
+                unsafe { project_colours_as_team(&s, &mut x, &mut lambda, &colour_start) };
+            }
+        });
+        (bits(&x, &lambda), s)
+    }
+
+    #[test]
+    fn team_sweeps_give_the_bits_of_the_sequential_sweep_for_any_pool_size() {
+        let (s, colour_start, mut x) = scene();
+        let sizes: Vec<u32> = colour_start.windows(2).map(|r| r[1] - r[0]).collect();
+        assert!(sizes.len() > 5 && sizes.contains(&0) && sizes.iter().any(|&n| n > 800), "colour sizes {sizes:?}");
+        assert!(sizes.iter().any(|&n| n > 0 && n < 3 * MAX_PARTS as u32), "a colour with empty parts: {sizes:?}");
+        let mut lambda = vec![0.0; s.pairs.len()];
+        for _ in 0..3 {
+            s.project_range(0, &mut lambda, &mut x[..]);
+        }
+        let sequential = bits(&x, &lambda);
+        for threads in [1, 2, 3, 8, 16] {
+            let (team, s) = team_sweeps(threads);
+            assert_eq!(team, sequential, "{threads} threads");
+            // Every non-empty part of every colour was projected once per sweep.
+            let parts = threads.min(MAX_PARTS / PARTS_PER_MEMBER) * PARTS_PER_MEMBER;
+            let non_empty = (0..colour_start.len() - 1)
+                .flat_map(|c| (0..parts).map(move |p| (c, p)))
+                .filter(|&(c, p)| part_start(&s, &colour_start, parts, c, p) < part_start(&s, &colour_start, parts, c, p + 1))
+                .count();
+            assert_eq!(s.threads_seen.lock().unwrap().len(), 3 * non_empty, "{threads} threads");
+        }
+    }
+
+    #[test]
+    fn both_threads_of_a_two_thread_pool_take_parts() {
+        // Practically always on the first try; a thread slow to wake may miss one sweep.
+        let shared = (0..20).any(|_| {
+            let seen = team_sweeps(2).1.threads_seen.into_inner().unwrap();
+            seen.contains(&Some(0)) && seen.contains(&Some(1))
+        });
+        assert!(shared, "one thread projected every part of 20 × 3 sweeps");
+    }
+
+    #[test]
+    fn a_member_whose_thread_is_busy_is_not_waited_for() {
+        // The pool's other thread spins outside the team until the sweep is over: the team's
+        // second member (a job on the sweeping thread's deque) can only run after it. Waiting for
+        // that member would hang here; the sweeping thread must claim every part itself.
+        let (s, colour_start, mut x) = scene();
+        let mut lambda = vec![0.0; s.pairs.len()];
+        let (mut x_alone, mut lambda_alone) = (x.clone(), lambda.clone());
+        s.project_range(0, &mut lambda_alone, &mut x_alone[..]);
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+        let swept = AtomicBool::new(false);
+        pool.install(|| {
+            rayon::join(
+                || wait_while(|| !swept.load(Ordering::Acquire)),
+                || {
+                    // SAFETY: `colour_groups` puts no particle twice in a colour.
+                    unsafe { project_colours_as_team(&s, &mut x, &mut lambda, &colour_start) };
+                    swept.store(true, Ordering::Release);
+                },
+            )
+        });
+        assert_eq!(bits(&x, &lambda), bits(&x_alone, &lambda_alone));
+        let seen = s.threads_seen.into_inner().unwrap();
+        let first = seen[0];
+        assert!(seen.iter().all(|&t| t == first), "parts projected on {seen:?}");
+    }
+}
