@@ -71,10 +71,10 @@ pub(crate) fn column<const N: usize, const K: usize>(ids: &[[usize; K]; N], k: u
 pub(crate) trait Positions {
     /// Particle `i`'s row: x, y, z [m] and w [1/kg].
     fn row(&self, i: usize) -> [f32; 4];
-    /// Add `d` to particle `i`'s row, component by component (`d[3]` is 0, so w is unchanged).
-    fn add_row(&mut self, i: usize, d: [f32; 4]);
-    /// Subtract `d` from particle `i`'s row, component by component (`d[3]` is 0).
-    fn sub_row(&mut self, i: usize, d: [f32; 4]);
+    /// Add `d` to particle `i`'s row, component by component (`d.w` is 0, so w is unchanged).
+    fn add_row(&mut self, i: usize, d: SolverParticle);
+    /// Subtract `d` from particle `i`'s row, component by component (`d.w` is 0).
+    fn sub_row(&mut self, i: usize, d: SolverParticle);
     /// Overwrite the position of particle `i` (keeping its w).
     fn set(&mut self, i: usize, x: Vec3);
 
@@ -87,7 +87,7 @@ pub(crate) trait Positions {
     /// x_i += d.
     #[inline(always)]
     fn add(&mut self, i: usize, d: Vec3) {
-        self.add_row(i, d.extend(0.0).to_array());
+        self.add_row(i, d.extend(0.0));
     }
 }
 
@@ -97,12 +97,12 @@ impl Positions for [SolverParticle] {
         self[i].to_array()
     }
     #[inline(always)]
-    fn add_row(&mut self, i: usize, d: [f32; 4]) {
-        self[i] += Vec4::from_array(d);
+    fn add_row(&mut self, i: usize, d: SolverParticle) {
+        self[i] += d;
     }
     #[inline(always)]
-    fn sub_row(&mut self, i: usize, d: [f32; 4]) {
-        self[i] -= Vec4::from_array(d);
+    fn sub_row(&mut self, i: usize, d: SolverParticle) {
+        self[i] -= d;
     }
     #[inline(always)]
     fn set(&mut self, i: usize, x: Vec3) {
@@ -160,13 +160,13 @@ impl Positions for SharedPositions<'_> {
         self.read(i).to_array()
     }
     #[inline(always)]
-    fn add_row(&mut self, i: usize, d: [f32; 4]) {
-        let p = self.read(i) + Vec4::from_array(d);
+    fn add_row(&mut self, i: usize, d: SolverParticle) {
+        let p = self.read(i) + d;
         self.write(i, p);
     }
     #[inline(always)]
-    fn sub_row(&mut self, i: usize, d: [f32; 4]) {
-        let p = self.read(i) - Vec4::from_array(d);
+    fn sub_row(&mut self, i: usize, d: SolverParticle) {
+        let p = self.read(i) - d;
         self.write(i, p);
     }
     #[inline(always)]

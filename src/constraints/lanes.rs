@@ -7,6 +7,7 @@
 //! constraint. Min, max and clamp are written as compare-and-select in both so that they agree
 //! even on NaN.
 
+use super::access::SolverParticle;
 use std::ops::{Add, Div, Mul, Neg, Sub};
 
 /// Constraints projected together by the 4-lane kernels: one SSE/NEON register. Where the CPU has
@@ -103,6 +104,15 @@ impl Lanes {
         return unsafe { std::mem::transmute::<LaneRegister, [f32; LANES]>(self.0) };
         #[cfg(not(target_arch = "x86_64"))]
         self.0
+    }
+
+    /// The lanes as a glam vector (the same register on x86-64).
+    #[inline(always)]
+    pub fn to_vec4(self) -> SolverParticle {
+        #[cfg(target_arch = "x86_64")]
+        return SolverParticle::from(self.0);
+        #[cfg(not(target_arch = "x86_64"))]
+        SolverParticle::from_array(self.0)
     }
 }
 
@@ -275,8 +285,10 @@ pub(crate) trait LaneSet<const N: usize>: Real {
     /// Rows [x, y, z, w] of `N` particles, one per lane, as lanes of x, y, z and of w.
     fn rows_to_lanes(rows: [[f32; 4]; N]) -> (V3<Self>, Self);
     /// Lane `l` of `v` as the row [x, y, z, 0], for every lane (the inverse of
-    /// [`LaneSet::rows_to_lanes`] without w).
-    fn lanes_to_rows(v: V3<Self>) -> [[f32; 4]; N];
+    /// [`LaneSet::rows_to_lanes`] without w). Rows as glam vectors, which are registers on x86-64:
+    /// as `[f32; 4]` arrays LLVM rebuilt every row from single elements (4–5 shuffles per row in
+    /// the 8-lane kernels) before adding it to the particle.
+    fn lanes_to_rows(v: V3<Self>) -> [SolverParticle; N];
 
     /// The lanes `v[first..first + N]`.
     #[inline(always)]
@@ -304,9 +316,9 @@ impl LaneSet<LANES> for Lanes {
     }
     /// The inverse transpose, for adding corrections to particle rows without changing their w.
     #[inline(always)]
-    fn lanes_to_rows(v: V3<Self>) -> [[f32; 4]; LANES] {
+    fn lanes_to_rows(v: V3<Self>) -> [SolverParticle; LANES] {
         let [r0, r1, r2, r3] = transpose4([v.x, v.y, v.z, Lanes::splat(0.0)]);
-        [r0.to_array(), r1.to_array(), r2.to_array(), r3.to_array()]
+        [r0.to_vec4(), r1.to_vec4(), r2.to_vec4(), r3.to_vec4()]
     }
 }
 
@@ -423,7 +435,7 @@ mod tests {
         }
         let back = Lanes::lanes_to_rows(p);
         for (row, back) in rows.iter().zip(back) {
-            assert_eq!(back, [row[0], row[1], row[2], 0.0]);
+            assert_eq!(back.to_array(), [row[0], row[1], row[2], 0.0]);
         }
     }
 

@@ -11,6 +11,7 @@
 
 #![allow(unused_unsafe)]
 
+use super::access::SolverParticle;
 use super::lanes::{LaneSet, Real, V3};
 use std::arch::x86_64::*;
 
@@ -120,14 +121,14 @@ impl LaneSet<8> for Lanes8 {
         (V3 { x: Lanes8(x), y: Lanes8(y), z: Lanes8(z) }, Lanes8(w))
     }
     #[inline(always)]
-    fn lanes_to_rows(v: V3<Self>) -> [[f32; 4]; 8] {
-        // SAFETY: the CPU has AVX (module invariant); each store writes the 4 floats of one row.
+    fn lanes_to_rows(v: V3<Self>) -> [SolverParticle; 8] {
+        // SAFETY: the CPU has AVX (module invariant).
         unsafe {
             let t = transpose_halves([v.x.0, v.y.0, v.z.0, _mm256_setzero_ps()]);
-            let mut rows = [[0.0; 4]; 8];
+            let mut rows = [SolverParticle::ZERO; 8];
             for (k, t) in t.into_iter().enumerate() {
-                _mm_storeu_ps(rows[k].as_mut_ptr(), _mm256_castps256_ps128(t));
-                _mm_storeu_ps(rows[k + 4].as_mut_ptr(), _mm256_extractf128_ps::<1>(t));
+                rows[k] = SolverParticle::from(_mm256_castps256_ps128(t));
+                rows[k + 4] = SolverParticle::from(_mm256_extractf128_ps::<1>(t));
             }
             rows
         }
@@ -197,7 +198,7 @@ pub(crate) mod tests {
             assert_eq!([p.x.to_array()[l], p.y.to_array()[l], p.z.to_array()[l], w.to_array()[l]], *row);
         }
         for (row, back) in rows.iter().zip(Lanes8::lanes_to_rows(p)) {
-            assert_eq!(back, [row[0], row[1], row[2], 0.0]);
+            assert_eq!(back.to_array(), [row[0], row[1], row[2], 0.0]);
         }
         let a = [1.5, -0.0, f32::NAN, -2.25, 1e-30, f32::INFINITY, 3.0, 0.0];
         let b = [0.7, 0.0, 1.0, -2.25, 3e-9, 2.0, f32::NAN, -1.0];

@@ -229,8 +229,8 @@ mod tests {
                 let [i, j] = self.pairs[c].map(|p| p as usize);
                 let (a, b) = (x.get(i), x.get(j));
                 let d = (a.x * 1.3 - b.y + *lambda).sin() * 0.1 + a.z * b.x * 0.01;
-                x.add_row(i, [d, -d * 0.5, 0.25 * d * d, 0.0]);
-                x.add_row(j, [-d, d * d, 0.5 * d, 0.0]);
+                x.add_row(i, SolverParticle::new(d, -d * 0.5, 0.25 * d * d, 0.0));
+                x.add_row(j, SolverParticle::new(-d, d * d, 0.5 * d, 0.0));
                 *lambda += d;
             }
         }
@@ -250,7 +250,9 @@ mod tests {
     /// except the last, whose groups of three pairs are disjoint.
     fn colour_groups(pairs: &mut Vec<[u32; 2]>) -> Vec<u32> {
         let groups: Vec<[[u32; 2]; 3]> = pairs.chunks_exact(3).map(|g| [g[0], g[1], g[2]]).collect();
-        let mut colours: Vec<(Vec<[[u32; 2]; 3]>, std::collections::HashSet<u32>)> = Vec::new();
+        // Per colour: its groups and the particles they use.
+        type Colour = (Vec<[[u32; 2]; 3]>, std::collections::HashSet<u32>);
+        let mut colours: Vec<Colour> = Vec::new();
         for g in groups {
             let particles: Vec<u32> = g.iter().flatten().copied().collect();
             match colours.iter_mut().find(|(_, used)| particles.iter().all(|p| !used.contains(p))) {

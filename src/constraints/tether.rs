@@ -366,7 +366,7 @@ impl TetherSweep<'_> {
                 }
             }
             for l in 0..N {
-                x.set(i[l], Vec3::new(rows[l][0], rows[l][1], rows[l][2]));
+                x.set(i[l], rows[l].truncate());
             }
             measure_tethers(xi, &xa, &bound, &mut len);
         }
