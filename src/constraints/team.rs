@@ -100,6 +100,7 @@ impl<S: Sweep> ColourTeam<'_, S> {
     /// One member: claim and project parts until the last colour is complete.
     fn run(&self) {
         let member = self.joined.fetch_add(1, Ordering::Relaxed);
+        let _poison = PoisonOnUnwind(&self.state);
         loop {
             let state = self.state.load(Ordering::Acquire);
             let colour = (state >> 32) as usize;
@@ -146,7 +147,8 @@ impl<S: Sweep> ColourTeam<'_, S> {
         }
         let finished = self.finished.fetch_add(1, Ordering::AcqRel) + 1;
         if finished == (colour + 1) * self.parts {
-            self.state.store(((colour + 1) as u64) << 32, Ordering::Release);
+            // `fetch_max` rather than `store`: a poisoned state ([`PoisonOnUnwind`]) stays so.
+            self.state.fetch_max(((colour + 1) as u64) << 32, Ordering::Release);
         }
     }
 
@@ -168,6 +170,21 @@ fn part_start<S: Sweep>(s: &S, colour_start: &[u32], parts: usize, colour: usize
         start += 1;
     }
     start
+}
+
+/// Ends the sweep for every member if this one unwinds (a panic in a kernel): its claimed part
+/// would never finish, and the others would wait for it for ever. They return at once instead, and
+/// the panic reaches the caller through `rayon::join` (and the C boundary's `catch_unwind`) rather
+/// than hanging the step.
+struct PoisonOnUnwind<'a>(&'a AtomicU64);
+
+impl Drop for PoisonOnUnwind<'_> {
+    fn drop(&mut self) {
+        if std::thread::panicking() {
+            // Colour u32::MAX is past any sweep's last colour.
+            self.0.store(u64::MAX, Ordering::Release);
+        }
+    }
 }
 
 /// Spin while `busy()` holds, yielding the core after [`SPINS_BEFORE_YIELD`] spins.
@@ -273,7 +290,12 @@ mod tests {
         start
     }
 
-    /// 3 000 groups of three pairs among 4 000 particles, pairs within a group disjoint.
+    /// Particles and pairs of [`scene`] (fewer under Miri, which runs the tests ~1000× slower).
+    const PARTICLES: u32 = if cfg!(miri) { 300 } else { 4_000 };
+    const PAIRS: usize = if cfg!(miri) { 240 } else { 9_000 };
+
+    /// [`PAIRS`] / 3 groups of three pairs among [`PARTICLES`] particles, pairs within a group
+    /// disjoint.
     fn scene() -> (PairSweep, Vec<u32>, Vec<SolverParticle>) {
         let mut seed = 7u64;
         let mut next = |n: u32| {
@@ -281,8 +303,8 @@ mod tests {
             ((seed >> 33) % n as u64) as u32
         };
         let mut pairs = Vec::new();
-        while pairs.len() < 9_000 {
-            let p: [u32; 6] = std::array::from_fn(|_| next(4_000));
+        while pairs.len() < PAIRS {
+            let p: [u32; 6] = std::array::from_fn(|_| next(PARTICLES));
             let mut sorted = p;
             sorted.sort_unstable();
             if sorted.windows(2).all(|w| w[0] != w[1]) {
@@ -290,12 +312,33 @@ mod tests {
             }
         }
         let colour_start = colour_groups(&mut pairs);
-        let x = (0..4_000).map(|i| SolverParticle::new(i as f32 * 0.001, (i % 7) as f32, (i % 13) as f32 * 0.1, 1.0)).collect();
+        let x = (0..PARTICLES).map(|i| SolverParticle::new(i as f32 * 0.001, (i % 7) as f32, (i % 13) as f32 * 0.1, 1.0)).collect();
         (PairSweep { pairs, threads_seen: Mutex::new(Vec::new()) }, colour_start, x)
     }
 
     fn bits(x: &[SolverParticle], lambda: &[f32]) -> Vec<u32> {
         x.iter().flat_map(|p| p.to_array()).chain(lambda.iter().copied()).map(f32::to_bits).collect()
+    }
+
+    /// Run `test` on its own thread and fail if it has not finished within a minute (what these
+    /// tests guard against is a team waiting for ever), or with its panic.
+    fn within_a_minute(test: fn()) {
+        if cfg!(miri) {
+            // Miri's clock runs with the interpreted instructions: a minute passes too soon.
+            return test();
+        }
+        let (done, finished) = std::sync::mpsc::channel();
+        let runner = std::thread::spawn(move || {
+            test();
+            done.send(()).unwrap();
+        });
+        match finished.recv_timeout(std::time::Duration::from_secs(60)) {
+            Ok(()) => runner.join().unwrap(),
+            Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => {
+                std::panic::resume_unwind(runner.join().expect_err("the test panicked"))
+            }
+            Err(std::sync::mpsc::RecvTimeoutError::Timeout) => panic!("the team sweep hung (> 60 s)"),
+        }
     }
 
     /// Three sweeps by a team on a pool of `threads`, from the scene's start.
@@ -316,14 +359,16 @@ mod tests {
     fn team_sweeps_give_the_bits_of_the_sequential_sweep_for_any_pool_size() {
         let (s, colour_start, mut x) = scene();
         let sizes: Vec<u32> = colour_start.windows(2).map(|r| r[1] - r[0]).collect();
-        assert!(sizes.len() > 5 && sizes.contains(&0) && sizes.iter().any(|&n| n > 800), "colour sizes {sizes:?}");
+        let large = PAIRS as u32 / 12;
+        assert!(sizes.len() > 5 && sizes.contains(&0) && sizes.iter().any(|&n| n > large), "colour sizes {sizes:?}");
         assert!(sizes.iter().any(|&n| n > 0 && n < 3 * MAX_PARTS as u32), "a colour with empty parts: {sizes:?}");
         let mut lambda = vec![0.0; s.pairs.len()];
         for _ in 0..3 {
             s.project_range(0, &mut lambda, &mut x[..]);
         }
         let sequential = bits(&x, &lambda);
-        for threads in [1, 2, 3, 8, 16] {
+        let pools: &[usize] = if cfg!(miri) { &[1, 2, 3] } else { &[1, 2, 3, 8, 16] };
+        for &threads in pools {
             let (team, s) = team_sweeps(threads);
             assert_eq!(team, sequential, "{threads} threads");
             // Every non-empty part of every colour was projected once per sweep.
@@ -350,7 +395,11 @@ mod tests {
     fn a_member_whose_thread_is_busy_is_not_waited_for() {
         // The pool's other thread spins outside the team until the sweep is over: the team's
         // second member (a job on the sweeping thread's deque) can only run after it. Waiting for
-        // that member would hang here; the sweeping thread must claim every part itself.
+        // that member would hang; the sweeping thread must claim every part itself.
+        within_a_minute(a_member_whose_thread_is_busy_is_not_waited_for_body);
+    }
+
+    fn a_member_whose_thread_is_busy_is_not_waited_for_body() {
         let (s, colour_start, mut x) = scene();
         let mut lambda = vec![0.0; s.pairs.len()];
         let (mut x_alone, mut lambda_alone) = (x.clone(), lambda.clone());
@@ -371,5 +420,37 @@ mod tests {
         let seen = s.threads_seen.into_inner().unwrap();
         let first = seen[0];
         assert!(seen.iter().all(|&t| t == first), "parts projected on {seen:?}");
+    }
+
+    #[test]
+    fn a_panic_in_a_part_reaches_the_caller_instead_of_hanging_the_team() {
+        within_a_minute(a_panic_in_a_part_reaches_the_caller_body);
+    }
+
+    fn a_panic_in_a_part_reaches_the_caller_body() {
+        /// [`PairSweep`] that panics at one constraint of a colour in the middle.
+        struct Panicking(PairSweep, usize);
+        impl Sweep for Panicking {
+            fn project_range<P: Positions + ?Sized>(&self, first: usize, lambda: &mut [f32], x: &mut P) {
+                assert!(!(first..first + lambda.len()).contains(&self.1), "injected panic");
+                self.0.project_range(first, lambda, x);
+            }
+            fn can_split_before(&self, c: usize) -> bool {
+                self.0.can_split_before(c)
+            }
+        }
+        let (s, colour_start, mut x) = scene();
+        let mut lambda = vec![0.0; s.pairs.len()];
+        let target = colour_start[3] as usize + 5;
+        let s = Panicking(s, target);
+        for threads in [1, 2, 3] {
+            let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+            let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                // SAFETY: `colour_groups` puts no particle twice in a colour.
+                pool.install(|| unsafe { project_colours_as_team(&s, &mut x, &mut lambda, &colour_start) })
+            }));
+            let message = result.expect_err("the kernel's panic");
+            assert_eq!(message.downcast_ref::<&str>(), Some(&"injected panic"), "{threads} threads");
+        }
     }
 }
