@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# The team sweep's unsafe code (src/constraints/team.rs: shared particle rows and multipliers
+# written by several threads, one colour at a time) under Miri, which reports data races and
+# invalid accesses. Opt-in (not part of .ci/test-all.sh): Miri needs a nightly toolchain, builds
+# the dependencies for itself and interprets the tests ~1000x slower (about 6 min here).
+#   -Zmiri-tree-borrows       crossbeam-epoch (under rayon) breaks the stricter Stacked Borrows
+#   -Zmiri-deterministic-floats  the tests compare bits of `sin` between two runs; Miri otherwise
+#                             perturbs the last bits of such functions on every call
+#   -Zmiri-ignore-leaks       rayon's pool threads are still parked when a test returns
+set -euo pipefail
+cd "$(dirname "$0")/.."
+rustup toolchain list | grep -q '^nightly' || rustup toolchain install nightly --profile minimal
+rustup component add --toolchain nightly miri rust-src
+MIRIFLAGS="-Zmiri-tree-borrows -Zmiri-deterministic-floats -Zmiri-ignore-leaks" \
+    cargo +nightly miri test --lib constraints::team
