@@ -34,6 +34,9 @@ const PARTS_PER_MEMBER: usize = 4;
 /// [`ColourTeam::state`].
 const MAX_PARTS: usize = 32;
 
+/// Members per team at most.
+const MAX_MEMBERS: usize = MAX_PARTS / PARTS_PER_MEMBER;
+
 /// Part boundaries are rounded down to this many constraints from the colour's start, so that a
 /// part's lane-wise batches (8 or 4 constraints) are those of the whole colour and only the colour's
 /// last part has a remainder projected one at a time.
@@ -52,7 +55,34 @@ const SPINS_BEFORE_YIELD: u32 = 1 << 12;
 /// [`SharedPositions::new`]): constraints of one colour share no particle they write, and particles
 /// they only read are written by none.
 pub(crate) unsafe fn project_colours_as_team<S: Sweep>(s: &S, x: &mut [SolverParticle], lambda: &mut [f32], colour_start: &[u32]) {
-    let members = rayon::current_num_threads().clamp(1, MAX_PARTS / PARTS_PER_MEMBER);
+    // SAFETY: the caller's contract.
+    unsafe { project_colours_with_members(s, x, lambda, colour_start, team_size(rayon::current_num_threads())) }
+}
+
+/// Members of a team on a pool of `pool_threads`: one per thread, but no more than the machine
+/// has cores (a member without a core of its own only makes the others wait for it: 100 steps of
+/// the 128² grid on a pool of 8 threads on 2 cores took 2.40–2.56 s with 8 members and 1.39–1.65 s
+/// with 2, on 64 threads 2.23–2.61 and 1.85 s) and than [`MAX_MEMBERS`]. Which threads join
+/// changes no bit.
+fn team_size(pool_threads: usize) -> usize {
+    static CORES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    let cores = *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    pool_threads.min(cores).clamp(1, MAX_MEMBERS)
+}
+
+/// [`project_colours_as_team`] with a team of `members` (1 ≤ members ≤ [`MAX_MEMBERS`]) on the
+/// current rayon pool.
+///
+/// # Safety
+/// As [`project_colours_as_team`].
+unsafe fn project_colours_with_members<S: Sweep>(
+    s: &S,
+    x: &mut [SolverParticle],
+    lambda: &mut [f32],
+    colour_start: &[u32],
+    members: usize,
+) {
+    assert!((1..=MAX_MEMBERS).contains(&members));
     let team = ColourTeam {
         s,
         colour_start,
@@ -353,7 +383,7 @@ mod tests {
         pool.install(|| {
             for _ in 0..3 {
                 // SAFETY: `colour_groups` puts no particle twice in a colour.
-                unsafe { project_colours_as_team(&s, &mut x, &mut lambda, &colour_start) };
+                unsafe { project_colours_with_members(&s, &mut x, &mut lambda, &colour_start, threads.min(MAX_MEMBERS)) };
             }
         });
         (bits(&x, &lambda), s)
@@ -376,7 +406,7 @@ mod tests {
             let (team, s) = team_sweeps(threads);
             assert_eq!(team, sequential, "{threads} threads");
             // Every non-empty part of every colour was projected once per sweep.
-            let parts = threads.min(MAX_PARTS / PARTS_PER_MEMBER) * PARTS_PER_MEMBER;
+            let parts = threads.min(MAX_MEMBERS) * PARTS_PER_MEMBER;
             let non_empty = (0..colour_start.len() - 1)
                 .flat_map(|c| (0..parts).map(move |p| (c, p)))
                 .filter(|&(c, p)| part_start(&s, &colour_start, parts, c, p) < part_start(&s, &colour_start, parts, c, p + 1))
@@ -415,7 +445,7 @@ mod tests {
                 || wait_while(|| !swept.load(Ordering::Acquire)),
                 || {
                     // SAFETY: `colour_groups` puts no particle twice in a colour.
-                    unsafe { project_colours_as_team(&s, &mut x, &mut lambda, &colour_start) };
+                    unsafe { project_colours_with_members(&s, &mut x, &mut lambda, &colour_start, 2) };
                     swept.store(true, Ordering::Release);
                 },
             )
@@ -451,7 +481,7 @@ mod tests {
             let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
             let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
                 // SAFETY: `colour_groups` puts no particle twice in a colour.
-                pool.install(|| unsafe { project_colours_as_team(&s, &mut x, &mut lambda, &colour_start) })
+                pool.install(|| unsafe { project_colours_with_members(&s, &mut x, &mut lambda, &colour_start, threads) })
             }));
             let message = result.expect_err("the kernel's panic");
             assert_eq!(message.downcast_ref::<&str>(), Some(&"injected panic"), "{threads} threads");
