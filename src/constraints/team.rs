@@ -63,7 +63,8 @@ pub(crate) unsafe fn project_colours_as_team<S: Sweep>(s: &S, x: &mut [SolverPar
 /// has cores (a member without a core of its own only makes the others wait for it: 100 steps of
 /// the 128² grid on a pool of 8 threads on 2 cores took 2.40–2.56 s with 8 members and 1.39–1.65 s
 /// with 2, on 64 threads 2.23–2.61 and 1.85 s) and than [`MAX_MEMBERS`]. Which threads join
-/// changes no bit.
+/// changes no bit. The core count is read from the OS once per process, on the first split sweep
+/// (`no_allocation` warms up before it counts); later calls read the cached value.
 fn team_size(pool_threads: usize) -> usize {
     static CORES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
     let cores = *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
@@ -89,7 +90,6 @@ unsafe fn project_colours_with_members<S: Sweep>(
         // SAFETY: the caller's contract (disjoint particles within a colour).
         x: unsafe { SharedPositions::new(x) },
         lambda: SharedMultipliers { ptr: lambda.as_mut_ptr(), len: lambda.len(), _borrow: PhantomData },
-        members,
         parts: members * PARTS_PER_MEMBER,
         state: AtomicU64::new(0),
         finished: AtomicUsize::new(0),
@@ -114,9 +114,8 @@ struct ColourTeam<'a, S> {
     colour_start: &'a [u32],
     x: SharedPositions<'a>,
     lambda: SharedMultipliers<'a>,
-    /// Members that own parts (later arrivals only steal).
-    members: usize,
-    /// Parts per colour, `members × PARTS_PER_MEMBER` ≤ [`MAX_PARTS`].
+    /// Parts per colour, `members × PARTS_PER_MEMBER` ≤ [`MAX_PARTS`]; `fork` starts exactly
+    /// `members` runs, so every member owns [`PARTS_PER_MEMBER`] of them.
     parts: usize,
     /// The colour in progress in the high 32 bits, its claimed parts as a bit mask in the low 32.
     state: AtomicU64,
@@ -134,6 +133,7 @@ impl<S: Sweep> ColourTeam<'_, S> {
     /// One member: claim and project parts until the last colour is complete.
     fn run(&self) {
         let member = self.joined.fetch_add(1, Ordering::Relaxed);
+        debug_assert!((member + 1) * PARTS_PER_MEMBER <= self.parts, "more runs than members");
         let _poison = PoisonOnUnwind(&self.state);
         loop {
             let state = self.state.load(Ordering::Acquire);
@@ -153,7 +153,7 @@ impl<S: Sweep> ColourTeam<'_, S> {
     /// colour is claimed (or the colour has moved on).
     fn claim(&self, mut state: u64, member: usize) -> Option<(usize, usize)> {
         let all = (1u64 << self.parts) - 1;
-        let own = if member < self.members { ((1u64 << PARTS_PER_MEMBER) - 1) << (member * PARTS_PER_MEMBER) } else { 0 };
+        let own = ((1u64 << PARTS_PER_MEMBER) - 1) << (member * PARTS_PER_MEMBER);
         let colour = state >> 32;
         loop {
             let free = !state & all;
