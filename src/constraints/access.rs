@@ -57,6 +57,11 @@ pub(crate) fn constraint_particles<const N: usize, const K: usize>(constraints: 
     ids
 }
 
+/// Whether every particle index in `ids` is `< particle_count`.
+pub(crate) fn indices_below(ids: &[u32], particle_count: usize) -> bool {
+    ids.iter().all(|&i| (i as usize) < particle_count)
+}
+
 /// Particle `k` of each of `N` constraints (`ids` from [`constraint_particles`]), one per lane.
 #[inline(always)]
 pub(crate) fn column<const N: usize, const K: usize>(ids: &[[usize; K]; N], k: usize) -> [usize; N] {
@@ -110,9 +115,13 @@ impl Positions for [SolverParticle] {
     }
 }
 
-/// A particle array shared by the threads projecting one colour. Copies of it alias the same
-/// memory; that is sound only because a colour's constraints touch pairwise disjoint particles,
-/// which is the contract of [`SharedPositions::new`]. Indices are bounds-checked.
+/// A particle array shared by the threads projecting one colour, or walked by one thread. Copies of
+/// it alias the same memory; that is sound only because a colour's constraints touch pairwise
+/// disjoint particles, which is part of the contract of [`SharedPositions::new`].
+///
+/// Indices are bounds-checked only in debug builds: the step checks every particle index of a
+/// cloth's constraints once (`solver::step_cloth`) instead of at every read and write, which took a
+/// compare and a branch per particle out of the lane-wise loops (README, Performance).
 #[derive(Clone, Copy)]
 pub(crate) struct SharedPositions<'a> {
     ptr: *mut SolverParticle,
@@ -130,26 +139,28 @@ impl<'a> SharedPositions<'a> {
     /// View `x` for concurrent projections.
     ///
     /// # Safety
-    /// While copies of the view are used from several threads, a particle that one thread writes
-    /// is neither read nor written by any other (e.g. the constraints each thread projects belong
-    /// to one colour of a valid colouring, and anchors that several of them read are never written).
+    /// - Every particle index passed to the view's methods is `< x.len()`.
+    /// - While copies of the view are used from several threads, a particle that one thread writes
+    ///   is neither read nor written by any other (e.g. the constraints each thread projects belong
+    ///   to one colour of a valid colouring, and anchors that several of them read are never
+    ///   written).
     pub unsafe fn new(x: &'a mut [SolverParticle]) -> Self {
         SharedPositions { ptr: x.as_mut_ptr(), len: x.len(), _borrow: PhantomData }
     }
 
     #[inline(always)]
     fn read(&self, i: usize) -> SolverParticle {
-        assert!(i < self.len);
-        // SAFETY: in bounds (checked above) of the live borrow `'a`; no other thread writes
-        // particle i meanwhile (contract of `new`).
+        debug_assert!(i < self.len);
+        // SAFETY: in bounds of the live borrow `'a`, and no other thread writes particle i
+        // meanwhile (contract of `new`).
         unsafe { self.ptr.add(i).read() }
     }
 
     #[inline(always)]
     fn write(&mut self, i: usize, p: SolverParticle) {
-        assert!(i < self.len);
-        // SAFETY: in bounds of the live borrow `'a`; no other thread reads or writes particle i
-        // meanwhile (contract of `new`).
+        debug_assert!(i < self.len);
+        // SAFETY: in bounds of the live borrow `'a`, and no other thread reads or writes particle
+        // i meanwhile (contract of `new`).
         unsafe { self.ptr.add(i).write(p) }
     }
 }

@@ -16,7 +16,7 @@
 //! Σ∇ = 0 by construction (translation invariance). Hinges whose edge or triangle heights vanish are
 //! skipped. Compliance α in rad/(N·m); λ/h² estimates the hinge torque [N·m].
 
-use super::access::{Positions, SolverParticle, column, constraint_particles, gather_rows, gather_vec3};
+use super::access::{Positions, SolverParticle, column, constraint_particles, gather_rows, gather_vec3, indices_below};
 use super::sweep::{BatchSweep, Sweep, project_disjoint_lanes, sweep};
 use super::lanes::{LANES, LaneSet, Lanes, Real, V3, atan2, v3};
 use super::{MIN_DENOMINATOR, SubstepCoefficients, xpbd_delta_lambda_parts};
@@ -246,17 +246,49 @@ impl BendingConstraints {
     /// One Gauss–Seidel sweep over all hinges in storage order. When the hinges are coloured
     /// ([`BendingConstraints::colour_start`]), colour by colour, 8 hinges at a time where the CPU has
     /// AVX, then 4, then one at a time, and with `parallel` each colour split over the current rayon pool (the same bits either way).
-    pub(crate) fn solve(&mut self, x: &mut [SolverParticle], x_prev: &[Vec3], w: &[f32], k: &SubstepCoefficients, parallel: bool) {
+    ///
+    /// # Safety
+    /// Every particle index of the hinges is `< x.len()` ([`Self::particles_below`]), and
+    /// [`BendingConstraints::colour_start`], if set, is a valid colouring (no two hinges of a colour share a
+    /// particle).
+    pub(crate) unsafe fn solve_in_bounds(
+        &mut self,
+        x: &mut [SolverParticle],
+        x_prev: &[Vec3],
+        w: &[f32],
+        k: &SubstepCoefficients,
+        parallel: bool,
+    ) {
         let colours = (!self.colour_start.is_empty()).then_some(self.colour_start.as_slice());
         let (hinges, rest_angle, compliance) = (&self.hinges[..], &self.rest_angle[..], &self.compliance[..]);
         // Without damping γ = 0 and ∇C·(x − x_prev) is not needed: skip reading x_prev.
         if k.undamped() {
             let kernel = BendingSweep::<false> { hinges, rest_angle, compliance, x_prev, w, k };
-            sweep(&kernel, x, &mut self.lambda, colours, parallel);
+            // SAFETY: the caller's contract; the kernel reads particles only through its
+            // `hinges`.
+            unsafe { sweep(&kernel, x, &mut self.lambda, colours, parallel) };
         } else {
             let kernel = BendingSweep::<true> { hinges, rest_angle, compliance, x_prev, w, k };
-            sweep(&kernel, x, &mut self.lambda, colours, parallel);
+            // SAFETY: the caller's contract; the kernel reads particles only through its
+            // `hinges`.
+            unsafe { sweep(&kernel, x, &mut self.lambda, colours, parallel) };
         }
+    }
+
+    /// [`Self::solve_in_bounds`] after checking the particle indices against `x.len()`.
+    ///
+    /// # Panics
+    /// If one of the hinges refers to a particle `>= x.len()`.
+    #[cfg(test)]
+    pub(crate) fn solve(&mut self, x: &mut [SolverParticle], x_prev: &[Vec3], w: &[f32], k: &SubstepCoefficients, parallel: bool) {
+        assert!(self.particles_below(x.len()), "a constraint refers to a particle beyond {}", x.len());
+        // SAFETY: indices checked above; the colourings of the tests are valid (`colouring_is_valid`).
+        unsafe { self.solve_in_bounds(x, x_prev, w, k, parallel) }
+    }
+
+    /// Whether every particle index of the hinges is `< particle_count`.
+    pub(crate) fn particles_below(&self, particle_count: usize) -> bool {
+        indices_below(self.hinges.as_flattened(), particle_count)
     }
 
     /// |C| [rad] of every hinge at positions `x` (0 for hinges that are currently degenerate),

@@ -4,7 +4,7 @@
 //! (Müller et al. 2006, Position Based Dynamics, §3.3 / eq. 10–11; solved with the XPBD update,
 //! Macklin et al. 2016, eq. 18 and 26). Compliance α in m/N, λ in N·s², force ≈ λ/h² [N].
 
-use super::access::{Positions, SolverParticle, column, constraint_particles, gather_rows, gather_vec3};
+use super::access::{Positions, SolverParticle, column, constraint_particles, gather_rows, gather_vec3, indices_below};
 use super::sweep::{BatchSweep, Sweep, project_disjoint_lanes, sweep};
 use super::lanes::{LaneSet, Real, V3, v3};
 use super::{MIN_DENOMINATOR, SubstepCoefficients, xpbd_delta_lambda_parts};
@@ -138,17 +138,49 @@ impl StretchConstraints {
     /// One Gauss–Seidel sweep over all edges in storage order. When the edges are coloured
     /// ([`StretchConstraints::colour_start`]), colour by colour, 8 edges at a time where the CPU has
     /// AVX, then 4, then one at a time, and with `parallel` each colour split over the current rayon pool (the same bits either way).
-    pub(crate) fn solve(&mut self, x: &mut [SolverParticle], x_prev: &[Vec3], w: &[f32], k: &SubstepCoefficients, parallel: bool) {
+    ///
+    /// # Safety
+    /// Every particle index of the edges is `< x.len()` ([`Self::particles_below`]), and
+    /// [`StretchConstraints::colour_start`], if set, is a valid colouring (no two edges of a colour share a
+    /// particle).
+    pub(crate) unsafe fn solve_in_bounds(
+        &mut self,
+        x: &mut [SolverParticle],
+        x_prev: &[Vec3],
+        w: &[f32],
+        k: &SubstepCoefficients,
+        parallel: bool,
+    ) {
         let colours = (!self.colour_start.is_empty()).then_some(self.colour_start.as_slice());
         let (edges, rest_length, compliance) = (&self.edges[..], &self.rest_length[..], &self.compliance[..]);
         // Without damping γ = 0 and ∇C·(x − x_prev) is not needed: skip reading x_prev.
         if k.undamped() {
             let kernel = StretchSweep::<false> { edges, rest_length, compliance, x_prev, w, k };
-            sweep(&kernel, x, &mut self.lambda, colours, parallel);
+            // SAFETY: the caller's contract; the kernel reads particles only through its
+            // `edges`.
+            unsafe { sweep(&kernel, x, &mut self.lambda, colours, parallel) };
         } else {
             let kernel = StretchSweep::<true> { edges, rest_length, compliance, x_prev, w, k };
-            sweep(&kernel, x, &mut self.lambda, colours, parallel);
+            // SAFETY: the caller's contract; the kernel reads particles only through its
+            // `edges`.
+            unsafe { sweep(&kernel, x, &mut self.lambda, colours, parallel) };
         }
+    }
+
+    /// [`Self::solve_in_bounds`] after checking the particle indices against `x.len()`.
+    ///
+    /// # Panics
+    /// If one of the edges refers to a particle `>= x.len()`.
+    #[cfg(test)]
+    pub(crate) fn solve(&mut self, x: &mut [SolverParticle], x_prev: &[Vec3], w: &[f32], k: &SubstepCoefficients, parallel: bool) {
+        assert!(self.particles_below(x.len()), "a constraint refers to a particle beyond {}", x.len());
+        // SAFETY: indices checked above; the colourings of the tests are valid (`colouring_is_valid`).
+        unsafe { self.solve_in_bounds(x, x_prev, w, k, parallel) }
+    }
+
+    /// Whether every particle index of the edges is `< particle_count`.
+    pub(crate) fn particles_below(&self, particle_count: usize) -> bool {
+        indices_below(self.edges.as_flattened(), particle_count)
     }
 
     /// |C| [m] of every edge at positions `x`, appended to `out`; returns [`Self::max_strain`]

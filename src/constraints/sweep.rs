@@ -1,7 +1,7 @@
 //! One Gauss–Seidel sweep over a constraint type, sequential or colour-parallel, with the same
 //! projection code on both paths ([`Sweep::project_range`] is generic over [`Positions`]).
 
-use super::access::{Positions, SolverParticle};
+use super::access::{Positions, SharedPositions, SolverParticle};
 use super::team::project_colours_as_team;
 use super::lanes::{LANES, LaneSet, Lanes};
 #[cfg(target_arch = "x86_64")]
@@ -35,22 +35,28 @@ pub(crate) trait Sweep: Sync {
 /// Within a colour no particle is shared, so the bits depend neither on the split nor on the
 /// batching: every variant equals the one-at-a-time sweep over the same (colour-sorted) order.
 ///
-/// Each colour range must satisfy that: constraints in it share no particle they write, and
-/// particles they only read are written by none.
-pub(crate) fn sweep<S: Sweep>(s: &S, x: &mut [SolverParticle], lambda: &mut [f32], colour_start: Option<&[u32]>, parallel: bool) {
+/// # Safety
+/// - Every particle index the kernel passes to [`Positions`] is `< x.len()` (particles are read
+///   and written without bounds checks).
+/// - Each colour range touches pairwise disjoint particles: constraints in it share no particle
+///   they write, and particles they only read are written by none (colourings are checked by
+///   `colouring_is_valid` in the tests).
+pub(crate) unsafe fn sweep<S: Sweep>(s: &S, x: &mut [SolverParticle], lambda: &mut [f32], colour_start: Option<&[u32]>, parallel: bool) {
     let Some(colour_start) = colour_start else {
-        s.project_range(0, lambda, x);
+        // SAFETY: indices in bounds (the caller's contract); one thread walks the view.
+        s.project_range(0, lambda, &mut unsafe { SharedPositions::new(x) });
         return;
     };
     if parallel {
-        // SAFETY: the constraints of one colour range touch disjoint particles (the caller's
-        // contract above; colourings are checked by `colouring_is_valid` in the tests).
+        // SAFETY: the caller's contract (indices in bounds, disjoint particles within a colour).
         unsafe { project_colours_as_team(s, x, lambda, colour_start) };
         return;
     }
+    // SAFETY: indices in bounds (the caller's contract); one thread walks the view.
+    let mut rows = unsafe { SharedPositions::new(x) };
     for range in colour_start.windows(2) {
         let (begin, end) = (range[0] as usize, range[1] as usize);
-        s.project_disjoint(begin, &mut lambda[begin..end], x);
+        s.project_disjoint(begin, &mut lambda[begin..end], &mut rows);
     }
 }
 

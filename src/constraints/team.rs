@@ -51,9 +51,9 @@ const SPINS_BEFORE_YIELD: u32 = 1 << 12;
 /// in order, each colour's parts spread over the current rayon pool.
 ///
 /// # Safety
-/// Each colour range must touch pairwise disjoint particles (the contract of
-/// [`SharedPositions::new`]): constraints of one colour share no particle they write, and particles
-/// they only read are written by none.
+/// The contract of [`SharedPositions::new`]: every particle index the kernel uses is
+/// `< x.len()`, and each colour range touches pairwise disjoint particles (constraints of one
+/// colour share no particle they write, and particles they only read are written by none).
 pub(crate) unsafe fn project_colours_as_team<S: Sweep>(s: &S, x: &mut [SolverParticle], lambda: &mut [f32], colour_start: &[u32]) {
     // SAFETY: the caller's contract.
     unsafe { project_colours_with_members(s, x, lambda, colour_start, team_size(rayon::current_num_threads())) }
@@ -87,7 +87,7 @@ unsafe fn project_colours_with_members<S: Sweep>(
     let team = ColourTeam {
         s,
         colour_start,
-        // SAFETY: the caller's contract (disjoint particles within a colour).
+        // SAFETY: the caller's contract (indices in bounds, disjoint particles within a colour).
         x: unsafe { SharedPositions::new(x) },
         lambda: SharedMultipliers { ptr: lambda.as_mut_ptr(), len: lambda.len(), _borrow: PhantomData },
         parts: members * PARTS_PER_MEMBER,

@@ -12,7 +12,7 @@
 //! particle towards its anchor; it only stops the chain of edges from stretching beyond what a
 //! one-pass Gauss–Seidel sweep can recover, which is what keeps light, stiff, fine cloth stable.
 
-use super::access::{Positions, SolverParticle, gather_rows};
+use super::access::{Positions, SolverParticle, gather_rows, indices_below};
 use super::lanes::{LANES, LaneSet, Lanes, Real, V3, v3};
 #[cfg(target_arch = "x86_64")]
 use super::lanes_avx::{Lanes8, avx_available};
@@ -112,9 +112,15 @@ impl TetherConstraints {
     /// the two-ball lens (`finish_pair`), so a particle ends inside every tether bound. For the same
     /// reason all groups form one "colour" (they share no particle they write), which is always
     /// handed to the lane-wise path: [`LANES`] groups of [`TETHERS_PER_PARTICLE`] tethers at once.
+    ///
+    /// # Safety
+    /// Every particle and anchor index is `< x.len()` ([`Self::particles_below`]), and the
+    /// tethers were built for the current inverse masses `w` (anchors kinematic, constrained
+    /// particles not), so that no group writes a particle another group reads.
     // Out of line so that profilers (perf, callgrind) attribute the sweep to it; once per substep.
     #[inline(never)]
-    pub(crate) fn solve(
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) unsafe fn solve_in_bounds(
         &mut self,
         x: &mut [SolverParticle],
         w: &[f32],
@@ -126,7 +132,33 @@ impl TetherConstraints {
         let all = [0, self.particle.len() as u32];
         let (particle, anchor, geodesic_distance) = (&self.particle[..], &self.anchor[..], &self.geodesic_distance[..]);
         let kernel = TetherSweep { particle, anchor, geodesic_distance, w, slack, compliance, k };
-        sweep(&kernel, x, &mut self.lambda, Some(&all), parallel);
+        // SAFETY: the caller's contract; the kernel reads particles only through `particle` and
+        // `anchor`.
+        unsafe { sweep(&kernel, x, &mut self.lambda, Some(&all), parallel) };
+    }
+
+    /// [`Self::solve_in_bounds`] after checking the particle indices against `x.len()`.
+    ///
+    /// # Panics
+    /// If a tether refers to a particle `>= x.len()`.
+    #[cfg(test)]
+    pub(crate) fn solve(
+        &mut self,
+        x: &mut [SolverParticle],
+        w: &[f32],
+        slack: f32,
+        compliance: f32,
+        k: &SubstepCoefficients,
+        parallel: bool,
+    ) {
+        assert!(self.particles_below(x.len()), "a tether refers to a particle beyond {}", x.len());
+        // SAFETY: indices checked above; the tests build their tethers for `w`.
+        unsafe { self.solve_in_bounds(x, w, slack, compliance, k, parallel) }
+    }
+
+    /// Whether every particle and anchor index is `< particle_count`.
+    pub(crate) fn particles_below(&self, particle_count: usize) -> bool {
+        indices_below(&self.particle, particle_count) && indices_below(&self.anchor, particle_count)
     }
 }
 

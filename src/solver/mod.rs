@@ -96,6 +96,15 @@ pub(crate) fn step_cloth(cloth: &mut Cloth, dt: f32, ctx: &StepContext) {
     let inter_cloth = ctx.inter_cloth.filter(|_| params.inter_cloth_collision);
     let pair_settings = SelfCollisionSettings::of(&params);
     cloth.inter_cloth.begin_step(inter_cloth, cloth.world_key, &cloth.particles, pair_settings.radius, dt);
+    // Once per step rather than at every particle a sweep reads or writes (the sweeps' particle
+    // rows are not bounds-checked): the substeps change the constraints' λ, never their particles.
+    let particle_count = cloth.sweep_rows.len();
+    assert!(
+        cloth.stretch.particles_below(particle_count)
+            && cloth.bending.particles_below(particle_count)
+            && cloth.tethers.particles_below(particle_count),
+        "a constraint refers to a particle beyond {particle_count}"
+    );
 
     for substep in 0..substeps {
         if let Some(aero) = &aerodynamics {
@@ -118,16 +127,21 @@ pub(crate) fn step_cloth(cloth: &mut Cloth, dt: f32, ctx: &StepContext) {
                 pack_solver_particles(&p.x[range.clone()], &p.w[range], rows);
             });
             if params.enable_bending {
-                cloth.bending.solve(rows, &p.x_prev, &p.w, &bend_k, parallel);
+                // SAFETY: indices checked at the top of the step; colourings are valid
+                // (`Cloth::set_constraint_colouring`).
+                unsafe { cloth.bending.solve_in_bounds(rows, &p.x_prev, &p.w, &bend_k, parallel) };
             }
             if params.enable_stretch {
                 for _ in 0..STRETCH_SWEEPS {
-                    cloth.stretch.solve(rows, &p.x_prev, &p.w, &stretch_k, parallel);
+                    // SAFETY: as for bending.
+                    unsafe { cloth.stretch.solve_in_bounds(rows, &p.x_prev, &p.w, &stretch_k, parallel) };
                 }
             }
             if params.enable_tethers {
                 let (slack, alpha) = (params.tether_slack, params.tether_compliance);
-                cloth.tethers.solve(rows, &p.w, slack, alpha, &tether_k, parallel);
+                // SAFETY: indices checked at the top of the step; tethers are rebuilt whenever
+                // pins change w (`Cloth::set_pinned`).
+                unsafe { cloth.tethers.solve_in_bounds(rows, &p.w, slack, alpha, &tether_k, parallel) };
             }
             chunks_mut_in_parallel(&mut p.x, parallel, |first, x| {
                 unpack_solver_particles(&rows[first..first + x.len()], x);
@@ -264,4 +278,46 @@ fn update_stats(cloth: &mut Cloth, h: f32, substeps: u32, iterations: u32, paral
     let ((stretch, tether, max_edge_strain), bending) =
         if parallel { rayon::join(lengths, angles) } else { (lengths(), angles()) };
     cloth.stats = ClothStats { substeps, iterations, stretch, bending, tether, max_edge_strain, ..ClothStats::default() };
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::{ClothDesc, World, WorldDesc};
+    use std::panic::{AssertUnwindSafe, catch_unwind};
+
+    /// The sweeps read and write particle rows without bounds checks, relying on the check at the
+    /// top of the step: a constraint that refers to a particle beyond the cloth (impossible through
+    /// the public API, so planted here) stops the step with a panic before any particle moves,
+    /// on one thread and split over a pool (64² is above `PARALLEL_MIN_CONSTRAINTS`).
+    #[test]
+    fn a_constraint_beyond_the_particles_stops_the_step_before_anything_moves() {
+        let n = 64;
+        let positions: Vec<[f32; 3]> = (0..n * n).map(|k| [(k % n) as f32 * 0.02, 0.0, (k / n) as f32 * 0.02]).collect();
+        let mut indices = Vec::new();
+        for j in 0..n - 1 {
+            for i in 0..n - 1 {
+                let a = (j * n + i) as u32;
+                indices.extend_from_slice(&[a, a + n as u32, a + 1, a + 1, a + n as u32, a + n as u32 + 1]);
+            }
+        }
+        for (threads, kind) in [(1, "stretch"), (2, "bending"), (2, "tether")] {
+            let mut world = World::new(WorldDesc { thread_count: threads, ..WorldDesc::default() }).unwrap();
+            let handle = world.add_cloth(&ClothDesc::new(&positions, &indices)).unwrap();
+            let cloth = world.cloth_mut(handle).unwrap();
+            cloth.set_pinned(&[0, n as u32 - 1], None).unwrap();
+            let beyond = (n * n) as u32;
+            match kind {
+                "stretch" => cloth.stretch.edges[7][1] = beyond,
+                "bending" => cloth.bending.hinges[7][2] = beyond,
+                _ => *cloth.tethers.anchor.last_mut().unwrap() = beyond,
+            }
+            let before: Vec<[u32; 3]> = cloth.particle_positions().iter().map(|p| p.to_array().map(f32::to_bits)).collect();
+            let result = catch_unwind(AssertUnwindSafe(|| world.step(1.0 / 60.0)));
+            let message = result.expect_err(kind).downcast::<String>().map(|m| *m).unwrap_or_default();
+            assert!(message.contains(&format!("a constraint refers to a particle beyond {beyond}")), "{kind}: {message}");
+            let cloth = world.cloth_mut(handle).unwrap();
+            let after: Vec<[u32; 3]> = cloth.particle_positions().iter().map(|p| p.to_array().map(f32::to_bits)).collect();
+            assert!(before == after, "{kind}: particles moved");
+        }
+    }
 }
