@@ -45,19 +45,57 @@ pub fn dihedral_angle(p: [Vec3; 4]) -> Option<f32> {
 /// arithmetic as the solver's projection ([`hinge_geometry`]).
 pub fn dihedral_angle_and_gradient(p: [Vec3; 4]) -> Option<(f32, [Vec3; 4])> {
     let g = hinge_geometry(p.map(v3));
-    (g.valid > 0.0).then(|| (g.phi, g.grad.map(|q| q.to_vec3())))
+    (g.valid > 0.0).then(|| (g.phi, g.gradient().map(|q| q.to_vec3())))
 }
 
 
-/// φ, ∇φ and Σ|∇φ|²-ready terms of one hinge (or of several hinges, lane-wise).
+/// φ of one hinge (or of several hinges, lane-wise) and its gradient as two vectors and scalars:
+/// ∇₀φ = a·n_A, ∇₁φ = b·n_B, and ∇₂φ, ∇₃φ combinations of those two with weights from s_A, s_B
+/// (module docs). The projection works from these parts rather than four gradient vectors: the
+/// weighted Σ w_q|∇_qφ|² then needs only n_A·n_B, which φ already computed, and fewer vectors stay
+/// live through the 8-lane kernel (it spilled to the stack a third of its instructions).
 struct HingeGeometry<T> {
     /// 1 where the hinge is well defined, 0 where it is degenerate (then the other fields are
     /// finite for finite positions, but meaningless).
     valid: T,
     phi: T,
-    grad: [V3<T>; 4],
-    /// ‖e‖²/‖n_A‖² = |∇₀φ|² and ‖e‖²/‖n_B‖² = |∇₁φ|².
-    grad2_01: [T; 2],
+    n_a: V3<T>,
+    n_b: V3<T>,
+    /// a = −‖e‖/‖n_A‖², b = −‖e‖/‖n_B‖².
+    a: T,
+    b: T,
+    s_a: T,
+    s_b: T,
+    /// |∇₀φ|² = ‖e‖²/‖n_A‖², |∇₁φ|² = ‖e‖²/‖n_B‖², ∇₀φ·∇₁φ = a·b·(n_A·n_B).
+    g00: T,
+    g11: T,
+    g01: T,
+}
+
+impl<T: Real> HingeGeometry<T> {
+    /// ∇₀φ … ∇₃φ as vectors (module docs).
+    #[inline(always)]
+    fn gradient(&self) -> [V3<T>; 4] {
+        let one = T::splat(1.0);
+        let g0 = self.n_a.scale(self.a);
+        let g1 = self.n_b.scale(self.b);
+        let g2 = g0.combine(self.s_a - one, g1, self.s_b - one);
+        let g3 = g0.combine(-self.s_a, g1, -self.s_b);
+        [g0, g1, g2, g3]
+    }
+
+    /// Σ_q w_q|∇_qφ|², expanded through |u·g0 + v·g1|² = u²|g0|² + v²|g1|² + 2uv(g0·g1) for
+    /// ∇₂φ (u, v = s_A − 1, s_B − 1) and ∇₃φ (u, v = −s_A, −s_B): no vector product. For s_A, s_B in
+    /// [0, 1] (opposite vertices projecting inside the edge) the terms do not cancel.
+    #[inline(always)]
+    fn weighted_gradient_norm2(&self, w: [T; 4]) -> T {
+        let one = T::splat(1.0);
+        let (ua, ub) = (self.s_a - one, self.s_b - one);
+        let on_g00 = w[0] + w[2] * ua * ua + w[3] * self.s_a * self.s_a;
+        let on_g11 = w[1] + w[2] * ub * ub + w[3] * self.s_b * self.s_b;
+        let on_g01 = w[2] * ua * ub + w[3] * self.s_a * self.s_b;
+        on_g00 * self.g00 + on_g11 * self.g11 + T::splat(2.0) * on_g01 * self.g01
+    }
 }
 
 /// The module-level formulas, branch-free. (n_A × n_B)·ê is evaluated as −(e·(d₀ × d₁))·‖e‖ with
@@ -87,14 +125,11 @@ fn hinge_geometry<T: Real>(p: [V3<T>; 4]) -> HingeGeometry<T> {
     let sin_term = -e.dot(d0.cross(d1)) * e_len;
     let cos_term = n_a.dot(n_b);
     let phi = atan2(sin_term, cos_term);
-
-    let g0 = n_a.scale(-e_len * inv_na2);
-    let g1 = n_b.scale(-e_len * inv_nb2);
+    let (a, b) = (-e_len * inv_na2, -e_len * inv_nb2);
     let s_a = d0.dot(e) * inv_e_len2;
     let s_b = d1.dot(e) * inv_e_len2;
-    let g2 = g0.combine(s_a - one, g1, s_b - one);
-    let g3 = g0.combine(-s_a, g1, -s_b);
-    HingeGeometry { valid, phi, grad: [g0, g1, g2, g3], grad2_01: [e_len2 * inv_na2, e_len2 * inv_nb2] }
+    let (g00, g11, g01) = (e_len2 * inv_na2, e_len2 * inv_nb2, a * b * cos_term);
+    HingeGeometry { valid, phi, n_a, n_b, a, b, s_a, s_b, g00, g11, g01 }
 }
 
 /// Wrap an angle difference into (−π, π] so that a hinge near ±π does not see a 2π jump.
@@ -118,12 +153,18 @@ fn project_hinge<T: Real, const DAMPED: bool>(
     lambda: T,
     k: &SubstepCoefficients,
 ) -> (T, [V3<T>; 4]) {
-    let zero = T::splat(0.0);
+    let (zero, one) = (T::splat(0.0), T::splat(1.0));
     let g = hinge_geometry(p);
     let value = wrap_angle(g.phi - rest_angle);
-    let [g0, g1, g2, g3] = g.grad;
-    let weighted_grad2 = w[0] * g.grad2_01[0] + w[1] * g.grad2_01[1] + w[2] * g2.dot(g2) + w[3] * g3.dot(g3);
-    let grad_dot_dx = if DAMPED { g0.dot(dx[0]) + g1.dot(dx[1]) + g2.dot(dx[2]) + g3.dot(dx[3]) } else { zero };
+    let weighted_grad2 = g.weighted_gradient_norm2(w);
+    // Σ_q ∇_qφ·dx_q = a·n_A·(dx₀ + (s_A − 1)dx₂ − s_A·dx₃) + b·n_B·(dx₁ + (s_B − 1)dx₂ − s_B·dx₃).
+    let grad_dot_dx = if DAMPED {
+        let along_a = dx[0].combine(one, dx[2], g.s_a - one).combine(one, dx[3], -g.s_a);
+        let along_b = dx[1].combine(one, dx[2], g.s_b - one).combine(one, dx[3], -g.s_b);
+        g.a * g.n_a.dot(along_a) + g.b * g.n_b.dot(along_b)
+    } else {
+        zero
+    };
     let (num, den) = xpbd_delta_lambda_parts::<T, DAMPED>(value, lambda, compliance, k, weighted_grad2, grad_dot_dx);
     // Trust region |Σw|∇φ|²·Δλ| ≤ MAX_ANGLE_STEP folded into the division: Δλ = num / den clamped to
     // ±MAX_ANGLE_STEP/Σw|∇φ|² is num / max(den, |num|·Σw|∇φ|²/MAX_ANGLE_STEP).
@@ -131,14 +172,18 @@ fn project_hinge<T: Real, const DAMPED: bool>(
     let dl = num / limited;
     let ok = den.gt_select(T::splat(MIN_DENOMINATOR), g.valid, zero);
     let dl = ok.gt_select(zero, dl, zero);
+    // w_q·∇_qφ·Δλ from n_A and n_B: with A = a·Δλ, B = b·Δλ, the corrections are w₀A·n_A,
+    // w₁B·n_B, w₂((s_A − 1)A·n_A + (s_B − 1)B·n_B) and −w₃(s_A·A·n_A + s_B·B·n_B).
     // Masked rather than multiplied by Δλ = 0: a hinge with a non-finite particle must leave the
     // others untouched (NaN·0 is NaN), as the explosion guard relies on.
     // Written out rather than with `array::map`, which is not inlined into the AVX kernels.
+    let (da, db) = (g.a * dl, g.b * dl);
+    let (w2, w3) = (w[2], -w[3]);
     let correction = [
-        g0.scale(w[0] * dl).or_zero_unless(ok),
-        g1.scale(w[1] * dl).or_zero_unless(ok),
-        g2.scale(w[2] * dl).or_zero_unless(ok),
-        g3.scale(w[3] * dl).or_zero_unless(ok),
+        g.n_a.scale(w[0] * da).or_zero_unless(ok),
+        g.n_b.scale(w[1] * db).or_zero_unless(ok),
+        g.n_a.combine(w2 * ((g.s_a - one) * da), g.n_b, w2 * ((g.s_b - one) * db)).or_zero_unless(ok),
+        g.n_a.combine(w3 * (g.s_a * da), g.n_b, w3 * (g.s_b * db)).or_zero_unless(ok),
     ];
     (dl, correction)
 }
