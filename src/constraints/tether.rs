@@ -46,6 +46,13 @@ pub struct TetherConstraints {
     pub geodesic_distance: Vec<f32>,
     /// Lagrange multiplier λ of the current substep [N·s²].
     pub lambda: Vec<f32>,
+    /// Tethers `0 .. full_groups_end` form groups of exactly [`TETHERS_PER_PARTICLE`] tethers and
+    /// the other groups follow ([`TetherConstraints::put_full_groups_first`], which `build`
+    /// calls): the sweep takes those groups 8 or 4 at a time without looking for where each one
+    /// ends (that scan was a quarter of the tether sweep's instructions on the 64² bench grid).
+    /// 0 when the tethers are not arranged so: then every group is found by scanning. Groups move
+    /// only their own particle, so their order changes no bit.
+    pub(crate) full_groups_end: usize,
 }
 
 impl TetherConstraints {
@@ -99,7 +106,26 @@ impl TetherConstraints {
             }
         }
         t.lambda = vec![0.0; t.particle.len()];
+        t.put_full_groups_first();
         t
+    }
+
+    /// Reorder the groups (stably) so that those of exactly [`TETHERS_PER_PARTICLE`] tethers come
+    /// first, and set [`TetherConstraints::full_groups_end`]. Allocates; for when tethers are built.
+    pub(crate) fn put_full_groups_first(&mut self) {
+        let mut groups: Vec<(usize, usize)> = Vec::new();
+        let mut start = 0;
+        for len in self.particle.chunk_by(|a, b| a == b).map(<[u32]>::len) {
+            groups.push((start, len));
+            start += len;
+        }
+        let (full, other): (Vec<_>, Vec<_>) = groups.into_iter().partition(|&(_, len)| len == TETHERS_PER_PARTICLE);
+        let order: Vec<usize> = full.iter().chain(&other).flat_map(|&(start, len)| start..start + len).collect();
+        let reorder = |v: &[u32]| order.iter().map(|&k| v[k]).collect::<Vec<u32>>();
+        (self.particle, self.anchor) = (reorder(&self.particle), reorder(&self.anchor));
+        self.geodesic_distance = order.iter().map(|&k| self.geodesic_distance[k]).collect();
+        self.lambda = order.iter().map(|&k| self.lambda[k]).collect();
+        self.full_groups_end = full.len() * TETHERS_PER_PARTICLE;
     }
 
     /// One Gauss–Seidel sweep; `slack` is s, `compliance` α [m/N] for all tethers. With
@@ -131,7 +157,8 @@ impl TetherConstraints {
     ) {
         let all = [0, self.particle.len() as u32];
         let (particle, anchor, geodesic_distance) = (&self.particle[..], &self.anchor[..], &self.geodesic_distance[..]);
-        let kernel = TetherSweep { particle, anchor, geodesic_distance, w, slack, compliance, k };
+        let full_groups_end = self.full_groups_end;
+        let kernel = TetherSweep { particle, anchor, geodesic_distance, full_groups_end, w, slack, compliance, k };
         // SAFETY: the caller's contract; the kernel reads particles only through `particle` and
         // `anchor`.
         unsafe { sweep(&kernel, x, &mut self.lambda, Some(&all), parallel) };
@@ -221,6 +248,8 @@ struct TetherSweep<'a> {
     particle: &'a [u32],
     anchor: &'a [u32],
     geodesic_distance: &'a [f32],
+    /// [`TetherConstraints::full_groups_end`].
+    full_groups_end: usize,
     w: &'a [f32],
     slack: f32,
     compliance: f32,
@@ -263,10 +292,23 @@ impl TetherSweep<'_> {
     /// one at a time.
     #[inline(always)]
     fn project_batched<const N: usize, L: LaneSet<N>, P: Positions + ?Sized>(&self, first: usize, lambda: &mut [f32], x: &mut P) {
+        const K: usize = TETHERS_PER_PARTICLE;
         let end = first + lambda.len();
+        // The full groups first: one every K tethers (a range starts at a group's start).
+        let full_end = self.full_groups_end.clamp(first, end);
+        debug_assert!(first == full_end || first % K == 0, "a range starts inside a group: {first}");
+        let mut group_start = first;
+        while group_start + N * K <= full_end {
+            self.project_groups::<N, L, P>(&std::array::from_fn(|l| group_start + K * l), first, lambda, x);
+            group_start += N * K;
+        }
+        while group_start < full_end {
+            self.project_group(group_start, group_start + K, first, lambda, x);
+            group_start += K;
+        }
+        // The other groups: found by scanning (and those of K tethers still batched).
         let mut batch = [0usize; N];
         let mut batched = 0;
-        let mut group_start = first;
         while group_start < end {
             let group_end = self.group_end(group_start, end);
             if group_end - group_start == TETHERS_PER_PARTICLE {
@@ -559,24 +601,41 @@ mod tests {
         t.particle.chunk_by(|a, b| a == b).map(<[u32]>::len).collect()
     }
 
+    /// Both storage orders: groups mixed in particle order (every group found by scanning) and
+    /// full groups first (`put_full_groups_first`, as `build` stores them). The order of the
+    /// groups changes no position bit.
     #[test]
     fn lane_wise_tether_sweeps_give_the_bits_of_the_one_group_at_a_time_sweep() {
-        let (rest, w, tethers) = pinned_cloth();
-        let sizes = group_sizes(&tethers);
+        let (rest, w, mixed) = pinned_cloth();
+        let mut arranged = mixed.clone();
+        arranged.put_full_groups_first();
+        assert_eq!(mixed.full_groups_end, 0);
+        let pairs = group_sizes(&mixed).iter().filter(|&&s| s == TETHERS_PER_PARTICLE).count();
+        assert_eq!(arranged.full_groups_end, pairs * TETHERS_PER_PARTICLE);
+        assert!(group_sizes(&arranged)[pairs..].iter().all(|&s| s != TETHERS_PER_PARTICLE));
+        let x_mixed = tether_sweeps_give_the_bits_of_the_one_group_at_a_time_sweep(&rest, &w, &mixed);
+        let x_arranged = tether_sweeps_give_the_bits_of_the_one_group_at_a_time_sweep(&rest, &w, &arranged);
+        assert_eq!(x_mixed, x_arranged);
+    }
+
+    /// Positions after the sweeps of `tethers`, checked across the paths.
+    fn tether_sweeps_give_the_bits_of_the_one_group_at_a_time_sweep(rest: &[Vec3], w: &[f32], tethers: &TetherConstraints) -> Vec<[u32; 3]> {
+        let sizes = group_sizes(tethers);
         let pairs = sizes.iter().filter(|&&s| s == TETHERS_PER_PARTICLE).count();
         assert!(pairs % LANES != 0, "no remainder of pairs after the 4- or 8-lane batches");
         assert!([1, 2, 3].iter().all(|s| sizes.contains(s)), "group sizes {sizes:?}");
         assert!(tethers.particle.len() > 1024, "too few tethers to split over two threads");
         let mut noise = noise();
         // Crumpled, and pulled away from the pins (so that most tethers are violated); the pins stay.
-        let crumpled: Vec<Vec3> = (rest.iter().zip(&w))
+        let crumpled: Vec<Vec3> = (rest.iter().zip(w))
             .map(|(p, &wp)| if wp == 0.0 { *p } else { *p * 1.05 + Vec3::new(noise(), noise(), noise()) * 0.08 })
             .collect();
         let mut x0 = vec![Vec4::ZERO; crumpled.len()];
-        pack_solver_particles(&crumpled, &w, &mut x0);
+        pack_solver_particles(&crumpled, w, &mut x0);
         let k = SubstepCoefficients::new(1.0 / 600.0, 0.0);
         let slack = 1.0;
         let pool = rayon::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+        let mut result = Vec::new();
         for compliance in [0.0, 1e-4] {
             let (mut scalar, mut lanes, mut parallel) = (tethers.clone(), tethers.clone(), tethers.clone());
             let (mut x_scalar, mut x_lanes, mut x_parallel) = (x0.clone(), x0.clone(), x0.clone());
@@ -585,14 +644,15 @@ mod tests {
             for _ in 0..3 {
                 let t = &mut scalar;
                 let (particle, anchor, geodesic_distance) = (&t.particle[..], &t.anchor[..], &t.geodesic_distance[..]);
-                let kernel = TetherSweep { particle, anchor, geodesic_distance, w: &w, slack, compliance, k: &k };
+                let full_groups_end = t.full_groups_end;
+                let kernel = TetherSweep { particle, anchor, geodesic_distance, full_groups_end, w, slack, compliance, k: &k };
                 kernel.project_range(0, &mut t.lambda, &mut x_scalar[..]);
-                lanes.solve(&mut x_lanes, &w, slack, compliance, &k, false);
+                lanes.solve(&mut x_lanes, w, slack, compliance, &k, false);
                 #[cfg(target_arch = "x86_64")]
-                super::super::lanes_avx::tests::sse_only(|| lanes4.solve(&mut x_lanes4, &w, slack, compliance, &k, false));
+                super::super::lanes_avx::tests::sse_only(|| lanes4.solve(&mut x_lanes4, w, slack, compliance, &k, false));
                 #[cfg(not(target_arch = "x86_64"))]
-                lanes4.solve(&mut x_lanes4, &w, slack, compliance, &k, false);
-                pool.install(|| parallel.solve(&mut x_parallel, &w, slack, compliance, &k, true));
+                lanes4.solve(&mut x_lanes4, w, slack, compliance, &k, false);
+                pool.install(|| parallel.solve(&mut x_parallel, w, slack, compliance, &k, true));
             }
             let lambda_bits = |t: &TetherConstraints| t.lambda.iter().map(|l| l.to_bits()).collect::<Vec<_>>();
             let violated = scalar.lambda.iter().filter(|&&l| l != 0.0).count();
@@ -604,6 +664,8 @@ mod tests {
             assert_eq!(lambda_bits(&lanes4), lambda_bits(&scalar), "compliance {compliance}, 4 lanes");
             assert_eq!(bits(&x_parallel), bits(&x_scalar), "compliance {compliance}, two threads");
             assert_eq!(lambda_bits(&parallel), lambda_bits(&scalar), "compliance {compliance}, two threads");
+            result.extend(bits(&x_scalar));
         }
+        result
     }
 }
