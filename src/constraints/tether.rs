@@ -299,7 +299,7 @@ impl TetherSweep<'_> {
         debug_assert!(first == full_end || first % K == 0, "a range starts inside a group: {first}");
         let mut group_start = first;
         while group_start + N * K <= full_end {
-            self.project_groups::<N, L, P>(&std::array::from_fn(|l| group_start + K * l), first, lambda, x);
+            self.project_groups::<N, L, P, true>(&std::array::from_fn(|l| group_start + K * l), first, lambda, x);
             group_start += N * K;
         }
         while group_start < full_end {
@@ -315,7 +315,7 @@ impl TetherSweep<'_> {
                 batch[batched] = group_start;
                 batched += 1;
                 if batched == N {
-                    self.project_groups::<N, L, P>(&batch, first, lambda, x);
+                    self.project_groups::<N, L, P, false>(&batch, first, lambda, x);
                     batched = 0;
                 }
             } else {
@@ -376,7 +376,7 @@ impl TetherSweep<'_> {
     /// each lane gets the bits of its own scalar rounds. Anchors are read once: kinematic, no
     /// tether moves them.
     #[inline(always)]
-    fn project_groups<const N: usize, L: LaneSet<N>, P: Positions + ?Sized>(
+    fn project_groups<const N: usize, L: LaneSet<N>, P: Positions + ?Sized, const CONTIGUOUS: bool>(
         &self,
         starts: &[usize; N],
         first: usize,
@@ -385,12 +385,21 @@ impl TetherSweep<'_> {
     ) {
         const K: usize = TETHERS_PER_PARTICLE;
         let (zero, one) = (L::splat(0.0), L::splat(1.0));
+        // The batch's tethers as slices from its first group on: with `CONTIGUOUS` (group l at
+        // `starts[0] + K·l`, the full groups) of known length and constant offsets, so that the
+        // per-lane reads below need no bounds checks.
+        let base = starts[0];
+        let len = if CONTIGUOUS { N * K } else { starts[N - 1] + K - base };
+        let (particle, anchor) = (&self.particle[base..base + len], &self.anchor[base..base + len]);
+        let geodesic_distance = &self.geodesic_distance[base..base + len];
+        let lambda = &mut lambda[base - first..base - first + len];
+        let at = |l: usize| if CONTIGUOUS { K * l } else { starts[l] - base };
         let mut i = [0usize; N];
         let mut a = [[0usize; N]; K];
         for l in 0..N {
-            i[l] = self.particle[starts[l]] as usize;
+            i[l] = particle[at(l)] as usize;
             for s in 0..K {
-                a[s][l] = self.anchor[starts[l] + s] as usize;
+                a[s][l] = anchor[at(l) + s] as usize;
             }
         }
         // Particle rows (x, y, z, w) turned into lanes by a transpose.
@@ -402,7 +411,7 @@ impl TetherSweep<'_> {
             (xa[s], wa[s]) = gather_rows::<N, L, P>(x, a[s]);
             let mut b = [0.0; N];
             for (l, b) in b.iter_mut().enumerate() {
-                *b = self.slack * self.geodesic_distance[starts[l] + s];
+                *b = self.slack * geodesic_distance[at(l) + s];
             }
             bound[s] = L::from_array(b);
         }
@@ -415,7 +424,7 @@ impl TetherSweep<'_> {
             for s in 0..K {
                 let mut l_in = [0.0; N];
                 for (l, l_in) in l_in.iter_mut().enumerate() {
-                    *l_in = lambda[starts[l] + s - first];
+                    *l_in = lambda[at(l) + s];
                 }
                 lam[s] = L::from_array(l_in);
             }
@@ -435,8 +444,8 @@ impl TetherSweep<'_> {
             let rows = L::lanes_to_rows(xi);
             for s in 0..K {
                 let lam = lam[s].to_array();
-                for (l, &g) in starts.iter().enumerate() {
-                    lambda[g + s - first] = lam[l];
+                for l in 0..N {
+                    lambda[at(l) + s] = lam[l];
                 }
             }
             for l in 0..N {
@@ -449,10 +458,13 @@ impl TetherSweep<'_> {
             // bits): run it for those lanes only.
             let limit = L::splat(1.0 + 1e-6);
             let outside = len[0].gt_select(bound[0] * limit, one, zero).max(len[1].gt_select(bound[1] * limit, one, zero));
-            let outside = outside.to_array();
-            for (l, &g) in starts.iter().enumerate() {
-                if outside[l] > 0.0 {
-                    self.finish_pair(g, x);
+            // Usually no lane is outside: one test for the whole batch.
+            if !(one - outside).all_positive() {
+                let outside = outside.to_array();
+                for (l, &g) in starts.iter().enumerate() {
+                    if outside[l] > 0.0 {
+                        self.finish_pair(g, x);
+                    }
                 }
             }
         }
