@@ -1,6 +1,7 @@
-//! How a projection kernel reaches particles: through a plain slice on the sequential path, or
-//! through [`SharedPositions`] when the constraints of one colour are projected by several threads
-//! at once. The kernels are generic over [`Positions`], so both paths run the same code and give
+//! How a projection kernel reaches particles: in the solver's sweeps through [`SharedPositions`]
+//! (no bounds checks: the step checks every constraint's particle indices once; shared by the
+//! threads that project one colour at once, or walked by one), in tests also through a plain
+//! slice. The kernels are generic over [`Positions`], so every path runs the same code and gives
 //! the same bits.
 //!
 //! The sweeps work on [`SolverParticle`]s, position and inverse mass in one 16-byte row, packed
