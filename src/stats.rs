@@ -113,8 +113,8 @@ fn sum_in_four_lanes(v: &[f32]) -> f64 {
     let chunks = v.chunks_exact(4);
     let rest = chunks.remainder();
     for c in chunks {
-        for k in 0..4 {
-            s[k] += c[k] as f64;
+        for (s, &c) in s.iter_mut().zip(c) {
+            *s += c as f64;
         }
     }
     for (k, &r) in rest.iter().enumerate() {
@@ -135,8 +135,8 @@ fn min_max_in_four_lanes(v: &[f32]) -> (f32, f32) {
     let chunks = v.chunks_exact(4);
     let rest = chunks.remainder();
     for c in chunks {
-        for k in 0..4 {
-            take(k, c[k]);
+        for (k, &x) in c.iter().enumerate() {
+            take(k, x);
         }
     }
     for (k, &x) in rest.iter().enumerate() {
