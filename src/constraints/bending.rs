@@ -208,6 +208,9 @@ pub struct BendingConstraints {
 
 /// The bending projection for [`sweep`]; `DAMPED` is false when β = 0.
 struct BendingSweep<'a, const DAMPED: bool> {
+    /// Take λ as 0 instead of reading it (the first sweep of a substep: the multipliers need no
+    /// reset before it; the sum 0 + Δλ has the bits the reset gave).
+    fresh: bool,
     hinges: &'a [[u32; 4]],
     rest_angle: &'a [f32],
     compliance: &'a [f32],
@@ -220,6 +223,7 @@ impl<const DAMPED: bool> Sweep for BendingSweep<'_, DAMPED> {
     #[inline]
     fn project_range<P: Positions + ?Sized>(&self, first: usize, lambda: &mut [f32], x: &mut P) {
         for (c, lambda) in (first..).zip(lambda) {
+            let lambda_in = if self.fresh { 0.0 } else { *lambda };
             let [a, b, c2, c3] = self.hinges[c];
             let ids = [a as usize, b as usize, c2 as usize, c3 as usize];
             let mut p = [v3(Vec3::ZERO); 4];
@@ -234,8 +238,8 @@ impl<const DAMPED: bool> Sweep for BendingSweep<'_, DAMPED> {
                 w[q] = self.w[ids[q]];
             }
             let (dl, correction) =
-                project_hinge::<f32, DAMPED>(p, dx, w, self.rest_angle[c], self.compliance[c], *lambda, self.k);
-            *lambda += dl;
+                project_hinge::<f32, DAMPED>(p, dx, w, self.rest_angle[c], self.compliance[c], lambda_in, self.k);
+            *lambda = lambda_in + dl;
             for q in 0..4 {
                 let d = correction[q];
                 x.add(ids[q], d.to_vec3());
@@ -272,7 +276,7 @@ impl<const DAMPED: bool> BatchSweep for BendingSweep<'_, DAMPED> {
             p
         };
         let (rest_angle, compliance) = (L::load(self.rest_angle, c0), L::load(self.compliance, c0));
-        let lambda_in = L::from_array(*lambda);
+        let lambda_in = if self.fresh { L::splat(0.0) } else { L::from_array(*lambda) };
         let (dl, correction) = project_hinge::<L, DAMPED>(p, dx, w, rest_angle, compliance, lambda_in, self.k);
         let correction = [
             L::lanes_to_rows(correction[0]),
@@ -293,11 +297,14 @@ impl BendingConstraints {
     /// One Gauss–Seidel sweep over all hinges in storage order. When the hinges are coloured
     /// ([`BendingConstraints::colour_start`]), colour by colour, 8 hinges at a time where the CPU has
     /// AVX, then 4, then one at a time, and with `parallel` each colour split over the current rayon pool (the same bits either way).
+    /// With `fresh` the multipliers are taken as 0 instead of read (the substep's first sweep of
+    /// the hinges: λ then needs no reset before it, and gets the bits the reset gave).
     ///
     /// # Safety
     /// Every particle index of the hinges is `< x.len()` ([`Self::particles_below`]), and
     /// [`BendingConstraints::colour_start`], if set, is a valid colouring (no two hinges of a colour share a
     /// particle).
+    #[allow(clippy::too_many_arguments)]
     pub(crate) unsafe fn solve_in_bounds(
         &mut self,
         x: &mut [SolverParticle],
@@ -305,32 +312,34 @@ impl BendingConstraints {
         w: &[f32],
         k: &SubstepCoefficients,
         parallel: bool,
+        fresh: bool,
     ) {
         let colours = (!self.colour_start.is_empty()).then_some(self.colour_start.as_slice());
         let (hinges, rest_angle, compliance) = (&self.hinges[..], &self.rest_angle[..], &self.compliance[..]);
         // Without damping γ = 0 and ∇C·(x − x_prev) is not needed: skip reading x_prev.
         if k.undamped() {
-            let kernel = BendingSweep::<false> { hinges, rest_angle, compliance, x_prev, w, k };
+            let kernel = BendingSweep::<false> { fresh, hinges, rest_angle, compliance, x_prev, w, k };
             // SAFETY: the caller's contract; the kernel reads particles only through its
             // `hinges`.
             unsafe { sweep(&kernel, x, &mut self.lambda, colours, parallel) };
         } else {
-            let kernel = BendingSweep::<true> { hinges, rest_angle, compliance, x_prev, w, k };
+            let kernel = BendingSweep::<true> { fresh, hinges, rest_angle, compliance, x_prev, w, k };
             // SAFETY: the caller's contract; the kernel reads particles only through its
             // `hinges`.
             unsafe { sweep(&kernel, x, &mut self.lambda, colours, parallel) };
         }
     }
 
-    /// [`Self::solve_in_bounds`] after checking the particle indices against `x.len()`.
+    /// [`Self::solve_in_bounds`] on one thread after checking the particle indices against
+    /// `x.len()`.
     ///
     /// # Panics
     /// If one of the hinges refers to a particle `>= x.len()`.
     #[cfg(test)]
-    pub(crate) fn solve(&mut self, x: &mut [SolverParticle], x_prev: &[Vec3], w: &[f32], k: &SubstepCoefficients, parallel: bool) {
+    pub(crate) fn solve(&mut self, x: &mut [SolverParticle], x_prev: &[Vec3], w: &[f32], k: &SubstepCoefficients, fresh: bool) {
         assert!(self.particles_below(x.len()), "a constraint refers to a particle beyond {}", x.len());
         // SAFETY: indices checked above; the colourings of the tests are valid (`colouring_is_valid`).
-        unsafe { self.solve_in_bounds(x, x_prev, w, k, parallel) }
+        unsafe { self.solve_in_bounds(x, x_prev, w, k, false, fresh) }
     }
 
     /// Whether every particle index of the hinges is `< particle_count`.

@@ -152,9 +152,15 @@ mod tests {
                 let mut x_lanes = vec![Vec4::ZERO; x0.len()];
                 pack_solver_particles(&x0, &w, &mut x_lanes);
                 let mut x_scalar = x_lanes.clone();
-                for _ in 0..3 {
-                    lanes.bending.solve(&mut x_lanes, &x_prev, &w, &k, false);
-                    lanes.stretch.solve(&mut x_lanes, &x_prev, &w, &k, false);
+                // The lane-wise side starts from stale multipliers and takes them as 0 in its
+                // first sweeps (`fresh`), the scalar side from a reset: the same bits.
+                lanes.stretch.lambda.fill(7.0);
+                lanes.bending.lambda.fill(-3.0);
+                scalar.stretch.lambda.fill(0.0);
+                scalar.bending.lambda.fill(0.0);
+                for sweep in 0..3 {
+                    lanes.bending.solve(&mut x_lanes, &x_prev, &w, &k, sweep == 0);
+                    lanes.stretch.solve(&mut x_lanes, &x_prev, &w, &k, sweep == 0);
                     scalar.bending.solve(&mut x_scalar, &x_prev, &w, &k, false);
                     scalar.stretch.solve(&mut x_scalar, &x_prev, &w, &k, false);
                 }

@@ -37,6 +37,9 @@ pub struct StretchConstraints {
 
 /// The stretch projection for [`sweep`]; `DAMPED` is false when β = 0.
 struct StretchSweep<'a, const DAMPED: bool> {
+    /// Take λ as 0 instead of reading it (the first sweep of a substep: the multipliers need no
+    /// reset before it; the sum 0 + Δλ has the bits the reset gave).
+    fresh: bool,
     edges: &'a [[u32; 2]],
     rest_length: &'a [f32],
     compliance: &'a [f32],
@@ -78,6 +81,7 @@ impl<const DAMPED: bool> Sweep for StretchSweep<'_, DAMPED> {
     #[inline]
     fn project_range<P: Positions + ?Sized>(&self, first: usize, lambda: &mut [f32], x: &mut P) {
         for (c, lambda) in (first..).zip(lambda) {
+            let lambda_in = if self.fresh { 0.0 } else { *lambda };
             let [i, j] = self.edges[c];
             let (i, j) = (i as usize, j as usize);
             let (wi, wj) = (self.w[i], self.w[j]);
@@ -85,8 +89,8 @@ impl<const DAMPED: bool> Sweep for StretchSweep<'_, DAMPED> {
             let d = xi - xj;
             let dx = if DAMPED { (xi - self.x_prev[i]) - (xj - self.x_prev[j]) } else { Vec3::ZERO };
             let (dl, ci, cj) =
-                project_edge::<f32, DAMPED>(v3(d), v3(dx), [wi, wj], self.rest_length[c], self.compliance[c], *lambda, self.k);
-            *lambda += dl;
+                project_edge::<f32, DAMPED>(v3(d), v3(dx), [wi, wj], self.rest_length[c], self.compliance[c], lambda_in, self.k);
+            *lambda = lambda_in + dl;
             x.set(i, xi + ci.to_vec3());
             x.set(j, xj - cj.to_vec3());
         }
@@ -113,7 +117,7 @@ impl<const DAMPED: bool> BatchSweep for StretchSweep<'_, DAMPED> {
         } else {
             xi
         };
-        let lambda_in = L::from_array(*lambda);
+        let lambda_in = if self.fresh { L::splat(0.0) } else { L::from_array(*lambda) };
         let (dl, ci, cj) = project_edge::<L, DAMPED>(
             xi.sub(xj),
             dx,
@@ -138,11 +142,14 @@ impl StretchConstraints {
     /// One Gauss–Seidel sweep over all edges in storage order. When the edges are coloured
     /// ([`StretchConstraints::colour_start`]), colour by colour, 8 edges at a time where the CPU has
     /// AVX, then 4, then one at a time, and with `parallel` each colour split over the current rayon pool (the same bits either way).
+    /// With `fresh` the multipliers are taken as 0 instead of read (the substep's first sweep of
+    /// the edges: λ then needs no reset before it, and gets the bits the reset gave).
     ///
     /// # Safety
     /// Every particle index of the edges is `< x.len()` ([`Self::particles_below`]), and
     /// [`StretchConstraints::colour_start`], if set, is a valid colouring (no two edges of a colour share a
     /// particle).
+    #[allow(clippy::too_many_arguments)]
     pub(crate) unsafe fn solve_in_bounds(
         &mut self,
         x: &mut [SolverParticle],
@@ -150,32 +157,34 @@ impl StretchConstraints {
         w: &[f32],
         k: &SubstepCoefficients,
         parallel: bool,
+        fresh: bool,
     ) {
         let colours = (!self.colour_start.is_empty()).then_some(self.colour_start.as_slice());
         let (edges, rest_length, compliance) = (&self.edges[..], &self.rest_length[..], &self.compliance[..]);
         // Without damping γ = 0 and ∇C·(x − x_prev) is not needed: skip reading x_prev.
         if k.undamped() {
-            let kernel = StretchSweep::<false> { edges, rest_length, compliance, x_prev, w, k };
+            let kernel = StretchSweep::<false> { fresh, edges, rest_length, compliance, x_prev, w, k };
             // SAFETY: the caller's contract; the kernel reads particles only through its
             // `edges`.
             unsafe { sweep(&kernel, x, &mut self.lambda, colours, parallel) };
         } else {
-            let kernel = StretchSweep::<true> { edges, rest_length, compliance, x_prev, w, k };
+            let kernel = StretchSweep::<true> { fresh, edges, rest_length, compliance, x_prev, w, k };
             // SAFETY: the caller's contract; the kernel reads particles only through its
             // `edges`.
             unsafe { sweep(&kernel, x, &mut self.lambda, colours, parallel) };
         }
     }
 
-    /// [`Self::solve_in_bounds`] after checking the particle indices against `x.len()`.
+    /// [`Self::solve_in_bounds`] on one thread after checking the particle indices against
+    /// `x.len()`.
     ///
     /// # Panics
     /// If one of the edges refers to a particle `>= x.len()`.
     #[cfg(test)]
-    pub(crate) fn solve(&mut self, x: &mut [SolverParticle], x_prev: &[Vec3], w: &[f32], k: &SubstepCoefficients, parallel: bool) {
+    pub(crate) fn solve(&mut self, x: &mut [SolverParticle], x_prev: &[Vec3], w: &[f32], k: &SubstepCoefficients, fresh: bool) {
         assert!(self.particles_below(x.len()), "a constraint refers to a particle beyond {}", x.len());
         // SAFETY: indices checked above; the colourings of the tests are valid (`colouring_is_valid`).
-        unsafe { self.solve_in_bounds(x, x_prev, w, k, parallel) }
+        unsafe { self.solve_in_bounds(x, x_prev, w, k, false, fresh) }
     }
 
     /// Whether every particle index of the edges is `< particle_count`.
