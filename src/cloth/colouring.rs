@@ -3,7 +3,7 @@
 //! thread pool (DESIGN §4, issue 7).
 
 use super::Cloth;
-use super::pins::permute;
+use crate::constraints::colouring::permute;
 use crate::constraints::colouring::{anchor_hops, colour_order_by_particle, greedy_colours, wavefront_colours};
 use crate::solver::PARALLEL_MIN_CONSTRAINTS;
 

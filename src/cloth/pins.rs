@@ -6,6 +6,7 @@
 
 use super::Cloth;
 use crate::constraints::TetherConstraints;
+use crate::constraints::colouring::permute;
 use crate::error::ClothError;
 use glam::Vec3;
 
@@ -199,10 +200,3 @@ impl Cloth {
     }
 }
 
-/// `v[k] = old_v[order[k]]`.
-pub(super) fn permute<T: Copy>(v: &mut Vec<T>, order: &[u32]) {
-    let old = v.clone();
-    for (dst, &src) in v.iter_mut().zip(order) {
-        *dst = old[src as usize];
-    }
-}

@@ -97,6 +97,8 @@ pub(crate) trait Positions {
     }
 }
 
+// The solver's sweeps go through `SharedPositions`; tests also drive kernels on a plain slice.
+#[cfg(test)]
 impl Positions for [SolverParticle] {
     #[inline(always)]
     fn row(&self, i: usize) -> [f32; 4] {

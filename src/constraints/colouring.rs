@@ -174,6 +174,15 @@ pub fn colouring_is_valid<const K: usize>(constraints: &[[u32; K]], colour_start
     }) && colour_start.last().is_none_or(|&end| end as usize == constraints.len())
 }
 
+/// Reorder `v` so that `v[k]` is the old `v[order[k]]` (`order` a permutation of `0..v.len()`),
+/// e.g. to store constraints in a colour order. Allocates a copy; for set-up, not per step.
+pub(crate) fn permute<T: Copy>(v: &mut Vec<T>, order: &[u32]) {
+    let old = v.clone();
+    for (dst, &src) in v.iter_mut().zip(order) {
+        *dst = old[src as usize];
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

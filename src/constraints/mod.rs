@@ -118,6 +118,17 @@ mod tests {
         (cloth, x, x_prev)
     }
 
+    /// One bending sweep, then one stretch sweep of `cloth`'s constraints on one thread, after
+    /// checking their particle indices (`fresh`: take λ as 0).
+    fn sweep_bending_then_stretch(cloth: &mut Cloth, x: &mut [Vec4], x_prev: &[Vec3], w: &[f32], k: &SubstepCoefficients, fresh: bool) {
+        assert!(cloth.bending.particles_below(x.len()) && cloth.stretch.particles_below(x.len()));
+        // SAFETY: indices checked above; the cloth's colourings are valid (`colouring_is_valid`).
+        unsafe {
+            cloth.bending.solve_in_bounds(x, x_prev, w, k, false, fresh);
+            cloth.stretch.solve_in_bounds(x, x_prev, w, k, false, fresh);
+        }
+    }
+
     /// The position bits of sweep rows.
     pub(super) fn bits(v: &[Vec4]) -> Vec<[u32; 3]> {
         v.iter().map(|p| p.truncate().to_array().map(f32::to_bits)).collect()
@@ -159,10 +170,8 @@ mod tests {
                 scalar.stretch.lambda.fill(0.0);
                 scalar.bending.lambda.fill(0.0);
                 for sweep in 0..3 {
-                    lanes.bending.solve(&mut x_lanes, &x_prev, &w, &k, sweep == 0);
-                    lanes.stretch.solve(&mut x_lanes, &x_prev, &w, &k, sweep == 0);
-                    scalar.bending.solve(&mut x_scalar, &x_prev, &w, &k, false);
-                    scalar.stretch.solve(&mut x_scalar, &x_prev, &w, &k, false);
+                    sweep_bending_then_stretch(&mut lanes, &mut x_lanes, &x_prev, &w, &k, sweep == 0);
+                    sweep_bending_then_stretch(&mut scalar, &mut x_scalar, &x_prev, &w, &k, false);
                 }
                 assert_ne!(bits(&x_lanes), bits(&x0.iter().map(|p| p.extend(0.0)).collect::<Vec<_>>()));
                 assert_eq!(bits(&x_lanes), bits(&x_scalar), "damping {damping}, compliance {compliance}");

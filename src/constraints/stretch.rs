@@ -175,18 +175,6 @@ impl StretchConstraints {
         }
     }
 
-    /// [`Self::solve_in_bounds`] on one thread after checking the particle indices against
-    /// `x.len()`.
-    ///
-    /// # Panics
-    /// If one of the edges refers to a particle `>= x.len()`.
-    #[cfg(test)]
-    pub(crate) fn solve(&mut self, x: &mut [SolverParticle], x_prev: &[Vec3], w: &[f32], k: &SubstepCoefficients, fresh: bool) {
-        assert!(self.particles_below(x.len()), "a constraint refers to a particle beyond {}", x.len());
-        // SAFETY: indices checked above; the colourings of the tests are valid (`colouring_is_valid`).
-        unsafe { self.solve_in_bounds(x, x_prev, w, k, false, fresh) }
-    }
-
     /// Whether every particle index of the edges is `< particle_count`.
     pub(crate) fn particles_below(&self, particle_count: usize) -> bool {
         indices_below(self.edges.as_flattened(), particle_count)

@@ -13,6 +13,7 @@
 //! one-pass Gauss–Seidel sweep can recover, which is what keeps light, stiff, fine cloth stable.
 
 use super::access::{Positions, SolverParticle, gather_rows, indices_below};
+use super::colouring::permute;
 use super::lanes::{LANES, LaneSet, Lanes, Real, V3, v3};
 #[cfg(target_arch = "x86_64")]
 use super::lanes_avx::{Lanes8, avx_available};
@@ -50,8 +51,8 @@ pub struct TetherConstraints {
     /// the other groups follow ([`TetherConstraints::put_full_groups_first`], which `build`
     /// calls): the sweep takes those groups 8 or 4 at a time without looking for where each one
     /// ends (that scan was a quarter of the tether sweep's instructions on the 64² bench grid).
-    /// 0 when the tethers are not arranged so: then every group is found by scanning. Groups move
-    /// only their own particle, so their order changes no bit.
+    /// 0 when the tethers are not arranged so: then every group is projected one at a time (the
+    /// same bits). Groups move only their own particle, so their order changes no bit.
     pub(crate) full_groups_end: usize,
 }
 
@@ -113,19 +114,20 @@ impl TetherConstraints {
     /// Reorder the groups (stably) so that those of exactly [`TETHERS_PER_PARTICLE`] tethers come
     /// first, and set [`TetherConstraints::full_groups_end`]. Allocates; for when tethers are built.
     pub(crate) fn put_full_groups_first(&mut self) {
-        let mut groups: Vec<(usize, usize)> = Vec::new();
-        let mut start = 0;
-        for len in self.particle.chunk_by(|a, b| a == b).map(<[u32]>::len) {
-            groups.push((start, len));
-            start += len;
+        // Tether indices of the full groups, then of the others, each in storage order.
+        let (mut order, mut other) = (Vec::new(), Vec::new());
+        let mut start = 0u32;
+        for group in self.particle.chunk_by(|a, b| a == b) {
+            let tethers = start..start + group.len() as u32;
+            start = tethers.end;
+            if group.len() == TETHERS_PER_PARTICLE { order.extend(tethers) } else { other.extend(tethers) }
         }
-        let (full, other): (Vec<_>, Vec<_>) = groups.into_iter().partition(|&(_, len)| len == TETHERS_PER_PARTICLE);
-        let order: Vec<usize> = full.iter().chain(&other).flat_map(|&(start, len)| start..start + len).collect();
-        let reorder = |v: &[u32]| order.iter().map(|&k| v[k]).collect::<Vec<u32>>();
-        (self.particle, self.anchor) = (reorder(&self.particle), reorder(&self.anchor));
-        self.geodesic_distance = order.iter().map(|&k| self.geodesic_distance[k]).collect();
-        self.lambda = order.iter().map(|&k| self.lambda[k]).collect();
-        self.full_groups_end = full.len() * TETHERS_PER_PARTICLE;
+        self.full_groups_end = order.len();
+        order.extend(other);
+        permute(&mut self.particle, &order);
+        permute(&mut self.anchor, &order);
+        permute(&mut self.geodesic_distance, &order);
+        permute(&mut self.lambda, &order);
     }
 
     /// One Gauss–Seidel sweep; `slack` is s, `compliance` α [m/N] for all tethers. With
@@ -162,25 +164,6 @@ impl TetherConstraints {
         // SAFETY: the caller's contract; the kernel reads particles only through `particle` and
         // `anchor`.
         unsafe { sweep(&kernel, x, &mut self.lambda, Some(&all), parallel) };
-    }
-
-    /// [`Self::solve_in_bounds`] after checking the particle indices against `x.len()`.
-    ///
-    /// # Panics
-    /// If a tether refers to a particle `>= x.len()`.
-    #[cfg(test)]
-    pub(crate) fn solve(
-        &mut self,
-        x: &mut [SolverParticle],
-        w: &[f32],
-        slack: f32,
-        compliance: f32,
-        k: &SubstepCoefficients,
-        parallel: bool,
-    ) {
-        assert!(self.particles_below(x.len()), "a tether refers to a particle beyond {}", x.len());
-        // SAFETY: indices checked above; the tests build their tethers for `w`.
-        unsafe { self.solve_in_bounds(x, w, slack, compliance, k, parallel) }
     }
 
     /// Whether every particle and anchor index is `< particle_count`.
@@ -268,8 +251,8 @@ impl Sweep for TetherSweep<'_> {
         }
     }
 
-    /// 8 groups of [`TETHERS_PER_PARTICLE`] tethers at a time where the CPU has AVX, else
-    /// [`LANES`] (`project_groups`), other groups and the remainder one at a time: the same bits as
+    /// The full groups ([`TetherConstraints::full_groups_end`]) 8 at a time where the CPU has AVX,
+    /// else [`LANES`] (`project_groups`), other groups and the remainder one at a time: the same bits as
     /// [`Sweep::project_range`], since groups share no particle they write, so their order does
     /// not matter, and every width does the same IEEE operations per lane.
     fn project_disjoint<P: Positions + ?Sized>(&self, first: usize, lambda: &mut [f32], x: &mut P) {
@@ -288,44 +271,21 @@ impl Sweep for TetherSweep<'_> {
 }
 
 impl TetherSweep<'_> {
-    /// Groups of [`TETHERS_PER_PARTICLE`] tethers `N` at a time, other groups and the remainder
-    /// one at a time.
+    /// The full groups ([`TetherConstraints::full_groups_end`]) `N` at a time, other groups and
+    /// the remainder one at a time.
     #[inline(always)]
     fn project_batched<const N: usize, L: LaneSet<N>, P: Positions + ?Sized>(&self, first: usize, lambda: &mut [f32], x: &mut P) {
         const K: usize = TETHERS_PER_PARTICLE;
         let end = first + lambda.len();
-        // The full groups first: one every K tethers (a range starts at a group's start).
+        // The full groups: one every K tethers (a range starts at a group's start).
         let full_end = self.full_groups_end.clamp(first, end);
         debug_assert!(first == full_end || first % K == 0, "a range starts inside a group: {first}");
         let mut group_start = first;
         while group_start + N * K <= full_end {
-            self.project_groups::<N, L, P, true>(&std::array::from_fn(|l| group_start + K * l), first, lambda, x);
+            self.project_groups::<N, L, P>(group_start, first, lambda, x);
             group_start += N * K;
         }
-        while group_start < full_end {
-            self.project_group(group_start, group_start + K, first, lambda, x);
-            group_start += K;
-        }
-        // The other groups: found by scanning (and those of K tethers still batched).
-        let mut batch = [0usize; N];
-        let mut batched = 0;
-        while group_start < end {
-            let group_end = self.group_end(group_start, end);
-            if group_end - group_start == TETHERS_PER_PARTICLE {
-                batch[batched] = group_start;
-                batched += 1;
-                if batched == N {
-                    self.project_groups::<N, L, P, false>(&batch, first, lambda, x);
-                    batched = 0;
-                }
-            } else {
-                self.project_group(group_start, group_end, first, lambda, x);
-            }
-            group_start = group_end;
-        }
-        for &g in &batch[..batched] {
-            self.project_group(g, g + TETHERS_PER_PARTICLE, first, lambda, x);
-        }
+        self.project_range(group_start, &mut lambda[group_start - first..], x);
     }
 
     /// [`Self::project_batched`] 8 groups at a time in AVX registers.
@@ -368,32 +328,23 @@ impl TetherSweep<'_> {
         }
     }
 
-    /// [`project_group`](Self::project_group) for `N` groups of [`TETHERS_PER_PARTICLE`]
-    /// tethers at once (`starts`: their first tethers). The early exit is per batch: a round runs
+    /// [`project_group`](Self::project_group) for the `N` full groups of [`TETHERS_PER_PARTICLE`]
+    /// tethers from tether `g0` on (group l at `g0 + K·l`). The early exit is per batch: a round runs
     /// while any lane's previous round projected something. For a lane whose previous round
     /// projected nothing, the further rounds are exact no-ops (its particle and anchors are as they
     /// were, so its tethers are still unviolated, and `project_tether` then changes nothing), so
     /// each lane gets the bits of its own scalar rounds. Anchors are read once: kinematic, no
     /// tether moves them.
     #[inline(always)]
-    fn project_groups<const N: usize, L: LaneSet<N>, P: Positions + ?Sized, const CONTIGUOUS: bool>(
-        &self,
-        starts: &[usize; N],
-        first: usize,
-        lambda: &mut [f32],
-        x: &mut P,
-    ) {
+    fn project_groups<const N: usize, L: LaneSet<N>, P: Positions + ?Sized>(&self, g0: usize, first: usize, lambda: &mut [f32], x: &mut P) {
         const K: usize = TETHERS_PER_PARTICLE;
         let (zero, one) = (L::splat(0.0), L::splat(1.0));
-        // The batch's tethers as slices from its first group on: with `CONTIGUOUS` (group l at
-        // `starts[0] + K·l`, the full groups) of known length and constant offsets, so that the
-        // per-lane reads below need no bounds checks.
-        let base = starts[0];
-        let len = if CONTIGUOUS { N * K } else { starts[N - 1] + K - base };
-        let (particle, anchor) = (&self.particle[base..base + len], &self.anchor[base..base + len]);
-        let geodesic_distance = &self.geodesic_distance[base..base + len];
-        let lambda = &mut lambda[base - first..base - first + len];
-        let at = |l: usize| if CONTIGUOUS { K * l } else { starts[l] - base };
+        // The batch's tethers as slices of known length, read at constant offsets: the per-lane
+        // reads below need no bounds checks.
+        let (particle, anchor) = (&self.particle[g0..g0 + N * K], &self.anchor[g0..g0 + N * K]);
+        let geodesic_distance = &self.geodesic_distance[g0..g0 + N * K];
+        let lambda = &mut lambda[g0 - first..g0 - first + N * K];
+        let at = |l: usize| K * l;
         let mut i = [0usize; N];
         let mut a = [[0usize; N]; K];
         for l in 0..N {
@@ -461,9 +412,9 @@ impl TetherSweep<'_> {
             // Usually no lane is outside: one test for the whole batch.
             if !(one - outside).all_positive() {
                 let outside = outside.to_array();
-                for (l, &g) in starts.iter().enumerate() {
-                    if outside[l] > 0.0 {
-                        self.finish_pair(g, x);
+                for (l, outside) in outside.into_iter().enumerate() {
+                    if outside > 0.0 {
+                        self.finish_pair(g0 + at(l), x);
                     }
                 }
             }
@@ -613,9 +564,9 @@ mod tests {
         t.particle.chunk_by(|a, b| a == b).map(<[u32]>::len).collect()
     }
 
-    /// Both storage orders: groups mixed in particle order (every group found by scanning) and
-    /// full groups first (`put_full_groups_first`, as `build` stores them). The order of the
-    /// groups changes no position bit.
+    /// Both storage orders: groups mixed in particle order (`full_groups_end` 0: every group one at
+    /// a time) and full groups first (`put_full_groups_first`, as `build` stores them: those
+    /// lane-wise). The order of the groups changes no position bit.
     #[test]
     fn lane_wise_tether_sweeps_give_the_bits_of_the_one_group_at_a_time_sweep() {
         let (rest, w, mixed) = pinned_cloth();
@@ -649,6 +600,12 @@ mod tests {
         let pool = rayon::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
         let mut result = Vec::new();
         for compliance in [0.0, 1e-4] {
+            // One sweep of `t` after checking its indices.
+            let solve = |t: &mut TetherConstraints, x: &mut [Vec4], parallel: bool| {
+                assert!(t.particles_below(x.len()));
+                // SAFETY: indices checked above; the tethers were built for `w`.
+                unsafe { t.solve_in_bounds(x, w, slack, compliance, &k, parallel) }
+            };
             let (mut scalar, mut lanes, mut parallel) = (tethers.clone(), tethers.clone(), tethers.clone());
             let (mut x_scalar, mut x_lanes, mut x_parallel) = (x0.clone(), x0.clone(), x0.clone());
             // The 4-lane kernels alone, where the CPU would run the 8-lane ones.
@@ -659,12 +616,12 @@ mod tests {
                 let full_groups_end = t.full_groups_end;
                 let kernel = TetherSweep { particle, anchor, geodesic_distance, full_groups_end, w, slack, compliance, k: &k };
                 kernel.project_range(0, &mut t.lambda, &mut x_scalar[..]);
-                lanes.solve(&mut x_lanes, w, slack, compliance, &k, false);
+                solve(&mut lanes, &mut x_lanes, false);
                 #[cfg(target_arch = "x86_64")]
-                super::super::lanes_avx::tests::sse_only(|| lanes4.solve(&mut x_lanes4, w, slack, compliance, &k, false));
+                super::super::lanes_avx::tests::sse_only(|| solve(&mut lanes4, &mut x_lanes4, false));
                 #[cfg(not(target_arch = "x86_64"))]
-                lanes4.solve(&mut x_lanes4, w, slack, compliance, &k, false);
-                pool.install(|| parallel.solve(&mut x_parallel, w, slack, compliance, &k, true));
+                solve(&mut lanes4, &mut x_lanes4, false);
+                pool.install(|| solve(&mut parallel, &mut x_parallel, true));
             }
             let lambda_bits = |t: &TetherConstraints| t.lambda.iter().map(|l| l.to_bits()).collect::<Vec<_>>();
             let violated = scalar.lambda.iter().filter(|&&l| l != 0.0).count();
