@@ -9,7 +9,7 @@ use crate::collision::inter_cloth::InterClothSnapshot;
 use crate::collision::self_collision::SelfCollisionSettings;
 use crate::collision::{ColliderStore, SubstepWindow};
 use crate::constraints::SubstepCoefficients;
-use crate::constraints::access::{pack_solver_particles, unpack_solver_particles};
+use crate::constraints::access::{SolverParticle, pack_solver_particles, unpack_solver_particles};
 use crate::parallel::{PARTICLE_CHUNK, chunks_mut_in_parallel};
 use crate::stats::{ClothStats, ConstraintStats, StatsScratch};
 use glam::Vec3;
@@ -67,9 +67,11 @@ pub const PARALLEL_MIN_CONSTRAINTS: usize = 20_000;
 /// before the substeps: `collision/self_collision.rs`), then collider contacts with friction last so that
 /// no step ends inside a collider; colliders at their pose interpolated for this substep), velocity
 /// update (speed-limiting particles being pushed out of a collider), linear damping. Then pins
-/// advance, normals and statistics (with contact count and penetration) are refreshed. Allocates
+/// advance, normals and statistics (with contact count and penetration) are refreshed. Positions
+/// live in the sweep rows during the step; without wind and colliders a substep's velocity update
+/// and the next prediction are one pass. Allocates
 /// nothing. With the `parallel` flag below, the colour sweeps, the per-particle passes
-/// (wind, prediction, packing the sweep rows and back, collider contacts, velocity update, normals)
+/// (wind, prediction, copies into the sweep rows and back, collider contacts, velocity update, normals)
 /// and the statistics run split over the
 /// current rayon pool, each in a way that cannot change a bit; self-collision, inter-cloth pairs,
 /// the tethers' λ reset and the end-of-step contact summary stay on the cloth's thread.
@@ -114,11 +116,26 @@ pub(crate) fn step_cloth(cloth: &mut Cloth, dt: f32, ctx: &StepContext) {
         "a constraint refers to a particle beyond {particle_count}"
     );
 
+    // The sweeps' rows hold the positions for the whole step: packed once here, unpacked into
+    // `particles.x` at its end and around the passes that work on `particles.x` (self-collision,
+    // inter-cloth pairs, colliders). Prediction, wind and the velocity update read and write the
+    // rows, so a step without those passes copies the positions twice instead of twice per
+    // iteration (each copy a pass over the particles and, split, a fork-join).
+    let x_passes = self_contact.is_some() || inter_cloth.is_some() || collide;
+    to_rows(&mut cloth.sweep_rows, &cloth.particles.x, &cloth.particles.w, parallel);
+    let motion = Motion { dv: acceleration * h, h, velocity_scale };
+    // Without wind and colliders nothing runs between one substep's velocity update and the next
+    // substep's prediction, and one pass does both (per particle the same operations in the same
+    // order: the same bits, one pass and, split, one fork-join fewer per substep).
+    let fused = aerodynamics.is_none() && !collide;
     for substep in 0..substeps {
-        if let Some(aero) = &aerodynamics {
-            apply_wind(cloth, aero, h, parallel);
+        if substep == 0 || !fused {
+            if let Some(aero) = &aerodynamics {
+                apply_wind(cloth, aero, h, parallel);
+            }
+            for_each_particle(cloth, parallel, |row, x_prev, v| motion.predict(row, x_prev, v));
+            move_pins(cloth, substep, substeps);
         }
-        predict(cloth, acceleration, h, substep, substeps, parallel);
         let window = SubstepWindow::new(substep, substeps);
         if collide {
             cloth.contacts.begin_substep();
@@ -131,10 +148,6 @@ pub(crate) fn step_cloth(cloth: &mut Cloth, dt: f32, ctx: &StepContext) {
         let p = &mut cloth.particles;
         let rows = &mut cloth.sweep_rows;
         for iteration in 0..iterations {
-            chunks_mut_in_parallel(rows, parallel, |first, rows| {
-                let range = first..first + rows.len();
-                pack_solver_particles(&p.x[range.clone()], &p.w[range], rows);
-            });
             if params.enable_bending {
                 // SAFETY: indices checked at the top of the step; colourings are valid
                 // (`Cloth::set_constraint_colouring`).
@@ -153,9 +166,10 @@ pub(crate) fn step_cloth(cloth: &mut Cloth, dt: f32, ctx: &StepContext) {
                 // pins change w (`Cloth::set_pinned`).
                 unsafe { cloth.tethers.solve_in_bounds(rows, &p.w, slack, alpha, &tether_k, parallel) };
             }
-            chunks_mut_in_parallel(&mut p.x, parallel, |first, x| {
-                unpack_solver_particles(&rows[first..first + x.len()], x);
-            });
+            if !x_passes {
+                continue;
+            }
+            from_rows(rows, &mut p.x, parallel);
             if let Some(settings) = &self_contact {
                 cloth.self_collision.solve(&mut p.x, &p.x_prev, &p.w, settings);
             }
@@ -166,14 +180,24 @@ pub(crate) fn step_cloth(cloth: &mut Cloth, dt: f32, ctx: &StepContext) {
             if collide {
                 cloth.contacts.solve(&mut p.x, &p.x_prev, &p.w, ctx.colliders, window, &contact, parallel);
             }
+            to_rows(rows, &p.x, &p.w, parallel);
         }
 
-        update_velocities(cloth, h, velocity_scale, parallel);
+        if fused && substep + 1 < substeps {
+            for_each_particle(cloth, parallel, |row, x_prev, v| {
+                motion.update_velocity(row, x_prev, v);
+                motion.predict(row, x_prev, v);
+            });
+            move_pins(cloth, substep + 1, substeps);
+            continue;
+        }
+        for_each_particle(cloth, parallel, |row, x_prev, v| motion.update_velocity(row, x_prev, v));
         if collide {
             let max_speed = params.max_depenetration_speed;
             cloth.contacts.limit_depenetration_speed(&mut cloth.particles.v, max_speed, parallel);
         }
     }
+    from_rows(&cloth.sweep_rows, &mut cloth.particles.x, parallel);
     cloth.pins.finish_step();
     cloth.last_substep = h;
     cloth.update_normals(parallel);
@@ -190,63 +214,93 @@ pub(crate) fn step_cloth(cloth: &mut Cloth, dt: f32, ctx: &StepContext) {
     cloth.stats.inter_cloth_pairs_tested = cloth.inter_cloth.len() as u32;
 }
 
-/// Symplectic Euler prediction for free particles; pinned particles move to their target for this
-/// substep; particles with zero inverse mass that are not pinned stay where they are. With
-/// `parallel`, in chunks on the current rayon pool (each particle on its own: the same bits).
-fn predict(cloth: &mut Cloth, acceleration: Vec3, h: f32, substep: u32, substeps: u32, parallel: bool) {
-    let p = &mut cloth.particles;
-    let dv = acceleration * h;
-    let kernel = |x: &mut [Vec3], x_prev: &mut [Vec3], v: &mut [Vec3], w: &[f32]| {
-        for (((x, x_prev), v), &w) in x.iter_mut().zip(x_prev).zip(v).zip(w) {
-            *x_prev = *x;
-            if w > 0.0 {
-                *v += dv;
-                *x += *v * h;
-            }
+/// The per-particle motion of a substep of length h [s]: prediction and velocity update on the
+/// sweep rows' positions (x, y, z; their w is the inverse mass), which hold the positions during
+/// the step (see [`step_cloth`]).
+#[derive(Clone, Copy)]
+struct Motion {
+    /// Velocity change over a substep, (gravity + external acceleration)·h [m/s].
+    dv: Vec3,
+    /// Substep length [s].
+    h: f32,
+    /// Linear damping factor per substep, exp(−damping·h).
+    velocity_scale: f32,
+}
+
+impl Motion {
+    /// Symplectic Euler prediction (DESIGN §2 step 1) for a free particle: x_prev ← x, v += Δv,
+    /// x += h·v. A particle with zero inverse mass stays where it is (pins are moved afterwards,
+    /// [`move_pins`]).
+    #[inline(always)]
+    fn predict(self, row: &mut SolverParticle, x_prev: &mut Vec3, v: &mut Vec3) {
+        let x = row.truncate();
+        *x_prev = x;
+        if row.w > 0.0 {
+            *v += self.dv;
+            *row = (x + *v * self.h).extend(row.w);
         }
-    };
-    if parallel {
-        let c = PARTICLE_CHUNK;
-        (p.x.par_chunks_mut(c), p.x_prev.par_chunks_mut(c), p.v.par_chunks_mut(c), p.w.par_chunks(c))
-            .into_par_iter()
-            .for_each(|(x, x_prev, v, w)| kernel(x, x_prev, v, w));
-    } else {
-        kernel(&mut p.x, &mut p.x_prev, &mut p.v, &p.w);
     }
-    for (k, &i) in cloth.pins.particles.iter().enumerate() {
-        p.x[i as usize] = cloth.pins.position(k, substep, substeps);
+
+    /// Velocity update, v = (x − x_prev)/h (DESIGN §2 step 4), then linear damping, for a free
+    /// particle; a particle with zero inverse mass gets its kinematic velocity (x − x_prev)/h.
+    ///
+    /// For free particles it is evaluated as v ← v + (x − x_pred)/h with x_pred = x_prev + h·v,
+    /// the prediction recomputed bit for bit: the same value in exact arithmetic, but the
+    /// difference only carries the constraint correction. The direct form subtracts two large,
+    /// nearly equal positions and turns their rounding into a velocity error of ulp(x)/h every
+    /// substep, which a free-falling sheet 20 m down (ulp 2 µm, h = 1/600 s) accumulates into
+    /// centimetres.
+    #[inline(always)]
+    fn update_velocity(self, row: &SolverParticle, x_prev: &Vec3, v: &mut Vec3) {
+        let (x, inv_h) = (row.truncate(), 1.0 / self.h);
+        if row.w > 0.0 {
+            let predicted = *x_prev + *v * self.h;
+            *v = (*v + (x - predicted) * inv_h) * self.velocity_scale;
+        } else {
+            *v = (x - *x_prev) * inv_h;
+        }
     }
 }
 
-/// Velocity update, v = (x − x_prev)/h (DESIGN §2 step 4), then linear damping on free particles.
-/// With `parallel`, in chunks on the current rayon pool (each particle on its own: the same bits).
-///
-/// For free particles it is evaluated as v ← v + (x − x_pred)/h with x_pred = x_prev + h·v, the
-/// prediction recomputed bit for bit: the same value in exact arithmetic, but the difference only
-/// carries the constraint correction. The direct form subtracts two large, nearly equal positions
-/// and turns their rounding into a velocity error of ulp(x)/h every substep, which a free-falling
-/// sheet 20 m down (ulp 2 µm, h = 1/600 s) accumulates into centimetres. Pinned particles get their
-/// kinematic velocity (x − x_prev)/h.
-fn update_velocities(cloth: &mut Cloth, h: f32, velocity_scale: f32, parallel: bool) {
-    let p = &mut cloth.particles;
-    let inv_h = 1.0 / h;
-    let kernel = |v: &mut [Vec3], x: &[Vec3], x_prev: &[Vec3], w: &[f32]| {
-        for (((v, &x), &x_prev), &w) in v.iter_mut().zip(x).zip(x_prev).zip(w) {
-            if w > 0.0 {
-                let predicted = x_prev + *v * h;
-                *v = (*v + (x - predicted) * inv_h) * velocity_scale;
-            } else {
-                *v = (x - x_prev) * inv_h;
-            }
+/// `f(row, x_prev, v)` for every particle of `cloth`. With `parallel`, in chunks on the current
+/// rayon pool (each particle on its own: the same bits).
+fn for_each_particle(cloth: &mut Cloth, parallel: bool, f: impl Fn(&mut SolverParticle, &mut Vec3, &mut Vec3) + Sync) {
+    let (rows, p) = (&mut cloth.sweep_rows, &mut cloth.particles);
+    let kernel = |rows: &mut [SolverParticle], x_prev: &mut [Vec3], v: &mut [Vec3]| {
+        for ((row, x_prev), v) in rows.iter_mut().zip(x_prev).zip(v) {
+            f(row, x_prev, v);
         }
     };
     if parallel {
         let c = PARTICLE_CHUNK;
-        (p.v.par_chunks_mut(c), p.x.par_chunks(c), p.x_prev.par_chunks(c), p.w.par_chunks(c))
+        (rows.par_chunks_mut(c), p.x_prev.par_chunks_mut(c), p.v.par_chunks_mut(c))
             .into_par_iter()
-            .for_each(|(v, x, x_prev, w)| kernel(v, x, x_prev, w));
+            .for_each(|(rows, x_prev, v)| kernel(rows, x_prev, v));
     } else {
-        kernel(&mut p.v, &p.x, &p.x_prev, &p.w);
+        kernel(rows, &mut p.x_prev, &mut p.v);
+    }
+}
+
+/// Positions `x` [m] and inverse masses `w` into the sweep rows (all of one length).
+fn to_rows(rows: &mut [SolverParticle], x: &[Vec3], w: &[f32], parallel: bool) {
+    chunks_mut_in_parallel(rows, parallel, |first, rows| {
+        let range = first..first + rows.len();
+        pack_solver_particles(&x[range.clone()], &w[range], rows);
+    });
+}
+
+/// The sweep rows' positions back into `x` [m].
+fn from_rows(rows: &[SolverParticle], x: &mut [Vec3], parallel: bool) {
+    chunks_mut_in_parallel(x, parallel, |first, x| {
+        unpack_solver_particles(&rows[first..first + x.len()], x);
+    });
+}
+
+/// Pinned particles to their targets for `substep` of `substeps` (after [`Motion::predict`]).
+fn move_pins(cloth: &mut Cloth, substep: u32, substeps: u32) {
+    for (k, &i) in cloth.pins.particles.iter().enumerate() {
+        let row = &mut cloth.sweep_rows[i as usize];
+        *row = cloth.pins.position(k, substep, substeps).extend(row.w);
     }
 }
 

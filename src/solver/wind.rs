@@ -79,12 +79,13 @@ impl Aerodynamics {
 /// triangle or particle, so with `parallel` both are split over the current rayon pool with the
 /// same bits. Allocates nothing.
 pub(crate) fn apply_wind(cloth: &mut Cloth, aero: &Aerodynamics, h: f32, parallel: bool) {
-    let (x, v) = (&cloth.particles.x, &cloth.particles.v);
+    // Positions from the sweep rows, which hold them during the step (see `step_cloth`).
+    let (x, v) = (&cloth.sweep_rows, &cloth.particles.v);
     let triangles = &cloth.triangles;
     chunks_mut_in_parallel(&mut cloth.per_triangle, parallel, |first, forces| {
         for (f, t) in forces.iter_mut().zip(&triangles[first..]) {
             let [a, b, c] = t.map(|i| i as usize);
-            *f = aero.triangle_force([x[a], x[b], x[c]], [v[a], v[b], v[c]]) * (1.0 / 3.0);
+            *f = aero.triangle_force([x[a], x[b], x[c]].map(|r| r.truncate()), [v[a], v[b], v[c]]) * (1.0 / 3.0);
         }
     });
     let (incident, forces) = (&cloth.particle_triangles, &cloth.per_triangle);
