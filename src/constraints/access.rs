@@ -58,9 +58,11 @@ pub(crate) fn constraint_particles<const N: usize, const K: usize>(constraints: 
     ids
 }
 
-/// Whether every particle index in `ids` is `< particle_count`.
+/// Whether every particle index in `ids` is `< particle_count`. Without an early exit inside a
+/// block of 256 indices, so the compiler vectorises the comparison (the scalar `all` was 1.4 % of
+/// a 64² step, once per step).
 pub(crate) fn indices_below(ids: &[u32], particle_count: usize) -> bool {
-    ids.iter().all(|&i| (i as usize) < particle_count)
+    ids.chunks(256).all(|block| block.iter().fold(true, |ok, &i| ok & ((i as usize) < particle_count)))
 }
 
 /// Particle `k` of each of `N` constraints (`ids` from [`constraint_particles`]), one per lane.
