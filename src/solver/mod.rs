@@ -1,6 +1,7 @@
 //! The step loop: Small Steps XPBD (Macklin et al. 2019) for one cloth. The whole algorithm is
 //! `step_cloth`, top to bottom; each constraint type's sweep lives with its constraint.
 
+mod motion;
 mod wind;
 
 use crate::cloth::Cloth;
@@ -10,10 +11,10 @@ use crate::collision::self_collision::SelfCollisionSettings;
 use crate::collision::{ColliderStore, SubstepWindow};
 use crate::constraints::SubstepCoefficients;
 use crate::constraints::access::{SolverParticle, pack_solver_particles, unpack_solver_particles};
-use crate::parallel::{PARTICLE_CHUNK, chunks_mut_in_parallel};
+use crate::parallel::chunks_mut_in_parallel;
 use crate::stats::{ClothStats, ConstraintStats, StatsScratch};
 use glam::Vec3;
-use rayon::prelude::*;
+use motion::{Motion, Pass, move_particles};
 use wind::{Aerodynamics, apply_wind};
 
 /// Stretch sweeps per iteration. Measured on the light, stiff, fine cloth of the validation tests
@@ -133,7 +134,7 @@ pub(crate) fn step_cloth(cloth: &mut Cloth, dt: f32, ctx: &StepContext) {
             if let Some(aero) = &aerodynamics {
                 apply_wind(cloth, aero, h, parallel);
             }
-            for_each_particle(cloth, parallel, |row, x_prev, v| motion.predict(row, x_prev, v));
+            move_particles(cloth, motion, Pass::Predict, parallel);
             move_pins(cloth, substep, substeps);
         }
         let window = SubstepWindow::new(substep, substeps);
@@ -184,14 +185,11 @@ pub(crate) fn step_cloth(cloth: &mut Cloth, dt: f32, ctx: &StepContext) {
         }
 
         if fused && substep + 1 < substeps {
-            for_each_particle(cloth, parallel, |row, x_prev, v| {
-                motion.update_velocity(row, x_prev, v);
-                motion.predict(row, x_prev, v);
-            });
+            move_particles(cloth, motion, Pass::UpdateThenPredict, parallel);
             move_pins(cloth, substep + 1, substeps);
             continue;
         }
-        for_each_particle(cloth, parallel, |row, x_prev, v| motion.update_velocity(row, x_prev, v));
+        move_particles(cloth, motion, Pass::Update, parallel);
         if collide {
             let max_speed = params.max_depenetration_speed;
             cloth.contacts.limit_depenetration_speed(&mut cloth.particles.v, max_speed, parallel);
@@ -214,73 +212,6 @@ pub(crate) fn step_cloth(cloth: &mut Cloth, dt: f32, ctx: &StepContext) {
     cloth.stats.inter_cloth_pairs_tested = cloth.inter_cloth.len() as u32;
 }
 
-/// The per-particle motion of a substep of length h [s]: prediction and velocity update on the
-/// sweep rows' positions (x, y, z; their w is the inverse mass), which hold the positions during
-/// the step (see [`step_cloth`]).
-#[derive(Clone, Copy)]
-struct Motion {
-    /// Velocity change over a substep, (gravity + external acceleration)·h [m/s].
-    dv: Vec3,
-    /// Substep length [s].
-    h: f32,
-    /// Linear damping factor per substep, exp(−damping·h).
-    velocity_scale: f32,
-}
-
-impl Motion {
-    /// Symplectic Euler prediction (DESIGN §2 step 1) for a free particle: x_prev ← x, v += Δv,
-    /// x += h·v. A particle with zero inverse mass stays where it is (pins are moved afterwards,
-    /// [`move_pins`]).
-    #[inline(always)]
-    fn predict(self, row: &mut SolverParticle, x_prev: &mut Vec3, v: &mut Vec3) {
-        let x = row.truncate();
-        *x_prev = x;
-        if row.w > 0.0 {
-            *v += self.dv;
-            *row = (x + *v * self.h).extend(row.w);
-        }
-    }
-
-    /// Velocity update, v = (x − x_prev)/h (DESIGN §2 step 4), then linear damping, for a free
-    /// particle; a particle with zero inverse mass gets its kinematic velocity (x − x_prev)/h.
-    ///
-    /// For free particles it is evaluated as v ← v + (x − x_pred)/h with x_pred = x_prev + h·v,
-    /// the prediction recomputed bit for bit: the same value in exact arithmetic, but the
-    /// difference only carries the constraint correction. The direct form subtracts two large,
-    /// nearly equal positions and turns their rounding into a velocity error of ulp(x)/h every
-    /// substep, which a free-falling sheet 20 m down (ulp 2 µm, h = 1/600 s) accumulates into
-    /// centimetres.
-    #[inline(always)]
-    fn update_velocity(self, row: &SolverParticle, x_prev: &Vec3, v: &mut Vec3) {
-        let (x, inv_h) = (row.truncate(), 1.0 / self.h);
-        if row.w > 0.0 {
-            let predicted = *x_prev + *v * self.h;
-            *v = (*v + (x - predicted) * inv_h) * self.velocity_scale;
-        } else {
-            *v = (x - *x_prev) * inv_h;
-        }
-    }
-}
-
-/// `f(row, x_prev, v)` for every particle of `cloth`. With `parallel`, in chunks on the current
-/// rayon pool (each particle on its own: the same bits).
-fn for_each_particle(cloth: &mut Cloth, parallel: bool, f: impl Fn(&mut SolverParticle, &mut Vec3, &mut Vec3) + Sync) {
-    let (rows, p) = (&mut cloth.sweep_rows, &mut cloth.particles);
-    let kernel = |rows: &mut [SolverParticle], x_prev: &mut [Vec3], v: &mut [Vec3]| {
-        for ((row, x_prev), v) in rows.iter_mut().zip(x_prev).zip(v) {
-            f(row, x_prev, v);
-        }
-    };
-    if parallel {
-        let c = PARTICLE_CHUNK;
-        (rows.par_chunks_mut(c), p.x_prev.par_chunks_mut(c), p.v.par_chunks_mut(c))
-            .into_par_iter()
-            .for_each(|(rows, x_prev, v)| kernel(rows, x_prev, v));
-    } else {
-        kernel(rows, &mut p.x_prev, &mut p.v);
-    }
-}
-
 /// Positions `x` [m] and inverse masses `w` into the sweep rows (all of one length).
 fn to_rows(rows: &mut [SolverParticle], x: &[Vec3], w: &[f32], parallel: bool) {
     chunks_mut_in_parallel(rows, parallel, |first, rows| {
@@ -296,7 +227,7 @@ fn from_rows(rows: &[SolverParticle], x: &mut [Vec3], parallel: bool) {
     });
 }
 
-/// Pinned particles to their targets for `substep` of `substeps` (after [`Motion::predict`]).
+/// Pinned particles to their targets for `substep` of `substeps` (after the prediction, `Motion::predict`).
 fn move_pins(cloth: &mut Cloth, substep: u32, substeps: u32) {
     for (k, &i) in cloth.pins.particles.iter().enumerate() {
         let row = &mut cloth.sweep_rows[i as usize];
