@@ -12,7 +12,8 @@ use std::fmt;
 pub enum ClothError {
     /// The mesh has no vertices (`vertex_count == 0`). Zero *triangles* are allowed.
     EmptyMesh,
-    /// More vertices or indices than `u32` can address.
+    /// More than 2²⁸ vertices (`mesh::MAX_VERTICES`), or more indices than `u32` can
+    /// address.
     MeshTooLarge {
         /// Number of vertices or indices passed.
         count: usize,
@@ -132,7 +133,7 @@ impl fmt::Display for ClothError {
         use ClothError::*;
         match self {
             EmptyMesh => write!(f, "mesh has no vertices"),
-            MeshTooLarge { count } => write!(f, "mesh too large: {count} exceeds u32 range"),
+            MeshTooLarge { count } => write!(f, "mesh too large: {count} vertices or indices (at most 2^28 vertices and 2^32 - 1 indices)"),
             IndexCountNotMultipleOfThree { len } => {
                 write!(f, "index count {len} is not a multiple of 3")
             }

@@ -121,6 +121,11 @@ fn each_validation_error_comes_from_a_minimal_bad_mesh() {
     assert_eq!(create(&far, &[0, 1, 2], |_| {}), Err(NonFiniteVertex { vertex: 2 }));
     let at_bound = [[1.0e5, 0.0, 0.0], [1.0e5 - 1.0, 0.0, 0.0], [1.0e5, 1.0, 0.0]];
     assert!(create(&at_bound, &[0, 1, 2], |_| {}).is_ok());
+    // More than 2^28 vertices: the sweeps address a particle's row by 16 × index in a u32. The
+    // zeroed array is never touched (its pages are never mapped): the count is checked first.
+    let huge = vec![[0.0f32; 3]; xpbd_cloth::mesh::MAX_VERTICES + 1];
+    assert_eq!(create(&huge, &[], |_| {}), Err(MeshTooLarge { count: (1 << 28) + 1 }));
+    drop(huge);
     let collinear = [[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [2.0, 0.0, 0.0]];
     assert_eq!(create(&collinear, &[0, 1, 2], |_| {}), Err(DegenerateTriangle { triangle: 0 }));
     assert_eq!(create(&TRI, &[0, 1, 2, 0, 0, 1], |_| {}), Err(DegenerateTriangle { triangle: 1 }));

@@ -98,6 +98,7 @@ impl Cloth {
             compliance: vec![0.0; edge_count],
             lambda: vec![0.0; edge_count],
             colour_start: Vec::new(),
+            row_offsets: Vec::with_capacity(edge_count),
         };
         let hinge_count = topo.hinges.len();
         let bending = BendingConstraints {
@@ -110,6 +111,7 @@ impl Cloth {
             compliance: vec![0.0; hinge_count],
             lambda: vec![0.0; hinge_count],
             colour_start: Vec::new(),
+            row_offsets: Vec::with_capacity(hinge_count),
         };
         let hinge_adjacent_area = topo.hinge_edge.iter().map(|&e| topo.edge_adjacent_area[e as usize]).collect();
         let hinge_edge_length = topo.hinge_edge.iter().map(|&e| rest_length[e as usize]).collect();

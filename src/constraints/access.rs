@@ -20,6 +20,9 @@ use std::marker::PhantomData;
 /// in the fourth component. The sweeps never change w.
 pub(crate) type SolverParticle = Vec4;
 
+/// Bytes per sweep row.
+pub(crate) const ROW_BYTES: usize = std::mem::size_of::<SolverParticle>();
+
 /// Copy positions and inverse masses into the sweeps' rows (`out.len() == x.len() == w.len()`).
 pub(crate) fn pack_solver_particles(x: &[Vec3], w: &[f32], out: &mut [SolverParticle]) {
     for ((o, p), &w) in out.iter_mut().zip(x).zip(w) {
@@ -38,6 +41,13 @@ pub(crate) fn unpack_solver_particles(rows: &[SolverParticle], x: &mut [Vec3]) {
 #[inline(always)]
 pub(crate) fn gather_rows<const N: usize, L: LaneSet<N>, P: Positions + ?Sized>(x: &P, ids: [usize; N]) -> (V3<L>, L) {
     L::rows_to_lanes(std::array::from_fn(|l| x.row(ids[l])))
+}
+
+/// The rows at byte offsets `at` ([`row_offsets_below`], one per lane) as lanes: positions [m]
+/// and inverse masses [1/kg].
+#[inline(always)]
+pub(crate) fn gather_rows_at<const N: usize, L: LaneSet<N>, P: Positions + ?Sized>(x: &P, at: [usize; N]) -> (V3<L>, L) {
+    L::rows_to_lanes(std::array::from_fn(|l| x.row_at(at[l])))
 }
 
 /// `v[ids[l]]` in lane `l` (positions at the substep start, for the damping terms).
@@ -65,6 +75,20 @@ pub(crate) fn indices_below(ids: &[u32], particle_count: usize) -> bool {
     ids.chunks(256).all(|block| block.iter().fold(true, |ok, &i| ok & ((i as usize) < particle_count)))
 }
 
+/// `out` ← the byte offsets of the rows of `constraints`' particles ([`ROW_BYTES`] × index, what
+/// the lane-wise kernels address rows by: base + offset, where an index needs a shift first), and
+/// whether every particle index is `< particle_count`. Once per step, with the index check the
+/// sweeps rely on: the offsets are then those of checked indices. An offset fits in `u32` since a
+/// mesh has at most 2²⁸ vertices (`mesh::MAX_VERTICES`); the offsets of indices that fail
+/// the check are meaningless, and the step stops on the check. Allocates only if `out` has less
+/// capacity than `constraints.len()`.
+pub(crate) fn row_offsets_below<const K: usize>(constraints: &[[u32; K]], particle_count: usize, out: &mut Vec<[u32; K]>) -> bool {
+    debug_assert!(particle_count <= crate::mesh::MAX_VERTICES);
+    out.clear();
+    out.extend(constraints.iter().map(|ids| ids.map(|i| i.wrapping_mul(ROW_BYTES as u32))));
+    indices_below(constraints.as_flattened(), particle_count)
+}
+
 /// Particle `k` of each of `N` constraints (`ids` from [`constraint_particles`]), one per lane.
 #[inline(always)]
 pub(crate) fn column<const N: usize, const K: usize>(ids: &[[usize; K]; N], k: usize) -> [usize; N] {
@@ -85,6 +109,22 @@ pub(crate) trait Positions {
     fn sub_row(&mut self, i: usize, d: SolverParticle);
     /// Overwrite the position of particle `i` (keeping its w).
     fn set(&mut self, i: usize, x: Vec3);
+
+    /// The row at byte offset `at` = 16·i (particle i): [`Positions::row`].
+    #[inline(always)]
+    fn row_at(&self, at: usize) -> [f32; 4] {
+        self.row(at / ROW_BYTES)
+    }
+    /// [`Positions::add_row`] at byte offset `at` = 16·i.
+    #[inline(always)]
+    fn add_row_at(&mut self, at: usize, d: SolverParticle) {
+        self.add_row(at / ROW_BYTES, d);
+    }
+    /// [`Positions::sub_row`] at byte offset `at` = 16·i.
+    #[inline(always)]
+    fn sub_row_at(&mut self, at: usize, d: SolverParticle) {
+        self.sub_row(at / ROW_BYTES, d);
+    }
 
     /// Position of particle `i`.
     #[inline(always)]
@@ -161,6 +201,22 @@ impl<'a> SharedPositions<'a> {
         unsafe { self.ptr.add(i).read() }
     }
 
+    /// The row at byte offset `at` (a multiple of [`ROW_BYTES`]): one addressing mode, base +
+    /// offset, where an index needs a shift first.
+    #[inline(always)]
+    fn read_at(&self, at: usize) -> SolverParticle {
+        debug_assert!(at % ROW_BYTES == 0 && at / ROW_BYTES < self.len);
+        // SAFETY: as `read`, for particle at / ROW_BYTES.
+        unsafe { self.ptr.byte_add(at).read() }
+    }
+
+    #[inline(always)]
+    fn write_at(&mut self, at: usize, p: SolverParticle) {
+        debug_assert!(at % ROW_BYTES == 0 && at / ROW_BYTES < self.len);
+        // SAFETY: as `write`, for particle at / ROW_BYTES.
+        unsafe { self.ptr.byte_add(at).write(p) }
+    }
+
     #[inline(always)]
     fn write(&mut self, i: usize, p: SolverParticle) {
         debug_assert!(i < self.len);
@@ -174,6 +230,20 @@ impl Positions for SharedPositions<'_> {
     #[inline(always)]
     fn row(&self, i: usize) -> [f32; 4] {
         self.read(i).to_array()
+    }
+    #[inline(always)]
+    fn row_at(&self, at: usize) -> [f32; 4] {
+        self.read_at(at).to_array()
+    }
+    #[inline(always)]
+    fn add_row_at(&mut self, at: usize, d: SolverParticle) {
+        let p = self.read_at(at) + d;
+        self.write_at(at, p);
+    }
+    #[inline(always)]
+    fn sub_row_at(&mut self, at: usize, d: SolverParticle) {
+        let p = self.read_at(at) - d;
+        self.write_at(at, p);
     }
     #[inline(always)]
     fn add_row(&mut self, i: usize, d: SolverParticle) {

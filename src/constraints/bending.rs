@@ -16,7 +16,7 @@
 //! Σ∇ = 0 by construction (translation invariance). Hinges whose edge or triangle heights vanish are
 //! skipped. Compliance α in rad/(N·m); λ/h² estimates the hinge torque [N·m].
 
-use super::access::{Positions, SolverParticle, column, constraint_particles, gather_rows, gather_vec3, indices_below};
+use super::access::{Positions, SolverParticle, column, constraint_particles, gather_rows_at, gather_vec3, row_offsets_below};
 use super::sweep::{BatchSweep, Sweep, project_disjoint_lanes, sweep};
 use super::lanes::{LANES, LaneSet, Lanes, Real, V3, atan2, v3};
 #[cfg(target_arch = "x86_64")]
@@ -204,6 +204,9 @@ pub struct BendingConstraints {
     /// Start of each colour in storage order (`colour_count + 1` offsets) when the hinges are
     /// coloured for parallel sweeps (no two hinges of a colour share a particle); empty otherwise.
     pub colour_start: Vec<u32>,
+    /// Byte offsets of the hinges' particle rows, derived from `hinges` at the top of every step
+    /// ([`Self::prepare_rows`]); what the lane-wise kernel addresses rows by.
+    pub(crate) row_offsets: Vec<[u32; 4]>,
 }
 
 /// The bending projection for [`sweep`]; `DAMPED` is false when β = 0.
@@ -212,6 +215,8 @@ struct BendingSweep<'a, const DAMPED: bool> {
     /// reset before it; the sum 0 + Δλ has the bits the reset gave).
     fresh: bool,
     hinges: &'a [[u32; 4]],
+    /// [`BendingConstraints::row_offsets`].
+    row_offsets: &'a [[u32; 4]],
     rest_angle: &'a [f32],
     compliance: &'a [f32],
     x_prev: &'a [Vec3],
@@ -259,12 +264,13 @@ impl<const DAMPED: bool> BatchSweep for BendingSweep<'_, DAMPED> {
     /// Hinges `c0 .. c0 + N` (of one colour) projected lane-wise, `lambda` their multipliers.
     #[inline(always)]
     fn project_batch<const N: usize, L: LaneSet<N>, P: Positions + ?Sized>(&self, c0: usize, lambda: &mut [f32; N], x: &mut P) {
-        let ids: [[usize; 4]; N] = constraint_particles(&self.hinges[c0..c0 + N]);
-        let (g0, g1) = (gather_rows::<N, L, P>(x, column(&ids, 0)), gather_rows::<N, L, P>(x, column(&ids, 1)));
-        let (g2, g3) = (gather_rows::<N, L, P>(x, column(&ids, 2)), gather_rows::<N, L, P>(x, column(&ids, 3)));
+        let at: [[usize; 4]; N] = constraint_particles(&self.row_offsets[c0..c0 + N]);
+        let (g0, g1) = (gather_rows_at::<N, L, P>(x, column(&at, 0)), gather_rows_at::<N, L, P>(x, column(&at, 1)));
+        let (g2, g3) = (gather_rows_at::<N, L, P>(x, column(&at, 2)), gather_rows_at::<N, L, P>(x, column(&at, 3)));
         let p = [g0.0, g1.0, g2.0, g3.0];
         let w = [g0.1, g1.1, g2.1, g3.1];
         let dx = if DAMPED {
+            let ids: [[usize; 4]; N] = constraint_particles(&self.hinges[c0..c0 + N]);
             let prev = [
                 gather_vec3::<N, L>(self.x_prev, column(&ids, 0)),
                 gather_vec3::<N, L>(self.x_prev, column(&ids, 1)),
@@ -287,7 +293,7 @@ impl<const DAMPED: bool> BatchSweep for BendingSweep<'_, DAMPED> {
         *lambda = (lambda_in + dl).to_array();
         for l in 0..N {
             for q in 0..4 {
-                x.add_row(ids[l][q], correction[q][l]);
+                x.add_row_at(at[l][q], correction[q][l]);
             }
         }
     }
@@ -301,7 +307,8 @@ impl BendingConstraints {
     /// the hinges: λ then needs no reset before it, and gets the bits the reset gave).
     ///
     /// # Safety
-    /// Every particle index of the hinges is `< x.len()` ([`Self::particles_below`]), and
+    /// Every particle index of the hinges is `< x.len()` and [`Self::row_offsets`] are derived
+    /// from the current hinges (both by [`Self::prepare_rows`]), and
     /// [`BendingConstraints::colour_start`], if set, is a valid colouring (no two hinges of a colour share a
     /// particle).
     #[allow(clippy::too_many_arguments)]
@@ -316,23 +323,25 @@ impl BendingConstraints {
     ) {
         let colours = (!self.colour_start.is_empty()).then_some(self.colour_start.as_slice());
         let (hinges, rest_angle, compliance) = (&self.hinges[..], &self.rest_angle[..], &self.compliance[..]);
+        let row_offsets = &self.row_offsets[..];
         // Without damping γ = 0 and ∇C·(x − x_prev) is not needed: skip reading x_prev.
         if k.undamped() {
-            let kernel = BendingSweep::<false> { fresh, hinges, rest_angle, compliance, x_prev, w, k };
+            let kernel = BendingSweep::<false> { fresh, hinges, row_offsets, rest_angle, compliance, x_prev, w, k };
             // SAFETY: the caller's contract; the kernel reads particles only through its
             // `hinges`.
             unsafe { sweep(&kernel, x, &mut self.lambda, colours, parallel) };
         } else {
-            let kernel = BendingSweep::<true> { fresh, hinges, rest_angle, compliance, x_prev, w, k };
+            let kernel = BendingSweep::<true> { fresh, hinges, row_offsets, rest_angle, compliance, x_prev, w, k };
             // SAFETY: the caller's contract; the kernel reads particles only through its
             // `hinges`.
             unsafe { sweep(&kernel, x, &mut self.lambda, colours, parallel) };
         }
     }
 
-    /// Whether every particle index of the hinges is `< particle_count`.
-    pub(crate) fn particles_below(&self, particle_count: usize) -> bool {
-        indices_below(self.hinges.as_flattened(), particle_count)
+    /// Whether every particle index of the hinges is `< particle_count`; derives
+    /// [`Self::row_offsets`] from the hinges. Once per step, before the sweeps.
+    pub(crate) fn prepare_rows(&mut self, particle_count: usize) -> bool {
+        row_offsets_below(&self.hinges, particle_count, &mut self.row_offsets)
     }
 
     /// |C| [rad] of every hinge at positions `x` (0 for hinges that are currently degenerate),

@@ -121,7 +121,7 @@ mod tests {
     /// One bending sweep, then one stretch sweep of `cloth`'s constraints on one thread, after
     /// checking their particle indices (`fresh`: take λ as 0).
     fn sweep_bending_then_stretch(cloth: &mut Cloth, x: &mut [Vec4], x_prev: &[Vec3], w: &[f32], k: &SubstepCoefficients, fresh: bool) {
-        assert!(cloth.bending.particles_below(x.len()) && cloth.stretch.particles_below(x.len()));
+        assert!(cloth.bending.prepare_rows(x.len()) && cloth.stretch.prepare_rows(x.len()));
         // SAFETY: indices checked above; the cloth's colourings are valid (`colouring_is_valid`).
         unsafe {
             cloth.bending.solve_in_bounds(x, x_prev, w, k, false, fresh);

@@ -4,7 +4,7 @@
 //! (Müller et al. 2006, Position Based Dynamics, §3.3 / eq. 10–11; solved with the XPBD update,
 //! Macklin et al. 2016, eq. 18 and 26). Compliance α in m/N, λ in N·s², force ≈ λ/h² [N].
 
-use super::access::{Positions, SolverParticle, column, constraint_particles, gather_rows, gather_vec3, indices_below};
+use super::access::{Positions, SolverParticle, column, constraint_particles, gather_rows_at, gather_vec3, row_offsets_below};
 use super::sweep::{BatchSweep, Sweep, project_disjoint_lanes, sweep};
 use super::lanes::{LaneSet, Real, V3, v3};
 use super::{MIN_DENOMINATOR, SubstepCoefficients, xpbd_delta_lambda_parts};
@@ -33,6 +33,9 @@ pub struct StretchConstraints {
     /// Start of each colour in storage order (`colour_count + 1` offsets) when the edges are
     /// coloured for parallel sweeps (no two edges of a colour share a particle); empty otherwise.
     pub colour_start: Vec<u32>,
+    /// Byte offsets of the edges' particle rows, derived from `edges` at the top of every step
+    /// ([`Self::prepare_rows`]); what the lane-wise kernel addresses rows by.
+    pub(crate) row_offsets: Vec<[u32; 2]>,
 }
 
 /// The stretch projection for [`sweep`]; `DAMPED` is false when β = 0.
@@ -41,6 +44,7 @@ struct StretchSweep<'a, const DAMPED: bool> {
     /// reset before it; the sum 0 + Δλ has the bits the reset gave).
     fresh: bool,
     edges: &'a [[u32; 2]],
+    row_offsets: &'a [[u32; 2]],
     rest_length: &'a [f32],
     compliance: &'a [f32],
     x_prev: &'a [Vec3],
@@ -108,9 +112,10 @@ impl<const DAMPED: bool> BatchSweep for StretchSweep<'_, DAMPED> {
     /// Edges `c0 .. c0 + N` (of one colour) projected lane-wise, `lambda` their multipliers.
     #[inline(always)]
     fn project_batch<const N: usize, L: LaneSet<N>, P: Positions + ?Sized>(&self, c0: usize, lambda: &mut [f32; N], x: &mut P) {
-        let ids: [[usize; 2]; N] = constraint_particles(&self.edges[c0..c0 + N]);
-        let ((xi, wi), (xj, wj)) = (gather_rows::<N, L, P>(x, column(&ids, 0)), gather_rows::<N, L, P>(x, column(&ids, 1)));
+        let at: [[usize; 2]; N] = constraint_particles(&self.row_offsets[c0..c0 + N]);
+        let ((xi, wi), (xj, wj)) = (gather_rows_at::<N, L, P>(x, column(&at, 0)), gather_rows_at::<N, L, P>(x, column(&at, 1)));
         let dx = if DAMPED {
+            let ids: [[usize; 2]; N] = constraint_particles(&self.edges[c0..c0 + N]);
             let (prev_i, prev_j) =
                 (gather_vec3::<N, L>(self.x_prev, column(&ids, 0)), gather_vec3::<N, L>(self.x_prev, column(&ids, 1)));
             xi.sub(prev_i).sub(xj.sub(prev_j))
@@ -130,9 +135,9 @@ impl<const DAMPED: bool> BatchSweep for StretchSweep<'_, DAMPED> {
         let (ci, cj) = (L::lanes_to_rows(ci), L::lanes_to_rows(cj));
         *lambda = (lambda_in + dl).to_array();
         for l in 0..N {
-            let [i, j] = ids[l];
-            x.add_row(i, ci[l]);
-            x.sub_row(j, cj[l]);
+            let [i, j] = at[l];
+            x.add_row_at(i, ci[l]);
+            x.sub_row_at(j, cj[l]);
         }
     }
 }
@@ -146,7 +151,8 @@ impl StretchConstraints {
     /// the edges: λ then needs no reset before it, and gets the bits the reset gave).
     ///
     /// # Safety
-    /// Every particle index of the edges is `< x.len()` ([`Self::particles_below`]), and
+    /// Every particle index of the edges is `< x.len()` and [`Self::row_offsets`] are derived from
+    /// the current edges (both by [`Self::prepare_rows`]), and
     /// [`StretchConstraints::colour_start`], if set, is a valid colouring (no two edges of a colour share a
     /// particle).
     #[allow(clippy::too_many_arguments)]
@@ -161,23 +167,25 @@ impl StretchConstraints {
     ) {
         let colours = (!self.colour_start.is_empty()).then_some(self.colour_start.as_slice());
         let (edges, rest_length, compliance) = (&self.edges[..], &self.rest_length[..], &self.compliance[..]);
+        let row_offsets = &self.row_offsets[..];
         // Without damping γ = 0 and ∇C·(x − x_prev) is not needed: skip reading x_prev.
         if k.undamped() {
-            let kernel = StretchSweep::<false> { fresh, edges, rest_length, compliance, x_prev, w, k };
+            let kernel = StretchSweep::<false> { fresh, edges, row_offsets, rest_length, compliance, x_prev, w, k };
             // SAFETY: the caller's contract; the kernel reads particles only through its
             // `edges`.
             unsafe { sweep(&kernel, x, &mut self.lambda, colours, parallel) };
         } else {
-            let kernel = StretchSweep::<true> { fresh, edges, rest_length, compliance, x_prev, w, k };
+            let kernel = StretchSweep::<true> { fresh, edges, row_offsets, rest_length, compliance, x_prev, w, k };
             // SAFETY: the caller's contract; the kernel reads particles only through its
             // `edges`.
             unsafe { sweep(&kernel, x, &mut self.lambda, colours, parallel) };
         }
     }
 
-    /// Whether every particle index of the edges is `< particle_count`.
-    pub(crate) fn particles_below(&self, particle_count: usize) -> bool {
-        indices_below(self.edges.as_flattened(), particle_count)
+    /// Whether every particle index of the edges is `< particle_count`; derives
+    /// [`Self::row_offsets`] from the edges. Once per step, before the sweeps.
+    pub(crate) fn prepare_rows(&mut self, particle_count: usize) -> bool {
+        row_offsets_below(&self.edges, particle_count, &mut self.row_offsets)
     }
 
     /// |C| [m] of every edge at positions `x`, appended to `out`; returns [`Self::max_strain`]

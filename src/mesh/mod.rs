@@ -7,5 +7,5 @@ mod validate;
 mod weld;
 
 pub use topology::{Hinge, MeshTopology};
-pub use validate::{MAX_COORDINATE, is_valid_point, validate_indices, validate_lines, validate_positions, validate_triangle_areas};
+pub use validate::{MAX_COORDINATE, MAX_VERTICES, is_valid_point, validate_indices, validate_lines, validate_positions, validate_triangle_areas};
 pub use weld::{WeldResult, weld_by_position};

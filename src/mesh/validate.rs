@@ -14,13 +14,17 @@ pub fn is_valid_point(p: &[f32; 3]) -> bool {
     p.iter().all(|c| c.abs() <= MAX_COORDINATE)
 }
 
-/// Vertex count is non-zero and fits in `u32`; every coordinate is finite and within
+/// Most vertices a mesh may have (2²⁸ = 268 435 456): the sweeps address a particle's row by its
+/// byte offset, 16 × index, held in a `u32` (`constraints::access::row_offsets_below`).
+pub const MAX_VERTICES: usize = 1 << 28;
+
+/// Vertex count is non-zero and at most [`MAX_VERTICES`]; every coordinate is finite and within
 /// ±[`MAX_COORDINATE`] m.
 pub fn validate_positions(positions: &[[f32; 3]]) -> Result<(), ClothError> {
     if positions.is_empty() {
         return Err(ClothError::EmptyMesh);
     }
-    if positions.len() >= u32::MAX as usize {
+    if positions.len() > MAX_VERTICES {
         return Err(ClothError::MeshTooLarge { count: positions.len() });
     }
     match positions.iter().position(|p| !is_valid_point(p)) {

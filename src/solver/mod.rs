@@ -109,10 +109,12 @@ pub(crate) fn step_cloth(cloth: &mut Cloth, dt: f32, ctx: &StepContext) {
     }
     // Once per step rather than at every particle a sweep reads or writes (the sweeps' particle
     // rows are not bounds-checked): the substeps change the constraints' λ, never their particles.
+    // The byte offsets of the rows, which the lane-wise kernels address them by, are derived from
+    // the checked indices at the same time.
     let particle_count = cloth.sweep_rows.len();
     assert!(
-        cloth.stretch.particles_below(particle_count)
-            && cloth.bending.particles_below(particle_count)
+        cloth.stretch.prepare_rows(particle_count)
+            && cloth.bending.prepare_rows(particle_count)
             && cloth.tethers.particles_below(particle_count),
         "a constraint refers to a particle beyond {particle_count}"
     );
