@@ -23,7 +23,7 @@ pub(crate) enum Shape {
 impl Shape {
     /// Signed distance [m] from local point `p` to the surface (negative inside) and the unit
     /// outward normal ∇d(p).
-    #[inline]
+    #[inline(always)]
     pub fn distance(&self, p: Vec3) -> (f32, Vec3) {
         match *self {
             Shape::Sphere { radius } => sphere_distance(p, radius),
