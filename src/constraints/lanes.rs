@@ -42,16 +42,19 @@ pub(crate) trait Real:
     fn min(self, other: Self) -> Self {
         other.gt_select(self, self, other)
     }
-    #[inline(always)]
-    fn abs(self) -> Self {
-        self.gt_select(Self::splat(0.0), self, -self)
-    }
+    /// |self| with the sign bit cleared, as `f32::abs` (+0 for ±0, and NaN stays NaN): a
+    /// compare-and-negate gave −0 for +0, so a lane-wise |C| of 0 differed from the scalar one.
+    fn abs(self) -> Self;
 }
 
 impl Real for f32 {
     #[inline(always)]
     fn splat(v: f32) -> Self {
         v
+    }
+    #[inline(always)]
+    fn abs(self) -> Self {
+        f32::abs(self)
     }
     #[inline(always)]
     fn sqrt(self) -> Self {
@@ -158,6 +161,11 @@ mod x86 {
             Lanes(unsafe { _mm_set1_ps(v) })
         }
         #[inline(always)]
+        fn abs(self) -> Self {
+            // SAFETY: SSE is enabled on every x86-64 target. Clears the sign bit.
+            Lanes(unsafe { _mm_andnot_ps(_mm_set1_ps(-0.0), self.0) })
+        }
+        #[inline(always)]
         fn sqrt(self) -> Self {
             // SAFETY: as above; correctly rounded like `f32::sqrt`.
             Lanes(unsafe { _mm_sqrt_ps(self.0) })
@@ -243,6 +251,10 @@ mod portable {
         #[inline(always)]
         fn splat(v: f32) -> Self {
             Lanes([v; LANES])
+        }
+        #[inline(always)]
+        fn abs(self) -> Self {
+            Lanes(self.0.map(f32::abs))
         }
         #[inline(always)]
         fn sqrt(self) -> Self {

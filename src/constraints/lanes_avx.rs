@@ -72,6 +72,11 @@ impl Real for Lanes8 {
         Lanes8(unsafe { _mm256_set1_ps(v) })
     }
     #[inline(always)]
+    fn abs(self) -> Self {
+        // SAFETY: as above. Clears the sign bit.
+        Lanes8(unsafe { _mm256_andnot_ps(_mm256_set1_ps(-0.0), self.0) })
+    }
+    #[inline(always)]
     fn sqrt(self) -> Self {
         // SAFETY: as above; correctly rounded like `f32::sqrt`.
         Lanes8(unsafe { _mm256_sqrt_ps(self.0) })

@@ -6,7 +6,9 @@
 
 use super::access::{Positions, SolverParticle, column, constraint_particles, gather_rows_at, gather_vec3, row_offsets_below};
 use super::sweep::{BatchSweep, Sweep, project_disjoint_lanes, sweep};
-use super::lanes::{LaneSet, Real, V3, v3};
+use super::lanes::{LANES, LaneSet, Lanes, Real, V3, v3};
+#[cfg(target_arch = "x86_64")]
+use super::lanes_avx::{Lanes8, avx_available};
 use super::{MIN_DENOMINATOR, SubstepCoefficients, xpbd_delta_lambda_parts};
 use glam::Vec3;
 
@@ -189,10 +191,48 @@ impl StretchConstraints {
     }
 
     /// |C| [m] of every edge at positions `x`, appended to `out`; returns [`Self::max_strain`]
-    /// (the same bits), from the same edge lengths rather than a second pass.
+    /// (the same bits), from the same edge lengths rather than a second pass. 8 edges at a time
+    /// where the CPU has AVX, else [`LANES`], the remainder one at a time: lane-wise arithmetic is
+    /// the scalar arithmetic per lane, and a maximum does not depend on the order (one pass per
+    /// step for the statistics, 2.5 % of a 64² step while scalar).
     pub(crate) fn residuals_and_max_strain(&self, x: &[Vec3], out: &mut Vec<f32>) -> f32 {
-        let mut max_strain = 0.0f32;
-        out.extend(self.edges.iter().zip(&self.rest_length).map(|(&[i, j], &l)| {
+        #[cfg(target_arch = "x86_64")]
+        if avx_available() {
+            // SAFETY: the CPU has AVX (checked above).
+            return unsafe { self.residuals_avx(x, out) };
+        }
+        self.residuals_lane_wise::<LANES, Lanes>(x, out)
+    }
+
+    /// [`Self::residuals_and_max_strain`] 8 edges at a time in AVX registers.
+    ///
+    /// # Safety
+    /// The CPU must have AVX ([`avx_available`]).
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx")]
+    unsafe fn residuals_avx(&self, x: &[Vec3], out: &mut Vec<f32>) -> f32 {
+        self.residuals_lane_wise::<8, Lanes8>(x, out)
+    }
+
+    /// [`Self::residuals_and_max_strain`], `N` edges at a time, the remainder one at a time.
+    #[inline(always)]
+    fn residuals_lane_wise<const N: usize, L: LaneSet<N>>(&self, x: &[Vec3], out: &mut Vec<f32>) -> f32 {
+        let batched = self.edges.len() / N * N;
+        let (edges, rest_edges) = self.edges.split_at(batched);
+        let (rest_length, rest_rest_length) = self.rest_length.split_at(batched);
+        let zero = L::splat(0.0);
+        let mut max_strain = zero;
+        for (edges, l) in edges.chunks_exact(N).zip(rest_length.chunks_exact(N)) {
+            let ids: [[usize; 2]; N] = constraint_particles(edges);
+            let d = gather_vec3::<N, L>(x, column(&ids, 0)).sub(gather_vec3::<N, L>(x, column(&ids, 1)));
+            let (length, l) = (d.dot(d).sqrt(), L::load(l, 0));
+            let c = length - l;
+            // An edge of zero rest length has no strain: 0 leaves the maximum (≥ 0) as it is.
+            max_strain = max_strain.max(l.gt_select(zero, c / l, zero));
+            out.extend(c.abs().to_array());
+        }
+        let mut max_strain = max_strain.to_array().into_iter().fold(0.0f32, f32::max);
+        out.extend(rest_edges.iter().zip(rest_rest_length).map(|(&[i, j], &l)| {
             let length = (x[i as usize] - x[j as usize]).length();
             if l > 0.0 {
                 max_strain = max_strain.max((length - l) / l);
@@ -230,5 +270,42 @@ mod tests {
         assert_eq!(residuals, [0.5, 0.5, 2.0]);
         assert_eq!(max_strain, 0.5);
         assert_eq!(max_strain.to_bits(), stretch.max_strain(&x).to_bits());
+    }
+
+    /// The lane-wise residuals and maximum strain against the scalar formulas, edge by edge, to
+    /// the bit: random edges over random points (stretched and compressed, some of zero rest
+    /// length, some between coinciding particles) and a remainder that is neither a multiple of
+    /// 4 nor of 8; 8 lanes (where the CPU has AVX) and 4 give the same bits.
+    #[test]
+    fn lane_wise_residuals_have_the_scalar_bits() {
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed >> 40) as f32 / (1u64 << 24) as f32
+        };
+        let x: Vec<Vec3> = (0..50).map(|_| Vec3::new(next(), next(), next()) * 2.0 - Vec3::ONE).collect();
+        let mut stretch = StretchConstraints::default();
+        for e in 0..203u32 {
+            let (i, j) = ((next() * 50.0) as u32 % 50, (next() * 50.0) as u32 % 50);
+            stretch.edges.push([i, if e % 17 == 0 { i } else { j }]);
+            stretch.rest_length.push(if e % 13 == 0 { 0.0 } else { next() * 2.0 });
+        }
+        let scalar: Vec<u32> = stretch
+            .edges
+            .iter()
+            .zip(&stretch.rest_length)
+            .map(|(&[i, j], &l)| ((x[i as usize] - x[j as usize]).length() - l).abs().to_bits())
+            .collect();
+        let mut four = Vec::new();
+        let max_four = stretch.residuals_lane_wise::<LANES, Lanes>(&x, &mut four);
+        let mut widest = Vec::new();
+        let max_widest = stretch.residuals_and_max_strain(&x, &mut widest);
+        assert_eq!(four.iter().map(|c| c.to_bits()).collect::<Vec<_>>(), scalar);
+        assert_eq!(widest.iter().map(|c| c.to_bits()).collect::<Vec<_>>(), scalar);
+        let max = stretch.max_strain(&x);
+        assert!(max > 0.5, "some edge is stretched: {max}");
+        assert_eq!((max_four.to_bits(), max_widest.to_bits()), (max.to_bits(), max.to_bits()));
     }
 }
