@@ -105,8 +105,6 @@ pub(crate) trait Positions {
     fn row(&self, i: usize) -> [f32; 4];
     /// Add `d` to particle `i`'s row, component by component (`d.w` is 0, so w is unchanged).
     fn add_row(&mut self, i: usize, d: SolverParticle);
-    /// Subtract `d` from particle `i`'s row, component by component (`d.w` is 0).
-    fn sub_row(&mut self, i: usize, d: SolverParticle);
     /// Overwrite the position of particle `i` (keeping its w).
     fn set(&mut self, i: usize, x: Vec3);
 
@@ -120,10 +118,13 @@ pub(crate) trait Positions {
     fn add_row_at(&mut self, at: usize, d: SolverParticle) {
         self.add_row(at / ROW_BYTES, d);
     }
-    /// [`Positions::sub_row`] at byte offset `at` = 16·i.
+
+    /// Overwrite the row at byte offset `at` = 16·i with `row` (position and w).
     #[inline(always)]
-    fn sub_row_at(&mut self, at: usize, d: SolverParticle) {
-        self.sub_row(at / ROW_BYTES, d);
+    fn set_row_at(&mut self, at: usize, row: SolverParticle) {
+        let i = at / ROW_BYTES;
+        self.set(i, row.truncate());
+        debug_assert_eq!(self.row(i)[3].to_bits(), row.w.to_bits(), "a row's w is never changed");
     }
 
     /// Position of particle `i`.
@@ -149,10 +150,6 @@ impl Positions for [SolverParticle] {
     #[inline(always)]
     fn add_row(&mut self, i: usize, d: SolverParticle) {
         self[i] += d;
-    }
-    #[inline(always)]
-    fn sub_row(&mut self, i: usize, d: SolverParticle) {
-        self[i] -= d;
     }
     #[inline(always)]
     fn set(&mut self, i: usize, x: Vec3) {
@@ -241,18 +238,13 @@ impl Positions for SharedPositions<'_> {
         self.write_at(at, p);
     }
     #[inline(always)]
-    fn sub_row_at(&mut self, at: usize, d: SolverParticle) {
-        let p = self.read_at(at) - d;
-        self.write_at(at, p);
+    fn set_row_at(&mut self, at: usize, row: SolverParticle) {
+        debug_assert_eq!(self.read_at(at).w.to_bits(), row.w.to_bits(), "a row's w is never changed");
+        self.write_at(at, row);
     }
     #[inline(always)]
     fn add_row(&mut self, i: usize, d: SolverParticle) {
         let p = self.read(i) + d;
-        self.write(i, p);
-    }
-    #[inline(always)]
-    fn sub_row(&mut self, i: usize, d: SolverParticle) {
-        let p = self.read(i) - d;
         self.write(i, p);
     }
     #[inline(always)]

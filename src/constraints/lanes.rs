@@ -300,7 +300,13 @@ pub(crate) trait LaneSet<const N: usize>: Real {
     /// [`LaneSet::rows_to_lanes`] without w). Rows as glam vectors, which are registers on x86-64:
     /// as `[f32; 4]` arrays LLVM rebuilt every row from single elements (4–5 shuffles per row in
     /// the 8-lane kernels) before adding it to the particle.
-    fn lanes_to_rows(v: V3<Self>) -> [SolverParticle; N];
+    #[inline(always)]
+    fn lanes_to_rows(v: V3<Self>) -> [SolverParticle; N] {
+        Self::lanes_and_w_to_rows(v, Self::splat(0.0))
+    }
+    /// Lane `l` of `v` and of `w` as the row [x, y, z, w], for every lane (the inverse of
+    /// [`LaneSet::rows_to_lanes`]).
+    fn lanes_and_w_to_rows(v: V3<Self>, w: Self) -> [SolverParticle; N];
 
     /// The lanes `v[first..first + N]`.
     #[inline(always)]
@@ -328,8 +334,8 @@ impl LaneSet<LANES> for Lanes {
     }
     /// The inverse transpose, for adding corrections to particle rows without changing their w.
     #[inline(always)]
-    fn lanes_to_rows(v: V3<Self>) -> [SolverParticle; LANES] {
-        let [r0, r1, r2, r3] = transpose4([v.x, v.y, v.z, Lanes::splat(0.0)]);
+    fn lanes_and_w_to_rows(v: V3<Self>, w: Self) -> [SolverParticle; LANES] {
+        let [r0, r1, r2, r3] = transpose4([v.x, v.y, v.z, w]);
         [r0.to_vec4(), r1.to_vec4(), r2.to_vec4(), r3.to_vec4()]
     }
 }
@@ -357,6 +363,10 @@ impl V3<f32> {
 }
 
 impl<T: Real> V3<T> {
+    #[inline(always)]
+    pub fn add(self, o: Self) -> Self {
+        V3 { x: self.x + o.x, y: self.y + o.y, z: self.z + o.z }
+    }
     #[inline(always)]
     pub fn sub(self, o: Self) -> Self {
         V3 { x: self.x - o.x, y: self.y - o.y, z: self.z - o.z }

@@ -126,10 +126,10 @@ impl LaneSet<8> for Lanes8 {
         (V3 { x: Lanes8(x), y: Lanes8(y), z: Lanes8(z) }, Lanes8(w))
     }
     #[inline(always)]
-    fn lanes_to_rows(v: V3<Self>) -> [SolverParticle; 8] {
+    fn lanes_and_w_to_rows(v: V3<Self>, w: Self) -> [SolverParticle; 8] {
         // SAFETY: the CPU has AVX (module invariant).
         unsafe {
-            let t = transpose_halves([v.x.0, v.y.0, v.z.0, _mm256_setzero_ps()]);
+            let t = transpose_halves([v.x.0, v.y.0, v.z.0, w.0]);
             let mut rows = [SolverParticle::ZERO; 8];
             for (k, t) in t.into_iter().enumerate() {
                 rows[k] = SolverParticle::from(_mm256_castps256_ps128(t));

@@ -134,12 +134,13 @@ impl<const DAMPED: bool> BatchSweep for StretchSweep<'_, DAMPED> {
             lambda_in,
             self.k,
         );
-        let (ci, cj) = (L::lanes_to_rows(ci), L::lanes_to_rows(cj));
+        // The new rows from the lanes (w as gathered): no particle row is read a second time.
+        let (ci, cj) = (L::lanes_and_w_to_rows(xi.add(ci), wi), L::lanes_and_w_to_rows(xj.sub(cj), wj));
         *lambda = (lambda_in + dl).to_array();
         for l in 0..N {
             let [i, j] = at[l];
-            x.add_row_at(i, ci[l]);
-            x.sub_row_at(j, cj[l]);
+            x.set_row_at(i, ci[l]);
+            x.set_row_at(j, cj[l]);
         }
     }
 }
