@@ -46,7 +46,7 @@ namespace Xpbd.Native
         ///  Errors: `XPBD_RESULT_NULL_POINTER` (`desc` or `out_cloth` NULL; `positions` NULL with
         ///  vertex_count &gt; 0; `indices` NULL with triangle_count &gt; 0; `lines` NULL with line_count &gt; 0),
         ///  `XPBD_RESULT_INVALID_ID`, `XPBD_RESULT_WORLD_POISONED`, `XPBD_RESULT_INVALID_MESH` (no
-        ///  vertices, index out of range, NaN/Inf position or one beyond +-1e5 m, degenerate triangle, line out of range or
+        ///  vertices or more than 2^28, index out of range, NaN/Inf position or one beyond +-1e5 m, degenerate triangle, line out of range or
         ///  joining a vertex to itself; the message names the vertex, triangle or line),
         ///  `XPBD_RESULT_INVALID_ARGUMENT` (a field outside its range, a flag not 0/1, a compliance set
         ///  while its from-material flag is 1, a negative/NaN inverse mass), `XPBD_RESULT_CAPACITY_EXCEEDED`.
@@ -573,7 +573,7 @@ namespace Xpbd.Native
         /// </summary>
         public float* positions;
         /// <summary>
-        ///  Number of render vertices (&gt; 0).
+        ///  Number of render vertices (&gt; 0, at most 2^28 = 268 435 456).
         /// </summary>
         public uint vertex_count;
         /// <summary>

@@ -28,7 +28,7 @@ fn capacity_exceeded() -> FfiError {
 /// Errors: `XPBD_RESULT_NULL_POINTER` (`desc` or `out_cloth` NULL; `positions` NULL with
 /// vertex_count > 0; `indices` NULL with triangle_count > 0; `lines` NULL with line_count > 0),
 /// `XPBD_RESULT_INVALID_ID`, `XPBD_RESULT_WORLD_POISONED`, `XPBD_RESULT_INVALID_MESH` (no
-/// vertices, index out of range, NaN/Inf position or one beyond +-1e5 m, degenerate triangle, line out of range or
+/// vertices or more than 2^28, index out of range, NaN/Inf position or one beyond +-1e5 m, degenerate triangle, line out of range or
 /// joining a vertex to itself; the message names the vertex, triangle or line),
 /// `XPBD_RESULT_INVALID_ARGUMENT` (a field outside its range, a flag not 0/1, a compliance set
 /// while its from-material flag is 1, a negative/NaN inverse mass), `XPBD_RESULT_CAPACITY_EXCEEDED`.

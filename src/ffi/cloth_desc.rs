@@ -23,7 +23,7 @@ pub struct XpbdClothDesc {
     /// Render vertex positions in metres, `float[3*vertex_count]` (x, y, z per vertex), each
     /// coordinate finite and within +-1e5 m. Copied during `xpbd_cloth_create`, not kept.
     pub positions: *const f32,
-    /// Number of render vertices (> 0).
+    /// Number of render vertices (> 0, at most 2^28 = 268 435 456).
     pub vertex_count: u32,
     /// Triangle list, `uint32_t[3*triangle_count]` render vertex indices, counter-clockwise =
     /// front face. May be NULL when `triangle_count` is 0 (free particles). Copied, not kept.
