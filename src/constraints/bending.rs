@@ -141,10 +141,10 @@ pub(crate) fn wrap_angle<T: Real>(a: T) -> T {
     a.gt_select(pi, a - two_pi, a.gt_select(-pi, a, a + two_pi))
 }
 
-/// One XPBD projection of a hinge (or of several disjoint hinges lane-wise): returns Δλ and the position
-/// correction of each of the four particles, w_q·∇_qφ·Δλ (zero for a degenerate hinge or a
-/// vanishing denominator, which are skipped). `dx` is x − x_prev of the four particles, read only
-/// when `DAMPED`.
+/// One XPBD projection of a hinge (or of several disjoint hinges lane-wise): returns Δλ and the
+/// position corrections of the four particles, w_q·∇_qφ·Δλ ([`HingeCorrections`]; zero for a
+/// degenerate hinge or a vanishing denominator, which are skipped). `dx` is x − x_prev of the
+/// four particles, read only when `DAMPED`.
 #[inline(always)]
 fn project_hinge<T: Real, const DAMPED: bool>(
     p: [V3<T>; 4],
@@ -154,7 +154,7 @@ fn project_hinge<T: Real, const DAMPED: bool>(
     compliance: T,
     lambda: T,
     k: &SubstepCoefficients,
-) -> (T, [V3<T>; 4]) {
+) -> (T, HingeCorrections<T>) {
     let (zero, one) = (T::splat(0.0), T::splat(1.0));
     let g = hinge_geometry(p);
     let value = wrap_angle(g.phi - rest_angle);
@@ -174,20 +174,44 @@ fn project_hinge<T: Real, const DAMPED: bool>(
     let dl = num / limited;
     let ok = den.gt_select(T::splat(MIN_DENOMINATOR), g.valid, zero);
     let dl = ok.gt_select(zero, dl, zero);
-    // w_q·∇_qφ·Δλ from n_A and n_B: with A = a·Δλ, B = b·Δλ, the corrections are w₀A·n_A,
-    // w₁B·n_B, w₂((s_A − 1)A·n_A + (s_B − 1)B·n_B) and −w₃(s_A·A·n_A + s_B·B·n_B).
-    // Masked rather than multiplied by Δλ = 0: a hinge with a non-finite particle must leave the
-    // others untouched (NaN·0 is NaN), as the explosion guard relies on.
-    // Written out rather than with `array::map`, which is not inlined into the AVX kernels.
-    let (da, db) = (g.a * dl, g.b * dl);
-    let (w2, w3) = (w[2], -w[3]);
-    let correction = [
-        g.n_a.scale(w[0] * da).or_zero_unless(ok),
-        g.n_b.scale(w[1] * db).or_zero_unless(ok),
-        g.n_a.combine(w2 * ((g.s_a - one) * da), g.n_b, w2 * ((g.s_b - one) * db)).or_zero_unless(ok),
-        g.n_a.combine(w3 * (g.s_a * da), g.n_b, w3 * (g.s_b * db)).or_zero_unless(ok),
-    ];
-    (dl, correction)
+    let corrections = HingeCorrections { n_a: g.n_a, n_b: g.n_b, da: g.a * dl, db: g.b * dl, s_a: g.s_a, s_b: g.s_b, w, ok };
+    (dl, corrections)
+}
+
+/// The position corrections w_q·∇_qφ·Δλ of a projected hinge, one particle at a time, so that the
+/// 8-lane kernel can write each particle back before it forms the next correction (fewer vectors
+/// live at once than with all four formed first). With A = a·Δλ, B = b·Δλ, they are w₀A·n_A,
+/// w₁B·n_B, w₂((s_A − 1)A·n_A + (s_B − 1)B·n_B) and −w₃(s_A·A·n_A + s_B·B·n_B).
+struct HingeCorrections<T> {
+    n_a: V3<T>,
+    n_b: V3<T>,
+    da: T,
+    db: T,
+    s_a: T,
+    s_b: T,
+    w: [T; 4],
+    ok: T,
+}
+
+impl<T: Real> HingeCorrections<T> {
+    /// The correction of particle `q` (0..4). Masked rather than multiplied by Δλ = 0: a hinge
+    /// with a non-finite particle must leave the others untouched (NaN·0 is NaN), as the
+    /// explosion guard relies on.
+    #[inline(always)]
+    fn of(&self, q: usize) -> V3<T> {
+        let one = T::splat(1.0);
+        let (da, db) = (self.da, self.db);
+        let c = match q {
+            0 => self.n_a.scale(self.w[0] * da),
+            1 => self.n_b.scale(self.w[1] * db),
+            2 => self.n_a.combine(self.w[2] * ((self.s_a - one) * da), self.n_b, self.w[2] * ((self.s_b - one) * db)),
+            _ => {
+                let w3 = -self.w[3];
+                self.n_a.combine(w3 * (self.s_a * da), self.n_b, w3 * (self.s_b * db))
+            }
+        };
+        c.or_zero_unless(self.ok)
+    }
 }
 
 /// All bending constraints of one cloth, structure-of-arrays.
@@ -246,8 +270,7 @@ impl<const DAMPED: bool> Sweep for BendingSweep<'_, DAMPED> {
                 project_hinge::<f32, DAMPED>(p, dx, w, self.rest_angle[c], self.compliance[c], lambda_in, self.k);
             *lambda = lambda_in + dl;
             for q in 0..4 {
-                let d = correction[q];
-                x.add(ids[q], d.to_vec3());
+                x.add(ids[q], correction.of(q).to_vec3());
             }
         }
     }
@@ -284,16 +307,12 @@ impl<const DAMPED: bool> BatchSweep for BendingSweep<'_, DAMPED> {
         let (rest_angle, compliance) = (L::load(self.rest_angle, c0), L::load(self.compliance, c0));
         let lambda_in = if self.fresh { L::splat(0.0) } else { L::from_array(*lambda) };
         let (dl, correction) = project_hinge::<L, DAMPED>(p, dx, w, rest_angle, compliance, lambda_in, self.k);
-        let correction = [
-            L::lanes_to_rows(correction[0]),
-            L::lanes_to_rows(correction[1]),
-            L::lanes_to_rows(correction[2]),
-            L::lanes_to_rows(correction[3]),
-        ];
         *lambda = (lambda_in + dl).to_array();
-        for l in 0..N {
-            for q in 0..4 {
-                x.add_row_at(at[l][q], correction[q][l]);
+        // Each particle's correction written back before the next one is formed.
+        for q in 0..4 {
+            let rows = L::lanes_to_rows(correction.of(q));
+            for l in 0..N {
+                x.add_row_at(at[l][q], rows[l]);
             }
         }
     }
