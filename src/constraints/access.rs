@@ -37,12 +37,6 @@ pub(crate) fn unpack_solver_particles(rows: &[SolverParticle], x: &mut [Vec3]) {
     }
 }
 
-/// Positions [m] and inverse masses [1/kg] of particles `ids` (one per lane) as lanes.
-#[inline(always)]
-pub(crate) fn gather_rows<const N: usize, L: LaneSet<N>, P: Positions + ?Sized>(x: &P, ids: [usize; N]) -> (V3<L>, L) {
-    L::rows_to_lanes(std::array::from_fn(|l| x.row(ids[l])))
-}
-
 /// The rows at byte offsets `at` ([`row_offsets_below`], one per lane) as lanes: positions [m]
 /// and inverse masses [1/kg].
 #[inline(always)]
@@ -68,15 +62,6 @@ pub(crate) fn constraint_particles<const N: usize, const K: usize>(constraints: 
     ids
 }
 
-/// Whether every particle index in `ids` is `< particle_count` (at most 2²⁸). Without an early
-/// exit inside a block of 256 indices and in u32 lanes, so the compiler vectorises the comparison
-/// (the scalar `all` was 1.4 % of a 64² step, once per step).
-pub(crate) fn indices_below(ids: &[u32], particle_count: usize) -> bool {
-    debug_assert!(particle_count <= crate::mesh::MAX_VERTICES);
-    let n = particle_count as u32;
-    ids.chunks(256).all(|block| block.iter().fold(true, |ok, &i| ok & (i < n)))
-}
-
 /// `out` ← the byte offsets of the rows of `constraints`' particles ([`ROW_BYTES`] × index, what
 /// the lane-wise kernels address rows by: base + offset, where an index needs a shift first), and
 /// whether every particle index is `< particle_count`. Once per step, with the index check the
@@ -92,11 +77,18 @@ pub(crate) fn row_offsets_below<const K: usize>(constraints: &[[u32; K]], partic
     // The constraint count never changes after creation: no fill after the first step.
     out.resize(constraints.len(), [0; K]);
     let mut beyond = 0u32;
-    for (out, ids) in out.as_flattened_mut().iter_mut().zip(constraints.as_flattened()) {
-        beyond |= (*ids >= n) as u32;
-        *out = ids.wrapping_mul(ROW_BYTES as u32);
+    for (out, &i) in out.as_flattened_mut().iter_mut().zip(constraints.as_flattened()) {
+        *out = row_offset(i, n, &mut beyond);
     }
     beyond == 0
+}
+
+/// The byte offset of particle `i`'s row ([`ROW_BYTES`] × i), setting `beyond` when `i ≥ n`:
+/// the step of [`row_offsets_below`], for constraints stored otherwise.
+#[inline(always)]
+pub(crate) fn row_offset(i: u32, n: u32, beyond: &mut u32) -> u32 {
+    *beyond |= (i >= n) as u32;
+    i.wrapping_mul(ROW_BYTES as u32)
 }
 
 /// Particle `k` of each of `N` constraints (`ids` from [`constraint_particles`]), one per lane.

@@ -12,7 +12,7 @@
 //! particle towards its anchor; it only stops the chain of edges from stretching beyond what a
 //! one-pass Gauss–Seidel sweep can recover, which is what keeps light, stiff, fine cloth stable.
 
-use super::access::{Positions, SolverParticle, gather_rows, indices_below};
+use super::access::{Positions, SolverParticle, gather_rows_at, row_offset};
 use super::colouring::permute;
 use super::lanes::{LANES, LaneSet, Lanes, Real, V3, v3};
 #[cfg(target_arch = "x86_64")]
@@ -54,6 +54,10 @@ pub struct TetherConstraints {
     /// 0 when the tethers are not arranged so: then every group is projected one at a time (the
     /// same bits). Groups move only their own particle, so their order changes no bit.
     pub(crate) full_groups_end: usize,
+    /// Byte offsets of each tether's particle and anchor rows, derived from `particle` and
+    /// `anchor` at the top of every step ([`Self::prepare_rows`]); what the lane-wise kernel
+    /// addresses rows by.
+    pub(crate) row_offsets: Vec<[u32; 2]>,
 }
 
 impl TetherConstraints {
@@ -107,6 +111,7 @@ impl TetherConstraints {
             }
         }
         t.lambda = vec![0.0; t.particle.len()];
+        t.row_offsets = Vec::with_capacity(t.particle.len());
         t.put_full_groups_first();
         t
     }
@@ -142,7 +147,8 @@ impl TetherConstraints {
     /// handed to the lane-wise path: [`LANES`] groups of [`TETHERS_PER_PARTICLE`] tethers at once.
     ///
     /// # Safety
-    /// Every particle and anchor index is `< x.len()` ([`Self::particles_below`]), and the
+    /// Every particle and anchor index is `< x.len()` and [`Self::row_offsets`] are derived from
+    /// the current tethers (both by [`Self::prepare_rows`]), and the
     /// tethers were built for the current inverse masses `w` (anchors kinematic, constrained
     /// particles not), so that no group writes a particle another group reads.
     // Out of line so that profilers (perf, callgrind) attribute the sweep to it; once per substep.
@@ -159,16 +165,23 @@ impl TetherConstraints {
     ) {
         let all = [0, self.particle.len() as u32];
         let (particle, anchor, geodesic_distance) = (&self.particle[..], &self.anchor[..], &self.geodesic_distance[..]);
-        let full_groups_end = self.full_groups_end;
-        let kernel = TetherSweep { particle, anchor, geodesic_distance, full_groups_end, w, slack, compliance, k };
-        // SAFETY: the caller's contract; the kernel reads particles only through `particle` and
-        // `anchor`.
+        let (full_groups_end, row_offsets) = (self.full_groups_end, &self.row_offsets[..]);
+        let kernel = TetherSweep { particle, anchor, row_offsets, geodesic_distance, full_groups_end, w, slack, compliance, k };
+        // SAFETY: the caller's contract; the kernel reads particles only through `particle`,
+        // `anchor` and their row offsets.
         unsafe { sweep(&kernel, x, &mut self.lambda, Some(&all), parallel) };
     }
 
-    /// Whether every particle and anchor index is `< particle_count`.
-    pub(crate) fn particles_below(&self, particle_count: usize) -> bool {
-        indices_below(&self.particle, particle_count) && indices_below(&self.anchor, particle_count)
+    /// Whether every particle and anchor index is `< particle_count` (at most 2²⁸); derives
+    /// [`Self::row_offsets`] from them. Once per step, before the sweeps.
+    pub(crate) fn prepare_rows(&mut self, particle_count: usize) -> bool {
+        let n = particle_count as u32;
+        self.row_offsets.resize(self.particle.len(), [0; 2]);
+        let mut beyond = 0u32;
+        for ((out, &i), &a) in self.row_offsets.iter_mut().zip(&self.particle).zip(&self.anchor) {
+            *out = [row_offset(i, n, &mut beyond), row_offset(a, n, &mut beyond)];
+        }
+        beyond == 0
     }
 }
 
@@ -230,6 +243,8 @@ fn project_tether<T: Real>(
 struct TetherSweep<'a> {
     particle: &'a [u32],
     anchor: &'a [u32],
+    /// [`TetherConstraints::row_offsets`].
+    row_offsets: &'a [[u32; 2]],
     geodesic_distance: &'a [f32],
     /// [`TetherConstraints::full_groups_end`].
     full_groups_end: usize,
@@ -341,25 +356,26 @@ impl TetherSweep<'_> {
         let (zero, one) = (L::splat(0.0), L::splat(1.0));
         // The batch's tethers as slices of known length, read at constant offsets: the per-lane
         // reads below need no bounds checks.
-        let (particle, anchor) = (&self.particle[g0..g0 + N * K], &self.anchor[g0..g0 + N * K]);
+        let row_offsets = &self.row_offsets[g0..g0 + N * K];
         let geodesic_distance = &self.geodesic_distance[g0..g0 + N * K];
         let lambda = &mut lambda[g0 - first..g0 - first + N * K];
         let at = |l: usize| K * l;
+        // Row byte offsets of each lane's particle and of its K anchors.
         let mut i = [0usize; N];
         let mut a = [[0usize; N]; K];
         for l in 0..N {
-            i[l] = particle[at(l)] as usize;
+            i[l] = row_offsets[at(l)][0] as usize;
             for s in 0..K {
-                a[s][l] = anchor[at(l) + s] as usize;
+                a[s][l] = row_offsets[at(l) + s][1] as usize;
             }
         }
         // Particle rows (x, y, z, w) turned into lanes by a transpose.
-        let (mut xi, wi) = gather_rows::<N, L, P>(x, i);
+        let (mut xi, wi) = gather_rows_at::<N, L, P>(x, i);
         let mut xa = [V3 { x: zero, y: zero, z: zero }; K];
         let mut wa = [zero; K];
         let mut bound = [zero; K];
         for s in 0..K {
-            (xa[s], wa[s]) = gather_rows::<N, L, P>(x, a[s]);
+            (xa[s], wa[s]) = gather_rows_at::<N, L, P>(x, a[s]);
             let mut b = [0.0; N];
             for (l, b) in b.iter_mut().enumerate() {
                 *b = self.slack * geodesic_distance[at(l) + s];
@@ -392,7 +408,7 @@ impl TetherSweep<'_> {
                     break;
                 }
             }
-            let rows = L::lanes_to_rows(xi);
+            let rows = L::lanes_and_w_to_rows(xi, wi);
             for s in 0..K {
                 let lam = lam[s].to_array();
                 for l in 0..N {
@@ -400,7 +416,7 @@ impl TetherSweep<'_> {
                 }
             }
             for l in 0..N {
-                x.set(i[l], rows[l].truncate());
+                x.set_row_at(i[l], rows[l]);
             }
             measure_tethers(xi, &xa, &bound, &mut len);
         }
@@ -602,7 +618,7 @@ mod tests {
         for compliance in [0.0, 1e-4] {
             // One sweep of `t` after checking its indices.
             let solve = |t: &mut TetherConstraints, x: &mut [Vec4], parallel: bool| {
-                assert!(t.particles_below(x.len()));
+                assert!(t.prepare_rows(x.len()));
                 // SAFETY: indices checked above; the tethers were built for `w`.
                 unsafe { t.solve_in_bounds(x, w, slack, compliance, &k, parallel) }
             };
@@ -613,8 +629,9 @@ mod tests {
             for _ in 0..3 {
                 let t = &mut scalar;
                 let (particle, anchor, geodesic_distance) = (&t.particle[..], &t.anchor[..], &t.geodesic_distance[..]);
-                let full_groups_end = t.full_groups_end;
-                let kernel = TetherSweep { particle, anchor, geodesic_distance, full_groups_end, w, slack, compliance, k: &k };
+                let (full_groups_end, row_offsets) = (t.full_groups_end, &t.row_offsets[..]);
+                let kernel =
+                    TetherSweep { particle, anchor, row_offsets, geodesic_distance, full_groups_end, w, slack, compliance, k: &k };
                 kernel.project_range(0, &mut t.lambda, &mut x_scalar[..]);
                 solve(&mut lanes, &mut x_lanes, false);
                 #[cfg(target_arch = "x86_64")]

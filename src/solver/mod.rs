@@ -115,7 +115,7 @@ pub(crate) fn step_cloth(cloth: &mut Cloth, dt: f32, ctx: &StepContext) {
     assert!(
         cloth.stretch.prepare_rows(particle_count)
             && cloth.bending.prepare_rows(particle_count)
-            && cloth.tethers.particles_below(particle_count),
+            && cloth.tethers.prepare_rows(particle_count),
         "a constraint refers to a particle beyond {particle_count}"
     );
 
