@@ -9,16 +9,22 @@ use ffi_common::{c_hanging_cloth, c_world, hanging_grid, ok};
 use xpbd_cloth::ffi::*;
 use xpbd_cloth::{ClothDesc, ColliderDesc, Pose, World, WorldDesc};
 
+/// A light stiff horizontal n × n sheet of 1 m with tethers, pinned at its two corners of one edge.
+fn add_light_sheet(world: &mut World, n: usize) -> xpbd_cloth::ClothHandle {
+    let (p, i) = horizontal_sheet(n, 1.0, 0.0);
+    let mut desc = ClothDesc::new(&p, &i);
+    desc.params = light_stiff_params();
+    let c = world.add_cloth(&desc).unwrap();
+    world.cloth_mut(c).unwrap().set_pinned(&[0, n as u32 - 1], None).unwrap();
+    c
+}
+
 /// Two cloths (a light stiff sheet pinned at two corners with tethers, and a hanging sheet with
 /// default settings) over a sphere, stepped `steps` frames at 60 Hz in a world with
 /// `thread_count` threads. Returns the state hash of each cloth after every step.
 fn scene_hashes(thread_count: u32, steps: usize) -> Vec<[u64; 2]> {
     let mut world = World::new(WorldDesc { thread_count, ..WorldDesc::default() }).unwrap();
-    let (p1, i1) = horizontal_sheet(24, 1.0, 0.0);
-    let mut d1 = ClothDesc::new(&p1, &i1);
-    d1.params = light_stiff_params();
-    let a = world.add_cloth(&d1).unwrap();
-    world.cloth_mut(a).unwrap().set_pinned(&[0, 23], None).unwrap();
+    let a = add_light_sheet(&mut world, 24);
     let (p2, i2) = vertical_sheet(16, 0.5);
     let b = world.add_cloth(&ClothDesc::new(&p2, &i2)).unwrap();
     world.cloth_mut(b).unwrap().set_pinned(&[0], None).unwrap();
@@ -56,11 +62,7 @@ fn a_collider_nowhere_near_the_cloth_changes_no_bit() {
     for thread_count in [1, 2] {
         let hashes = |far_collider: bool| {
             let mut world = World::new(WorldDesc { thread_count, ..WorldDesc::default() }).unwrap();
-            let (p, i) = horizontal_sheet(50, 1.0, 0.0);
-            let mut desc = ClothDesc::new(&p, &i);
-            desc.params = light_stiff_params();
-            let c = world.add_cloth(&desc).unwrap();
-            world.cloth_mut(c).unwrap().set_pinned(&[0, 49], None).unwrap();
+            let c = add_light_sheet(&mut world, 50);
             if far_collider {
                 world.add_collider(&ColliderDesc { pose: Pose::at([0.0, 50.0, 0.0]), ..ColliderDesc::sphere(0.5) }).unwrap();
             }

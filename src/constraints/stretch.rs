@@ -279,13 +279,8 @@ mod tests {
     /// 4 nor of 8; 8 lanes (where the CPU has AVX) and 4 give the same bits.
     #[test]
     fn lane_wise_residuals_have_the_scalar_bits() {
-        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
-        let mut next = move || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            (seed >> 40) as f32 / (1u64 << 24) as f32
-        };
+        let mut noise = super::super::tests::noise();
+        let mut next = move || noise() + 0.5;
         let x: Vec<Vec3> = (0..50).map(|_| Vec3::new(next(), next(), next()) * 2.0 - Vec3::ONE).collect();
         let mut stretch = StretchConstraints::default();
         for e in 0..203u32 {
