@@ -380,3 +380,39 @@ fn cloth_ignores_colliders_outside_its_collision_mask() {
     assert!((rests - (0.05 + thickness)).abs() < 1e-3);
     assert_eq!(world.cloth(ignoring).unwrap().stats().contact_count, 0);
 }
+
+/// A slowly turning collider holds a particle far from its axis at the contact thickness. The
+/// broad phase bounds how far the collider's surface can move within a substep, and its bound on
+/// the turn once rounded to 0 for 3e-4 rad per substep (0.02 rad/s at 60 Hz): the turning surface
+/// then reached particles 10 m out that were skipped, and they ended 1 mm inside the 5 mm
+/// thickness (found by comparing state hashes across builds). Plane, long box and long capsule,
+/// each turning about the z axis through its centre, a lone particle 10 m out resting above it.
+#[test]
+fn a_slowly_turning_collider_keeps_far_particles_at_the_thickness() {
+    use std::f32::consts::FRAC_PI_2;
+    let params = ClothParams::default();
+    let thickness = params.collision_thickness;
+    // (collider, base angle about z, local surface height above the particle's side, distance).
+    let capsule_gap = |p: Vec3| Vec3::new(p.x, 0.0, p.z).length() - 0.05;
+    let shapes: [(ColliderDesc, f32, f32, &dyn Fn(Vec3) -> f32); 3] = [
+        (ColliderDesc::plane(), 0.0, 0.0, &|p: Vec3| p.y),
+        (ColliderDesc::cuboid([10.5, 0.05, 1.0]), 0.0, 0.05, &|p: Vec3| p.y - 0.05),
+        // The capsule's axis is its local y: turned by π/2 it lies along −x.
+        (ColliderDesc::capsule(0.05, 10.5), FRAC_PI_2, 0.05, &capsule_gap),
+    ];
+    for (desc, base, top, gap_of_local) in shapes {
+        let mut world = World::new(WorldDesc { substeps: 1, iterations: 1, thread_count: 1, ..WorldDesc::default() }).unwrap();
+        let pose = |a: f32| Pose::from_axis_angle([0.0; 3], [0.0, 0.0, 1.0], base + a);
+        let collider = world.add_collider(&ColliderDesc { pose: pose(0.0), ..desc }).unwrap();
+        let cloth = world.add_cloth(&ClothDesc { params, ..ClothDesc::new(&[[10.0, top + 0.01, 0.0]], &[]) }).unwrap();
+        for k in 0..6 {
+            let angle = 0.02 * (k + 1) as f32 * DT;
+            world.set_collider_pose(collider, &pose(angle)).unwrap();
+            world.step(DT).unwrap();
+            let q = glam::Quat::from_axis_angle(glam::Vec3::Z, base + angle);
+            let local = q.conjugate() * positions(&world, cloth)[0];
+            let gap = gap_of_local(local) - thickness;
+            assert!(gap > -1e-5, "{desc:?}, step {k}: gap {gap} m below the thickness");
+        }
+    }
+}

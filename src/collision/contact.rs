@@ -63,7 +63,7 @@
 use super::shape::Shape;
 use super::store::{Collider, ColliderStore, Frame, SubstepWindow};
 use crate::parallel::{PARTICLE_CHUNK, chunks_mut_in_parallel};
-use glam::Vec3;
+use glam::{Quat, Vec3};
 use rayon::prelude::*;
 
 /// A march stops when the gap to the thickened surface is below this [m].
@@ -306,7 +306,7 @@ fn project_contacts(
 /// from the thickened shape than the length of its local segment. That length is bounded in
 /// world terms: ‖moved‖ ≤ ‖x − x_prev‖ + ‖R₁ − R₀‖·‖x_prev − c₀‖ + ‖c₁ − c₀‖ (`relative_motion`;
 /// ‖R₁ − R₀‖ = 2·sin(θ/2) for the rotation θ between the substep's start and end frames,
-/// 2·√(1 − (q₀·q₁)²) from their quaternions). The start's distance is bounded twice:
+/// [`rotation_distance`]). The start's distance is bounded twice:
 /// - [`FarTest::surely_clear`], before any transform: the shape lies inside a ball of radius R
 ///   around its origin, so distance ≥ ‖x_prev − c₀‖ − R;
 /// - [`FarTest::locally_clear`], from the start's local position (which the sweep needs anyway):
@@ -328,13 +328,12 @@ struct FarTest {
 
 impl FarTest {
     fn new(shape: &Shape, begin: &Frame, end: &Frame, thickness: f32) -> FarTest {
-        let dot = begin.rotation.dot(end.rotation);
         FarTest {
             reach: shape.bounding_radius().map(|r| r + thickness),
             thickness,
             begin: begin.position,
             shift: (end.position - begin.position).length(),
-            turn: 2.0 * (1.0 - dot * dot).max(0.0).sqrt(),
+            turn: rotation_distance(begin.rotation, end.rotation),
         }
     }
 
@@ -362,6 +361,19 @@ impl FarTest {
         let (_, needed) = self.start_and_reach(x, x_prev);
         shape.distance_lower_bound(p_prev) - self.thickness > needed
     }
+}
+
+/// ‖R₁ − R₀‖ = 2·sin(θ/2) for the rotation θ from `q0` to `q1`: twice the length of the vector
+/// part of q₀⁻¹q₁ (q₀* q₁ for unit quaternions), which keeps its precision for small turns.
+/// The equal 2·√(1 − (q₀·q₁)²) does not: for a turn of 3e-4 rad per substep (0.02 rad/s at
+/// 60 Hz) q₀·q₁ rounds to 1 in f32 and the bound to 0, and the broad phase then skipped particles
+/// 10 m from the axis that the turning surface reached (found by comparing state hashes of
+/// 07ccbe0 and later builds: a particle above a plane turning at 0.02 rad/s ended 1 mm inside the
+/// thickness). The vector part of q₀*q₀ is exactly zero, and a small turn's has the relative
+/// precision of f32.
+#[inline]
+fn rotation_distance(q0: Quat, q1: Quat) -> f32 {
+    2.0 * (q0.conjugate() * q1).xyz().length()
 }
 
 /// Contacts at the end of a step (colliders at their target poses): the number of
@@ -455,6 +467,80 @@ mod tests {
             }
         }
         assert!(culled > 10_000 && culled_locally > 5_000 && kept > 10_000, "culled {culled} + {culled_locally}, kept {kept}");
+    }
+
+    /// The broad phase on slowly turning long shapes, with particles far out along them and near
+    /// their surface, where the bound on the turn matters most: turns of 1e-5 to 1e-3 rad per
+    /// substep, particles up to 12 m from the turning axis and 1–30 mm above the surface. Every
+    /// skipped particle is checked against the sweep.
+    #[test]
+    fn broad_phase_skips_only_clear_particles_of_slowly_turning_long_shapes() {
+        use glam::Quat;
+        let shapes = [
+            Shape::Plane,
+            Shape::Box { half_extents: Vec3::new(10.5, 0.05, 1.0), rounding: 0.01 },
+            Shape::Capsule { radius: 0.05, half_height: 10.5 },
+        ];
+        let mut state = 0x5eed_1234u32;
+        let mut next = move || {
+            state = state.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+            (state >> 8) as f32 / (1u32 << 24) as f32 * 2.0 - 1.0
+        };
+        let (mut culled, mut kept) = (0, 0);
+        let thickness = 0.005;
+        for k in 0..30_000 {
+            let shape = &shapes[k % shapes.len()];
+            let axis = Vec3::new(next(), next(), next()).try_normalize().unwrap_or(Vec3::Y);
+            let begin = Frame {
+                position: Vec3::new(next(), next(), next()),
+                rotation: Quat::from_axis_angle(Vec3::new(next(), next(), next()).normalize_or(Vec3::X), next() * 3.0),
+            };
+            let turn = 10f32.powf(-4.0 + next());
+            let end = Frame { position: begin.position, rotation: begin.rotation * Quat::from_axis_angle(axis, turn) };
+            let above = thickness * (1.2 + 5.0 * next().abs());
+            let local = match *shape {
+                Shape::Plane => Vec3::new(12.0 * next(), above, 12.0 * next()),
+                Shape::Box { .. } => Vec3::new(10.4 * next(), 0.05 + above, 0.9 * next()),
+                _ => Vec3::new(0.05 + above, 10.4 * next(), 0.0),
+            };
+            let x_prev = begin.position + begin.rotation * local;
+            let x = x_prev + Vec3::new(next(), next(), next()) * 1e-3;
+            let far = FarTest::new(shape, &begin, &end, thickness);
+            let p_prev = begin.to_local(x_prev);
+            let moved = relative_motion(&begin, &end, x, x_prev, p_prev);
+            if far.surely_clear(x, x_prev) || far.locally_clear(shape, p_prev, x, x_prev) {
+                culled += 1;
+                assert_eq!(sweep(shape, p_prev, moved, thickness, 1e-3), Sweep::Clear, "case {k}: {shape:?}, turn {turn}");
+            } else {
+                kept += 1;
+            }
+        }
+        assert!(culled > 3_000 && kept > 3_000, "culled {culled}, kept {kept}");
+    }
+
+    /// ‖R₁ − R₀‖ from the quaternions keeps its precision down to tiny turns (where the formula
+    /// through q₀·q₁ gave 0), up to a half turn, for any axis and starting orientation.
+    #[test]
+    fn rotation_distance_is_twice_the_sine_of_half_the_turn() {
+        use glam::Quat;
+        let mut state = 0x0bad_5eedu32;
+        let mut next = move || {
+            state = state.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+            (state >> 8) as f32 / (1u32 << 24) as f32 * 2.0 - 1.0
+        };
+        for turn in [1e-6f32, 3.3e-5, 3.3e-4, 1e-2, 0.5, 2.0, 3.1] {
+            for _ in 0..50 {
+                let axis = Vec3::new(next(), next(), next()).try_normalize().unwrap_or(Vec3::Y);
+                let start = Quat::from_axis_angle(Vec3::new(next(), next(), next()).normalize_or(Vec3::X), next() * 3.0);
+                let end = start * Quat::from_axis_angle(axis, turn);
+                let expected = 2.0 * (turn as f64 / 2.0).sin();
+                let got = rotation_distance(start, end) as f64;
+                assert!((got - expected).abs() <= 1e-3 * expected + 3e-7, "turn {turn}: {got} vs {expected}");
+                let (mat0, mat1) = (glam::Mat3::from_quat(start), glam::Mat3::from_quat(end));
+                let moved = (mat1 - mat0) * axis.any_orthonormal_vector();
+                assert!(moved.length() as f64 <= got * 1.001 + 1e-6, "turn {turn}: a unit vector moved {}", moved.length());
+            }
+        }
     }
 
     #[test]

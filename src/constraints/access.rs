@@ -255,3 +255,44 @@ impl Positions for SharedPositions<'_> {
         self.write(i, x.extend(w));
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The byte-offset accessors reach the rows the indices name, on the shared view and on a
+    /// plain slice alike, and the offsets come from the check that guards them: every row read,
+    /// added to and overwritten at its offset, then compared with the same done by index. Small
+    /// enough for Miri, which checks the raw pointer arithmetic (`byte_add`).
+    #[test]
+    fn rows_at_byte_offsets_are_the_indexed_rows() {
+        let rows: Vec<SolverParticle> = (0..7).map(|i| SolverParticle::new(i as f32, 2.0 * i as f32, -(i as f32), 0.5 + i as f32)).collect();
+        let constraints = [[6u32, 0], [3, 5], [1, 2]];
+        let mut offsets = Vec::new();
+        assert!(row_offsets_below(&constraints, rows.len(), &mut offsets));
+        assert_eq!(offsets, [[96, 0], [48, 80], [16, 32]]);
+        assert!(!row_offsets_below(&[[0u32, 7]], rows.len(), &mut offsets), "index 7 of 7 rows");
+        assert!(!row_offsets_below(&[[u32::MAX, 1]], rows.len(), &mut offsets));
+        let mut shared = rows.clone();
+        let mut plain = rows.clone();
+        {
+            // SAFETY: every offset below is checked (< 7 rows); one thread.
+            let mut view = unsafe { SharedPositions::new(&mut shared) };
+            let d = SolverParticle::new(0.25, -0.5, 1.0, 0.0);
+            for (at, i) in [(96usize, 6usize), (48, 3), (0, 0)] {
+                assert_eq!(view.row_at(at), rows[i].to_array());
+                assert_eq!(plain[..].row_at(at), rows[i].to_array());
+                view.add_row_at(at, d);
+                plain[..].add_row_at(at, d);
+            }
+            // A new position with the row's own w (the sweeps never change w).
+            let moved = SolverParticle::new(9.0, 8.0, 7.0, rows[1].w);
+            view.set_row_at(16, moved);
+            plain[..].set_row_at(16, moved);
+        }
+        let bits = |v: &[SolverParticle]| v.iter().flat_map(|r| r.to_array().map(f32::to_bits)).collect::<Vec<_>>();
+        assert_eq!(bits(&shared), bits(&plain));
+        assert_ne!(bits(&shared), bits(&rows));
+        assert_eq!(shared[1].truncate(), Vec3::new(9.0, 8.0, 7.0), "set at offset 16 is row 1");
+    }
+}
