@@ -192,43 +192,29 @@ impl<'a> SharedPositions<'a> {
         SharedPositions { ptr: x.as_mut_ptr(), len: x.len(), _borrow: PhantomData }
     }
 
-    #[inline(always)]
-    fn read(&self, i: usize) -> SolverParticle {
-        debug_assert!(i < self.len);
-        // SAFETY: in bounds of the live borrow `'a`, and no other thread writes particle i
-        // meanwhile (contract of `new`).
-        unsafe { self.ptr.add(i).read() }
-    }
-
-    /// The row at byte offset `at` (a multiple of [`ROW_BYTES`]): one addressing mode, base +
-    /// offset, where an index needs a shift first.
+    /// The row at byte offset `at` = [`ROW_BYTES`] × particle index: one addressing mode, base +
+    /// offset, where an index needs a shift first (the index methods below pass 16·i).
     #[inline(always)]
     fn read_at(&self, at: usize) -> SolverParticle {
         debug_assert!(at % ROW_BYTES == 0 && at / ROW_BYTES < self.len);
-        // SAFETY: as `read`, for particle at / ROW_BYTES.
+        // SAFETY: in bounds of the live borrow `'a` (row at / ROW_BYTES < len, the contract of
+        // `new`), and no other thread writes that particle meanwhile (contract of `new`).
         unsafe { self.ptr.byte_add(at).read() }
     }
 
     #[inline(always)]
     fn write_at(&mut self, at: usize, p: SolverParticle) {
         debug_assert!(at % ROW_BYTES == 0 && at / ROW_BYTES < self.len);
-        // SAFETY: as `write`, for particle at / ROW_BYTES.
+        // SAFETY: in bounds as for `read_at`, and no other thread reads or writes that particle
+        // meanwhile (contract of `new`).
         unsafe { self.ptr.byte_add(at).write(p) }
-    }
-
-    #[inline(always)]
-    fn write(&mut self, i: usize, p: SolverParticle) {
-        debug_assert!(i < self.len);
-        // SAFETY: in bounds of the live borrow `'a`, and no other thread reads or writes particle
-        // i meanwhile (contract of `new`).
-        unsafe { self.ptr.add(i).write(p) }
     }
 }
 
 impl Positions for SharedPositions<'_> {
     #[inline(always)]
     fn row(&self, i: usize) -> [f32; 4] {
-        self.read(i).to_array()
+        self.row_at(i * ROW_BYTES)
     }
     #[inline(always)]
     fn row_at(&self, at: usize) -> [f32; 4] {
@@ -246,13 +232,12 @@ impl Positions for SharedPositions<'_> {
     }
     #[inline(always)]
     fn add_row(&mut self, i: usize, d: SolverParticle) {
-        let p = self.read(i) + d;
-        self.write(i, p);
+        self.add_row_at(i * ROW_BYTES, d);
     }
     #[inline(always)]
     fn set(&mut self, i: usize, x: Vec3) {
-        let w = self.read(i).w;
-        self.write(i, x.extend(w));
+        let w = self.read_at(i * ROW_BYTES).w;
+        self.write_at(i * ROW_BYTES, x.extend(w));
     }
 }
 
