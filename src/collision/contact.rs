@@ -262,11 +262,15 @@ fn project_contacts(
     let shape = &collider.shape;
     let far = FarTest::new(shape, &begin, &end, thickness);
     for i in 0..x.len() {
-        if w[i] == 0.0 || far.surely_clear(x[i], x_prev[i]) {
+        if w[i] == 0.0 {
+            continue;
+        }
+        let motion = far.motion(x[i], x_prev[i]);
+        if far.surely_clear(motion) {
             continue;
         }
         let p_prev = begin.to_local(x_prev[i]);
-        if far.locally_clear(shape, p_prev, x[i], x_prev[i]) {
+        if far.locally_clear(shape, p_prev, motion) {
             continue;
         }
         let moved = relative_motion(&begin, &end, x[i], x_prev[i], p_prev);
@@ -337,30 +341,36 @@ impl FarTest {
         }
     }
 
-    /// The start's distance from the collider's origin, and the bound on ‖moved‖ with the
-    /// rounding factor and margin folded in: clear when the start's gap exceeds it.
+    /// What both tests need of a particle moving from `x_prev` to `x`, computed once.
     #[inline]
-    fn start_and_reach(&self, x: Vec3, x_prev: Vec3) -> (f32, f32) {
+    fn motion(&self, x: Vec3, x_prev: Vec3) -> FarMotion {
         let start = (x_prev - self.begin).length();
         let segment = (x - x_prev).length() + self.turn * start + self.shift;
         let margin = 1e-4 + 1e-4 * (start + self.reach.unwrap_or(0.0)) + SWEEP_TOLERANCE;
-        (start, segment * 1.001 + margin)
+        FarMotion { start, needed: segment * 1.001 + margin }
     }
 
     /// Clear by the bounding ball (world frame, no transform).
     #[inline]
-    fn surely_clear(&self, x: Vec3, x_prev: Vec3) -> bool {
-        let Some(reach) = self.reach else { return false };
-        let (start, needed) = self.start_and_reach(x, x_prev);
-        start - reach > needed
+    fn surely_clear(&self, m: FarMotion) -> bool {
+        self.reach.is_some_and(|reach| m.start - reach > m.needed)
     }
 
     /// Clear by the shape's distance bound at the start's local position `p_prev`.
     #[inline]
-    fn locally_clear(&self, shape: &Shape, p_prev: Vec3, x: Vec3, x_prev: Vec3) -> bool {
-        let (_, needed) = self.start_and_reach(x, x_prev);
-        shape.distance_lower_bound(p_prev) - self.thickness > needed
+    fn locally_clear(&self, shape: &Shape, p_prev: Vec3, m: FarMotion) -> bool {
+        shape.distance_lower_bound(p_prev) - self.thickness > m.needed
     }
+}
+
+/// A particle's substep motion as the broad phase sees it ([`FarTest::motion`]).
+#[derive(Clone, Copy)]
+struct FarMotion {
+    /// The start's distance from the collider's origin at the substep's start [m].
+    start: f32,
+    /// The bound on the local segment's length, rounding factor and margin folded in [m]: the
+    /// sweep is clear when the start's gap to the thickened shape exceeds it.
+    needed: f32,
 }
 
 /// ‖R₁ − R₀‖ = 2·sin(θ/2) for the rotation θ from `q0` to `q1`: twice the length of the vector
@@ -456,10 +466,11 @@ mod tests {
             let far = FarTest::new(shape, &begin, &end, thickness);
             let p_prev = begin.to_local(x_prev);
             let moved = relative_motion(&begin, &end, x, x_prev, p_prev);
-            if far.surely_clear(x, x_prev) {
+            let motion = far.motion(x, x_prev);
+            if far.surely_clear(motion) {
                 culled += 1;
                 assert_eq!(sweep(shape, p_prev, moved, thickness, 1e-3), Sweep::Clear, "case {k}");
-            } else if far.locally_clear(shape, p_prev, x, x_prev) {
+            } else if far.locally_clear(shape, p_prev, motion) {
                 culled_locally += 1;
                 assert_eq!(sweep(shape, p_prev, moved, thickness, 1e-3), Sweep::Clear, "case {k} (local)");
             } else {
@@ -508,7 +519,8 @@ mod tests {
             let far = FarTest::new(shape, &begin, &end, thickness);
             let p_prev = begin.to_local(x_prev);
             let moved = relative_motion(&begin, &end, x, x_prev, p_prev);
-            if far.surely_clear(x, x_prev) || far.locally_clear(shape, p_prev, x, x_prev) {
+            let motion = far.motion(x, x_prev);
+            if far.surely_clear(motion) || far.locally_clear(shape, p_prev, motion) {
                 culled += 1;
                 assert_eq!(sweep(shape, p_prev, moved, thickness, 1e-3), Sweep::Clear, "case {k}: {shape:?}, turn {turn}");
             } else {

@@ -226,19 +226,15 @@ impl StretchConstraints {
         for (edges, l) in edges.chunks_exact(N).zip(rest_length.chunks_exact(N)) {
             let ids: [[usize; 2]; N] = constraint_particles(edges);
             let d = gather_vec3::<N, L>(x, column(&ids, 0)).sub(gather_vec3::<N, L>(x, column(&ids, 1)));
-            let (length, l) = (d.dot(d).sqrt(), L::load(l, 0));
-            let c = length - l;
-            // An edge of zero rest length has no strain: 0 leaves the maximum (≥ 0) as it is.
-            max_strain = max_strain.max(l.gt_select(zero, c / l, zero));
+            let (c, strain) = edge_c_and_strain(d, L::load(l, 0));
+            max_strain = max_strain.max(strain);
             out.extend(c.abs().to_array());
         }
         let mut max_strain = max_strain.to_array().into_iter().fold(0.0f32, f32::max);
         out.extend(rest_edges.iter().zip(rest_rest_length).map(|(&[i, j], &l)| {
-            let length = (x[i as usize] - x[j as usize]).length();
-            if l > 0.0 {
-                max_strain = max_strain.max((length - l) / l);
-            }
-            (length - l).abs()
+            let (c, strain) = edge_c_and_strain(v3(x[i as usize] - x[j as usize]), l);
+            max_strain = max_strain.max(strain);
+            c.abs()
         }));
         max_strain
     }
@@ -246,9 +242,18 @@ impl StretchConstraints {
     /// Largest relative elongation (‖x_i − x_j‖ − L)/L over all edges, 0 if none is stretched.
     pub fn max_strain(&self, x: &[Vec3]) -> f32 {
         self.edges.iter().zip(&self.rest_length).fold(0.0f32, |m, (&[i, j], &l)| {
-            if l > 0.0 { m.max(((x[i as usize] - x[j as usize]).length() - l) / l) } else { m }
+            m.max(edge_c_and_strain(v3(x[i as usize] - x[j as usize]), l).1)
         })
     }
+}
+
+/// C = ‖d‖ − L [m] of an edge (or of several, lane-wise) with d = x_i − x_j and rest length L,
+/// and its strain C/L; the strain is 0 for L = 0, which leaves a running maximum (≥ 0) as it is.
+#[inline(always)]
+fn edge_c_and_strain<T: Real>(d: V3<T>, rest_length: T) -> (T, T) {
+    let zero = T::splat(0.0);
+    let c = d.dot(d).sqrt() - rest_length;
+    (c, rest_length.gt_select(zero, c / rest_length, zero))
 }
 
 #[cfg(test)]

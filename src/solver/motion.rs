@@ -84,12 +84,18 @@ impl Motion {
         }
         let first = rows.len() / 4 * 4;
         for ((row, x_prev), v) in rows[first..].iter_mut().zip(&mut x_prev[first..]).zip(&mut v[first..]) {
-            if pass != Pass::Predict {
-                self.update_velocity(row, x_prev, v);
-            }
-            if pass != Pass::Update {
-                self.predict(row, x_prev, v);
-            }
+            self.particle(pass, row, x_prev, v);
+        }
+    }
+
+    /// `pass` of one particle through the reference functions.
+    #[inline(always)]
+    fn particle(self, pass: Pass, row: &mut SolverParticle, x_prev: &mut Vec3, v: &mut Vec3) {
+        if pass != Pass::Predict {
+            self.update_velocity(row, x_prev, v);
+        }
+        if pass != Pass::Update {
+            self.predict(row, x_prev, v);
         }
     }
 
@@ -214,12 +220,7 @@ mod tests {
                 let (mut rows_1, mut x_prev_1, mut v_1) = (rows.clone(), x_prev.clone(), v.clone());
                 motion.run(pass, &mut rows, &mut x_prev, &mut v);
                 for ((row, x_prev), v) in rows_1.iter_mut().zip(&mut x_prev_1).zip(&mut v_1) {
-                    if pass != Pass::Predict {
-                        motion.update_velocity(row, x_prev, v);
-                    }
-                    if pass != Pass::Update {
-                        motion.predict(row, x_prev, v);
-                    }
+                    motion.particle(pass, row, x_prev, v);
                 }
                 assert_eq!(bits(&rows, &x_prev, &v), bits(&rows_1, &x_prev_1, &v_1), "{pass:?}, {n} particles");
                 // The pass did something: every free particle moved or changed speed.
