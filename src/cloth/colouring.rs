@@ -109,6 +109,7 @@ impl Cloth {
     fn permute_hinges(&mut self, order: &[u32]) {
         let b = &mut self.bending;
         permute(&mut b.hinges, order);
+        b.row_offsets.indices_changed();
         permute(&mut b.rest_angle, order);
         permute(&mut b.compliance, order);
         permute(&mut b.lambda, order);

@@ -5,6 +5,7 @@ use super::{Cloth, ClothDesc, ClothParams, MeshInfo, ParticleTriangles, Particle
 use crate::collision::contact::ContactScratch;
 use crate::collision::self_collision::SelfCollision;
 use crate::constraints::{BendingConstraints, StretchConstraints, TetherConstraints, dihedral_angle};
+use crate::constraints::access::RowOffsets;
 use crate::error::{ClothError, check_range};
 use crate::material::{edge_stretch_compliance, hinge_bend_compliance};
 use crate::mesh::{
@@ -98,7 +99,7 @@ impl Cloth {
             compliance: vec![0.0; edge_count],
             lambda: vec![0.0; edge_count],
             colour_start: Vec::new(),
-            row_offsets: Vec::with_capacity(edge_count),
+            row_offsets: RowOffsets::with_capacity(edge_count),
         };
         let hinge_count = topo.hinges.len();
         let bending = BendingConstraints {
@@ -111,7 +112,7 @@ impl Cloth {
             compliance: vec![0.0; hinge_count],
             lambda: vec![0.0; hinge_count],
             colour_start: Vec::new(),
-            row_offsets: Vec::with_capacity(hinge_count),
+            row_offsets: RowOffsets::with_capacity(hinge_count),
         };
         let hinge_adjacent_area = topo.hinge_edge.iter().map(|&e| topo.edge_adjacent_area[e as usize]).collect();
         let hinge_edge_length = topo.hinge_edge.iter().map(|&e| rest_length[e as usize]).collect();

@@ -177,6 +177,7 @@ impl Cloth {
     pub(super) fn permute_edges(&mut self, order: &[u32]) {
         let s = &mut self.stretch;
         permute(&mut s.edges, order);
+        s.row_offsets.indices_changed();
         permute(&mut s.rest_length, order);
         permute(&mut s.compliance, order);
         permute(&mut s.lambda, order);

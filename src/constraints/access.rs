@@ -64,8 +64,8 @@ pub(crate) fn constraint_particles<const N: usize, const K: usize>(constraints: 
 
 /// `out` ← the byte offsets of the rows of `constraints`' particles ([`ROW_BYTES`] × index, what
 /// the lane-wise kernels address rows by: base + offset, where an index needs a shift first), and
-/// whether every particle index is `< particle_count`. Once per step, with the index check the
-/// sweeps rely on: the offsets are then those of checked indices. An offset fits in `u32` since a
+/// whether every particle index is `< particle_count`: the index check the sweeps rely on, so the
+/// offsets are those of checked indices ([`RowOffsets::prepare`]). An offset fits in `u32` since a
 /// mesh has at most 2²⁸ vertices (`mesh::MAX_VERTICES`); the offsets of indices that fail
 /// the check are meaningless, and the step stops on the check. Allocates only if `out` has less
 /// capacity than `constraints.len()`.
@@ -89,6 +89,70 @@ pub(crate) fn row_offsets_below<const K: usize>(constraints: &[[u32; K]], partic
 pub(crate) fn row_offset(i: u32, n: u32, beyond: &mut u32) -> u32 {
     *beyond |= (i >= n) as u32;
     i.wrapping_mul(ROW_BYTES as u32)
+}
+
+/// The byte offsets of one constraint type's particle rows (`K` per constraint), derived from its
+/// particle indices and checked against the particle count, kept from step to step.
+///
+/// Why kept: deriving and checking every index at the top of every step was a pass over all
+/// constraint indices and offsets (about 2.8 MB for the 128² grid, past the L2 cache), 0.2–0.3 ms
+/// of a 128² step on one thread of both (2 % of a one-thread step, 3 % of a two-thread one, where it
+/// ran on one thread only). The indices change only when the constraints are reordered or rebuilt
+/// (pins, colouring), never during a step.
+///
+/// Invariant the sweeps' unchecked row accesses rely on: whoever changes the indices of a
+/// constraint type in place calls [`RowOffsets::indices_changed`] (rebuilding the constraints
+/// makes new, unchecked offsets). With debug assertions every step derives the offsets again and
+/// asserts that kept ones had not gone stale, so a missing call fails the tests.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct RowOffsets<const K: usize> {
+    offsets: Vec<[u32; K]>,
+    /// The particle count every index was checked against; None until checked, and after the
+    /// indices changed.
+    checked_for: Option<usize>,
+}
+
+impl<const K: usize> RowOffsets<K> {
+    /// Unchecked offsets with room for `constraints` constraints (no allocation at the first step).
+    pub fn with_capacity(constraints: usize) -> Self {
+        RowOffsets { offsets: Vec::with_capacity(constraints), checked_for: None }
+    }
+
+    /// The offsets, one `[u32; K]` per constraint (valid after [`Self::prepare`] returned true).
+    #[inline(always)]
+    pub fn as_slice(&self) -> &[[u32; K]] {
+        &self.offsets
+    }
+
+    /// The constraints' particle indices were changed in place: check and derive again.
+    pub fn indices_changed(&mut self) {
+        self.checked_for = None;
+    }
+
+    /// Whether every index of the `constraints` constraints is `< particle_count`, and the offsets
+    /// derived from them. Kept offsets of the same length checked against the same count are
+    /// reused; otherwise `derive` writes the offsets (resizing the vector to `constraints`) and
+    /// says whether every index passed ([`row_offsets_below`]).
+    pub fn prepare(&mut self, constraints: usize, particle_count: usize, derive: impl FnOnce(&mut Vec<[u32; K]>) -> bool) -> bool {
+        let kept = self.checked_for == Some(particle_count) && self.offsets.len() == constraints;
+        if kept && !cfg!(debug_assertions) {
+            return true;
+        }
+        let before = kept.then(|| fingerprint(&self.offsets));
+        let all_below = derive(&mut self.offsets);
+        debug_assert!(
+            before.is_none_or(|b| all_below && b == fingerprint(&self.offsets)),
+            "constraint indices changed without RowOffsets::indices_changed"
+        );
+        self.checked_for = all_below.then_some(particle_count);
+        all_below
+    }
+}
+
+/// An order-sensitive hash of the offsets (FNV-1a over the words), for the debug check of
+/// [`RowOffsets::prepare`] without a copy (which would allocate during a step).
+fn fingerprint<const K: usize>(offsets: &[[u32; K]]) -> u64 {
+    offsets.as_flattened().iter().fold(0xcbf2_9ce4_8422_2325, |h, &o| (h ^ o as u64).wrapping_mul(0x100_0000_01b3))
 }
 
 /// Particle `k` of each of `N` constraints (`ids` from [`constraint_particles`]), one per lane.

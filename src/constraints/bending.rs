@@ -16,7 +16,7 @@
 //! Σ∇ = 0 by construction (translation invariance). Hinges whose edge or triangle heights vanish are
 //! skipped. Compliance α in rad/(N·m); λ/h² estimates the hinge torque [N·m].
 
-use super::access::{Positions, SolverParticle, column, constraint_particles, gather_rows_at, gather_vec3, row_offsets_below};
+use super::access::{Positions, RowOffsets, SolverParticle, column, constraint_particles, gather_rows_at, gather_vec3, row_offsets_below};
 use super::sweep::{BatchSweep, Sweep, project_disjoint_lanes, sweep};
 use super::lanes::{LANES, LaneSet, Lanes, Real, V3, atan2, v3};
 #[cfg(target_arch = "x86_64")]
@@ -228,9 +228,11 @@ pub struct BendingConstraints {
     /// Start of each colour in storage order (`colour_count + 1` offsets) when the hinges are
     /// coloured for parallel sweeps (no two hinges of a colour share a particle); empty otherwise.
     pub colour_start: Vec<u32>,
-    /// Byte offsets of the hinges' particle rows, derived from `hinges` at the top of every step
-    /// ([`Self::prepare_rows`]); what the lane-wise kernel addresses rows by.
-    pub(crate) row_offsets: Vec<[u32; 4]>,
+    /// Byte offsets of the hinges' particle rows, derived from `hinges` and checked at the top of
+    /// the first step after they changed ([`Self::prepare_rows`]); what the lane-wise kernel
+    /// addresses rows by. Code that changes `hinges` in place calls
+    /// [`RowOffsets::indices_changed`] on it.
+    pub(crate) row_offsets: RowOffsets<4>,
 }
 
 /// The bending projection for [`sweep`]; `DAMPED` is false when β = 0.
@@ -342,7 +344,7 @@ impl BendingConstraints {
     ) {
         let colours = (!self.colour_start.is_empty()).then_some(self.colour_start.as_slice());
         let (hinges, rest_angle, compliance) = (&self.hinges[..], &self.rest_angle[..], &self.compliance[..]);
-        let row_offsets = &self.row_offsets[..];
+        let row_offsets = self.row_offsets.as_slice();
         // Without damping γ = 0 and ∇C·(x − x_prev) is not needed: skip reading x_prev.
         if k.undamped() {
             let kernel = BendingSweep::<false> { fresh, hinges, row_offsets, rest_angle, compliance, x_prev, w, k };
@@ -358,9 +360,11 @@ impl BendingConstraints {
     }
 
     /// Whether every particle index of the hinges is `< particle_count`; derives
-    /// [`Self::row_offsets`] from the hinges. Once per step, before the sweeps.
+    /// [`Self::row_offsets`] from the hinges. At the top of every step, before the sweeps; a pass
+    /// over the hinges only after they changed ([`RowOffsets::prepare`]).
     pub(crate) fn prepare_rows(&mut self, particle_count: usize) -> bool {
-        row_offsets_below(&self.hinges, particle_count, &mut self.row_offsets)
+        let hinges = &self.hinges;
+        self.row_offsets.prepare(hinges.len(), particle_count, |out| row_offsets_below(hinges, particle_count, out))
     }
 
     /// |C| [rad] of every hinge at positions `x` (0 for hinges that are currently degenerate),

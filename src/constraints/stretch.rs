@@ -4,7 +4,7 @@
 //! (Müller et al. 2006, Position Based Dynamics, §3.3 / eq. 10–11; solved with the XPBD update,
 //! Macklin et al. 2016, eq. 18 and 26). Compliance α in m/N, λ in N·s², force ≈ λ/h² [N].
 
-use super::access::{Positions, SolverParticle, column, constraint_particles, gather_rows_at, gather_vec3, row_offsets_below};
+use super::access::{Positions, RowOffsets, SolverParticle, column, constraint_particles, gather_rows_at, gather_vec3, row_offsets_below};
 use super::sweep::{BatchSweep, Sweep, project_disjoint_lanes, sweep};
 use super::lanes::{LANES, LaneSet, Lanes, Real, V3, v3};
 #[cfg(target_arch = "x86_64")]
@@ -35,9 +35,11 @@ pub struct StretchConstraints {
     /// Start of each colour in storage order (`colour_count + 1` offsets) when the edges are
     /// coloured for parallel sweeps (no two edges of a colour share a particle); empty otherwise.
     pub colour_start: Vec<u32>,
-    /// Byte offsets of the edges' particle rows, derived from `edges` at the top of every step
-    /// ([`Self::prepare_rows`]); what the lane-wise kernel addresses rows by.
-    pub(crate) row_offsets: Vec<[u32; 2]>,
+    /// Byte offsets of the edges' particle rows, derived from `edges` and checked at the top of
+    /// the first step after they changed ([`Self::prepare_rows`]); what the lane-wise kernel
+    /// addresses rows by. Code that changes `edges` in place calls
+    /// [`RowOffsets::indices_changed`] on it.
+    pub(crate) row_offsets: RowOffsets<2>,
 }
 
 /// The stretch projection for [`sweep`]; `DAMPED` is false when β = 0.
@@ -170,7 +172,7 @@ impl StretchConstraints {
     ) {
         let colours = (!self.colour_start.is_empty()).then_some(self.colour_start.as_slice());
         let (edges, rest_length, compliance) = (&self.edges[..], &self.rest_length[..], &self.compliance[..]);
-        let row_offsets = &self.row_offsets[..];
+        let row_offsets = self.row_offsets.as_slice();
         // Without damping γ = 0 and ∇C·(x − x_prev) is not needed: skip reading x_prev.
         if k.undamped() {
             let kernel = StretchSweep::<false> { fresh, edges, row_offsets, rest_length, compliance, x_prev, w, k };
@@ -186,9 +188,11 @@ impl StretchConstraints {
     }
 
     /// Whether every particle index of the edges is `< particle_count`; derives
-    /// [`Self::row_offsets`] from the edges. Once per step, before the sweeps.
+    /// [`Self::row_offsets`] from the edges. At the top of every step, before the sweeps; a pass
+    /// over the edges only after they changed ([`RowOffsets::prepare`]).
     pub(crate) fn prepare_rows(&mut self, particle_count: usize) -> bool {
-        row_offsets_below(&self.edges, particle_count, &mut self.row_offsets)
+        let edges = &self.edges;
+        self.row_offsets.prepare(edges.len(), particle_count, |out| row_offsets_below(edges, particle_count, out))
     }
 
     /// |C| [m] of every edge at positions `x`, appended to `out`; returns [`Self::max_strain`]

@@ -12,7 +12,7 @@
 //! particle towards its anchor; it only stops the chain of edges from stretching beyond what a
 //! one-pass Gauss–Seidel sweep can recover, which is what keeps light, stiff, fine cloth stable.
 
-use super::access::{Positions, SolverParticle, gather_rows_at, row_offset};
+use super::access::{Positions, RowOffsets, SolverParticle, gather_rows_at, row_offset};
 use super::colouring::permute;
 use super::lanes::{LANES, LaneSet, Lanes, Real, V3, v3};
 #[cfg(target_arch = "x86_64")]
@@ -55,9 +55,10 @@ pub struct TetherConstraints {
     /// same bits). Groups move only their own particle, so their order changes no bit.
     pub(crate) full_groups_end: usize,
     /// Byte offsets of each tether's particle and anchor rows, derived from `particle` and
-    /// `anchor` at the top of every step ([`Self::prepare_rows`]); what the lane-wise kernel
-    /// addresses rows by.
-    pub(crate) row_offsets: Vec<[u32; 2]>,
+    /// `anchor` and checked at the top of the first step after they changed
+    /// ([`Self::prepare_rows`]); what the lane-wise kernel addresses rows by. Code that changes
+    /// `particle` or `anchor` in place calls [`RowOffsets::indices_changed`] on it.
+    pub(crate) row_offsets: RowOffsets<2>,
 }
 
 impl TetherConstraints {
@@ -111,7 +112,7 @@ impl TetherConstraints {
             }
         }
         t.lambda = vec![0.0; t.particle.len()];
-        t.row_offsets = Vec::with_capacity(t.particle.len());
+        t.row_offsets = RowOffsets::with_capacity(t.particle.len());
         t.put_full_groups_first();
         t
     }
@@ -131,6 +132,7 @@ impl TetherConstraints {
         order.extend(other);
         permute(&mut self.particle, &order);
         permute(&mut self.anchor, &order);
+        self.row_offsets.indices_changed();
         permute(&mut self.geodesic_distance, &order);
         permute(&mut self.lambda, &order);
     }
@@ -165,7 +167,7 @@ impl TetherConstraints {
     ) {
         let all = [0, self.particle.len() as u32];
         let (particle, anchor, geodesic_distance) = (&self.particle[..], &self.anchor[..], &self.geodesic_distance[..]);
-        let (full_groups_end, row_offsets) = (self.full_groups_end, &self.row_offsets[..]);
+        let (full_groups_end, row_offsets) = (self.full_groups_end, self.row_offsets.as_slice());
         let kernel = TetherSweep { particle, anchor, row_offsets, geodesic_distance, full_groups_end, w, slack, compliance, k };
         // SAFETY: the caller's contract; the kernel reads particles only through `particle`,
         // `anchor` and their row offsets.
@@ -173,15 +175,19 @@ impl TetherConstraints {
     }
 
     /// Whether every particle and anchor index is `< particle_count` (at most 2²⁸); derives
-    /// [`Self::row_offsets`] from them. Once per step, before the sweeps.
+    /// [`Self::row_offsets`] from them. At the top of every step, before the sweeps; a pass over
+    /// the tethers only after they changed ([`RowOffsets::prepare`]).
     pub(crate) fn prepare_rows(&mut self, particle_count: usize) -> bool {
-        let n = particle_count as u32;
-        self.row_offsets.resize(self.particle.len(), [0; 2]);
-        let mut beyond = 0u32;
-        for ((out, &i), &a) in self.row_offsets.iter_mut().zip(&self.particle).zip(&self.anchor) {
-            *out = [row_offset(i, n, &mut beyond), row_offset(a, n, &mut beyond)];
-        }
-        beyond == 0
+        let (particle, anchor) = (&self.particle, &self.anchor);
+        self.row_offsets.prepare(particle.len(), particle_count, |out| {
+            let n = particle_count as u32;
+            out.resize(particle.len(), [0; 2]);
+            let mut beyond = 0u32;
+            for ((out, &i), &a) in out.iter_mut().zip(particle).zip(anchor) {
+                *out = [row_offset(i, n, &mut beyond), row_offset(a, n, &mut beyond)];
+            }
+            beyond == 0
+        })
     }
 }
 
@@ -629,7 +635,7 @@ mod tests {
             for _ in 0..3 {
                 let t = &mut scalar;
                 let (particle, anchor, geodesic_distance) = (&t.particle[..], &t.anchor[..], &t.geodesic_distance[..]);
-                let (full_groups_end, row_offsets) = (t.full_groups_end, &t.row_offsets[..]);
+                let (full_groups_end, row_offsets) = (t.full_groups_end, t.row_offsets.as_slice());
                 let kernel =
                     TetherSweep { particle, anchor, row_offsets, geodesic_distance, full_groups_end, w, slack, compliance, k: &k };
                 kernel.project_range(0, &mut t.lambda, &mut x_scalar[..]);

@@ -110,7 +110,8 @@ pub(crate) fn step_cloth(cloth: &mut Cloth, dt: f32, ctx: &StepContext) {
     // Once per step rather than at every particle a sweep reads or writes (the sweeps' particle
     // rows are not bounds-checked): the substeps change the constraints' λ, never their particles.
     // The byte offsets of the rows, which the lane-wise kernels address them by, are derived from
-    // the checked indices at the same time.
+    // the checked indices at the same time, and both are kept until the indices change
+    // (`RowOffsets`): a step whose constraints did not change since the last one does no pass.
     let particle_count = cloth.sweep_rows.len();
     assert!(
         cloth.stretch.prepare_rows(particle_count)
@@ -303,10 +304,23 @@ mod tests {
             let cloth = world.cloth_mut(handle).unwrap();
             cloth.set_pinned(&[0, n as u32 - 1], None).unwrap();
             let beyond = (n * n) as u32;
+            world.step(1.0 / 60.0);
+            let cloth = world.cloth_mut(handle).unwrap();
+            // Changed in place, as the code that reorders constraints does: with the call that
+            // code makes (the kept offsets of the step above are then checked again).
             match kind {
-                "stretch" => cloth.stretch.edges[7][1] = beyond,
-                "bending" => cloth.bending.hinges[7][2] = beyond,
-                _ => *cloth.tethers.anchor.last_mut().unwrap() = beyond,
+                "stretch" => {
+                    cloth.stretch.edges[7][1] = beyond;
+                    cloth.stretch.row_offsets.indices_changed();
+                }
+                "bending" => {
+                    cloth.bending.hinges[7][2] = beyond;
+                    cloth.bending.row_offsets.indices_changed();
+                }
+                _ => {
+                    *cloth.tethers.anchor.last_mut().unwrap() = beyond;
+                    cloth.tethers.row_offsets.indices_changed();
+                }
             }
             let before: Vec<[u32; 3]> = cloth.particle_positions().iter().map(|p| p.to_array().map(f32::to_bits)).collect();
             let result = catch_unwind(AssertUnwindSafe(|| world.step(1.0 / 60.0)));
@@ -315,6 +329,39 @@ mod tests {
             let cloth = world.cloth_mut(handle).unwrap();
             let after: Vec<[u32; 3]> = cloth.particle_positions().iter().map(|p| p.to_array().map(f32::to_bits)).collect();
             assert!(before == after, "{kind}: particles moved");
+        }
+    }
+
+    /// The row offsets are kept from step to step (`RowOffsets`); code that changes constraint
+    /// indices in place without saying so is caught by the debug check of the next step (with
+    /// debug assertions, as the CI profile runs the tests), here for a swap that keeps every
+    /// index in bounds, which the bounds check alone would not notice.
+    #[test]
+    #[cfg(debug_assertions)]
+    fn indices_changed_without_saying_so_fail_the_next_step_in_debug_builds() {
+        let n = 8;
+        let positions: Vec<[f32; 3]> = (0..n * n).map(|k| [(k % n) as f32 * 0.1, 0.0, (k / n) as f32 * 0.1]).collect();
+        let mut indices = Vec::new();
+        for j in 0..n - 1 {
+            for i in 0..n - 1 {
+                let a = (j * n + i) as u32;
+                indices.extend_from_slice(&[a, a + n as u32, a + 1, a + 1, a + n as u32, a + n as u32 + 1]);
+            }
+        }
+        for kind in ["stretch", "bending", "tether"] {
+            let mut world = World::new(WorldDesc::default()).unwrap();
+            let handle = world.add_cloth(&ClothDesc::new(&positions, &indices)).unwrap();
+            world.cloth_mut(handle).unwrap().set_pinned(&[0, n as u32 - 1], None).unwrap();
+            world.step(1.0 / 60.0);
+            let cloth = world.cloth_mut(handle).unwrap();
+            match kind {
+                "stretch" => cloth.stretch.edges.swap(0, 5),
+                "bending" => cloth.bending.hinges.swap(1, 9),
+                _ => cloth.tethers.particle.swap(0, 7),
+            }
+            let result = catch_unwind(AssertUnwindSafe(|| world.step(1.0 / 60.0)));
+            let message = result.expect_err(kind).downcast::<&str>().map(|m| m.to_string()).unwrap_or_default();
+            assert!(message.contains("without RowOffsets::indices_changed"), "{kind}: {message}");
         }
     }
 }
