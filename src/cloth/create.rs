@@ -134,7 +134,7 @@ impl Cloth {
             isolated_particles,
         };
         let particle_triangles = ParticleTriangles::build(&triangles, particle_count);
-        let per_triangle = vec![Vec3::ZERO; triangles.len()];
+        let per_triangle = vec![glam::Vec3A::ZERO; triangles.len()];
         let mut cloth = Cloth {
             info,
             particle_of_vertex: weld.particle_of_vertex,

@@ -115,7 +115,9 @@ pub struct Cloth {
     pub(crate) particle_triangles: ParticleTriangles,
     /// A vector per triangle, scratch reused without allocation: the unnormalised normals of
     /// [`Cloth::update_normals`] (2·area [m²] long), the aerodynamic forces of a substep [N].
-    pub(crate) per_triangle: Vec<Vec3>,
+    /// 16-byte `Vec3A`s: each particle sums its triangles' vectors, one SIMD load and add each
+    /// (as 12-byte `Vec3`s, three scalar loads and adds).
+    pub(crate) per_triangle: Vec<glam::Vec3A>,
     pub(crate) stats: ClothStats,
     /// Substep length h [s] of the last step (0 before the first).
     pub(crate) last_substep: f32,

@@ -6,7 +6,7 @@
 
 use super::Cloth;
 use crate::parallel::chunks_mut_in_parallel;
-use glam::Vec3;
+use glam::{Vec3, Vec3A};
 
 /// Particle → incident triangles, compressed: the triangles of particle i are
 /// `triangle[start[i] .. start[i + 1]]`, in increasing triangle index (a triangle that names a
@@ -50,8 +50,8 @@ impl ParticleTriangles {
     /// Σ `per_triangle[t]` over the triangles t of particle `i`, from zero in increasing t: the
     /// bits a scatter-add over the triangles in storage order leaves in particle i.
     #[inline]
-    pub fn sum(&self, i: usize, per_triangle: &[Vec3]) -> Vec3 {
-        self.of(i).iter().fold(Vec3::ZERO, |s, &t| s + per_triangle[t as usize])
+    pub fn sum(&self, i: usize, per_triangle: &[Vec3A]) -> Vec3A {
+        self.of(i).iter().fold(Vec3A::ZERO, |s, &t| s + per_triangle[t as usize])
     }
 }
 
@@ -62,9 +62,9 @@ impl Cloth {
         let x = &self.particles.x;
         let triangles = &self.triangles;
         // |(b − a) × (c − a)| = 2·area: summing unnormalised cross products weights by area.
-        let triangle_normals = |first: usize, out: &mut [Vec3]| {
+        let triangle_normals = |first: usize, out: &mut [Vec3A]| {
             for (n, t) in out.iter_mut().zip(&triangles[first..]) {
-                let [a, b, c] = t.map(|i| x[i as usize]);
+                let [a, b, c] = t.map(|i| Vec3A::from(x[i as usize]));
                 *n = (b - a).cross(c - a);
             }
         };
@@ -72,7 +72,7 @@ impl Cloth {
         let (incident, by_triangle) = (&self.particle_triangles, &self.per_triangle);
         let particle_normals = |first: usize, out: &mut [Vec3]| {
             for (k, n) in out.iter_mut().enumerate() {
-                *n = incident.sum(first + k, by_triangle).normalize_or_zero();
+                *n = incident.sum(first + k, by_triangle).normalize_or_zero().into();
             }
         };
         chunks_mut_in_parallel(&mut self.normals, parallel, particle_normals);

@@ -85,14 +85,14 @@ pub(crate) fn apply_wind(cloth: &mut Cloth, aero: &Aerodynamics, h: f32, paralle
     chunks_mut_in_parallel(&mut cloth.per_triangle, parallel, |first, forces| {
         for (f, t) in forces.iter_mut().zip(&triangles[first..]) {
             let [a, b, c] = t.map(|i| i as usize);
-            *f = aero.triangle_force([x[a], x[b], x[c]].map(|r| r.truncate()), [v[a], v[b], v[c]]) * (1.0 / 3.0);
+            *f = (aero.triangle_force([x[a], x[b], x[c]].map(|r| r.truncate()), [v[a], v[b], v[c]]) * (1.0 / 3.0)).into();
         }
     });
     let (incident, forces) = (&cloth.particle_triangles, &cloth.per_triangle);
     let Particles { v, w, .. } = &mut cloth.particles;
     chunks_mut_in_parallel(v, parallel, |first, v| {
         for (k, v) in v.iter_mut().enumerate() {
-            *v += incident.sum(first + k, forces) * (h * w[first + k]);
+            *v += Vec3::from(incident.sum(first + k, forces)) * (h * w[first + k]);
         }
     });
 }
