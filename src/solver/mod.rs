@@ -283,14 +283,9 @@ mod tests {
     use crate::{ClothDesc, World, WorldDesc};
     use std::panic::{AssertUnwindSafe, catch_unwind};
 
-    /// The sweeps read and write particle rows without bounds checks, relying on the check at the
-    /// top of the step: a constraint that refers to a particle beyond the cloth (impossible through
-    /// the public API, so planted here) stops the step with a panic before any particle moves,
-    /// on one thread and split over a pool (64² is above `PARALLEL_MIN_CONSTRAINTS`).
-    #[test]
-    fn a_constraint_beyond_the_particles_stops_the_step_before_anything_moves() {
-        let n = 64;
-        let positions: Vec<[f32; 3]> = (0..n * n).map(|k| [(k % n) as f32 * 0.02, 0.0, (k / n) as f32 * 0.02]).collect();
+    /// An `n × n` grid in the y = 0 plane, `spacing` m apart: positions and triangle indices.
+    fn grid(n: usize, spacing: f32) -> (Vec<[f32; 3]>, Vec<u32>) {
+        let positions = (0..n * n).map(|k| [(k % n) as f32 * spacing, 0.0, (k / n) as f32 * spacing]).collect();
         let mut indices = Vec::new();
         for j in 0..n - 1 {
             for i in 0..n - 1 {
@@ -298,6 +293,17 @@ mod tests {
                 indices.extend_from_slice(&[a, a + n as u32, a + 1, a + 1, a + n as u32, a + n as u32 + 1]);
             }
         }
+        (positions, indices)
+    }
+
+    /// The sweeps read and write particle rows without bounds checks, relying on the check at the
+    /// top of the step: a constraint that refers to a particle beyond the cloth (impossible through
+    /// the public API, so planted here) stops the step with a panic before any particle moves,
+    /// on one thread and split over a pool (64² is above `PARALLEL_MIN_CONSTRAINTS`).
+    #[test]
+    fn a_constraint_beyond_the_particles_stops_the_step_before_anything_moves() {
+        let n = 64;
+        let (positions, indices) = grid(n, 0.02);
         for (threads, kind) in [(1, "stretch"), (2, "bending"), (2, "tether")] {
             let mut world = World::new(WorldDesc { thread_count: threads, ..WorldDesc::default() }).unwrap();
             let handle = world.add_cloth(&ClothDesc::new(&positions, &indices)).unwrap();
@@ -340,14 +346,7 @@ mod tests {
     #[cfg(debug_assertions)]
     fn indices_changed_without_saying_so_fail_the_next_step_in_debug_builds() {
         let n = 8;
-        let positions: Vec<[f32; 3]> = (0..n * n).map(|k| [(k % n) as f32 * 0.1, 0.0, (k / n) as f32 * 0.1]).collect();
-        let mut indices = Vec::new();
-        for j in 0..n - 1 {
-            for i in 0..n - 1 {
-                let a = (j * n + i) as u32;
-                indices.extend_from_slice(&[a, a + n as u32, a + 1, a + 1, a + n as u32, a + n as u32 + 1]);
-            }
-        }
+        let (positions, indices) = grid(n, 0.1);
         for kind in ["stretch", "bending", "tether"] {
             let mut world = World::new(WorldDesc::default()).unwrap();
             let handle = world.add_cloth(&ClothDesc::new(&positions, &indices)).unwrap();
