@@ -71,8 +71,32 @@ impl Motion {
     }
 
     /// `pass` over particles in one piece: four at a time ([`Self::block`]), the rest one at a
-    /// time. `rows`, `x_prev` and `v` have one entry per particle.
+    /// time. `rows`, `x_prev` and `v` have one entry per particle. Compiled a second time with AVX
+    /// and run so where the CPU has it: the same operations (the same bits), in three-operand
+    /// encodings and with one `blendvps` per select where SSE2 needs and/andnot/or and register
+    /// copies (the 4-particle loop of the fused pass: 139 → 109 instructions).
     pub fn run(self, pass: Pass, rows: &mut [SolverParticle], x_prev: &mut [Vec3], v: &mut [Vec3]) {
+        #[cfg(target_arch = "x86_64")]
+        if crate::constraints::lanes_avx::avx_available() {
+            // SAFETY: the CPU has AVX (checked above).
+            return unsafe { self.run_avx(pass, rows, x_prev, v) };
+        }
+        self.run_blocks(pass, rows, x_prev, v);
+    }
+
+    /// [`Self::run`] compiled with AVX.
+    ///
+    /// # Safety
+    /// The CPU must have AVX.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx")]
+    unsafe fn run_avx(self, pass: Pass, rows: &mut [SolverParticle], x_prev: &mut [Vec3], v: &mut [Vec3]) {
+        self.run_blocks(pass, rows, x_prev, v);
+    }
+
+    /// [`Self::run`]'s loops.
+    #[inline(always)]
+    fn run_blocks(self, pass: Pass, rows: &mut [SolverParticle], x_prev: &mut [Vec3], v: &mut [Vec3]) {
         let blocks = rows.chunks_exact_mut(4).zip(x_prev.chunks_exact_mut(4)).zip(v.chunks_exact_mut(4));
         for ((rows, x_prev), v) in blocks {
             let (rows, x_prev, v) = (rows.try_into().unwrap(), x_prev.try_into().unwrap(), v.try_into().unwrap());
@@ -211,8 +235,16 @@ mod tests {
         floats.map(f32::to_bits).collect()
     }
 
+    /// Both compilations of the blocks (with AVX where the CPU has it, and the SSE2 one) against
+    /// the reference functions, bit for bit.
     #[test]
     fn blocks_of_four_give_the_bits_of_one_particle_at_a_time() {
+        check_blocks_against_the_reference();
+        #[cfg(target_arch = "x86_64")]
+        crate::constraints::lanes_avx::tests::sse_only(check_blocks_against_the_reference);
+    }
+
+    fn check_blocks_against_the_reference() {
         let motion = Motion { dv: Vec3::new(0.001, -0.0163, 0.0004), h: 1.0 / 600.0, velocity_scale: 0.9995 };
         for pass in [Pass::Predict, Pass::Update, Pass::UpdateThenPredict] {
             for n in 0..14 {
