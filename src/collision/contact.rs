@@ -110,7 +110,9 @@ pub(crate) enum Sweep {
     Hit(SweptHit),
 }
 
-/// March p₀ → p₀ + `segment` against `shape` thickened by `thickness` (module docs).
+/// March p₀ → p₀ + `segment` against `shape` thickened by `thickness` (module docs). Inlined
+/// into the contact pass, so that it is compiled with AVX there.
+#[inline(always)]
 pub(crate) fn sweep(shape: &Shape, p0: Vec3, segment: Vec3, thickness: f32, rest_band: f32) -> Sweep {
     let (d0, n0) = shape.distance(p0);
     let gap0 = d0 - thickness;
@@ -248,8 +250,46 @@ impl ContactScratch {
 
 /// One collider's contacts with particles `x` (a run of the cloth's particles, with their
 /// `x_prev`, `w` and deep flags), the collider moving from `begin` to `end` over the substep
-/// (see [`ContactScratch::solve`]).
+/// (see [`ContactScratch::solve`]). Compiled a second time with AVX and run so where the CPU has
+/// it: the same operations (the same bits) in three-operand encodings.
 fn project_contacts(
+    collider: &Collider,
+    frames: (Frame, Frame),
+    settings: &ContactSettings,
+    x: &mut [Vec3],
+    x_prev: &[Vec3],
+    w: &[f32],
+    deep: &mut [bool],
+) {
+    #[cfg(target_arch = "x86_64")]
+    if crate::constraints::lanes_avx::avx_available() {
+        // SAFETY: the CPU has AVX (checked above).
+        return unsafe { project_contacts_avx(collider, frames, settings, x, x_prev, w, deep) };
+    }
+    project_contacts_of(collider, frames, settings, x, x_prev, w, deep);
+}
+
+/// [`project_contacts`] compiled with AVX.
+///
+/// # Safety
+/// The CPU must have AVX.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx")]
+unsafe fn project_contacts_avx(
+    collider: &Collider,
+    frames: (Frame, Frame),
+    settings: &ContactSettings,
+    x: &mut [Vec3],
+    x_prev: &[Vec3],
+    w: &[f32],
+    deep: &mut [bool],
+) {
+    project_contacts_of(collider, frames, settings, x, x_prev, w, deep);
+}
+
+/// [`project_contacts`]' loop.
+#[inline(always)]
+fn project_contacts_of(
     collider: &Collider,
     (begin, end): (Frame, Frame),
     settings: &ContactSettings,
@@ -426,6 +466,53 @@ pub(crate) fn contact_summary(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The contact pass compiled with AVX (what runs on this machine) gives the bits of the SSE2
+    /// compilation: particles around a sphere, capsule, box and plane that move and turn, over
+    /// four substeps, some starting deep inside, some hitting, some clear; contacts must happen
+    /// (particles moved, some deep) for the comparison to mean anything.
+    #[test]
+    fn contacts_compiled_with_avx_give_the_bits_of_the_sse2_compilation() {
+        use crate::collision::{ColliderDesc, Pose};
+        let mut store = ColliderStore::default();
+        let descs = [
+            ColliderDesc::sphere(0.3),
+            ColliderDesc::capsule(0.1, 0.4),
+            ColliderDesc { radius: 0.02, ..ColliderDesc::cuboid([0.4, 0.05, 0.3]) },
+            ColliderDesc::plane(),
+        ];
+        for (k, desc) in descs.into_iter().enumerate() {
+            let at = [k as f32 * 0.9 - 1.35, 0.0, 0.0];
+            let handle = store.add(&ColliderDesc { pose: Pose::at(at), static_friction: 0.4, kinetic_friction: 0.3, ..desc }).unwrap();
+            let turned = glam::Quat::from_axis_angle(Vec3::new(0.3, 1.0, 0.2).normalize(), 0.2).to_array();
+            store.set_pose(handle, &Pose { position: [at[0] + 0.05, -0.02, 0.01], rotation: turned }).unwrap();
+        }
+        let mut state = 0x9e37_79b9u32;
+        let mut next = move || {
+            state = state.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+            (state >> 8) as f32 / (1u32 << 24) as f32 * 2.0 - 1.0
+        };
+        let n = 3000;
+        let x_prev: Vec<Vec3> = (0..n).map(|_| Vec3::new(next() * 1.9, next() * 0.5, next() * 0.5)).collect();
+        let x0: Vec<Vec3> = x_prev.iter().map(|&p| p + Vec3::new(next(), next(), next()) * 0.05).collect();
+        let w: Vec<f32> = (0..n).map(|i| if i % 17 == 0 { 0.0 } else { 1.0 }).collect();
+        let settings = ContactSettings { thickness: 0.01, mask: u32::MAX, max_depenetration: 0.01 };
+        let run = || {
+            let (mut x, mut scratch) = (x0.clone(), ContactScratch::new(n));
+            let mut deep = 0;
+            for substep in 0..4 {
+                scratch.begin_substep();
+                scratch.solve(&mut x, &x_prev, &w, &store, SubstepWindow::new(substep, 4), &settings, false);
+                deep += scratch.deep.iter().filter(|&&d| d).count();
+            }
+            (x.iter().flat_map(|p| p.to_array().map(f32::to_bits)).collect::<Vec<u32>>(), deep)
+        };
+        let (with_avx, deep) = run();
+        let (sse2, _) = crate::constraints::lanes_avx::tests::sse_only(run);
+        assert!(with_avx == sse2, "the two compilations differ");
+        let moved = x0.iter().flat_map(|p| p.to_array().map(f32::to_bits)).zip(&with_avx).filter(|(a, b)| a != *b).count();
+        assert!(moved > 300 && deep > 50, "{moved} coordinates moved, {deep} deep starts: too few contacts to compare");
+    }
 
     const THIN_BOARD: Shape = Shape::Box { half_extents: Vec3::new(0.5, 0.005, 0.5), rounding: 0.0 };
 
