@@ -91,6 +91,17 @@ pub(crate) fn row_offset(i: u32, n: u32, beyond: &mut u32) -> u32 {
     i.wrapping_mul(ROW_BYTES as u32)
 }
 
+/// The 12 floats of four `Vec3`s as three `Vec4`s, in order (x₀y₀z₀x₁ | y₁z₁x₂y₂ | z₂x₃y₃z₃): for
+/// per-component passes over consecutive particles, which LLVM loads with three unaligned loads.
+#[inline(always)]
+pub(crate) fn floats_of(v: &[Vec3; 4]) -> [glam::Vec4; 3] {
+    [
+        glam::Vec4::new(v[0].x, v[0].y, v[0].z, v[1].x),
+        glam::Vec4::new(v[1].y, v[1].z, v[2].x, v[2].y),
+        glam::Vec4::new(v[2].z, v[3].x, v[3].y, v[3].z),
+    ]
+}
+
 /// The byte offsets of one constraint type's particle rows (`K` per constraint), derived from its
 /// particle indices and checked against the particle count, kept from step to step.
 ///

@@ -8,7 +8,7 @@
 //! back cost (the one-at-a-time pass was about 25 cycles per particle, 6 % of a 64² step).
 
 use super::Cloth;
-use crate::constraints::access::SolverParticle;
+use crate::constraints::access::{SolverParticle, floats_of};
 use crate::parallel::PARTICLE_CHUNK;
 use glam::{Vec3, Vec4};
 use rayon::prelude::*;
@@ -173,16 +173,6 @@ impl Motion {
         }
         store_floats(v, vel);
     }
-}
-
-/// The 12 floats of four `Vec3`s as three `Vec4`s, in order.
-#[inline(always)]
-fn floats_of(v: &[Vec3; 4]) -> [Vec4; 3] {
-    [
-        Vec4::new(v[0].x, v[0].y, v[0].z, v[1].x),
-        Vec4::new(v[1].y, v[1].z, v[2].x, v[2].y),
-        Vec4::new(v[2].z, v[3].x, v[3].y, v[3].z),
-    ]
 }
 
 /// [`floats_of`] backwards.
