@@ -504,12 +504,15 @@ struct FarTest {
     shift: f32,
     /// ‖R₁ − R₀‖.
     turn: f32,
+    /// A plane's normal in the world at the substep's start (its local +y); None for other shapes.
+    plane_normal: Option<Vec3>,
 }
 
 impl FarTest {
     fn new(shape: &Shape, begin: &Frame, end: &Frame, thickness: f32) -> FarTest {
         FarTest {
             reach: shape.bounding_radius().map(|r| r + thickness),
+            plane_normal: matches!(shape, Shape::Plane).then(|| begin.rotation * Vec3::Y),
             thickness,
             begin: begin.position,
             shift: (end.position - begin.position).length(),
@@ -532,14 +535,25 @@ impl FarTest {
     /// with twice the factor and margins so that it holds for each particle's own f32 test (the
     /// unit test checks it against the sweep). True for a block far from the collider, which is
     /// then skipped with one test instead of one per particle.
+    ///
+    /// For a plane (no bounding ball), the same with [`Self::locally_clear`]'s bound instead: the
+    /// lowest height of the block's box above the plane (n·(centre − c₀) minus the box's extent
+    /// along n), computed in the world rather than in the plane's frame; the margins cover the
+    /// difference in rounding.
     #[inline]
     fn block_clear(&self, block: &BlockBound) -> bool {
-        let Some(reach) = self.reach else { return false };
-        let nearest = (self.begin.clamp(block.lo, block.hi) - self.begin).length();
         let farthest = (self.begin - block.lo).abs().max((block.hi - self.begin).abs()).length();
         let segment = block.travel + self.turn * farthest + self.shift;
+        let (gap, reach) = match (self.reach, self.plane_normal) {
+            (Some(reach), _) => ((self.begin.clamp(block.lo, block.hi) - self.begin).length() - reach, reach),
+            (None, Some(n)) => {
+                let (centre, half) = ((block.lo + block.hi) * 0.5, (block.hi - block.lo) * 0.5);
+                (n.dot(centre - self.begin) - n.abs().dot(half) - self.thickness, 0.0)
+            }
+            (None, None) => return false,
+        };
         let margin = 2e-4 + 2e-4 * (farthest + reach) + 2.0 * SWEEP_TOLERANCE;
-        nearest - reach > segment * 1.002 + margin
+        gap > segment * 1.002 + margin
     }
 
     /// Clear by the bounding ball (world frame, no transform).
@@ -719,9 +733,10 @@ mod tests {
         assert!(culled > 10_000 && culled_locally > 5_000 && kept > 10_000, "culled {culled} + {culled_locally}, kept {kept}");
     }
 
-    /// The block test skips only blocks whose every particle the sweep finds clear: random blocks
-    /// of 64 particles (scattered over 2 cm to 60 cm) around moving, turning colliders of every
-    /// bounded shape, many of them near the surface; every particle of a skipped block is swept.
+    /// The block test skips only blocks whose every particle the sweep finds clear, and the single
+    /// tests would skip: random blocks of up to 64 particles (scattered over 2 cm to 60 cm) around
+    /// moving, turning colliders of every shape, many of them near the surface (for planes, on
+    /// either side, some 20 m out along it); every particle of a skipped block is swept.
     /// Fails unless both outcomes occur often. Also: a block with a NaN is never skipped.
     #[test]
     fn block_test_skips_only_blocks_the_sweep_finds_clear() {
@@ -730,16 +745,17 @@ mod tests {
             Shape::Sphere { radius: 0.3 },
             Shape::Capsule { radius: 0.1, half_height: 0.4 },
             Shape::Box { half_extents: Vec3::new(0.4, 0.05, 0.3), rounding: 0.02 },
+            Shape::Plane,
         ];
         let mut state = 0x0bad_cafeu32;
         let mut next = move || {
             state = state.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
             (state >> 8) as f32 / (1u32 << 24) as f32 * 2.0 - 1.0
         };
-        let (mut skipped, mut kept) = (0, 0);
-        for k in 0..3000 {
+        let (mut skipped, mut kept, mut planes_skipped) = (0, 0, 0);
+        for k in 0..4000 {
             let shape = &shapes[k % shapes.len()];
-            let r = shape.bounding_radius().unwrap();
+            let r = shape.bounding_radius().unwrap_or(0.0);
             let centre = Vec3::new(next(), next(), next()) * 5.0;
             let axis = Vec3::new(next(), next(), next()).try_normalize().unwrap_or(Vec3::Y);
             let begin = Frame { position: centre, rotation: Quat::from_axis_angle(axis, next() * 3.0) };
@@ -749,7 +765,10 @@ mod tests {
             };
             let spread = 0.02 + 0.3 * (next() + 1.0);
             let dir = Vec3::new(next(), next(), next()).try_normalize().unwrap_or(Vec3::X);
-            let middle = centre + dir * (r + spread + 0.5 * next().abs());
+            // Planes: blocks on either side, mostly within a metre of it, some far out along it.
+            let dir = if r == 0.0 { (begin.rotation * Vec3::Y * next() + dir * 0.3 * next()) * 2.0 } else { dir };
+            let along = if r == 0.0 { Vec3::new(next(), 0.0, next()) * 20.0 * (k % 5 == 0) as u8 as f32 } else { Vec3::ZERO };
+            let middle = centre + along + dir * (r + spread + 0.5 * next().abs());
             // Whole blocks and a last block's remainders (the bound takes four particles at a time).
             let count = CONTACT_BLOCK - k % 7;
             let x_prev: Vec<Vec3> = (0..count).map(|_| middle + Vec3::new(next(), next(), next()) * spread).collect();
@@ -760,17 +779,21 @@ mod tests {
             assert!(block.valid);
             if far.block_clear(&block) {
                 skipped += 1;
+                planes_skipped += (r == 0.0) as u32;
                 for (&x, &x_prev) in x.iter().zip(&x_prev) {
                     let p_prev = begin.to_local(x_prev);
                     let moved = relative_motion(&begin, &end, x, x_prev, p_prev);
                     assert_eq!(sweep(shape, p_prev, moved, thickness, 1e-3), Sweep::Clear, "case {k}");
-                    assert!(far.surely_clear(far.motion(x, x_prev)), "case {k}: a particle the single test keeps");
+                    // What the single tests would have done: skip it too.
+                    let motion = far.motion(x, x_prev);
+                    let single = if r == 0.0 { far.locally_clear(shape, p_prev, motion) } else { far.surely_clear(motion) };
+                    assert!(single, "case {k}: a particle the single test keeps");
                 }
             } else {
                 kept += 1;
             }
         }
-        assert!(skipped > 500 && kept > 500, "skipped {skipped}, kept {kept}");
+        assert!(skipped > 500 && kept > 500 && planes_skipped > 100, "skipped {skipped} ({planes_skipped} by planes), kept {kept}");
         for (bad, at, count) in [(f32::NAN, 5, 64), (f32::INFINITY, 5, 64), (f32::NAN, 62, 63), (f32::NEG_INFINITY, 61, 62)] {
             let mut x_prev = vec![Vec3::splat(100.0); count];
             x_prev[at].y = bad;
