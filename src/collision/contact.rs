@@ -680,6 +680,36 @@ mod tests {
         assert!(moved > 300 && deep > 50, "{moved} coordinates moved, {deep} deep starts: too few contacts to compare");
     }
 
+    /// The four collider shapes the broad-phase tests use.
+    const TEST_SHAPES: [Shape; 4] = [
+        Shape::Sphere { radius: 0.3 },
+        Shape::Capsule { radius: 0.1, half_height: 0.4 },
+        Shape::Box { half_extents: Vec3::new(0.4, 0.05, 0.3), rounding: 0.02 },
+        Shape::Plane,
+    ];
+
+    /// Uniform numbers in [−1, 1) from a linear congruential generator seeded with `state`.
+    fn uniform(mut state: u32) -> impl FnMut() -> f32 {
+        move || {
+            state = state.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+            (state >> 8) as f32 / (1u32 << 24) as f32 * 2.0 - 1.0
+        }
+    }
+
+    /// A collider's frames over a substep for case `k`: somewhere within 5 m, turned at random,
+    /// every other case moving up to 5 cm and two cases in three turning up to 0.2 rad.
+    fn substep_frames(k: usize, next: &mut impl FnMut() -> f32) -> (Frame, Frame) {
+        use glam::Quat;
+        let centre = Vec3::new(next(), next(), next()) * 5.0;
+        let axis = Vec3::new(next(), next(), next()).try_normalize().unwrap_or(Vec3::Y);
+        let begin = Frame { position: centre, rotation: Quat::from_axis_angle(axis, next() * 3.0) };
+        let end = Frame {
+            position: centre + Vec3::new(next(), next(), next()) * 0.05 * (k % 2) as f32,
+            rotation: begin.rotation * Quat::from_axis_angle(axis, next() * 0.2 * (k % 3 != 0) as u8 as f32),
+        };
+        (begin, end)
+    }
+
     const THIN_BOARD: Shape = Shape::Box { half_extents: Vec3::new(0.5, 0.005, 0.5), rounding: 0.0 };
 
     /// The broad phase skips only what the sweep would find clear: random particles, substep
@@ -688,29 +718,13 @@ mod tests {
     /// unless each outcome occurs often (so that it cannot pass by never culling).
     #[test]
     fn broad_phase_skips_only_particles_the_sweep_finds_clear() {
-        use glam::Quat;
-        let shapes = [
-            Shape::Sphere { radius: 0.3 },
-            Shape::Capsule { radius: 0.1, half_height: 0.4 },
-            Shape::Box { half_extents: Vec3::new(0.4, 0.05, 0.3), rounding: 0.02 },
-            Shape::Plane,
-        ];
-        let mut state = 0x1234_5678u32;
-        let mut next = move || {
-            state = state.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
-            (state >> 8) as f32 / (1u32 << 24) as f32 * 2.0 - 1.0
-        };
+        let mut next = uniform(0x1234_5678);
         let (mut culled, mut culled_locally, mut kept) = (0, 0, 0);
         for k in 0..80_000 {
-            let shape = &shapes[k % shapes.len()];
+            let shape = &TEST_SHAPES[k % TEST_SHAPES.len()];
             let r = shape.bounding_radius().unwrap_or(0.3);
-            let centre = Vec3::new(next(), next(), next()) * 5.0;
-            let axis = Vec3::new(next(), next(), next()).try_normalize().unwrap_or(Vec3::Y);
-            let begin = Frame { position: centre, rotation: Quat::from_axis_angle(axis, next() * 3.0) };
-            let end = Frame {
-                position: centre + Vec3::new(next(), next(), next()) * 0.05 * (k % 2) as f32,
-                rotation: begin.rotation * Quat::from_axis_angle(axis, next() * 0.2 * (k % 3 != 0) as u8 as f32),
-            };
+            let (begin, end) = substep_frames(k, &mut next);
+            let centre = begin.position;
             // Starting between 0.5 r and 2.5 r from the collider's origin, moving up to 5 cm.
             let dir = Vec3::new(next(), next(), next()).try_normalize().unwrap_or(Vec3::X);
             let x_prev = centre + dir * r * (1.5 + next());
@@ -740,29 +754,13 @@ mod tests {
     /// Fails unless both outcomes occur often. Also: a block with a NaN is never skipped.
     #[test]
     fn block_test_skips_only_blocks_the_sweep_finds_clear() {
-        use glam::Quat;
-        let shapes = [
-            Shape::Sphere { radius: 0.3 },
-            Shape::Capsule { radius: 0.1, half_height: 0.4 },
-            Shape::Box { half_extents: Vec3::new(0.4, 0.05, 0.3), rounding: 0.02 },
-            Shape::Plane,
-        ];
-        let mut state = 0x0bad_cafeu32;
-        let mut next = move || {
-            state = state.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
-            (state >> 8) as f32 / (1u32 << 24) as f32 * 2.0 - 1.0
-        };
+        let mut next = uniform(0x0bad_cafe);
         let (mut skipped, mut kept, mut planes_skipped) = (0, 0, 0);
         for k in 0..4000 {
-            let shape = &shapes[k % shapes.len()];
+            let shape = &TEST_SHAPES[k % TEST_SHAPES.len()];
             let r = shape.bounding_radius().unwrap_or(0.0);
-            let centre = Vec3::new(next(), next(), next()) * 5.0;
-            let axis = Vec3::new(next(), next(), next()).try_normalize().unwrap_or(Vec3::Y);
-            let begin = Frame { position: centre, rotation: Quat::from_axis_angle(axis, next() * 3.0) };
-            let end = Frame {
-                position: centre + Vec3::new(next(), next(), next()) * 0.05 * (k % 2) as f32,
-                rotation: begin.rotation * Quat::from_axis_angle(axis, next() * 0.2 * (k % 3 != 0) as u8 as f32),
-            };
+            let (begin, end) = substep_frames(k, &mut next);
+            let centre = begin.position;
             let spread = 0.02 + 0.3 * (next() + 1.0);
             let dir = Vec3::new(next(), next(), next()).try_normalize().unwrap_or(Vec3::X);
             // Planes: blocks on either side, mostly within a metre of it, some far out along it.
