@@ -35,6 +35,8 @@ mod parallel;
 mod slot_map;
 mod solver;
 pub mod stats;
+#[cfg(test)]
+mod test_util;
 pub mod world;
 
 pub use cloth::{

@@ -305,30 +305,29 @@ impl ContactScratch {
         // The bounds cost about 11 instructions per particle and save about 26 per particle and
         // collider they skip: with one collider they seldom pay (the bench's tablecloth on its
         // table: 70.8 → 72.9 instructions per projection), with the demo's seven they do.
-        let active = colliders.iter().filter(|(_, c)| c.layers() & settings.mask != 0).count();
-        if active < 2 {
-            self.blocks.iter_mut().for_each(|b| b.valid = false);
-        } else if parallel {
-            (x.par_chunks(c), x_prev.par_chunks(c), self.blocks.par_chunks_mut(b))
-                .into_par_iter()
-                .for_each(|(x, x_prev, blocks)| BlockBound::of_blocks(x, x_prev, blocks));
-        } else {
-            BlockBound::of_blocks(x, x_prev, &mut self.blocks);
+        let use_blocks = colliders.iter().filter(|(_, c)| c.layers() & settings.mask != 0).count() >= 2;
+        if use_blocks {
+            if parallel {
+                (x.par_chunks(c), x_prev.par_chunks(c), self.blocks.par_chunks_mut(b))
+                    .into_par_iter()
+                    .for_each(|(x, x_prev, blocks)| BlockBound::of_blocks(x, x_prev, blocks));
+            } else {
+                BlockBound::of_blocks(x, x_prev, &mut self.blocks);
+            }
         }
         for (_, collider) in colliders.iter() {
             if collider.layers() & settings.mask == 0 {
                 continue;
             }
-            let frames = collider.substep_frames(window);
-            let kernel = |x: &mut [Vec3], x_prev: &[Vec3], w: &[f32], deep: &mut [bool], blocks: &mut [BlockBound]| {
-                project_contacts(collider, frames, settings, x, x_prev, w, deep, blocks);
-            };
+            let (begin, end) = collider.substep_frames(window);
+            let far = FarTest::new(&collider.shape, &begin, &end, settings.thickness);
+            let pass = ContactPass { collider, begin, end, far, settings };
             if parallel {
                 (x.par_chunks_mut(c), x_prev.par_chunks(c), w.par_chunks(c), self.deep.par_chunks_mut(c), self.blocks.par_chunks_mut(b))
                     .into_par_iter()
-                    .for_each(|(x, x_prev, w, deep, blocks)| kernel(x, x_prev, w, deep, blocks));
+                    .for_each(|(x, x_prev, w, deep, blocks)| pass.run(x, x_prev, w, deep, use_blocks.then_some(blocks)));
             } else {
-                kernel(x, x_prev, w, &mut self.deep, &mut self.blocks);
+                pass.run(x, x_prev, w, &mut self.deep, use_blocks.then_some(&mut self.blocks[..]));
             }
         }
     }
@@ -348,81 +347,10 @@ impl ContactScratch {
     }
 }
 
-/// One collider's contacts with particles `x` (a run of the cloth's particles, with their
-/// `x_prev`, `w` and deep flags), the collider moving from `begin` to `end` over the substep
-/// (see [`ContactScratch::solve`]). Compiled a second time with AVX and run so where the CPU has
-/// it: the same operations (the same bits) in three-operand encodings.
-fn project_contacts(
-    collider: &Collider,
-    frames: (Frame, Frame),
-    settings: &ContactSettings,
-    x: &mut [Vec3],
-    x_prev: &[Vec3],
-    w: &[f32],
-    deep: &mut [bool],
-    blocks: &mut [BlockBound],
-) {
-    #[cfg(target_arch = "x86_64")]
-    if crate::constraints::lanes_avx::avx_available() {
-        // SAFETY: the CPU has AVX (checked above).
-        return unsafe { project_contacts_avx(collider, frames, settings, x, x_prev, w, deep, blocks) };
-    }
-    project_contacts_of(collider, frames, settings, x, x_prev, w, deep, blocks);
-}
-
-/// [`project_contacts`] compiled with AVX.
-///
-/// # Safety
-/// The CPU must have AVX.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx")]
-unsafe fn project_contacts_avx(
-    collider: &Collider,
-    frames: (Frame, Frame),
-    settings: &ContactSettings,
-    x: &mut [Vec3],
-    x_prev: &[Vec3],
-    w: &[f32],
-    deep: &mut [bool],
-    blocks: &mut [BlockBound],
-) {
-    project_contacts_of(collider, frames, settings, x, x_prev, w, deep, blocks);
-}
-
-/// [`project_contacts`]' loop.
-#[inline(always)]
-fn project_contacts_of(
-    collider: &Collider,
-    (begin, end): (Frame, Frame),
-    settings: &ContactSettings,
-    x: &mut [Vec3],
-    x_prev: &[Vec3],
-    w: &[f32],
-    deep: &mut [bool],
-    blocks: &mut [BlockBound],
-) {
-    let pair = ContactPair { collider, begin, end, far: FarTest::new(&collider.shape, &begin, &end, settings.thickness), settings };
-    if blocks.iter().all(|b| !b.valid) {
-        for i in 0..x.len() {
-            pair.project(i, x, x_prev, w, deep);
-        }
-        return;
-    }
-    for (b, block) in blocks.iter_mut().enumerate() {
-        if block.valid && pair.far.block_clear(block) {
-            continue;
-        }
-        let first = b * CONTACT_BLOCK;
-        for i in first..x.len().min(first + CONTACT_BLOCK) {
-            if pair.project(i, x, x_prev, w, deep) {
-                block.valid = false;
-            }
-        }
-    }
-}
-
-/// One collider's contact pass for the current substep.
-struct ContactPair<'a> {
+/// One collider's contact pass of the current substep: the collider, its frames at the substep's
+/// start and end, and its broad-phase bounds (computed once per collider and substep, shared by
+/// the pass's chunks).
+struct ContactPass<'a> {
     collider: &'a Collider,
     begin: Frame,
     end: Frame,
@@ -430,7 +358,54 @@ struct ContactPair<'a> {
     settings: &'a ContactSettings,
 }
 
-impl ContactPair<'_> {
+impl ContactPass<'_> {
+    /// The collider's contacts with particles `x` (a run of the cloth's particles, with their
+    /// `x_prev`, `w`, deep flags and, when the blocks are in use, their [`BlockBound`]s; see
+    /// [`ContactScratch::solve`]). Compiled a second time with AVX and run so where the CPU has it:
+    /// the same operations (the same bits) in three-operand encodings.
+    fn run(&self, x: &mut [Vec3], x_prev: &[Vec3], w: &[f32], deep: &mut [bool], blocks: Option<&mut [BlockBound]>) {
+        #[cfg(target_arch = "x86_64")]
+        if crate::constraints::lanes_avx::avx_available() {
+            // SAFETY: the CPU has AVX (checked above).
+            return unsafe { self.run_avx(x, x_prev, w, deep, blocks) };
+        }
+        self.run_on(x, x_prev, w, deep, blocks);
+    }
+
+    /// [`Self::run`] compiled with AVX.
+    ///
+    /// # Safety
+    /// The CPU must have AVX.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx")]
+    unsafe fn run_avx(&self, x: &mut [Vec3], x_prev: &[Vec3], w: &[f32], deep: &mut [bool], blocks: Option<&mut [BlockBound]>) {
+        self.run_on(x, x_prev, w, deep, blocks);
+    }
+
+    /// [`Self::run`]'s loops: particle by particle, or block by block, skipping the blocks the
+    /// collider cannot reach ([`FarTest::block_clear`]); a block a contact moved is no longer
+    /// bounded for the later colliders.
+    #[inline(always)]
+    fn run_on(&self, x: &mut [Vec3], x_prev: &[Vec3], w: &[f32], deep: &mut [bool], blocks: Option<&mut [BlockBound]>) {
+        let Some(blocks) = blocks else {
+            for i in 0..x.len() {
+                self.project(i, x, x_prev, w, deep);
+            }
+            return;
+        };
+        for (b, block) in blocks.iter_mut().enumerate() {
+            if block.valid && self.far.block_clear(block) {
+                continue;
+            }
+            let first = b * CONTACT_BLOCK;
+            for i in first..x.len().min(first + CONTACT_BLOCK) {
+                if self.project(i, x, x_prev, w, deep) {
+                    block.valid = false;
+                }
+            }
+        }
+    }
+
     /// Particle `i`'s contact with the collider, if any (see [`ContactScratch::solve`]); whether
     /// it moved the particle.
     #[inline(always)]
@@ -632,6 +607,7 @@ pub(crate) fn contact_summary(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::test_util::uniform;
 
     /// The contact pass compiled with AVX (what runs on this machine) gives the bits of the SSE2
     /// compilation: particles around a sphere, capsule, box and plane that move and turn, over
@@ -653,11 +629,7 @@ mod tests {
             let turned = glam::Quat::from_axis_angle(Vec3::new(0.3, 1.0, 0.2).normalize(), 0.2).to_array();
             store.set_pose(handle, &Pose { position: [at[0] + 0.05, -0.02, 0.01], rotation: turned }).unwrap();
         }
-        let mut state = 0x9e37_79b9u32;
-        let mut next = move || {
-            state = state.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
-            (state >> 8) as f32 / (1u32 << 24) as f32 * 2.0 - 1.0
-        };
+        let mut next = uniform(0x9e37_79b9);
         let n = 3000;
         let x_prev: Vec<Vec3> = (0..n).map(|_| Vec3::new(next() * 1.9, next() * 0.5, next() * 0.5)).collect();
         let x0: Vec<Vec3> = x_prev.iter().map(|&p| p + Vec3::new(next(), next(), next()) * 0.05).collect();
@@ -687,14 +659,6 @@ mod tests {
         Shape::Box { half_extents: Vec3::new(0.4, 0.05, 0.3), rounding: 0.02 },
         Shape::Plane,
     ];
-
-    /// Uniform numbers in [−1, 1) from a linear congruential generator seeded with `state`.
-    fn uniform(mut state: u32) -> impl FnMut() -> f32 {
-        move || {
-            state = state.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
-            (state >> 8) as f32 / (1u32 << 24) as f32 * 2.0 - 1.0
-        }
-    }
 
     /// A collider's frames over a substep for case `k`: somewhere within 5 m, turned at random,
     /// every other case moving up to 5 cm and two cases in three turning up to 0.2 rad.
@@ -812,11 +776,7 @@ mod tests {
             Shape::Box { half_extents: Vec3::new(10.5, 0.05, 1.0), rounding: 0.01 },
             Shape::Capsule { radius: 0.05, half_height: 10.5 },
         ];
-        let mut state = 0x5eed_1234u32;
-        let mut next = move || {
-            state = state.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
-            (state >> 8) as f32 / (1u32 << 24) as f32 * 2.0 - 1.0
-        };
+        let mut next = uniform(0x5eed_1234);
         let (mut culled, mut kept) = (0, 0);
         let thickness = 0.005;
         for k in 0..30_000 {
@@ -855,11 +815,7 @@ mod tests {
     #[test]
     fn rotation_distance_is_twice_the_sine_of_half_the_turn() {
         use glam::Quat;
-        let mut state = 0x0bad_5eedu32;
-        let mut next = move || {
-            state = state.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
-            (state >> 8) as f32 / (1u32 << 24) as f32 * 2.0 - 1.0
-        };
+        let mut next = uniform(0x0bad_5eed);
         for turn in [1e-6f32, 3.3e-5, 3.3e-4, 1e-2, 0.5, 2.0, 3.1] {
             for _ in 0..50 {
                 let axis = Vec3::new(next(), next(), next()).try_normalize().unwrap_or(Vec3::Y);

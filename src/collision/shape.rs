@@ -98,11 +98,7 @@ pub(crate) mod tests {
 
     /// 600 deterministic pseudo-random points in the cube [−extent, extent]³ (a 32-bit LCG).
     pub fn sample_points(extent: f32) -> impl Iterator<Item = Vec3> {
-        let mut state = 0x2545_f491u32;
-        let mut next = move || {
-            state = state.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
-            (state >> 8) as f32 / (1u32 << 24) as f32 * 2.0 - 1.0
-        };
+        let mut next = crate::test_util::uniform(0x2545_f491);
         (0..600).map(move |_| Vec3::new(next(), next(), next()) * extent)
     }
 

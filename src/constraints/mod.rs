@@ -99,11 +99,9 @@ mod tests {
 
     /// Pseudo-random numbers in [−0.5, 0.5) (a fixed linear congruential sequence).
     pub(super) fn noise() -> impl FnMut() -> f32 {
-        let mut seed = 12345u32;
-        move || {
-            seed = seed.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
-            (seed >> 8) as f32 / (1u32 << 24) as f32 - 0.5
-        }
+        // Half of [−1, 1): exact, so the same values as before the generator was shared.
+        let mut uniform = crate::test_util::uniform(12345);
+        move || uniform() * 0.5
     }
 
     /// A coloured 13 × 11 grid cloth (colours of odd sizes, so every colour has a scalar

@@ -202,11 +202,7 @@ mod tests {
     /// Particles with awkward values: free and pinned (w = 0) mixed, large and tiny coordinates,
     /// a negative zero, for every count from 0 to 13 (blocks plus every remainder).
     fn particles(n: usize, seed: u32) -> (Vec<SolverParticle>, Vec<Vec3>, Vec<Vec3>) {
-        let mut s = seed;
-        let mut next = || {
-            s = s.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
-            (s >> 8) as f32 / (1 << 24) as f32 * 2.0 - 1.0
-        };
+        let mut next = crate::test_util::uniform(seed);
         let mut rows = Vec::new();
         let (mut x_prev, mut v) = (Vec::new(), Vec::new());
         for i in 0..n {

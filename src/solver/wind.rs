@@ -16,7 +16,7 @@
 //! relaxation rate ρ·C_D·|v_rel|/(2·areal density) is well below 1/h.
 
 use crate::cloth::{Cloth, Particles};
-use crate::constraints::access::{SolverParticle, gather_vec3};
+use crate::constraints::access::{SolverParticle, column, constraint_particles, gather_vec3};
 use crate::constraints::lanes::{LANES, LaneSet, Lanes, Real, V3, v3};
 #[cfg(target_arch = "x86_64")]
 use crate::constraints::lanes_avx::{Lanes8, avx_available};
@@ -111,11 +111,12 @@ impl Aerodynamics {
         let batches = out.len() / N;
         let (batched, rest) = out.split_at_mut(batches * N);
         for (out, triangles) in batched.chunks_exact_mut(N).zip(triangles.chunks_exact(N)) {
-            let x = [corner_rows::<N, L>(rows, triangles, 0), corner_rows::<N, L>(rows, triangles, 1), corner_rows::<N, L>(rows, triangles, 2)];
+            let ids: [[usize; 3]; N] = constraint_particles(triangles);
+            let x = [corner_rows::<N, L>(rows, column(&ids, 0)), corner_rows::<N, L>(rows, column(&ids, 1)), corner_rows::<N, L>(rows, column(&ids, 2))];
             let v = [
-                gather_vec3::<N, L>(v, corners::<N>(triangles, 0)),
-                gather_vec3::<N, L>(v, corners::<N>(triangles, 1)),
-                gather_vec3::<N, L>(v, corners::<N>(triangles, 2)),
+                gather_vec3::<N, L>(v, column(&ids, 0)),
+                gather_vec3::<N, L>(v, column(&ids, 1)),
+                gather_vec3::<N, L>(v, column(&ids, 2)),
             ];
             let third = self.triangle_force_of(x, v).scale(L::splat(1.0 / 3.0));
             for (out, row) in out.iter_mut().zip(L::lanes_to_rows(third)) {
@@ -150,21 +151,11 @@ impl Aerodynamics {
     }
 }
 
-/// Corner `k` of each of `N` triangles.
+/// The positions of particles `ids` (one per lane) from their sweep rows.
 #[inline(always)]
-fn corners<const N: usize>(triangles: &[[u32; 3]], k: usize) -> [usize; N] {
-    let mut ids = [0; N];
-    for (id, t) in ids.iter_mut().zip(triangles) {
-        *id = t[k] as usize;
-    }
-    ids
-}
-
-/// The positions of corner `k` of `N` triangles, one per lane, from their sweep rows.
-#[inline(always)]
-fn corner_rows<const N: usize, L: LaneSet<N>>(rows: &[SolverParticle], triangles: &[[u32; 3]], k: usize) -> V3<L> {
+fn corner_rows<const N: usize, L: LaneSet<N>>(rows: &[SolverParticle], ids: [usize; N]) -> V3<L> {
     let mut r = [[0.0; 4]; N];
-    for (r, i) in r.iter_mut().zip(corners::<N>(triangles, k)) {
+    for (r, i) in r.iter_mut().zip(ids) {
         *r = rows[i].to_array();
     }
     L::rows_to_lanes(r).0
@@ -175,8 +166,9 @@ fn corner_rows<const N: usize, L: LaneSet<N>>(rows: &[SolverParticle], triangles
 /// into the cloth's preallocated per-triangle scratch first, so every triangle sees the velocities
 /// the substep started with, 8 triangles at a time where the CPU has AVX, else 4
 /// ([`Aerodynamics::triangle_force_of`], the bits of the one-at-a-time model: callgrind, the
-/// demo's flag, the forces went from about 35 M to 16 M instructions per 5 frames); then each particle sums its triangles' forces in triangle order (the
-/// bits of a scatter-add over the triangles in storage order). Each pass writes one element per
+/// demo's flag, the forces went from about 35 M to 16 M instructions per 5 frames); then each
+/// particle sums its triangles' forces in triangle order (the bits of a scatter-add over the
+/// triangles in storage order). Each pass writes one element per
 /// triangle or particle, so with `parallel` both are split over the current rayon pool with the
 /// same bits. Allocates nothing.
 pub(crate) fn apply_wind(cloth: &mut Cloth, aero: &Aerodynamics, h: f32, parallel: bool) {
@@ -211,13 +203,7 @@ mod tests {
     /// relative speed), both sides facing the flow, 203 triangles so that every path runs.
     #[test]
     fn lane_wise_forces_have_the_bits_of_the_reference() {
-        let mut seed = 0x2545_f491_4f6c_dd1du64;
-        let mut next = move || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            (seed >> 40) as f32 / (1u64 << 24) as f32 * 2.0 - 1.0
-        };
+        let mut next = crate::test_util::uniform(0x2545_f491);
         let wind = Vec3::new(3.0, 0.5, -1.0);
         let aero = model(wind, 1.1, 0.6);
         let x: Vec<Vec3> = (0..40).map(|_| Vec3::new(next(), next(), next())).collect();
