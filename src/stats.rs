@@ -1,4 +1,4 @@
-//! Residual statistics reported after every step: honest numbers on how well the constraints are
+//! Residual statistics of every step: honest numbers on how well the constraints are
 //! satisfied, per constraint type.
 
 /// Statistics of one constraint type after a step.
@@ -54,24 +54,6 @@ pub struct ClothStats {
     /// Inter-cloth candidate pairs (this cloth's particle, another cloth's particle) of the last
     /// step; 0 with inter-cloth collision off.
     pub inter_cloth_pairs_tested: u32,
-}
-
-/// Preallocated buffers so that computing statistics never allocates during a step: one for the
-/// length constraints (stretch, then tethers) and one for bending, so that the two can be
-/// summarised at the same time on two threads.
-#[derive(Clone, Debug, Default)]
-pub(crate) struct StatsScratch {
-    /// |C| of the edges, then of the tethers [m].
-    pub lengths_abs_c: Vec<f32>,
-    /// |C| of the hinges [rad].
-    pub bending_abs_c: Vec<f32>,
-}
-
-impl StatsScratch {
-    /// Room for `lengths` stretch or tether residuals and `hinges` bending residuals.
-    pub fn with_capacity(lengths: usize, hinges: usize) -> Self {
-        StatsScratch { lengths_abs_c: Vec::with_capacity(lengths), bending_abs_c: Vec::with_capacity(hinges) }
-    }
 }
 
 impl ConstraintStats {

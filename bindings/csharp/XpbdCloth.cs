@@ -273,7 +273,11 @@ namespace Xpbd
             GC.KeepAlive(this);
         }
 
-        /// <summary>Residual statistics of the last step (all zero before the first).</summary>
+        /// <summary>
+        /// Residual statistics of the last step (all zero before the first). The first call after a
+        /// step computes the residuals (one pass over every constraint, about a tenth of a
+        /// one-thread step); a step whose statistics are never read does not pay for them.
+        /// </summary>
         public XpbdClothStats GetStats()
         {
             XpbdClothStats stats;

@@ -73,13 +73,14 @@ pub fn run(scene: &Scene, mesh: &TriangleMesh, opts: &Options) -> Result<Report,
         }
         let start = Instant::now();
         world.step(FRAME_DT).map_err(|e| e.to_string())?;
+        let c = world.cloth(cloth).map_err(|e| e.to_string())?;
+        // Timed with the step: the first read of the statistics after a step computes them.
+        peak_strain = peak_strain.max(c.stats().max_edge_strain);
         step_times.push(start.elapsed().as_secs_f64());
 
-        let c = world.cloth(cloth).map_err(|e| e.to_string())?;
         if let Some(p) = c.particle_positions().iter().position(|x| !x.is_finite()) {
             return Err(format!("{}: simulation became unstable at frame {frame} (particle {p})", scene.name));
         }
-        peak_strain = peak_strain.max(c.stats().max_edge_strain);
         peak_penetration = peak_penetration.max(max_penetration(c.particle_positions(), &scene.colliders));
         recorder.record(&world, cloth, frame, frames, &mesh.indices)?;
         progress.update(frame, &step_times);

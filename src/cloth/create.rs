@@ -11,7 +11,7 @@ use crate::material::{edge_stretch_compliance, hinge_bend_compliance};
 use crate::mesh::{
     MeshTopology, validate_indices, validate_lines, validate_positions, validate_triangle_areas, weld_by_position,
 };
-use crate::stats::{ClothStats, StatsScratch};
+use crate::stats::ClothStats;
 use glam::Vec3;
 
 /// Mass [kg] of a particle that no triangle uses, when masses come from areal density and the
@@ -171,11 +171,10 @@ impl Cloth {
             particle_triangles,
             per_triangle,
             stats: ClothStats::default(),
-            last_substep: 0.0,
-            scratch: StatsScratch::with_capacity(
-                edge_count.max(particle_count * crate::constraints::tether::TETHERS_PER_PARTICLE),
-                hinge_count,
+            residuals: super::residuals::LazyResiduals::with_capacity(
+                edge_count.max(particle_count * crate::constraints::tether::TETHERS_PER_PARTICLE).max(hinge_count),
             ),
+            last_substep: 0.0,
         };
         cloth.apply_params(desc.params); // orders (and colours) the edges with the tethers
         cloth.order_bending();
@@ -187,6 +186,7 @@ impl Cloth {
     /// Change the settings; takes effect at the next step, without moving any particle.
     /// Errors: `InvalidParameter` naming the field (state unchanged).
     pub fn set_params(&mut self, params: ClothParams) -> Result<(), ClothError> {
+        self.settle_stats(); // they describe the last step's end (`Cloth::stats`)
         params.validate()?;
         self.apply_params(params);
         Ok(())

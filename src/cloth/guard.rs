@@ -157,6 +157,8 @@ impl Cloth {
             self.remember_good_state();
             return false;
         };
+        // The statistics report the failed step (a NaN residual shows), not the state put back.
+        self.settle_stats();
         match recovery {
             UnstableRecovery::LastGoodState => self.restore_last_good_state(),
             UnstableRecovery::RestPose => {
@@ -244,16 +246,7 @@ mod tests {
 
     /// A 1 m square of 5 × 5 vertices in the x–z plane at height `y`.
     fn sheet(y: f32) -> (Vec<[f32; 3]>, Vec<u32>) {
-        let n = 5;
-        let positions = (0..n * n).map(|k| [(k % n) as f32 / 4.0, y, (k / n) as f32 / 4.0]).collect();
-        let mut indices = Vec::new();
-        for j in 0..n - 1 {
-            for i in 0..n - 1 {
-                let a = (j * n + i) as u32;
-                indices.extend_from_slice(&[a, a + n as u32, a + 1, a + 1, a + n as u32, a + n as u32 + 1]);
-            }
-        }
-        (positions, indices)
+        crate::test_util::grid(5, 0.25, y)
     }
 
     fn two_cloth_world(recovery: UnstableRecovery) -> (World, crate::ClothHandle, crate::ClothHandle) {
@@ -289,6 +282,10 @@ mod tests {
             }
             other => panic!("unexpected {other:?}"),
         }
+        // The statistics report the failed step (computed before the guard put the cloth back),
+        // not the restored state, whose residuals are finite.
+        let failed = world.cloth(a).unwrap().stats().stretch;
+        assert!(failed.max_abs_c.is_nan(), "{failed:?}");
         // Restored bit for bit to the state the last good step ended in (before the corruption).
         assert_eq!(world.cloth(a).unwrap().state_hash(), before);
         // The other cloth stepped exactly as in a world where nothing went wrong.

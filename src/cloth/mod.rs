@@ -9,6 +9,7 @@ pub mod inertia;
 mod normals;
 mod output;
 mod pins;
+mod residuals;
 pub mod snapshot;
 mod state_hash;
 mod teleport;
@@ -26,7 +27,7 @@ use crate::collision::contact::ContactScratch;
 use crate::collision::inter_cloth::InterClothPairs;
 use crate::collision::self_collision::SelfCollision;
 use crate::constraints::{BendingConstraints, StretchConstraints, TetherConstraints};
-use crate::stats::{ClothStats, StatsScratch};
+use crate::stats::ClothStats;
 use glam::Vec3;
 
 /// Mesh facts found while creating a cloth, for reports and debugging.
@@ -118,10 +119,13 @@ pub struct Cloth {
     /// 16-byte `Vec3A`s: each particle sums its triangles' vectors, one SIMD load and add each
     /// (as 12-byte `Vec3`s, three scalar loads and adds).
     pub(crate) per_triangle: Vec<glam::Vec3A>,
+    /// The statistics the last step produced itself: substeps, iterations, contact and pair
+    /// counts (the residual fields stay zero here; [`Cloth::stats`] adds them when first read).
     pub(crate) stats: ClothStats,
+    /// The last step's residual statistics, computed when first read ([`residuals`]).
+    pub(crate) residuals: residuals::LazyResiduals,
     /// Substep length h [s] of the last step (0 before the first).
     pub(crate) last_substep: f32,
-    pub(crate) scratch: StatsScratch,
     /// Explosion guard: last good state, rest pose, status (see [`guard`]).
     pub(crate) guard: guard::Guard,
     /// Identifies the mesh in snapshots (see [`snapshot`]).
@@ -137,11 +141,6 @@ impl Cloth {
     /// Current settings.
     pub fn params(&self) -> &ClothParams {
         &self.params
-    }
-
-    /// Residual statistics of the last step (zeros before the first step).
-    pub fn stats(&self) -> &ClothStats {
-        &self.stats
     }
 
     /// Number of render vertices (the length of every render-order output).

@@ -330,6 +330,11 @@ pub unsafe extern "C" fn xpbd_cloth_set_material(cloth: XpbdClothId, material: *
 /// the thickened surface (`max_penetration`). Errors: `XPBD_RESULT_NULL_POINTER`,
 /// `XPBD_RESULT_INVALID_ID`, `XPBD_RESULT_WORLD_POISONED`. Thread-safe.
 ///
+/// Cost: the step does not compute the residuals; the first call after a step does (one pass
+/// over every constraint on the calling thread, about a tenth of a one-thread step), later calls
+/// copy them. Teleport, pinning, parameter changes and snapshot restores between steps do not
+/// change what it reports: they compute the statistics first if they are still due.
+///
 /// # Safety
 /// `out_stats` is writable.
 #[unsafe(no_mangle)]

@@ -12,7 +12,7 @@ use crate::collision::{ColliderStore, SubstepWindow};
 use crate::constraints::SubstepCoefficients;
 use crate::constraints::access::{SolverParticle, pack_solver_particles, unpack_solver_particles};
 use crate::parallel::chunks_mut_in_parallel;
-use crate::stats::{ClothStats, ConstraintStats, StatsScratch};
+use crate::stats::ClothStats;
 use glam::Vec3;
 use motion::{Motion, Pass, move_particles};
 use wind::{Aerodynamics, apply_wind};
@@ -39,8 +39,8 @@ pub(crate) struct StepContext<'a> {
     pub colliders: &'a ColliderStore,
     /// The step runs on the world's thread pool of more than one thread: coloured cloths of at
     /// least [`PARALLEL_MIN_CONSTRAINTS`] constraints project each colour in parallel, and split
-    /// their per-particle passes (wind, prediction, sweep rows, collider contacts, velocities, normals) and
-    /// statistics over the pool too, so that little of the step stays on one thread (Amdahl).
+    /// their per-particle passes (wind, prediction, sweep rows, collider contacts, velocities,
+    /// normals) over the pool too, so that little of the step stays on one thread (Amdahl).
     pub parallel: bool,
     /// The particles of the world's cloths with inter-cloth collision at the step's start, when
     /// at least two take part.
@@ -68,13 +68,13 @@ pub const PARALLEL_MIN_CONSTRAINTS: usize = 20_000;
 /// before the substeps: `collision/self_collision.rs`), then collider contacts with friction last so that
 /// no step ends inside a collider; colliders at their pose interpolated for this substep), velocity
 /// update (speed-limiting particles being pushed out of a collider), linear damping. Then pins
-/// advance, normals and statistics (with contact count and penetration) are refreshed. Positions
+/// advance, normals and the step's counts (contacts, penetration, pairs) are refreshed; the
+/// residual statistics are computed when first read (`Cloth::stats`). Positions
 /// live in the sweep rows during the step; without wind and colliders a substep's velocity update
 /// and the next prediction are one pass. Allocates
 /// nothing. With the `parallel` flag below, the colour sweeps, the per-particle passes
 /// (wind, prediction, copies into the sweep rows and back, collider contacts, velocity update, normals)
-/// and the statistics run split over the
-/// current rayon pool, each in a way that cannot change a bit; self-collision, inter-cloth pairs,
+/// run split over the current rayon pool, each in a way that cannot change a bit; self-collision, inter-cloth pairs,
 /// the tethers' λ reset and the end-of-step contact summary stay on the cloth's thread.
 pub(crate) fn step_cloth(cloth: &mut Cloth, dt: f32, ctx: &StepContext) {
     let params = cloth.params;
@@ -202,7 +202,7 @@ pub(crate) fn step_cloth(cloth: &mut Cloth, dt: f32, ctx: &StepContext) {
     cloth.pins.finish_step();
     cloth.last_substep = h;
     cloth.update_normals(parallel);
-    update_stats(cloth, h, substeps, iterations, parallel);
+    cloth.stats = ClothStats { substeps, iterations, ..ClothStats::default() };
     if collide {
         let p = &cloth.particles;
         let (count, max_penetration) = contact_summary(&p.x, &p.w, ctx.colliders, &contact);
@@ -213,6 +213,8 @@ pub(crate) fn step_cloth(cloth: &mut Cloth, dt: f32, ctx: &StepContext) {
         cloth.stats.self_contact_count = cloth.self_collision.contact_count(&cloth.particles.x, settings.radius);
     }
     cloth.stats.inter_cloth_pairs_tested = cloth.inter_cloth.len() as u32;
+    // The residual statistics are computed when first read (`Cloth::stats`).
+    cloth.residuals_due();
 }
 
 /// Positions `x` [m] and inverse masses `w` into the sweep rows (all of one length).
@@ -238,63 +240,11 @@ fn move_pins(cloth: &mut Cloth, substep: u32, substeps: u32) {
     }
 }
 
-/// Residual statistics of the step's end positions. With `parallel`, the length constraints
-/// (stretch, tethers, edge strain) and bending are summarised at the same time with `rayon::join`;
-/// each type is still summed in its own storage order, so the numbers have the same bits.
-fn update_stats(cloth: &mut Cloth, h: f32, substeps: u32, iterations: u32, parallel: bool) {
-    let params = cloth.params;
-    let x = &cloth.particles.x;
-    let inv_h2 = 1.0 / (h * h);
-    let (stretch, bending, tethers) = (&cloth.stretch, &cloth.bending, &cloth.tethers);
-    let StatsScratch { lengths_abs_c, bending_abs_c } = &mut cloth.scratch;
-    let mut lengths = || {
-        let (mut stretch_stats, mut tether_stats) = (ConstraintStats::default(), ConstraintStats::default());
-        // The edge strain is reported whether or not the stretch constraints are on.
-        let max_edge_strain = if params.enable_stretch {
-            lengths_abs_c.clear();
-            let max_edge_strain = stretch.residuals_and_max_strain(x, lengths_abs_c);
-            stretch_stats = ConstraintStats::summarise(lengths_abs_c, &stretch.lambda, inv_h2);
-            max_edge_strain
-        } else {
-            stretch.max_strain(x)
-        };
-        if params.enable_tethers {
-            lengths_abs_c.clear();
-            tethers.residuals(x, params.tether_slack, lengths_abs_c);
-            tether_stats = ConstraintStats::summarise(lengths_abs_c, &tethers.lambda, inv_h2);
-        }
-        (stretch_stats, tether_stats, max_edge_strain)
-    };
-    let mut angles = || {
-        if !params.enable_bending {
-            return ConstraintStats::default();
-        }
-        bending_abs_c.clear();
-        bending.residuals(x, bending_abs_c);
-        ConstraintStats::summarise(bending_abs_c, &bending.lambda, inv_h2)
-    };
-    let ((stretch, tether, max_edge_strain), bending) =
-        if parallel { rayon::join(lengths, angles) } else { (lengths(), angles()) };
-    cloth.stats = ClothStats { substeps, iterations, stretch, bending, tether, max_edge_strain, ..ClothStats::default() };
-}
-
 #[cfg(test)]
 mod tests {
+    use crate::test_util::grid;
     use crate::{ClothDesc, World, WorldDesc};
     use std::panic::{AssertUnwindSafe, catch_unwind};
-
-    /// An `n × n` grid in the y = 0 plane, `spacing` m apart: positions and triangle indices.
-    fn grid(n: usize, spacing: f32) -> (Vec<[f32; 3]>, Vec<u32>) {
-        let positions = (0..n * n).map(|k| [(k % n) as f32 * spacing, 0.0, (k / n) as f32 * spacing]).collect();
-        let mut indices = Vec::new();
-        for j in 0..n - 1 {
-            for i in 0..n - 1 {
-                let a = (j * n + i) as u32;
-                indices.extend_from_slice(&[a, a + n as u32, a + 1, a + 1, a + n as u32, a + n as u32 + 1]);
-            }
-        }
-        (positions, indices)
-    }
 
     /// The sweeps read and write particle rows without bounds checks, relying on the check at the
     /// top of the step: a constraint that refers to a particle beyond the cloth (impossible through
@@ -303,7 +253,7 @@ mod tests {
     #[test]
     fn a_constraint_beyond_the_particles_stops_the_step_before_anything_moves() {
         let n = 64;
-        let (positions, indices) = grid(n, 0.02);
+        let (positions, indices) = grid(n, 0.02, 0.0);
         for (threads, kind) in [(1, "stretch"), (2, "bending"), (2, "tether")] {
             let mut world = World::new(WorldDesc { thread_count: threads, ..WorldDesc::default() }).unwrap();
             let handle = world.add_cloth(&ClothDesc::new(&positions, &indices)).unwrap();
@@ -346,7 +296,7 @@ mod tests {
     #[cfg(debug_assertions)]
     fn indices_changed_without_saying_so_fail_the_next_step_in_debug_builds() {
         let n = 8;
-        let (positions, indices) = grid(n, 0.1);
+        let (positions, indices) = grid(n, 0.1, 0.0);
         for kind in ["stretch", "bending", "tether"] {
             let mut world = World::new(WorldDesc::default()).unwrap();
             let handle = world.add_cloth(&ClothDesc::new(&positions, &indices)).unwrap();
