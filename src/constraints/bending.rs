@@ -310,11 +310,11 @@ impl<const DAMPED: bool> BatchSweep for BendingSweep<'_, DAMPED> {
         let lambda_in = if self.fresh { L::splat(0.0) } else { L::from_array(*lambda) };
         let (dl, correction) = project_hinge::<L, DAMPED>(p, dx, w, rest_angle, compliance, lambda_in, self.k);
         *lambda = (lambda_in + dl).to_array();
-        // Each particle's correction written back before the next one is formed.
+        // Each particle's corrected row written back before the next one is formed.
         for q in 0..4 {
-            let rows = L::lanes_to_rows(correction.of(q));
+            let rows = L::lanes_and_w_to_rows(p[q].add(correction.of(q)), w[q]);
             for l in 0..N {
-                x.add_row_at(at[l][q], rows[l]);
+                x.set_row_at(at[l][q], rows[l]);
             }
         }
     }
