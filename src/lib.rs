@@ -29,6 +29,7 @@ pub mod collision;
 pub mod constraints;
 pub mod error;
 pub mod ffi;
+mod fp_env;
 pub mod material;
 pub mod mesh;
 mod parallel;

@@ -6,6 +6,7 @@ use crate::collision::{Collider, ColliderDesc, ColliderHandle, ColliderStore, Po
 use crate::error::{ClothError, check_range};
 use crate::slot_map::SlotMap;
 pub use crate::solver::PARALLEL_MIN_CONSTRAINTS;
+use crate::fp_env::DefaultFpEnv;
 use crate::solver::{StepContext, step_cloth};
 use glam::Vec3;
 use rayon::prelude::*;
@@ -91,6 +92,8 @@ impl World {
             rayon::ThreadPoolBuilder::new()
                 .num_threads(desc.thread_count as usize)
                 .thread_name(|i| format!("xpbd-cloth-{i}"))
+                // They start in the mode of the thread that creates the world (`crate::fp_env`).
+                .start_handler(|_| crate::fp_env::set_default_fp_env())
                 .build()
                 .ok()
         };
@@ -117,6 +120,7 @@ impl World {
 
     /// Create a cloth from a render mesh. Validates everything first: on error nothing is added.
     pub fn add_cloth(&mut self, desc: &ClothDesc) -> Result<ClothHandle, ClothError> {
+        let _fp = DefaultFpEnv::enter();
         let (index, generation) = self.cloths.insert(Cloth::new(desc)?);
         if let Some(cloth) = self.cloths.get_mut(index, generation) {
             cloth.world_key = index;
@@ -207,6 +211,7 @@ impl World {
     /// back as their [`crate::UnstableRecovery`] says and their status records it
     /// ([`Cloth::take_status`]); the error names the first of them.
     pub fn step(&mut self, dt: f32) -> Result<(), ClothError> {
+        let _fp = DefaultFpEnv::enter();
         if !(dt >= MIN_TIME_STEP && dt <= MAX_TIME_STEP) {
             return Err(ClothError::InvalidTimeStep { dt });
         }

@@ -146,3 +146,88 @@ fn c_export_returns_the_rust_hash_and_rejects_bad_arguments() {
     }
     ok(xpbd_world_destroy(world));
 }
+
+/// The SSE control register of the calling thread (x86-64), for setting an engine's
+/// floating-point mode in the tests below.
+#[cfg(target_arch = "x86_64")]
+mod mxcsr {
+    /// Flush-to-zero (bit 15) and denormals-are-zero (bit 6): what engines turn on for speed.
+    pub const FTZ_DAZ: u32 = 1 << 15 | 1 << 6;
+    /// Everything but the six sticky exception flags.
+    pub const CONTROL: u32 = !0x3F;
+
+    pub fn read() -> u32 {
+        let mut value = 0u32;
+        // SAFETY: `stmxcsr` stores MXCSR into the local `value` and touches nothing else.
+        unsafe { std::arch::asm!("stmxcsr [{}]", in(reg) &mut value, options(nostack, preserves_flags)) };
+        value
+    }
+
+    pub fn write(value: u32) {
+        // SAFETY: `ldmxcsr` loads MXCSR from the local `value`, a value read from MXCSR with
+        // defined control bits added (no reserved bit set).
+        unsafe { std::arch::asm!("ldmxcsr [{}]", in(reg) &value, options(nostack, preserves_flags, readonly)) };
+    }
+}
+
+/// An engine thread with flush-to-zero and denormals-are-zero on gets the bits of the default mode,
+/// on one thread, split over a pool (whose threads the world creates from that thread, so they
+/// would inherit its mode) and through the C ABI, and its mode back after each call. The scene
+/// makes the mode matter: gravity so weak that the velocity one substep adds (g·h ≈ 1.7e−39 m/s)
+/// is subnormal, which flush-to-zero drops, leaving the cloth at rest.
+#[test]
+#[cfg(target_arch = "x86_64")]
+fn a_caller_in_flush_to_zero_mode_gets_the_bits_of_the_default_mode_on_any_thread_count() {
+    let gravity = [0.0, -1.0e-36, 0.0];
+    let (positions, indices) = horizontal_sheet(64, 1.0, 0.0); // coloured and split on a pool
+    let saved = mxcsr::read();
+    let in_mode = |ftz: bool, f: &mut dyn FnMut()| {
+        mxcsr::write(if ftz { saved | mxcsr::FTZ_DAZ } else { saved });
+        f();
+        let after = mxcsr::read();
+        mxcsr::write(saved);
+        let expected = if ftz { saved | mxcsr::FTZ_DAZ } else { saved };
+        assert_eq!(after & mxcsr::CONTROL, expected & mxcsr::CONTROL, "the caller's mode is given back");
+    };
+    let rust_run = |threads: u32, ftz: bool| {
+        let (mut hash, mut v) = (0, 0.0);
+        in_mode(ftz, &mut || {
+            let mut world = World::new(WorldDesc { thread_count: threads, gravity, ..WorldDesc::default() }).unwrap();
+            let c = world.add_cloth(&ClothDesc::new(&positions, &indices)).unwrap();
+            world.step(1.0 / 60.0).unwrap();
+            let cloth = world.cloth(c).unwrap();
+            (hash, v) = (cloth.state_hash(), cloth.particle_velocities()[100].y);
+        });
+        (hash, v)
+    };
+    let (reference, v) = rust_run(1, false);
+    assert!(v < 0.0, "the subnormal velocity increments add up to {v:e} m/s");
+    // The mode is real: a subnormal product is flushed in it.
+    in_mode(true, &mut || assert_eq!(std::hint::black_box(1.0e-36f32) * std::hint::black_box(1.0e-3f32), 0.0));
+    for threads in [1, 2, 0] {
+        for ftz in [false, true] {
+            assert_eq!(rust_run(threads, ftz).0, reference, "{threads} threads, flush-to-zero {ftz}");
+        }
+    }
+    let mut from_c = 0u64;
+    in_mode(true, &mut || {
+        let world = c_world(2);
+        ok(xpbd_world_set_gravity(world, gravity[0], gravity[1], gravity[2]));
+        let desc = XpbdClothDesc {
+            positions: positions.as_ptr().cast(),
+            vertex_count: positions.len() as u32,
+            indices: indices.as_ptr(),
+            triangle_count: (indices.len() / 3) as u32,
+            ..xpbd_default_cloth_desc()
+        };
+        let mut cloth = XpbdClothId::default();
+        // SAFETY: the arrays outlive the call and hold the counts passed; valid out-parameters.
+        unsafe {
+            ok(xpbd_cloth_create(world, &desc, &mut cloth));
+            ok(xpbd_world_step(world, 1.0 / 60.0));
+            ok(xpbd_cloth_state_hash(cloth, &mut from_c));
+        }
+        ok(xpbd_world_destroy(world));
+    });
+    assert_eq!(from_c, reference, "through the C ABI, flush-to-zero on the caller's thread");
+}

@@ -544,6 +544,11 @@ namespace Xpbd.Native
         ///  `inertia_scale` leaves out; after it each cloth is checked by its explosion guard
         ///  (`max_particle_speed`, `unstable_recovery`).
         ///
+        ///  Floating-point mode: like every function of this library that computes, the step runs in the
+        ///  default x86-64 SSE mode (round to nearest, no flush-to-zero or denormals-are-zero, exceptions
+        ///  masked) whatever the calling thread's mode, and gives the thread its own mode back on return,
+        ///  so an engine's FTZ/DAZ setting changes no bit.
+        ///
         ///  Errors: `XPBD_RESULT_INVALID_ID`, `XPBD_RESULT_WORLD_POISONED`, `XPBD_RESULT_INVALID_ARGUMENT`
         ///  (dt &lt; 1e-5 s, NaN or &gt; 1 s; nothing moves), `XPBD_RESULT_SIMULATION_UNSTABLE` (one or more cloths
         ///  failed their guard: every cloth has stepped, the unstable ones were put back as their

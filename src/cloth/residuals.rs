@@ -68,6 +68,7 @@ impl Cloth {
         r.value.get_or_init(|| {
             let mut stats = self.stats;
             if r.due {
+                let _fp = crate::fp_env::DefaultFpEnv::enter();
                 let mut abs_c = r.abs_c.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
                 self.residual_stats(&mut abs_c, &mut stats);
                 #[cfg(debug_assertions)]

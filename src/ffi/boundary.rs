@@ -9,12 +9,16 @@
 //! (argument translation) touched no shared state and poisons nothing.
 
 use super::error::{FfiError, XpbdResult, set_last_error};
+use crate::fp_env::DefaultFpEnv;
 use std::any::Any;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
 /// Run the body of the export `function`: `Ok` → `XPBD_RESULT_OK`; `Err` → its code, message
 /// stored as "`function`: message"; panic → `XPBD_RESULT_PANIC`.
 pub(crate) fn ffi_boundary(function: &'static str, body: impl FnOnce() -> Result<(), FfiError>) -> XpbdResult {
+    // The caller's floating-point mode (flush-to-zero, unmasked exceptions) does not reach the
+    // solver, and comes back on return (`crate::fp_env`).
+    let _fp = DefaultFpEnv::enter();
     // AssertUnwindSafe: the only shared state a panic can leave half-changed is a world, and the
     // world's mutex records that (poisoning, above). The registry's own critical sections only
     // push to / pop from vectors and are recovered as they are.
@@ -37,6 +41,7 @@ pub(crate) fn ffi_boundary(function: &'static str, body: impl FnOnce() -> Result
 /// The boundary for the few exports that cannot fail and so return a value instead of a code
 /// (`xpbd_abi_version`, `xpbd_default_*`, `xpbd_last_error_message`): a panic yields `on_panic`.
 pub(crate) fn ffi_boundary_or<T>(on_panic: T, body: impl FnOnce() -> T) -> T {
+    let _fp = DefaultFpEnv::enter();
     catch_unwind(AssertUnwindSafe(body)).unwrap_or(on_panic)
 }
 
