@@ -3,7 +3,8 @@
 //! single-threaded Gauss–Seidel loop over the same constraints (`reference.rs`) timed in the same
 //! run, so the speed-up is a ratio on the same machine under the same load.
 //!
-//! `cargo run --release --example bench [-- --steps N] [-- --only 32|64|128|tablecloth]`
+//! `cargo run --release --example bench [-- --steps N] [-- --only 32|64|128|tablecloth] [-- --svg FILE]`
+//! (`--svg`: the 10-substep rows as a bar chart, `plot.rs`)
 //!
 //! `-- --only SCENE --row reference|anchor|colour [--substeps N] [--threads T]` steps just that one
 //! configuration `--steps` times without timing or warm-up, for an instruction count that does not
@@ -29,6 +30,7 @@
 // The test meshes and settings, so that the bench measures exactly the validated scenes.
 #[path = "../../tests/common/mod.rs"]
 mod common;
+mod plot;
 mod reference;
 
 use clap::{Arg, ArgMatches, Command, value_parser};
@@ -122,6 +124,14 @@ fn command() -> Command {
                 .default_value("1")
                 .requires("row")
                 .help("Worker threads (0 = all cores), with --row"),
+        )
+        .arg(
+            Arg::new("svg")
+                .long("svg")
+                .value_name("FILE")
+                .value_parser(value_parser!(std::path::PathBuf))
+                .conflicts_with("row")
+                .help("Also write the 10-substep rows (ns per projection) as a bar chart to FILE"),
         )
 }
 
@@ -274,6 +284,7 @@ fn run(args: &ArgMatches) -> Result<(), String> {
         "{:<11} {:>4} {:>7} {:>6} {:>9} {:>8} {:>10} {:>9} {:>10} {:>8} {:>17}",
         "scene", "sub", "threads", "order", "proj/step", "ms/step", "ns/proj", "ref ms", "ref ns/pr", "speed-up", "state hash"
     );
+    let mut bars = Vec::new();
     for scene in &scenes {
         for substeps in [5, 10] {
             let probe = world(scene, substeps, 1, false);
@@ -285,9 +296,17 @@ fn run(args: &ArgMatches) -> Result<(), String> {
             let mut reference = Reference::from_cloth(cloth, GRAVITY);
             let ref_s = time(steps, 10, || reference.step(DT, substeps));
             std::hint::black_box(reference.checksum());
+            let mut bar = |label: String, seconds: f64| {
+                if substeps == 10 {
+                    bars.push(plot::Bar { scene: scene.name.clone(), label, ns: seconds * 1e9 / projections });
+                }
+            };
+            bar("scalar reference".into(), ref_s);
             for &(threads, colouring) in &runs {
                 let mut w = world(scene, substeps, threads, colouring);
                 let s = time(steps, 10, || w.step(DT).unwrap());
+                let order = if colouring { "coloured" } else { "anchor order" };
+                bar(format!("{order}, {threads} thread{}", if threads > 1 { "s" } else { "" }), s);
                 println!(
                     "{:<11} {:>4} {:>7} {:>6} {:>9} {:>8.2} {:>10.2} {:>9.2} {:>10.2} {:>7.2}× {:>17x}",
                     scene.name,
@@ -306,6 +325,11 @@ fn run(args: &ArgMatches) -> Result<(), String> {
         }
     }
 
+    if let Some(path) = args.get_one::<std::path::PathBuf>("svg") {
+        let title = format!("ns per constraint projection, 10 substeps, 1 iteration ({cores} cores; lower is faster)");
+        std::fs::write(path, plot::bar_chart_svg(&title, &bars)).map_err(|e| format!("{}: {e}", path.display()))?;
+        println!("wrote {}", path.display());
+    }
     if cores > 1 {
         two_core_ceiling(&scenes, steps);
     }
