@@ -325,7 +325,7 @@ typedef struct XpbdClothParams {
      */
     float thickness;
     /**
-     * Tether compliance in m/N (>= 0).
+     * Tether compliance in m/N (0..=1e20).
      */
     float tether_compliance;
     /**
@@ -503,12 +503,12 @@ typedef struct XpbdClothDesc {
      */
     float areal_density;
     /**
-     * Stretch compliance alpha in m/N (>= 0, 0 = inextensible) for every edge. Used only when
+     * Stretch compliance alpha in m/N (0..=1e20, 0 = inextensible) for every edge. Used only when
      * `stretch_compliance_from_material` is 0; must be 0 otherwise. Default 0.
      */
     float stretch_compliance;
     /**
-     * Bending compliance alpha in rad/(N*m) (>= 0, 0 = rigid) for every interior edge. Used only
+     * Bending compliance alpha in rad/(N*m) (0..=1e20, 0 = rigid) for every interior edge. Used only
      * when `bend_compliance_from_material` is 0; must be 0 otherwise. Default 0.
      */
     float bend_compliance;
@@ -540,7 +540,7 @@ typedef struct XpbdClothDesc {
      */
     float thickness;
     /**
-     * Tether compliance in m/N (>= 0; usually 0: tethers are hard length limits). Default 0.
+     * Tether compliance in m/N (0..=1e20; usually 0: tethers are hard length limits). Default 0.
      */
     float tether_compliance;
     /**

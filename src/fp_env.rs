@@ -5,47 +5,44 @@
 //! trap. Engines often turn FTZ/DAZ on for speed, and a thread starts with the mode of the thread
 //! that created it. A step computed partly on the engine's thread in its mode and partly on the
 //! world's pool threads in another would then depend on the thread count, and on the engine's
-//! settings; an engine that unmasks exceptions in debug builds would trap on the NaN and division
-//! handling the solver relies on. So [`World::step`](crate::World::step), cloth creation, the
-//! statistics' first read and every C ABI call run with the default MXCSR ([`DEFAULT_MXCSR`]: round
-//! to nearest, no FTZ/DAZ, every exception masked) and restore the caller's on return (also when
-//! unwinding); the world's pool threads are set to it when they start. Elsewhere than x86-64 (and
-//! under Miri, which has no inline assembly) this does nothing: aarch64's FPCR is not handled.
+//! settings; an engine that unmasks exceptions in debug builds would trap (SIGFPE) on an underflow
+//! or on the NaN handling the guard relies on. So every call that computes (every C ABI call;
+//! in Rust `World::step`, `add_cloth`, `add_collider`, `set_collider_pose`, the statistics' first
+//! read, `Cloth::teleport`, `set_pinned`, `unpin`, `set_params`, `set_constraint_colouring`,
+//! `restore_state` and `energy`) runs with the default MXCSR ([`DEFAULT_MXCSR`]: round to nearest,
+//! no FTZ/DAZ, every exception masked) and gives the thread back its own on return, sticky flags
+//! included (also when unwinding); the world's pool threads are set to it when they start. While
+//! a step waits for the pool the caller's thread is back in its own mode: a caller that is a worker
+//! of another rayon pool runs that pool's jobs while it waits. Elsewhere than x86-64 (and under
+//! Miri, which has no inline assembly) this does nothing: aarch64's FPCR is not handled.
 
 /// MXCSR at process start on x86-64 (Intel SDM vol. 1, §10.2.3): every exception masked (bits
 /// 7–12), round to nearest (bits 13–14 clear), FTZ (bit 15) and DAZ (bit 6) off, no flags set.
 pub(crate) const DEFAULT_MXCSR: u32 = 0x1F80;
 
-/// The control bits of MXCSR (everything but the six sticky exception flags, bits 0–5).
-const CONTROL_BITS: u32 = !0x3F;
-
 /// While alive, the current thread computes with [`DEFAULT_MXCSR`]; dropping it gives the thread
-/// back the MXCSR it had (flags included), if it had another mode.
+/// back exactly the MXCSR it had, mode and sticky exception flags (so the flags the library's
+/// arithmetic raises never show in the caller's `fetestexcept`, whatever its mode).
 #[must_use = "the default mode lasts as long as the guard"]
 pub(crate) struct DefaultFpEnv {
-    /// The caller's MXCSR, if it differed from the default in its control bits.
-    saved: Option<u32>,
+    /// The caller's MXCSR.
+    saved: u32,
 }
 
 impl DefaultFpEnv {
-    /// Switch the current thread to the default mode (nothing to do, and nothing to restore, when
-    /// it already is: the common case costs one `stmxcsr`).
+    /// Switch the current thread to the default mode (its flags cleared). Costs a `stmxcsr` and
+    /// an `ldmxcsr` here and on drop: a few tens of cycles per call.
     #[inline]
     pub fn enter() -> DefaultFpEnv {
-        let current = read_mxcsr();
-        if current & CONTROL_BITS == DEFAULT_MXCSR & CONTROL_BITS {
-            return DefaultFpEnv { saved: None };
-        }
+        let saved = read_mxcsr();
         write_mxcsr(DEFAULT_MXCSR);
-        DefaultFpEnv { saved: Some(current) }
+        DefaultFpEnv { saved }
     }
 }
 
 impl Drop for DefaultFpEnv {
     fn drop(&mut self) {
-        if let Some(saved) = self.saved {
-            write_mxcsr(saved);
-        }
+        write_mxcsr(self.saved);
     }
 }
 
@@ -98,20 +95,28 @@ mod tests {
     }
 
     #[test]
-    fn the_guard_computes_in_the_default_mode_and_gives_the_callers_mode_back() {
+    fn the_guard_computes_in_the_default_mode_and_gives_the_callers_mode_and_flags_back() {
         let before = read_mxcsr();
-        write_mxcsr(FTZ_DAZ);
+        // FTZ/DAZ on and the inexact flag (bit 5) already raised by the caller's own arithmetic.
+        write_mxcsr(FTZ_DAZ | 1 << 5);
         assert_eq!(subnormal_product(), 0.0, "FTZ flushes the product");
+        let caller = read_mxcsr();
         let inside = {
             let _env = DefaultFpEnv::enter();
-            assert_eq!(read_mxcsr() & CONTROL_BITS, DEFAULT_MXCSR);
-            subnormal_product()
+            assert_eq!(read_mxcsr(), DEFAULT_MXCSR);
+            subnormal_product() // raises underflow and inexact inside
         };
         let after = read_mxcsr();
+        // A caller in the default mode gets its flags back too: none raised inside shows.
+        write_mxcsr(DEFAULT_MXCSR);
+        {
+            let _env = DefaultFpEnv::enter();
+            black_box(black_box(1.0f32) / black_box(0.0f32)); // divide-by-zero flag inside
+        }
+        let default_after = read_mxcsr();
         write_mxcsr(before);
         assert!(inside != 0.0 && inside.abs() < f32::MIN_POSITIVE, "{inside:e} is the subnormal product");
-        assert_eq!(after & CONTROL_BITS, FTZ_DAZ & CONTROL_BITS, "the caller's mode is back");
-        // Already in the default mode: nothing to restore.
-        assert!(DefaultFpEnv::enter().saved.is_none());
+        assert_eq!(after, caller, "the caller's mode and flags are back");
+        assert_eq!(default_after, DEFAULT_MXCSR, "no flag raised inside leaks out");
     }
 }

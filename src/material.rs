@@ -40,11 +40,23 @@ impl Material {
 
     /// Flexural rigidity D = E·t³ / (12·(1 − ν²)) [N·m] (Kirchhoff–Love plate theory).
     pub fn flexural_rigidity(&self) -> f32 {
+        self.flexural_rigidity_f64() as f32
+    }
+
+    /// [`Material::flexural_rigidity`] in f64, where it cannot underflow for valid materials.
+    fn flexural_rigidity_f64(&self) -> f64 {
         let t = self.thickness as f64;
         let nu = self.poisson_ratio as f64;
-        (self.youngs_modulus as f64 * t * t * t / (12.0 * (1.0 - nu * nu))) as f32
+        self.youngs_modulus as f64 * t * t * t / (12.0 * (1.0 - nu * nu))
     }
 }
+
+/// Largest compliance α accepted or derived [m/N for lengths, rad/(N·m) for bending]. The solver
+/// divides it by h² (XPBD's α̃ = α/h², Macklin et al. 2016, eq. 9): at the smallest substep
+/// (`MIN_TIME_STEP` / `MAX_SUBSTEPS` = 1e-8 s) α̃ is then at most 1e36, still finite in f32,
+/// where a larger α overflowed to ∞ and the first projection computed ∞·0 = NaN. A constraint
+/// this compliant holds with 1e-20 N per metre: none at all in practice.
+pub const MAX_COMPLIANCE: f32 = 1.0e20;
 
 /// Stretch compliance α [m/N] of one edge of rest length `rest_length` [m] whose adjacent
 /// triangles have total rest area `adjacent_area` [m²].
@@ -53,10 +65,18 @@ impl Material {
 /// by triangulated spring meshes", eq. for the 2-D case; exact for ν = 1/3), α = 1/k. Because k is
 /// proportional to the area an edge represents over its squared length, the sheet's stiffness
 /// does not change with mesh resolution.
+///
+/// At most [`MAX_COMPLIANCE`] (a material soft enough to exceed it gives constraints that hold
+/// nothing either way); 0 for a degenerate edge (k not positive).
 pub fn edge_stretch_compliance(material: &Material, rest_length: f32, adjacent_area: f32) -> f32 {
     let k = material.youngs_modulus as f64 * material.thickness as f64 * adjacent_area as f64
         / (rest_length as f64 * rest_length as f64);
-    if k > 0.0 { (1.0 / k) as f32 } else { 0.0 }
+    compliance_of_stiffness(k)
+}
+
+/// α = 1/k capped at [`MAX_COMPLIANCE`]; 0 when k is not positive (a degenerate element).
+fn compliance_of_stiffness(k: f64) -> f32 {
+    if k > 0.0 { (1.0 / k).min(MAX_COMPLIANCE as f64) as f32 } else { 0.0 }
 }
 
 /// Bending compliance α [rad/(N·m)] of one hinge (interior edge) with rest edge length `edge_length`
@@ -65,10 +85,12 @@ pub fn edge_stretch_compliance(material: &Material, rest_length: f32, adjacent_a
 /// Discrete Shells (Grinspun et al. 2003, eq. 3): E_B = k_B·(θ − θ̄)²·‖ē‖/h̄_e with
 /// h̄_e = (A₁ + A₂)/(3‖ē‖); with k_B = D/2 (flexural rigidity, D = E·t³/(12(1 − ν²))) this is the
 /// XPBD energy ½·(θ − θ̄)²/α with α = (A₁ + A₂) / (3·D·‖ē‖²).
+///
+/// At most [`MAX_COMPLIANCE`]; D is taken in f64 here (in f32, E·t³ of a very thin or soft
+/// material underflowed to 0, which made the hinge rigid instead of limp).
 pub fn hinge_bend_compliance(material: &Material, edge_length: f32, adjacent_area: f32) -> f32 {
-    let k = 3.0 * material.flexural_rigidity() as f64 * edge_length as f64 * edge_length as f64
-        / adjacent_area as f64;
-    if k > 0.0 { (1.0 / k) as f32 } else { 0.0 }
+    let k = 3.0 * material.flexural_rigidity_f64() * edge_length as f64 * edge_length as f64 / adjacent_area as f64;
+    compliance_of_stiffness(k)
 }
 
 #[cfg(test)]
@@ -92,6 +114,23 @@ mod tests {
             let k = 1.0 / alpha;
             assert!((k / (m.youngs_modulus * m.thickness) - 1.0).abs() < 1e-4);
         }
+    }
+
+    #[test]
+    fn the_softest_valid_material_gives_capped_compliances_not_infinite_or_rigid_ones() {
+        let limp = Material { youngs_modulus: f32::MIN_POSITIVE, thickness: f32::MIN_POSITIVE, ..Material::default() };
+        limp.validate().unwrap();
+        // k = E·t·A/L² ≈ 1e-76 N/m: α = 1/k would be ∞ in f32; E·t³ underflows f32 to 0, which
+        // made the hinge rigid (α = 0).
+        assert_eq!(edge_stretch_compliance(&limp, 0.01, 1e-4), MAX_COMPLIANCE);
+        assert_eq!(hinge_bend_compliance(&limp, 0.01, 1e-4), MAX_COMPLIANCE);
+        // An ordinary material is far below the cap, and unchanged by it: α = L²/(E·t·A).
+        let cotton = Material { youngs_modulus: 1.0e7, thickness: 1.0e-3, ..Material::default() };
+        let alpha = edge_stretch_compliance(&cotton, 0.01, 1e-4);
+        let k = 1.0e7 * 1.0e-3f32 as f64 * 1e-4f32 as f64 / (0.01f32 as f64 * 0.01f32 as f64);
+        assert_eq!(alpha, (1.0 / k) as f32);
+        assert!((alpha - 1e-4).abs() < 1e-9, "{alpha}");
+        assert_eq!(edge_stretch_compliance(&cotton, 0.01, 0.0), 0.0, "degenerate edge");
     }
 
     #[test]

@@ -163,6 +163,7 @@ impl World {
     /// `layers`. It rests at `desc.pose` until moved. Errors: `InvalidParameter` naming the field
     /// (dimensions, pose, friction); nothing is added on error.
     pub fn add_collider(&mut self, desc: &ColliderDesc) -> Result<ColliderHandle, ClothError> {
+        let _fp = DefaultFpEnv::enter(); // normalises the rotation (`crate::fp_env`)
         self.colliders.add(desc)
     }
 
@@ -172,6 +173,7 @@ impl World {
     /// step replaces the target. Errors: `InvalidHandle`; `InvalidParameter` (`position` not
     /// finite or beyond ±1e5 m, `rotation` not a unit quaternion); unchanged on error.
     pub fn set_collider_pose(&mut self, handle: ColliderHandle, pose: &Pose) -> Result<(), ClothError> {
+        let _fp = DefaultFpEnv::enter(); // normalises the rotation (`crate::fp_env`)
         self.colliders.set_pose(handle, pose)
     }
 
@@ -211,7 +213,9 @@ impl World {
     /// back as their [`crate::UnstableRecovery`] says and their status records it
     /// ([`Cloth::take_status`]); the error names the first of them.
     pub fn step(&mut self, dt: f32) -> Result<(), ClothError> {
-        let _fp = DefaultFpEnv::enter();
+        // In the default floating-point mode on this thread (`crate::fp_env`); the pool's threads
+        // are in it from their start.
+        let fp = DefaultFpEnv::enter();
         if !(dt >= MIN_TIME_STEP && dt <= MAX_TIME_STEP) {
             return Err(ClothError::InvalidTimeStep { dt });
         }
@@ -243,9 +247,16 @@ impl World {
         let coloured = self.cloths.iter().any(|(_, c)| c.constraint_colouring());
         match &self.pool {
             Some(pool) if self.cloths.len() > 1 || coloured => {
+                // This thread only waits for the pool, in its own mode: a caller that is itself a
+                // worker of another rayon pool runs that pool's jobs while it waits, and they
+                // must not see ours.
+                drop(fp);
                 pool.install(|| self.cloths.par_values_mut().for_each(step_one))
             }
-            _ => self.cloths.values_mut().for_each(step_one),
+            _ => {
+                self.cloths.values_mut().for_each(step_one);
+                drop(fp);
+            }
         }
         // Every collider has reached its target: it is the start of the next step's motion.
         self.colliders.finish_step();

@@ -7,7 +7,7 @@ mod ffi_common;
 use common::{horizontal_sheet, light_stiff_params, vertical_sheet};
 use ffi_common::{c_hanging_cloth, c_world, hanging_grid, ok};
 use xpbd_cloth::ffi::*;
-use xpbd_cloth::{ClothDesc, ColliderDesc, Pose, World, WorldDesc};
+use xpbd_cloth::{ClothDesc, ClothParams, ColliderDesc, Material, Pose, World, WorldDesc};
 
 /// A light stiff horizontal n × n sheet of 1 m with tethers, pinned at its two corners of one edge.
 fn add_light_sheet(world: &mut World, n: usize) -> xpbd_cloth::ClothHandle {
@@ -230,4 +230,58 @@ fn a_caller_in_flush_to_zero_mode_gets_the_bits_of_the_default_mode_on_any_threa
         ok(xpbd_world_destroy(world));
     });
     assert_eq!(from_c, reference, "through the C ABI, flush-to-zero on the caller's thread");
+}
+
+/// An engine that steps a world from a job of its own rayon pool: while the step waits for the
+/// world's pool, rayon lets the engine's thread run the engine's other jobs, and those compute in
+/// the engine's mode, not the library's.
+#[test]
+#[cfg(target_arch = "x86_64")]
+fn engine_jobs_run_while_a_step_waits_keep_the_engines_mode() {
+    let engine = rayon::ThreadPoolBuilder::new()
+        .num_threads(1)
+        .start_handler(|_| mxcsr::write(mxcsr::read() | mxcsr::FTZ_DAZ))
+        .build()
+        .unwrap();
+    let (positions, indices) = horizontal_sheet(64, 1.0, 0.0); // split over the world's pool
+    let mut world = World::new(WorldDesc { thread_count: 2, ..WorldDesc::default() }).unwrap();
+    world.add_cloth(&ClothDesc::new(&positions, &indices)).unwrap();
+    for _ in 0..5 {
+        let (stepped, mode_of_other_job) = engine.install(|| rayon::join(|| world.step(1.0 / 60.0), mxcsr::read));
+        stepped.unwrap();
+        assert_eq!(mode_of_other_job & mxcsr::FTZ_DAZ, mxcsr::FTZ_DAZ, "{mode_of_other_job:#x}");
+    }
+}
+
+/// A caller with floating-point exceptions unmasked (as engines' debug builds do) is not trapped by
+/// the library's arithmetic. The scene raises underflow (the subnormal g·h of the test above),
+/// and a legal but extreme material (Young's modulus and thickness the smallest normal floats,
+/// whose compliance is capped at 1e20) is set, stepped, read and teleported with invalid,
+/// divide-by-zero, overflow and underflow unmasked: without the default mode the step dies with
+/// SIGFPE (the helper's trial found `set_params` trapping before it ran in the default mode).
+#[test]
+#[cfg(target_arch = "x86_64")]
+fn unmasked_exceptions_in_the_caller_do_not_trap_in_the_library() {
+    // Invalid, zero-divide, overflow and underflow unmasked (bits 7, 9, 10, 11).
+    const UNMASKED: u32 = 0x1F80 & !(1 << 7 | 1 << 9 | 1 << 10 | 1 << 11);
+    let (positions, indices) = horizontal_sheet(8, 1.0, 0.0);
+    let gravity = [0.0, -1.0e-36, 0.0];
+    let mut world = World::new(WorldDesc { thread_count: 2, gravity, ..WorldDesc::default() }).unwrap();
+    let c = world.add_cloth(&ClothDesc::new(&positions, &indices)).unwrap();
+    let material = Material { youngs_modulus: f32::MIN_POSITIVE, thickness: f32::MIN_POSITIVE, ..Material::default() };
+    let params = ClothParams { material, stretch_compliance: None, bend_compliance: None, ..ClothParams::default() };
+    let saved = mxcsr::read();
+    mxcsr::write(UNMASKED);
+    let stepped = world.step(1.0 / 60.0);
+    let set = world.cloth_mut(c).unwrap().set_params(params);
+    let stepped_again = world.step(1.0 / 60.0);
+    let stats = *world.cloth(c).unwrap().stats();
+    let moved = world.cloth_mut(c).unwrap().teleport([1.0, 0.0, 0.0], [0.0, 0.0, 0.0, 1.0]);
+    let after = mxcsr::read();
+    mxcsr::write(saved);
+    (stepped.and(set).and(stepped_again).and(moved)).unwrap();
+    assert_eq!(after & mxcsr::CONTROL, UNMASKED & mxcsr::CONTROL);
+    assert!(stats.stretch.count > 0 && stats.stretch.max_abs_c.is_finite(), "{stats:?}");
+    let alpha = world.cloth(c).unwrap().stretch_constraints().compliance[0];
+    assert_eq!(alpha, xpbd_cloth::material::MAX_COMPLIANCE, "the limp material's compliance is capped");
 }

@@ -148,6 +148,9 @@ fn each_validation_error_comes_from_a_minimal_bad_mesh() {
     for (name, tweak) in [
         ("stretch_compliance", Box::new(|d: &mut ClothDesc| d.params.stretch_compliance = Some(-1.0)) as Box<dyn FnOnce(&mut ClothDesc)>),
         ("bend_compliance", Box::new(|d: &mut ClothDesc| d.params.bend_compliance = Some(f32::NAN))),
+        // Above `MAX_COMPLIANCE` α/h² overflows to ∞ and the first projection gives NaN.
+        ("tether_compliance", Box::new(|d: &mut ClothDesc| d.params.tether_compliance = 1.0e21)),
+        ("stretch_compliance", Box::new(|d: &mut ClothDesc| d.params.stretch_compliance = Some(f32::MAX))),
         ("tether_slack", Box::new(|d: &mut ClothDesc| d.params.tether_slack = 0.5)),
         ("weld_tolerance", Box::new(|d: &mut ClothDesc| d.weld_tolerance = -1.0)),
         ("areal_density", Box::new(|d: &mut ClothDesc| d.params.material.areal_density = 0.0)),

@@ -606,12 +606,12 @@ namespace Xpbd.Native
         /// </summary>
         public float areal_density;
         /// <summary>
-        ///  Stretch compliance alpha in m/N (&gt;= 0, 0 = inextensible) for every edge. Used only when
+        ///  Stretch compliance alpha in m/N (0..=1e20, 0 = inextensible) for every edge. Used only when
         ///  `stretch_compliance_from_material` is 0; must be 0 otherwise. Default 0.
         /// </summary>
         public float stretch_compliance;
         /// <summary>
-        ///  Bending compliance alpha in rad/(N*m) (&gt;= 0, 0 = rigid) for every interior edge. Used only
+        ///  Bending compliance alpha in rad/(N*m) (0..=1e20, 0 = rigid) for every interior edge. Used only
         ///  when `bend_compliance_from_material` is 0; must be 0 otherwise. Default 0.
         /// </summary>
         public float bend_compliance;
@@ -643,7 +643,7 @@ namespace Xpbd.Native
         /// </summary>
         public float thickness;
         /// <summary>
-        ///  Tether compliance in m/N (&gt;= 0; usually 0: tethers are hard length limits). Default 0.
+        ///  Tether compliance in m/N (0..=1e20; usually 0: tethers are hard length limits). Default 0.
         /// </summary>
         public float tether_compliance;
         /// <summary>
@@ -837,7 +837,7 @@ namespace Xpbd.Native
         /// </summary>
         public float thickness;
         /// <summary>
-        ///  Tether compliance in m/N (&gt;= 0).
+        ///  Tether compliance in m/N (0..=1e20).
         /// </summary>
         public float tether_compliance;
         /// <summary>

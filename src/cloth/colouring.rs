@@ -32,6 +32,7 @@ impl Cloth {
     /// `Cloth::stretch_palette`) instead of the greedy colouring's arbitrary order. Recomputed when pins change. Costs
     /// allocations and a few passes over the constraints; never runs during a step.
     pub fn set_constraint_colouring(&mut self, enabled: bool) {
+        let _fp = crate::fp_env::DefaultFpEnv::enter(); // whatever the caller's mode
         self.settle_stats(); // they describe the last step's end (`Cloth::stats`)
         self.colouring = enabled;
         self.order_stretch_from_anchors();

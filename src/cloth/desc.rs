@@ -152,7 +152,8 @@ impl Default for ClothParams {
 pub const MAX_SUBSTEPS: u32 = 1000;
 
 impl ClothParams {
-    /// Reject impossible values, naming the field: negative or non-finite compliance or damping,
+    /// Reject impossible values, naming the field: negative compliance or one above
+    /// [`crate::material::MAX_COMPLIANCE`] (1e20), negative or non-finite damping,
     /// slack below 1, substeps or iterations above [`MAX_SUBSTEPS`], invalid material, collision
     /// thickness outside [0, 1] m, depenetration speed outside (0, 1000] m/s, wind with both
     /// aerodynamic coefficients 0, inertia scale outside [0, 1], maximum particle speed outside
@@ -161,13 +162,14 @@ impl ClothParams {
     pub fn validate(&self) -> Result<(), ClothError> {
         self.material.validate()?;
         const INF: f32 = f32::MAX;
+        const MAX_ALPHA: f32 = crate::material::MAX_COMPLIANCE;
         if let Some(a) = self.stretch_compliance {
-            check_range("stretch_compliance", a, 0.0, INF, "m/N >= 0")?;
+            check_range("stretch_compliance", a, 0.0, MAX_ALPHA, "0 <= m/N <= 1e20")?;
         }
         if let Some(a) = self.bend_compliance {
-            check_range("bend_compliance", a, 0.0, INF, "rad/(N·m) >= 0")?;
+            check_range("bend_compliance", a, 0.0, MAX_ALPHA, "0 <= rad/(N·m) <= 1e20")?;
         }
-        check_range("tether_compliance", self.tether_compliance, 0.0, INF, "m/N >= 0")?;
+        check_range("tether_compliance", self.tether_compliance, 0.0, MAX_ALPHA, "0 <= m/N <= 1e20")?;
         check_range("stretch_damping", self.stretch_damping, 0.0, INF, "N·s/m >= 0")?;
         check_range("bend_damping", self.bend_damping, 0.0, INF, "N·m·s/rad >= 0")?;
         check_range("tether_slack", self.tether_slack, 1.0, 1.0e3, "1 <= s <= 1000")?;

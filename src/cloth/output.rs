@@ -54,6 +54,7 @@ impl Cloth {
     /// Kinetic, gravitational and elastic energy for gravity `gravity` [m/s²] (the world's gravity
     /// plus this cloth's external acceleration if that should count as a potential).
     pub fn energy(&self, gravity: Vec3) -> Energy {
+        let _fp = crate::fp_env::DefaultFpEnv::enter(); // whatever the caller's mode
         let p = &self.particles;
         let mut e = Energy::default();
         for i in 0..p.x.len() {

@@ -5,8 +5,9 @@
 //! - flag 1: the compliance is derived per element from Young's modulus, Poisson ratio and
 //!   thickness, and the compliance field must be 0 (anything else is `XPBD_RESULT_INVALID_ARGUMENT`,
 //!   so a compliance set without clearing the flag is reported instead of silently ignored);
-//! - flag 0: the compliance field is used for every element and must be finite and >= 0
-//!   (0 = rigid).
+//! - flag 0: the compliance field is used for every element and must be >= 0 (0 = rigid) and
+//!   <= 1e20 (a larger one overflowed the solver's alpha/h^2; derived compliances are capped there
+//!   too).
 //!
 //! No sentinel value: a negative or NaN compliance is always an error.
 
@@ -36,10 +37,10 @@ pub struct XpbdClothDesc {
     pub inverse_masses: *const f32,
     /// Mass per unit area in kg/m^2 (> 0). Default 0.15 (light cotton).
     pub areal_density: f32,
-    /// Stretch compliance alpha in m/N (>= 0, 0 = inextensible) for every edge. Used only when
+    /// Stretch compliance alpha in m/N (0..=1e20, 0 = inextensible) for every edge. Used only when
     /// `stretch_compliance_from_material` is 0; must be 0 otherwise. Default 0.
     pub stretch_compliance: f32,
-    /// Bending compliance alpha in rad/(N*m) (>= 0, 0 = rigid) for every interior edge. Used only
+    /// Bending compliance alpha in rad/(N*m) (0..=1e20, 0 = rigid) for every interior edge. Used only
     /// when `bend_compliance_from_material` is 0; must be 0 otherwise. Default 0.
     pub bend_compliance: f32,
     /// Vertices closer than this (metres, 0..=1) become one simulated particle, so UV-seam splits
@@ -57,7 +58,7 @@ pub struct XpbdClothDesc {
     pub poisson_ratio: f32,
     /// Fabric thickness t in metres (> 0; not a collision distance). Default 5e-4.
     pub thickness: f32,
-    /// Tether compliance in m/N (>= 0; usually 0: tethers are hard length limits). Default 0.
+    /// Tether compliance in m/N (0..=1e20; usually 0: tethers are hard length limits). Default 0.
     pub tether_compliance: f32,
     /// Tether slack factor s in [1, 1000]: a particle may move up to s times its rest mesh
     /// distance from the nearest pin. Default 1.
@@ -215,7 +216,7 @@ pub struct XpbdClothParams {
     pub poisson_ratio: f32,
     /// Fabric thickness in metres (> 0).
     pub thickness: f32,
-    /// Tether compliance in m/N (>= 0).
+    /// Tether compliance in m/N (0..=1e20).
     pub tether_compliance: f32,
     /// Tether slack factor in [1, 1000].
     pub tether_slack: f32,
