@@ -176,7 +176,8 @@ mod tests {
         let expected = *world.cloth(handle).unwrap().stats();
         assert!(expected.stretch.count > 0 && expected.bending.count > 0 && expected.tether.count > 0);
         assert!(expected.stretch.max_abs_c > 0.0 && expected.bending.max_force != 0.0, "{expected:?}");
-        let changes: [(&str, fn(&mut crate::Cloth)); 6] = [
+        type Change = (&'static str, fn(&mut crate::Cloth));
+        let changes: [Change; 6] = [
             ("teleport", |c| c.teleport([3.0, 1.0, 0.0], [0.0, 0.0, 0.0, 1.0]).unwrap()),
             ("pins", |c| c.set_pinned(&[5], None).unwrap()),
             ("colouring", |c| c.set_constraint_colouring(!c.constraint_colouring())),
