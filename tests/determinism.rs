@@ -5,7 +5,7 @@ mod common;
 mod ffi_common;
 
 use common::{horizontal_sheet, light_stiff_params, vertical_sheet};
-use ffi_common::{c_hanging_cloth, c_world, hanging_grid, ok};
+use ffi_common::{c_cloth, c_hanging_cloth, c_world, hanging_grid, ok};
 use xpbd_cloth::ffi::*;
 use xpbd_cloth::{ClothDesc, ClothParams, ColliderDesc, Material, Pose, World, WorldDesc};
 
@@ -213,20 +213,10 @@ fn a_caller_in_flush_to_zero_mode_gets_the_bits_of_the_default_mode_on_any_threa
     in_mode(true, &mut || {
         let world = c_world(2);
         ok(xpbd_world_set_gravity(world, gravity[0], gravity[1], gravity[2]));
-        let desc = XpbdClothDesc {
-            positions: positions.as_ptr().cast(),
-            vertex_count: positions.len() as u32,
-            indices: indices.as_ptr(),
-            triangle_count: (indices.len() / 3) as u32,
-            ..xpbd_default_cloth_desc()
-        };
-        let mut cloth = XpbdClothId::default();
-        // SAFETY: the arrays outlive the call and hold the counts passed; valid out-parameters.
-        unsafe {
-            ok(xpbd_cloth_create(world, &desc, &mut cloth));
-            ok(xpbd_world_step(world, 1.0 / 60.0));
-            ok(xpbd_cloth_state_hash(cloth, &mut from_c));
-        }
+        let cloth = c_cloth(world, &positions, &indices);
+        ok(xpbd_world_step(world, 1.0 / 60.0));
+        // SAFETY: valid out-parameter.
+        ok(unsafe { xpbd_cloth_state_hash(cloth, &mut from_c) });
         ok(xpbd_world_destroy(world));
     });
     assert_eq!(from_c, reference, "through the C ABI, flush-to-zero on the caller's thread");

@@ -67,9 +67,9 @@ pub fn c_world(thread_count: u32) -> XpbdWorldId {
     world
 }
 
-/// A `n × n` hanging grid in `world`, pinned at its two top corners, through the C ABI.
-pub fn c_hanging_cloth(world: XpbdWorldId, n: usize) -> XpbdClothId {
-    let (positions, indices) = hanging_grid(n);
+/// A cloth of the default settings in `world` from render vertices and triangle indices, through
+/// the C ABI.
+pub fn c_cloth(world: XpbdWorldId, positions: &[[f32; 3]], indices: &[u32]) -> XpbdClothId {
     let desc = XpbdClothDesc {
         positions: positions.as_ptr().cast(),
         vertex_count: positions.len() as u32,
@@ -78,12 +78,18 @@ pub fn c_hanging_cloth(world: XpbdWorldId, n: usize) -> XpbdClothId {
         ..xpbd_default_cloth_desc()
     };
     let mut cloth = XpbdClothId::default();
+    // SAFETY: the arrays outlive the call and hold the counts passed; valid out-parameter.
+    ok(unsafe { xpbd_cloth_create(world, &desc, &mut cloth) });
+    cloth
+}
+
+/// A `n × n` hanging grid in `world`, pinned at its two top corners, through the C ABI.
+pub fn c_hanging_cloth(world: XpbdWorldId, n: usize) -> XpbdClothId {
+    let (positions, indices) = hanging_grid(n);
+    let cloth = c_cloth(world, &positions, &indices);
     let corners = [0, n as u32 - 1];
-    // SAFETY: the arrays outlive the calls and hold the counts passed.
-    unsafe {
-        ok(xpbd_cloth_create(world, &desc, &mut cloth));
-        ok(xpbd_cloth_set_pinned(cloth, corners.as_ptr(), 2, std::ptr::null()));
-    }
+    // SAFETY: the array outlives the call and holds the count passed.
+    ok(unsafe { xpbd_cloth_set_pinned(cloth, corners.as_ptr(), 2, std::ptr::null()) });
     cloth
 }
 
