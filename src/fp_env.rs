@@ -6,15 +6,16 @@
 //! that created it. A step computed partly on the engine's thread in its mode and partly on the
 //! world's pool threads in another would then depend on the thread count, and on the engine's
 //! settings; an engine that unmasks exceptions in debug builds would trap (SIGFPE) on an underflow
-//! or on the NaN handling the guard relies on. So every call that computes (every C ABI call;
-//! in Rust `World::step`, `add_cloth`, `add_collider`, `set_collider_pose`, the statistics' first
-//! read, `Cloth::teleport`, `set_pinned`, `unpin`, `set_params`, `set_constraint_colouring`,
-//! `restore_state` and `energy`) runs with the default MXCSR ([`DEFAULT_MXCSR`]: round to nearest,
-//! no FTZ/DAZ, every exception masked) and gives the thread back its own on return, sticky flags
-//! included (also when unwinding); the world's pool threads are set to it when they start. While
-//! a step waits for the pool the caller's thread is back in its own mode: a caller that is a worker
-//! of another rayon pool runs that pool's jobs while it waits. Elsewhere than x86-64 (and under
-//! Miri, which has no inline assembly) this does nothing: aarch64's FPCR is not handled.
+//! or on the NaN handling the guard relies on. So every call that computes (every C ABI call but
+//! the constant getters `xpbd_default_*` and `xpbd_abi_version`; in Rust `World::step`,
+//! `add_cloth`, `add_collider`, `set_collider_pose`, the statistics' first read, `Cloth::teleport`,
+//! `set_pinned`, `unpin`, `set_params`, `set_constraint_colouring`, `restore_state` and `energy`)
+//! runs with the default MXCSR ([`DEFAULT_MXCSR`]: round to nearest, no FTZ/DAZ, every exception
+//! masked) and gives the thread back its own on return, sticky flags included (also when
+//! unwinding); the world's pool threads are set to it when they start. While a step waits for the
+//! pool the caller's thread is back in its own mode: a caller that is a worker of another rayon
+//! pool runs that pool's jobs while it waits. Elsewhere than x86-64 (and under Miri, which has no
+//! inline assembly) this does nothing: aarch64's FPCR is not handled.
 
 /// MXCSR at process start on x86-64 (Intel SDM vol. 1, §10.2.3): every exception masked (bits
 /// 7–12), round to nearest (bits 13–14 clear), FTZ (bit 15) and DAZ (bit 6) off, no flags set.

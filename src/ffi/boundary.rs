@@ -38,8 +38,9 @@ pub(crate) fn ffi_boundary(function: &'static str, body: impl FnOnce() -> Result
     }
 }
 
-/// The boundary for the few exports that cannot fail and so return a value instead of a code
-/// (`xpbd_abi_version`, `xpbd_default_*`, `xpbd_last_error_message`): a panic yields `on_panic`.
+/// The boundary for an export that cannot fail and so returns a value instead of a code
+/// (`xpbd_last_error_message`): a panic yields `on_panic`. (`xpbd_abi_version` and the
+/// `xpbd_default_*` functions only build constants and take no boundary: see the module `ffi`.)
 pub(crate) fn ffi_boundary_or<T>(on_panic: T, body: impl FnOnce() -> T) -> T {
     let _fp = DefaultFpEnv::enter();
     catch_unwind(AssertUnwindSafe(body)).unwrap_or(on_panic)
