@@ -86,10 +86,13 @@ fn compliance_of_stiffness(k: f64) -> f32 {
 /// h̄_e = (A₁ + A₂)/(3‖ē‖); with k_B = D/2 (flexural rigidity, D = E·t³/(12(1 − ν²))) this is the
 /// XPBD energy ½·(θ − θ̄)²/α with α = (A₁ + A₂) / (3·D·‖ē‖²).
 ///
-/// At most [`MAX_COMPLIANCE`]; D is taken in f64 here (in f32, E·t³ of a very thin or soft
-/// material underflowed to 0, which made the hinge rigid instead of limp).
+/// At most [`MAX_COMPLIANCE`]. D is [`Material::flexural_rigidity`] rounded to f32, as it always
+/// was, unless that is not a normal float: for a very thin or soft material E·t³ underflowed f32
+/// to 0, which made the hinge rigid instead of limp, and D is then taken in f64.
 pub fn hinge_bend_compliance(material: &Material, edge_length: f32, adjacent_area: f32) -> f32 {
-    let k = 3.0 * material.flexural_rigidity_f64() * edge_length as f64 * edge_length as f64 / adjacent_area as f64;
+    let d32 = material.flexural_rigidity();
+    let d = if d32.is_normal() { d32 as f64 } else { material.flexural_rigidity_f64() };
+    let k = 3.0 * d * edge_length as f64 * edge_length as f64 / adjacent_area as f64;
     compliance_of_stiffness(k)
 }
 
