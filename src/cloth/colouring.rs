@@ -30,8 +30,13 @@ impl Cloth {
     /// correction crosses up to a palette's worth of edges per sweep (on a triangulated grid: 10
     /// on a cloth split over threads, one per hop level on a smaller one; see
     /// `Cloth::stretch_palette`) instead of the greedy colouring's arbitrary order. Recomputed when pins change. Costs
-    /// allocations and a few passes over the constraints; never runs during a step.
+    /// allocations and a few passes over the constraints; never runs during a step. Setting the
+    /// value it already has does nothing (the order would come out the same), so an engine may
+    /// set it every frame.
     pub fn set_constraint_colouring(&mut self, enabled: bool) {
+        if enabled == self.colouring {
+            return;
+        }
         let _fp = crate::fp_env::DefaultFpEnv::enter(); // whatever the caller's mode
         self.settle_stats(); // they describe the last step's end (`Cloth::stats`)
         self.colouring = enabled;
