@@ -12,9 +12,10 @@
 //! `set_pinned`, `unpin`, `set_params`, `set_constraint_colouring`, `restore_state` and `energy`)
 //! runs with the default MXCSR ([`DEFAULT_MXCSR`]: round to nearest, no FTZ/DAZ, every exception
 //! masked) and gives the thread back its own on return, sticky flags included (also when
-//! unwinding); the world's pool threads are set to it when they start. While a step waits for the
-//! pool the caller's thread is back in its own mode: a caller that is a worker of another rayon
-//! pool runs that pool's jobs while it waits. Elsewhere than x86-64 (and under Miri, which has no
+//! unwinding); the world's pool threads are set to it when they start. While `World::step` waits
+//! for the pool the Rust caller's thread is back in its own mode: a caller that is a worker of
+//! another rayon pool runs that pool's jobs while it waits (a C caller cannot be one, and stays in
+//! the default mode for the whole call, the guard of `ffi_boundary`). Elsewhere than x86-64 (and under Miri, which has no
 //! inline assembly) this does nothing: aarch64's FPCR is not handled.
 
 /// MXCSR at process start on x86-64 (Intel SDM vol. 1, §10.2.3): every exception masked (bits

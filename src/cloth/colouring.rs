@@ -37,8 +37,7 @@ impl Cloth {
         if enabled == self.colouring {
             return;
         }
-        let _fp = crate::fp_env::DefaultFpEnv::enter(); // whatever the caller's mode
-        self.settle_stats(); // they describe the last step's end (`Cloth::stats`)
+        let _change = self.begin_change();
         self.colouring = enabled;
         self.order_stretch_from_anchors();
         self.order_bending();

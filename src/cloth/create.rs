@@ -186,8 +186,7 @@ impl Cloth {
     /// Change the settings; takes effect at the next step, without moving any particle.
     /// Errors: `InvalidParameter` naming the field (state unchanged).
     pub fn set_params(&mut self, params: ClothParams) -> Result<(), ClothError> {
-        let _fp = crate::fp_env::DefaultFpEnv::enter(); // whatever the caller's mode
-        self.settle_stats(); // they describe the last step's end (`Cloth::stats`)
+        let _change = self.begin_change();
         params.validate()?;
         self.apply_params(params);
         Ok(())

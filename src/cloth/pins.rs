@@ -70,8 +70,7 @@ impl Cloth {
     /// Errors: `VertexOutOfRange`, `BufferSizeMismatch` (targets length), `NonFiniteTarget` (NaN,
     /// infinite or beyond ±1e5 m); state is unchanged on error.
     pub fn set_pinned(&mut self, vertices: &[u32], targets: Option<&[[f32; 3]]>) -> Result<(), ClothError> {
-        let _fp = crate::fp_env::DefaultFpEnv::enter(); // whatever the caller's mode
-        self.settle_stats(); // they describe the last step's end (`Cloth::stats`)
+        let _change = self.begin_change();
         self.check_vertices(vertices, targets)?;
         for (k, &v) in vertices.iter().enumerate() {
             let p = self.particle_of_vertex[v as usize];
@@ -115,8 +114,7 @@ impl Cloth {
     /// Release pinned render vertices (`u32 × count`); they keep the velocity of their last pinned
     /// motion. Vertices that are not pinned are ignored. Errors: `VertexOutOfRange` (state unchanged).
     pub fn unpin(&mut self, vertices: &[u32]) -> Result<(), ClothError> {
-        let _fp = crate::fp_env::DefaultFpEnv::enter(); // whatever the caller's mode
-        self.settle_stats(); // they describe the last step's end (`Cloth::stats`)
+        let _change = self.begin_change();
         self.check_vertices(vertices, None)?;
         for &v in vertices {
             if let Ok(i) = self.pins.find(self.particle_of_vertex[v as usize]) {

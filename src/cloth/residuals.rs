@@ -13,6 +13,7 @@
 //! catches a path that changes the inputs without settling first.
 
 use super::Cloth;
+use crate::fp_env::DefaultFpEnv;
 use crate::stats::{ClothStats, ConstraintStats};
 use std::sync::{Mutex, OnceLock};
 
@@ -68,7 +69,7 @@ impl Cloth {
         r.value.get_or_init(|| {
             let mut stats = self.stats;
             if r.due {
-                let _fp = crate::fp_env::DefaultFpEnv::enter();
+                let _fp = DefaultFpEnv::enter();
                 let mut abs_c = r.abs_c.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
                 self.residual_stats(&mut abs_c, &mut stats);
                 #[cfg(debug_assertions)]
@@ -88,6 +89,16 @@ impl Cloth {
     /// the positions, multipliers, constraints or parameters they are taken from.
     pub(crate) fn settle_stats(&self) {
         self.stats();
+    }
+
+    /// What every public method that changes the cloth between steps does first (teleport, pins,
+    /// parameters, colouring, snapshot restore): settle the last step's statistics, which describe
+    /// that step, and compute the change in the default floating-point mode until the returned
+    /// guard drops (`crate::fp_env`).
+    pub(crate) fn begin_change(&self) -> DefaultFpEnv {
+        let fp = DefaultFpEnv::enter();
+        self.settle_stats();
+        fp
     }
 
     /// Called at the end of a step, after [`Cloth::stats`]' non-residual fields (`self.stats`) are

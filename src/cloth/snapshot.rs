@@ -255,8 +255,7 @@ impl Cloth {
     /// version, size differs from the header's, checksum mismatch, other mesh, non-finite values);
     /// the cloth is unchanged on error.
     pub fn restore_state(&mut self, buf: &[u8]) -> Result<(), ClothError> {
-        let _fp = crate::fp_env::DefaultFpEnv::enter(); // whatever the caller's mode
-        self.settle_stats(); // they describe the last step's end (`Cloth::stats`)
+        let _change = self.begin_change();
         let header = read_header(buf)?;
         let n = self.particles.x.len();
         if header.fingerprint != self.mesh_fingerprint || header.particles != n {

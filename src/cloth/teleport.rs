@@ -23,8 +23,7 @@ impl Cloth {
     /// per coordinate, where f32 positions are too coarse for cloth: repeated teleports would
     /// otherwise carry a cloth there step by step) or `rotation`; nothing moves on error.
     pub fn teleport(&mut self, translation: [f32; 3], rotation: [f32; 4]) -> Result<(), ClothError> {
-        let _fp = crate::fp_env::DefaultFpEnv::enter(); // whatever the caller's mode
-        self.settle_stats(); // they describe the last step's end (`Cloth::stats`)
+        let _change = self.begin_change();
         let m = MAX_TELEPORT_TRANSLATION;
         for c in translation {
             check_range("translation", c, -m, m, "finite m within ±1e5 per component")?;
