@@ -47,7 +47,7 @@ pub fn dihedral_angle(p: [Vec3; 4]) -> Option<f32> {
 /// arithmetic as the solver's projection ([`hinge_geometry`]).
 pub fn dihedral_angle_and_gradient(p: [Vec3; 4]) -> Option<(f32, [Vec3; 4])> {
     let g = hinge_geometry(p.map(v3));
-    (g.valid > 0.0).then(|| (g.phi, g.gradient().map(|q| q.to_vec3())))
+    g.valid.then(|| (g.phi, g.gradient().map(|q| q.to_vec3())))
 }
 
 
@@ -56,10 +56,10 @@ pub fn dihedral_angle_and_gradient(p: [Vec3; 4]) -> Option<(f32, [Vec3; 4])> {
 /// (module docs). The projection works from these parts rather than four gradient vectors: the
 /// weighted Σ w_q|∇_qφ|² then needs only n_A·n_B, which φ already computed, and fewer vectors stay
 /// live through the 8-lane kernel (it spilled to the stack a third of its instructions).
-struct HingeGeometry<T> {
-    /// 1 where the hinge is well defined, 0 where it is degenerate (then the other fields are
-    /// finite for finite positions, but meaningless).
-    valid: T,
+struct HingeGeometry<T: Real> {
+    /// Where the hinge is well defined; where it is degenerate the other fields are finite for
+    /// finite positions, but meaningless.
+    valid: T::Mask,
     phi: T,
     n_a: V3<T>,
     n_b: V3<T>,
@@ -105,7 +105,7 @@ impl<T: Real> HingeGeometry<T> {
 #[inline(always)]
 fn hinge_geometry<T: Real>(p: [V3<T>; 4]) -> HingeGeometry<T> {
     let [x0, x1, x2, x3] = p;
-    let (zero, one) = (T::splat(0.0), T::splat(1.0));
+    let one = T::splat(1.0);
     let e = x3.sub(x2);
     let (d0, d1) = (x0.sub(x2), x1.sub(x2));
     let e_len2 = e.dot(e);
@@ -115,11 +115,9 @@ fn hinge_geometry<T: Real>(p: [V3<T>; 4]) -> HingeGeometry<T> {
     // ‖n‖ = height·‖e‖, so ‖n‖² > (ε·‖e‖²)² means height > ε·‖e‖.
     let m = T::splat(MIN_RELATIVE_HEIGHT) * e_len2;
     let min_n2 = m * m;
-    let valid = e_len2.gt_select(T::splat(1e-24), one, zero);
-    let valid = na2.gt_select(min_n2, valid, zero);
-    let valid = nb2.gt_select(min_n2, valid, zero);
+    let valid = T::both(T::both(e_len2.gt(T::splat(1e-24)), na2.gt(min_n2)), nb2.gt(min_n2));
     // Degenerate hinges divide by 1 instead, so that nothing becomes infinite.
-    let safe = |v: T| valid.gt_select(zero, v, one);
+    let safe = |v: T| T::select(valid, v, one);
     let (e_len2, na2, nb2) = (safe(e_len2), safe(na2), safe(nb2));
     let e_len = e_len2.sqrt();
     let inv_e_len2 = one / e_len2;
@@ -172,8 +170,8 @@ fn project_hinge<T: Real, const DAMPED: bool>(
     // ±MAX_ANGLE_STEP/Σw|∇φ|² is num / max(den, |num|·Σw|∇φ|²/MAX_ANGLE_STEP).
     let limited = den.max(num.abs() * weighted_grad2 * T::splat(1.0 / MAX_ANGLE_STEP));
     let dl = num / limited;
-    let ok = den.gt_select(T::splat(MIN_DENOMINATOR), g.valid, zero);
-    let dl = ok.gt_select(zero, dl, zero);
+    let ok = T::both(den.gt(T::splat(MIN_DENOMINATOR)), g.valid);
+    let dl = T::select(ok, dl, zero);
     let corrections = HingeCorrections { n_a: g.n_a, n_b: g.n_b, da: g.a * dl, db: g.b * dl, s_a: g.s_a, s_b: g.s_b, w, ok };
     (dl, corrections)
 }
@@ -182,7 +180,7 @@ fn project_hinge<T: Real, const DAMPED: bool>(
 /// 8-lane kernel can write each particle back before it forms the next correction (fewer vectors
 /// live at once than with all four formed first). With A = a·Δλ, B = b·Δλ, they are w₀A·n_A,
 /// w₁B·n_B, w₂((s_A − 1)A·n_A + (s_B − 1)B·n_B) and −w₃(s_A·A·n_A + s_B·B·n_B).
-struct HingeCorrections<T> {
+struct HingeCorrections<T: Real> {
     n_a: V3<T>,
     n_b: V3<T>,
     da: T,
@@ -190,7 +188,7 @@ struct HingeCorrections<T> {
     s_a: T,
     s_b: T,
     w: [T; 4],
-    ok: T,
+    ok: T::Mask,
 }
 
 impl<T: Real> HingeCorrections<T> {
@@ -210,7 +208,7 @@ impl<T: Real> HingeCorrections<T> {
                 self.n_a.combine(w3 * (self.s_a * da), self.n_b, w3 * (self.s_b * db))
             }
         };
-        c.or_zero_unless(self.ok)
+        c.zero_unless(self.ok)
     }
 }
 
@@ -418,7 +416,7 @@ fn hinge_abs_c<T: Real>(p: [V3<T>; 4], rest_angle: T) -> T {
     // hinge_geometry inlined: the gradient it also computes is dead code here and dropped.
     let g = hinge_geometry(p);
     let zero = T::splat(0.0);
-    g.valid.gt_select(zero, wrap_angle(g.phi - rest_angle).abs(), zero)
+    T::select(g.valid, wrap_angle(g.phi - rest_angle).abs(), zero)
 }
 
 #[cfg(test)]

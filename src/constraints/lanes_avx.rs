@@ -59,7 +59,7 @@ impl std::ops::Neg for Lanes8 {
 impl Lanes8 {
     /// `if mask { then } else { otherwise }` per lane, for a compare's all-ones/all-zeros mask.
     #[inline(always)]
-    fn select(mask: __m256, then: Lanes8, otherwise: Lanes8) -> Lanes8 {
+    fn blend(mask: __m256, then: Lanes8, otherwise: Lanes8) -> Lanes8 {
         // SAFETY: the CPU has AVX (module invariant).
         Lanes8(unsafe { _mm256_blendv_ps(otherwise.0, then.0, mask) })
     }
@@ -84,19 +84,43 @@ impl Real for Lanes8 {
     #[inline(always)]
     fn gt_select(self, other: Self, then: Self, otherwise: Self) -> Self {
         // SAFETY: as above. Ordered compare: false for NaN, like the scalar `>`.
-        Lanes8::select(unsafe { _mm256_cmp_ps::<_CMP_GT_OQ>(self.0, other.0) }, then, otherwise)
+        Lanes8::blend(unsafe { _mm256_cmp_ps::<_CMP_GT_OQ>(self.0, other.0) }, then, otherwise)
     }
     #[inline(always)]
     fn le_select(self, other: Self, then: Self, otherwise: Self) -> Self {
         // SAFETY: as above. Ordered: false for NaN, like the scalar `<=`.
-        Lanes8::select(unsafe { _mm256_cmp_ps::<_CMP_LE_OQ>(self.0, other.0) }, then, otherwise)
+        Lanes8::blend(unsafe { _mm256_cmp_ps::<_CMP_LE_OQ>(self.0, other.0) }, then, otherwise)
     }
     #[inline(always)]
     fn all_positive(self) -> bool {
         // SAFETY: the CPU has AVX (module invariant).
         unsafe { _mm256_movemask_ps(_mm256_cmp_ps::<_CMP_GT_OQ>(self.0, _mm256_setzero_ps())) == 0xff }
     }
+    type Mask = Lanes8Mask;
+    #[inline(always)]
+    fn gt(self, other: Self) -> Lanes8Mask {
+        // SAFETY: the CPU has AVX (module invariant). Ordered: false for NaN.
+        Lanes8Mask(unsafe { _mm256_cmp_ps::<_CMP_GT_OQ>(self.0, other.0) })
+    }
+    #[inline(always)]
+    fn select(mask: Lanes8Mask, then: Self, otherwise: Self) -> Self {
+        Lanes8::blend(mask.0, then, otherwise)
+    }
+    #[inline(always)]
+    fn both(a: Lanes8Mask, b: Lanes8Mask) -> Lanes8Mask {
+        // SAFETY: the CPU has AVX (module invariant).
+        Lanes8Mask(unsafe { _mm256_and_ps(a.0, b.0) })
+    }
+    #[inline(always)]
+    fn all(mask: Lanes8Mask) -> bool {
+        // SAFETY: the CPU has AVX (module invariant).
+        unsafe { _mm256_movemask_ps(mask.0) == 0xff }
+    }
 }
+
+/// A condition per lane of [`Lanes8`]: all-ones or all-zeros bits (a compare's result).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Lanes8Mask(__m256);
 
 impl LaneSet<8> for Lanes8 {
     #[inline(always)]
@@ -210,7 +234,7 @@ pub(crate) mod tests {
         // Through black_box, so that the hardware computes both sides (constant folding may
         // give a NaN another sign than the CPU does).
         let (la, lb) = (Lanes8::from_array(std::hint::black_box(a)), Lanes8::from_array(std::hint::black_box(b)));
-        let ops: [(Lanes8, fn(f32, f32) -> f32); 9] = [
+        let ops: [(Lanes8, fn(f32, f32) -> f32); 10] = [
             (la + lb, |x, y| x + y),
             (la - lb, |x, y| x - y),
             (la * lb, |x, y| x * y),
@@ -220,6 +244,7 @@ pub(crate) mod tests {
             (la.gt_select(lb, la, lb), |x, y| if x > y { x } else { y }),
             (la.le_select(lb, la, lb), |x, y| if x <= y { x } else { y }),
             (la.min(lb), |x, y| if y > x { x } else { y }),
+            (Lanes8::select(Lanes8::both(la.gt(lb), lb.gt(Lanes8::splat(0.0))), la, lb), |x, y| if x > y && y > 0.0 { x } else { y }),
         ];
         for (k, (lanes, scalar)) in ops.into_iter().enumerate() {
             let want: [u32; 8] = std::array::from_fn(|l| scalar(a[l], b[l]).to_bits());
@@ -228,5 +253,7 @@ pub(crate) mod tests {
         assert!(Lanes8::splat(1.0).all_positive());
         assert!(!Lanes8::from_array([1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, f32::NAN]).all_positive());
         assert!(!Lanes8::from_array([1.0, 0.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0]).all_positive());
+        assert!(Lanes8::all(Lanes8::splat(1.0).gt(Lanes8::splat(0.0))));
+        assert!(!Lanes8::all(Lanes8::from_array([1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, f32::NAN]).gt(Lanes8::splat(0.0))));
     }
 }

@@ -73,16 +73,16 @@ fn project_edge<T: Real, const DAMPED: bool>(
 ) -> (T, V3<T>, V3<T>) {
     let zero = T::splat(0.0);
     let len = d.dot(d).sqrt();
-    let ok = len.gt_select(T::splat(1e-9), T::splat(1.0), zero);
-    let len = ok.gt_select(zero, len, T::splat(1.0));
+    let ok = len.gt(T::splat(1e-9));
+    let len = T::select(ok, len, T::splat(1.0));
     let grad_dot_dx = if DAMPED { d.dot(dx) / len } else { zero };
     let (num, den) = xpbd_delta_lambda_parts::<T, DAMPED>(len - rest_length, lambda, compliance, k, w[0] + w[1], grad_dot_dx);
-    let ok = den.gt_select(T::splat(MIN_DENOMINATOR), ok, zero);
+    let ok = T::both(den.gt(T::splat(MIN_DENOMINATOR)), ok);
     let t = num / (den * len);
-    let t = ok.gt_select(zero, t, zero);
+    let t = T::select(ok, t, zero);
     // Masked rather than multiplied by t = 0: an edge with a non-finite particle must leave the
     // other one untouched (NaN·0 is NaN), as the explosion guard relies on.
-    (t * len, d.scale(w[0] * t).or_zero_unless(ok), d.scale(w[1] * t).or_zero_unless(ok))
+    (t * len, d.scale(w[0] * t).zero_unless(ok), d.scale(w[1] * t).zero_unless(ok))
 }
 
 impl<const DAMPED: bool> Sweep for StretchSweep<'_, DAMPED> {
