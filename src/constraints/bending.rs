@@ -171,7 +171,7 @@ fn project_hinge<T: Real, const DAMPED: bool>(
     let limited = den.max(num.abs() * weighted_grad2 * T::splat(1.0 / MAX_ANGLE_STEP));
     let dl = num / limited;
     let ok = T::both(den.gt(T::splat(MIN_DENOMINATOR)), g.valid);
-    let dl = T::select(ok, dl, zero);
+    let dl = dl.or_zero(ok);
     let corrections = HingeCorrections { n_a: g.n_a, n_b: g.n_b, da: g.a * dl, db: g.b * dl, s_a: g.s_a, s_b: g.s_b, w, ok };
     (dl, corrections)
 }
@@ -415,8 +415,7 @@ impl BendingConstraints {
 fn hinge_abs_c<T: Real>(p: [V3<T>; 4], rest_angle: T) -> T {
     // hinge_geometry inlined: the gradient it also computes is dead code here and dropped.
     let g = hinge_geometry(p);
-    let zero = T::splat(0.0);
-    T::select(g.valid, wrap_angle(g.phi - rest_angle).abs(), zero)
+    wrap_angle(g.phi - rest_angle).abs().or_zero(g.valid)
 }
 
 #[cfg(test)]

@@ -43,6 +43,10 @@ pub(crate) trait Real:
     fn gt(self, other: Self) -> Self::Mask;
     /// `if mask { then } else { otherwise }` per lane.
     fn select(mask: Self::Mask, then: Self, otherwise: Self) -> Self;
+    /// `if mask { self } else { +0.0 }` per lane: `select(mask, self, splat(0.0))`, as one `and`
+    /// of the bits for a batch (with `blendv` LLVM rebuilt the full mask from its sign bits
+    /// through an int-to-float conversion and a compare, AVX having no 256-bit integer shift).
+    fn or_zero(self, mask: Self::Mask) -> Self;
     /// `a && b` per lane.
     fn both(a: Self::Mask, b: Self::Mask) -> Self::Mask;
     /// Whether `mask` holds in every lane.
@@ -94,6 +98,10 @@ impl Real for f32 {
     #[inline(always)]
     fn select(mask: bool, then: Self, otherwise: Self) -> Self {
         if mask { then } else { otherwise }
+    }
+    #[inline(always)]
+    fn or_zero(self, mask: bool) -> Self {
+        if mask { self } else { 0.0 }
     }
     #[inline(always)]
     fn both(a: bool, b: bool) -> bool {
@@ -235,6 +243,11 @@ mod x86 {
             Lanes(unsafe { _mm_or_ps(_mm_and_ps(mask.0, then.0), _mm_andnot_ps(mask.0, otherwise.0)) })
         }
         #[inline(always)]
+        fn or_zero(self, mask: LaneMask) -> Self {
+            // SAFETY: SSE is enabled on every x86-64 target. All-ones lanes keep every bit.
+            Lanes(unsafe { _mm_and_ps(mask.0, self.0) })
+        }
+        #[inline(always)]
         fn both(a: LaneMask, b: LaneMask) -> LaneMask {
             // SAFETY: SSE is enabled on every x86-64 target.
             LaneMask(unsafe { _mm_and_ps(a.0, b.0) })
@@ -336,6 +349,10 @@ mod portable {
         #[inline(always)]
         fn select(mask: [bool; LANES], then: Self, otherwise: Self) -> Self {
             Lanes(std::array::from_fn(|l| if mask[l] { then.0[l] } else { otherwise.0[l] }))
+        }
+        #[inline(always)]
+        fn or_zero(self, mask: [bool; LANES]) -> Self {
+            Lanes(std::array::from_fn(|l| if mask[l] { self.0[l] } else { 0.0 }))
         }
         #[inline(always)]
         fn both(a: [bool; LANES], b: [bool; LANES]) -> [bool; LANES] {
@@ -464,8 +481,7 @@ impl<T: Real> V3<T> {
         if T::all(mask) {
             return self;
         }
-        let zero = T::splat(0.0);
-        V3 { x: T::select(mask, self.x, zero), y: T::select(mask, self.y, zero), z: T::select(mask, self.z, zero) }
+        V3 { x: self.x.or_zero(mask), y: self.y.or_zero(mask), z: self.z.or_zero(mask) }
     }
     #[inline(always)]
     pub fn cross(self, o: Self) -> Self {
@@ -558,6 +574,10 @@ mod tests {
         assert_eq!(Lanes::select(positive, a, b).to_array().map(f32::to_bits), [1.0f32, 0.0, -2.0, 2.0].map(f32::to_bits));
         assert_eq!(Lanes::select(Lanes::both(positive, a.gt(b)), Lanes::splat(1.0), Lanes::splat(0.0)).to_array(), [1.0, 0.0, 0.0, 0.0]);
         assert!(Lanes::all(Lanes::splat(1.0).gt(Lanes::splat(0.0))) && !Lanes::all(positive));
+        // `or_zero`: the kept lanes' bits (NaN, −0), +0 elsewhere, as `select(mask, x, +0)`.
+        let x = Lanes::from_array([-0.0, f32::NAN, 3.0, -4.0]);
+        let kept = x.or_zero(Lanes::from_array([1.0, 1.0, 0.0, f32::NAN]).gt(Lanes::splat(0.0)));
+        assert_eq!(kept.to_array().map(f32::to_bits), [(-0.0f32).to_bits(), f32::NAN.to_bits(), 0, 0]);
         let scalar: [f32; LANES] = std::array::from_fn(|l| f32::select(a.to_array()[l].gt(0.0), 5.0, 6.0));
         assert_eq!(scalar, [5.0, 6.0, 6.0, 5.0]);
     }

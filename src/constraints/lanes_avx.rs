@@ -107,6 +107,11 @@ impl Real for Lanes8 {
         Lanes8::blend(mask.0, then, otherwise)
     }
     #[inline(always)]
+    fn or_zero(self, mask: Lanes8Mask) -> Self {
+        // SAFETY: the CPU has AVX (module invariant). All-ones lanes keep every bit.
+        Lanes8(unsafe { _mm256_and_ps(mask.0, self.0) })
+    }
+    #[inline(always)]
     fn both(a: Lanes8Mask, b: Lanes8Mask) -> Lanes8Mask {
         // SAFETY: the CPU has AVX (module invariant).
         Lanes8Mask(unsafe { _mm256_and_ps(a.0, b.0) })
@@ -234,7 +239,7 @@ pub(crate) mod tests {
         // Through black_box, so that the hardware computes both sides (constant folding may
         // give a NaN another sign than the CPU does).
         let (la, lb) = (Lanes8::from_array(std::hint::black_box(a)), Lanes8::from_array(std::hint::black_box(b)));
-        let ops: [(Lanes8, fn(f32, f32) -> f32); 10] = [
+        let ops: [(Lanes8, fn(f32, f32) -> f32); 11] = [
             (la + lb, |x, y| x + y),
             (la - lb, |x, y| x - y),
             (la * lb, |x, y| x * y),
@@ -245,6 +250,7 @@ pub(crate) mod tests {
             (la.le_select(lb, la, lb), |x, y| if x <= y { x } else { y }),
             (la.min(lb), |x, y| if y > x { x } else { y }),
             (Lanes8::select(Lanes8::both(la.gt(lb), lb.gt(Lanes8::splat(0.0))), la, lb), |x, y| if x > y && y > 0.0 { x } else { y }),
+            (la.or_zero(lb.gt(Lanes8::splat(0.0))), |x, y| if y > 0.0 { x } else { 0.0 }),
         ];
         for (k, (lanes, scalar)) in ops.into_iter().enumerate() {
             let want: [u32; 8] = std::array::from_fn(|l| scalar(a[l], b[l]).to_bits());

@@ -79,7 +79,7 @@ fn project_edge<T: Real, const DAMPED: bool>(
     let (num, den) = xpbd_delta_lambda_parts::<T, DAMPED>(len - rest_length, lambda, compliance, k, w[0] + w[1], grad_dot_dx);
     let ok = T::both(den.gt(T::splat(MIN_DENOMINATOR)), ok);
     let t = num / (den * len);
-    let t = T::select(ok, t, zero);
+    let t = t.or_zero(ok);
     // Masked rather than multiplied by t = 0: an edge with a non-finite particle must leave the
     // other one untouched (NaN·0 is NaN), as the explosion guard relies on.
     (t * len, d.scale(w[0] * t).zero_unless(ok), d.scale(w[1] * t).zero_unless(ok))
