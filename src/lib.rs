@@ -23,6 +23,8 @@
 //! Units are SI throughout: metres, seconds, kilograms; compliance α is inverse stiffness
 //! (m/N for distances, rad/(N·m) for bending angles).
 #![warn(missing_docs)]
+// `!(x > 0.0)` and the like are how this crate rejects NaN together with out-of-range values.
+#![allow(clippy::neg_cmp_op_on_partial_ord)]
 
 pub mod cloth;
 pub mod collision;

@@ -216,7 +216,7 @@ impl World {
         // In the default floating-point mode on this thread (`crate::fp_env`); the pool's threads
         // are in it from their start.
         let fp = DefaultFpEnv::enter();
-        if !(dt >= MIN_TIME_STEP && dt <= MAX_TIME_STEP) {
+        if !(MIN_TIME_STEP..=MAX_TIME_STEP).contains(&dt) {
             return Err(ClothError::InvalidTimeStep { dt });
         }
         let pool_threads = self.pool.as_ref().map_or(1, |p| p.current_num_threads());

@@ -394,7 +394,8 @@ fn a_slowly_turning_collider_keeps_far_particles_at_the_thickness() {
     let thickness = params.collision_thickness;
     // (collider, base angle about z, local surface height above the particle's side, distance).
     let capsule_gap = |p: Vec3| Vec3::new(p.x, 0.0, p.z).length() - 0.05;
-    let shapes: [(ColliderDesc, f32, f32, &dyn Fn(Vec3) -> f32); 3] = [
+    type Surface<'a> = (ColliderDesc, f32, f32, &'a dyn Fn(Vec3) -> f32);
+    let shapes: [Surface; 3] = [
         (ColliderDesc::plane(), 0.0, 0.0, &|p: Vec3| p.y),
         (ColliderDesc::cuboid([10.5, 0.05, 1.0]), 0.0, 0.05, &|p: Vec3| p.y - 0.05),
         // The capsule's axis is its local y: turned by π/2 it lies along −x.

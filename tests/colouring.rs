@@ -43,7 +43,7 @@ fn colouring_is_valid_on_every_bundled_mesh() {
         // Greedy bound: a constraint waits for at most (its particles' other constraints) colours.
         let (edge_colours, hinge_colours) = (s.colour_start.len() - 1, b.colour_start.len() - 1);
         eprintln!("{name}: {} edges in {edge_colours} colours, {} hinges in {hinge_colours}", s.edges.len(), b.hinges.len());
-        assert!(edge_colours >= 2 && edge_colours <= 20 && hinge_colours <= 40, "{edge_colours} / {hinge_colours}");
+        assert!((2..=20).contains(&edge_colours) && hinge_colours <= 40, "{edge_colours} / {hinge_colours}");
         // Pins changing rebuilds the tethers and re-colours the re-ordered edges.
         cloth.unpin(&[1]).unwrap();
         let s = cloth.stretch_constraints();
@@ -71,7 +71,7 @@ fn cloths_split_over_the_pool_while_stepping_side_by_side_keep_their_bits() {
     // and each splits its colours over the same pool from inside that, so a cloth's team may find
     // the other thread busy with another cloth (it must then not wait for it).
     const N: usize = 72;
-    assert!(3 * N * N * 2 > xpbd_cloth::world::PARALLEL_MIN_CONSTRAINTS + 10_000);
+    const { assert!(3 * N * N * 2 > xpbd_cloth::world::PARALLEL_MIN_CONSTRAINTS + 10_000) };
     let run = |thread_count: u32| {
         let (mut world, first) = light_stiff_world(N, true, thread_count);
         let (positions, indices) = horizontal_sheet(N, 1.0, 0.0);
@@ -124,7 +124,7 @@ fn parallel_colours_equal_the_sequential_sweep_over_the_same_colours_bitwise() {
     // too, and the statistics of the length constraints and of bending are summarised at the
     // same time: normals and statistics must keep their bits as well.
     const N: usize = 96;
-    assert!(3 * N * N * 3 > xpbd_cloth::world::PARALLEL_MIN_CONSTRAINTS + 10_000);
+    const { assert!(3 * N * N * 3 > xpbd_cloth::world::PARALLEL_MIN_CONSTRAINTS + 10_000) };
     let sequential = light_stiff(N, true, 1, 20);
     assert!(sequential.1.bending.count > 0 && sequential.1.tether.count > 0 && sequential.1.stretch.p95_abs_c > 0.0);
     assert_eq!(sequential, light_stiff(N, true, 2, 20), "2 threads");

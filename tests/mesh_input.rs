@@ -6,9 +6,12 @@ use xpbd_cloth::{ClothDesc, ClothError, ClothParams, World, WorldDesc};
 
 // ---------------------------------------------------------------- 8. welding
 
+/// Positions and indices of the sheet, then of the split sheet, then (copy, original) pairs.
+type SplitSheet = (Vec<[f32; 3]>, Vec<u32>, Vec<[f32; 3]>, Vec<u32>, Vec<(u32, u32)>);
+
 /// The 9 × 9 vertical sheet with its middle column duplicated as an engine splits a UV seam: the
 /// copies are appended after the original vertices, and the triangles right of the seam use them.
-fn split_sheet() -> (Vec<[f32; 3]>, Vec<u32>, Vec<[f32; 3]>, Vec<u32>, Vec<(u32, u32)>) {
+fn split_sheet() -> SplitSheet {
     let n = 9usize;
     let (positions, indices) = vertical_sheet(n, 1.0);
     let seam = n / 2;

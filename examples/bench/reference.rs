@@ -96,6 +96,7 @@ impl Reference {
 
     /// Distance projection between particles i and j towards `target` length; `unilateral` skips it
     /// while shorter (tethers).
+    #[allow(clippy::too_many_arguments)]
     fn project_distance(&mut self, i: usize, j: usize, target: f32, alpha: f32, lambda: &mut f32, h: f32, unilateral: bool) {
         let d = sub(self.x[i], self.x[j]);
         let len = dot(d, d).sqrt();

@@ -254,7 +254,7 @@ pub fn add_colliders(world: &mut World, scene: &Scene) -> Result<usize, String> 
 
 impl DemoCollider {
     /// The library's description of this collider (static and kinetic friction both μ).
-    pub fn to_collider_desc(&self) -> ColliderDesc {
+    pub fn to_collider_desc(self) -> ColliderDesc {
         let at_rotation = |position: Vec3, up: Vec3| Pose {
             position: position.to_array(),
             rotation: Quat::from_rotation_arc(Vec3::Y, up.normalize()).to_array(),

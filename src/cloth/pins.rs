@@ -149,13 +149,7 @@ impl Cloth {
     /// independent of earlier pin changes. With colouring on, the
     /// edges are then stable-sorted by colour (see [`Cloth::set_constraint_colouring`]).
     pub(crate) fn order_stretch_from_anchors(&mut self) {
-        let n = self.particles.x.len();
-        let mut distance = vec![f32::INFINITY; n];
-        for p in 0..n {
-            if self.particles.w[p] == 0.0 {
-                distance[p] = 0.0;
-            }
-        }
+        let mut distance: Vec<f32> = self.particles.w.iter().map(|&w| if w == 0.0 { 0.0 } else { f32::INFINITY }).collect();
         for (&p, &d) in self.tethers.particle.iter().zip(&self.tethers.geodesic_distance) {
             distance[p as usize] = distance[p as usize].min(d);
         }

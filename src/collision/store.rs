@@ -34,7 +34,7 @@ pub(crate) struct Frame {
 impl Frame {
     /// World point → local point.
     #[inline]
-    pub fn to_local(&self, x: Vec3) -> Vec3 {
+    pub fn to_local(self, x: Vec3) -> Vec3 {
         self.rotation.conjugate() * (x - self.position)
     }
 

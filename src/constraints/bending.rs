@@ -269,8 +269,8 @@ impl<const DAMPED: bool> Sweep for BendingSweep<'_, DAMPED> {
             let (dl, correction) =
                 project_hinge::<f32, DAMPED>(p, dx, w, self.rest_angle[c], self.compliance[c], lambda_in, self.k);
             *lambda = lambda_in + dl;
-            for q in 0..4 {
-                x.add(ids[q], correction.of(q).to_vec3());
+            for (q, &id) in ids.iter().enumerate() {
+                x.add(id, correction.of(q).to_vec3());
             }
         }
     }

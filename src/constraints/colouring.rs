@@ -176,8 +176,8 @@ pub fn colouring_is_valid<const K: usize>(constraints: &[[u32; K]], colour_start
 
 /// Reorder `v` so that `v[k]` is the old `v[order[k]]` (`order` a permutation of `0..v.len()`),
 /// e.g. to store constraints in a colour order. Allocates a copy; for set-up, not per step.
-pub(crate) fn permute<T: Copy>(v: &mut Vec<T>, order: &[u32]) {
-    let old = v.clone();
+pub(crate) fn permute<T: Copy>(v: &mut [T], order: &[u32]) {
+    let old = v.to_vec();
     for (dst, &src) in v.iter_mut().zip(order) {
         *dst = old[src as usize];
     }

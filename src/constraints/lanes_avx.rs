@@ -239,7 +239,8 @@ pub(crate) mod tests {
         // Through black_box, so that the hardware computes both sides (constant folding may
         // give a NaN another sign than the CPU does).
         let (la, lb) = (Lanes8::from_array(std::hint::black_box(a)), Lanes8::from_array(std::hint::black_box(b)));
-        let ops: [(Lanes8, fn(f32, f32) -> f32); 11] = [
+        type Case = (Lanes8, fn(f32, f32) -> f32);
+        let ops: [Case; 11] = [
             (la + lb, |x, y| x + y),
             (la - lb, |x, y| x - y),
             (la * lb, |x, y| x * y),

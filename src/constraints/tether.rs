@@ -81,8 +81,8 @@ impl TetherConstraints {
         // Heap of (distance bits, particle, anchor): f64 bits of non-negative numbers order like
         // the numbers; ties broken by indices, so the result is deterministic.
         let mut heap = BinaryHeap::new();
-        for p in 0..particle_count {
-            if w[p] == 0.0 {
+        for (p, &wp) in w[..particle_count].iter().enumerate() {
+            if wp == 0.0 {
                 heap.push(Reverse((0u64, p as u32, p as u32)));
             }
         }
