@@ -105,14 +105,24 @@ mod tests {
     }
 
     /// A coloured 13 × 11 grid cloth (colours of odd sizes, so every colour has a scalar
-    /// remainder) with one corner pinned, and positions crumpled pseudo-randomly.
-    fn crumpled_cloth() -> (Cloth, Vec<Vec3>, Vec<Vec3>) {
+    /// remainder) with one corner pinned, and positions crumpled pseudo-randomly. With
+    /// `degenerate`, also constraints the kernels must skip, in the middle of lane batches:
+    /// coinciding neighbours (a zero-length edge, hinges without a normal), three particles on
+    /// a line (a zero-height triangle) and a NaN particle (its constraints must leave the others
+    /// untouched).
+    fn crumpled_cloth(degenerate: bool) -> (Cloth, Vec<Vec3>, Vec<Vec3>) {
         let mut cloth = grid_cloth(13, 11);
         cloth.set_pinned(&[0], None).unwrap();
         cloth.set_constraint_colouring(true);
         let mut noise = noise();
         let x_prev = cloth.particles.x.clone();
-        let x = x_prev.iter().map(|p| *p + Vec3::new(noise(), noise(), noise()) * 0.08).collect();
+        let mut x: Vec<Vec3> = x_prev.iter().map(|p| *p + Vec3::new(noise(), noise(), noise()) * 0.08).collect();
+        if degenerate {
+            x[41] = x[40];
+            x[72] = x[70].lerp(x[74], 0.5);
+            x[71] = x[70].lerp(x[72], 0.5);
+            x[100].y = f32::NAN;
+        }
         (cloth, x, x_prev)
     }
 
@@ -142,9 +152,9 @@ mod tests {
     }
 
     fn coloured_sweeps_match_the_scalar_sweep() {
-        for damping in [0.0, 0.3] {
+        for (damping, degenerate) in [(0.0, false), (0.3, false), (0.0, true), (0.3, true)] {
             let k = SubstepCoefficients::new(1.0 / 600.0, damping);
-            let (mut cloth, x0, x_prev) = crumpled_cloth();
+            let (mut cloth, x0, x_prev) = crumpled_cloth(degenerate);
             // Colours with 8-lane batches, a 4-lane batch after them and a scalar remainder.
             for colour_start in [&cloth.stretch.colour_start, &cloth.bending.colour_start] {
                 let sizes: Vec<u32> = colour_start.windows(2).map(|r| r[1] - r[0]).collect();
@@ -172,7 +182,10 @@ mod tests {
                     sweep_bending_then_stretch(&mut scalar, &mut x_scalar, &x_prev, &w, &k, false);
                 }
                 assert_ne!(bits(&x_lanes), bits(&x0.iter().map(|p| p.extend(0.0)).collect::<Vec<_>>()));
-                assert_eq!(bits(&x_lanes), bits(&x_scalar), "damping {damping}, compliance {compliance}");
+                assert_eq!(bits(&x_lanes), bits(&x_scalar), "damping {damping}, compliance {compliance}, degenerate {degenerate}");
+                // The NaN particle's constraints were skipped: no other particle caught it.
+                let non_finite = x_lanes.iter().filter(|p| !p.is_finite()).count();
+                assert_eq!(non_finite, usize::from(degenerate), "damping {damping}, compliance {compliance}");
                 assert_eq!(x_lanes.iter().map(|p| p.w).collect::<Vec<_>>(), w, "the sweeps changed an inverse mass");
                 let lambda_bits = |c: &Cloth| {
                     (c.stretch.lambda.iter().chain(&c.bending.lambda).map(|l| l.to_bits())).collect::<Vec<_>>()
