@@ -41,6 +41,8 @@ pub(crate) trait Real:
     type Mask: Copy;
     /// `self > other` per lane (ordered: false for NaN, like the scalar `>`).
     fn gt(self, other: Self) -> Self::Mask;
+    /// `!(self <= other)` per lane: true for NaN, which `other.gt(self)` negated is not.
+    fn nle(self, other: Self) -> Self::Mask;
     /// `if mask { then } else { otherwise }` per lane.
     fn select(mask: Self::Mask, then: Self, otherwise: Self) -> Self;
     /// `if mask { self } else { +0.0 }` per lane: `select(mask, self, splat(0.0))`, as one `and`
@@ -49,8 +51,12 @@ pub(crate) trait Real:
     fn or_zero(self, mask: Self::Mask) -> Self;
     /// `a && b` per lane.
     fn both(a: Self::Mask, b: Self::Mask) -> Self::Mask;
+    /// `a || b` per lane.
+    fn either(a: Self::Mask, b: Self::Mask) -> Self::Mask;
     /// Whether `mask` holds in every lane.
     fn all(mask: Self::Mask) -> bool;
+    /// Whether `mask` holds in some lane.
+    fn any(mask: Self::Mask) -> bool;
 
     #[inline(always)]
     fn max(self, other: Self) -> Self {
@@ -96,6 +102,10 @@ impl Real for f32 {
         self > other
     }
     #[inline(always)]
+    fn nle(self, other: Self) -> bool {
+        !(self <= other)
+    }
+    #[inline(always)]
     fn select(mask: bool, then: Self, otherwise: Self) -> Self {
         if mask { then } else { otherwise }
     }
@@ -108,7 +118,15 @@ impl Real for f32 {
         a && b
     }
     #[inline(always)]
+    fn either(a: bool, b: bool) -> bool {
+        a || b
+    }
+    #[inline(always)]
     fn all(mask: bool) -> bool {
+        mask
+    }
+    #[inline(always)]
+    fn any(mask: bool) -> bool {
         mask
     }
 }
@@ -238,6 +256,11 @@ mod x86 {
             LaneMask(unsafe { _mm_cmpgt_ps(self.0, other.0) })
         }
         #[inline(always)]
+        fn nle(self, other: Self) -> LaneMask {
+            // SAFETY: SSE is enabled on every x86-64 target. Unordered: true for NaN.
+            LaneMask(unsafe { _mm_cmpnle_ps(self.0, other.0) })
+        }
+        #[inline(always)]
         fn select(mask: LaneMask, then: Self, otherwise: Self) -> Self {
             // SAFETY: SSE is enabled on every x86-64 target.
             Lanes(unsafe { _mm_or_ps(_mm_and_ps(mask.0, then.0), _mm_andnot_ps(mask.0, otherwise.0)) })
@@ -253,9 +276,19 @@ mod x86 {
             LaneMask(unsafe { _mm_and_ps(a.0, b.0) })
         }
         #[inline(always)]
+        fn either(a: LaneMask, b: LaneMask) -> LaneMask {
+            // SAFETY: SSE is enabled on every x86-64 target.
+            LaneMask(unsafe { _mm_or_ps(a.0, b.0) })
+        }
+        #[inline(always)]
         fn all(mask: LaneMask) -> bool {
             // SAFETY: SSE is enabled on every x86-64 target.
             unsafe { _mm_movemask_ps(mask.0) == 0b1111 }
+        }
+        #[inline(always)]
+        fn any(mask: LaneMask) -> bool {
+            // SAFETY: SSE is enabled on every x86-64 target.
+            unsafe { _mm_movemask_ps(mask.0) != 0 }
         }
     }
 
@@ -347,6 +380,10 @@ mod portable {
             std::array::from_fn(|l| self.0[l] > other.0[l])
         }
         #[inline(always)]
+        fn nle(self, other: Self) -> [bool; LANES] {
+            std::array::from_fn(|l| !(self.0[l] <= other.0[l]))
+        }
+        #[inline(always)]
         fn select(mask: [bool; LANES], then: Self, otherwise: Self) -> Self {
             Lanes(std::array::from_fn(|l| if mask[l] { then.0[l] } else { otherwise.0[l] }))
         }
@@ -359,8 +396,16 @@ mod portable {
             std::array::from_fn(|l| a[l] && b[l])
         }
         #[inline(always)]
+        fn either(a: [bool; LANES], b: [bool; LANES]) -> [bool; LANES] {
+            std::array::from_fn(|l| a[l] || b[l])
+        }
+        #[inline(always)]
         fn all(mask: [bool; LANES]) -> bool {
             mask.iter().all(|&m| m)
+        }
+        #[inline(always)]
+        fn any(mask: [bool; LANES]) -> bool {
+            mask.iter().any(|&m| m)
         }
     }
 
@@ -574,6 +619,12 @@ mod tests {
         assert_eq!(Lanes::select(positive, a, b).to_array().map(f32::to_bits), [1.0f32, 0.0, -2.0, 2.0].map(f32::to_bits));
         assert_eq!(Lanes::select(Lanes::both(positive, a.gt(b)), Lanes::splat(1.0), Lanes::splat(0.0)).to_array(), [1.0, 0.0, 0.0, 0.0]);
         assert!(Lanes::all(Lanes::splat(1.0).gt(Lanes::splat(0.0))) && !Lanes::all(positive));
+        // `nle` holds for NaN (unlike `gt` with the operands swapped); `either`, `any`.
+        let above = a.nle(Lanes::splat(0.0));
+        assert_eq!(Lanes::select(above, Lanes::splat(1.0), Lanes::splat(0.0)).to_array(), [1.0, 1.0, 0.0, 1.0]);
+        let either = Lanes::either(a.gt(Lanes::splat(1.5)), b.gt(Lanes::splat(-1.0)));
+        assert_eq!(Lanes::select(either, Lanes::splat(1.0), Lanes::splat(0.0)).to_array(), [1.0, 1.0, 0.0, 1.0]);
+        assert!(Lanes::any(either) && !Lanes::any(Lanes::splat(f32::NAN).gt(Lanes::splat(0.0))));
         // `or_zero`: the kept lanes' bits (NaN, −0), +0 elsewhere, as `select(mask, x, +0)`.
         let x = Lanes::from_array([-0.0, f32::NAN, 3.0, -4.0]);
         let kept = x.or_zero(Lanes::from_array([1.0, 1.0, 0.0, f32::NAN]).gt(Lanes::splat(0.0)));

@@ -103,6 +103,11 @@ impl Real for Lanes8 {
         Lanes8Mask(unsafe { _mm256_cmp_ps::<_CMP_GT_OQ>(self.0, other.0) })
     }
     #[inline(always)]
+    fn nle(self, other: Self) -> Lanes8Mask {
+        // SAFETY: the CPU has AVX (module invariant). Unordered: true for NaN.
+        Lanes8Mask(unsafe { _mm256_cmp_ps::<_CMP_NLE_UQ>(self.0, other.0) })
+    }
+    #[inline(always)]
     fn select(mask: Lanes8Mask, then: Self, otherwise: Self) -> Self {
         Lanes8::blend(mask.0, then, otherwise)
     }
@@ -117,9 +122,19 @@ impl Real for Lanes8 {
         Lanes8Mask(unsafe { _mm256_and_ps(a.0, b.0) })
     }
     #[inline(always)]
+    fn either(a: Lanes8Mask, b: Lanes8Mask) -> Lanes8Mask {
+        // SAFETY: the CPU has AVX (module invariant).
+        Lanes8Mask(unsafe { _mm256_or_ps(a.0, b.0) })
+    }
+    #[inline(always)]
     fn all(mask: Lanes8Mask) -> bool {
         // SAFETY: the CPU has AVX (module invariant).
         unsafe { _mm256_movemask_ps(mask.0) == 0xff }
+    }
+    #[inline(always)]
+    fn any(mask: Lanes8Mask) -> bool {
+        // SAFETY: the CPU has AVX (module invariant).
+        unsafe { _mm256_movemask_ps(mask.0) != 0 }
     }
 }
 
@@ -240,7 +255,7 @@ pub(crate) mod tests {
         // give a NaN another sign than the CPU does).
         let (la, lb) = (Lanes8::from_array(std::hint::black_box(a)), Lanes8::from_array(std::hint::black_box(b)));
         type Case = (Lanes8, fn(f32, f32) -> f32);
-        let ops: [Case; 11] = [
+        let ops: [Case; 13] = [
             (la + lb, |x, y| x + y),
             (la - lb, |x, y| x - y),
             (la * lb, |x, y| x * y),
@@ -252,6 +267,8 @@ pub(crate) mod tests {
             (la.min(lb), |x, y| if y > x { x } else { y }),
             (Lanes8::select(Lanes8::both(la.gt(lb), lb.gt(Lanes8::splat(0.0))), la, lb), |x, y| if x > y && y > 0.0 { x } else { y }),
             (la.or_zero(lb.gt(Lanes8::splat(0.0))), |x, y| if y > 0.0 { x } else { 0.0 }),
+            (Lanes8::select(la.nle(lb), la, lb), |x, y| if !(x <= y) { x } else { y }),
+            (Lanes8::select(Lanes8::either(la.gt(lb), lb.nle(la)), la, lb), |x, y| if x > y || !(y <= x) { x } else { y }),
         ];
         for (k, (lanes, scalar)) in ops.into_iter().enumerate() {
             let want: [u32; 8] = std::array::from_fn(|l| scalar(a[l], b[l]).to_bits());
@@ -261,6 +278,8 @@ pub(crate) mod tests {
         assert!(!Lanes8::from_array([1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, f32::NAN]).all_positive());
         assert!(!Lanes8::from_array([1.0, 0.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0]).all_positive());
         assert!(Lanes8::all(Lanes8::splat(1.0).gt(Lanes8::splat(0.0))));
+        assert!(Lanes8::any(Lanes8::from_array([0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, f32::NAN]).nle(Lanes8::splat(0.0))));
+        assert!(!Lanes8::any(Lanes8::from_array([0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, f32::NAN]).gt(Lanes8::splat(0.0))));
         assert!(!Lanes8::all(Lanes8::from_array([1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, f32::NAN]).gt(Lanes8::splat(0.0))));
     }
 }

@@ -192,33 +192,32 @@ impl TetherConstraints {
 }
 
 /// d = x_i − x_a, ‖d‖, C = ‖d‖ − r of a tether (or of [`LANES`] tethers), and whether it is
-/// violated: 1 unless C ≤ 0 or ‖d‖ ≤ 1e-9 (so 1 for NaN), else 0.
+/// violated: unless C ≤ 0 or ‖d‖ ≤ 1e-9 (so violated for NaN).
 #[inline(always)]
-fn measure_tether<T: Real>(xi: V3<T>, xa: V3<T>, bound: T) -> (V3<T>, T, T, T) {
-    let (zero, one) = (T::splat(0.0), T::splat(1.0));
+fn measure_tether<T: Real>(xi: V3<T>, xa: V3<T>, bound: T) -> (V3<T>, T, T, T::Mask) {
     let d = xi.sub(xa);
     let len = d.dot(d).sqrt();
     let value = len - bound;
-    (d, len, value, value.le_select(zero, zero, len.le_select(T::splat(1e-9), zero, one)))
+    (d, len, value, T::both(value.nle(T::splat(0.0)), len.nle(T::splat(1e-9))))
 }
 
 /// ‖x_i − x_a‖ of each of a group's tethers (into `len`) and whether any of them is violated in
 /// any lane (see [`measure_tether`]).
 #[inline(always)]
 fn measure_tethers<T: Real, const K: usize>(xi: V3<T>, xa: &[V3<T>; K], bound: &[T; K], len: &mut [T; K]) -> bool {
-    let (zero, one) = (T::splat(0.0), T::splat(1.0));
-    let mut violated = zero;
+    let mut violated = None;
     for s in 0..K {
         let (_, l, _, v) = measure_tether(xi, xa[s], bound[s]);
-        (len[s], violated) = (l, violated.max(v));
+        len[s] = l;
+        violated = Some(violated.map_or(v, |before| T::either(before, v)));
     }
-    !(one - violated).all_positive()
+    violated.is_some_and(T::any)
 }
 
 /// One XPBD projection of a tether (or of [`LANES`] tethers of distinct particles) onto its
 /// kinematic anchor: x_i at `xi`, anchor at `xa`, inverse masses `wi`, `wa`, bound r = s·d_geo.
-/// Returns whether the tether was violated (1, else 0; a violated tether is projected), and the
-/// new λ and x_i. Only a violated tether with a denominator above [`MIN_DENOMINATOR`] changes
+/// Returns whether the tether was violated (a violated tether is projected), and the new λ and
+/// x_i. Only a violated tether with a denominator above [`MIN_DENOMINATOR`] changes
 /// anything, and then by a select, so an unviolated one leaves λ and x_i exactly as they were (a
 /// lane's update is never "+ 0", which would turn −0 into +0). Tethers are undamped (γ = 0).
 #[inline(always)]
@@ -232,16 +231,15 @@ fn project_tether<T: Real>(
     compliance: T,
     lambda: T,
     k: &SubstepCoefficients,
-) -> (T, T, V3<T>) {
-    let zero = T::splat(0.0);
+) -> (T::Mask, T, V3<T>) {
     let (d, len, value, violated) = measure_tether(xi, xa, bound);
-    let (num, den) = xpbd_delta_lambda_parts::<T, false>(value, lambda, compliance, k, wi + wa, zero);
-    let ok = den.gt_select(T::splat(MIN_DENOMINATOR), violated, zero);
+    let (num, den) = xpbd_delta_lambda_parts::<T, false>(value, lambda, compliance, k, wi + wa, T::splat(0.0));
+    let ok = T::both(den.gt(T::splat(MIN_DENOMINATOR)), violated);
     // Δλ = num/den along the unit normal d/len: one division for both.
     let t = num / (den * len);
     let s = wi * t;
-    let lambda = ok.gt_select(zero, lambda + t * len, lambda);
-    let moved = |x: T, d: T| ok.gt_select(zero, x + d * s, x);
+    let lambda = T::select(ok, lambda + t * len, lambda);
+    let moved = |x: T, d: T| T::select(ok, x + d * s, x);
     (violated, lambda, V3 { x: moved(xi.x, d.x), y: moved(xi.y, d.y), z: moved(xi.z, d.z) })
 }
 
@@ -403,14 +401,14 @@ impl TetherSweep<'_> {
             }
             let compliance = L::splat(self.compliance);
             for _ in 0..GROUP_ROUNDS {
-                let mut moved = zero;
+                let mut moved = None;
                 for s in 0..K {
                     let violated;
                     (violated, lam[s], xi) = project_tether(xi, xa[s], wi, wa[s], bound[s], compliance, lam[s], self.k);
-                    moved = moved.max(violated);
+                    moved = Some(moved.map_or(violated, |before| L::either(before, violated)));
                 }
                 // No lane projected anything: every lane's scalar rounds have stopped.
-                if (one - moved).all_positive() {
+                if !moved.is_some_and(L::any) {
                     break;
                 }
             }
@@ -518,7 +516,7 @@ impl TetherSweep<'_> {
             project_tether(v3(x.get(i)), v3(x.get(a)), wi, wa, bound, self.compliance, *lambda, self.k);
         *lambda = new_lambda;
         x.set(i, xi.to_vec3());
-        violated > 0.0
+        violated
     }
 }
 
@@ -540,7 +538,7 @@ mod tests {
     use super::super::sweep::Sweep;
     use super::super::SubstepCoefficients;
     use super::super::access::pack_solver_particles;
-    use super::super::tests::{bits, grid_cloth, noise};
+    use super::super::tests::{grid_cloth, noise};
     use super::{LANES, TETHERS_PER_PARTICLE, TetherConstraints, TetherSweep};
     use glam::{Vec3, Vec4};
 
@@ -612,9 +610,16 @@ mod tests {
         assert!(tethers.particle.len() > 1024, "too few tethers to split over two threads");
         let mut noise = noise();
         // Crumpled, and pulled away from the pins (so that most tethers are violated); the pins stay.
-        let crumpled: Vec<Vec3> = (rest.iter().zip(w))
+        let mut crumpled: Vec<Vec3> = (rest.iter().zip(w))
             .map(|(p, &wp)| if wp == 0.0 { *p } else { *p * 1.05 + Vec3::new(noise(), noise(), noise()) * 0.08 })
             .collect();
+        // Tethers the kernels must treat like the scalar path, in pairs (batched lane-wise, unlike
+        // the groups of every fifth and seventh particle): a NaN particle's (violated, so
+        // projected: NaN stays in that particle and its λ) and a particle on its anchor (‖d‖ = 0:
+        // not projected).
+        const NAN_PARTICLE: usize = 101;
+        crumpled[NAN_PARTICLE].y = f32::NAN;
+        crumpled[202] = rest[PINS[0] as usize];
         let mut x0 = vec![Vec4::ZERO; crumpled.len()];
         pack_solver_particles(&crumpled, w, &mut x0);
         let k = SubstepCoefficients::new(1.0 / 600.0, 0.0);
@@ -646,10 +651,17 @@ mod tests {
                 solve(&mut lanes4, &mut x_lanes4, false);
                 pool.install(|| solve(&mut parallel, &mut x_parallel, true));
             }
-            let lambda_bits = |t: &TetherConstraints| t.lambda.iter().map(|l| l.to_bits()).collect::<Vec<_>>();
+            // Bits, with every NaN as one pattern: the NaN particle's coordinates and λ come out
+            // NaN on every path, but which NaN (sign, payload) depends on the operand order LLVM
+            // picked for each width. Every other particle and multiplier is compared bit for bit.
+            let canonical = |v: f32| if v.is_nan() { f32::NAN.to_bits() } else { v.to_bits() };
+            let lambda_bits = |t: &TetherConstraints| t.lambda.iter().map(|&l| canonical(l)).collect::<Vec<_>>();
+            let bits = |x: &[Vec4]| x.iter().map(|p| [p.x, p.y, p.z].map(canonical)).collect::<Vec<_>>();
             let violated = scalar.lambda.iter().filter(|&&l| l != 0.0).count();
             assert!(violated > tethers.particle.len() / 4, "only {violated} tethers projected");
             assert_ne!(bits(&x_scalar), bits(&x0), "the sweeps moved nothing");
+            let non_finite: Vec<usize> = (0..x_scalar.len()).filter(|&i| !x_scalar[i].is_finite()).collect();
+            assert_eq!(non_finite, [NAN_PARTICLE], "the NaN stays in its particle");
             assert_eq!(bits(&x_lanes), bits(&x_scalar), "compliance {compliance}");
             assert_eq!(lambda_bits(&lanes), lambda_bits(&scalar), "compliance {compliance}");
             assert_eq!(bits(&x_lanes4), bits(&x_scalar), "compliance {compliance}, 4 lanes");
