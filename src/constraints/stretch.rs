@@ -231,7 +231,9 @@ impl StretchConstraints {
             let ids: [[usize; 2]; N] = constraint_particles(edges);
             let d = gather_vec3::<N, L>(x, column(&ids, 0)).sub(gather_vec3::<N, L>(x, column(&ids, 1)));
             let (c, strain) = edge_c_and_strain(d, L::load(l, 0));
-            max_strain = max_strain.max(strain);
+            // A NaN strain (a NaN position) never wins, as in `f32::max`: the running maximum
+            // stays a number, and the result does not depend on the lane width.
+            max_strain = L::select(strain.gt(max_strain), strain, max_strain);
             out.extend(c.abs().to_array());
         }
         let mut max_strain = max_strain.to_array().into_iter().fold(0.0f32, f32::max);
@@ -311,6 +313,32 @@ mod tests {
         assert_eq!(widest.iter().map(|c| c.to_bits()).collect::<Vec<_>>(), scalar);
         let max = stretch.max_strain(&x);
         assert!(max > 0.5, "some edge is stretched: {max}");
+        assert_eq!((max_four.to_bits(), max_widest.to_bits()), (max.to_bits(), max.to_bits()));
+    }
+
+    /// A NaN position (the guard computes the statistics of the failed state) makes its edges'
+    /// strains NaN; the maximum skips them as `f32::max` does, for every lane width. Edge 0
+    /// (strain 0.5), edge 8 (NaN) and edge 16 (0.01) share lane 0 for both widths: a running
+    /// maximum that took the NaN lost the 0.5 and ended at 0.01.
+    #[test]
+    fn max_strain_skips_nan_edges_for_every_lane_width() {
+        let length = |e: usize| match e {
+            0 => 1.5,
+            8 => f32::NAN,
+            16 => 1.01,
+            _ => 1.0,
+        };
+        let x: Vec<Vec3> = (0..24).flat_map(|e| [Vec3::new(0.0, e as f32, 0.0), Vec3::new(length(e), e as f32, 0.0)]).collect();
+        let stretch = StretchConstraints {
+            edges: (0..24).map(|e| [2 * e, 2 * e + 1]).collect(),
+            rest_length: vec![1.0; 24],
+            ..StretchConstraints::default()
+        };
+        let max = stretch.max_strain(&x);
+        assert_eq!(max, 0.5);
+        let (mut four, mut widest) = (Vec::new(), Vec::new());
+        let max_four = stretch.residuals_lane_wise::<LANES, Lanes>(&x, &mut four);
+        let max_widest = stretch.residuals_and_max_strain(&x, &mut widest);
         assert_eq!((max_four.to_bits(), max_widest.to_bits()), (max.to_bits(), max.to_bits()));
     }
 }
