@@ -5,9 +5,13 @@ mod common;
 mod ffi_common;
 
 use common::{horizontal_sheet, light_stiff_params, vertical_sheet};
-use ffi_common::{c_cloth, c_hanging_cloth, c_world, hanging_grid, ok};
+#[cfg(target_arch = "x86_64")]
+use ffi_common::c_cloth;
+use ffi_common::{c_hanging_cloth, c_world, hanging_grid, ok};
 use xpbd_cloth::ffi::*;
-use xpbd_cloth::{ClothDesc, ClothParams, ColliderDesc, Material, Pose, World, WorldDesc};
+#[cfg(target_arch = "x86_64")]
+use xpbd_cloth::{ClothParams, Material};
+use xpbd_cloth::{ClothDesc, ColliderDesc, Pose, World, WorldDesc};
 
 /// A light stiff horizontal n × n sheet of 1 m with tethers, pinned at its two corners of one edge.
 fn add_light_sheet(world: &mut World, n: usize) -> xpbd_cloth::ClothHandle {

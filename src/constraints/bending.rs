@@ -57,8 +57,8 @@ pub fn dihedral_angle_and_gradient(p: [Vec3; 4]) -> Option<(f32, [Vec3; 4])> {
 /// weighted Σ w_q|∇_qφ|² then needs only n_A·n_B, which φ already computed, and fewer vectors stay
 /// live through the 8-lane kernel (it spilled to the stack a third of its instructions).
 struct HingeGeometry<T: Real> {
-    /// Where the hinge is well defined; where it is degenerate the other fields are finite for
-    /// finite positions, but meaningless.
+    /// Where the hinge is well defined; where it is degenerate the other fields are meaningless
+    /// (finite unless the squared lengths overflow, as for coordinates near 1e19 m).
     valid: T::Mask,
     phi: T,
     n_a: V3<T>,

@@ -34,8 +34,8 @@ pub(crate) trait Real:
     /// Whether every lane is > 0.
     fn all_positive(self) -> bool;
 
-    /// A per-lane condition: `bool` for one number, a register of all-ones or all-zeros lanes for
-    /// a batch. Kernels that combine conditions before selecting hold them as masks: held as
+    /// A per-lane condition: `bool` for one number; for a batch, a compare's register of
+    /// all-ones or all-zeros lanes (SSE, AVX), or `[bool; 4]` where the lanes are arrays. Kernels that combine conditions before selecting hold them as masks: held as
     /// 1.0/0.0 numbers (`gt_select(…, one, zero)`, then `> 0`), LLVM turned them back into masks
     /// through integer compares and conversions (about 15 instructions in the 8-edge loop).
     type Mask: Copy;

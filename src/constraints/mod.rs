@@ -107,9 +107,9 @@ mod tests {
     /// A coloured 13 × 11 grid cloth (colours of odd sizes, so every colour has a scalar
     /// remainder) with one corner pinned, and positions crumpled pseudo-randomly. With
     /// `degenerate`, also constraints the kernels must skip, in the middle of lane batches:
-    /// coinciding neighbours (a zero-length edge, hinges without a normal), three particles on
-    /// a line (a zero-height triangle) and a NaN particle (its constraints must leave the others
-    /// untouched).
+    /// coinciding neighbours (a zero-length edge, hinges without a normal), a triangle whose
+    /// corners lie on a line (zero height) and a NaN particle (its constraints must leave the
+    /// others untouched).
     fn crumpled_cloth(degenerate: bool) -> (Cloth, Vec<Vec3>, Vec<Vec3>) {
         let mut cloth = grid_cloth(13, 11);
         cloth.set_pinned(&[0], None).unwrap();
@@ -119,9 +119,15 @@ mod tests {
         let mut x: Vec<Vec3> = x_prev.iter().map(|p| *p + Vec3::new(noise(), noise(), noise()) * 0.08).collect();
         if degenerate {
             x[41] = x[40];
-            x[72] = x[70].lerp(x[74], 0.5);
-            x[71] = x[70].lerp(x[72], 0.5);
+            // Triangle (70, 83, 71) of the grid (row 5, column 5; 13 particles a row): its
+            // corner 83 on the line through the other two.
+            x[83] = x[70].lerp(x[71], 0.5);
             x[100].y = f32::NAN;
+            let flat = [70u32, 83, 71];
+            let flat_hinge = |h: &[u32; 4]| flat.iter().all(|p| h.contains(p));
+            let hinges: Vec<[Vec3; 4]> =
+                cloth.bending.hinges.iter().filter(|h| flat_hinge(h)).map(|h| h.map(|i| x[i as usize])).collect();
+            assert!(!hinges.is_empty() && hinges.iter().all(|p| super::dihedral_angle(*p).is_none()), "no zero-height hinge");
         }
         (cloth, x, x_prev)
     }
