@@ -92,6 +92,7 @@ fn command() -> Command {
                 .long("steps")
                 .value_name("N")
                 .value_parser(value_parser!(u32).range(0..=100_000))
+                .allow_negative_numbers(true)
                 .default_value("40")
                 .help("Timed steps per configuration, at least 1 (with --row: steps, untimed; 0 for a baseline)"),
         )
@@ -263,6 +264,12 @@ fn run(args: &ArgMatches) -> Result<(), String> {
     if steps == 0 && !args.contains_id("row") {
         // A median of no steps: usage error like clap's own (status 2).
         command().error(clap::error::ErrorKind::ValueValidation, "--steps 0 only with --row (the tables need a step to time)").exit();
+    }
+    if let Some(path) = args.get_one::<std::path::PathBuf>("svg") {
+        // Before the minutes of timing, not after them: a file that cannot be written is a bad value.
+        if let Err(e) = std::fs::File::create(path) {
+            command().error(clap::error::ErrorKind::ValueValidation, format!("--svg {}: {e}", path.display())).exit();
+        }
     }
     let scenes = scenes(args.get_one::<String>("only").map(String::as_str))?;
     if let Some(row) = args.get_one::<String>("row") {
