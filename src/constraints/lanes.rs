@@ -26,18 +26,12 @@ pub(crate) trait Real:
 {
     fn splat(v: f32) -> Self;
     fn sqrt(self) -> Self;
-    /// `if self > other { then } else { otherwise }`, per lane.
-    fn gt_select(self, other: Self, then: Self, otherwise: Self) -> Self;
-    /// `if self <= other { then } else { otherwise }`, per lane (false for NaN, like the scalar
-    /// `<=`, which `gt_select` with swapped branches cannot reproduce).
-    fn le_select(self, other: Self, then: Self, otherwise: Self) -> Self;
-    /// Whether every lane is > 0.
-    fn all_positive(self) -> bool;
 
     /// A per-lane condition: `bool` for one number; for a batch, a compare's register of
-    /// all-ones or all-zeros lanes (SSE, AVX), or `[bool; 4]` where the lanes are arrays. Kernels that combine conditions before selecting hold them as masks: held as
-    /// 1.0/0.0 numbers (`gt_select(…, one, zero)`, then `> 0`), LLVM turned them back into masks
-    /// through integer compares and conversions (about 15 instructions in the 8-edge loop).
+    /// all-ones or all-zeros lanes (SSE, AVX), or `[bool; 4]` where the lanes are arrays. Kernels
+    /// that combine conditions before selecting hold them as masks: held as 1.0/0.0 numbers
+    /// (select 1 or 0, then test `> 0`), LLVM turned them back into masks through integer
+    /// compares and conversions (about 15 instructions in the 8-edge loop).
     type Mask: Copy;
     /// `self > other` per lane (ordered: false for NaN, like the scalar `>`).
     fn gt(self, other: Self) -> Self::Mask;
@@ -58,6 +52,17 @@ pub(crate) trait Real:
     /// Whether `mask` holds in some lane.
     fn any(mask: Self::Mask) -> bool;
 
+    /// `if self > other { then } else { otherwise }`, per lane.
+    #[inline(always)]
+    fn gt_select(self, other: Self, then: Self, otherwise: Self) -> Self {
+        Self::select(self.gt(other), then, otherwise)
+    }
+    /// `if self <= other { then } else { otherwise }`, per lane (false for NaN, like the scalar
+    /// `<=`, which `gt_select` with swapped branches cannot reproduce).
+    #[inline(always)]
+    fn le_select(self, other: Self, then: Self, otherwise: Self) -> Self {
+        Self::select(self.nle(other), otherwise, then)
+    }
     #[inline(always)]
     fn max(self, other: Self) -> Self {
         self.gt_select(other, self, other)
@@ -83,18 +88,6 @@ impl Real for f32 {
     #[inline(always)]
     fn sqrt(self) -> Self {
         f32::sqrt(self)
-    }
-    #[inline(always)]
-    fn gt_select(self, other: Self, then: Self, otherwise: Self) -> Self {
-        if self > other { then } else { otherwise }
-    }
-    #[inline(always)]
-    fn le_select(self, other: Self, then: Self, otherwise: Self) -> Self {
-        if self <= other { then } else { otherwise }
-    }
-    #[inline(always)]
-    fn all_positive(self) -> bool {
-        self > 0.0
     }
     type Mask = bool;
     #[inline(always)]
@@ -227,28 +220,6 @@ mod x86 {
             // SAFETY: as above; correctly rounded like `f32::sqrt`.
             Lanes(unsafe { _mm_sqrt_ps(self.0) })
         }
-        #[inline(always)]
-        fn gt_select(self, other: Self, then: Self, otherwise: Self) -> Self {
-            // SAFETY: SSE is enabled on every x86-64 target. The ordered compare is false for
-            // NaN, like the scalar `>`.
-            unsafe {
-                let mask = _mm_cmpgt_ps(self.0, other.0);
-                Lanes(_mm_or_ps(_mm_and_ps(mask, then.0), _mm_andnot_ps(mask, otherwise.0)))
-            }
-        }
-        #[inline(always)]
-        fn le_select(self, other: Self, then: Self, otherwise: Self) -> Self {
-            // SAFETY: SSE is enabled on every x86-64 target. Ordered: false for NaN.
-            unsafe {
-                let mask = _mm_cmple_ps(self.0, other.0);
-                Lanes(_mm_or_ps(_mm_and_ps(mask, then.0), _mm_andnot_ps(mask, otherwise.0)))
-            }
-        }
-        #[inline(always)]
-        fn all_positive(self) -> bool {
-            // SAFETY: SSE is enabled on every x86-64 target.
-            unsafe { _mm_movemask_ps(_mm_cmpgt_ps(self.0, _mm_setzero_ps())) == 0b1111 }
-        }
         type Mask = LaneMask;
         #[inline(always)]
         fn gt(self, other: Self) -> LaneMask {
@@ -361,18 +332,6 @@ mod portable {
         #[inline(always)]
         fn sqrt(self) -> Self {
             Lanes(self.0.map(f32::sqrt))
-        }
-        #[inline(always)]
-        fn gt_select(self, other: Self, then: Self, otherwise: Self) -> Self {
-            Lanes(std::array::from_fn(|l| if self.0[l] > other.0[l] { then.0[l] } else { otherwise.0[l] }))
-        }
-        #[inline(always)]
-        fn le_select(self, other: Self, then: Self, otherwise: Self) -> Self {
-            Lanes(std::array::from_fn(|l| if self.0[l] <= other.0[l] { then.0[l] } else { otherwise.0[l] }))
-        }
-        #[inline(always)]
-        fn all_positive(self) -> bool {
-            self.0.iter().all(|&v| v > 0.0)
         }
         type Mask = [bool; LANES];
         #[inline(always)]
@@ -612,7 +571,8 @@ mod tests {
         assert_eq!(select.to_array(), [1.0, 2.0, 2.0, 2.0], "NaN and 0 are not > 0");
         let select = Lanes::from_array([1.0, f32::NAN, -1.0, 0.0]).le_select(Lanes::splat(0.0), Lanes::splat(1.0), Lanes::splat(2.0));
         assert_eq!(select.to_array(), [2.0, 2.0, 1.0, 1.0], "NaN is not <= 0");
-        assert!(Lanes::splat(1.0).all_positive() && !Lanes::from_array([1.0, 1.0, f32::NAN, 1.0]).all_positive());
+        let positive = |v: Lanes| Lanes::all(v.gt(Lanes::splat(0.0)));
+        assert!(positive(Lanes::splat(1.0)) && !positive(Lanes::from_array([1.0, 1.0, f32::NAN, 1.0])));
         // Masks: NaN is not > anything; `both` is a lane-wise and; `all` needs every lane.
         let (a, b) = (Lanes::from_array([1.0, f32::NAN, -1.0, 2.0]), Lanes::from_array([0.0, 0.0, -2.0, 3.0]));
         let positive = a.gt(Lanes::splat(0.0));

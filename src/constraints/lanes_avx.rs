@@ -81,21 +81,6 @@ impl Real for Lanes8 {
         // SAFETY: as above; correctly rounded like `f32::sqrt`.
         Lanes8(unsafe { _mm256_sqrt_ps(self.0) })
     }
-    #[inline(always)]
-    fn gt_select(self, other: Self, then: Self, otherwise: Self) -> Self {
-        // SAFETY: as above. Ordered compare: false for NaN, like the scalar `>`.
-        Lanes8::blend(unsafe { _mm256_cmp_ps::<_CMP_GT_OQ>(self.0, other.0) }, then, otherwise)
-    }
-    #[inline(always)]
-    fn le_select(self, other: Self, then: Self, otherwise: Self) -> Self {
-        // SAFETY: as above. Ordered: false for NaN, like the scalar `<=`.
-        Lanes8::blend(unsafe { _mm256_cmp_ps::<_CMP_LE_OQ>(self.0, other.0) }, then, otherwise)
-    }
-    #[inline(always)]
-    fn all_positive(self) -> bool {
-        // SAFETY: the CPU has AVX (module invariant).
-        unsafe { _mm256_movemask_ps(_mm256_cmp_ps::<_CMP_GT_OQ>(self.0, _mm256_setzero_ps())) == 0xff }
-    }
     type Mask = Lanes8Mask;
     #[inline(always)]
     fn gt(self, other: Self) -> Lanes8Mask {
@@ -274,9 +259,10 @@ pub(crate) mod tests {
             let want: [u32; 8] = std::array::from_fn(|l| scalar(a[l], b[l]).to_bits());
             assert_eq!(lanes.to_array().map(f32::to_bits), want, "operation {k}");
         }
-        assert!(Lanes8::splat(1.0).all_positive());
-        assert!(!Lanes8::from_array([1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, f32::NAN]).all_positive());
-        assert!(!Lanes8::from_array([1.0, 0.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0]).all_positive());
+        let positive = |v: Lanes8| Lanes8::all(v.gt(Lanes8::splat(0.0)));
+        assert!(positive(Lanes8::splat(1.0)));
+        assert!(!positive(Lanes8::from_array([1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, f32::NAN])));
+        assert!(!positive(Lanes8::from_array([1.0, 0.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0])));
         assert!(Lanes8::all(Lanes8::splat(1.0).gt(Lanes8::splat(0.0))));
         assert!(Lanes8::any(Lanes8::from_array([0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, f32::NAN]).nle(Lanes8::splat(0.0))));
         assert!(!Lanes8::any(Lanes8::from_array([0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, f32::NAN]).gt(Lanes8::splat(0.0))));

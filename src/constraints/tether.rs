@@ -428,10 +428,10 @@ impl TetherSweep<'_> {
             // `finish_pair` changes only a particle outside a ball, by its own test (the same
             // bits): run it for those lanes only.
             let limit = L::splat(1.0 + 1e-6);
-            let outside = len[0].gt_select(bound[0] * limit, one, zero).max(len[1].gt_select(bound[1] * limit, one, zero));
+            let outside = L::either(len[0].gt(bound[0] * limit), len[1].gt(bound[1] * limit));
             // Usually no lane is outside: one test for the whole batch.
-            if !(one - outside).all_positive() {
-                let outside = outside.to_array();
+            if L::any(outside) {
+                let outside = L::select(outside, one, zero).to_array();
                 for (l, outside) in outside.into_iter().enumerate() {
                     if outside > 0.0 {
                         self.finish_pair(g0 + at(l), x);
