@@ -419,8 +419,10 @@ impl TetherSweep<'_> {
                     lambda[at(l) + s] = lam[l];
                 }
             }
+            // The particles' offsets read again rather than kept in `i` (as for hinges, `bending.rs`):
+            // the tether sweep −2 % instructions (64²).
             for l in 0..N {
-                x.set_row_at(i[l], rows[l]);
+                x.set_row_at(row_offsets[at(l)][0] as usize, rows[l]);
             }
             measure_tethers(xi, &xa, &bound, &mut len);
         }
