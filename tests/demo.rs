@@ -4,34 +4,12 @@
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
-use std::sync::OnceLock;
 
-/// Build the demo once (release: it simulates real meshes) into the target directory this test
-/// runs from, and return its path. `cargo test --all-targets` builds examples only as test
-/// harnesses, so the test cannot assume the plain binary exists or is current.
-fn demo_binary() -> &'static Path {
-    static BINARY: OnceLock<PathBuf> = OnceLock::new();
-    BINARY.get_or_init(|| {
-        // This test runs as <target>/<profile>/deps/demo-<hash>.
-        let exe = std::env::current_exe().expect("test executable path");
-        let target_dir = exe.ancestors().nth(3).expect("test runs inside a target directory").to_path_buf();
-        // Build with the profile this test was built with, so its dependencies are reused:
-        // `target/release` is `--release`, `target/debug` is plain `cargo test` (the test profile),
-        // any other folder is a named profile (`--profile ci` from .ci/test-all.sh).
-        let profile_dir = exe.ancestors().nth(2).and_then(|p| p.file_name()).and_then(|n| n.to_str()).unwrap_or("release");
-        let profile = match profile_dir {
-            "debug" => "test",
-            other => other,
-        };
-        let status = Command::new(env!("CARGO"))
-            .args(["build", "--profile", profile, "--example", "demo", "--target-dir"])
-            .arg(&target_dir)
-            .current_dir(env!("CARGO_MANIFEST_DIR"))
-            .status()
-            .expect("run cargo build");
-        assert!(status.success(), "building the demo failed");
-        target_dir.join(profile_dir).join("examples").join(format!("demo{}", std::env::consts::EXE_SUFFIX))
-    })
+mod example_binary;
+
+/// The demo, built once ([`example_binary::example_binary`]).
+fn demo_binary() -> PathBuf {
+    example_binary::example_binary("demo")
 }
 
 fn out_dir(name: &str) -> PathBuf {
