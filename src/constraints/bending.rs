@@ -17,7 +17,7 @@
 //! skipped. Compliance α in rad/(N·m); λ/h² estimates the hinge torque [N·m].
 
 use super::access::{Positions, RowOffsets, SolverParticle, column, constraint_particles, gather_rows_at, gather_vec3, row_offsets_below};
-use super::sweep::{BatchSweep, Sweep, project_disjoint_lanes, sweep};
+use super::sweep::{BatchSweep, Sweep, padded, project_disjoint_lanes, project_padded, sweep};
 use super::lanes::{LANES, LaneSet, Lanes, Real, V3, atan2, v3};
 #[cfg(target_arch = "x86_64")]
 use super::lanes_avx::{Lanes8, avx_available};
@@ -275,8 +275,8 @@ impl<const DAMPED: bool> Sweep for BendingSweep<'_, DAMPED> {
         }
     }
 
-    /// [`project_disjoint_lanes`]: 8 hinges at a time where the CPU has AVX, then
-    /// [`LANES`], then one at a time.
+    /// [`project_disjoint_lanes`]: 8 hinges at a time where the CPU has AVX, else
+    /// [`LANES`], the remainder as one partial batch.
     #[inline(always)]
     fn project_disjoint<P: Positions + ?Sized>(&self, first: usize, lambda: &mut [f32], x: &mut P) {
         project_disjoint_lanes(self, first, lambda, x);
@@ -284,6 +284,17 @@ impl<const DAMPED: bool> Sweep for BendingSweep<'_, DAMPED> {
 }
 
 impl<const DAMPED: bool> BatchSweep for BendingSweep<'_, DAMPED> {
+    #[inline(always)]
+    fn project_partial_batch<const N: usize, L: LaneSet<N>, P: Positions + ?Sized>(&self, c0: usize, lambda: &mut [f32], x: &mut P) {
+        let count = lambda.len();
+        let hinges: [[u32; 4]; N] = padded(self.hinges, c0, count);
+        let row_offsets: [[u32; 4]; N] = padded(self.row_offsets, c0, count);
+        let rest_angle: [f32; N] = padded(self.rest_angle, c0, count);
+        let compliance: [f32; N] = padded(self.compliance, c0, count);
+        let batch = BendingSweep { hinges: &hinges, row_offsets: &row_offsets, rest_angle: &rest_angle, compliance: &compliance, ..*self };
+        project_padded::<N, L, _, P>(&batch, lambda, x);
+    }
+
     /// Hinges `c0 .. c0 + N` (of one colour) projected lane-wise, `lambda` their multipliers.
     #[inline(always)]
     fn project_batch<const N: usize, L: LaneSet<N>, P: Positions + ?Sized>(&self, c0: usize, lambda: &mut [f32; N], x: &mut P) {
@@ -325,7 +336,7 @@ impl<const DAMPED: bool> BatchSweep for BendingSweep<'_, DAMPED> {
 impl BendingConstraints {
     /// One Gauss–Seidel sweep over all hinges in storage order. When the hinges are coloured
     /// ([`BendingConstraints::colour_start`]), colour by colour, 8 hinges at a time where the CPU has
-    /// AVX, then 4, then one at a time, and with `parallel` each colour split over the current rayon pool (the same bits either way).
+    /// AVX (else 4), the colour's remainder as one partial batch, and with `parallel` each colour split over the current rayon pool (the same bits either way).
     /// With `fresh` the multipliers are taken as 0 instead of read (the substep's first sweep of
     /// the hinges: λ then needs no reset before it, and gets the bits the reset gave).
     ///

@@ -5,7 +5,7 @@
 //! Macklin et al. 2016, eq. 18 and 26). Compliance α in m/N, λ in N·s², force ≈ λ/h² [N].
 
 use super::access::{Positions, RowOffsets, SolverParticle, column, constraint_particles, gather_rows_at, gather_vec3, row_offsets_below};
-use super::sweep::{BatchSweep, Sweep, project_disjoint_lanes, sweep};
+use super::sweep::{BatchSweep, Sweep, padded, project_disjoint_lanes, project_padded, sweep};
 use super::lanes::{LANES, LaneSet, Lanes, Real, V3, v3};
 #[cfg(target_arch = "x86_64")]
 use super::lanes_avx::{Lanes8, avx_available};
@@ -104,8 +104,8 @@ impl<const DAMPED: bool> Sweep for StretchSweep<'_, DAMPED> {
         }
     }
 
-    /// [`project_disjoint_lanes`]: 8 edges at a time where the CPU has AVX, then
-    /// [`LANES`](super::lanes::LANES), then one at a time.
+    /// [`project_disjoint_lanes`]: 8 edges at a time where the CPU has AVX, else
+    /// [`LANES`](super::lanes::LANES), the remainder as one partial batch.
     #[inline(always)]
     fn project_disjoint<P: Positions + ?Sized>(&self, first: usize, lambda: &mut [f32], x: &mut P) {
         project_disjoint_lanes(self, first, lambda, x);
@@ -113,6 +113,17 @@ impl<const DAMPED: bool> Sweep for StretchSweep<'_, DAMPED> {
 }
 
 impl<const DAMPED: bool> BatchSweep for StretchSweep<'_, DAMPED> {
+    #[inline(always)]
+    fn project_partial_batch<const N: usize, L: LaneSet<N>, P: Positions + ?Sized>(&self, c0: usize, lambda: &mut [f32], x: &mut P) {
+        let count = lambda.len();
+        let edges: [[u32; 2]; N] = padded(self.edges, c0, count);
+        let row_offsets: [[u32; 2]; N] = padded(self.row_offsets, c0, count);
+        let rest_length: [f32; N] = padded(self.rest_length, c0, count);
+        let compliance: [f32; N] = padded(self.compliance, c0, count);
+        let batch = StretchSweep { edges: &edges, row_offsets: &row_offsets, rest_length: &rest_length, compliance: &compliance, ..*self };
+        project_padded::<N, L, _, P>(&batch, lambda, x);
+    }
+
     /// Edges `c0 .. c0 + N` (of one colour) projected lane-wise, `lambda` their multipliers.
     #[inline(always)]
     fn project_batch<const N: usize, L: LaneSet<N>, P: Positions + ?Sized>(&self, c0: usize, lambda: &mut [f32; N], x: &mut P) {
@@ -154,7 +165,7 @@ impl<const DAMPED: bool> BatchSweep for StretchSweep<'_, DAMPED> {
 impl StretchConstraints {
     /// One Gauss–Seidel sweep over all edges in storage order. When the edges are coloured
     /// ([`StretchConstraints::colour_start`]), colour by colour, 8 edges at a time where the CPU has
-    /// AVX, then 4, then one at a time, and with `parallel` each colour split over the current rayon pool (the same bits either way).
+    /// AVX (else 4), the colour's remainder as one partial batch, and with `parallel` each colour split over the current rayon pool (the same bits either way).
     /// With `fresh` the multipliers are taken as 0 instead of read (the substep's first sweep of
     /// the edges: λ then needs no reset before it, and gets the bits the reset gave).
     ///

@@ -66,10 +66,38 @@ pub(crate) trait BatchSweep: Sweep {
     /// Project constraints `c0 .. c0 + N` (part of one colour: they share no particle), `lambda`
     /// their multipliers, with the bits of [`Sweep::project_range`].
     fn project_batch<const N: usize, L: LaneSet<N>, P: Positions + ?Sized>(&self, c0: usize, lambda: &mut [f32; N], x: &mut P);
+
+    /// Project constraints `c0 .. c0 + lambda.len()` (fewer than `N`, part of one colour) as one
+    /// `N`-lane batch, with the bits of [`Sweep::project_range`]: [`BatchSweep::project_batch`] on a
+    /// copy of the sweep whose constraint arrays are those constraints, the last repeated to fill
+    /// the lanes ([`padded`]).
+    fn project_partial_batch<const N: usize, L: LaneSet<N>, P: Positions + ?Sized>(&self, c0: usize, lambda: &mut [f32], x: &mut P);
+}
+
+/// `v[c0 + min(l, count − 1)]` in lane `l`: the `count` values from `c0` (1 ≤ `count` ≤ `N`), the
+/// last repeated. A lane holding a repeat computes exactly what the lane of the original computes
+/// (every operation is lane by lane, and `all`/`any` over the lanes see one more copy of a value
+/// already there), so a kernel writes the same row twice, with the same bits; the repeats' λ are
+/// dropped ([`project_padded`]).
+#[inline(always)]
+pub(crate) fn padded<T: Copy, const N: usize>(v: &[T], c0: usize, count: usize) -> [T; N] {
+    debug_assert!((1..=N).contains(&count));
+    std::array::from_fn(|l| v[c0 + l.min(count - 1)])
+}
+
+/// [`BatchSweep::project_batch`] of `batch` (a sweep whose constraint arrays hold a partial batch
+/// from index 0, [`padded`]) with `lambda`, the partial batch's multipliers, padded the same way;
+/// their new values copied back. A generic function rather than a closure, which would be compiled
+/// on its own, without AVX.
+#[inline(always)]
+pub(crate) fn project_padded<const N: usize, L: LaneSet<N>, S: BatchSweep, P: Positions + ?Sized>(batch: &S, lambda: &mut [f32], x: &mut P) {
+    let mut lanes: [f32; N] = padded(lambda, 0, lambda.len());
+    batch.project_batch::<N, L, P>(0, &mut lanes, x);
+    lambda.copy_from_slice(&lanes[..lambda.len()]);
 }
 
 /// [`Sweep::project_disjoint`] for a [`BatchSweep`]: 8 constraints at a time where the CPU has
-/// AVX, then [`LANES`] at a time, the remainder one at a time. The same bits as
+/// AVX, else [`LANES`] at a time, the remainder as one partial batch of that width. The same bits as
 /// [`Sweep::project_range`] (one colour: the constraints share no particle, and every width does
 /// the same IEEE operations per lane).
 #[inline(always)]
@@ -99,16 +127,21 @@ fn project_batches<'a, const N: usize, L: LaneSet<N>, S: BatchSweep, P: Position
     (first + batched.len(), rest)
 }
 
-/// [`LANES`] constraints at a time, the remainder one at a time.
+/// [`LANES`] constraints at a time, the remainder as one partial batch.
 #[inline(always)]
 fn project_disjoint_sse<S: BatchSweep, P: Positions + ?Sized>(s: &S, first: usize, lambda: &mut [f32], x: &mut P) {
     let (first, rest) = project_batches::<LANES, Lanes, S, P>(s, first, lambda, x);
-    s.project_range(first, rest, x);
+    if !rest.is_empty() {
+        s.project_partial_batch::<LANES, Lanes, P>(first, rest, x);
+    }
 }
 
-/// 8 constraints at a time in AVX registers, the remainder through [`project_disjoint_sse`]
-/// (compiled here with AVX encodings, same operations). Generic functions, not closures, all the
-/// way down: a closure is its own function, compiled without AVX, and was not inlined here.
+/// 8 constraints at a time in AVX registers, the remainder (1–7) as one partial 8-lane batch
+/// ([`BatchSweep::project_partial_batch`]). The remainder went through 4 lanes and then one at a
+/// time; one at a time, a hinge took about 510 instructions against 68 per hinge of a batch, which
+/// cost grids of 16² (18 hinge colours of about 37) 11 % of their step (README, Performance).
+/// Generic functions, not closures, all the way down: a closure is its own function, compiled
+/// without AVX, and was not inlined here.
 ///
 /// # Safety
 /// The CPU must have AVX ([`avx_available`]).
@@ -116,5 +149,7 @@ fn project_disjoint_sse<S: BatchSweep, P: Positions + ?Sized>(s: &S, first: usiz
 #[target_feature(enable = "avx")]
 unsafe fn project_disjoint_avx<S: BatchSweep, P: Positions + ?Sized>(s: &S, first: usize, lambda: &mut [f32], x: &mut P) {
     let (first, rest) = project_batches::<8, Lanes8, S, P>(s, first, lambda, x);
-    project_disjoint_sse(s, first, rest, x);
+    if !rest.is_empty() {
+        s.project_partial_batch::<8, Lanes8, P>(first, rest, x);
+    }
 }

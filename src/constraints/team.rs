@@ -39,7 +39,7 @@ const MAX_MEMBERS: usize = MAX_PARTS / PARTS_PER_MEMBER;
 
 /// Part boundaries are rounded down to this many constraints from the colour's start, so that a
 /// part's lane-wise batches (8 or 4 constraints) are those of the whole colour and only the colour's
-/// last part has a remainder projected one at a time.
+/// last part has a remainder (a partial batch, `sweep::project_padded`).
 const PART_ALIGN: usize = 8;
 
 /// Spins before a waiting member starts yielding its core: it matters when the pool has more
