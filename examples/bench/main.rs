@@ -17,7 +17,10 @@
 //! all cores. The state hash after the run shows that the coloured runs agree to the bit
 //! whatever the thread count. A second table measures two cores: one cloth on 1 and on 2 threads
 //! against two independent 1-thread cloths stepped at once (what the machine gives two jobs that
-//! share nothing). These rows run without self-collision; a third table times the 64²
+//! share nothing). Then many small cloths in one world, as an engine with many characters steps
+//! them (16 grids of 16² with the 64² grid, 64 with 128²), on 1 and 2 threads, with a check that
+//! every cloth's state hash is the same on both (the bench fails otherwise). These rows run without
+//! self-collision; a last table times the 64²
 //! grid and the tablecloth with self-collision off and on (issue 8; radius half the mean edge
 //! length, as recommended), one thread, 10 substeps, with the candidate pairs and contacts of the
 //! last step.
@@ -181,6 +184,79 @@ fn time(steps: usize, warmup: usize, mut f: impl FnMut()) -> f64 {
     )
 }
 
+/// Many small cloths in one world, as an engine with many characters steps them: `count` grids
+/// of `n²` vertices (each the grid scene's cloth, side by side 2 m apart, corners pinned), stepped by
+/// a 1-thread and a 2-thread world in alternation, `ROUNDS` times, medians of all steps. The world
+/// steps its cloths in parallel, one cloth per task; cloths this small are below
+/// `PARALLEL_MIN_CONSTRAINTS`, so none is split over threads. 16 × 16² has the particle count of
+/// the 64² grid, 64 × 16² that of 128². The last column compares every cloth's state hash
+/// between the two worlds after the same steps; false if any differs.
+fn many_cloths(scenes: &[Scene], steps: usize) -> bool {
+    const ROUNDS: usize = 3;
+    const N: usize = 16;
+    println!();
+    println!("many cloths in one world, coloured, 10 substeps, medians over {ROUNDS} alternating rounds of {steps} steps:");
+    println!(
+        "{:<11} {:>9} {:>12} {:>8} {:>12} {:>8} {:>9} {:>7}",
+        "cloths", "proj/step", "1 thread ms", "ns/proj", "2 threads ms", "ns/proj", "speed-up", "hashes"
+    );
+    let single = grid(N);
+    let world_of = |count: usize, threads: u32| {
+        let mut w = World::new(WorldDesc { substeps: 10, iterations: 1, thread_count: threads, ..WorldDesc::default() }).unwrap();
+        for k in 0..count {
+            let positions: Vec<[f32; 3]> = single.positions.iter().map(|&[x, y, z]| [x + 2.0 * k as f32, y, z]).collect();
+            let desc = ClothDesc { params: common::light_stiff_params(), ..ClothDesc::new(&positions, &single.indices) };
+            let cloth = w.add_cloth(&desc).unwrap();
+            w.cloth_mut(cloth).unwrap().set_pinned(&single.pins, None).unwrap();
+        }
+        w
+    };
+    let counts = scenes.iter().filter_map(|s| match s.key.as_str() {
+        "64" => Some(16),
+        "128" => Some(64),
+        _ => None,
+    });
+    let mut all_same = true;
+    for count in counts {
+        let (mut one, mut two) = (Vec::new(), Vec::new());
+        let mut same = true;
+        for _ in 0..ROUNDS {
+            let (mut a, mut b) = (world_of(count, 1), world_of(count, 2));
+            for (w, out) in [(&mut a, &mut one), (&mut b, &mut two)] {
+                for k in 0..steps + 10 {
+                    let t = Instant::now();
+                    w.step(DT).unwrap();
+                    if k >= 10 {
+                        out.push(t.elapsed().as_secs_f64());
+                    }
+                }
+            }
+            let hashes = |w: &World| (0..count).map(|k| w.cloth(w.live_handle(k as u32).unwrap()).unwrap().state_hash()).collect::<Vec<_>>();
+            same &= hashes(&a) == hashes(&b);
+        }
+        let probe = world_of(1, 1);
+        let cloth = probe.cloth(probe.live_handle(0).unwrap()).unwrap();
+        let per_iteration = cloth.bending_constraints().hinges.len()
+            + STRETCH_SWEEPS * cloth.stretch_constraints().edges.len()
+            + cloth.tether_constraints().particle.len();
+        let projections = (count * per_iteration * 10) as f64;
+        let (one, two) = (median(one), median(two));
+        println!(
+            "{:<11} {:>9} {:>12.2} {:>8.2} {:>12.2} {:>8.2} {:>8.2}× {:>7}",
+            format!("{count} × {N}²"),
+            projections,
+            one * 1e3,
+            one * 1e9 / projections,
+            two * 1e3,
+            two * 1e9 / projections,
+            one / two,
+            if same { "same" } else { "DIFFER" }
+        );
+        all_same &= same;
+    }
+    all_same
+}
+
 /// What two threads give one cloth against what the machine gives two independent jobs: the
 /// coloured grids at 10 substeps, stepped (a) by a 1-thread world, (b) by a 2-thread world, and
 /// (c) as two 1-thread worlds stepped at the same time on two threads (no shared data). If (c)
@@ -339,6 +415,9 @@ fn run(args: &ArgMatches) -> Result<(), String> {
     }
     if cores > 1 {
         two_core_ceiling(&scenes, steps);
+        if !many_cloths(&scenes, steps) {
+            return Err("a cloth's state hash differs between the 1- and 2-thread worlds (a determinism bug)".into());
+        }
     }
 
     println!();
