@@ -28,9 +28,12 @@ bash .ci/valgrind-c-api.sh
 # arrays, winding and normals, vertex buffer encoding, parameters, pins, shapes) are unit-tested
 # without compiling godot-rust. A fresh `cargo check` of godot-rust takes ~11 min on a 2-core
 # machine, more than this whole suite, so the Godot side is type-checked only on request. The
-# unit tests share the root target folder: the core and its dependencies are already built there
-# with the same `ci` profile (the Godot build itself keeps bindings/godot/target).
-(cd bindings/godot && CARGO_TARGET_DIR="$PWD/../../target" cargo test --profile ci --no-default-features)
+# unit tests build into target/godot-ci, not the root's target/ci: the core is a cdylib, so its
+# rlib's file name carries no hash, and a build from this workspace overwrote the root's
+# target/ci/deps/libxpbd_cloth.rlib with one linked against this workspace's glam. Cargo still
+# counted the root's copy as fresh, so the next root build of anything that uses the crate (a
+# touched test, `cargo run --profile ci --example demo`) failed on "two versions of glam".
+(cd bindings/godot && CARGO_TARGET_DIR="$PWD/../../target/godot-ci" cargo test --profile ci --no-default-features)
 if [ "${XPBD_GODOT_CHECK:-0}" = 1 ]; then
     (cd bindings/godot && cargo check --release)
 fi
