@@ -59,3 +59,19 @@ fn row_mode_hash_is_independent_of_threads_and_follows_the_order() {
     let untouched = row_hash(&["--only", "64", "--row", "colour", "--steps", "0"]);
     assert_ne!(one, untouched, "three steps must move the cloth");
 }
+
+/// Output that cannot be written (stdout full) ends with the error and status 1, not a panic.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_full_stdout_is_an_error_not_a_panic() {
+    let full = std::fs::File::create("/dev/full").expect("/dev/full");
+    let out = std::process::Command::new(example_binary::example_binary("bench"))
+        .args(["--only", "32", "--row", "colour", "--steps", "1"])
+        .stdout(full)
+        .output()
+        .expect("start the bench");
+    let message = stderr(&out);
+    assert_eq!(out.status.code(), Some(1), "{message}");
+    assert!(message.contains("writing to standard output: No space left on device"), "{message}");
+    assert!(!message.contains("panicked"), "{message}");
+}

@@ -182,6 +182,29 @@ fn bad_input_prints_the_error_and_exits_with_status_1() {
         "triangle 1 is degenerate (zero area, or corners welded together)",
     );
     fails_with(&["--scene", "flag", "--substeps", "0", "--out", out], "parameter `substeps` = 0 is invalid");
+    // Not regular files: a directory failed only as "read error", and /dev/zero (no newline,
+    // no end) grew in memory until the process aborted.
+    let dir = std::env::temp_dir();
+    fails_with(&["--obj", dir.to_str().unwrap(), "--out", out], "not a regular file");
+    #[cfg(target_os = "linux")]
+    fails_with(&["--obj", "/dev/zero", "--out", out], "/dev/zero: not a regular file");
+}
+
+/// A report that cannot be written (stdout full) ends with the error and status 1, not a panic.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_full_stdout_is_an_error_not_a_panic() {
+    let out = out_dir("full");
+    let full = std::fs::File::create("/dev/full").expect("/dev/full");
+    let result = Command::new(demo_binary())
+        .args(["--scene", "flag", "--frames", "1", "--out", out.to_str().unwrap()])
+        .stdout(full)
+        .output()
+        .expect("start the demo");
+    let err = stderr(&result);
+    assert_eq!(result.status.code(), Some(1), "{err}");
+    assert!(err.contains("writing the report to standard output: No space left on device"), "{err}");
+    assert!(!err.contains("panicked"), "{err}");
 }
 
 #[test]

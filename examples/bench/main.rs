@@ -38,10 +38,20 @@ mod reference;
 
 use clap::{Arg, ArgMatches, Command, value_parser};
 use reference::Reference;
+use std::io::Write;
 use std::path::Path;
 use std::process::ExitCode;
 use std::time::Instant;
 use xpbd_cloth::{ClothDesc, ClothParams, ColliderDesc, Pose, World, WorldDesc};
+
+/// `println!` that returns an error instead of panicking when stdout is closed or full
+/// (`bench | head -1`, `bench > /dev/full`).
+macro_rules! out {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        writeln!(std::io::stdout(), $($arg)*).map_err(|e| format!("writing to standard output: {e}"))
+    }};
+}
 
 /// Stretch sweeps per iteration in the library's solver (`solver::STRETCH_SWEEPS`).
 const STRETCH_SWEEPS: usize = 2;
@@ -191,15 +201,26 @@ fn time(steps: usize, warmup: usize, mut f: impl FnMut()) -> f64 {
 /// `PARALLEL_MIN_CONSTRAINTS`, so none is split over threads. 16 × 16² has the particle count of
 /// the 64² grid, 64 × 16² that of 128². The last column compares every cloth's state hash
 /// between the two worlds after the same steps; false if any differs.
-fn many_cloths(scenes: &[Scene], steps: usize) -> bool {
+fn many_cloths(scenes: &[Scene], steps: usize) -> Result<bool, String> {
     const ROUNDS: usize = 3;
     const N: usize = 16;
-    println!();
-    println!("many cloths in one world, coloured, 10 substeps, medians over {ROUNDS} alternating rounds of {steps} steps:");
-    println!(
+    let counts: Vec<usize> = scenes
+        .iter()
+        .filter_map(|s| match s.key.as_str() {
+            "64" => Some(16),
+            "128" => Some(64),
+            _ => None,
+        })
+        .collect();
+    if counts.is_empty() {
+        return Ok(true);
+    }
+    out!()?;
+    out!("many cloths in one world, coloured, 10 substeps, medians over {ROUNDS} alternating rounds of {steps} steps:")?;
+    out!(
         "{:<11} {:>9} {:>12} {:>8} {:>12} {:>8} {:>9} {:>7}",
         "cloths", "proj/step", "1 thread ms", "ns/proj", "2 threads ms", "ns/proj", "speed-up", "hashes"
-    );
+    )?;
     let single = grid(N);
     let world_of = |count: usize, threads: u32| {
         let mut w = World::new(WorldDesc { substeps: 10, iterations: 1, thread_count: threads, ..WorldDesc::default() }).unwrap();
@@ -211,11 +232,6 @@ fn many_cloths(scenes: &[Scene], steps: usize) -> bool {
         }
         w
     };
-    let counts = scenes.iter().filter_map(|s| match s.key.as_str() {
-        "64" => Some(16),
-        "128" => Some(64),
-        _ => None,
-    });
     let mut all_same = true;
     for count in counts {
         let (mut one, mut two) = (Vec::new(), Vec::new());
@@ -241,7 +257,7 @@ fn many_cloths(scenes: &[Scene], steps: usize) -> bool {
             + cloth.tether_constraints().particle.len();
         let projections = (count * per_iteration * 10) as f64;
         let (one, two) = (median(one), median(two));
-        println!(
+        out!(
             "{:<11} {:>9} {:>12.2} {:>8.2} {:>12.2} {:>8.2} {:>8.2}× {:>7}",
             format!("{count} × {N}²"),
             projections,
@@ -251,10 +267,10 @@ fn many_cloths(scenes: &[Scene], steps: usize) -> bool {
             two * 1e9 / projections,
             one / two,
             if same { "same" } else { "DIFFER" }
-        );
+        )?;
         all_same &= same;
     }
-    all_same
+    Ok(all_same)
 }
 
 /// What two threads give one cloth against what the machine gives two independent jobs: the
@@ -263,15 +279,19 @@ fn many_cloths(scenes: &[Scene], steps: usize) -> bool {
 /// takes longer per step than (a), the two cores are not independent (shared caches, memory,
 /// host SMT, clocks), and 2·t(a)/t(c) is the most any split of one cloth over two threads can
 /// gain on this machine. The three run in alternation, `ROUNDS` times, medians of all steps.
-fn two_core_ceiling(scenes: &[Scene], steps: usize) {
+fn two_core_ceiling(scenes: &[Scene], steps: usize) -> Result<(), String> {
     const ROUNDS: usize = 3;
-    println!();
-    println!("two cores, coloured, 10 substeps, medians over {ROUNDS} alternating rounds of {steps} steps:");
-    println!(
+    let scenes: Vec<&Scene> = scenes.iter().filter(|s| s.key == "64" || s.key == "128").collect();
+    if scenes.is_empty() {
+        return Ok(());
+    }
+    out!()?;
+    out!("two cores, coloured, 10 substeps, medians over {ROUNDS} alternating rounds of {steps} steps:")?;
+    out!(
         "{:<11} {:>12} {:>12} {:>9} {:>20} {:>17}",
         "scene", "1 thread ms", "2 threads ms", "speed-up", "2 × 1 thread ms each", "machine ceiling"
-    );
-    for scene in scenes.iter().filter(|s| s.key == "64" || s.key == "128") {
+    )?;
+    for scene in scenes {
         let (mut one, mut two, mut pair) = (Vec::new(), Vec::new(), Vec::new());
         let step_times = |w: &mut World, out: &mut Vec<f64>| {
             for k in 0..steps + 10 {
@@ -299,7 +319,7 @@ fn two_core_ceiling(scenes: &[Scene], steps: usize) {
             pair.extend(ta.into_iter().chain(tb));
         }
         let (one, two, pair) = (median(one), median(two), median(pair));
-        println!(
+        out!(
             "{:<11} {:>12.2} {:>12.2} {:>8.2}× {:>20.2} {:>16.2}×",
             scene.name,
             one * 1e3,
@@ -307,21 +327,23 @@ fn two_core_ceiling(scenes: &[Scene], steps: usize) {
             one / two,
             pair * 1e3,
             2.0 * one / pair
-        );
+        )?;
     }
+    Ok(())
 }
 
 /// `steps` untimed steps of one configuration (for instruction counting).
-fn count_one(scene: &Scene, substeps: u32, threads: u32, row: &str, steps: usize) {
+fn count_one(scene: &Scene, substeps: u32, threads: u32, row: &str, steps: usize) -> Result<(), String> {
     let mut w = world(scene, substeps, threads, row == "colour");
     if row == "reference" {
         let mut reference = Reference::from_cloth(w.cloth(w.live_handle(0).unwrap()).unwrap(), GRAVITY);
         (0..steps).for_each(|_| reference.step(DT, substeps));
-        println!("{} reference: checksum {}", scene.name, reference.checksum());
+        out!("{} reference: checksum {}", scene.name, reference.checksum())?;
     } else {
         (0..steps).for_each(|_| w.step(DT).unwrap());
-        println!("{} {row}: state hash {:x}", scene.name, w.cloth(w.live_handle(0).unwrap()).unwrap().state_hash());
+        out!("{} {row}: state hash {:x}", scene.name, w.cloth(w.live_handle(0).unwrap()).unwrap().state_hash())?;
     }
+    Ok(())
 }
 
 fn main() -> ExitCode {
@@ -329,7 +351,8 @@ fn main() -> ExitCode {
     match run(&args) {
         Ok(()) => ExitCode::SUCCESS,
         Err(message) => {
-            eprintln!("error: {message}");
+            // Not `eprintln!`, which panics when stderr is closed or full.
+            let _ = writeln!(std::io::stderr(), "error: {message}");
             ExitCode::FAILURE
         }
     }
@@ -343,16 +366,21 @@ fn run(args: &ArgMatches) -> Result<(), String> {
     }
     if let Some(path) = args.get_one::<std::path::PathBuf>("svg") {
         // Before the minutes of timing, not after them: a file that cannot be written is a bad value.
-        if let Err(e) = std::fs::File::create(path) {
+        // Opened without truncating, so that an interrupted run leaves an existing chart as it
+        // was, and a file this check created is removed again (the chart is written at the end).
+        let existed = path.exists();
+        if let Err(e) = std::fs::OpenOptions::new().write(true).create(true).truncate(false).open(path) {
             command().error(clap::error::ErrorKind::ValueValidation, format!("--svg {}: {e}", path.display())).exit();
+        }
+        if !existed {
+            let _ = std::fs::remove_file(path);
         }
     }
     let scenes = scenes(args.get_one::<String>("only").map(String::as_str))?;
     if let Some(row) = args.get_one::<String>("row") {
         let substeps = *args.get_one::<u32>("substeps").expect("default");
         let threads = *args.get_one::<u32>("threads").expect("default");
-        count_one(&scenes[0], substeps, threads, row, steps);
-        return Ok(());
+        return count_one(&scenes[0], substeps, threads, row, steps);
     }
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get()) as u32;
     // (threads, colouring): the anchor-ordered sweep, then the coloured one (the default)
@@ -362,11 +390,11 @@ fn run(args: &ArgMatches) -> Result<(), String> {
         runs.push((cores, true));
     }
 
-    println!("{steps} timed steps after 10 warm-up steps of 1/60 s; medians. {cores} cores.");
-    println!(
+    out!("{steps} timed steps after 10 warm-up steps of 1/60 s; medians. {cores} cores.")?;
+    out!(
         "{:<11} {:>4} {:>7} {:>6} {:>9} {:>8} {:>10} {:>9} {:>10} {:>8} {:>17}",
         "scene", "sub", "threads", "order", "proj/step", "ms/step", "ns/proj", "ref ms", "ref ns/pr", "speed-up", "state hash"
-    );
+    )?;
     let mut bars = Vec::new();
     for scene in &scenes {
         for substeps in [5, 10] {
@@ -390,7 +418,7 @@ fn run(args: &ArgMatches) -> Result<(), String> {
                 let s = time(steps, 10, || w.step(DT).unwrap());
                 let order = if colouring { "coloured" } else { "anchor order" };
                 bar(format!("{order}, {threads} thread{}", if threads > 1 { "s" } else { "" }), s);
-                println!(
+                out!(
                     "{:<11} {:>4} {:>7} {:>6} {:>9} {:>8.2} {:>10.2} {:>9.2} {:>10.2} {:>7.2}× {:>17x}",
                     scene.name,
                     substeps,
@@ -403,7 +431,7 @@ fn run(args: &ArgMatches) -> Result<(), String> {
                     ref_s * 1e9 / projections,
                     ref_s / s,
                     w.cloth(w.live_handle(0).unwrap()).unwrap().state_hash()
-                );
+                )?;
             }
         }
     }
@@ -411,22 +439,26 @@ fn run(args: &ArgMatches) -> Result<(), String> {
     if let Some(path) = args.get_one::<std::path::PathBuf>("svg") {
         let title = format!("ns per constraint projection, 10 substeps, 1 iteration ({cores} cores; lower is faster)");
         std::fs::write(path, plot::bar_chart_svg(&title, &bars)).map_err(|e| format!("{}: {e}", path.display()))?;
-        println!("wrote {}", path.display());
+        out!("wrote {}", path.display())?;
     }
     if cores > 1 {
-        two_core_ceiling(&scenes, steps);
-        if !many_cloths(&scenes, steps) {
+        two_core_ceiling(&scenes, steps)?;
+        if !many_cloths(&scenes, steps)? {
             return Err("a cloth's state hash differs between the 1- and 2-thread worlds (a determinism bug)".into());
         }
     }
 
-    println!();
-    println!("self-collision, radius half the mean edge length, 10 substeps, 1 thread, anchor order:");
-    println!(
+    let with_self_collision: Vec<&Scene> = scenes.iter().filter(|s| s.key == "64" || s.key == "tablecloth").collect();
+    if with_self_collision.is_empty() {
+        return Ok(());
+    }
+    out!()?;
+    out!("self-collision, radius half the mean edge length, 10 substeps, 1 thread, anchor order:")?;
+    out!(
         "{:<11} {:>8} {:>10} {:>9} {:>7} {:>11} {:>9}",
         "scene", "r mm", "ms off", "ms on", "ratio", "pairs/step", "contacts"
-    );
-    for scene in scenes.iter().filter(|s| s.key == "64" || s.key == "tablecloth") {
+    )?;
+    for scene in with_self_collision {
         let mut off = world_with(scene, 10, 1, false, None);
         let edges = off.cloth(off.live_handle(0).unwrap()).unwrap().stretch_constraints();
         let radius = 0.5 * edges.rest_length.iter().sum::<f32>() / edges.rest_length.len() as f32;
@@ -447,7 +479,7 @@ fn run(args: &ArgMatches) -> Result<(), String> {
         }
         let (off_s, on_s) = (median(off_t), median(on_t));
         let stats = *on.cloth(on.live_handle(0).unwrap()).unwrap().stats();
-        println!(
+        out!(
             "{:<11} {:>8.2} {:>10.2} {:>9.2} {:>6.2}× {:>11} {:>9}",
             scene.name,
             radius * 1e3,
@@ -456,7 +488,7 @@ fn run(args: &ArgMatches) -> Result<(), String> {
             on_s / off_s,
             stats.self_pairs_tested,
             stats.self_contact_count
-        );
+        )?;
     }
     Ok(())
 }

@@ -16,6 +16,7 @@ mod simulate;
 
 use clap::{Arg, ArgMatches, Command, value_parser};
 use glam::Vec3;
+use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -72,7 +73,8 @@ fn main() -> ExitCode {
     match run(&args) {
         Ok(()) => ExitCode::SUCCESS,
         Err(message) => {
-            eprintln!("error: {message}");
+            // Not `eprintln!`, which panics when stderr is closed or full.
+            let _ = writeln!(std::io::stderr(), "error: {message}");
             ExitCode::FAILURE
         }
     }
@@ -104,7 +106,8 @@ fn run(args: &ArgMatches) -> Result<(), String> {
         }
     };
     for (scene, mesh) in &scenes {
-        simulate::run(scene, mesh, &opts)?.print();
+        let report = simulate::run(scene, mesh, &opts)?;
+        report.write_to(&mut std::io::stdout().lock()).map_err(|e| format!("writing the report to standard output: {e}"))?;
     }
     Ok(())
 }

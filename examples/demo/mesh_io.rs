@@ -15,10 +15,23 @@ pub struct TriangleMesh {
     pub indices: Vec<u32>,
 }
 
+/// Largest OBJ file the demo reads [bytes]: a million-triangle mesh takes about 60 MB.
+const MAX_OBJ_BYTES: u64 = 1 << 30;
+
 /// Read the triangles of every object in an OBJ file into one mesh. Errors (as readable text):
-/// the file cannot be opened or parsed, a face is not a triangle, or the file has no faces.
+/// the file cannot be opened or parsed, is not a regular file, is larger than [`MAX_OBJ_BYTES`],
+/// a face is not a triangle, or the file has no faces.
 pub fn load_obj(path: &Path) -> Result<TriangleMesh, String> {
     let file = File::open(path).map_err(|e| format!("cannot open {}: {e}", path.display()))?;
+    // A directory only fails at the first read ("read error"), and a device such as /dev/zero
+    // never ends: tobj reads lines, so one without a newline grew until memory ran out.
+    let metadata = file.metadata().map_err(|e| format!("cannot open {}: {e}", path.display()))?;
+    if !metadata.is_file() {
+        return Err(format!("{}: not a regular file (a directory, device or pipe)", path.display()));
+    }
+    if metadata.len() > MAX_OBJ_BYTES {
+        return Err(format!("{}: {} bytes, more than the demo reads ({MAX_OBJ_BYTES})", path.display(), metadata.len()));
+    }
     let options = tobj::LoadOptions { single_index: false, triangulate: false, ignore_points: true, ignore_lines: true };
     // Materials do not matter here: do not open .mtl files.
     let no_materials = |_: &Path| Err(tobj::LoadError::GenericFailure);

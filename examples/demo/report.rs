@@ -1,5 +1,6 @@
 //! The per-scene report: what was simulated, how fast, and how well the constraints hold.
 
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use xpbd_cloth::{ClothStats, ConstraintStats, MeshInfo, WorldDesc};
 
@@ -47,72 +48,81 @@ impl Report {
         constraints * self.stats.substeps as f64 * self.stats.iterations as f64
     }
 
-    pub fn print(&self) {
+    /// The report as printed under each scene, written to `out` (stdout): an error, not a panic,
+    /// when it is closed or full (`demo | head -1`, `demo > /dev/full`).
+    pub fn write_to(&self, out: &mut impl Write) -> std::io::Result<()> {
         let threads = match self.world.thread_count {
             0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
             n => n as usize,
         };
-        println!(
+        writeln!(
+            out,
             "{} — {}, {} frames of 1/60 s, {} substeps × {} iteration(s), {threads} thread(s)",
             self.scene,
             shown(&self.mesh_path),
             self.frames,
             self.stats.substeps,
             self.stats.iterations
-        );
+        )?;
         let i = &self.info;
-        println!(
+        writeln!(
+            out,
             "  mesh          {} vertices, {} particles after welding, {} triangles, {} pinned",
             i.vertex_count, i.particle_count, i.triangle_count, self.pinned
-        );
-        println!(
+        )?;
+        writeln!(
+            out,
             "  constraints   stretch {}, bending {}, tether {} ({} in all)",
             self.stretch_count,
             self.bending_count,
             self.tether_count,
             self.stretch_count + self.bending_count + self.tether_count
-        );
+        )?;
         let ns = 1e9 * self.median_step_seconds / self.projections_per_step().max(1.0);
-        println!(
+        writeln!(
+            out,
             "  time          {:.2} ms/step (median), {ns:.1} ns per constraint projection; \
              {:.2} s stepping, {:.2} s drawing, {:.2} s in all",
             1e3 * self.median_step_seconds,
             self.total_step_seconds,
             self.render_seconds,
             self.wall_seconds
-        );
-        residual_line("stretch", &self.stats.stretch, "m");
-        residual_line("bending", &self.stats.bending, "rad");
-        residual_line("tether", &self.stats.tether, "m");
-        println!(
+        )?;
+        residual_line(out, "stretch", &self.stats.stretch, "m")?;
+        residual_line(out, "bending", &self.stats.bending, "rad")?;
+        residual_line(out, "tether", &self.stats.tether, "m")?;
+        writeln!(
+            out,
             "  edge strain   max {:.3} % at the end, {:.3} % peak",
             100.0 * self.stats.max_edge_strain,
             100.0 * self.peak_strain
-        );
+        )?;
         let wiring = if self.registered_colliders < self.colliders {
             " — not yet registered with the world: the cloth passes through them"
         } else {
             ""
         };
-        println!(
+        writeln!(
+            out,
             "  penetration   max {:.2} mm at the end, {:.2} mm peak ({} colliders{wiring})",
             1e3 * self.final_penetration,
             1e3 * self.peak_penetration,
             self.colliders
-        );
+        )?;
         let outputs: Vec<String> = self.outputs.iter().map(|p| shown(p)).collect();
-        println!("  wrote         {}", outputs.join(", "));
+        writeln!(out, "  wrote         {}", outputs.join(", "))
     }
 }
 
-fn residual_line(name: &str, s: &ConstraintStats, unit: &str) {
+fn residual_line(out: &mut impl Write, name: &str, s: &ConstraintStats, unit: &str) -> std::io::Result<()> {
     if s.count == 0 {
-        println!("  |C| {name:<9} none");
+        writeln!(out, "  |C| {name:<9} none")
     } else {
-        println!(
+        writeln!(
+            out,
             "  |C| {name:<9} mean {:.2e}  p95 {:.2e}  max {:.2e} {unit}",
             s.mean_abs_c, s.p95_abs_c, s.max_abs_c
-        );
+        )
     }
 }
 

@@ -176,7 +176,9 @@ impl<'a> Progress<'a> {
         self.last_draw = Some(Instant::now());
         let recent = &step_times[step_times.len().saturating_sub(30)..];
         let ms = 1e3 * recent.iter().sum::<f64>() / recent.len().max(1) as f64;
-        eprint!(
+        // `write!` rather than `eprint!`, which panics when stderr is closed or full.
+        let _ = write!(
+            std::io::stderr(),
             "\r  {}: frame {frame}/{} ({:.2} s simulated), {ms:.2} ms/step   ",
             self.name,
             self.frames,
@@ -186,7 +188,7 @@ impl<'a> Progress<'a> {
     }
 
     fn finish(&self) {
-        eprint!("\r{}\r", " ".repeat(72));
+        let _ = write!(std::io::stderr(), "\r{}\r", " ".repeat(72));
         std::io::stderr().flush().ok();
     }
 }
