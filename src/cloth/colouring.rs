@@ -8,8 +8,8 @@ use crate::constraints::colouring::{anchor_hops, colour_order_by_particle, greed
 use crate::solver::PARALLEL_MIN_CONSTRAINTS;
 
 /// Fewest edges per colour, on average, that a wider palette may leave (see
-/// `Cloth::stretch_palette`): 8 batches of the 8-lane kernels, so that the remainder each colour
-/// leaves to the narrower paths stays small.
+/// `Cloth::stretch_palette`): 8 batches of the 8-lane kernels, so that the partial batch each
+/// colour ends with (`sweep::project_padded`) stays a small share of its work.
 const MIN_EDGES_PER_COLOUR: usize = 64;
 
 impl Cloth {

@@ -4,8 +4,9 @@
 //! instructions). Every operation is an IEEE single-precision operation applied lane by lane
 //! (add, sub, mul, div, sqrt, compare-and-select: no fused multiply-add, no approximate
 //! reciprocal), so a lane computes exactly the bits the scalar path computes for the same
-//! constraint. Min, max and clamp are written as compare-and-select in both so that they agree
-//! even on NaN.
+//! constraint, except which NaN a NaN result is (its sign or payload, which depends on how LLVM
+//! ordered an operation's operands in each compiled kernel). Min, max and clamp are written as
+//! compare-and-select in both so that they agree on whether a result is NaN.
 
 use super::access::SolverParticle;
 use std::ops::{Add, Div, Mul, Neg, Sub};

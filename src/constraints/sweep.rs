@@ -99,7 +99,10 @@ pub(crate) fn project_padded<const N: usize, L: LaneSet<N>, S: BatchSweep, P: Po
 /// [`Sweep::project_disjoint`] for a [`BatchSweep`]: 8 constraints at a time where the CPU has
 /// AVX, else [`LANES`] at a time, the remainder as one partial batch of that width. The same bits as
 /// [`Sweep::project_range`] (one colour: the constraints share no particle, and every width does
-/// the same IEEE operations per lane).
+/// the same IEEE operations per lane), except for the sign or payload of a NaN result: x86 returns
+/// one operand's NaN, and LLVM may order the operands of an add or multiply differently in each
+/// compiled kernel. So a NaN state's NaNs may differ between widths, and between builds that move
+/// constraints from one width to another (README, Determinism).
 #[inline(always)]
 pub(crate) fn project_disjoint_lanes<S: BatchSweep, P: Positions + ?Sized>(s: &S, first: usize, lambda: &mut [f32], x: &mut P) {
     #[cfg(target_arch = "x86_64")]
