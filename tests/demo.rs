@@ -182,6 +182,10 @@ fn bad_input_prints_the_error_and_exits_with_status_1() {
         "triangle 1 is degenerate (zero area, or corners welded together)",
     );
     fails_with(&["--scene", "flag", "--substeps", "0", "--out", out], "parameter `substeps` = 0 is invalid");
+    // A valid mesh too large for the demo's own ball (sized from the mesh): the message says whose
+    // value it is, since the user never gave a radius.
+    let huge = write_obj("huge.obj", "v -90000 0 -90000\nv 90000 0 -90000\nv 0 0 90000\nf 1 2 3\n");
+    fails_with(&["--obj", huge.to_str().unwrap(), "--out", out], "the demo's ball (placed and sized from the mesh) was rejected");
     // Not regular files: a directory failed only as "read error", and /dev/zero (no newline,
     // no end) grew in memory until the process aborted.
     let dir = std::env::temp_dir();

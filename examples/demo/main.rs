@@ -41,12 +41,16 @@ fn command() -> Command {
         .arg(
             Arg::new("frames")
                 .long("frames")
+                // "-1" as a value (a range or parse error), not as an unknown option.
+                .allow_negative_numbers(true)
                 .value_parser(value_parser!(u32).range(1..=100_000))
                 .help("Frames of 1/60 s to simulate [default: 240 per built-in scene, 120 for --obj]"),
         )
         .arg(
             Arg::new("substeps")
                 .long("substeps")
+                // "-1" as a value (a range or parse error), not as an unknown option.
+                .allow_negative_numbers(true)
                 .value_parser(value_parser!(u32))
                 .default_value("10")
                 .help("Substeps per frame"),
@@ -54,6 +58,8 @@ fn command() -> Command {
         .arg(
             Arg::new("threads")
                 .long("threads")
+                // "-1" as a value (a range or parse error), not as an unknown option.
+                .allow_negative_numbers(true)
                 .value_parser(value_parser!(u32))
                 .default_value("0")
                 .help("Worker threads, 0 = all cores"),

@@ -22,6 +22,18 @@ pub enum DemoShape {
     Capsule { a: Vec3, b: Vec3, radius: f32 },
 }
 
+impl DemoShape {
+    /// What a message calls the shape.
+    pub fn noun(&self) -> &'static str {
+        match self {
+            DemoShape::Plane { .. } => "floor plane",
+            DemoShape::Box { .. } => "box",
+            DemoShape::Sphere { .. } => "ball",
+            DemoShape::Capsule { .. } => "capsule",
+        }
+    }
+}
+
 /// A collider of a scene: its shape and its friction coefficient μ [-].
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct DemoCollider {
@@ -247,7 +259,11 @@ const BOX_EDGE_ROUNDING: f32 = 0.01;
 /// to the library. Returns how many the world now simulates.
 pub fn add_colliders(world: &mut World, scene: &Scene) -> Result<usize, String> {
     for c in &scene.colliders {
-        world.add_collider(&c.to_collider_desc()).map_err(|e| format!("collider rejected: {e}"))?;
+        // The demo places and sizes its colliders from the mesh (`--obj`): say so, since the user
+        // never gave these values.
+        world
+            .add_collider(&c.to_collider_desc())
+            .map_err(|e| format!("the demo's {} (placed and sized from the mesh) was rejected: {e}", c.shape.noun()))?;
     }
     Ok(world.collider_count())
 }
