@@ -5,14 +5,11 @@
 
 mod example_binary;
 
+use example_binary::stderr;
 use std::process::Output;
 
 fn bench(args: &[&str]) -> Output {
-    std::process::Command::new(example_binary::example_binary("bench")).args(args).output().expect("start the bench")
-}
-
-fn stderr(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stderr).into_owned()
+    example_binary::run("bench", args)
 }
 
 /// The hash on the `--row` line: `<scene> <row>: state hash <hex>`.
@@ -64,12 +61,7 @@ fn row_mode_hash_is_independent_of_threads_and_follows_the_order() {
 #[cfg(target_os = "linux")]
 #[test]
 fn a_full_stdout_is_an_error_not_a_panic() {
-    let full = std::fs::File::create("/dev/full").expect("/dev/full");
-    let out = std::process::Command::new(example_binary::example_binary("bench"))
-        .args(["--only", "32", "--row", "colour", "--steps", "1"])
-        .stdout(full)
-        .output()
-        .expect("start the bench");
+    let out = example_binary::run_with_full_stdout("bench", &["--only", "32", "--row", "colour", "--steps", "1"]);
     let message = stderr(&out);
     assert_eq!(out.status.code(), Some(1), "{message}");
     assert!(message.contains("writing to standard output: No space left on device"), "{message}");

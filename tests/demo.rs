@@ -3,14 +3,11 @@
 //! last frame), the final mesh, and that bad input ends with the library's message and status 1.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
 mod example_binary;
 
-/// The demo, built once ([`example_binary::example_binary`]).
-fn demo_binary() -> PathBuf {
-    example_binary::example_binary("demo")
-}
+use example_binary::stderr;
 
 fn out_dir(name: &str) -> PathBuf {
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("demo-{name}"));
@@ -19,7 +16,7 @@ fn out_dir(name: &str) -> PathBuf {
 }
 
 fn run_demo(args: &[&str]) -> Output {
-    Command::new(demo_binary()).args(args).output().expect("start the demo")
+    example_binary::run("demo", args)
 }
 
 /// The numbers on the report line that starts with `label` (after indentation).
@@ -62,10 +59,6 @@ fn tile(sheet: &[u8], sheet_width: u32, k: usize) -> Vec<u8> {
         sheet[start..start + 320].to_vec()
     })
     .collect()
-}
-
-fn stderr(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stderr).into_owned()
 }
 
 #[test]
@@ -199,12 +192,7 @@ fn bad_input_prints_the_error_and_exits_with_status_1() {
 #[test]
 fn a_full_stdout_is_an_error_not_a_panic() {
     let out = out_dir("full");
-    let full = std::fs::File::create("/dev/full").expect("/dev/full");
-    let result = Command::new(demo_binary())
-        .args(["--scene", "flag", "--frames", "1", "--out", out.to_str().unwrap()])
-        .stdout(full)
-        .output()
-        .expect("start the demo");
+    let result = example_binary::run_with_full_stdout("demo", &["--scene", "flag", "--frames", "1", "--out", out.to_str().unwrap()]);
     let err = stderr(&result);
     assert_eq!(result.status.code(), Some(1), "{err}");
     assert!(err.contains("writing the report to standard output: No space left on device"), "{err}");

@@ -178,20 +178,34 @@ fn median(mut v: Vec<f64>) -> f64 {
     v[v.len() / 2]
 }
 
-/// Median seconds per call of `f` over `steps` calls after `warmup` calls.
-fn time(steps: usize, warmup: usize, mut f: impl FnMut()) -> f64 {
+/// Seconds of each of `steps` calls of `f`, after `warmup` untimed calls.
+fn durations(steps: usize, warmup: usize, mut f: impl FnMut()) -> Vec<f64> {
     for _ in 0..warmup {
         f();
     }
-    median(
-        (0..steps)
-            .map(|_| {
-                let t = Instant::now();
-                f();
-                t.elapsed().as_secs_f64()
-            })
-            .collect(),
-    )
+    (0..steps)
+        .map(|_| {
+            let t = Instant::now();
+            f();
+            t.elapsed().as_secs_f64()
+        })
+        .collect()
+}
+
+/// Median seconds per call of `f` over `steps` calls after `warmup` calls.
+fn time(steps: usize, warmup: usize, f: impl FnMut()) -> f64 {
+    median(durations(steps, warmup, f))
+}
+
+/// Seconds of each of `steps` steps of `w` after 10 warm-up steps (the tables' step times).
+fn step_durations(w: &mut World, steps: usize) -> Vec<f64> {
+    durations(steps, 10, || w.step(DT).unwrap())
+}
+
+/// Constraint projections of one iteration of `cloth`'s solve: hinges, both stretch sweeps' edges
+/// and tethers (each tether once; see the module docs).
+fn projections_per_iteration(cloth: &xpbd_cloth::Cloth) -> usize {
+    cloth.bending_constraints().hinges.len() + STRETCH_SWEEPS * cloth.stretch_constraints().edges.len() + cloth.tether_constraints().particle.len()
 }
 
 /// Many small cloths in one world, as an engine with many characters steps them: `count` grids
@@ -238,24 +252,14 @@ fn many_cloths(scenes: &[Scene], steps: usize) -> Result<bool, String> {
         let mut same = true;
         for _ in 0..ROUNDS {
             let (mut a, mut b) = (world_of(count, 1), world_of(count, 2));
-            for (w, out) in [(&mut a, &mut one), (&mut b, &mut two)] {
-                for k in 0..steps + 10 {
-                    let t = Instant::now();
-                    w.step(DT).unwrap();
-                    if k >= 10 {
-                        out.push(t.elapsed().as_secs_f64());
-                    }
-                }
-            }
+            one.extend(step_durations(&mut a, steps));
+            two.extend(step_durations(&mut b, steps));
             let hashes = |w: &World| (0..count).map(|k| w.cloth(w.live_handle(k as u32).unwrap()).unwrap().state_hash()).collect::<Vec<_>>();
             same &= hashes(&a) == hashes(&b);
         }
         let probe = world_of(1, 1);
         let cloth = probe.cloth(probe.live_handle(0).unwrap()).unwrap();
-        let per_iteration = cloth.bending_constraints().hinges.len()
-            + STRETCH_SWEEPS * cloth.stretch_constraints().edges.len()
-            + cloth.tether_constraints().particle.len();
-        let projections = (count * per_iteration * 10) as f64;
+        let projections = (count * projections_per_iteration(cloth) * 10) as f64;
         let (one, two) = (median(one), median(two));
         out!(
             "{:<11} {:>9} {:>12.2} {:>8.2} {:>12.2} {:>8.2} {:>8.2}× {:>7}",
@@ -293,27 +297,13 @@ fn two_core_ceiling(scenes: &[Scene], steps: usize) -> Result<(), String> {
     )?;
     for scene in scenes {
         let (mut one, mut two, mut pair) = (Vec::new(), Vec::new(), Vec::new());
-        let step_times = |w: &mut World, out: &mut Vec<f64>| {
-            for k in 0..steps + 10 {
-                let t = Instant::now();
-                w.step(DT).unwrap();
-                if k >= 10 {
-                    out.push(t.elapsed().as_secs_f64());
-                }
-            }
-        };
         for _ in 0..ROUNDS {
-            step_times(&mut world(scene, 10, 1, true), &mut one);
-            step_times(&mut world(scene, 10, 2, true), &mut two);
+            one.extend(step_durations(&mut world(scene, 10, 1, true), steps));
+            two.extend(step_durations(&mut world(scene, 10, 2, true), steps));
             let (mut a, mut b) = (world(scene, 10, 1, true), world(scene, 10, 1, true));
             let (ta, tb) = std::thread::scope(|s| {
-                let ta = s.spawn(move || {
-                    let mut t = Vec::new();
-                    step_times(&mut a, &mut t);
-                    t
-                });
-                let mut tb = Vec::new();
-                step_times(&mut b, &mut tb);
+                let ta = s.spawn(move || step_durations(&mut a, steps));
+                let tb = step_durations(&mut b, steps);
                 (ta.join().unwrap(), tb)
             });
             pair.extend(ta.into_iter().chain(tb));
@@ -400,10 +390,7 @@ fn run(args: &ArgMatches) -> Result<(), String> {
         for substeps in [5, 10] {
             let probe = world(scene, substeps, 1, false);
             let cloth = probe.cloth(probe.live_handle(0).unwrap()).unwrap();
-            let per_iteration = cloth.bending_constraints().hinges.len()
-                + STRETCH_SWEEPS * cloth.stretch_constraints().edges.len()
-                + cloth.tether_constraints().particle.len();
-            let projections = (per_iteration * substeps as usize) as f64;
+            let projections = (projections_per_iteration(cloth) * substeps as usize) as f64;
             let mut reference = Reference::from_cloth(cloth, GRAVITY);
             let ref_s = time(steps, 10, || reference.step(DT, substeps));
             std::hint::black_box(reference.checksum());

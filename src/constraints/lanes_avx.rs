@@ -56,15 +56,6 @@ impl std::ops::Neg for Lanes8 {
     }
 }
 
-impl Lanes8 {
-    /// `if mask { then } else { otherwise }` per lane, for a compare's all-ones/all-zeros mask.
-    #[inline(always)]
-    fn blend(mask: __m256, then: Lanes8, otherwise: Lanes8) -> Lanes8 {
-        // SAFETY: the CPU has AVX (module invariant).
-        Lanes8(unsafe { _mm256_blendv_ps(otherwise.0, then.0, mask) })
-    }
-}
-
 impl Real for Lanes8 {
     #[inline(always)]
     fn splat(v: f32) -> Self {
@@ -94,7 +85,9 @@ impl Real for Lanes8 {
     }
     #[inline(always)]
     fn select(mask: Lanes8Mask, then: Self, otherwise: Self) -> Self {
-        Lanes8::blend(mask.0, then, otherwise)
+        // SAFETY: the CPU has AVX (module invariant). `blendv` takes `then` where the mask's sign
+        // bit is set: every bit of a compare's all-ones lanes.
+        Lanes8(unsafe { _mm256_blendv_ps(otherwise.0, then.0, mask.0) })
     }
     #[inline(always)]
     fn or_zero(self, mask: Lanes8Mask) -> Self {

@@ -1,8 +1,10 @@
-//! Builds an example binary for the integration tests that run it as a user would.
+//! Builds and runs an example binary for the integration tests that run it as a user would.
+// Each test crate that includes this module uses only some of it.
+#![allow(dead_code)]
 
 use std::collections::HashMap;
 use std::path::PathBuf;
-use std::process::Command;
+use std::process::{Command, Output};
 use std::sync::{Mutex, OnceLock};
 
 /// Build example `name` once per test process (release-like: the examples simulate real meshes)
@@ -36,4 +38,26 @@ fn build(name: &str) -> PathBuf {
         .expect("run cargo build");
     assert!(status.success(), "building the {name} example failed");
     target_dir.join(profile_dir).join("examples").join(format!("{name}{}", std::env::consts::EXE_SUFFIX))
+}
+
+/// Example `name` run with `args` to its end, its output captured.
+pub fn run(name: &'static str, args: &[&str]) -> Output {
+    Command::new(example_binary(name)).args(args).output().unwrap_or_else(|e| panic!("start the {name} example: {e}"))
+}
+
+/// [`run`] with standard output on /dev/full, where every write fails with "No space left on
+/// device" (how the tests check that output errors end a program with a message, not a panic).
+#[cfg(target_os = "linux")]
+pub fn run_with_full_stdout(name: &'static str, args: &[&str]) -> Output {
+    let full = std::fs::File::create("/dev/full").expect("/dev/full");
+    Command::new(example_binary(name))
+        .args(args)
+        .stdout(full)
+        .output()
+        .unwrap_or_else(|e| panic!("start the {name} example: {e}"))
+}
+
+/// A run's standard error as text.
+pub fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
 }
