@@ -194,7 +194,7 @@ fn work(index: usize, deadline: Instant) -> Worker {
 
         // Shared world: thread 0 replaces it every 8th round; every thread adds a cloth, steps
         // the whole world, reads its cloth and destroys it.
-        if index == 0 && round % 8 == 0 {
+        if index == 0 && round.is_multiple_of(8) {
             let new = create_world(&mut w, 1);
             let old = XpbdWorldId { id: SHARED.swap(new.id, Ordering::SeqCst) };
             w.check("xpbd_world_destroy", xpbd_world_destroy(old), &[]);

@@ -145,7 +145,7 @@ impl Recorder {
         let c = world.cloth(cloth).map_err(|e| e.to_string())?;
         c.read_positions(&mut self.positions).map_err(|e| e.to_string())?;
         c.read_normals(&mut self.normals).map_err(|e| e.to_string())?;
-        if frame % GIF_EVERY == 0 || frame == last {
+        if frame.is_multiple_of(GIF_EVERY) || frame == last {
             self.gif.add(&self.gif_renderer.draw(&self.positions, &self.normals, indices))?;
         }
         if self.tile_frames.contains(&frame) {

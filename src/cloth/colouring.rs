@@ -16,7 +16,7 @@ impl Cloth {
     /// Turn constraint colouring on or off (default [`crate::cloth::DEFAULT_CONSTRAINT_COLOURING`]:
     /// on). On: stretch edges are wavefront-coloured and bending hinges greedily coloured
     /// (no two constraints of a colour share a particle), each type's sweep runs
-    /// colour after colour, a colour's constraints are projected 8 (with AVX) or 4 at a time by
+    /// colour after colour, a colour's constraints are projected 16 (with AVX-512F), 8 (with AVX) or 4 at a time by
     /// the lane-wise kernels, and in parallel on the world's thread pool when the cloth has at least
     /// [`crate::world::PARALLEL_MIN_CONSTRAINTS`] constraints and the world more than one thread.
     /// Tether groups run in parallel too. Results are bitwise identical for any thread count and

@@ -186,7 +186,7 @@ pub(crate) struct ContactScratch {
 /// Particles per block of the contacts' block test ([`FarTest::block_clear`]); divides
 /// [`PARTICLE_CHUNK`], so that a split pass's chunks hold whole blocks.
 const CONTACT_BLOCK: usize = 64;
-const _: () = assert!(PARTICLE_CHUNK % CONTACT_BLOCK == 0);
+const _: () = assert!(PARTICLE_CHUNK.is_multiple_of(CONTACT_BLOCK));
 
 /// Where a block of particles starts and how far it moves in a substep, for skipping a collider
 /// for the whole block at once.
@@ -672,7 +672,7 @@ mod tests {
         let begin = Frame { position: centre, rotation: Quat::from_axis_angle(axis, next() * 3.0) };
         let end = Frame {
             position: centre + Vec3::new(next(), next(), next()) * 0.05 * (k % 2) as f32,
-            rotation: begin.rotation * Quat::from_axis_angle(axis, next() * 0.2 * (k % 3 != 0) as u8 as f32),
+            rotation: begin.rotation * Quat::from_axis_angle(axis, next() * 0.2 * !k.is_multiple_of(3) as u8 as f32),
         };
         (begin, end)
     }

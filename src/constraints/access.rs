@@ -41,13 +41,22 @@ pub(crate) fn unpack_solver_particles(rows: &[SolverParticle], x: &mut [Vec3]) {
 /// and inverse masses [1/kg].
 #[inline(always)]
 pub(crate) fn gather_rows_at<const N: usize, L: LaneSet<N>, P: Positions + ?Sized>(x: &P, at: [usize; N]) -> (V3<L>, L) {
-    L::rows_to_lanes(std::array::from_fn(|l| x.row_at(at[l])))
+    // A loop rather than `std::array::from_fn`, which LLVM left as a call for 16 lanes.
+    let mut rows = [[0.0; 4]; N];
+    for l in 0..N {
+        rows[l] = x.row_at(at[l]);
+    }
+    L::rows_to_lanes(rows)
 }
 
 /// `v[ids[l]]` in lane `l` (positions at the substep start, for the damping terms).
 #[inline(always)]
 pub(crate) fn gather_vec3<const N: usize, L: LaneSet<N>>(v: &[Vec3], ids: [usize; N]) -> V3<L> {
-    L::rows_to_lanes(std::array::from_fn(|l| v[ids[l]].extend(0.0).to_array())).0
+    let mut rows = [[0.0; 4]; N];
+    for l in 0..N {
+        rows[l] = v[ids[l]].extend(0.0).to_array();
+    }
+    L::rows_to_lanes(rows).0
 }
 
 /// The particle indices of `N` constraints of `K` particles each (`constraints.len() == N`).
@@ -271,7 +280,7 @@ impl<'a> SharedPositions<'a> {
     /// offset, where an index needs a shift first (the index methods below pass 16·i).
     #[inline(always)]
     fn read_at(&self, at: usize) -> SolverParticle {
-        debug_assert!(at % ROW_BYTES == 0 && at / ROW_BYTES < self.len);
+        debug_assert!(at.is_multiple_of(ROW_BYTES) && at / ROW_BYTES < self.len);
         // SAFETY: in bounds of the live borrow `'a` (row at / ROW_BYTES < len, the contract of
         // `new`), and no other thread writes that particle meanwhile (contract of `new`).
         unsafe { self.ptr.byte_add(at).read() }
@@ -279,7 +288,7 @@ impl<'a> SharedPositions<'a> {
 
     #[inline(always)]
     fn write_at(&mut self, at: usize, p: SolverParticle) {
-        debug_assert!(at % ROW_BYTES == 0 && at / ROW_BYTES < self.len);
+        debug_assert!(at.is_multiple_of(ROW_BYTES) && at / ROW_BYTES < self.len);
         // SAFETY: in bounds as for `read_at`, and no other thread reads or writes that particle
         // meanwhile (contract of `new`).
         unsafe { self.ptr.byte_add(at).write(p) }

@@ -6,6 +6,8 @@ pub(crate) mod access;
 pub(crate) mod lanes;
 #[cfg(target_arch = "x86_64")]
 pub(crate) mod lanes_avx;
+#[cfg(target_arch = "x86_64")]
+pub(crate) mod lanes_avx512;
 pub mod bending;
 pub mod colouring;
 pub mod stretch;
@@ -148,14 +150,17 @@ mod tests {
         v.iter().map(|p| p.truncate().to_array().map(f32::to_bits)).collect()
     }
 
-    /// Both lane widths where the CPU has AVX (8-lane batches, then the colour's remainder as a
-    /// partial 8-lane batch) and the SSE kernels alone (4-lane batches, then a partial 4-lane one),
-    /// against one constraint at a time.
+    /// Every lane width the CPU has, against one constraint at a time: with AVX-512F 16-lane
+    /// batches, then at most one 8-lane batch and a partial 8-lane one; with AVX 8-lane batches,
+    /// then a partial 8-lane one; the SSE kernels alone (4-lane batches, then a partial 4-lane one).
     #[test]
     fn lane_wise_coloured_sweeps_give_the_bits_of_the_scalar_sweep_over_the_same_order() {
         coloured_sweeps_match_the_scalar_sweep();
         #[cfg(target_arch = "x86_64")]
-        super::lanes_avx::tests::sse_only(coloured_sweeps_match_the_scalar_sweep);
+        {
+            super::lanes_avx512::tests::avx_only(coloured_sweeps_match_the_scalar_sweep);
+            super::lanes_avx::tests::sse_only(coloured_sweeps_match_the_scalar_sweep);
+        }
     }
 
     fn coloured_sweeps_match_the_scalar_sweep() {
@@ -169,6 +174,11 @@ mod tests {
                 let tails: Vec<u32> = sizes.iter().filter(|&&n| n >= 8).map(|n| n % 8).collect();
                 let (few, many) = (tails.iter().any(|t| (1..=3).contains(t)), tails.iter().any(|t| (5..=7).contains(t)));
                 assert!(few && many, "colour sizes {sizes:?}");
+                // And for 16 lanes: colours whose rest after the 16-lane batches is partial, and
+                // colours whose rest is an 8-lane batch and a partial one.
+                let tails: Vec<u32> = sizes.iter().filter(|&&n| n >= 16).map(|n| n % 16).collect();
+                let (partial, eight_then_partial) = (tails.iter().any(|t| (1..8).contains(t)), tails.iter().any(|t| (9..16).contains(t)));
+                assert!(partial && eight_then_partial, "colour sizes {sizes:?}");
             }
             for compliance in [0.0, 1e-4] {
                 cloth.stretch.compliance.fill(compliance);

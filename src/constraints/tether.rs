@@ -298,7 +298,7 @@ impl TetherSweep<'_> {
         let end = first + lambda.len();
         // The full groups: one every K tethers (a range starts at a group's start).
         let full_end = self.full_groups_end.clamp(first, end);
-        debug_assert!(first == full_end || first % K == 0, "a range starts inside a group: {first}");
+        debug_assert!(first == full_end || first.is_multiple_of(K), "a range starts inside a group: {first}");
         let mut group_start = first;
         while group_start + N * K <= full_end {
             self.project_groups::<N, L, P>(group_start, first, lambda, x);

@@ -35,7 +35,7 @@ pub fn validate_positions(positions: &[[f32; 3]]) -> Result<(), ClothError> {
 
 /// Index count is a multiple of 3 and every index is below `vertex_count`.
 pub fn validate_indices(indices: &[u32], vertex_count: usize) -> Result<(), ClothError> {
-    if indices.len() % 3 != 0 {
+    if !indices.len().is_multiple_of(3) {
         return Err(ClothError::IndexCountNotMultipleOfThree { len: indices.len() });
     }
     if indices.len() >= u32::MAX as usize {
