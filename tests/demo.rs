@@ -187,6 +187,20 @@ fn bad_input_prints_the_error_and_exits_with_status_1() {
     fails_with(&["--obj", "/dev/zero", "--out", out], "/dev/zero: not a regular file");
 }
 
+/// An output file that cannot be written (here a folder where `flag.png` would go) fails the run
+/// before the first step, not after the whole simulation: no progress line, no report.
+#[test]
+fn an_unwritable_output_fails_before_the_simulation() {
+    let out = out_dir("unwritable");
+    std::fs::create_dir_all(out.join("flag.png")).unwrap();
+    let result = run_demo(&["--scene", "flag", "--out", out.to_str().unwrap()]);
+    let err = stderr(&result);
+    assert_eq!(result.status.code(), Some(1), "{err}");
+    assert!(err.contains(&format!("cannot write {}", out.join("flag.png").display())), "{err}");
+    assert!(!err.contains("frame"), "it simulated first: {err}");
+    assert!(result.stdout.is_empty(), "{}", String::from_utf8_lossy(&result.stdout));
+}
+
 /// A report that cannot be written (stdout full) ends with the error and status 1, not a panic.
 #[cfg(target_os = "linux")]
 #[test]

@@ -7,6 +7,7 @@
 use std::fs::File;
 use std::io::{BufReader, BufWriter, Write};
 use std::path::Path;
+use crate::output::OutputFile;
 
 /// A triangle mesh as the library takes it: positions [m] and `3·triangles` position indices.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -64,9 +65,10 @@ pub fn load_obj(path: &Path) -> Result<TriangleMesh, String> {
 }
 
 /// Write positions [m], unit normals and triangles as an OBJ file (1-based `v//vn` corners).
-pub fn write_obj(path: &Path, positions: &[[f32; 3]], normals: &[[f32; 3]], indices: &[u32]) -> Result<(), String> {
+pub fn write_obj(file: OutputFile, positions: &[[f32; 3]], normals: &[[f32; 3]], indices: &[u32]) -> Result<(), String> {
+    let OutputFile { path, file } = file;
     let fail = |e: std::io::Error| format!("cannot write {}: {e}", path.display());
-    let mut out = BufWriter::new(File::create(path).map_err(fail)?);
+    let mut out = BufWriter::new(file);
     writeln!(out, "# xpbd_cloth demo: final cloth state, metres, Y up").map_err(fail)?;
     for p in positions {
         writeln!(out, "v {} {} {}", p[0], p[1], p[2]).map_err(fail)?;
@@ -116,7 +118,7 @@ mod tests {
         let positions = [[0.0, 0.0, 0.0], [1.5, 0.0, 0.0], [0.0, 0.25, -2.0]];
         let normals = [[0.0, 0.0, 1.0]; 3];
         let path = std::env::temp_dir().join(format!("xpbd_demo_{}_roundtrip.obj", std::process::id()));
-        write_obj(&path, &positions, &normals, &[0, 1, 2]).unwrap();
+        write_obj(OutputFile::create(path.clone()).unwrap(), &positions, &normals, &[0, 1, 2]).unwrap();
         let mesh = load_obj(&path).unwrap();
         assert_eq!(mesh.positions, positions.to_vec());
         assert_eq!(mesh.indices, vec![0, 1, 2]);

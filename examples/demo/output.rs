@@ -60,10 +60,25 @@ pub fn contact_sheet(tiles: &[(f32, Canvas)], columns: usize) -> Canvas {
     sheet
 }
 
-/// Write an indexed-colour PNG.
-pub fn write_png(path: &Path, canvas: &Canvas, palette: &[u8]) -> Result<(), String> {
+/// An output file, created (emptied if it exists) before the simulation so that one that cannot
+/// be written (a folder of that name, a read-only folder) fails the run at once rather than after
+/// it; written at the end with its `path` in any error message.
+pub struct OutputFile {
+    pub path: std::path::PathBuf,
+    pub file: File,
+}
+
+impl OutputFile {
+    pub fn create(path: std::path::PathBuf) -> Result<OutputFile, String> {
+        let file = File::create(&path).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+        Ok(OutputFile { path, file })
+    }
+}
+
+/// Write an indexed-colour PNG into `out`.
+pub fn write_png(out: OutputFile, canvas: &Canvas, palette: &[u8]) -> Result<(), String> {
+    let OutputFile { path, file } = out;
     let fail = |e: &dyn std::fmt::Display| format!("cannot write {}: {e}", path.display());
-    let file = File::create(path).map_err(|e| fail(&e))?;
     let mut encoder = png::Encoder::new(BufWriter::new(file), canvas.width as u32, canvas.height as u32);
     encoder.set_color(png::ColorType::Indexed);
     encoder.set_depth(png::BitDepth::Eight);

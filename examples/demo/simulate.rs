@@ -1,7 +1,7 @@
 //! Run one scene: create the cloth, step it at 60 Hz, time every step, record pictures, measure.
 
 use crate::mesh_io::{TriangleMesh, write_obj};
-use crate::output::{GifWriter, contact_sheet, write_png};
+use crate::output::{GifWriter, OutputFile, contact_sheet, write_png};
 use crate::render::{Renderer, palette};
 use crate::report::{Report, median};
 use crate::scene::{FRAME_DT, PinRule, Scene, add_colliders, max_penetration};
@@ -49,6 +49,9 @@ pub fn run(scene: &Scene, mesh: &TriangleMesh, opts: &Options) -> Result<Report,
     let frames = opts.frames.unwrap_or(scene.frames);
     std::fs::create_dir_all(&opts.out_dir).map_err(|e| format!("cannot create {}: {e}", opts.out_dir.display()))?;
     let out = |suffix: &str| opts.out_dir.join(format!("{}{suffix}", scene.name));
+    // All three outputs opened before the first step: an unwritable one fails the run at once,
+    // not after seconds of simulation.
+    let (png_file, obj_file) = (OutputFile::create(out(".png"))?, OutputFile::create(out("_final.obj"))?);
     let colours = palette::palette(scene.cloth_rgb);
     let mut recorder = Recorder {
         gif_renderer: Renderer::new(scene, GIF_SIZE.0, GIF_SIZE.1),
@@ -88,9 +91,9 @@ pub fn run(scene: &Scene, mesh: &TriangleMesh, opts: &Options) -> Result<Report,
     progress.finish();
 
     let sheet = contact_sheet(&recorder.tiles, TILE_COLUMNS);
-    write_png(&out(".png"), &sheet, &colours)?;
+    write_png(png_file, &sheet, &colours)?;
     let c = world.cloth(cloth).map_err(|e| e.to_string())?;
-    write_obj(&out("_final.obj"), &recorder.positions, &recorder.normals, &mesh.indices)?;
+    write_obj(obj_file, &recorder.positions, &recorder.normals, &mesh.indices)?;
 
     Ok(Report {
         scene: scene.name.clone(),
