@@ -275,8 +275,9 @@ impl<const DAMPED: bool> Sweep for BendingSweep<'_, DAMPED> {
         }
     }
 
-    /// [`project_disjoint_lanes`]: 16 hinges at a time where the CPU has AVX-512F, 8 where it
-    /// has AVX, else [`LANES`], the remainder as one partial batch.
+    /// [`project_disjoint_lanes`]: 16 hinges at a time where the CPU has AVX-512F (the rest as
+    /// at most one 8-lane batch and one partial 8-lane batch), else 8 where it has AVX, else
+    /// [`LANES`], the remainder as one partial batch.
     #[inline(always)]
     fn project_disjoint<P: Positions + ?Sized>(&self, first: usize, lambda: &mut [f32], x: &mut P) {
         project_disjoint_lanes(self, first, lambda, x);
@@ -336,7 +337,8 @@ impl<const DAMPED: bool> BatchSweep for BendingSweep<'_, DAMPED> {
 impl BendingConstraints {
     /// One Gauss–Seidel sweep over all hinges in storage order. When the hinges are coloured
     /// ([`BendingConstraints::colour_start`]), colour by colour, 16 hinges at a time where the CPU has
-    /// AVX-512F (else 8 with AVX, else 4), the colour's remainder as one partial batch, and with `parallel` each colour split over the current rayon pool (the same bits either way).
+    /// AVX-512F (the rest as at most one 8-lane batch and one partial one), else 8 with AVX, else
+    /// 4, the colour's remainder as one partial batch, and with `parallel` each colour split over the current rayon pool (the same bits either way).
     /// With `fresh` the multipliers are taken as 0 instead of read (the substep's first sweep of
     /// the hinges: λ then needs no reset before it, and gets the bits the reset gave).
     ///

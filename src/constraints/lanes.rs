@@ -14,7 +14,8 @@ use std::ops::{Add, Div, Mul, Neg, Sub};
 /// Constraints projected together by the 4-lane kernels: one SSE/NEON register. Where the CPU has
 /// AVX, the stretch and bending sweeps take 8 at a time in one AVX register instead
 /// (`lanes_avx::Lanes8`), and 16 in one AVX-512 register where it has AVX-512F
-/// (`lanes_avx512::Lanes16`), a colour's remainder as one partial batch (the same bits).
+/// (`lanes_avx512::Lanes16`; the rest of a colour then as at most one 8-lane batch and one
+/// partial one), a colour's remainder as one partial batch (the same bits).
 ///
 /// Measured alternatives (64² bench grid, coloured): 8 lanes as two SSE registers spilled the
 /// bending kernel's ~40 live values (callgrind: 672 M instructions against 545 M with 4); 8 lanes

@@ -1,13 +1,15 @@
 //! Eight lanes in one AVX register, for the coloured sweeps on CPUs that have AVX (chosen at run
 //! time by [`avx_available`]; x86-64's baseline is SSE2, which [`Lanes`](super::lanes::Lanes)
 //! uses). Every operation is the IEEE single-precision operation of the 4-lane and scalar paths
-//! (add, sub, mul, div, sqrt, ordered compares; no FMA, no approximate reciprocal), so a
+//! (add, sub, mul, div, sqrt, compares with the scalar operators' NaN rules; no FMA, no
+//! approximate reciprocal), so a
 //! constraint gets the same bits whichever width projects it, and results do not depend on the CPU.
 //!
 //! Invariant: a [`Lanes8`] exists only inside functions compiled with
-//! `#[target_feature(enable = "avx")]` that run after [`avx_available`] returned true. Its
-//! operations are `#[inline(always)]` so that they are compiled into those functions (with AVX);
-//! the `unsafe` blocks below rely on that invariant.
+//! `#[target_feature(enable = "avx")]` (or `"avx512f"`, which implies it) that run after
+//! [`avx_available`] (or `lanes_avx512::avx512_available`) returned true. Its operations are
+//! `#[inline(always)]` so that they are compiled into those functions (with AVX); the `unsafe`
+//! blocks below rely on that invariant.
 
 #![allow(unused_unsafe)]
 

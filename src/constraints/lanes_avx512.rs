@@ -1,13 +1,14 @@
 //! Sixteen lanes in one AVX-512 register, for the coloured sweeps on CPUs that have AVX-512F
 //! (chosen at run time by [`avx512_available`]). Every operation is the IEEE single-precision
-//! operation of the 8-lane, 4-lane and scalar paths (add, sub, mul, div, sqrt, ordered compares;
-//! no FMA, no approximate reciprocal), so a constraint gets the same bits whichever width
-//! projects it, and results do not depend on the CPU.
+//! operation of the 8-lane, 4-lane and scalar paths (add, sub, mul, div, sqrt, compares with
+//! the scalar operators' NaN rules; no FMA, no approximate reciprocal), so a constraint gets the
+//! same bits whichever width projects it, and results do not depend on the CPU.
 //!
-//! Invariant: a [`Lanes16`] exists only inside functions compiled with
-//! `#[target_feature(enable = "avx512f")]` that run after [`avx512_available`] returned true. Its
-//! operations are `#[inline(always)]` so that they are compiled into those functions; the
-//! `unsafe` blocks below rely on that invariant.
+//! Invariant: a [`Lanes16`] exists only after [`avx512_available`] returned true (the `unsafe`
+//! blocks below rely on it). Its operations are `#[inline(always)]` so that, in the kernels, which
+//! are compiled with `#[target_feature(enable = "avx512f")]`, they are compiled into the kernel
+//! rather than called (a closure is compiled on its own, without AVX-512: the unit test's helper
+//! closures are sound, the CPU having been checked, but slow).
 
 #![allow(unused_unsafe)]
 
@@ -202,7 +203,8 @@ pub(crate) mod tests {
         static AVX_ONLY: Cell<bool> = const { Cell::new(false) };
     }
 
-    /// `f()` with [`super::avx512_available`] answering false on this thread.
+    /// `f()` with [`super::avx512_available`] answering false on this thread only: a world's pool
+    /// threads still take 16 lanes.
     pub(crate) fn avx_only<R>(f: impl FnOnce() -> R) -> R {
         AVX_ONLY.with(|only| only.set(true));
         let r = f();
