@@ -221,21 +221,29 @@ pub(crate) mod tests {
     /// The CPU must have AVX.
     #[target_feature(enable = "avx")]
     unsafe fn check_eight_lanes() {
-        let rows: [[f32; 4]; 8] = std::array::from_fn(|l| std::array::from_fn(|k| (10 * l + k) as f32));
-        let (p, w) = Lanes8::rows_to_lanes(rows);
+        let a = [1.5, -0.0, f32::NAN, -2.25, 1e-30, f32::INFINITY, 3.0, 0.0];
+        let b = [0.7, 0.0, 1.0, -2.25, 3e-9, 2.0, f32::NAN, -1.0];
+        check_lane_type::<8, Lanes8>(a, b);
+    }
+
+    /// For a lane type `L` of `N` lanes (called where the CPU has its instructions): rows turned
+    /// into lanes and back, every operation on lanes `a` and `b` against the scalar operation lane
+    /// by lane (bit for bit: NaN and signed zero included), and the masks' `all` and `any` with
+    /// one odd lane at either end and either side of the middle.
+    #[inline(always)]
+    pub(crate) fn check_lane_type<const N: usize, L: LaneSet<N>>(a: [f32; N], b: [f32; N]) {
+        let rows: [[f32; 4]; N] = std::array::from_fn(|l| std::array::from_fn(|k| (10 * l + k) as f32));
+        let (p, w) = L::rows_to_lanes(rows);
         for (l, row) in rows.iter().enumerate() {
             assert_eq!([p.x.to_array()[l], p.y.to_array()[l], p.z.to_array()[l], w.to_array()[l]], *row);
         }
-        for (row, back) in rows.iter().zip(Lanes8::lanes_to_rows(p)) {
+        for (row, back) in rows.iter().zip(L::lanes_to_rows(p)) {
             assert_eq!(back.to_array(), [row[0], row[1], row[2], 0.0]);
         }
-        let a = [1.5, -0.0, f32::NAN, -2.25, 1e-30, f32::INFINITY, 3.0, 0.0];
-        let b = [0.7, 0.0, 1.0, -2.25, 3e-9, 2.0, f32::NAN, -1.0];
         // Through black_box, so that the hardware computes both sides (constant folding may
         // give a NaN another sign than the CPU does).
-        let (la, lb) = (Lanes8::from_array(std::hint::black_box(a)), Lanes8::from_array(std::hint::black_box(b)));
-        type Case = (Lanes8, fn(f32, f32) -> f32);
-        let ops: [Case; 13] = [
+        let (la, lb) = (L::from_array(std::hint::black_box(a)), L::from_array(std::hint::black_box(b)));
+        let ops: [(L, fn(f32, f32) -> f32); 13] = [
             (la + lb, |x, y| x + y),
             (la - lb, |x, y| x - y),
             (la * lb, |x, y| x * y),
@@ -245,22 +253,23 @@ pub(crate) mod tests {
             (la.gt_select(lb, la, lb), |x, y| if x > y { x } else { y }),
             (la.le_select(lb, la, lb), |x, y| if x <= y { x } else { y }),
             (la.min(lb), |x, y| if y > x { x } else { y }),
-            (Lanes8::select(Lanes8::both(la.gt(lb), lb.gt(Lanes8::splat(0.0))), la, lb), |x, y| if x > y && y > 0.0 { x } else { y }),
-            (la.or_zero(lb.gt(Lanes8::splat(0.0))), |x, y| if y > 0.0 { x } else { 0.0 }),
-            (Lanes8::select(la.nle(lb), la, lb), |x, y| if !(x <= y) { x } else { y }),
-            (Lanes8::select(Lanes8::either(la.gt(lb), lb.nle(la)), la, lb), |x, y| if x > y || !(y <= x) { x } else { y }),
+            (L::select(L::both(la.gt(lb), lb.gt(L::splat(0.0))), la, lb), |x, y| if x > y && y > 0.0 { x } else { y }),
+            (la.or_zero(lb.gt(L::splat(0.0))), |x, y| if y > 0.0 { x } else { 0.0 }),
+            (L::select(la.nle(lb), la, lb), |x, y| if !(x <= y) { x } else { y }),
+            (L::select(L::either(la.gt(lb), lb.nle(la)), la, lb), |x, y| if x > y || !(y <= x) { x } else { y }),
         ];
         for (k, (lanes, scalar)) in ops.into_iter().enumerate() {
-            let want: [u32; 8] = std::array::from_fn(|l| scalar(a[l], b[l]).to_bits());
+            let want: [u32; N] = std::array::from_fn(|l| scalar(a[l], b[l]).to_bits());
             assert_eq!(lanes.to_array().map(f32::to_bits), want, "operation {k}");
         }
-        let positive = |v: Lanes8| Lanes8::all(v.gt(Lanes8::splat(0.0)));
-        assert!(positive(Lanes8::splat(1.0)));
-        assert!(!positive(Lanes8::from_array([1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, f32::NAN])));
-        assert!(!positive(Lanes8::from_array([1.0, 0.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0])));
-        assert!(Lanes8::all(Lanes8::splat(1.0).gt(Lanes8::splat(0.0))));
-        assert!(Lanes8::any(Lanes8::from_array([0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, f32::NAN]).nle(Lanes8::splat(0.0))));
-        assert!(!Lanes8::any(Lanes8::from_array([0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, f32::NAN]).gt(Lanes8::splat(0.0))));
-        assert!(!Lanes8::all(Lanes8::from_array([1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, f32::NAN]).gt(Lanes8::splat(0.0))));
+        let positive = |v: L| L::all(v.gt(L::splat(0.0)));
+        assert!(positive(L::splat(1.0)));
+        for l in [0, N / 2 - 1, N / 2, N - 1] {
+            let ones_but = |v: f32| L::from_array(std::array::from_fn(|k| if k == l { v } else { 1.0 }));
+            assert!(!positive(ones_but(f32::NAN)) && !positive(ones_but(0.0)), "lane {l}");
+            let zeros_but = L::from_array(std::array::from_fn(|k| if k == l { f32::NAN } else { 0.0 }));
+            assert!(L::any(zeros_but.nle(L::splat(0.0))), "lane {l}");
+            assert!(!L::any(zeros_but.gt(L::splat(0.0))), "lane {l}");
+        }
     }
 }

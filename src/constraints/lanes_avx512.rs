@@ -233,48 +233,8 @@ pub(crate) mod tests {
     /// The CPU must have AVX-512F.
     #[target_feature(enable = "avx512f")]
     unsafe fn check_sixteen_lanes() {
-        let rows: [[f32; 4]; 16] = std::array::from_fn(|l| std::array::from_fn(|k| (10 * l + k) as f32));
-        let (p, w) = Lanes16::rows_to_lanes(rows);
-        for (l, row) in rows.iter().enumerate() {
-            assert_eq!([p.x.to_array()[l], p.y.to_array()[l], p.z.to_array()[l], w.to_array()[l]], *row);
-        }
-        for (row, back) in rows.iter().zip(Lanes16::lanes_to_rows(p)) {
-            assert_eq!(back.to_array(), [row[0], row[1], row[2], 0.0]);
-        }
         let a = [1.5, -0.0, f32::NAN, -2.25, 1e-30, f32::INFINITY, 3.0, 0.0, -1.0, 2.0, -f32::INFINITY, 1e-40, 5.0, -0.0, 7.0, 1e30];
         let b = [0.7, 0.0, 1.0, -2.25, 3e-9, 2.0, f32::NAN, -1.0, -1.0, -0.0, 4.0, 1e-40, f32::NAN, -0.0, -7.0, 1e-30];
-        // Through black_box, so that the hardware computes both sides (constant folding may
-        // give a NaN another sign than the CPU does).
-        let (la, lb) = (Lanes16::from_array(std::hint::black_box(a)), Lanes16::from_array(std::hint::black_box(b)));
-        type Case = (Lanes16, fn(f32, f32) -> f32);
-        let ops: [Case; 13] = [
-            (la + lb, |x, y| x + y),
-            (la - lb, |x, y| x - y),
-            (la * lb, |x, y| x * y),
-            (la / lb, |x, y| x / y),
-            (-la, |x, _| -x),
-            (la.abs().sqrt(), |x, _| Real::abs(x).sqrt()),
-            (la.gt_select(lb, la, lb), |x, y| if x > y { x } else { y }),
-            (la.le_select(lb, la, lb), |x, y| if x <= y { x } else { y }),
-            (la.min(lb), |x, y| if y > x { x } else { y }),
-            (Lanes16::select(Lanes16::both(la.gt(lb), lb.gt(Lanes16::splat(0.0))), la, lb), |x, y| if x > y && y > 0.0 { x } else { y }),
-            (la.or_zero(lb.gt(Lanes16::splat(0.0))), |x, y| if y > 0.0 { x } else { 0.0 }),
-            (Lanes16::select(la.nle(lb), la, lb), |x, y| if !(x <= y) { x } else { y }),
-            (Lanes16::select(Lanes16::either(la.gt(lb), lb.nle(la)), la, lb), |x, y| if x > y || !(y <= x) { x } else { y }),
-        ];
-        for (k, (lanes, scalar)) in ops.into_iter().enumerate() {
-            let want: [u32; 16] = std::array::from_fn(|l| scalar(a[l], b[l]).to_bits());
-            assert_eq!(lanes.to_array().map(f32::to_bits), want, "operation {k}");
-        }
-        let lanes_with = |l: usize, v: f32| Lanes16::from_array(std::array::from_fn(|k| if k == l { v } else { 1.0 }));
-        let positive = |v: Lanes16| Lanes16::all(v.gt(Lanes16::splat(0.0)));
-        assert!(positive(Lanes16::splat(1.0)));
-        for l in [0, 7, 8, 15] {
-            assert!(!positive(lanes_with(l, f32::NAN)), "lane {l}");
-            assert!(!positive(lanes_with(l, 0.0)), "lane {l}");
-            let zeros_but = Lanes16::from_array(std::array::from_fn(|k| if k == l { f32::NAN } else { 0.0 }));
-            assert!(Lanes16::any(zeros_but.nle(Lanes16::splat(0.0))), "lane {l}");
-            assert!(!Lanes16::any(zeros_but.gt(Lanes16::splat(0.0))), "lane {l}");
-        }
+        super::super::lanes_avx::tests::check_lane_type::<16, Lanes16>(a, b);
     }
 }
