@@ -243,7 +243,8 @@ pub(crate) mod tests {
         // Through black_box, so that the hardware computes both sides (constant folding may
         // give a NaN another sign than the CPU does).
         let (la, lb) = (L::from_array(std::hint::black_box(a)), L::from_array(std::hint::black_box(b)));
-        let ops: [(L, fn(f32, f32) -> f32); 13] = [
+        type Case<L> = (L, fn(f32, f32) -> f32);
+        let ops: [Case<L>; 13] = [
             (la + lb, |x, y| x + y),
             (la - lb, |x, y| x - y),
             (la * lb, |x, y| x * y),
