@@ -184,12 +184,14 @@ impl Cloth {
     /// Tethers from every kinematic particle (pinned or zero inverse mass), if enabled.
     pub(crate) fn rebuild_tethers(&mut self) {
         self.tethers = if self.params.enable_tethers {
-            TetherConstraints::build(
+            let mut tethers = TetherConstraints::build(
                 self.particles.x.len(),
                 &self.distance_graph.0,
                 &self.distance_graph.1,
                 &self.particles.w,
-            )
+            );
+            tethers.put_straight_groups_first(&self.particles.x);
+            tethers
         } else {
             TetherConstraints::default()
         };
