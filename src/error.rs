@@ -201,6 +201,16 @@ pub(crate) fn check_unit_quaternion(name: &'static str, rotation: [f32; 4]) -> R
     Ok(q / len)
 }
 
+/// Check a count field (substeps, iterations, threads): inside `[min, max]`. Not through
+/// [`check_range`]: as `f32`, 4 294 967 295 is 4 294 967 296, and the message gave that value.
+pub(crate) fn check_count(name: &'static str, value: u32, min: u32, max: u32, expected: &'static str) -> Result<(), ClothError> {
+    if (min..=max).contains(&value) {
+        Ok(())
+    } else {
+        Err(ClothError::InvalidParameter { name, value: value as f64, expected })
+    }
+}
+
 /// Check a scalar descriptor field: finite and inside `[min, max]`.
 pub(crate) fn check_range(
     name: &'static str,

@@ -3,7 +3,7 @@
 use crate::cloth::{Cloth, ClothDesc, MAX_SUBSTEPS};
 use crate::collision::inter_cloth::InterClothSnapshot;
 use crate::collision::{Collider, ColliderDesc, ColliderHandle, ColliderStore, Pose};
-use crate::error::{ClothError, check_range};
+use crate::error::{ClothError, check_count, check_range};
 use crate::slot_map::SlotMap;
 pub use crate::solver::PARALLEL_MIN_CONSTRAINTS;
 use crate::fp_env::DefaultFpEnv;
@@ -37,9 +37,9 @@ impl WorldDesc {
         for g in self.gravity {
             check_range("gravity", g, -1.0e6, 1.0e6, "finite m/s²")?;
         }
-        check_range("substeps", self.substeps as f32, 1.0, MAX_SUBSTEPS as f32, "1..=1000")?;
-        check_range("iterations", self.iterations as f32, 1.0, MAX_SUBSTEPS as f32, "1..=1000")?;
-        check_range("thread_count", self.thread_count as f32, 0.0, 256.0, "0..=256 (0 = all cores)")?;
+        check_count("substeps", self.substeps, 1, MAX_SUBSTEPS, "1..=1000")?;
+        check_count("iterations", self.iterations, 1, MAX_SUBSTEPS, "1..=1000")?;
+        check_count("thread_count", self.thread_count, 0, 256, "0..=256 (0 = all cores)")?;
         Ok(())
     }
 }

@@ -1,7 +1,7 @@
 //! What a caller passes to create and configure a cloth.
 
 use super::guard::UnstableRecovery;
-use crate::error::{ClothError, check_range};
+use crate::error::{ClothError, check_count, check_range};
 use crate::material::Material;
 
 /// Settings of a cloth that may change after creation (see [`crate::Cloth::set_params`]).
@@ -190,8 +190,8 @@ impl ClothParams {
                 expected: "0 unless drag_coefficient or lift_coefficient > 0 (else the wind would do nothing)",
             });
         }
-        check_range("substeps", self.substeps as f32, 0.0, MAX_SUBSTEPS as f32, "0..=1000 (0 = world)")?;
-        check_range("iterations", self.iterations as f32, 0.0, MAX_SUBSTEPS as f32, "0..=1000 (0 = world)")?;
+        check_count("substeps", self.substeps, 0, MAX_SUBSTEPS, "0..=1000 (0 = world)")?;
+        check_count("iterations", self.iterations, 0, MAX_SUBSTEPS, "0..=1000 (0 = world)")?;
         check_range("collision_thickness", self.collision_thickness, 0.0, 1.0, "0 <= m <= 1")?;
         check_range("max_depenetration_speed", self.max_depenetration_speed, 1e-6, 1.0e3, "0 < m/s <= 1000")?;
         check_range("inertia_scale", self.inertia_scale, 0.0, 1.0, "0 <= s <= 1")?;
@@ -274,5 +274,22 @@ mod tests {
         }
         assert_eq!(ClothParams { drag_coefficient: 1.0, ..windy }.validate(), Ok(()));
         assert_eq!(ClothParams { lift_coefficient: 0.3, ..windy }.validate(), Ok(()));
+    }
+
+    /// A rejected count is reported as given: through `f32` (the old check) 4 294 967 295 and
+    /// 16 777 217 came out as 4 294 967 296 and 16 777 216. The bounds themselves hold.
+    #[test]
+    fn rejected_counts_are_reported_exactly() {
+        for (value, text) in [(u32::MAX, "4294967295"), (16_777_217, "16777217"), (1001, "1001")] {
+            let error = ClothParams { substeps: value, ..ClothParams::default() }.validate().unwrap_err();
+            assert!(error.to_string().contains(&format!("`substeps` = {text} is invalid")), "{error}");
+            let world = crate::WorldDesc { thread_count: value, ..crate::WorldDesc::default() }.validate().unwrap_err();
+            assert!(world.to_string().contains(&format!("`thread_count` = {text} is invalid")), "{world}");
+        }
+        assert_eq!(ClothParams { substeps: MAX_SUBSTEPS, iterations: 0, ..ClothParams::default() }.validate(), Ok(()));
+        let bounds = crate::WorldDesc { substeps: 1, iterations: MAX_SUBSTEPS, thread_count: 256, ..crate::WorldDesc::default() };
+        assert_eq!(bounds.validate(), Ok(()));
+        assert!(crate::WorldDesc { iterations: 0, ..crate::WorldDesc::default() }.validate().is_err());
+        assert!(crate::WorldDesc { thread_count: 257, ..crate::WorldDesc::default() }.validate().is_err());
     }
 }
