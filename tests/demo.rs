@@ -185,20 +185,39 @@ fn bad_input_prints_the_error_and_exits_with_status_1() {
     fails_with(&["--obj", dir.to_str().unwrap(), "--out", out], "not a regular file");
     #[cfg(target_os = "linux")]
     fails_with(&["--obj", "/dev/zero", "--out", out], "/dev/zero: not a regular file");
+    // A named pipe: opening it waited for a writer, forever.
+    #[cfg(unix)]
+    {
+        let fifo = Path::new(env!("CARGO_TARGET_TMPDIR")).join("demo-cloth.fifo");
+        let _ = std::fs::remove_file(&fifo);
+        let made = std::process::Command::new("mkfifo").arg(&fifo).status().is_ok_and(|s| s.success());
+        assert!(made, "mkfifo {}", fifo.display());
+        fails_with(&["--obj", fifo.to_str().unwrap(), "--out", out], "not a regular file");
+    }
 }
 
-/// An output file that cannot be written (here a folder where `flag.png` would go) fails the run
-/// before the first step, not after the whole simulation: no progress line, no report.
+/// An output file that cannot be written (here a folder where the second scene's `flag.png`
+/// would go) fails the run before the first step of any scene, not after the simulations before
+/// it: no progress line, no report. And what an earlier run wrote is left as it was.
 #[test]
-fn an_unwritable_output_fails_before_the_simulation() {
+fn an_unwritable_output_fails_before_any_simulation_and_keeps_earlier_outputs() {
     let out = out_dir("unwritable");
-    std::fs::create_dir_all(out.join("flag.png")).unwrap();
-    let result = run_demo(&["--scene", "flag", "--out", out.to_str().unwrap()]);
+    let dir = out.to_str().unwrap();
+    let earlier = run_demo(&["--scene", "flag", "--frames", "2", "--out", dir]);
+    assert_eq!(earlier.status.code(), Some(0), "{}", stderr(&earlier));
+    let read = |name: &str| std::fs::read(out.join(name)).unwrap();
+    let (png, obj) = (read("flag.png"), read("flag_final.obj"));
+    assert!(!png.is_empty() && !obj.is_empty());
+    std::fs::remove_file(out.join("flag.gif")).unwrap();
+    std::fs::create_dir_all(out.join("flag.gif")).unwrap();
+    // `all`: the tablecloth first, then the flag.
+    let result = run_demo(&["--out", dir]);
     let err = stderr(&result);
     assert_eq!(result.status.code(), Some(1), "{err}");
-    assert!(err.contains(&format!("cannot write {}", out.join("flag.png").display())), "{err}");
+    assert!(err.contains(&format!("cannot write {}", out.join("flag.gif").display())), "{err}");
     assert!(!err.contains("frame"), "it simulated first: {err}");
     assert!(result.stdout.is_empty(), "{}", String::from_utf8_lossy(&result.stdout));
+    assert!(read("flag.png") == png && read("flag_final.obj") == obj, "the earlier outputs were emptied");
 }
 
 /// A report that cannot be written (stdout full) ends with the error and status 1, not a panic.

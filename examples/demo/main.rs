@@ -15,6 +15,7 @@ mod scene;
 mod simulate;
 
 use clap::{Arg, ArgMatches, Command, value_parser};
+use output::SceneOutputs;
 use glam::Vec3;
 use std::io::Write;
 use std::path::PathBuf;
@@ -111,8 +112,12 @@ fn run(args: &ArgMatches) -> Result<(), String> {
             scenes
         }
     };
-    for (scene, mesh) in &scenes {
-        let report = simulate::run(scene, mesh, &opts)?;
+    // Every scene's outputs opened before the first scene runs: an unwritable one (of any scene)
+    // fails the run at once, not after the scenes before it have been simulated.
+    let outputs: Vec<SceneOutputs> =
+        scenes.iter().map(|(scene, _)| SceneOutputs::open(&opts.out_dir, &scene.name)).collect::<Result<_, _>>()?;
+    for ((scene, mesh), outputs) in scenes.iter().zip(outputs) {
+        let report = simulate::run(scene, mesh, &opts, outputs)?;
         report.write_to(&mut std::io::stdout().lock()).map_err(|e| format!("writing the report to standard output: {e}"))?;
     }
     Ok(())

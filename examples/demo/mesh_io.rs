@@ -23,12 +23,18 @@ const MAX_OBJ_BYTES: u64 = 1 << 30;
 /// the file cannot be opened or parsed, is not a regular file, is larger than [`MAX_OBJ_BYTES`],
 /// a face is not a triangle, or the file has no faces.
 pub fn load_obj(path: &Path) -> Result<TriangleMesh, String> {
+    // A directory only fails at the first read ("read error"), a device such as /dev/zero never
+    // ends (tobj reads lines, so one without a newline grew until memory ran out), and opening a
+    // named pipe waits for a writer: the path's kind is checked before it is opened.
+    let not_regular = || format!("{}: not a regular file (a directory, device or pipe)", path.display());
+    let kind = std::fs::metadata(path).map_err(|e| format!("cannot open {}: {e}", path.display()))?;
+    if !kind.is_file() {
+        return Err(not_regular());
+    }
     let file = File::open(path).map_err(|e| format!("cannot open {}: {e}", path.display()))?;
-    // A directory only fails at the first read ("read error"), and a device such as /dev/zero
-    // never ends: tobj reads lines, so one without a newline grew until memory ran out.
     let metadata = file.metadata().map_err(|e| format!("cannot open {}: {e}", path.display()))?;
     if !metadata.is_file() {
-        return Err(format!("{}: not a regular file (a directory, device or pipe)", path.display()));
+        return Err(not_regular());
     }
     if metadata.len() > MAX_OBJ_BYTES {
         return Err(format!("{}: {} bytes, more than the demo reads ({MAX_OBJ_BYTES})", path.display(), metadata.len()));
@@ -66,7 +72,7 @@ pub fn load_obj(path: &Path) -> Result<TriangleMesh, String> {
 
 /// Write positions [m], unit normals and triangles as an OBJ file (1-based `v//vn` corners).
 pub fn write_obj(file: OutputFile, positions: &[[f32; 3]], normals: &[[f32; 3]], indices: &[u32]) -> Result<(), String> {
-    let OutputFile { path, file } = file;
+    let (file, path) = file.start_writing()?;
     let fail = |e: std::io::Error| format!("cannot write {}: {e}", path.display());
     let mut out = BufWriter::new(file);
     writeln!(out, "# xpbd_cloth demo: final cloth state, metres, Y up").map_err(fail)?;
@@ -118,7 +124,7 @@ mod tests {
         let positions = [[0.0, 0.0, 0.0], [1.5, 0.0, 0.0], [0.0, 0.25, -2.0]];
         let normals = [[0.0, 0.0, 1.0]; 3];
         let path = std::env::temp_dir().join(format!("xpbd_demo_{}_roundtrip.obj", std::process::id()));
-        write_obj(OutputFile::create(path.clone()).unwrap(), &positions, &normals, &[0, 1, 2]).unwrap();
+        write_obj(OutputFile::open(path.clone()).unwrap(), &positions, &normals, &[0, 1, 2]).unwrap();
         let mesh = load_obj(&path).unwrap();
         assert_eq!(mesh.positions, positions.to_vec());
         assert_eq!(mesh.indices, vec![0, 1, 2]);

@@ -5,9 +5,9 @@ use crate::render::Canvas;
 use crate::render::font::draw_text;
 use crate::render::palette::{INK, PAPER};
 use std::borrow::Cow;
-use std::fs::File;
+use std::fs::{File, OpenOptions};
 use std::io::BufWriter;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// Pixels between the tiles of a contact sheet.
 const GAP: usize = 4;
@@ -17,17 +17,20 @@ pub struct GifWriter {
     encoder: gif::Encoder<BufWriter<File>>,
     /// Frame delay [1/100 s].
     delay: u16,
+    /// For error messages.
+    path: PathBuf,
 }
 
 impl GifWriter {
-    /// Create `path` for `width × height` frames shown `delay` hundredths of a second each, looping.
-    pub fn create(path: &Path, width: usize, height: usize, palette: &[u8], delay: u16) -> Result<GifWriter, String> {
+    /// Start writing `out` for `width × height` frames shown `delay` hundredths of a second each,
+    /// looping.
+    pub fn create(out: OutputFile, width: usize, height: usize, palette: &[u8], delay: u16) -> Result<GifWriter, String> {
+        let (file, path) = out.start_writing()?;
         let fail = |e: &dyn std::fmt::Display| format!("cannot write {}: {e}", path.display());
-        let file = File::create(path).map_err(|e| fail(&e))?;
         let mut encoder =
             gif::Encoder::new(BufWriter::new(file), width as u16, height as u16, palette).map_err(|e| fail(&e))?;
         encoder.set_repeat(gif::Repeat::Infinite).map_err(|e| fail(&e))?;
-        Ok(GifWriter { encoder, delay })
+        Ok(GifWriter { encoder, delay, path })
     }
 
     pub fn add(&mut self, canvas: &Canvas) -> Result<(), String> {
@@ -38,7 +41,7 @@ impl GifWriter {
             buffer: Cow::Borrowed(&canvas.pixels),
             ..gif::Frame::default()
         };
-        self.encoder.write_frame(&frame).map_err(|e| format!("cannot write GIF frame: {e}"))
+        self.encoder.write_frame(&frame).map_err(|e| format!("cannot write {}: {e}", self.path.display()))
     }
 }
 
@@ -60,24 +63,54 @@ pub fn contact_sheet(tiles: &[(f32, Canvas)], columns: usize) -> Canvas {
     sheet
 }
 
-/// An output file, created (emptied if it exists) before the simulation so that one that cannot
-/// be written (a folder of that name, a read-only folder) fails the run at once rather than after
-/// it; written at the end with its `path` in any error message.
+/// An output file, opened for writing before any scene is simulated, so that one that cannot be
+/// written (a folder of that name, a read-only folder, a file where the folder should be) fails
+/// the run at once rather than after a simulation. Opened without emptying it: a run that fails
+/// before a file is written leaves what an earlier run wrote there.
 pub struct OutputFile {
-    pub path: std::path::PathBuf,
-    pub file: File,
+    pub path: PathBuf,
+    file: File,
 }
 
 impl OutputFile {
-    pub fn create(path: std::path::PathBuf) -> Result<OutputFile, String> {
-        let file = File::create(&path).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    /// Open (create if missing) `path` for writing, without emptying it.
+    pub fn open(path: PathBuf) -> Result<OutputFile, String> {
+        let file = OpenOptions::new().write(true).create(true).truncate(false).open(&path);
+        let file = file.map_err(|e| format!("cannot write {}: {e}", path.display()))?;
         Ok(OutputFile { path, file })
+    }
+
+    /// The file, emptied, to write from its start; with its path for error messages.
+    pub fn start_writing(self) -> Result<(File, PathBuf), String> {
+        self.file.set_len(0).map_err(|e| format!("cannot write {}: {e}", self.path.display()))?;
+        Ok((self.file, self.path))
+    }
+}
+
+/// One scene's outputs in `dir` (created if missing): `<scene>.png`, `<scene>.gif` and
+/// `<scene>_final.obj`.
+pub struct SceneOutputs {
+    pub png: OutputFile,
+    pub gif: OutputFile,
+    pub obj: OutputFile,
+}
+
+impl SceneOutputs {
+    pub fn open(dir: &Path, scene: &str) -> Result<SceneOutputs, String> {
+        std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+        let file = |suffix: &str| OutputFile::open(dir.join(format!("{scene}{suffix}")));
+        Ok(SceneOutputs { png: file(".png")?, gif: file(".gif")?, obj: file("_final.obj")? })
+    }
+
+    /// The paths, as the report lists them.
+    pub fn paths(&self) -> Vec<PathBuf> {
+        vec![self.png.path.clone(), self.gif.path.clone(), self.obj.path.clone()]
     }
 }
 
 /// Write an indexed-colour PNG into `out`.
 pub fn write_png(out: OutputFile, canvas: &Canvas, palette: &[u8]) -> Result<(), String> {
-    let OutputFile { path, file } = out;
+    let (file, path) = out.start_writing()?;
     let fail = |e: &dyn std::fmt::Display| format!("cannot write {}: {e}", path.display());
     let mut encoder = png::Encoder::new(BufWriter::new(file), canvas.width as u32, canvas.height as u32);
     encoder.set_color(png::ColorType::Indexed);

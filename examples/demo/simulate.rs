@@ -1,7 +1,7 @@
 //! Run one scene: create the cloth, step it at 60 Hz, time every step, record pictures, measure.
 
 use crate::mesh_io::{TriangleMesh, write_obj};
-use crate::output::{GifWriter, OutputFile, contact_sheet, write_png};
+use crate::output::{GifWriter, SceneOutputs, contact_sheet, write_png};
 use crate::render::{Renderer, palette};
 use crate::report::{Report, median};
 use crate::scene::{FRAME_DT, PinRule, Scene, add_colliders, max_penetration};
@@ -31,7 +31,8 @@ const TILE_SIZE: (usize, usize) = (320, 240);
 const TILES: u32 = 8;
 const TILE_COLUMNS: usize = 4;
 
-pub fn run(scene: &Scene, mesh: &TriangleMesh, opts: &Options) -> Result<Report, String> {
+/// Simulate `scene` on `mesh` and write `outputs` (opened by the caller before any scene runs).
+pub fn run(scene: &Scene, mesh: &TriangleMesh, opts: &Options, outputs: SceneOutputs) -> Result<Report, String> {
     let wall = Instant::now();
     let positions: Vec<[f32; 3]> =
         mesh.positions.iter().map(|&p| scene.placement.transform_point3(Vec3::from_array(p)).to_array()).collect();
@@ -47,16 +48,13 @@ pub fn run(scene: &Scene, mesh: &TriangleMesh, opts: &Options) -> Result<Report,
     let registered_colliders = add_colliders(&mut world, scene)?;
 
     let frames = opts.frames.unwrap_or(scene.frames);
-    std::fs::create_dir_all(&opts.out_dir).map_err(|e| format!("cannot create {}: {e}", opts.out_dir.display()))?;
-    let out = |suffix: &str| opts.out_dir.join(format!("{}{suffix}", scene.name));
-    // All three outputs opened before the first step: an unwritable one fails the run at once,
-    // not after seconds of simulation.
-    let (png_file, obj_file) = (OutputFile::create(out(".png"))?, OutputFile::create(out("_final.obj"))?);
+    let paths = outputs.paths();
+    let SceneOutputs { png: png_file, gif: gif_file, obj: obj_file } = outputs;
     let colours = palette::palette(scene.cloth_rgb);
     let mut recorder = Recorder {
         gif_renderer: Renderer::new(scene, GIF_SIZE.0, GIF_SIZE.1),
         tile_renderer: Renderer::new(scene, TILE_SIZE.0, TILE_SIZE.1),
-        gif: GifWriter::create(&out(".gif"), GIF_SIZE.0, GIF_SIZE.1, &colours, GIF_DELAY_CENTISECONDS)?,
+        gif: GifWriter::create(gif_file, GIF_SIZE.0, GIF_SIZE.1, &colours, GIF_DELAY_CENTISECONDS)?,
         tile_frames: (0..TILES).map(|k| ((k * frames) as f32 / (TILES - 1) as f32).round() as u32).collect(),
         tiles: Vec::new(),
         positions: vec![[0.0; 3]; positions.len()],
@@ -88,7 +86,7 @@ pub fn run(scene: &Scene, mesh: &TriangleMesh, opts: &Options) -> Result<Report,
         recorder.record(&world, cloth, frame, frames, &mesh.indices)?;
         progress.update(frame, &step_times);
     }
-    progress.finish();
+    drop(progress);
 
     let sheet = contact_sheet(&recorder.tiles, TILE_COLUMNS);
     write_png(png_file, &sheet, &colours)?;
@@ -115,7 +113,7 @@ pub fn run(scene: &Scene, mesh: &TriangleMesh, opts: &Options) -> Result<Report,
         registered_colliders,
         render_seconds: recorder.render_time.as_secs_f64(),
         wall_seconds: wall.elapsed().as_secs_f64(),
-        outputs: vec![out(".png"), out(".gif"), out("_final.obj")],
+        outputs: paths,
     })
 }
 
@@ -190,8 +188,15 @@ impl<'a> Progress<'a> {
         std::io::stderr().flush().ok();
     }
 
-    fn finish(&self) {
-        let _ = write!(std::io::stderr(), "\r{}\r", " ".repeat(72));
-        std::io::stderr().flush().ok();
+}
+
+/// The line is cleared when the scene ends, also when it ends with an error: the message then
+/// starts on a clean line instead of after the last progress figures.
+impl Drop for Progress<'_> {
+    fn drop(&mut self) {
+        if self.last_draw.is_some() {
+            let _ = write!(std::io::stderr(), "\r{}\r", " ".repeat(72));
+            std::io::stderr().flush().ok();
+        }
     }
 }
