@@ -25,9 +25,12 @@ fn row_hash(args: &[&str]) -> u64 {
 fn bad_options_are_usage_errors_before_any_timing() {
     let unwritable = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("no-such-dir").join("chart.svg");
     let unwritable = unwritable.to_str().expect("UTF-8 temp path");
-    let cases: [(&[&str], &str); 6] = [
+    let cases: [(&[&str], &str); 8] = [
         (&["--steps", "0"], "--steps 0 only with --row"),
         (&["--steps", "-3"], "--steps"),
+        // A range error naming the option, not "unexpected argument '-1'".
+        (&["--only", "32", "--row", "colour", "--threads", "-1"], "for '--threads"),
+        (&["--only", "32", "--row", "colour", "--substeps", "-1"], "for '--substeps"),
         (&["--only", "96"], "--only"),
         (&["--row", "colour"], "--only"),
         (&["--only", "32", "--row", "sideways"], "--row"),

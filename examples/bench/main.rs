@@ -126,6 +126,8 @@ fn command() -> Command {
         .arg(
             Arg::new("substeps")
                 .long("substeps")
+                // "-1" as a value (a range error), not as an unknown option.
+                .allow_negative_numbers(true)
                 .value_parser(value_parser!(u32).range(1..=1000))
                 .default_value("10")
                 .requires("row")
@@ -134,6 +136,8 @@ fn command() -> Command {
         .arg(
             Arg::new("threads")
                 .long("threads")
+                // "-1" as a value (a range error), not as an unknown option.
+                .allow_negative_numbers(true)
                 .value_parser(value_parser!(u32).range(0..=256))
                 .default_value("1")
                 .requires("row")
