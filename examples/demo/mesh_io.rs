@@ -39,6 +39,9 @@ pub fn load_obj(path: &Path) -> Result<TriangleMesh, String> {
     if metadata.len() > MAX_OBJ_BYTES {
         return Err(format!("{}: {} bytes, more than the demo reads ({MAX_OBJ_BYTES})", path.display(), metadata.len()));
     }
+    // tobj reads a face of two corners (`f 1 2`) as a line, as it reads `l 1 2`, and a face of
+    // one as a point: they are skipped with the lines and points. It also leaves out vertices no
+    // face uses.
     let options = tobj::LoadOptions { single_index: false, triangulate: false, ignore_points: true, ignore_lines: true };
     // Materials do not matter here: do not open .mtl files.
     let no_materials = |_: &Path| Err(tobj::LoadError::GenericFailure);
