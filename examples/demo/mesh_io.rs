@@ -7,7 +7,7 @@
 use std::fs::File;
 use std::io::{BufReader, BufWriter, Write};
 use std::path::Path;
-use crate::output::OutputFile;
+use crate::output::{OutputFile, cannot_write};
 
 /// A triangle mesh as the library takes it: positions [m] and `3·triangles` position indices.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -73,10 +73,11 @@ pub fn load_obj(path: &Path) -> Result<TriangleMesh, String> {
     Ok(mesh)
 }
 
-/// Write positions [m], unit normals and triangles as an OBJ file (1-based `v//vn` corners).
+/// Write positions [m], unit normals (`[f32; 3]` per vertex, as many as positions) and triangles
+/// (`3·triangles` indices) into `file` as OBJ (1-based `v//vn` corners). Error: [`cannot_write`].
 pub fn write_obj(file: OutputFile, positions: &[[f32; 3]], normals: &[[f32; 3]], indices: &[u32]) -> Result<(), String> {
     let (file, path) = file.start_writing()?;
-    let fail = |e: std::io::Error| format!("cannot write {}: {e}", path.display());
+    let fail = |e: std::io::Error| cannot_write(&path, e);
     let mut out = BufWriter::new(file);
     writeln!(out, "# xpbd_cloth demo: final cloth state, metres, Y up").map_err(fail)?;
     for p in positions {

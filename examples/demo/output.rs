@@ -26,7 +26,7 @@ impl GifWriter {
     /// looping.
     pub fn create(out: OutputFile, width: usize, height: usize, palette: &[u8], delay: u16) -> Result<GifWriter, String> {
         let (file, path) = out.start_writing()?;
-        let fail = |e: &dyn std::fmt::Display| format!("cannot write {}: {e}", path.display());
+        let fail = |e: &dyn std::fmt::Display| cannot_write(&path, e);
         let mut encoder =
             gif::Encoder::new(BufWriter::new(file), width as u16, height as u16, palette).map_err(|e| fail(&e))?;
         encoder.set_repeat(gif::Repeat::Infinite).map_err(|e| fail(&e))?;
@@ -41,7 +41,7 @@ impl GifWriter {
             buffer: Cow::Borrowed(&canvas.pixels),
             ..gif::Frame::default()
         };
-        self.encoder.write_frame(&frame).map_err(|e| format!("cannot write {}: {e}", self.path.display()))
+        self.encoder.write_frame(&frame).map_err(|e| cannot_write(&self.path, e))
     }
 }
 
@@ -68,21 +68,29 @@ pub fn contact_sheet(tiles: &[(f32, Canvas)], columns: usize) -> Canvas {
 /// the run at once rather than after a simulation. Opened without emptying it: a run that fails
 /// before a file is written leaves what an earlier run wrote there.
 pub struct OutputFile {
+    /// Where it is, for the report and error messages.
     pub path: PathBuf,
     file: File,
 }
 
+/// The message of every output error: "cannot write PATH: REASON".
+pub fn cannot_write(path: &Path, reason: impl std::fmt::Display) -> String {
+    format!("cannot write {}: {reason}", path.display())
+}
+
 impl OutputFile {
-    /// Open (create if missing) `path` for writing, without emptying it.
+    /// Open (create if missing) `path` for writing, without emptying it. Error: [`cannot_write`]
+    /// (a folder of that name, no permission, a missing or read-only folder).
     pub fn open(path: PathBuf) -> Result<OutputFile, String> {
         let file = OpenOptions::new().write(true).create(true).truncate(false).open(&path);
-        let file = file.map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+        let file = file.map_err(|e| cannot_write(&path, e))?;
         Ok(OutputFile { path, file })
     }
 
-    /// The file, emptied, to write from its start; with its path for error messages.
+    /// The file, emptied, to write from its start; with its path for error messages. Error:
+    /// [`cannot_write`] if it cannot be emptied.
     pub fn start_writing(self) -> Result<(File, PathBuf), String> {
-        self.file.set_len(0).map_err(|e| format!("cannot write {}: {e}", self.path.display()))?;
+        self.file.set_len(0).map_err(|e| cannot_write(&self.path, e))?;
         Ok((self.file, self.path))
     }
 }
@@ -96,6 +104,8 @@ pub struct SceneOutputs {
 }
 
 impl SceneOutputs {
+    /// Create `dir` if missing and open the three files ([`OutputFile::open`]). Errors: "cannot
+    /// create DIR: …" or the first file's [`cannot_write`].
     pub fn open(dir: &Path, scene: &str) -> Result<SceneOutputs, String> {
         std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
         let file = |suffix: &str| OutputFile::open(dir.join(format!("{scene}{suffix}")));
@@ -108,10 +118,11 @@ impl SceneOutputs {
     }
 }
 
-/// Write an indexed-colour PNG into `out`.
+/// Write `canvas` as an indexed-colour PNG with `palette` (RGB triples) into `out`. Error:
+/// [`cannot_write`].
 pub fn write_png(out: OutputFile, canvas: &Canvas, palette: &[u8]) -> Result<(), String> {
     let (file, path) = out.start_writing()?;
-    let fail = |e: &dyn std::fmt::Display| format!("cannot write {}: {e}", path.display());
+    let fail = |e: &dyn std::fmt::Display| cannot_write(&path, e);
     let mut encoder = png::Encoder::new(BufWriter::new(file), canvas.width as u32, canvas.height as u32);
     encoder.set_color(png::ColorType::Indexed);
     encoder.set_depth(png::BitDepth::Eight);

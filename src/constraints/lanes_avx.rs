@@ -21,7 +21,7 @@ use std::arch::x86_64::*;
 #[inline]
 pub(crate) fn avx_available() -> bool {
     #[cfg(test)]
-    if tests::forced_sse() {
+    if tests::max_lanes() < 8 {
         return false;
     }
     std::arch::is_x86_feature_detected!("avx")
@@ -186,23 +186,47 @@ pub(crate) mod tests {
     use std::cell::Cell;
 
     thread_local! {
-        /// Makes [`avx_available`] answer false on this thread, so that tests can run the SSE
-        /// kernels on a machine with AVX.
-        static SSE_ONLY: Cell<bool> = const { Cell::new(false) };
+        /// The widest lane type the kernels may take on this thread, so that tests can run the
+        /// narrower kernels on a machine that has wider ones ([`avx_available`] and
+        /// `lanes_avx512::avx512_available` answer false above it).
+        static MAX_LANES: Cell<usize> = const { Cell::new(usize::MAX) };
     }
 
-    /// `f()` with [`avx_available`] answering false on this thread (the SSE kernels on a machine
-    /// with AVX).
-    pub(crate) fn sse_only<R>(f: impl FnOnce() -> R) -> R {
-        SSE_ONLY.with(|only| only.set(true));
+    /// `f()` with the kernels on this thread (not a world's pool threads) limited to `lanes`.
+    fn with_max_lanes<R>(lanes: usize, f: impl FnOnce() -> R) -> R {
+        let before = MAX_LANES.with(|max| max.replace(lanes));
         let r = f();
-        SSE_ONLY.with(|only| only.set(false));
+        MAX_LANES.with(|max| max.set(before));
         r
     }
 
-    /// Whether [`sse_only`] is in effect on this thread.
-    pub(crate) fn forced_sse() -> bool {
-        SSE_ONLY.with(|only| only.get())
+    /// `f()` on the SSE kernels (4 lanes) on a machine with AVX or AVX-512.
+    pub(crate) fn sse_only<R>(f: impl FnOnce() -> R) -> R {
+        with_max_lanes(4, f)
+    }
+
+    /// `f()` on the AVX kernels (8 lanes) on a machine with AVX-512.
+    pub(crate) fn avx_only<R>(f: impl FnOnce() -> R) -> R {
+        with_max_lanes(8, f)
+    }
+
+    /// The widest lane type allowed on this thread ([`sse_only`], [`avx_only`]).
+    pub(crate) fn max_lanes() -> usize {
+        MAX_LANES.with(|max| max.get())
+    }
+
+    /// The hooks narrow the widths the kernels choose, nest, and end with their closure.
+    #[test]
+    fn width_hooks_limit_the_kernels_on_this_thread() {
+        use super::super::lanes_avx512::avx512_available;
+        let (avx, avx512) = (avx_available(), avx512_available());
+        avx_only(|| {
+            assert!(!avx512_available());
+            assert_eq!(avx_available(), avx);
+            sse_only(|| assert!(!avx_available() && !avx512_available()));
+            assert_eq!(avx_available(), avx, "the inner hook's end restores the outer one");
+        });
+        assert_eq!((avx_available(), avx512_available()), (avx, avx512));
     }
 
     /// Transposes rows into lanes and back, and computes every operation with the scalar bits

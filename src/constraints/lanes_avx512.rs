@@ -20,7 +20,7 @@ use std::arch::x86_64::*;
 #[inline]
 pub(crate) fn avx512_available() -> bool {
     #[cfg(test)]
-    if super::lanes_avx::tests::forced_sse() || tests::forced_avx() {
+    if super::lanes_avx::tests::max_lanes() < 16 {
         return false;
     }
     std::arch::is_x86_feature_detected!("avx512f")
@@ -193,29 +193,8 @@ fn transpose_quarters(m: [__m512; 4]) -> [__m512; 4] {
 }
 
 #[cfg(test)]
-pub(crate) mod tests {
+mod tests {
     use super::*;
-    use std::cell::Cell;
-
-    thread_local! {
-        /// Makes [`super::avx512_available`] answer false on this thread, so that tests can run
-        /// the 8-lane kernels on a machine with AVX-512.
-        static AVX_ONLY: Cell<bool> = const { Cell::new(false) };
-    }
-
-    /// `f()` with [`super::avx512_available`] answering false on this thread only: a world's pool
-    /// threads still take 16 lanes.
-    pub(crate) fn avx_only<R>(f: impl FnOnce() -> R) -> R {
-        AVX_ONLY.with(|only| only.set(true));
-        let r = f();
-        AVX_ONLY.with(|only| only.set(false));
-        r
-    }
-
-    /// Whether [`avx_only`] is in effect on this thread.
-    pub(crate) fn forced_avx() -> bool {
-        AVX_ONLY.with(|only| only.get())
-    }
 
     /// Transposes rows into lanes and back, and computes every operation with the scalar bits
     /// (NaN and signed zero included), in a function compiled with AVX-512F.

@@ -158,7 +158,7 @@ mod tests {
         coloured_sweeps_match_the_scalar_sweep();
         #[cfg(target_arch = "x86_64")]
         {
-            super::lanes_avx512::tests::avx_only(coloured_sweeps_match_the_scalar_sweep);
+            super::lanes_avx::tests::avx_only(coloured_sweeps_match_the_scalar_sweep);
             super::lanes_avx::tests::sse_only(coloured_sweeps_match_the_scalar_sweep);
         }
     }

@@ -77,6 +77,9 @@ impl TetherConstraints {
     ///
     /// `links` and `link_length` [m] describe the rest distance graph (mesh edges, optionally plus
     /// shortcuts such as hinge diagonals); `w` are the inverse masses (anchors have `w == 0`).
+    /// Groups of exactly [`TETHERS_PER_PARTICLE`] tethers come first
+    /// (`put_full_groups_first`); a cloth then also puts the straight ones first
+    /// (`put_straight_groups_first`, which needs positions).
     pub fn build(particle_count: usize, links: &[[u32; 2]], link_length: &[f32], w: &[f32]) -> Self {
         const K: usize = TETHERS_PER_PARTICLE;
         let graph = Adjacency::new(particle_count, links, |k| link_length[k]);
@@ -148,11 +151,16 @@ impl TetherConstraints {
         }
         order.extend(other);
         order.extend(self.full_groups_end as u32..self.particle.len() as u32);
-        permute(&mut self.particle, &order);
-        permute(&mut self.anchor, &order);
+        self.permute_tethers(&order);
+    }
+
+    /// Reorder the tethers and everything stored per tether: new tether k = old tether `order[k]`.
+    fn permute_tethers(&mut self, order: &[u32]) {
+        permute(&mut self.particle, order);
+        permute(&mut self.anchor, order);
         self.row_offsets.indices_changed();
-        permute(&mut self.geodesic_distance, &order);
-        permute(&mut self.lambda, &order);
+        permute(&mut self.geodesic_distance, order);
+        permute(&mut self.lambda, order);
     }
 
     /// Reorder the groups (stably) so that those of exactly [`TETHERS_PER_PARTICLE`] tethers come
@@ -168,11 +176,7 @@ impl TetherConstraints {
         }
         self.full_groups_end = order.len();
         order.extend(other);
-        permute(&mut self.particle, &order);
-        permute(&mut self.anchor, &order);
-        self.row_offsets.indices_changed();
-        permute(&mut self.geodesic_distance, &order);
-        permute(&mut self.lambda, &order);
+        self.permute_tethers(&order);
     }
 
     /// One Gauss–Seidel sweep; `slack` is s, `compliance` α [m/N] for all tethers. With
@@ -372,7 +376,8 @@ impl TetherSweep<'_> {
         const K: usize = TETHERS_PER_PARTICLE;
         /// Tethers in the widest batch (8 groups).
         const MAX_TETHERS: usize = 8 * K;
-        assert!(N * K <= MAX_TETHERS && (1..N).contains(&groups));
+        const { assert!(N * K <= MAX_TETHERS) };
+        debug_assert!((1..N).contains(&groups));
         let (mut particle, mut anchor) = ([0u32; MAX_TETHERS], [0u32; MAX_TETHERS]);
         let (mut row_offsets, mut geodesic_distance, mut lam) = ([[0u32; 2]; MAX_TETHERS], [0.0f32; MAX_TETHERS], [0.0f32; MAX_TETHERS]);
         for j in 0..N * K {

@@ -111,15 +111,17 @@ impl Motion {
     unsafe fn run_avx512(self, pass: Pass, rows: &mut [SolverParticle], x_prev: &mut [Vec3], v: &mut [Vec3]) {
         let n = rows.len().min(x_prev.len()).min(v.len());
         let whole = n / 16 * 16;
+        // SAFETY: the CPU has AVX-512F (this function's contract).
+        let constants = unsafe { Block16Constants::new(self) };
         let blocks = rows[..whole].chunks_exact_mut(16).zip(x_prev[..whole].chunks_exact_mut(16)).zip(v[..whole].chunks_exact_mut(16));
         for ((rows, x_prev), v) in blocks {
             let (rows, x_prev, v) = (rows.try_into().unwrap(), x_prev.try_into().unwrap(), v.try_into().unwrap());
             // SAFETY: the CPU has AVX-512F (this function's contract).
             unsafe {
                 match pass {
-                    Pass::Predict => block16::<false, true>(self, rows, x_prev, v),
-                    Pass::Update => block16::<true, false>(self, rows, x_prev, v),
-                    Pass::UpdateThenPredict => block16::<true, true>(self, rows, x_prev, v),
+                    Pass::Predict => block16::<false, true>(&constants, rows, x_prev, v),
+                    Pass::Update => block16::<true, false>(&constants, rows, x_prev, v),
+                    Pass::UpdateThenPredict => block16::<true, true>(&constants, rows, x_prev, v),
                 }
             }
         }
@@ -259,7 +261,7 @@ const fn first_packed(q: usize) -> usize {
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f")]
 unsafe fn block16<const UPDATE: bool, const PREDICT: bool>(
-    motion: Motion,
+    constants: &Block16Constants,
     rows: &mut [SolverParticle; 16],
     x_prev: &mut [Vec3; 16],
     v: &mut [Vec3; 16],
@@ -269,33 +271,27 @@ unsafe fn block16<const UPDATE: bool, const PREDICT: bool>(
     // arrays are 64 and 48 consecutive floats.
     const _: () = assert!(size_of::<SolverParticle>() == 16 && size_of::<Vec3>() == 12);
     let (row_ptr, prev_ptr, v_ptr) = (rows.as_mut_ptr().cast::<f32>(), x_prev.as_mut_ptr().cast::<f32>(), v.as_mut_ptr().cast::<f32>());
-    let d = motion.dv.to_array();
+    let Block16Constants { dv, h, inv_h, scale } = *constants;
     // Loops rather than closures over the registers: a closure is compiled on its own, maybe
     // without AVX-512, and its intrinsics would become calls.
     // SAFETY: every load and store below is within the three arrays (64, 48 and 48 floats) or
-    // the constant index and dv arrays (16 each).
+    // the constant index arrays (16 each).
     unsafe {
         let zero = _mm512_setzero_ps();
         let mut r = [zero; 4];
         for (q, r) in r.iter_mut().enumerate() {
             *r = _mm512_loadu_ps(row_ptr.add(16 * q));
         }
-        let (mut x, mut xp, mut vel, mut dv) = ([zero; 3], [zero; 3], [zero; 3], [zero; 3]);
+        let (mut x, mut xp, mut vel) = ([zero; 3], [zero; 3], [zero; 3]);
         let mut free: [__mmask16; 3] = [0; 3];
         for k in 0..3 {
             let (xyz_index, w_index) = (PACKED_FROM_ROWS[k], PACKED_W_FROM_ROWS[k]);
             x[k] = _mm512_permutex2var_ps(r[k], _mm512_loadu_si512(xyz_index.as_ptr().cast()), r[k + 1]);
             let w = _mm512_permutex2var_ps(r[k], _mm512_loadu_si512(w_index.as_ptr().cast()), r[k + 1]);
             free[k] = _mm512_cmp_ps_mask::<_CMP_GT_OQ>(w, zero);
-            let mut pattern = [0.0f32; 16];
-            for (f, value) in pattern.iter_mut().enumerate() {
-                *value = d[(16 * k + f) % 3];
-            }
-            dv[k] = _mm512_loadu_ps(pattern.as_ptr());
             xp[k] = _mm512_loadu_ps(prev_ptr.add(16 * k));
             vel[k] = _mm512_loadu_ps(v_ptr.add(16 * k));
         }
-        let (h, inv_h, scale) = (_mm512_set1_ps(motion.h), _mm512_set1_ps(1.0 / motion.h), _mm512_set1_ps(motion.velocity_scale));
         let mut moved = x;
         for k in 0..3 {
             if UPDATE {
@@ -325,6 +321,42 @@ unsafe fn block16<const UPDATE: bool, const PREDICT: bool>(
         for (k, &vel) in vel.iter().enumerate() {
             _mm512_storeu_ps(v_ptr.add(16 * k), vel);
         }
+    }
+}
+
+/// The values of a [`Motion`] that every [`block16`] of a pass uses, in registers: made once per
+/// pass rather than once per 16 particles.
+#[cfg(target_arch = "x86_64")]
+#[derive(Clone, Copy)]
+struct Block16Constants {
+    /// Δv [m/s] laid out as the packed registers' floats: float f of register k is component
+    /// (16k + f) mod 3.
+    dv: [std::arch::x86_64::__m512; 3],
+    /// h [s], 1/h [1/s] and the damping factor, in every lane.
+    h: std::arch::x86_64::__m512,
+    inv_h: std::arch::x86_64::__m512,
+    scale: std::arch::x86_64::__m512,
+}
+
+#[cfg(target_arch = "x86_64")]
+impl Block16Constants {
+    /// # Safety
+    /// The CPU must have AVX-512F.
+    #[target_feature(enable = "avx512f")]
+    unsafe fn new(motion: Motion) -> Self {
+        use std::arch::x86_64::*;
+        let d = motion.dv.to_array();
+        let mut dv = [_mm512_setzero_ps(); 3];
+        for (k, dv) in dv.iter_mut().enumerate() {
+            let mut pattern = [0.0f32; 16];
+            for (f, value) in pattern.iter_mut().enumerate() {
+                *value = d[(16 * k + f) % 3];
+            }
+            // SAFETY: the load reads the 16 floats of `pattern`.
+            *dv = unsafe { _mm512_loadu_ps(pattern.as_ptr()) };
+        }
+        let (h, inv_h, scale) = (_mm512_set1_ps(motion.h), _mm512_set1_ps(1.0 / motion.h), _mm512_set1_ps(motion.velocity_scale));
+        Block16Constants { dv, h, inv_h, scale }
     }
 }
 
@@ -390,7 +422,7 @@ mod tests {
         check_blocks_against_the_reference();
         #[cfg(target_arch = "x86_64")]
         {
-            crate::constraints::lanes_avx512::tests::avx_only(check_blocks_against_the_reference);
+            crate::constraints::lanes_avx::tests::avx_only(check_blocks_against_the_reference);
             crate::constraints::lanes_avx::tests::sse_only(check_blocks_against_the_reference);
         }
     }
