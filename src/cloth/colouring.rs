@@ -66,6 +66,7 @@ impl Cloth {
         let (order, start) = colour_order_by_particle(&colours, edges);
         self.permute_edges(&order);
         self.stretch.colour_start = start;
+        self.stretch.row_offsets.reserve_reach(self.stretch.colour_start.len());
     }
 
     /// Colours of the wavefront edge colouring. A sweep carries a pin's correction across as many
@@ -109,6 +110,7 @@ impl Cloth {
             let (order, start) = colour_order_by_particle(&colours, &self.bending.hinges);
             self.permute_hinges(&order);
             self.bending.colour_start = start;
+            self.bending.row_offsets.reserve_reach(self.bending.colour_start.len());
         }
     }
 

@@ -130,12 +130,14 @@ pub(crate) struct RowOffsets<const K: usize> {
     /// The particle count every index was checked against; None until checked, and after the
     /// indices changed.
     checked_for: Option<usize>,
+    /// The colours' particle reach, derived again after the indices or the colours changed.
+    reach: ColourReach,
 }
 
 impl<const K: usize> RowOffsets<K> {
     /// Unchecked offsets with room for `constraints` constraints (no allocation at the first step).
     pub fn with_capacity(constraints: usize) -> Self {
-        RowOffsets { offsets: Vec::with_capacity(constraints), checked_for: None }
+        RowOffsets { offsets: Vec::with_capacity(constraints), checked_for: None, reach: ColourReach::default() }
     }
 
     /// The offsets, one `[u32; K]` per constraint (valid after [`Self::prepare`] returned true).
@@ -158,6 +160,9 @@ impl<const K: usize> RowOffsets<K> {
         if kept && !cfg!(debug_assertions) {
             return true;
         }
+        if !kept {
+            self.reach.current = false;
+        }
         let before = kept.then(|| fingerprint(&self.offsets));
         let all_below = derive(&mut self.offsets);
         debug_assert!(
@@ -166,6 +171,74 @@ impl<const K: usize> RowOffsets<K> {
         );
         self.checked_for = all_below.then_some(particle_count);
         all_below
+    }
+
+    /// [`ColourReach`] of `constraints` (the indices these offsets were derived from) coloured by
+    /// `colour_start`, derived again only when the indices changed ([`Self::indices_changed`],
+    /// or offsets derived for another count) or `colour_start` differs from the last call's.
+    /// Allocates only when the colour count grows.
+    pub fn prepare_reach(&mut self, constraints: &[[u32; K]], colour_start: &[u32]) -> &ColourReach {
+        let reach = &mut self.reach;
+        if !(reach.current && reach.colour_start == colour_start) {
+            reach.derive(constraints, colour_start);
+        }
+        &self.reach
+    }
+
+    /// Room for the reach of `colour_starts` colour starts (`colour_count + 1`), so that the step
+    /// that derives it allocates nothing: called where the colouring is set, outside a step.
+    pub fn reserve_reach(&mut self, colour_starts: usize) {
+        let reach = &mut self.reach;
+        reach.colour_start.reserve(colour_starts.saturating_sub(reach.colour_start.len()));
+        reach.reach.reserve(colour_starts.saturating_sub(reach.reach.len()));
+    }
+
+    /// The reach of the last [`Self::prepare_reach`] (none before it).
+    pub fn reach(&self) -> &ColourReach {
+        &self.reach
+    }
+}
+
+/// How far the constraints of each colour reach in particle index, for the team sweep's look-ahead
+/// (`constraints::team`): constraints `begin..end` of colour `c` touch only particles from the
+/// lowest index of constraint `begin` to the lowest index of constraint `end − 1` plus the
+/// colour's reach, when the colour is in particle order ([`super::colouring::colour_order_by_particle`]:
+/// by lowest index). A colour in another order (the tethers, some test kernels) has no bound.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct ColourReach {
+    /// The colour starts it was derived for.
+    colour_start: Vec<u32>,
+    /// Per colour, the largest (highest − lowest index) of its constraints, or `u32::MAX` when the
+    /// colour is not sorted by lowest index.
+    reach: Vec<u32>,
+    /// Derived since the indices last changed.
+    current: bool,
+}
+
+impl ColourReach {
+    fn derive<const K: usize>(&mut self, constraints: &[[u32; K]], colour_start: &[u32]) {
+        self.colour_start.clear();
+        self.colour_start.extend_from_slice(colour_start);
+        self.reach.clear();
+        let lowest = |c: &[u32; K]| c.iter().copied().min().unwrap_or(0);
+        for range in colour_start.windows(2) {
+            let colour = constraints.get(range[0] as usize..range[1] as usize).unwrap_or(&[]);
+            let sorted = colour.windows(2).all(|pair| lowest(&pair[0]) <= lowest(&pair[1]));
+            let reach = colour.iter().map(|c| c.iter().copied().max().unwrap_or(0) - lowest(c)).max().unwrap_or(0);
+            self.reach.push(if sorted { reach } else { u32::MAX });
+        }
+        self.current = true;
+    }
+
+    /// The lowest and highest particle index that constraints `begin..end` (`begin < end`, within
+    /// colour `colour`) read or write, or a wider range; None when unknown (not derived for
+    /// `constraints`, or the colour is not in particle order).
+    #[inline]
+    pub fn bounds<const K: usize>(&self, constraints: &[[u32; K]], colour: usize, begin: usize, end: usize) -> Option<(u32, u32)> {
+        let reach = *self.reach.get(colour).filter(|&&r| r != u32::MAX)?;
+        debug_assert!(begin < end && self.colour_start[colour] as usize <= begin && end <= self.colour_start[colour + 1] as usize);
+        let lowest = |c: &[u32; K]| c.iter().copied().min().unwrap_or(0);
+        Some((lowest(&constraints[begin]), lowest(&constraints[end - 1]).saturating_add(reach)))
     }
 }
 

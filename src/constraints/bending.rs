@@ -16,7 +16,8 @@
 //! Σ∇ = 0 by construction (translation invariance). Hinges whose edge or triangle heights vanish are
 //! skipped. Compliance α in rad/(N·m); λ/h² estimates the hinge torque [N·m].
 
-use super::access::{Positions, RowOffsets, SolverParticle, column, constraint_particles, gather_rows_at, gather_vec3, row_offsets_below};
+use super::access::{ColourReach, Positions, RowOffsets, SolverParticle, column, constraint_particles, gather_rows_at, gather_vec3, row_offsets_below};
+use super::team::{ColourStarts, Either, SweepWork, TeamWork};
 use super::sweep::{BatchSweep, Sweep, padded, project_disjoint_lanes, project_padded, sweep};
 use super::lanes::{LANES, LaneSet, Lanes, Real, V3, atan2, v3};
 #[cfg(target_arch = "x86_64")]
@@ -234,11 +235,14 @@ pub struct BendingConstraints {
 }
 
 /// The bending projection for [`sweep`]; `DAMPED` is false when β = 0.
+#[derive(Clone, Copy)]
 struct BendingSweep<'a, const DAMPED: bool> {
     /// Take λ as 0 instead of reading it (the first sweep of a substep: the multipliers need no
     /// reset before it; the sum 0 + Δλ has the bits the reset gave).
     fresh: bool,
     hinges: &'a [[u32; 4]],
+    /// [`RowOffsets::prepare_reach`] of `hinges`: the team sweep's look-ahead bounds.
+    reach: &'a ColourReach,
     /// [`BendingConstraints::row_offsets`].
     row_offsets: &'a [[u32; 4]],
     rest_angle: &'a [f32],
@@ -281,6 +285,11 @@ impl<const DAMPED: bool> Sweep for BendingSweep<'_, DAMPED> {
     #[inline(always)]
     fn project_disjoint<P: Positions + ?Sized>(&self, first: usize, lambda: &mut [f32], x: &mut P) {
         project_disjoint_lanes(self, first, lambda, x);
+    }
+
+    #[inline]
+    fn particle_bounds(&self, colour: usize, begin: usize, end: usize) -> Option<(u32, u32)> {
+        self.reach.bounds(self.hinges, colour, begin, end)
     }
 }
 
@@ -338,7 +347,7 @@ impl BendingConstraints {
     /// One Gauss–Seidel sweep over all hinges in storage order. When the hinges are coloured
     /// ([`BendingConstraints::colour_start`]), colour by colour, 16 hinges at a time where the CPU has
     /// AVX-512F (the rest as at most one 8-lane batch and one partial one), else 8 with AVX, else
-    /// 4, the colour's remainder as one partial batch, and with `parallel` each colour split over the current rayon pool (the same bits either way).
+    /// 4, the colour's remainder as one partial batch. Split over threads, the same sweep is [`Self::team_work`] (the same bits).
     /// With `fresh` the multipliers are taken as 0 instead of read (the substep's first sweep of
     /// the hinges: λ then needs no reset before it, and gets the bits the reset gave).
     ///
@@ -347,31 +356,48 @@ impl BendingConstraints {
     /// from the current hinges (both by [`Self::prepare_rows`]), and
     /// [`BendingConstraints::colour_start`], if set, is a valid colouring (no two hinges of a colour share a
     /// particle).
-    #[allow(clippy::too_many_arguments)]
-    pub(crate) unsafe fn solve_in_bounds(
-        &mut self,
-        x: &mut [SolverParticle],
-        x_prev: &[Vec3],
-        w: &[f32],
-        k: &SubstepCoefficients,
-        parallel: bool,
-        fresh: bool,
-    ) {
-        let colours = (!self.colour_start.is_empty()).then_some(self.colour_start.as_slice());
-        let (hinges, rest_angle, compliance) = (&self.hinges[..], &self.rest_angle[..], &self.compliance[..]);
-        let row_offsets = self.row_offsets.as_slice();
+    pub(crate) unsafe fn solve_in_bounds(&mut self, x: &mut [SolverParticle], x_prev: &[Vec3], w: &[f32], k: &SubstepCoefficients, fresh: bool) {
         // Without damping γ = 0 and ∇C·(x − x_prev) is not needed: skip reading x_prev.
         if k.undamped() {
-            let kernel = BendingSweep::<false> { fresh, hinges, row_offsets, rest_angle, compliance, x_prev, w, k };
-            // SAFETY: the caller's contract; the kernel reads particles only through its
-            // `hinges`.
-            unsafe { sweep(&kernel, x, &mut self.lambda, colours, parallel) };
+            let (kernel, colour_start, lambda) = self.kernel::<false>(x_prev, w, k, fresh);
+            // SAFETY: the caller's contract; the kernel reads particles only through its `hinges`.
+            unsafe { sweep(&kernel, x, lambda, colour_start) };
         } else {
-            let kernel = BendingSweep::<true> { fresh, hinges, row_offsets, rest_angle, compliance, x_prev, w, k };
-            // SAFETY: the caller's contract; the kernel reads particles only through its
-            // `hinges`.
-            unsafe { sweep(&kernel, x, &mut self.lambda, colours, parallel) };
+            let (kernel, colour_start, lambda) = self.kernel::<true>(x_prev, w, k, fresh);
+            // SAFETY: as above.
+            unsafe { sweep(&kernel, x, lambda, colour_start) };
         }
+    }
+
+    /// The sweep of [`Self::solve_in_bounds`] (one sweep, the first one `fresh`) as work for
+    /// a team of threads ([`super::team::run_team`], whose contract is that of `solve_in_bounds`).
+    /// The hinges must be coloured ([`Self::colour_start`]; a cloth is split over threads only then).
+    pub(crate) fn team_work<'a>(&'a mut self, x_prev: &'a [Vec3], w: &'a [f32], k: &'a SubstepCoefficients, fresh: bool) -> impl TeamWork + 'a {
+        debug_assert!(!self.colour_start.is_empty() || self.hinges.is_empty(), "uncoloured hinges split over threads");
+        if k.undamped() {
+            let (kernel, colour_start, lambda) = self.kernel::<false>(x_prev, w, k, fresh);
+            let colours = ColourStarts::Ranges(colour_start.unwrap_or(&[]));
+            Either::Left(SweepWork::new(kernel, BendingSweep { fresh: false, ..kernel }, 1, colours, lambda))
+        } else {
+            let (kernel, colour_start, lambda) = self.kernel::<true>(x_prev, w, k, fresh);
+            let colours = ColourStarts::Ranges(colour_start.unwrap_or(&[]));
+            Either::Right(SweepWork::new(kernel, BendingSweep { fresh: false, ..kernel }, 1, colours, lambda))
+        }
+    }
+
+    /// The projection kernel, the colour starts (None when uncoloured) and the multipliers,
+    /// borrowed apart.
+    fn kernel<'a, const DAMPED: bool>(
+        &'a mut self,
+        x_prev: &'a [Vec3],
+        w: &'a [f32],
+        k: &'a SubstepCoefficients,
+        fresh: bool,
+    ) -> (BendingSweep<'a, DAMPED>, Option<&'a [u32]>, &'a mut [f32]) {
+        let (hinges, rest_angle, compliance) = (&self.hinges[..], &self.rest_angle[..], &self.compliance[..]);
+        let (row_offsets, reach) = (self.row_offsets.as_slice(), self.row_offsets.reach());
+        let kernel = BendingSweep::<DAMPED> { fresh, hinges, reach, row_offsets, rest_angle, compliance, x_prev, w, k };
+        (kernel, (!self.colour_start.is_empty()).then_some(&self.colour_start[..]), &mut self.lambda)
     }
 
     /// Whether every particle index of the hinges is `< particle_count`; derives
@@ -379,7 +405,11 @@ impl BendingConstraints {
     /// over the hinges only after they changed ([`RowOffsets::prepare`]).
     pub(crate) fn prepare_rows(&mut self, particle_count: usize) -> bool {
         let hinges = &self.hinges;
-        self.row_offsets.prepare(hinges.len(), particle_count, |out| row_offsets_below(hinges, particle_count, out))
+        let checked = self.row_offsets.prepare(hinges.len(), particle_count, |out| row_offsets_below(hinges, particle_count, out));
+        if checked {
+            self.row_offsets.prepare_reach(hinges, &self.colour_start);
+        }
+        checked
     }
 
     /// |C| [rad] of every hinge at positions `x` (0 for hinges that are currently degenerate),

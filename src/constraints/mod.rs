@@ -12,7 +12,7 @@ pub mod bending;
 pub mod colouring;
 pub mod stretch;
 mod sweep;
-mod team;
+pub(crate) mod team;
 pub mod tether;
 
 pub use bending::{BendingConstraints, dihedral_angle, dihedral_angle_and_gradient};
@@ -140,8 +140,8 @@ mod tests {
         assert!(cloth.bending.prepare_rows(x.len()) && cloth.stretch.prepare_rows(x.len()));
         // SAFETY: indices checked above; the cloth's colourings are valid (`colouring_is_valid`).
         unsafe {
-            cloth.bending.solve_in_bounds(x, x_prev, w, k, false, fresh);
-            cloth.stretch.solve_in_bounds(x, x_prev, w, k, false, fresh);
+            cloth.bending.solve_in_bounds(x, x_prev, w, k, fresh);
+            cloth.stretch.solve_in_bounds(x, x_prev, w, k, fresh);
         }
     }
 

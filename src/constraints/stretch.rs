@@ -4,7 +4,8 @@
 //! (Müller et al. 2006, Position Based Dynamics, §3.3 / eq. 10–11; solved with the XPBD update,
 //! Macklin et al. 2016, eq. 18 and 26). Compliance α in m/N, λ in N·s², force ≈ λ/h² [N].
 
-use super::access::{Positions, RowOffsets, SolverParticle, column, constraint_particles, gather_rows_at, gather_vec3, row_offsets_below};
+use super::access::{ColourReach, Positions, RowOffsets, SolverParticle, column, constraint_particles, gather_rows_at, gather_vec3, row_offsets_below};
+use super::team::{ColourStarts, Either, SweepWork, TeamWork};
 use super::sweep::{BatchSweep, Sweep, padded, project_disjoint_lanes, project_padded, sweep};
 use super::lanes::{LANES, LaneSet, Lanes, Real, V3, v3};
 #[cfg(target_arch = "x86_64")]
@@ -43,11 +44,14 @@ pub struct StretchConstraints {
 }
 
 /// The stretch projection for [`sweep`]; `DAMPED` is false when β = 0.
+#[derive(Clone, Copy)]
 struct StretchSweep<'a, const DAMPED: bool> {
     /// Take λ as 0 instead of reading it (the first sweep of a substep: the multipliers need no
     /// reset before it; the sum 0 + Δλ has the bits the reset gave).
     fresh: bool,
     edges: &'a [[u32; 2]],
+    /// [`RowOffsets::prepare_reach`] of `edges`: the team sweep's look-ahead bounds.
+    reach: &'a ColourReach,
     row_offsets: &'a [[u32; 2]],
     rest_length: &'a [f32],
     compliance: &'a [f32],
@@ -111,6 +115,11 @@ impl<const DAMPED: bool> Sweep for StretchSweep<'_, DAMPED> {
     fn project_disjoint<P: Positions + ?Sized>(&self, first: usize, lambda: &mut [f32], x: &mut P) {
         project_disjoint_lanes(self, first, lambda, x);
     }
+
+    #[inline]
+    fn particle_bounds(&self, colour: usize, begin: usize, end: usize) -> Option<(u32, u32)> {
+        self.reach.bounds(self.edges, colour, begin, end)
+    }
 }
 
 impl<const DAMPED: bool> BatchSweep for StretchSweep<'_, DAMPED> {
@@ -167,7 +176,7 @@ impl StretchConstraints {
     /// One Gauss–Seidel sweep over all edges in storage order. When the edges are coloured
     /// ([`StretchConstraints::colour_start`]), colour by colour, 16 edges at a time where the CPU has
     /// AVX-512F (the rest as at most one 8-lane batch and one partial one), else 8 with AVX, else
-    /// 4, the colour's remainder as one partial batch, and with `parallel` each colour split over the current rayon pool (the same bits either way).
+    /// 4, the colour's remainder as one partial batch. Split over threads, the same sweep is [`Self::team_work`] (the same bits).
     /// With `fresh` the multipliers are taken as 0 instead of read (the substep's first sweep of
     /// the edges: λ then needs no reset before it, and gets the bits the reset gave).
     ///
@@ -176,31 +185,48 @@ impl StretchConstraints {
     /// the current edges (both by [`Self::prepare_rows`]), and
     /// [`StretchConstraints::colour_start`], if set, is a valid colouring (no two edges of a colour share a
     /// particle).
-    #[allow(clippy::too_many_arguments)]
-    pub(crate) unsafe fn solve_in_bounds(
-        &mut self,
-        x: &mut [SolverParticle],
-        x_prev: &[Vec3],
-        w: &[f32],
-        k: &SubstepCoefficients,
-        parallel: bool,
-        fresh: bool,
-    ) {
-        let colours = (!self.colour_start.is_empty()).then_some(self.colour_start.as_slice());
-        let (edges, rest_length, compliance) = (&self.edges[..], &self.rest_length[..], &self.compliance[..]);
-        let row_offsets = self.row_offsets.as_slice();
+    pub(crate) unsafe fn solve_in_bounds(&mut self, x: &mut [SolverParticle], x_prev: &[Vec3], w: &[f32], k: &SubstepCoefficients, fresh: bool) {
         // Without damping γ = 0 and ∇C·(x − x_prev) is not needed: skip reading x_prev.
         if k.undamped() {
-            let kernel = StretchSweep::<false> { fresh, edges, row_offsets, rest_length, compliance, x_prev, w, k };
-            // SAFETY: the caller's contract; the kernel reads particles only through its
-            // `edges`.
-            unsafe { sweep(&kernel, x, &mut self.lambda, colours, parallel) };
+            let (kernel, colour_start, lambda) = self.kernel::<false>(x_prev, w, k, fresh);
+            // SAFETY: the caller's contract; the kernel reads particles only through its `edges`.
+            unsafe { sweep(&kernel, x, lambda, colour_start) };
         } else {
-            let kernel = StretchSweep::<true> { fresh, edges, row_offsets, rest_length, compliance, x_prev, w, k };
-            // SAFETY: the caller's contract; the kernel reads particles only through its
-            // `edges`.
-            unsafe { sweep(&kernel, x, &mut self.lambda, colours, parallel) };
+            let (kernel, colour_start, lambda) = self.kernel::<true>(x_prev, w, k, fresh);
+            // SAFETY: as above.
+            unsafe { sweep(&kernel, x, lambda, colour_start) };
         }
+    }
+
+    /// The sweeps of [`Self::solve_in_bounds`] (`passes` sweeps in a row, the first one `fresh`) as work for
+    /// a team of threads ([`super::team::run_team`], whose contract is that of `solve_in_bounds`).
+    /// The edges must be coloured ([`Self::colour_start`]; a cloth is split over threads only then).
+    pub(crate) fn team_work<'a>(&'a mut self, x_prev: &'a [Vec3], w: &'a [f32], k: &'a SubstepCoefficients, passes: usize, fresh: bool) -> impl TeamWork + 'a {
+        debug_assert!(!self.colour_start.is_empty() || self.edges.is_empty(), "uncoloured edges split over threads");
+        if k.undamped() {
+            let (kernel, colour_start, lambda) = self.kernel::<false>(x_prev, w, k, fresh);
+            let colours = ColourStarts::Ranges(colour_start.unwrap_or(&[]));
+            Either::Left(SweepWork::new(kernel, StretchSweep { fresh: false, ..kernel }, passes, colours, lambda))
+        } else {
+            let (kernel, colour_start, lambda) = self.kernel::<true>(x_prev, w, k, fresh);
+            let colours = ColourStarts::Ranges(colour_start.unwrap_or(&[]));
+            Either::Right(SweepWork::new(kernel, StretchSweep { fresh: false, ..kernel }, passes, colours, lambda))
+        }
+    }
+
+    /// The projection kernel, the colour starts (None when uncoloured) and the multipliers,
+    /// borrowed apart.
+    fn kernel<'a, const DAMPED: bool>(
+        &'a mut self,
+        x_prev: &'a [Vec3],
+        w: &'a [f32],
+        k: &'a SubstepCoefficients,
+        fresh: bool,
+    ) -> (StretchSweep<'a, DAMPED>, Option<&'a [u32]>, &'a mut [f32]) {
+        let (edges, rest_length, compliance) = (&self.edges[..], &self.rest_length[..], &self.compliance[..]);
+        let (row_offsets, reach) = (self.row_offsets.as_slice(), self.row_offsets.reach());
+        let kernel = StretchSweep::<DAMPED> { fresh, edges, reach, row_offsets, rest_length, compliance, x_prev, w, k };
+        (kernel, (!self.colour_start.is_empty()).then_some(&self.colour_start[..]), &mut self.lambda)
     }
 
     /// Whether every particle index of the edges is `< particle_count`; derives
@@ -208,7 +234,11 @@ impl StretchConstraints {
     /// over the edges only after they changed ([`RowOffsets::prepare`]).
     pub(crate) fn prepare_rows(&mut self, particle_count: usize) -> bool {
         let edges = &self.edges;
-        self.row_offsets.prepare(edges.len(), particle_count, |out| row_offsets_below(edges, particle_count, out))
+        let checked = self.row_offsets.prepare(edges.len(), particle_count, |out| row_offsets_below(edges, particle_count, out));
+        if checked {
+            self.row_offsets.prepare_reach(edges, &self.colour_start);
+        }
+        checked
     }
 
     /// |C| [m] of every edge at positions `x`, appended to `out`; returns [`Self::max_strain`]

@@ -2,7 +2,6 @@
 //! projection code on both paths ([`Sweep::project_range`] is generic over [`Positions`]).
 
 use super::access::{Positions, SharedPositions, SolverParticle};
-use super::team::project_colours_as_team;
 use super::lanes::{LANES, LaneSet, Lanes};
 #[cfg(target_arch = "x86_64")]
 use super::lanes_avx::{Lanes8, avx_available};
@@ -28,14 +27,47 @@ pub(crate) trait Sweep: Sync {
     fn can_split_before(&self, _c: usize) -> bool {
         true
     }
+
+    /// The lowest and highest index of the particles that constraints `begin..end` (`begin < end`,
+    /// all of colour `colour`) read or write, or a range around them; None when unknown. What the
+    /// team sweep's look-ahead relies on (`constraints::team`: a part of the next colour starts
+    /// while the parts of this colour whose bounds overlap its own are unfinished only if this is
+    /// right), so an implementation must never return a range that misses a particle.
+    #[inline]
+    fn particle_bounds(&self, _colour: usize, _begin: usize, _end: usize) -> Option<(u32, u32)> {
+        None
+    }
 }
 
-/// Project every constraint once. Without `colour_start`, one at a time in storage order. With it
-/// (`colour_count + 1` offsets of colour ranges in storage order), colour after colour through
-/// [`Sweep::project_disjoint`]; with `parallel`, by a team of the current rayon pool's threads
-/// that splits every colour between them ([`project_colours_as_team`]: one fork-join per sweep).
-/// Within a colour no particle is shared, so the bits depend neither on the split nor on the
-/// batching: every variant equals the one-at-a-time sweep over the same (colour-sorted) order.
+/// A kernel by reference (the team's [`super::team::SweepWork`] owns its kernels).
+impl<S: Sweep> Sweep for &S {
+    #[inline(always)]
+    fn project_range<P: Positions + ?Sized>(&self, first: usize, lambda: &mut [f32], x: &mut P) {
+        (**self).project_range(first, lambda, x);
+    }
+
+    #[inline(always)]
+    fn project_disjoint<P: Positions + ?Sized>(&self, first: usize, lambda: &mut [f32], x: &mut P) {
+        (**self).project_disjoint(first, lambda, x);
+    }
+
+    #[inline]
+    fn can_split_before(&self, c: usize) -> bool {
+        (**self).can_split_before(c)
+    }
+
+    #[inline]
+    fn particle_bounds(&self, colour: usize, begin: usize, end: usize) -> Option<(u32, u32)> {
+        (**self).particle_bounds(colour, begin, end)
+    }
+}
+
+/// Project every constraint once on this thread. Without `colour_start`, one at a time in storage
+/// order. With it (`colour_count + 1` offsets of colour ranges in storage order), colour after
+/// colour through [`Sweep::project_disjoint`]. Within a colour no particle is shared, so the bits do
+/// not depend on the batching, nor on how a team of threads splits the colours
+/// ([`super::team::run_team`]): every variant equals the one-at-a-time sweep over the same
+/// (colour-sorted) order.
 ///
 /// # Safety
 /// - Every particle index the kernel passes to [`Positions`] is `< x.len()` (particles are read
@@ -43,19 +75,13 @@ pub(crate) trait Sweep: Sync {
 /// - Each colour range touches pairwise disjoint particles: constraints in it share no particle
 ///   they write, and particles they only read are written by none (colourings are checked by
 ///   `colouring_is_valid` in the tests).
-pub(crate) unsafe fn sweep<S: Sweep>(s: &S, x: &mut [SolverParticle], lambda: &mut [f32], colour_start: Option<&[u32]>, parallel: bool) {
-    let Some(colour_start) = colour_start else {
-        // SAFETY: indices in bounds (the caller's contract); one thread walks the view.
-        s.project_range(0, lambda, &mut unsafe { SharedPositions::new(x) });
-        return;
-    };
-    if parallel {
-        // SAFETY: the caller's contract (indices in bounds, disjoint particles within a colour).
-        unsafe { project_colours_as_team(s, x, lambda, colour_start) };
-        return;
-    }
+pub(crate) unsafe fn sweep<S: Sweep>(s: &S, x: &mut [SolverParticle], lambda: &mut [f32], colour_start: Option<&[u32]>) {
     // SAFETY: indices in bounds (the caller's contract); one thread walks the view.
     let mut rows = unsafe { SharedPositions::new(x) };
+    let Some(colour_start) = colour_start else {
+        s.project_range(0, lambda, &mut rows);
+        return;
+    };
     for range in colour_start.windows(2) {
         let (begin, end) = (range[0] as usize, range[1] as usize);
         s.project_disjoint(begin, &mut lambda[begin..end], &mut rows);

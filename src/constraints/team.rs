@@ -1,25 +1,31 @@
-//! The colours of one sweep projected by a team of threads with one fork-join per sweep rather
-//! than one per colour.
+//! The colours of a substep's sweeps projected by a team of threads: one fork-join for all the
+//! sweeps of an iteration (bending, both stretch sweeps, tethers: [`TeamWork`], [`Chain`]) rather
+//! than one per sweep or per colour.
 //!
 //! Each colour is cut into [`PARTS_PER_MEMBER`] parts per team member; member `m` claims its own
 //! parts of every colour first (so a thread keeps the same particles, in cache, colour after
 //! colour: constraints are ordered by particle within a colour), then takes the others' last
-//! parts if it runs ahead. A member that has nothing left to claim in a colour waits until every
-//! part of it is finished, then moves to the next colour. Claims and the colour in progress share
-//! one atomic word, so a late claim can never land in the next colour.
+//! parts if it runs ahead. Colours are projected in order per particle, not in lockstep: a member
+//! that has no part of the oldest unfinished colour (the base) left may start its own parts of
+//! the next [`SLOTS`] − 1 colours whose particles no unfinished part of an earlier colour touches
+//! (by the parts' particle bounds, [`Sweep::particle_bounds`]; a kernel without bounds makes its
+//! colours wait for everything before them). Only when nothing is ready does it wait.
 //!
 //! Why: with a `rayon::join` tree per colour a 128² cloth paid about 40 fork-joins per substep
 //! (18 hinge colours, 2 × 11 edge colours, the tethers), each with its own wake-up and its own
-//! tail, and the two threads took different pieces of consecutive colours.
+//! tail. With one team per sweep, the second thread joined each sweep 4 µs late on average, and
+//! the members waited at every colour's end for the slower one (about a tenth of the samples of a
+//! 128² step on two threads).
 //!
-//! No deadlock: a member only ever waits for parts another member has *claimed*, and a claimed part
-//! is plain arithmetic with no wait inside. Members that never start (their thread is busy with
-//! another cloth) leave their parts to whoever is there; a member that starts after the sweep
-//! finished returns at once; a member that panics ends the sweep for all ([`PoisonOnUnwind`]).
-//! Since a colour's constraints share no particle, the bits are those of the sequential sweep
-//! whatever the team size or the order in which parts are claimed. The tests below also run under
-//! Miri (`.ci/miri-team.sh`), which checks the shared writes for data races. Measurements: README,
-//! Performance, "Two cores".
+//! No deadlock: a member only ever waits while every part it could claim is claimed or blocked,
+//! and the base colour's parts are never blocked; a claimed part is plain arithmetic with no wait
+//! inside. Members that never start (their thread is busy with another cloth) leave their parts
+//! to whoever is there; a member that starts after the work finished returns at once; a member
+//! that panics ends the run for all ([`PoisonOnUnwind`]). Every particle's constraints run in
+//! colour order and a colour's constraints share no particle, so the bits are those of the
+//! sequential sweeps whatever the team size or the order in which parts are claimed. The tests
+//! below also run under Miri (`.ci/miri-team.sh`), which checks the shared writes for data races.
+//! Measurements: README, Performance, "Two cores".
 
 use super::access::{SharedPositions, SolverParticle};
 use super::sweep::Sweep;
@@ -30,8 +36,8 @@ use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 /// one that fell behind (preempted, slower core); each part costs one atomic claim.
 const PARTS_PER_MEMBER: usize = 4;
 
-/// Parts per colour at most: the claims of a colour are one bit each in the low half of
-/// [`ColourTeam::state`].
+/// Parts per colour at most: the claims of a colour are one bit each in the low half of a slot
+/// word ([`ColourTeam::claimed`]).
 const MAX_PARTS: usize = 32;
 
 /// Members per team at most.
@@ -48,16 +54,16 @@ const PART_ALIGN: usize = 16;
 /// threads of two cores perf counts 1.6 % of the samples in yields after such long waits.
 const SPINS_BEFORE_YIELD: u32 = 1 << 12;
 
-/// Project the colours of `colour_start` (offsets of colour ranges, as in [`super::sweep::sweep`])
-/// in order, each colour's parts spread over the current rayon pool.
+/// Run `work` ([`TeamWork`]: colours in order, each split between the members) on a team of the
+/// current rayon pool's threads: one fork-join for all of it.
 ///
 /// # Safety
-/// The contract of [`SharedPositions::new`]: every particle index the kernel uses is
-/// `< x.len()`, and each colour range touches pairwise disjoint particles (constraints of one
-/// colour share no particle they write, and particles they only read are written by none).
-pub(crate) unsafe fn project_colours_as_team<S: Sweep>(s: &S, x: &mut [SolverParticle], lambda: &mut [f32], colour_start: &[u32]) {
+/// The contract of [`SharedPositions::new`] for every kernel of `work`: every particle index is
+/// `< x.len()`, each colour's constraints touch pairwise disjoint particles, and
+/// the bounds of [`TeamWork::cut`] never miss a particle a range reads or writes.
+pub(crate) unsafe fn run_team<W: TeamWork>(work: &W, x: &mut [SolverParticle]) {
     // SAFETY: the caller's contract.
-    unsafe { project_colours_with_members(s, x, lambda, colour_start, team_size(rayon::current_num_threads())) }
+    unsafe { run_team_of(work, x, team_size(rayon::current_num_threads())) }
 }
 
 /// Members of a team on a pool of `pool_threads`: one per thread, but no more than the machine
@@ -72,28 +78,21 @@ fn team_size(pool_threads: usize) -> usize {
     pool_threads.min(cores).clamp(1, MAX_MEMBERS)
 }
 
-/// [`project_colours_as_team`] with a team of `members` (1 ≤ members ≤ [`MAX_MEMBERS`]) on the
-/// current rayon pool.
+/// [`run_team`] with a team of `members` (1 ≤ members ≤ [`MAX_MEMBERS`]) on the current rayon
+/// pool.
 ///
 /// # Safety
-/// As [`project_colours_as_team`].
-unsafe fn project_colours_with_members<S: Sweep>(
-    s: &S,
-    x: &mut [SolverParticle],
-    lambda: &mut [f32],
-    colour_start: &[u32],
-    members: usize,
-) {
+/// As [`run_team`].
+unsafe fn run_team_of<W: TeamWork>(work: &W, x: &mut [SolverParticle], members: usize) {
     assert!((1..=MAX_MEMBERS).contains(&members));
     let team = ColourTeam {
-        s,
-        colour_start,
+        work,
         // SAFETY: the caller's contract (indices in bounds, disjoint particles within a colour).
         x: unsafe { SharedPositions::new(x) },
-        lambda: SharedMultipliers { ptr: lambda.as_mut_ptr(), len: lambda.len(), _borrow: PhantomData },
         parts: members * PARTS_PER_MEMBER,
-        state: AtomicU64::new(0),
-        finished: AtomicUsize::new(0),
+        base: AtomicUsize::new(0),
+        claimed: std::array::from_fn(|k| AtomicU64::new((k as u64) << 32)),
+        finished: std::array::from_fn(|k| AtomicU64::new((k as u64) << 32)),
         joined: AtomicUsize::new(0),
     };
     fork(&team, members);
@@ -101,7 +100,7 @@ unsafe fn project_colours_with_members<S: Sweep>(
 
 /// Run `team` on `n` members: this thread and `n − 1` rayon jobs (`join` keeps its jobs on the
 /// stack: no allocation). A job nobody steals is run here after the sweep, and returns at once.
-fn fork<S: Sweep>(team: &ColourTeam<S>, n: usize) {
+fn fork<W: TeamWork>(team: &ColourTeam<W>, n: usize) {
     if n <= 1 {
         team.run();
     } else {
@@ -109,86 +108,409 @@ fn fork<S: Sweep>(team: &ColourTeam<S>, n: usize) {
     }
 }
 
+/// What a team works through: colours in order, each a range of constraints that share no
+/// particle, cut into parts that the members claim.
+pub(crate) trait TeamWork: Sync {
+    /// Colours, in the order they are projected.
+    fn colours(&self) -> usize;
+
+    /// Cut `colour` into `parts` parts: their constraint ranges and the particles they touch.
+    fn cut(&self, colour: usize, parts: usize, cut: &mut ColourCut);
+
+    /// Project constraints `begin..end` of `colour`.
+    ///
+    /// # Safety
+    /// Each range of a colour is projected once, by one member, after every earlier colour's
+    /// ranges that touch its particles; ranges projected at the same time touch disjoint particles
+    /// (the team's claims and look-ahead).
+    unsafe fn project(&self, x: &mut SharedPositions<'_>, colour: usize, begin: usize, end: usize);
+}
+
+/// A colour cut into parts ([`TeamWork::cut`]).
+#[derive(Clone, Copy)]
+pub(crate) struct ColourCut {
+    /// Part `p` is constraints `start[p]..start[p + 1]`.
+    start: [usize; MAX_PARTS + 1],
+    /// The particles each part touches.
+    bounds: [Bounds; MAX_PARTS],
+}
+
+impl ColourCut {
+    const EMPTY: ColourCut = ColourCut { start: [0; MAX_PARTS + 1], bounds: [Bounds::Empty; MAX_PARTS] };
+
+    /// Cut constraints `colour_start[colour]..colour_start[colour + 1]` of sweep `s` ([`part_start`]).
+    fn of_sweep<S: Sweep>(&mut self, s: &S, colour_start: &[u32], colour: usize, parts: usize) {
+        self.set(parts, |part| part_start(s, colour_start, parts, colour, part), |begin, end| s.particle_bounds(colour, begin, end));
+    }
+
+    /// Part `p` (of `parts`) starts at `start(p)` (`start(parts)`: the colour's end; not
+    /// decreasing in `p`), and its constraints `begin..end` touch the particles `bounds(begin,
+    /// end)` ([`Sweep::particle_bounds`]).
+    pub(crate) fn set(&mut self, parts: usize, start: impl Fn(usize) -> usize, bounds: impl Fn(usize, usize) -> Option<(u32, u32)>) {
+        for part in 0..=parts {
+            self.start[part] = start(part);
+        }
+        for part in 0..parts {
+            let (begin, end) = (self.start[part], self.start[part + 1]);
+            self.bounds[part] = if begin == end { Bounds::Empty } else { bounds(begin, end).map_or(Bounds::Unknown, |(lo, hi)| Bounds::Within(lo, hi)) };
+        }
+    }
+}
+
+/// Colour starts of a sweep: offsets of colour ranges, or one colour of all `n` constraints.
+pub(crate) enum ColourStarts<'a> {
+    Ranges(&'a [u32]),
+    All([u32; 2]),
+}
+
+impl ColourStarts<'_> {
+    fn as_slice(&self) -> &[u32] {
+        match self {
+            ColourStarts::Ranges(starts) => starts,
+            ColourStarts::All(starts) => starts,
+        }
+    }
+}
+
+/// A sweep kernel's colours as [`TeamWork`], `passes` times over (the stretch sweeps run twice
+/// per iteration): the first pass with kernel `first`, the others with `later` (they differ in
+/// whether λ is taken as 0, `fresh`).
+pub(crate) struct SweepWork<'a, S> {
+    first: S,
+    later: S,
+    passes: usize,
+    colour_start: ColourStarts<'a>,
+    lambda: SharedSlice<'a, f32>,
+}
+
+impl<'a, S: Sweep> SweepWork<'a, S> {
+    /// `lambda`: the multipliers of every constraint (`f32[constraint count]`).
+    pub(crate) fn new(first: S, later: S, passes: usize, colour_start: ColourStarts<'a>, lambda: &'a mut [f32]) -> Self {
+        SweepWork { first, later, passes, colour_start, lambda: SharedSlice::new(lambda) }
+    }
+
+    fn colours_per_pass(&self) -> usize {
+        self.colour_start.as_slice().len().saturating_sub(1)
+    }
+
+    /// The kernel and pass-local colour of team colour `colour`.
+    fn kernel(&self, colour: usize) -> (&S, usize) {
+        let n = self.colours_per_pass();
+        (if colour < n { &self.first } else { &self.later }, colour % n)
+    }
+}
+
+impl<S: Sweep> TeamWork for SweepWork<'_, S> {
+    fn colours(&self) -> usize {
+        self.passes * self.colours_per_pass()
+    }
+
+    fn cut(&self, colour: usize, parts: usize, cut: &mut ColourCut) {
+        let (kernel, colour) = self.kernel(colour);
+        cut.of_sweep(kernel, self.colour_start.as_slice(), colour, parts);
+    }
+
+    unsafe fn project(&self, x: &mut SharedPositions<'_>, colour: usize, begin: usize, end: usize) {
+        // SAFETY: a range is projected once per pass, and ranges projected at the same time touch
+        // disjoint particles, so hold different constraints (the caller's contract).
+        let lambda = unsafe { self.lambda.range(begin, end) };
+        self.kernel(colour).0.project_disjoint(begin, lambda, x);
+    }
+}
+
+/// Two [`TeamWork`]s one after the other (the colours of `.0`, then those of `.1`).
+pub(crate) struct Chain<A, B>(pub A, pub B);
+
+impl<A: TeamWork, B: TeamWork> TeamWork for Chain<A, B> {
+    fn colours(&self) -> usize {
+        self.0.colours() + self.1.colours()
+    }
+
+    fn cut(&self, colour: usize, parts: usize, cut: &mut ColourCut) {
+        let n = self.0.colours();
+        if colour < n { self.0.cut(colour, parts, cut) } else { self.1.cut(colour - n, parts, cut) }
+    }
+
+    unsafe fn project(&self, x: &mut SharedPositions<'_>, colour: usize, begin: usize, end: usize) {
+        let n = self.0.colours();
+        // SAFETY: the caller's contract.
+        unsafe {
+            if colour < n { self.0.project(x, colour, begin, end) } else { self.1.project(x, colour - n, begin, end) }
+        }
+    }
+}
+
+/// Work that may be left out (no colours).
+impl<W: TeamWork> TeamWork for Option<W> {
+    fn colours(&self) -> usize {
+        self.as_ref().map_or(0, W::colours)
+    }
+
+    fn cut(&self, colour: usize, parts: usize, cut: &mut ColourCut) {
+        if let Some(w) = self {
+            w.cut(colour, parts, cut);
+        }
+    }
+
+    unsafe fn project(&self, x: &mut SharedPositions<'_>, colour: usize, begin: usize, end: usize) {
+        if let Some(w) = self {
+            // SAFETY: the caller's contract.
+            unsafe { w.project(x, colour, begin, end) }
+        }
+    }
+}
+
+/// One of two [`TeamWork`]s (a kernel with or without damping).
+pub(crate) enum Either<A, B> {
+    Left(A),
+    Right(B),
+}
+
+impl<A: TeamWork, B: TeamWork> TeamWork for Either<A, B> {
+    fn colours(&self) -> usize {
+        match self {
+            Either::Left(a) => a.colours(),
+            Either::Right(b) => b.colours(),
+        }
+    }
+
+    fn cut(&self, colour: usize, parts: usize, cut: &mut ColourCut) {
+        match self {
+            Either::Left(a) => a.cut(colour, parts, cut),
+            Either::Right(b) => b.cut(colour, parts, cut),
+        }
+    }
+
+    unsafe fn project(&self, x: &mut SharedPositions<'_>, colour: usize, begin: usize, end: usize) {
+        // SAFETY: the caller's contract.
+        unsafe {
+            match self {
+                Either::Left(a) => a.project(x, colour, begin, end),
+                Either::Right(b) => b.project(x, colour, begin, end),
+            }
+        }
+    }
+}
+
 /// The shared progress of one sweep.
-struct ColourTeam<'a, S> {
-    s: &'a S,
-    colour_start: &'a [u32],
+/// The shared progress of one team run.
+struct ColourTeam<'a, W> {
+    work: &'a W,
     x: SharedPositions<'a>,
-    lambda: SharedMultipliers<'a>,
     /// Parts per colour, `members × PARTS_PER_MEMBER` ≤ [`MAX_PARTS`]; `fork` starts exactly
     /// `members` runs, so every member owns [`PARTS_PER_MEMBER`] of them.
     parts: usize,
-    /// The colour in progress in the high 32 bits, its claimed parts as a bit mask in the low 32.
-    state: AtomicU64,
-    /// Parts finished so far, over all colours (colour c is complete at `(c + 1) × parts`).
-    finished: AtomicUsize,
+    /// The oldest colour with an unfinished part (every earlier colour is finished); members claim
+    /// parts of it and of the [`SLOTS`] − 1 colours after it. `usize::MAX` once poisoned
+    /// ([`PoisonOnUnwind`]).
+    base: AtomicUsize,
+    /// Claimed parts of the base colour and the ones after it, colour `c` in slot `c % SLOTS`: the
+    /// colour in the high 32 bits (a slot is handed to colour `c + SLOTS` once `c` is finished),
+    /// its claimed parts as a bit mask in the low 32.
+    claimed: [AtomicU64; SLOTS],
+    /// Finished parts, slotted and tagged as `claimed`.
+    finished: [AtomicU64; SLOTS],
     /// Members started so far: the next one's index.
     joined: AtomicUsize,
 }
 
-impl<S: Sweep> ColourTeam<'_, S> {
+/// Colours in progress at once: the base and up to `SLOTS − 1` after it (the look-ahead).
+const SLOTS: usize = 4;
+
+/// What a waiting member watches: the base colour and every slot word.
+#[derive(Clone, Copy, PartialEq)]
+struct Progress {
+    base: usize,
+    finished: [u64; SLOTS],
+    claimed: [u64; SLOTS],
+}
+
+impl<W: TeamWork> ColourTeam<'_, W> {
     fn colours(&self) -> usize {
-        self.colour_start.len() - 1
+        self.work.colours()
     }
 
-    /// One member: claim and project parts until the last colour is complete.
+    /// Bit mask of all parts of a colour.
+    fn all(&self) -> u64 {
+        (1u64 << self.parts) - 1
+    }
+
+    /// One member: claim and project parts until the last colour is finished.
     fn run(&self) {
-        let member = self.joined.fetch_add(1, Ordering::Relaxed);
-        debug_assert!((member + 1) * PARTS_PER_MEMBER <= self.parts, "more runs than members");
-        let _poison = PoisonOnUnwind(&self.state);
+        let index = self.joined.fetch_add(1, Ordering::Relaxed);
+        debug_assert!((index + 1) * PARTS_PER_MEMBER <= self.parts, "more runs than members");
+        let _poison = PoisonOnUnwind(&self.base);
+        let mut member = Member { own: ((1u64 << PARTS_PER_MEMBER) - 1) << (index * PARTS_PER_MEMBER), cuts: [ColourCut::EMPTY; SLOTS], cut_of: [usize::MAX; SLOTS] };
         loop {
-            let state = self.state.load(Ordering::Acquire);
-            let colour = (state >> 32) as usize;
-            if colour >= self.colours() {
+            // Read before the claims: a wait below ends at any change after this point.
+            let progress = self.progress();
+            if progress.base >= self.colours() {
                 return;
             }
-            match self.claim(state, member) {
-                Some((colour, part)) => self.project_part(colour, part),
-                None => wait_while(|| (self.state.load(Ordering::Acquire) >> 32) as usize == colour),
+            match self.claim(&progress, &mut member) {
+                Some((colour, part)) => {
+                    let cut = member.cut(self, colour);
+                    self.project_part(colour, part, cut.start[part], cut.start[part + 1]);
+                }
+                None => wait_while(|| self.progress() == progress),
             }
         }
     }
 
-    /// Claim a part of the colour in progress: `member`'s own lowest unclaimed part, else the
-    /// highest unclaimed part of the colour (another member's last). None once every part of the
-    /// colour is claimed (or the colour has moved on).
-    fn claim(&self, mut state: u64, member: usize) -> Option<(usize, usize)> {
-        let all = (1u64 << self.parts) - 1;
-        let own = ((1u64 << PARTS_PER_MEMBER) - 1) << (member * PARTS_PER_MEMBER);
-        let colour = state >> 32;
+    fn progress(&self) -> Progress {
+        let base = self.base.load(Ordering::SeqCst);
+        Progress {
+            base,
+            finished: std::array::from_fn(|k| self.finished[k].load(Ordering::Acquire)),
+            claimed: std::array::from_fn(|k| self.claimed[k].load(Ordering::Acquire)),
+        }
+    }
+
+    /// Claim a part, in this order: the member's own lowest unclaimed part of the base colour; its
+    /// own lowest unclaimed part of a later colour in progress (nearest first) that is ready (no
+    /// unfinished part of an earlier colour touches its particles, by the parts' [`Bounds`]:
+    /// every particle's constraints then still run in colour order, so the bits are the
+    /// sequential sweep's); the highest unclaimed part of the base (another member's last). None
+    /// when nothing can be claimed now.
+    ///
+    /// Why the look-ahead: a member that finished its share of a colour goes on to its own
+    /// particles in the next colours instead of waiting at the colour's end; only parts near a
+    /// seam between two members' shares wait for the neighbour's.
+    fn claim(&self, progress: &Progress, member: &mut Member) -> Option<(usize, usize)> {
+        let base = progress.base;
+        let lowest = |m: u64| (m != 0).then(|| m.trailing_zeros() as usize);
+        if let Some(part) = self.claim_in(base, |free| lowest(free & member.own)) {
+            return Some((base, part));
+        }
+        // Unfinished parts of colour c as read (all of them if its slot is not c's yet).
+        let unfinished = |c: usize| {
+            let word = progress.finished[c % SLOTS];
+            if word >> 32 == c as u64 { !word & self.all() } else { self.all() }
+        };
+        for colour in base + 1..(base + SLOTS).min(self.colours()) {
+            let mut candidates = member.own & !progress.claimed[colour % SLOTS];
+            if progress.claimed[colour % SLOTS] >> 32 != colour as u64 {
+                continue;
+            }
+            while candidates != 0 {
+                let part = candidates.trailing_zeros() as usize;
+                candidates &= candidates - 1;
+                let bounds = member.cut(self, colour).bounds[part];
+                let blocked = (base..colour).any(|earlier| {
+                    let mut blockers = unfinished(earlier);
+                    let cut = member.cut(self, earlier);
+                    let mut blocked = false;
+                    while blockers != 0 && !blocked {
+                        let q = blockers.trailing_zeros() as usize;
+                        blockers &= blockers - 1;
+                        blocked = bounds.overlap(cut.bounds[q]);
+                    }
+                    blocked
+                });
+                if !blocked && let Some(part) = self.claim_in(colour, |free| (free & 1 << part != 0).then_some(part)) {
+                    return Some((colour, part));
+                }
+            }
+        }
+        self.claim_in(base, |free| (free != 0).then(|| 63 - free.leading_zeros() as usize)).map(|part| (base, part))
+    }
+
+    /// Claim the part of `colour` that `pick` chooses among the unclaimed ones (a bit mask); None
+    /// if it chooses none or the colour's slot is not (or no longer) `colour`'s.
+    fn claim_in(&self, colour: usize, pick: impl Fn(u64) -> Option<usize>) -> Option<usize> {
+        let slot = &self.claimed[colour % SLOTS];
+        let mut state = slot.load(Ordering::Acquire);
         loop {
-            let free = !state & all;
-            if free == 0 {
+            if state >> 32 != colour as u64 {
                 return None;
             }
-            let part = if free & own != 0 { (free & own).trailing_zeros() } else { 63 - free.leading_zeros() };
-            match self.state.compare_exchange_weak(state, state | 1 << part, Ordering::AcqRel, Ordering::Acquire) {
-                Ok(_) => return Some((colour as usize, part as usize)),
-                Err(now) if now >> 32 == colour => state = now,
-                Err(_) => return None,
+            let part = pick(!state & self.all())?;
+            match slot.compare_exchange_weak(state, state | 1 << part, Ordering::AcqRel, Ordering::Acquire) {
+                Ok(_) => return Some(part),
+                Err(now) => state = now,
             }
         }
     }
 
-    /// Project `part` of `colour`; the member finishing the colour's last part opens the next
-    /// colour (Release: the next colour's members see every position this colour wrote).
-    fn project_part(&self, colour: usize, part: usize) {
-        let (begin, end) = (self.part_start(colour, part), self.part_start(colour, part + 1));
+    /// Project `part` of `colour` (constraints `begin..end`); the member finishing the base
+    /// colour's last part moves the base on ([`Self::advance_from`]).
+    fn project_part(&self, colour: usize, part: usize, begin: usize, end: usize) {
         if begin < end {
             let mut x = self.x;
-            // SAFETY: every part is claimed once per sweep, and parts are disjoint ranges.
-            let lambda = unsafe { self.lambda.range(begin, end) };
-            self.s.project_disjoint(begin, lambda, &mut x);
+            // SAFETY: every part is claimed once, and a part starts only after the parts of
+            // earlier colours whose bounds overlap its own (`claim`).
+            unsafe { self.work.project(&mut x, colour, begin, end) };
         }
-        let finished = self.finished.fetch_add(1, Ordering::AcqRel) + 1;
-        if finished == (colour + 1) * self.parts {
-            // `fetch_max` rather than `store`: a poisoned state ([`PoisonOnUnwind`]) stays so.
-            self.state.fetch_max(((colour + 1) as u64) << 32, Ordering::Release);
+        // SeqCst, with the base's compare-exchange and the load in `advance_from`: either this
+        // member sees the base at `colour`, or the member that moved it there sees this part
+        // finished. (Release: whoever claims a part after reading this sees its positions.)
+        let finished = self.finished[colour % SLOTS].fetch_or(1 << part, Ordering::SeqCst) | 1 << part;
+        debug_assert_eq!(finished >> 32, colour as u64);
+        if finished & self.all() == self.all() {
+            self.advance_from(colour);
         }
     }
 
-    fn part_start(&self, colour: usize, part: usize) -> usize {
-        part_start(self.s, self.colour_start, self.parts, colour, part)
+    /// `colour` is finished: if it is the base, move the base to the next colour and hand its slot
+    /// to colour + [`SLOTS`]; repeat while the new base is finished too (its last part may have
+    /// finished before it became the base). Exactly one member moves the base past each colour
+    /// (the compare-exchange).
+    fn advance_from(&self, mut colour: usize) {
+        loop {
+            if self.base.compare_exchange(colour, colour + 1, Ordering::SeqCst, Ordering::SeqCst).is_err() {
+                return;
+            }
+            let tag = ((colour + SLOTS) as u64) << 32;
+            // Finished before claimed: whoever claims a part of the new colour finds its slot ready.
+            self.finished[colour % SLOTS].store(tag, Ordering::Release);
+            self.claimed[colour % SLOTS].store(tag, Ordering::Release);
+            colour += 1;
+            if self.finished[colour % SLOTS].load(Ordering::SeqCst) != ((colour as u64) << 32 | self.all()) {
+                return;
+            }
+        }
+    }
+}
+
+/// The particle indices a part touches.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Bounds {
+    /// No constraint.
+    Empty,
+    /// Only particles from the first to the second index.
+    Within(u32, u32),
+    /// Possibly any particle.
+    Unknown,
+}
+
+impl Bounds {
+    fn overlap(self, other: Bounds) -> bool {
+        match (self, other) {
+            (Bounds::Empty, _) | (_, Bounds::Empty) => false,
+            (Bounds::Within(a0, a1), Bounds::Within(b0, b1)) => a0 <= b1 && b0 <= a1,
+            _ => true,
+        }
+    }
+}
+
+/// A member's own state: its parts, and the cuts of the colours in progress (worked out once per
+/// colour, when first needed).
+struct Member {
+    /// Bit mask of the member's own parts of every colour.
+    own: u64,
+    /// The cut of colour `cut_of[k]` in slot `k` (`usize::MAX`: none).
+    cuts: [ColourCut; SLOTS],
+    cut_of: [usize; SLOTS],
+}
+
+impl Member {
+    fn cut<W: TeamWork>(&mut self, team: &ColourTeam<'_, W>, colour: usize) -> &ColourCut {
+        let k = colour % SLOTS;
+        if self.cut_of[k] != colour {
+            team.work.cut(colour, team.parts, &mut self.cuts[k]);
+            self.cut_of[k] = colour;
+        }
+        &self.cuts[k]
     }
 }
 
@@ -219,13 +541,13 @@ fn part_start<S: Sweep>(s: &S, colour_start: &[u32], parts: usize, colour: usize
 /// would never finish, and the others would wait for it for ever. They return at once instead, and
 /// the panic reaches the caller through `rayon::join` (and the C boundary's `catch_unwind`) rather
 /// than hanging the step.
-struct PoisonOnUnwind<'a>(&'a AtomicU64);
+struct PoisonOnUnwind<'a>(&'a AtomicUsize);
 
 impl Drop for PoisonOnUnwind<'_> {
     fn drop(&mut self) {
         if std::thread::panicking() {
-            // Colour u32::MAX is past any sweep's last colour.
-            self.0.store(u64::MAX, Ordering::Release);
+            // Past any sweep's last colour, and no colour's compare-exchange matches it.
+            self.0.store(usize::MAX, Ordering::SeqCst);
         }
     }
 }
@@ -243,24 +565,29 @@ fn wait_while(busy: impl Fn() -> bool) {
     }
 }
 
-/// The sweep's multipliers, handed out as the disjoint ranges of claimed parts.
-struct SharedMultipliers<'a> {
-    ptr: *mut f32,
+/// A slice handed out to a team's members as the disjoint ranges of their claimed parts (a
+/// sweep's multipliers, the particles' velocities).
+pub(crate) struct SharedSlice<'a, T> {
+    ptr: *mut T,
     len: usize,
-    _borrow: PhantomData<&'a mut [f32]>,
+    _borrow: PhantomData<&'a mut [T]>,
 }
 
 // SAFETY: the ranges handed out are disjoint (each part is claimed once), so no element is reached
-// from two threads.
-unsafe impl Sync for SharedMultipliers<'_> {}
+// from two threads; `T: Send` since elements are written from whichever thread claims them.
+unsafe impl<T: Send> Sync for SharedSlice<'_, T> {}
 
-impl SharedMultipliers<'_> {
-    /// `lambda[begin..end]`.
+impl<'a, T> SharedSlice<'a, T> {
+    pub(crate) fn new(slice: &'a mut [T]) -> Self {
+        SharedSlice { ptr: slice.as_mut_ptr(), len: slice.len(), _borrow: PhantomData }
+    }
+
+    /// `slice[begin..end]`.
     ///
     /// # Safety
-    /// No other live reference overlaps the range (each part is claimed once per sweep).
+    /// No other live reference overlaps the range (each part is claimed once).
     #[allow(clippy::mut_from_ref)]
-    unsafe fn range(&self, begin: usize, end: usize) -> &mut [f32] {
+    pub(crate) unsafe fn range(&self, begin: usize, end: usize) -> &mut [T] {
         assert!(begin <= end && end <= self.len);
         // SAFETY: in bounds of the live borrow (checked above); exclusive by the contract.
         unsafe { std::slice::from_raw_parts_mut(self.ptr.add(begin), end - begin) }
@@ -304,6 +631,16 @@ mod tests {
         fn can_split_before(&self, c: usize) -> bool {
             c.is_multiple_of(3)
         }
+    }
+
+    /// One sweep of `s` by a team of `members`.
+    ///
+    /// # Safety
+    /// As [`run_team`].
+    unsafe fn project_colours_with_members<S: Sweep>(s: &S, x: &mut [SolverParticle], lambda: &mut [f32], colour_start: &[u32], members: usize) {
+        let work = SweepWork::new(s, s, 1, ColourStarts::Ranges(colour_start), lambda);
+        // SAFETY: the caller's contract.
+        unsafe { run_team_of(&work, x, members) }
     }
 
     /// `colour_start` of `pairs` sorted by colour (in place), each colour a multiple of 3 long
@@ -422,6 +759,101 @@ mod tests {
                 .count();
             assert_eq!(s.threads_seen.lock().unwrap().len(), 3 * non_empty, "{threads} threads");
         }
+    }
+
+    /// [`PairSweep`] over pairs of nearby particles, each colour sorted by lowest particle, with
+    /// exact [`Sweep::particle_bounds`]: the look-ahead starts parts of the next colour early.
+    /// Records the start and end of every part it projects (its first constraint, and whether it
+    /// is the start).
+    struct LocalPairs(PairSweep, Mutex<Vec<(usize, bool)>>);
+
+    impl Sweep for LocalPairs {
+        fn project_range<P: Positions + ?Sized>(&self, first: usize, lambda: &mut [f32], x: &mut P) {
+            self.0.project_range(first, lambda, x);
+        }
+        fn project_disjoint<P: Positions + ?Sized>(&self, first: usize, lambda: &mut [f32], x: &mut P) {
+            self.1.lock().unwrap().push((first, true));
+            self.0.project_disjoint(first, lambda, x);
+            self.1.lock().unwrap().push((first, false));
+        }
+        fn can_split_before(&self, c: usize) -> bool {
+            self.0.can_split_before(c)
+        }
+        fn particle_bounds(&self, _colour: usize, begin: usize, end: usize) -> Option<(u32, u32)> {
+            let touched = self.0.pairs[begin..end].iter().flatten();
+            Some((*touched.clone().min().unwrap(), *touched.max().unwrap()))
+        }
+    }
+
+    #[test]
+    fn look_ahead_gives_the_bits_of_the_sequential_sweep() {
+        let (mut s, _, _) = scene();
+        // Pairs of particles at most 40 apart, in groups of three disjoint pairs.
+        let mut seed = 11u64;
+        let mut next = |n: u32| {
+            seed = seed.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+            ((seed >> 33) % n as u64) as u32
+        };
+        let mut pairs = Vec::new();
+        while pairs.len() < PAIRS {
+            let base = next(PARTICLES - 40);
+            let p: [u32; 6] = std::array::from_fn(|_| base + next(40));
+            let mut sorted = p;
+            sorted.sort_unstable();
+            if sorted.windows(2).all(|w| w[0] != w[1]) {
+                pairs.extend([[p[0], p[1]], [p[2], p[3]], [p[4], p[5]]]);
+            }
+        }
+        let colour_start = colour_groups(&mut pairs);
+        // Groups sorted by lowest particle within each colour.
+        for range in colour_start.windows(2) {
+            let colour = &mut pairs[range[0] as usize..range[1] as usize];
+            let mut groups: Vec<[[u32; 2]; 3]> = colour.chunks_exact(3).map(|g| [g[0], g[1], g[2]]).collect();
+            groups.sort_by_key(|g| *g.iter().flatten().min().unwrap());
+            colour[..groups.len() * 3].copy_from_slice(groups.as_flattened());
+        }
+        s.pairs = pairs;
+        let x0: Vec<SolverParticle> = (0..PARTICLES).map(|i| SolverParticle::new(i as f32 * 0.001, (i % 7) as f32, (i % 13) as f32 * 0.1, 1.0)).collect();
+        let s = LocalPairs(s, Mutex::new(Vec::new()));
+        let (mut x, mut lambda) = (x0.clone(), vec![0.0; s.0.pairs.len()]);
+        for _ in 0..3 {
+            s.project_range(0, &mut lambda, &mut x[..]);
+        }
+        let sequential = bits(&x, &lambda);
+        let colour_of = |c: usize| colour_start.partition_point(|&start| start as usize <= c) - 1;
+        let mut ran_ahead = 0;
+        for threads in [2, 3, 8] {
+            let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+            for _ in 0..if cfg!(miri) { 1 } else { 20 } {
+                let (mut x, mut lambda) = (x0.clone(), vec![0.0; s.0.pairs.len()]);
+                pool.install(|| {
+                    // SAFETY: `colour_groups` puts no particle twice in a colour; the bounds are
+                    // exact.
+                    unsafe { project_colours_with_members(&s, &mut x, &mut lambda, &colour_start, threads.min(MAX_MEMBERS)) };
+                });
+                // A part started while a part of an earlier colour had not ended.
+                let mut open: Vec<usize> = Vec::new();
+                for (first, start) in std::mem::take(&mut *s.1.lock().unwrap()) {
+                    let colour = colour_of(first);
+                    if start {
+                        ran_ahead += open.iter().any(|&c| c < colour) as usize;
+                        open.push(colour);
+                    } else {
+                        open.remove(open.iter().position(|&c| c == colour).unwrap());
+                    }
+                }
+                pool.install(|| {
+                    for _ in 0..2 {
+                        // SAFETY: as above.
+                        unsafe { project_colours_with_members(&s, &mut x, &mut lambda, &colour_start, threads.min(MAX_MEMBERS)) };
+                    }
+                });
+                s.1.lock().unwrap().clear();
+                assert_eq!(bits(&x, &lambda), sequential, "{threads} threads");
+            }
+        }
+        // Under Miri the threads interleave too finely to rely on it.
+        assert!(cfg!(miri) || ran_ahead > 0, "no part ever started before an earlier colour ended");
     }
 
     #[test]

@@ -18,6 +18,7 @@ use super::lanes::{LANES, LaneSet, Lanes, Real, V3, v3};
 #[cfg(target_arch = "x86_64")]
 use super::lanes_avx::{Lanes8, avx_available};
 use super::sweep::{Sweep, sweep};
+use super::team::{ColourStarts, SweepWork, TeamWork};
 use super::{MIN_DENOMINATOR, SubstepCoefficients, xpbd_delta_lambda_parts};
 use glam::Vec3;
 use std::cmp::Reverse;
@@ -199,22 +200,29 @@ impl TetherConstraints {
     // Out of line so that profilers (perf, callgrind) attribute the sweep to it; once per substep.
     #[inline(never)]
     #[allow(clippy::too_many_arguments)]
-    pub(crate) unsafe fn solve_in_bounds(
-        &mut self,
-        x: &mut [SolverParticle],
-        w: &[f32],
-        slack: f32,
-        compliance: f32,
-        k: &SubstepCoefficients,
-        parallel: bool,
-    ) {
+    pub(crate) unsafe fn solve_in_bounds(&mut self, x: &mut [SolverParticle], w: &[f32], slack: f32, compliance: f32, k: &SubstepCoefficients, fresh: bool) {
         let all = [0, self.particle.len() as u32];
-        let (particle, anchor, geodesic_distance) = (&self.particle[..], &self.anchor[..], &self.geodesic_distance[..]);
-        let (full_groups_end, row_offsets) = (self.full_groups_end, self.row_offsets.as_slice());
-        let kernel = TetherSweep { particle, anchor, row_offsets, geodesic_distance, full_groups_end, w, slack, compliance, k };
+        let (kernel, lambda) = self.kernel(w, slack, compliance, k, fresh);
         // SAFETY: the caller's contract; the kernel reads particles only through `particle`,
         // `anchor` and their row offsets.
-        unsafe { sweep(&kernel, x, &mut self.lambda, Some(&all), parallel) };
+        unsafe { sweep(&kernel, x, lambda, Some(&all)) };
+    }
+
+    /// The sweep of [`Self::solve_in_bounds`] as work for a team of threads
+    /// ([`super::team::run_team`], whose contract is that of `solve_in_bounds`): all groups as one
+    /// colour.
+    pub(crate) fn team_work<'a>(&'a mut self, w: &'a [f32], slack: f32, compliance: f32, k: &'a SubstepCoefficients, fresh: bool) -> impl TeamWork + 'a {
+        let all = ColourStarts::All([0, self.particle.len() as u32]);
+        let (kernel, lambda) = self.kernel(w, slack, compliance, k, fresh);
+        SweepWork::new(kernel, kernel, 1, all, lambda)
+    }
+
+    /// The projection kernel and the multipliers, borrowed apart.
+    fn kernel<'a>(&'a mut self, w: &'a [f32], slack: f32, compliance: f32, k: &'a SubstepCoefficients, fresh: bool) -> (TetherSweep<'a>, &'a mut [f32]) {
+        let (particle, anchor, geodesic_distance) = (&self.particle[..], &self.anchor[..], &self.geodesic_distance[..]);
+        let (full_groups_end, row_offsets) = (self.full_groups_end, self.row_offsets.as_slice());
+        let kernel = TetherSweep { fresh, particle, anchor, row_offsets, geodesic_distance, full_groups_end, w, slack, compliance, k };
+        (kernel, &mut self.lambda)
     }
 
     /// Whether every particle and anchor index is `< particle_count` (at most 2²⁸); derives
@@ -287,7 +295,11 @@ fn project_tether<T: Real>(
 }
 
 /// The tether projection for [`sweep`]: whole particle groups, never split.
+#[derive(Clone, Copy)]
 struct TetherSweep<'a> {
+    /// Zero the multipliers of a range before projecting it (the first sweep of a substep: no
+    /// pass over all of them on one thread before the sweep).
+    fresh: bool,
     particle: &'a [u32],
     anchor: &'a [u32],
     /// [`TetherConstraints::row_offsets`].
@@ -304,6 +316,9 @@ struct TetherSweep<'a> {
 impl Sweep for TetherSweep<'_> {
     /// The reference path: one group at a time, one tether at a time.
     fn project_range<P: Positions + ?Sized>(&self, first: usize, lambda: &mut [f32], x: &mut P) {
+        if self.fresh {
+            lambda.fill(0.0);
+        }
         let end = first + lambda.len();
         let mut group_start = first;
         while group_start < end {
@@ -321,6 +336,9 @@ impl Sweep for TetherSweep<'_> {
     /// runs its rounds while any lane's tethers are violated, and of 16 lanes more often one is
     /// (perf samples in the tether sweep, 64² grid: +5 % with 16 lanes).
     fn project_disjoint<P: Positions + ?Sized>(&self, first: usize, lambda: &mut [f32], x: &mut P) {
+        if self.fresh {
+            lambda.fill(0.0);
+        }
         #[cfg(target_arch = "x86_64")]
         if avx_available() {
             // SAFETY: the CPU has AVX (checked above).
@@ -771,28 +789,41 @@ mod tests {
         let mut result = Vec::new();
         for compliance in [0.0, 1e-4] {
             // One sweep of `t` after checking its indices.
-            let solve = |t: &mut TetherConstraints, x: &mut [Vec4], parallel: bool| {
+            let solve = |t: &mut TetherConstraints, x: &mut [Vec4], parallel: bool, fresh: bool| {
                 assert!(t.prepare_rows(x.len()));
-                // SAFETY: indices checked above; the tethers were built for `w`.
-                unsafe { t.solve_in_bounds(x, w, slack, compliance, &k, parallel) }
+                if parallel {
+                    // SAFETY: as below; the tethers' one colour has no particle bounds.
+                    unsafe { crate::constraints::team::run_team(&t.team_work(w, slack, compliance, &k, fresh), x) }
+                } else {
+                    // SAFETY: indices checked above; the tethers were built for `w`.
+                    unsafe { t.solve_in_bounds(x, w, slack, compliance, &k, fresh) }
+                }
             };
-            let (mut scalar, mut lanes, mut parallel) = (tethers.clone(), tethers.clone(), tethers.clone());
-            let (mut x_scalar, mut x_lanes, mut x_parallel) = (x0.clone(), x0.clone(), x0.clone());
-            // The 4-lane kernels alone, where the CPU would run the 8-lane ones.
-            let (mut lanes4, mut x_lanes4) = (tethers.clone(), x0.clone());
-            for _ in 0..3 {
-                let t = &mut scalar;
+            // The reference path, one tether at a time (the multipliers as they are).
+            let scalar_sweep = |t: &mut TetherConstraints, x: &mut [Vec4], fresh: bool| {
                 let (particle, anchor, geodesic_distance) = (&t.particle[..], &t.anchor[..], &t.geodesic_distance[..]);
                 let (full_groups_end, row_offsets) = (t.full_groups_end, t.row_offsets.as_slice());
-                let kernel =
-                    TetherSweep { particle, anchor, row_offsets, geodesic_distance, full_groups_end, w, slack, compliance, k: &k };
-                kernel.project_range(0, &mut t.lambda, &mut x_scalar[..]);
-                solve(&mut lanes, &mut x_lanes, false);
+                let kernel = TetherSweep { fresh, particle, anchor, row_offsets, geodesic_distance, full_groups_end, w, slack, compliance, k: &k };
+                kernel.project_range(0, &mut t.lambda, x);
+            };
+            // Every path but `from_zero` starts from stale multipliers, which its first (`fresh`)
+            // sweep must take as 0.
+            let mut stale = tethers.clone();
+            stale.lambda.fill(7.0);
+            let (mut scalar, mut lanes, mut parallel, mut from_zero) = (stale.clone(), stale.clone(), stale.clone(), tethers.clone());
+            let (mut x_scalar, mut x_lanes, mut x_parallel, mut x_from_zero) = (x0.clone(), x0.clone(), x0.clone(), x0.clone());
+            // The 4-lane kernels alone, where the CPU would run the 8-lane ones.
+            let (mut lanes4, mut x_lanes4) = (stale.clone(), x0.clone());
+            for sweep in 0..3 {
+                let fresh = sweep == 0;
+                scalar_sweep(&mut scalar, &mut x_scalar, fresh);
+                scalar_sweep(&mut from_zero, &mut x_from_zero, false);
+                solve(&mut lanes, &mut x_lanes, false, fresh);
                 #[cfg(target_arch = "x86_64")]
-                super::super::lanes_avx::tests::sse_only(|| solve(&mut lanes4, &mut x_lanes4, false));
+                super::super::lanes_avx::tests::sse_only(|| solve(&mut lanes4, &mut x_lanes4, false, fresh));
                 #[cfg(not(target_arch = "x86_64"))]
-                solve(&mut lanes4, &mut x_lanes4, false);
-                pool.install(|| solve(&mut parallel, &mut x_parallel, true));
+                solve(&mut lanes4, &mut x_lanes4, false, fresh);
+                pool.install(|| solve(&mut parallel, &mut x_parallel, true, fresh));
             }
             // Bits, with every NaN as one pattern: the NaN particle's coordinates and λ come out
             // NaN on every path, but which NaN (sign, payload) depends on the operand order LLVM
@@ -805,6 +836,8 @@ mod tests {
             assert_ne!(bits(&x_scalar), bits(&x0), "the sweeps moved nothing");
             let non_finite: Vec<usize> = (0..x_scalar.len()).filter(|&i| !x_scalar[i].is_finite()).collect();
             assert_eq!(non_finite, [NAN_PARTICLE], "the NaN stays in its particle");
+            assert_eq!(bits(&x_scalar), bits(&x_from_zero), "compliance {compliance}: stale λ after a fresh sweep");
+            assert_eq!(lambda_bits(&scalar), lambda_bits(&from_zero), "compliance {compliance}: stale λ after a fresh sweep");
             assert_eq!(bits(&x_lanes), bits(&x_scalar), "compliance {compliance}");
             assert_eq!(lambda_bits(&lanes), lambda_bits(&scalar), "compliance {compliance}");
             assert_eq!(bits(&x_lanes4), bits(&x_scalar), "compliance {compliance}, 4 lanes");

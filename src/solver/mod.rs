@@ -11,6 +11,7 @@ use crate::collision::self_collision::SelfCollisionSettings;
 use crate::collision::{ColliderStore, SubstepWindow};
 use crate::constraints::SubstepCoefficients;
 use crate::constraints::access::{SolverParticle, pack_solver_particles, unpack_solver_particles};
+use crate::constraints::team::{Chain, run_team};
 use crate::parallel::chunks_mut_in_parallel;
 use crate::stats::ClothStats;
 use glam::Vec3;
@@ -107,6 +108,9 @@ pub(crate) fn step_cloth(cloth: &mut Cloth, dt: f32, ctx: &StepContext) {
     if !params.enable_bending {
         cloth.bending.lambda.fill(0.0);
     }
+    if !params.enable_tethers {
+        cloth.tethers.lambda.fill(0.0);
+    }
     // Once per step rather than at every particle a sweep reads or writes (the sweeps' particle
     // rows are not bounds-checked): the substeps change the constraints' λ, never their particles.
     // The byte offsets of the rows, which the lane-wise kernels address them by, are derived from
@@ -145,30 +149,42 @@ pub(crate) fn step_cloth(cloth: &mut Cloth, dt: f32, ctx: &StepContext) {
             cloth.contacts.begin_substep();
         }
 
-        // The stretch and bending multipliers are not reset here: their first sweep of the substep
-        // takes λ as 0 (`fresh`), which spares two passes over them on the cloth's thread (perf,
-        // 128² on two threads: the resets were 1.7 % of the samples, all on one thread).
-        cloth.tethers.lambda.fill(0.0);
+        // The multipliers are not reset here: the first sweep of each type in the substep takes λ
+        // as 0 (`fresh`), which spares passes over them on the cloth's thread (perf, 128² on two
+        // threads: the stretch and bending resets were 1.7 % of the samples, the tethers' 0.5 %,
+        // all on one thread while the other waited).
         let p = &mut cloth.particles;
         let rows = &mut cloth.sweep_rows;
         for iteration in 0..iterations {
-            if params.enable_bending {
+            let fresh = iteration == 0;
+            let (slack, alpha) = (params.tether_slack, params.tether_compliance);
+            if parallel {
+                // One team for the iteration's sweeps rather than one fork-join per sweep: on the
+                // 128² grid the second thread joined each sweep 4 µs after it began, on average.
+                let bending = params.enable_bending.then(|| cloth.bending.team_work(&p.x_prev, &p.w, &bend_k, fresh));
+                let stretch = params.enable_stretch.then(|| cloth.stretch.team_work(&p.x_prev, &p.w, &stretch_k, STRETCH_SWEEPS, fresh));
+                let tethers = params.enable_tethers.then(|| cloth.tethers.team_work(&p.w, slack, alpha, &tether_k, fresh));
                 // SAFETY: indices checked at the top of the step; colourings are valid
-                // (`Cloth::set_constraint_colouring`).
-                unsafe { cloth.bending.solve_in_bounds(rows, &p.x_prev, &p.w, &bend_k, parallel, iteration == 0) };
-            }
-            if params.enable_stretch {
-                for sweep in 0..STRETCH_SWEEPS {
-                    let fresh = iteration == 0 && sweep == 0;
-                    // SAFETY: as for bending.
-                    unsafe { cloth.stretch.solve_in_bounds(rows, &p.x_prev, &p.w, &stretch_k, parallel, fresh) };
+                // (`Cloth::set_constraint_colouring`); tethers are rebuilt whenever pins change w
+                // (`Cloth::set_pinned`); particle bounds derived with the row offsets.
+                unsafe { run_team(&Chain(Chain(bending, stretch), tethers), rows) };
+            } else {
+                if params.enable_bending {
+                    // SAFETY: indices checked at the top of the step; colourings are valid
+                    // (`Cloth::set_constraint_colouring`).
+                    unsafe { cloth.bending.solve_in_bounds(rows, &p.x_prev, &p.w, &bend_k, fresh) };
                 }
-            }
-            if params.enable_tethers {
-                let (slack, alpha) = (params.tether_slack, params.tether_compliance);
-                // SAFETY: indices checked at the top of the step; tethers are rebuilt whenever
-                // pins change w (`Cloth::set_pinned`).
-                unsafe { cloth.tethers.solve_in_bounds(rows, &p.w, slack, alpha, &tether_k, parallel) };
+                if params.enable_stretch {
+                    for sweep in 0..STRETCH_SWEEPS {
+                        // SAFETY: as for bending.
+                        unsafe { cloth.stretch.solve_in_bounds(rows, &p.x_prev, &p.w, &stretch_k, fresh && sweep == 0) };
+                    }
+                }
+                if params.enable_tethers {
+                    // SAFETY: indices checked at the top of the step; tethers are rebuilt whenever
+                    // pins change w (`Cloth::set_pinned`).
+                    unsafe { cloth.tethers.solve_in_bounds(rows, &p.w, slack, alpha, &tether_k, fresh) };
+                }
             }
             if !x_passes {
                 continue;
