@@ -90,10 +90,12 @@ unsafe fn run_team_of<W: TeamWork>(work: &W, x: &mut [SolverParticle], members: 
         // SAFETY: the caller's contract (indices in bounds, disjoint particles within a colour).
         x: unsafe { SharedPositions::new(x) },
         parts: members * PARTS_PER_MEMBER,
-        base: AtomicUsize::new(0),
-        claimed: std::array::from_fn(|k| AtomicU64::new((k as u64) << 32)),
-        finished: std::array::from_fn(|k| AtomicU64::new((k as u64) << 32)),
         joined: AtomicUsize::new(0),
+        words: Words {
+            base: AtomicUsize::new(0),
+            finished: std::array::from_fn(|k| AtomicU64::new((k as u64) << 32)),
+            claimed: std::array::from_fn(|k| AtomicU64::new((k as u64) << 32)),
+        },
     };
     fork(&team, members);
 }
@@ -293,25 +295,34 @@ impl<A: TeamWork, B: TeamWork> TeamWork for Either<A, B> {
 }
 
 /// The shared progress of one sweep.
-/// The shared progress of one team run.
+/// The shared progress of one team run. Aligned to cache lines, with the words the members
+/// write in lines of their own ([`Words`]): the fields every part reads (`work`, `x`, `parts`)
+/// would otherwise be evicted from a member's cache at every claim or finish of the other's.
+#[repr(align(64))]
 struct ColourTeam<'a, W> {
     work: &'a W,
     x: SharedPositions<'a>,
     /// Parts per colour, `members × PARTS_PER_MEMBER` ≤ [`MAX_PARTS`]; `fork` starts exactly
     /// `members` runs, so every member owns [`PARTS_PER_MEMBER`] of them.
     parts: usize,
+    /// Members started so far: the next one's index.
+    joined: AtomicUsize,
+    words: Words,
+}
+
+/// The words of a [`ColourTeam`] that members write while it runs.
+#[repr(align(64))]
+struct Words {
     /// The oldest colour with an unfinished part (every earlier colour is finished); members claim
     /// parts of it and of the [`SLOTS`] − 1 colours after it. `usize::MAX` once poisoned
     /// ([`PoisonOnUnwind`]).
     base: AtomicUsize,
-    /// Claimed parts of the base colour and the ones after it, colour `c` in slot `c % SLOTS`: the
-    /// colour in the high 32 bits (a slot is handed to colour `c + SLOTS` once `c` is finished),
-    /// its claimed parts as a bit mask in the low 32.
-    claimed: [AtomicU64; SLOTS],
-    /// Finished parts, slotted and tagged as `claimed`.
+    /// Finished parts of the base colour and the ones after it, colour `c` in slot `c % SLOTS`:
+    /// the colour in the high 32 bits (a slot is handed to colour `c + SLOTS` once `c` is
+    /// finished), its finished parts as a bit mask in the low 32.
     finished: [AtomicU64; SLOTS],
-    /// Members started so far: the next one's index.
-    joined: AtomicUsize,
+    /// Claimed parts, slotted and tagged as `finished`.
+    claimed: [AtomicU64; SLOTS],
 }
 
 /// Colours in progress at once: the base and up to `SLOTS − 1` after it (the look-ahead).
@@ -339,7 +350,7 @@ impl<W: TeamWork> ColourTeam<'_, W> {
     fn run(&self) {
         let index = self.joined.fetch_add(1, Ordering::Relaxed);
         debug_assert!((index + 1) * PARTS_PER_MEMBER <= self.parts, "more runs than members");
-        let _poison = PoisonOnUnwind(&self.base);
+        let _poison = PoisonOnUnwind(&self.words.base);
         let mut member = Member { own: ((1u64 << PARTS_PER_MEMBER) - 1) << (index * PARTS_PER_MEMBER), cuts: [ColourCut::EMPTY; SLOTS], cut_of: [usize::MAX; SLOTS] };
         loop {
             // Read before the claims: a wait below ends at any change after this point.
@@ -358,11 +369,11 @@ impl<W: TeamWork> ColourTeam<'_, W> {
     }
 
     fn progress(&self) -> Progress {
-        let base = self.base.load(Ordering::SeqCst);
+        let base = self.words.base.load(Ordering::SeqCst);
         Progress {
             base,
-            finished: std::array::from_fn(|k| self.finished[k].load(Ordering::Acquire)),
-            claimed: std::array::from_fn(|k| self.claimed[k].load(Ordering::Acquire)),
+            finished: std::array::from_fn(|k| self.words.finished[k].load(Ordering::Acquire)),
+            claimed: std::array::from_fn(|k| self.words.claimed[k].load(Ordering::Acquire)),
         }
     }
 
@@ -418,7 +429,7 @@ impl<W: TeamWork> ColourTeam<'_, W> {
     /// Claim the part of `colour` that `pick` chooses among the unclaimed ones (a bit mask); None
     /// if it chooses none or the colour's slot is not (or no longer) `colour`'s.
     fn claim_in(&self, colour: usize, pick: impl Fn(u64) -> Option<usize>) -> Option<usize> {
-        let slot = &self.claimed[colour % SLOTS];
+        let slot = &self.words.claimed[colour % SLOTS];
         let mut state = slot.load(Ordering::Acquire);
         loop {
             if state >> 32 != colour as u64 {
@@ -444,7 +455,7 @@ impl<W: TeamWork> ColourTeam<'_, W> {
         // SeqCst, with the base's compare-exchange and the load in `advance_from`: either this
         // member sees the base at `colour`, or the member that moved it there sees this part
         // finished. (Release: whoever claims a part after reading this sees its positions.)
-        let finished = self.finished[colour % SLOTS].fetch_or(1 << part, Ordering::SeqCst) | 1 << part;
+        let finished = self.words.finished[colour % SLOTS].fetch_or(1 << part, Ordering::SeqCst) | 1 << part;
         debug_assert_eq!(finished >> 32, colour as u64);
         if finished & self.all() == self.all() {
             self.advance_from(colour);
@@ -457,15 +468,15 @@ impl<W: TeamWork> ColourTeam<'_, W> {
     /// (the compare-exchange).
     fn advance_from(&self, mut colour: usize) {
         loop {
-            if self.base.compare_exchange(colour, colour + 1, Ordering::SeqCst, Ordering::SeqCst).is_err() {
+            if self.words.base.compare_exchange(colour, colour + 1, Ordering::SeqCst, Ordering::SeqCst).is_err() {
                 return;
             }
             let tag = ((colour + SLOTS) as u64) << 32;
             // Finished before claimed: whoever claims a part of the new colour finds its slot ready.
-            self.finished[colour % SLOTS].store(tag, Ordering::Release);
-            self.claimed[colour % SLOTS].store(tag, Ordering::Release);
+            self.words.finished[colour % SLOTS].store(tag, Ordering::Release);
+            self.words.claimed[colour % SLOTS].store(tag, Ordering::Release);
             colour += 1;
-            if self.finished[colour % SLOTS].load(Ordering::SeqCst) != ((colour as u64) << 32 | self.all()) {
+            if self.words.finished[colour % SLOTS].load(Ordering::SeqCst) != ((colour as u64) << 32 | self.all()) {
                 return;
             }
         }
