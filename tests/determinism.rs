@@ -56,6 +56,58 @@ fn one_two_and_eight_threads_give_the_same_hash_after_every_step() {
     assert_eq!(one, scene_hashes(8, 40), "8 threads");
 }
 
+/// State hashes after each of `steps` steps of a 64² sheet (above `PARALLEL_MIN_CONSTRAINTS`, so
+/// split over the threads of a multi-threaded world: one team per iteration, parts of later colours
+/// started early) pinned at two corners, with `iterations` per substep; pins moved every step, and
+/// changed half-way (tethers rebuilt), when asked.
+fn split_sheet_hashes(threads: u32, params: xpbd_cloth::ClothParams, iterations: u32, move_pins: bool, change_pins: bool) -> Vec<u64> {
+    let (n, steps) = (64, 30);
+    let mut world = World::new(WorldDesc { thread_count: threads, iterations, ..WorldDesc::default() }).unwrap();
+    let (p, i) = horizontal_sheet(n, 1.0, 0.0);
+    let mut desc = ClothDesc::new(&p, &i);
+    desc.params = params;
+    let c = world.add_cloth(&desc).unwrap();
+    let pins = [0u32, n as u32 - 1];
+    world.cloth_mut(c).unwrap().set_pinned(&pins, None).unwrap();
+    (0..steps)
+        .map(|step| {
+            if move_pins {
+                let t = step as f32 * 0.02;
+                let targets = [[t.sin() * 0.3, 0.1 * t, 0.0], [1.0 + 0.2 * t.cos(), 0.0, 0.1 * t]];
+                world.cloth_mut(c).unwrap().set_pin_targets(&pins, &targets).unwrap();
+            }
+            if change_pins && step == steps / 2 {
+                world.cloth_mut(c).unwrap().set_pinned(&[0, (n * n - 1) as u32, 17], None).unwrap();
+            }
+            world.step(1.0 / 60.0).unwrap();
+            world.cloth(c).unwrap().state_hash()
+        })
+        .collect()
+}
+
+/// A cloth split over threads: the same hash after every step on 1, 2 and 8 threads, undamped and
+/// damped, with 1 to 3 iterations, without tethers or bending, with moving and changed pins.
+#[test]
+fn a_cloth_split_over_threads_gives_the_same_hash_on_one_two_and_eight_threads() {
+    use xpbd_cloth::ClothParams;
+    let light = light_stiff_params();
+    let damped = ClothParams { stretch_compliance: Some(1e-6), bend_compliance: Some(1e-3), stretch_damping: 0.5, bend_damping: 0.02, ..light };
+    let cases = [
+        ("light stiff", light, 1, false, false),
+        ("damped, 3 iterations, pins moved", damped, 3, true, false),
+        ("no tethers, 2 iterations, pins changed", ClothParams { enable_tethers: false, ..damped }, 2, true, true),
+        ("no bending, pins changed", ClothParams { enable_bending: false, ..light }, 1, false, true),
+        ("defaults, 2 iterations", ClothParams::default(), 2, true, false),
+    ];
+    for (name, params, iterations, moved, changed) in cases {
+        let one = split_sheet_hashes(1, params, iterations, moved, changed);
+        assert!(one.windows(2).all(|w| w[0] != w[1]), "{name}: the cloth stopped moving");
+        for threads in [2, 8] {
+            assert_eq!(one, split_sheet_hashes(threads, params, iterations, moved, changed), "{name}: {threads} threads");
+        }
+    }
+}
+
 /// Without wind and colliders a step keeps the positions in the sweeps' rows and runs each
 /// substep's velocity update and the next substep's prediction as one pass; with a collider the
 /// positions go back to the particles around the contact pass and the two run apart. A collider

@@ -177,12 +177,11 @@ impl<const K: usize> RowOffsets<K> {
     /// `colour_start`, derived again only when the indices changed ([`Self::indices_changed`],
     /// or offsets derived for another count) or `colour_start` differs from the last call's.
     /// Allocates only when the colour count grows.
-    pub fn prepare_reach(&mut self, constraints: &[[u32; K]], colour_start: &[u32]) -> &ColourReach {
+    pub fn prepare_reach(&mut self, constraints: &[[u32; K]], colour_start: &[u32]) {
         let reach = &mut self.reach;
         if !(reach.current && reach.colour_start == colour_start) {
             reach.derive(constraints, colour_start);
         }
-        &self.reach
     }
 
     /// Room for the reach of `colour_starts` colour starts (`colour_count + 1`), so that the step
@@ -231,10 +230,15 @@ impl ColourReach {
     }
 
     /// The lowest and highest particle index that constraints `begin..end` (`begin < end`, within
-    /// colour `colour`) read or write, or a wider range; None when unknown (not derived for
-    /// `constraints`, or the colour is not in particle order).
+    /// colour `colour`) read or write, or a wider range; None when unknown (not derived since the
+    /// indices last changed, or the colour is not in particle order). The caller passes the
+    /// constraints and colour the reach was last derived for ([`RowOffsets::prepare_reach`] at the
+    /// top of the step: nothing changes them during a step).
     #[inline]
     pub fn bounds<const K: usize>(&self, constraints: &[[u32; K]], colour: usize, begin: usize, end: usize) -> Option<(u32, u32)> {
+        if !self.current {
+            return None;
+        }
         let reach = *self.reach.get(colour).filter(|&&r| r != u32::MAX)?;
         debug_assert!(begin < end && self.colour_start[colour] as usize <= begin && end <= self.colour_start[colour + 1] as usize);
         let lowest = |c: &[u32; K]| c.iter().copied().min().unwrap_or(0);

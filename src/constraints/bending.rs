@@ -373,7 +373,9 @@ impl BendingConstraints {
     /// a team of threads ([`super::team::run_team`], whose contract is that of `solve_in_bounds`).
     /// The hinges must be coloured ([`Self::colour_start`]; a cloth is split over threads only then).
     pub(crate) fn team_work<'a>(&'a mut self, x_prev: &'a [Vec3], w: &'a [f32], k: &'a SubstepCoefficients, fresh: bool) -> impl TeamWork + 'a {
-        debug_assert!(!self.colour_start.is_empty() || self.hinges.is_empty(), "uncoloured hinges split over threads");
+        // Uncoloured, the team would skip them (no colours): never so, as the solver splits only
+        // coloured cloths, and checked since the cost is one comparison per step.
+        assert!(!self.colour_start.is_empty() || self.hinges.is_empty(), "uncoloured hinges split over threads");
         if k.undamped() {
             let (kernel, colour_start, lambda) = self.kernel::<false>(x_prev, w, k, fresh);
             let colours = ColourStarts::Ranges(colour_start.unwrap_or(&[]));

@@ -29,17 +29,19 @@ pub(crate) trait Sweep: Sync {
     }
 
     /// The lowest and highest index of the particles that constraints `begin..end` (`begin < end`,
-    /// all of colour `colour`) read or write, or a range around them; None when unknown. What the
-    /// team sweep's look-ahead relies on (`constraints::team`: a part of the next colour starts
-    /// while the parts of this colour whose bounds overlap its own are unfinished only if this is
-    /// right), so an implementation must never return a range that misses a particle.
+    /// all of colour `colour`) read or write, or a range around them; None when unknown. The team's
+    /// look-ahead relies on it (`constraints::team`): a part of a later colour starts while parts
+    /// of earlier colours are unfinished only if none of those parts' bounds overlap its own. So
+    /// an implementation must never return a range that misses a particle.
     #[inline]
     fn particle_bounds(&self, _colour: usize, _begin: usize, _end: usize) -> Option<(u32, u32)> {
         None
     }
 }
 
-/// A kernel by reference (the team's [`super::team::SweepWork`] owns its kernels).
+/// A kernel by reference (the solver's [`super::team::SweepWork`]s own their kernels; the team's
+/// tests share theirs).
+#[cfg(test)]
 impl<S: Sweep> Sweep for &S {
     #[inline(always)]
     fn project_range<P: Positions + ?Sized>(&self, first: usize, lambda: &mut [f32], x: &mut P) {

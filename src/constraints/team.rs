@@ -148,7 +148,7 @@ impl ColourCut {
     /// Part `p` (of `parts`) starts at `start(p)` (`start(parts)`: the colour's end; not
     /// decreasing in `p`), and its constraints `begin..end` touch the particles `bounds(begin,
     /// end)` ([`Sweep::particle_bounds`]).
-    pub(crate) fn set(&mut self, parts: usize, start: impl Fn(usize) -> usize, bounds: impl Fn(usize, usize) -> Option<(u32, u32)>) {
+    fn set(&mut self, parts: usize, start: impl Fn(usize) -> usize, bounds: impl Fn(usize, usize) -> Option<(u32, u32)>) {
         for part in 0..=parts {
             self.start[part] = start(part);
         }
@@ -182,13 +182,13 @@ pub(crate) struct SweepWork<'a, S> {
     later: S,
     passes: usize,
     colour_start: ColourStarts<'a>,
-    lambda: SharedSlice<'a, f32>,
+    lambda: SharedMultipliers<'a>,
 }
 
 impl<'a, S: Sweep> SweepWork<'a, S> {
     /// `lambda`: the multipliers of every constraint (`f32[constraint count]`).
     pub(crate) fn new(first: S, later: S, passes: usize, colour_start: ColourStarts<'a>, lambda: &'a mut [f32]) -> Self {
-        SweepWork { first, later, passes, colour_start, lambda: SharedSlice::new(lambda) }
+        SweepWork { first, later, passes, colour_start, lambda: SharedMultipliers::new(lambda) }
     }
 
     fn colours_per_pass(&self) -> usize {
@@ -294,7 +294,6 @@ impl<A: TeamWork, B: TeamWork> TeamWork for Either<A, B> {
     }
 }
 
-/// The shared progress of one sweep.
 /// The shared progress of one team run. Aligned to cache lines, with the words the members
 /// write in lines of their own ([`Words`]): the fields every part reads (`work`, `x`, `parts`)
 /// would otherwise be evicted from a member's cache at every claim or finish of the other's.
@@ -471,6 +470,8 @@ impl<W: TeamWork> ColourTeam<'_, W> {
             if self.words.base.compare_exchange(colour, colour + 1, Ordering::SeqCst, Ordering::SeqCst).is_err() {
                 return;
             }
+            #[cfg(test)]
+            tests::slow_handover();
             let tag = ((colour + SLOTS) as u64) << 32;
             // Finished before claimed: whoever claims a part of the new colour finds its slot ready.
             self.words.finished[colour % SLOTS].store(tag, Ordering::Release);
@@ -576,34 +577,37 @@ fn wait_while(busy: impl Fn() -> bool) {
     }
 }
 
-/// A slice handed out to a team's members as the disjoint ranges of their claimed parts (a
-/// sweep's multipliers, the particles' velocities).
-pub(crate) struct SharedSlice<'a, T> {
-    ptr: *mut T,
+/// A sweep's multipliers, handed out as the disjoint ranges of claimed parts.
+struct SharedMultipliers<'a> {
+    ptr: *mut f32,
     len: usize,
-    _borrow: PhantomData<&'a mut [T]>,
+    _borrow: PhantomData<&'a mut [f32]>,
 }
 
-// SAFETY: the ranges handed out are disjoint (each part is claimed once), so no element is reached
-// from two threads; `T: Send` since elements are written from whichever thread claims them.
-unsafe impl<T: Send> Sync for SharedSlice<'_, T> {}
+// SAFETY: the ranges handed out are disjoint (each part is claimed once, and a part of a later
+// pass over the same constraints waits for the earlier pass's: their bounds overlap), so no
+// element is reached from two threads.
+unsafe impl Sync for SharedMultipliers<'_> {}
 
-impl<'a, T> SharedSlice<'a, T> {
-    pub(crate) fn new(slice: &'a mut [T]) -> Self {
-        SharedSlice { ptr: slice.as_mut_ptr(), len: slice.len(), _borrow: PhantomData }
+impl<'a> SharedMultipliers<'a> {
+    fn new(lambda: &'a mut [f32]) -> Self {
+        SharedMultipliers { ptr: lambda.as_mut_ptr(), len: lambda.len(), _borrow: PhantomData }
     }
 
-    /// `slice[begin..end]`.
+    /// `lambda[begin..end]`.
     ///
     /// # Safety
     /// No other live reference overlaps the range (each part is claimed once).
     #[allow(clippy::mut_from_ref)]
-    pub(crate) unsafe fn range(&self, begin: usize, end: usize) -> &mut [T] {
+    unsafe fn range(&self, begin: usize, end: usize) -> &mut [f32] {
         assert!(begin <= end && end <= self.len);
         // SAFETY: in bounds of the live borrow (checked above); exclusive by the contract.
         unsafe { std::slice::from_raw_parts_mut(self.ptr.add(begin), end - begin) }
     }
 }
+
+#[cfg(test)]
+mod chain_tests;
 
 #[cfg(test)]
 mod tests {
@@ -774,6 +778,19 @@ mod tests {
 
     /// [`PairSweep`] over pairs of nearby particles, each colour sorted by lowest particle, with
     /// exact [`Sweep::particle_bounds`]: the look-ahead starts parts of the next colour early.
+    /// While set, the member that moves the base on waits before it hands the finished colour's
+    /// slot on, so that the others see the new base with the slot still tagged with the old
+    /// colour (a window that is otherwise a few instructions wide).
+    static SLOW_HANDOVER: AtomicBool = AtomicBool::new(false);
+
+    pub(super) fn slow_handover() {
+        if SLOW_HANDOVER.load(Ordering::Relaxed) {
+            for _ in 0..200 {
+                std::thread::yield_now();
+            }
+        }
+    }
+
     /// Records the start and end of every part it projects (its first constraint, and whether it
     /// is the start).
     struct LocalPairs(PairSweep, Mutex<Vec<(usize, bool)>>);
@@ -833,7 +850,8 @@ mod tests {
         let sequential = bits(&x, &lambda);
         let colour_of = |c: usize| colour_start.partition_point(|&start| start as usize <= c) - 1;
         let mut ran_ahead = 0;
-        for threads in [2, 3, 8] {
+        for (threads, slow) in [(2, false), (3, false), (8, false), (2, true), (3, true)] {
+            SLOW_HANDOVER.store(slow, Ordering::Relaxed);
             let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
             for _ in 0..if cfg!(miri) { 1 } else { 20 } {
                 let (mut x, mut lambda) = (x0.clone(), vec![0.0; s.0.pairs.len()]);
@@ -860,9 +878,10 @@ mod tests {
                     }
                 });
                 s.1.lock().unwrap().clear();
-                assert_eq!(bits(&x, &lambda), sequential, "{threads} threads");
+                assert_eq!(bits(&x, &lambda), sequential, "{threads} threads, slow hand-over {slow}");
             }
         }
+        SLOW_HANDOVER.store(false, Ordering::Relaxed);
         // Under Miri the threads interleave too finely to rely on it.
         assert!(cfg!(miri) || ran_ahead > 0, "no part ever started before an earlier colour ended");
     }

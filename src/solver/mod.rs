@@ -73,10 +73,11 @@ pub const PARALLEL_MIN_CONSTRAINTS: usize = 20_000;
 /// residual statistics are computed when first read (`Cloth::stats`). Positions
 /// live in the sweep rows during the step; without wind and colliders a substep's velocity update
 /// and the next prediction are one pass. Allocates
-/// nothing. With the `parallel` flag below, the colour sweeps, the per-particle passes
-/// (wind, prediction, copies into the sweep rows and back, collider contacts, velocity update, normals)
-/// run split over the current rayon pool, each in a way that cannot change a bit; self-collision, inter-cloth pairs,
-/// the tethers' λ reset and the end-of-step contact summary stay on the cloth's thread.
+/// nothing. With the `parallel` flag below, the colour sweeps (one team of the pool's threads per
+/// iteration, `constraints::team`), the per-particle passes (wind, prediction, copies into the
+/// sweep rows and back, collider contacts, velocity update, normals) run split over the current
+/// rayon pool, each in a way that cannot change a bit; self-collision, inter-cloth pairs and the
+/// end-of-step contact summary stay on the cloth's thread.
 pub(crate) fn step_cloth(cloth: &mut Cloth, dt: f32, ctx: &StepContext) {
     let params = cloth.params;
     let substeps = if params.substeps > 0 { params.substeps } else { ctx.substeps };
