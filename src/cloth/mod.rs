@@ -8,7 +8,7 @@ pub mod guard;
 pub mod inertia;
 mod normals;
 mod output;
-mod pins;
+pub(crate) mod pins;
 mod residuals;
 pub mod snapshot;
 mod state_hash;

@@ -372,6 +372,25 @@ impl<'a> SharedPositions<'a> {
     }
 }
 
+impl SharedPositions<'_> {
+    /// Rows `begin..end` as a slice, for a per-particle pass over them (`solver::step_team`).
+    ///
+    /// # Safety
+    /// No other thread reads or writes these rows while the slice lives (the contract of
+    /// [`SharedPositions::new`]).
+    #[allow(clippy::mut_from_ref)]
+    pub unsafe fn rows(&self, begin: usize, end: usize) -> &mut [SolverParticle] {
+        assert!(begin <= end && end <= self.len);
+        // SAFETY: in bounds of the live borrow (checked above); exclusive by the contract.
+        unsafe { std::slice::from_raw_parts_mut(self.ptr.add(begin), end - begin) }
+    }
+
+    /// Particles in the view.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+}
+
 impl Positions for SharedPositions<'_> {
     #[inline(always)]
     fn row(&self, i: usize) -> [f32; 4] {

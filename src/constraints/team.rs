@@ -1,6 +1,7 @@
 //! The colours of a substep's sweeps projected by a team of threads: one fork-join for all the
-//! sweeps of an iteration (bending, both stretch sweeps, tethers: [`TeamWork`], [`Chain`]) rather
-//! than one per sweep or per colour.
+//! sweeps of an iteration (bending, both stretch sweeps, tethers: [`TeamWork`], [`Chain`]), or for
+//! a whole step with its motion passes and pins (`solver::step_team`), rather than one per sweep
+//! or per colour.
 //!
 //! Each colour is cut into [`PARTS_PER_MEMBER`] parts per team member; member `m` claims its own
 //! parts of every colour first (so a thread keeps the same particles, in cache, colour after
@@ -37,7 +38,7 @@ use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 const PARTS_PER_MEMBER: usize = 4;
 
 /// Parts per colour at most: the claims of a colour are one bit each in the low half of a slot
-/// word ([`ColourTeam::claimed`]).
+/// word ([`Words::claimed`]).
 const MAX_PARTS: usize = 32;
 
 /// Members per team at most.
@@ -148,7 +149,7 @@ impl ColourCut {
     /// Part `p` (of `parts`) starts at `start(p)` (`start(parts)`: the colour's end; not
     /// decreasing in `p`), and its constraints `begin..end` touch the particles `bounds(begin,
     /// end)` ([`Sweep::particle_bounds`]).
-    fn set(&mut self, parts: usize, start: impl Fn(usize) -> usize, bounds: impl Fn(usize, usize) -> Option<(u32, u32)>) {
+    pub(crate) fn set(&mut self, parts: usize, start: impl Fn(usize) -> usize, bounds: impl Fn(usize, usize) -> Option<(u32, u32)>) {
         for part in 0..=parts {
             self.start[part] = start(part);
         }
@@ -182,13 +183,13 @@ pub(crate) struct SweepWork<'a, S> {
     later: S,
     passes: usize,
     colour_start: ColourStarts<'a>,
-    lambda: SharedMultipliers<'a>,
+    lambda: SharedSlice<'a, f32>,
 }
 
 impl<'a, S: Sweep> SweepWork<'a, S> {
     /// `lambda`: the multipliers of every constraint (`f32[constraint count]`).
     pub(crate) fn new(first: S, later: S, passes: usize, colour_start: ColourStarts<'a>, lambda: &'a mut [f32]) -> Self {
-        SweepWork { first, later, passes, colour_start, lambda: SharedMultipliers::new(lambda) }
+        SweepWork { first, later, passes, colour_start, lambda: SharedSlice::new(lambda) }
     }
 
     fn colours_per_pass(&self) -> usize {
@@ -577,29 +578,32 @@ fn wait_while(busy: impl Fn() -> bool) {
     }
 }
 
-/// A sweep's multipliers, handed out as the disjoint ranges of claimed parts.
-struct SharedMultipliers<'a> {
-    ptr: *mut f32,
+/// A slice handed out to a team's members as the disjoint ranges of their parts: a sweep's
+/// multipliers, the particles' previous positions and velocities in the step's motion passes
+/// (`solver::step_team`).
+pub(crate) struct SharedSlice<'a, T> {
+    ptr: *mut T,
     len: usize,
-    _borrow: PhantomData<&'a mut [f32]>,
+    _borrow: PhantomData<&'a mut [T]>,
 }
 
 // SAFETY: the ranges handed out are disjoint (each part is claimed once, and a part of a later
-// pass over the same constraints waits for the earlier pass's: their bounds overlap), so no
-// element is reached from two threads.
-unsafe impl Sync for SharedMultipliers<'_> {}
+// pass over the same elements waits for the earlier pass's: their bounds overlap), so no element
+// is reached from two threads at once; `T: Send` since it is written from whichever thread
+// claims it.
+unsafe impl<T: Send> Sync for SharedSlice<'_, T> {}
 
-impl<'a> SharedMultipliers<'a> {
-    fn new(lambda: &'a mut [f32]) -> Self {
-        SharedMultipliers { ptr: lambda.as_mut_ptr(), len: lambda.len(), _borrow: PhantomData }
+impl<'a, T> SharedSlice<'a, T> {
+    pub(crate) fn new(slice: &'a mut [T]) -> Self {
+        SharedSlice { ptr: slice.as_mut_ptr(), len: slice.len(), _borrow: PhantomData }
     }
 
-    /// `lambda[begin..end]`.
+    /// `slice[begin..end]`.
     ///
     /// # Safety
     /// No other live reference overlaps the range (each part is claimed once).
     #[allow(clippy::mut_from_ref)]
-    unsafe fn range(&self, begin: usize, end: usize) -> &mut [f32] {
+    pub(crate) unsafe fn range(&self, begin: usize, end: usize) -> &mut [T] {
         assert!(begin <= end && end <= self.len);
         // SAFETY: in bounds of the live borrow (checked above); exclusive by the contract.
         unsafe { std::slice::from_raw_parts_mut(self.ptr.add(begin), end - begin) }

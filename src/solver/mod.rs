@@ -2,6 +2,7 @@
 //! `step_cloth`, top to bottom; each constraint type's sweep lives with its constraint.
 
 mod motion;
+mod step_team;
 mod wind;
 
 use crate::cloth::Cloth;
@@ -11,11 +12,12 @@ use crate::collision::self_collision::SelfCollisionSettings;
 use crate::collision::{ColliderStore, SubstepWindow};
 use crate::constraints::SubstepCoefficients;
 use crate::constraints::access::{SolverParticle, pack_solver_particles, unpack_solver_particles};
-use crate::constraints::team::{Chain, run_team};
+use crate::constraints::team::{Chain, SharedSlice, run_team};
 use crate::parallel::chunks_mut_in_parallel;
 use crate::stats::ClothStats;
 use glam::Vec3;
 use motion::{Motion, Pass, move_particles};
+use step_team::StepWork;
 use wind::{Aerodynamics, apply_wind};
 
 /// Stretch sweeps per iteration. Measured on the light, stiff, fine cloth of the validation tests
@@ -74,7 +76,8 @@ pub const PARALLEL_MIN_CONSTRAINTS: usize = 20_000;
 /// live in the sweep rows during the step; without wind and colliders a substep's velocity update
 /// and the next prediction are one pass. Allocates
 /// nothing. With the `parallel` flag below, the colour sweeps (one team of the pool's threads per
-/// iteration, `constraints::team`), the per-particle passes (wind, prediction, copies into the
+/// iteration, `constraints::team`, or per step with the motion passes and pins when nothing else
+/// runs between them, `step_team`), the per-particle passes (wind, prediction, copies into the
 /// sweep rows and back, collider contacts, velocity update, normals) run split over the current
 /// rayon pool, each in a way that cannot change a bit; self-collision, inter-cloth pairs and the
 /// end-of-step contact summary stay on the cloth's thread.
@@ -137,82 +140,108 @@ pub(crate) fn step_cloth(cloth: &mut Cloth, dt: f32, ctx: &StepContext) {
     // substep's prediction, and one pass does both (per particle the same operations in the same
     // order: the same bits, one pass and, split, one fork-join fewer per substep).
     let fused = aerodynamics.is_none() && !collide;
-    for substep in 0..substeps {
-        if substep == 0 || !fused {
-            if let Some(aero) = &aerodynamics {
-                apply_wind(cloth, aero, h, parallel);
-            }
-            move_particles(cloth, motion, Pass::Predict, parallel);
-            move_pins(cloth, substep, substeps);
-        }
-        let window = SubstepWindow::new(substep, substeps);
-        if collide {
-            cloth.contacts.begin_substep();
-        }
-
-        // The multipliers are not reset here: the first sweep of each type in the substep takes λ
-        // as 0 (`fresh`), which spares passes over them on the cloth's thread (perf, 128² on two
-        // threads: the stretch and bending resets were 1.7 % of the samples, the tethers' 0.5 %,
-        // all on one thread while the other waited).
+    // A cloth split over threads whose step is nothing but motion passes, pins and one iteration
+    // of undamped sweeps per substep: the whole step as one team run (`step_team`), one fork-join
+    // instead of two per substep. The same operations per particle in the same order: the same
+    // bits as the loop below.
+    let whole_step = parallel && fused && !x_passes && iterations == 1 && stretch_k.undamped() && bend_k.undamped();
+    if whole_step {
         let p = &mut cloth.particles;
-        let rows = &mut cloth.sweep_rows;
-        for iteration in 0..iterations {
-            let fresh = iteration == 0;
-            let (slack, alpha) = (params.tether_slack, params.tether_compliance);
-            if parallel {
-                // One team for the iteration's sweeps rather than one fork-join per sweep: on the
-                // 128² grid the second thread joined each sweep 4 µs after it began, on average.
-                let bending = params.enable_bending.then(|| cloth.bending.team_work(&p.x_prev, &p.w, &bend_k, fresh));
-                let stretch = params.enable_stretch.then(|| cloth.stretch.team_work(&p.x_prev, &p.w, &stretch_k, STRETCH_SWEEPS, fresh));
-                let tethers = params.enable_tethers.then(|| cloth.tethers.team_work(&p.w, slack, alpha, &tether_k, fresh));
-                // SAFETY: indices checked at the top of the step; colourings are valid
-                // (`Cloth::set_constraint_colouring`); tethers are rebuilt whenever pins change w
-                // (`Cloth::set_pinned`); particle bounds derived with the row offsets.
-                unsafe { run_team(&Chain(Chain(bending, stretch), tethers), rows) };
-            } else {
-                if params.enable_bending {
-                    // SAFETY: indices checked at the top of the step; colourings are valid
-                    // (`Cloth::set_constraint_colouring`).
-                    unsafe { cloth.bending.solve_in_bounds(rows, &p.x_prev, &p.w, &bend_k, fresh) };
+        let (slack, alpha) = (params.tether_slack, params.tether_compliance);
+        // Undamped kernels never read `x_prev`, which the motion passes write: they get none.
+        let bending = params.enable_bending.then(|| cloth.bending.team_work(&[], &p.w, &bend_k, true));
+        let stretch = params.enable_stretch.then(|| cloth.stretch.team_work(&[], &p.w, &stretch_k, STRETCH_SWEEPS, true));
+        let tethers = params.enable_tethers.then(|| cloth.tethers.team_work(&p.w, slack, alpha, &tether_k, true));
+        let work = StepWork {
+            constraints: Chain(Chain(bending, stretch), tethers),
+            substeps,
+            motion,
+            x_prev: SharedSlice::new(&mut p.x_prev),
+            v: SharedSlice::new(&mut p.v),
+            particles: particle_count,
+            pins: &cloth.pins,
+        };
+        // SAFETY: as for the per-iteration team below; the motion and pin phases touch only the
+        // particles of their bounds (`step_team`).
+        unsafe { run_team(&work, &mut cloth.sweep_rows) };
+    } else {
+        for substep in 0..substeps {
+            if substep == 0 || !fused {
+                if let Some(aero) = &aerodynamics {
+                    apply_wind(cloth, aero, h, parallel);
                 }
-                if params.enable_stretch {
-                    for sweep in 0..STRETCH_SWEEPS {
-                        // SAFETY: as for bending.
-                        unsafe { cloth.stretch.solve_in_bounds(rows, &p.x_prev, &p.w, &stretch_k, fresh && sweep == 0) };
+                move_particles(cloth, motion, Pass::Predict, parallel);
+                move_pins(cloth, substep, substeps);
+            }
+            let window = SubstepWindow::new(substep, substeps);
+            if collide {
+                cloth.contacts.begin_substep();
+            }
+
+            // The multipliers are not reset here: the first sweep of each type in the substep takes λ
+            // as 0 (`fresh`), which spares passes over them on the cloth's thread (perf, 128² on two
+            // threads: the stretch and bending resets were 1.7 % of the samples, the tethers' 0.5 %,
+            // all on one thread while the other waited).
+            let p = &mut cloth.particles;
+            let rows = &mut cloth.sweep_rows;
+            for iteration in 0..iterations {
+                let fresh = iteration == 0;
+                let (slack, alpha) = (params.tether_slack, params.tether_compliance);
+                if parallel {
+                    // One team for the iteration's sweeps rather than one fork-join per sweep: on the
+                    // 128² grid the second thread joined each sweep 4 µs after it began, on average.
+                    let bending = params.enable_bending.then(|| cloth.bending.team_work(&p.x_prev, &p.w, &bend_k, fresh));
+                    let stretch = params.enable_stretch.then(|| cloth.stretch.team_work(&p.x_prev, &p.w, &stretch_k, STRETCH_SWEEPS, fresh));
+                    let tethers = params.enable_tethers.then(|| cloth.tethers.team_work(&p.w, slack, alpha, &tether_k, fresh));
+                    // SAFETY: indices checked at the top of the step; colourings are valid
+                    // (`Cloth::set_constraint_colouring`); tethers are rebuilt whenever pins change w
+                    // (`Cloth::set_pinned`); particle bounds derived with the row offsets.
+                    unsafe { run_team(&Chain(Chain(bending, stretch), tethers), rows) };
+                } else {
+                    if params.enable_bending {
+                        // SAFETY: indices checked at the top of the step; colourings are valid
+                        // (`Cloth::set_constraint_colouring`).
+                        unsafe { cloth.bending.solve_in_bounds(rows, &p.x_prev, &p.w, &bend_k, fresh) };
+                    }
+                    if params.enable_stretch {
+                        for sweep in 0..STRETCH_SWEEPS {
+                            // SAFETY: as for bending.
+                            unsafe { cloth.stretch.solve_in_bounds(rows, &p.x_prev, &p.w, &stretch_k, fresh && sweep == 0) };
+                        }
+                    }
+                    if params.enable_tethers {
+                        // SAFETY: indices checked at the top of the step; tethers are rebuilt whenever
+                        // pins change w (`Cloth::set_pinned`).
+                        unsafe { cloth.tethers.solve_in_bounds(rows, &p.w, slack, alpha, &tether_k, fresh) };
                     }
                 }
-                if params.enable_tethers {
-                    // SAFETY: indices checked at the top of the step; tethers are rebuilt whenever
-                    // pins change w (`Cloth::set_pinned`).
-                    unsafe { cloth.tethers.solve_in_bounds(rows, &p.w, slack, alpha, &tether_k, fresh) };
+                if !x_passes {
+                    continue;
                 }
+                from_rows(rows, &mut p.x, parallel);
+                if let Some(settings) = &self_contact {
+                    cloth.self_collision.solve(&mut p.x, &p.x_prev, &p.w, settings);
+                }
+                if let Some(snapshot) = inter_cloth {
+                    let span = (substep as f32 * h, (substep + 1) as f32 * h);
+                    cloth.inter_cloth.solve(snapshot, p, &pair_settings, span);
+                }
+                if collide {
+                    cloth.contacts.solve(&mut p.x, &p.x_prev, &p.w, ctx.colliders, window, &contact, parallel);
+                }
+                to_rows(rows, &p.x, &p.w, parallel);
             }
-            if !x_passes {
+
+            if fused && substep + 1 < substeps {
+                move_particles(cloth, motion, Pass::UpdateThenPredict, parallel);
+                move_pins(cloth, substep + 1, substeps);
                 continue;
             }
-            from_rows(rows, &mut p.x, parallel);
-            if let Some(settings) = &self_contact {
-                cloth.self_collision.solve(&mut p.x, &p.x_prev, &p.w, settings);
-            }
-            if let Some(snapshot) = inter_cloth {
-                let span = (substep as f32 * h, (substep + 1) as f32 * h);
-                cloth.inter_cloth.solve(snapshot, p, &pair_settings, span);
-            }
+            move_particles(cloth, motion, Pass::Update, parallel);
             if collide {
-                cloth.contacts.solve(&mut p.x, &p.x_prev, &p.w, ctx.colliders, window, &contact, parallel);
+                let max_speed = params.max_depenetration_speed;
+                cloth.contacts.limit_depenetration_speed(&mut cloth.particles.v, max_speed, parallel);
             }
-            to_rows(rows, &p.x, &p.w, parallel);
-        }
-
-        if fused && substep + 1 < substeps {
-            move_particles(cloth, motion, Pass::UpdateThenPredict, parallel);
-            move_pins(cloth, substep + 1, substeps);
-            continue;
-        }
-        move_particles(cloth, motion, Pass::Update, parallel);
-        if collide {
-            let max_speed = params.max_depenetration_speed;
-            cloth.contacts.limit_depenetration_speed(&mut cloth.particles.v, max_speed, parallel);
         }
     }
     from_rows(&cloth.sweep_rows, &mut cloth.particles.x, parallel);
