@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# The team sweep's unsafe code (src/constraints/team.rs: shared particle rows and multipliers
-# written by several threads, one colour at a time) under Miri, which reports data races and
+# The team's unsafe code (src/constraints/team.rs and src/solver/step_team.rs: particle rows,
+# multipliers, x_prev and v written by several threads, ordered by colour and particle bounds)
+# under Miri, which reports data races and
 # invalid accesses. Opt-in (not part of .ci/test-all.sh): Miri needs a nightly toolchain, builds
 # the dependencies for itself and interprets the tests ~1000x slower (about 6 min here).
 #   -Zmiri-tree-borrows       crossbeam-epoch (under rayon) breaks the stricter Stacked Borrows
@@ -12,4 +13,4 @@ cd "$(dirname "$0")/.."
 rustup toolchain list | grep -q '^nightly' || rustup toolchain install nightly --profile minimal
 rustup component add --toolchain nightly miri rust-src
 MIRIFLAGS="-Zmiri-tree-borrows -Zmiri-deterministic-floats -Zmiri-ignore-leaks" \
-    cargo +nightly miri test --lib constraints::team
+    cargo +nightly miri test --lib -- constraints::team solver::step_team

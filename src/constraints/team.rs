@@ -537,8 +537,8 @@ impl Member {
 /// colour halved part by part (½, ¼, …, the last two equal), rounded down to [`PART_ALIGN`] and
 /// moved forward to a point where the sweep may split. A member that runs ahead takes the
 /// others' last parts, the smallest, so the members finish a colour close together: with equal
-/// parts the one that finished last had waited, on average, half a part (1/16 of a colour on two
-/// threads) for the other.
+/// parts (4 per member then) the one that finished last had waited, on average, half a part
+/// (1/16 of a colour on two threads) for the other.
 fn part_start<S: Sweep>(s: &S, colour_start: &[u32], parts: usize, colour: usize, part: usize) -> usize {
     let (begin, end) = (colour_start[colour] as usize, colour_start[colour + 1] as usize);
     if part >= parts {
@@ -619,8 +619,17 @@ impl<'a, T> SharedSlice<'a, T> {
 mod chain_tests;
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
+
+    /// [`run_team_of`] for other modules' tests.
+    ///
+    /// # Safety
+    /// As [`run_team`].
+    pub(crate) unsafe fn run_team_of<W: TeamWork>(work: &W, x: &mut [SolverParticle], members: usize) {
+        // SAFETY: the caller's contract.
+        unsafe { super::run_team_of(work, x, members) }
+    }
     use crate::constraints::access::Positions;
     use std::sync::Mutex;
     use std::sync::atomic::AtomicBool;

@@ -125,6 +125,76 @@ mod tests {
         unsafe fn project(&self, _x: &mut SharedPositions<'_>, _colour: usize, _begin: usize, _end: usize) {}
     }
 
+    /// Pairs of neighbouring particles (i, i + 1), even i in colour 0 and odd i in colour 1, with
+    /// an order-dependent nonlinear projection and exact particle bounds.
+    struct NeighbourPairs {
+        particles: usize,
+    }
+
+    impl NeighbourPairs {
+        fn first(&self, colour: usize) -> usize {
+            colour
+        }
+        fn pairs(&self, colour: usize) -> usize {
+            (self.particles - 1 - self.first(colour)).div_ceil(2)
+        }
+    }
+
+    impl TeamWork for NeighbourPairs {
+        fn colours(&self) -> usize {
+            2
+        }
+        fn cut(&self, colour: usize, parts: usize, cut: &mut ColourCut) {
+            let n = self.pairs(colour);
+            let first = self.first(colour);
+            cut.set(parts, |part| n * part.min(parts) / parts, |begin, end| Some(((first + 2 * begin) as u32, (first + 2 * (end - 1) + 1) as u32)));
+        }
+        unsafe fn project(&self, x: &mut SharedPositions<'_>, colour: usize, begin: usize, end: usize) {
+            for k in begin..end {
+                let i = self.first(colour) + 2 * k;
+                let (a, b) = (x.get(i), x.get(i + 1));
+                let d = ((a.y - b.x) * 1.7).sin() * 0.01;
+                x.set(i, a + Vec3::new(d, -d, 0.5 * d));
+                x.set(i + 1, b - Vec3::new(d * d, d, 0.0));
+            }
+        }
+    }
+
+    /// A step with sweeps, pins and motion, on teams of 1, 2 and 3 members: the same bits. Under
+    /// Miri (`.ci/miri-team.sh`) also a check that the motion and pin phases' shared writes do not
+    /// race.
+    #[test]
+    fn a_step_team_gives_the_bits_of_one_member_for_any_member_count() {
+        use crate::constraints::access::SolverParticle;
+        use crate::constraints::team::tests::run_team_of;
+        let n = if cfg!(miri) { 60 } else { 1000 };
+        let pins = Pins {
+            particles: vec![0, 7, n as u32 - 3],
+            start: vec![Vec3::ZERO, Vec3::X, Vec3::Y],
+            target: vec![Vec3::Z, Vec3::X * 2.0, Vec3::NEG_Y],
+        };
+        let step = |members: usize| {
+            let mut rows: Vec<SolverParticle> = (0..n).map(|i| SolverParticle::new(i as f32 * 0.01, (i % 5) as f32, 0.0, if i % 9 == 4 { 0.0 } else { 1.0 })).collect();
+            for &p in &pins.particles {
+                rows[p as usize].w = 0.0;
+            }
+            let mut x_prev: Vec<Vec3> = rows.iter().map(|r| r.truncate()).collect();
+            let mut v = vec![Vec3::new(0.1, 0.0, -0.2); n];
+            let motion = Motion { dv: Vec3::new(0.0, -0.098, 0.0), h: 0.01, velocity_scale: 0.999 };
+            let work = StepWork { constraints: NeighbourPairs { particles: n }, substeps: 3, motion, x_prev: SharedSlice::new(&mut x_prev), v: SharedSlice::new(&mut v), particles: n, pins: &pins };
+            let pool = rayon::ThreadPoolBuilder::new().num_threads(members).build().unwrap();
+            // SAFETY: every particle index the work uses is < n; the pairs of a colour are disjoint
+            // and their bounds exact.
+            pool.install(|| unsafe { run_team_of(&work, &mut rows, members) });
+            let floats = rows.iter().flat_map(|r| r.to_array()).chain(x_prev.iter().chain(&v).flat_map(|q| q.to_array()));
+            floats.map(f32::to_bits).collect::<Vec<u32>>()
+        };
+        let one = step(1);
+        for members in [2, 3] {
+            assert_eq!(step(members), one, "{members} members");
+        }
+    }
+
     #[test]
     fn a_step_is_the_prediction_then_per_substep_pins_sweeps_and_motion_then_the_last_update() {
         let (mut x_prev, mut v) = (vec![Vec3::ZERO; 3], vec![Vec3::ZERO; 3]);
