@@ -643,16 +643,22 @@ pub(crate) mod tests {
         threads_seen: Mutex<Vec<Option<usize>>>,
     }
 
+    /// Project `pairs[first..]` one at a time with multipliers `lambda`: a nonlinear update whose
+    /// result depends on the order of any two pairs that share a particle.
+    pub(crate) fn project_pairs<P: Positions + ?Sized>(pairs: &[[u32; 2]], first: usize, lambda: &mut [f32], x: &mut P) {
+        for (c, lambda) in (first..).zip(lambda) {
+            let [i, j] = pairs[c].map(|p| p as usize);
+            let (a, b) = (x.get(i), x.get(j));
+            let d = (a.x * 1.3 - b.y + *lambda).sin() * 0.1 + a.z * b.x * 0.01;
+            x.add_row(i, SolverParticle::new(d, -d * 0.5, 0.25 * d * d, 0.0));
+            x.add_row(j, SolverParticle::new(-d, d * d, 0.5 * d, 0.0));
+            *lambda += d;
+        }
+    }
+
     impl Sweep for PairSweep {
         fn project_range<P: Positions + ?Sized>(&self, first: usize, lambda: &mut [f32], x: &mut P) {
-            for (c, lambda) in (first..).zip(lambda) {
-                let [i, j] = self.pairs[c].map(|p| p as usize);
-                let (a, b) = (x.get(i), x.get(j));
-                let d = (a.x * 1.3 - b.y + *lambda).sin() * 0.1 + a.z * b.x * 0.01;
-                x.add_row(i, SolverParticle::new(d, -d * 0.5, 0.25 * d * d, 0.0));
-                x.add_row(j, SolverParticle::new(-d, d * d, 0.5 * d, 0.0));
-                *lambda += d;
-            }
+            project_pairs(&self.pairs, first, lambda, x);
         }
 
         fn project_disjoint<P: Positions + ?Sized>(&self, first: usize, lambda: &mut [f32], x: &mut P) {

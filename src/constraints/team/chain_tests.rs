@@ -9,8 +9,8 @@ use super::*;
 use crate::constraints::access::{Positions, RowOffsets};
 use std::sync::atomic::AtomicU32;
 
-/// Pairs with a nonlinear, order-dependent projection; checks that no particle is touched by
-/// two parts at once. `mode(colour)` picks the bounds: 0 none, 1 exact, 2 widened, 3 ColourReach.
+/// Pairs with the team tests' nonlinear, order-dependent projection (`project_pairs`); checks
+/// that no particle is touched by two parts at once. `mode(colour)` picks the bounds: 0 none, 1 exact, 2 widened, 3 ColourReach.
 struct AdversarialPairs {
     pairs: Vec<[u32; 2]>,
     reach: RowOffsets<2>,
@@ -21,14 +21,7 @@ struct AdversarialPairs {
 
 impl Sweep for AdversarialPairs {
     fn project_range<P: Positions + ?Sized>(&self, first: usize, lambda: &mut [f32], x: &mut P) {
-        for (c, lambda) in (first..).zip(lambda) {
-            let [i, j] = self.pairs[c].map(|p| p as usize);
-            let (a, b) = (x.get(i), x.get(j));
-            let d = (a.x * 1.3 - b.y + *lambda).sin() * 0.1 + a.z * b.x * 0.01;
-            x.add_row(i, SolverParticle::new(d, -d * 0.5, 0.25 * d * d, 0.0));
-            x.add_row(j, SolverParticle::new(-d, d * d, 0.5 * d, 0.0));
-            *lambda += d;
-        }
+        super::tests::project_pairs(&self.pairs, first, lambda, x);
     }
     fn project_disjoint<P: Positions + ?Sized>(&self, first: usize, lambda: &mut [f32], x: &mut P) {
         let range = first..first + lambda.len();
