@@ -13,6 +13,7 @@
 //! instructions of the coloured sweeps).
 
 use super::lanes::{LaneSet, V3};
+use super::colouring::lowest_particle;
 use glam::{Vec3, Vec4};
 use std::marker::PhantomData;
 
@@ -205,7 +206,9 @@ impl<const K: usize> RowOffsets<K> {
 /// by lowest index). A colour in another order (the tethers, some test kernels) has no bound.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct ColourReach {
-    /// The colour starts it was derived for.
+    /// The colour starts it was derived for: the key it is kept by, so that a colouring changed
+    /// without a call here is noticed (stale bounds would let parts that share particles run at
+    /// once) rather than trusted.
     colour_start: Vec<u32>,
     /// Per colour, the largest (highest − lowest index) of its constraints, or `u32::MAX` when the
     /// colour is not sorted by lowest index.
@@ -219,7 +222,7 @@ impl ColourReach {
         self.colour_start.clear();
         self.colour_start.extend_from_slice(colour_start);
         self.reach.clear();
-        let lowest = |c: &[u32; K]| c.iter().copied().min().unwrap_or(0);
+        let lowest = lowest_particle::<K>;
         for range in colour_start.windows(2) {
             let colour = constraints.get(range[0] as usize..range[1] as usize).unwrap_or(&[]);
             let sorted = colour.windows(2).all(|pair| lowest(&pair[0]) <= lowest(&pair[1]));
@@ -241,8 +244,7 @@ impl ColourReach {
         }
         let reach = *self.reach.get(colour).filter(|&&r| r != u32::MAX)?;
         debug_assert!(begin < end && self.colour_start[colour] as usize <= begin && end <= self.colour_start[colour + 1] as usize);
-        let lowest = |c: &[u32; K]| c.iter().copied().min().unwrap_or(0);
-        Some((lowest(&constraints[begin]), lowest(&constraints[end - 1]).saturating_add(reach)))
+        Some((lowest_particle(&constraints[begin]), lowest_particle(&constraints[end - 1]).saturating_add(reach)))
     }
 }
 

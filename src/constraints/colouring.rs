@@ -159,9 +159,16 @@ pub fn colour_order(colours: &[u32]) -> (Vec<u32>, Vec<u32>) {
 pub fn colour_order_by_particle<const K: usize>(colours: &[u32], constraints: &[[u32; K]]) -> (Vec<u32>, Vec<u32>) {
     let (mut order, start) = colour_order(colours);
     for range in start.windows(2) {
-        order[range[0] as usize..range[1] as usize].sort_by_key(|&k| constraints[k as usize].iter().min().copied());
+        order[range[0] as usize..range[1] as usize].sort_by_key(|&k| lowest_particle(&constraints[k as usize]));
     }
     (order, start)
+}
+
+/// The lowest particle index of a constraint: the key [`colour_order_by_particle`] sorts a colour
+/// by, and the one the team's particle bounds rely on (`access::ColourReach`).
+#[inline]
+pub(crate) fn lowest_particle<const K: usize>(constraint: &[u32; K]) -> u32 {
+    constraint.iter().copied().min().unwrap_or(0)
 }
 
 /// True if no two constraints within any colour range of `colour_start` share a particle.

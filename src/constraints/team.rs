@@ -165,9 +165,11 @@ impl ColourCut {
     }
 }
 
-/// Colour starts of a sweep: offsets of colour ranges, or one colour of all `n` constraints.
+/// Colour starts of a sweep.
 pub(crate) enum ColourStarts<'a> {
+    /// Offsets of the colour ranges (`u32[colour count + 1]`, as `colour_start`).
     Ranges(&'a [u32]),
+    /// One colour of all constraints: `[0, constraint count]` (the tethers' groups).
     All([u32; 2]),
 }
 
@@ -226,7 +228,8 @@ impl<S: Sweep> TeamWork for SweepWork<'_, S> {
     }
 }
 
-/// Two [`TeamWork`]s one after the other (the colours of `.0`, then those of `.1`).
+/// Two [`TeamWork`]s one after the other: the colours of `.0`, then those of `.1` (colour `c` of
+/// the chain is `.1`'s colour `c − .0.colours()` from there on).
 pub(crate) struct Chain<A, B>(pub A, pub B);
 
 impl<A: TeamWork, B: TeamWork> TeamWork for Chain<A, B> {
@@ -599,8 +602,14 @@ pub(crate) struct SharedSlice<'a, T> {
 unsafe impl<T: Send> Sync for SharedSlice<'_, T> {}
 
 impl<'a, T> SharedSlice<'a, T> {
+    /// `slice`, borrowed for the team run, to be handed out by ranges.
     pub(crate) fn new(slice: &'a mut [T]) -> Self {
         SharedSlice { ptr: slice.as_mut_ptr(), len: slice.len(), _borrow: PhantomData }
+    }
+
+    /// Elements of the slice.
+    pub(crate) fn len(&self) -> usize {
+        self.len
     }
 
     /// `slice[begin..end]`.

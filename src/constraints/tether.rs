@@ -337,7 +337,10 @@ impl Sweep for TetherSweep<'_> {
     /// (perf samples in the tether sweep, 64² grid: +5 % with 16 lanes).
     fn project_disjoint<P: Positions + ?Sized>(&self, first: usize, lambda: &mut [f32], x: &mut P) {
         if self.fresh {
+            // Zeroed here once; the kernel that runs (and its one-at-a-time rest through
+            // `project_range`) then reads them as they are.
             lambda.fill(0.0);
+            return TetherSweep { fresh: false, ..*self }.project_disjoint(first, lambda, x);
         }
         #[cfg(target_arch = "x86_64")]
         if avx_available() {

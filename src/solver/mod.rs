@@ -10,7 +10,9 @@ use crate::collision::contact::{ContactSettings, contact_summary};
 use crate::collision::inter_cloth::InterClothSnapshot;
 use crate::collision::self_collision::SelfCollisionSettings;
 use crate::collision::{ColliderStore, SubstepWindow};
-use crate::constraints::SubstepCoefficients;
+use crate::cloth::ClothParams;
+use crate::constraints::team::TeamWork;
+use crate::constraints::{BendingConstraints, StretchConstraints, SubstepCoefficients, TetherConstraints};
 use crate::constraints::access::{SolverParticle, pack_solver_particles, unpack_solver_particles};
 use crate::constraints::team::{Chain, SharedSlice, run_team};
 use crate::parallel::chunks_mut_in_parallel;
@@ -88,9 +90,11 @@ pub(crate) fn step_cloth(cloth: &mut Cloth, dt: f32, ctx: &StepContext) {
     let h = dt / substeps as f32;
     let acceleration = ctx.gravity + Vec3::from_array(params.external_acceleration);
     let velocity_scale = (-params.linear_damping * h).exp();
-    let stretch_k = SubstepCoefficients::new(h, params.stretch_damping);
-    let bend_k = SubstepCoefficients::new(h, params.bend_damping);
-    let tether_k = SubstepCoefficients::new(h, 0.0);
+    let k = SweepCoefficients {
+        stretch: SubstepCoefficients::new(h, params.stretch_damping),
+        bend: SubstepCoefficients::new(h, params.bend_damping),
+        tether: SubstepCoefficients::new(h, 0.0),
+    };
     let contact = ContactSettings {
         thickness: params.collision_thickness,
         mask: params.collision_mask,
@@ -144,21 +148,17 @@ pub(crate) fn step_cloth(cloth: &mut Cloth, dt: f32, ctx: &StepContext) {
     // of undamped sweeps per substep: the whole step as one team run (`step_team`), one fork-join
     // instead of two per substep. The same operations per particle in the same order: the same
     // bits as the loop below.
-    let whole_step = parallel && fused && !x_passes && iterations == 1 && stretch_k.undamped() && bend_k.undamped();
+    let whole_step = parallel && fused && !x_passes && iterations == 1 && k.undamped();
     if whole_step {
         let p = &mut cloth.particles;
-        let (slack, alpha) = (params.tether_slack, params.tether_compliance);
-        // Undamped kernels never read `x_prev`, which the motion passes write: they get none.
-        let bending = params.enable_bending.then(|| cloth.bending.team_work(&[], &p.w, &bend_k, true));
-        let stretch = params.enable_stretch.then(|| cloth.stretch.team_work(&[], &p.w, &stretch_k, STRETCH_SWEEPS, true));
-        let tethers = params.enable_tethers.then(|| cloth.tethers.team_work(&p.w, slack, alpha, &tether_k, true));
+        let constraints = (&mut cloth.bending, &mut cloth.stretch, &mut cloth.tethers);
         let work = StepWork {
-            constraints: Chain(Chain(bending, stretch), tethers),
+            // Undamped kernels never read `x_prev`, which the motion passes write: they get none.
+            constraints: iteration_sweeps(constraints, &[], &p.w, &params, &k, true),
             substeps,
             motion,
             x_prev: SharedSlice::new(&mut p.x_prev),
             v: SharedSlice::new(&mut p.v),
-            particles: particle_count,
             pins: &cloth.pins,
         };
         // SAFETY: as for the per-iteration team below; the motion and pin phases touch only the
@@ -186,33 +186,32 @@ pub(crate) fn step_cloth(cloth: &mut Cloth, dt: f32, ctx: &StepContext) {
             let rows = &mut cloth.sweep_rows;
             for iteration in 0..iterations {
                 let fresh = iteration == 0;
-                let (slack, alpha) = (params.tether_slack, params.tether_compliance);
                 if parallel {
                     // One team for the iteration's sweeps rather than one fork-join per sweep: on the
                     // 128² grid the second thread joined each sweep 4 µs after it began, on average.
-                    let bending = params.enable_bending.then(|| cloth.bending.team_work(&p.x_prev, &p.w, &bend_k, fresh));
-                    let stretch = params.enable_stretch.then(|| cloth.stretch.team_work(&p.x_prev, &p.w, &stretch_k, STRETCH_SWEEPS, fresh));
-                    let tethers = params.enable_tethers.then(|| cloth.tethers.team_work(&p.w, slack, alpha, &tether_k, fresh));
+                    let constraints = (&mut cloth.bending, &mut cloth.stretch, &mut cloth.tethers);
+                    let work = iteration_sweeps(constraints, &p.x_prev, &p.w, &params, &k, fresh);
                     // SAFETY: indices checked at the top of the step; colourings are valid
                     // (`Cloth::set_constraint_colouring`); tethers are rebuilt whenever pins change w
                     // (`Cloth::set_pinned`); particle bounds derived with the row offsets.
-                    unsafe { run_team(&Chain(Chain(bending, stretch), tethers), rows) };
+                    unsafe { run_team(&work, rows) };
                 } else {
                     if params.enable_bending {
                         // SAFETY: indices checked at the top of the step; colourings are valid
                         // (`Cloth::set_constraint_colouring`).
-                        unsafe { cloth.bending.solve_in_bounds(rows, &p.x_prev, &p.w, &bend_k, fresh) };
+                        unsafe { cloth.bending.solve_in_bounds(rows, &p.x_prev, &p.w, &k.bend, fresh) };
                     }
                     if params.enable_stretch {
                         for sweep in 0..STRETCH_SWEEPS {
                             // SAFETY: as for bending.
-                            unsafe { cloth.stretch.solve_in_bounds(rows, &p.x_prev, &p.w, &stretch_k, fresh && sweep == 0) };
+                            unsafe { cloth.stretch.solve_in_bounds(rows, &p.x_prev, &p.w, &k.stretch, fresh && sweep == 0) };
                         }
                     }
                     if params.enable_tethers {
+                        let (slack, alpha) = (params.tether_slack, params.tether_compliance);
                         // SAFETY: indices checked at the top of the step; tethers are rebuilt whenever
                         // pins change w (`Cloth::set_pinned`).
-                        unsafe { cloth.tethers.solve_in_bounds(rows, &p.w, slack, alpha, &tether_k, fresh) };
+                        unsafe { cloth.tethers.solve_in_bounds(rows, &p.w, slack, alpha, &k.tether, fresh) };
                     }
                 }
                 if !x_passes {
@@ -261,6 +260,40 @@ pub(crate) fn step_cloth(cloth: &mut Cloth, dt: f32, ctx: &StepContext) {
     cloth.stats.inter_cloth_pairs_tested = cloth.inter_cloth.len() as u32;
     // The residual statistics are computed when first read (`Cloth::stats`).
     cloth.residuals_due();
+}
+
+/// The substep coefficients of each constraint type's sweeps (stretch and bending damping; the
+/// tethers have none).
+struct SweepCoefficients {
+    stretch: SubstepCoefficients,
+    bend: SubstepCoefficients,
+    tether: SubstepCoefficients,
+}
+
+impl SweepCoefficients {
+    /// Neither stretch nor bending is damped: their kernels never read `x_prev`.
+    fn undamped(&self) -> bool {
+        self.stretch.undamped() && self.bend.undamped()
+    }
+}
+
+/// One iteration's sweeps as the work of one team run: bending, [`STRETCH_SWEEPS`] stretch sweeps
+/// and the tethers, in that order, a type switched off in `params` left out; the first sweep of
+/// each type takes λ as 0 when `fresh`. `x_prev` [m] (`Vec3[particle count]`) is what damped kernels
+/// read: a step team hands undamped kernels an empty slice. `w`: inverse masses [1/kg].
+fn iteration_sweeps<'a>(
+    (bending, stretch, tethers): (&'a mut BendingConstraints, &'a mut StretchConstraints, &'a mut TetherConstraints),
+    x_prev: &'a [Vec3],
+    w: &'a [f32],
+    params: &ClothParams,
+    k: &'a SweepCoefficients,
+    fresh: bool,
+) -> impl TeamWork + 'a {
+    let (slack, alpha) = (params.tether_slack, params.tether_compliance);
+    let bending = params.enable_bending.then(|| bending.team_work(x_prev, w, &k.bend, fresh));
+    let stretch = params.enable_stretch.then(|| stretch.team_work(x_prev, w, &k.stretch, STRETCH_SWEEPS, fresh));
+    let tethers = params.enable_tethers.then(|| tethers.team_work(w, slack, alpha, &k.tether, fresh));
+    Chain(Chain(bending, stretch), tethers)
 }
 
 /// Positions `x` [m] and inverse masses `w` into the sweep rows (all of one length).

@@ -27,12 +27,15 @@ pub(super) struct StepWork<'a, C> {
     /// The sweeps of one iteration (bending, stretch twice, tethers), `fresh`: their first sweep
     /// of each substep takes λ as 0.
     pub constraints: C,
+    /// Substeps of the step (1..=`MAX_SUBSTEPS`).
     pub substeps: u32,
+    /// The per-particle motion of a substep (gravity, h, damping).
     pub motion: Motion,
-    /// `particles.x_prev` and `particles.v` (the rows are the team's positions).
+    /// `particles.x_prev` [m] and `particles.v` [m/s], `Vec3[particle count]` each; the team's
+    /// rows hold the positions.
     pub x_prev: SharedSlice<'a, Vec3>,
     pub v: SharedSlice<'a, Vec3>,
-    pub particles: usize,
+    /// The cloth's pins (sorted particle indices, start and target positions).
     pub pins: &'a Pins,
 }
 
@@ -73,7 +76,7 @@ impl<C: TeamWork> TeamWork for StepWork<'_, C> {
             // Equal ranges of particles, rounded to the motion pass's 16-particle blocks; a range
             // touches only its own particles' rows, `x_prev` and `v`.
             Phase::Motion(_) => {
-                let n = self.particles;
+                let n = self.x_prev.len();
                 let start = |part: usize| if part >= parts { n } else { n * part / parts / 16 * 16 };
                 cut.set(parts, start, |begin, end| Some((begin as u32, (end - 1) as u32)));
             }
@@ -89,7 +92,7 @@ impl<C: TeamWork> TeamWork for StepWork<'_, C> {
     unsafe fn project(&self, x: &mut SharedPositions<'_>, colour: usize, begin: usize, end: usize) {
         match self.phase(colour) {
             Phase::Motion(pass) => {
-                assert!(end <= self.particles && self.particles == x.len());
+                assert!(self.x_prev.len() == x.len() && self.v.len() == x.len(), "one row, x_prev and v per particle");
                 // SAFETY: the team hands this range out once, and nothing touching these particles
                 // runs meanwhile (the caller's contract; the range's bounds are its particles).
                 let (rows, x_prev, v) = unsafe { (x.rows(begin, end), self.x_prev.range(begin, end), self.v.range(begin, end)) };
@@ -181,7 +184,7 @@ mod tests {
             let mut x_prev: Vec<Vec3> = rows.iter().map(|r| r.truncate()).collect();
             let mut v = vec![Vec3::new(0.1, 0.0, -0.2); n];
             let motion = Motion { dv: Vec3::new(0.0, -0.098, 0.0), h: 0.01, velocity_scale: 0.999 };
-            let work = StepWork { constraints: NeighbourPairs { particles: n }, substeps: 3, motion, x_prev: SharedSlice::new(&mut x_prev), v: SharedSlice::new(&mut v), particles: n, pins: &pins };
+            let work = StepWork { constraints: NeighbourPairs { particles: n }, substeps: 3, motion, x_prev: SharedSlice::new(&mut x_prev), v: SharedSlice::new(&mut v), pins: &pins };
             let pool = rayon::ThreadPoolBuilder::new().num_threads(members).build().unwrap();
             // SAFETY: every particle index the work uses is < n; the pairs of a colour are disjoint
             // and their bounds exact.
@@ -200,7 +203,7 @@ mod tests {
         let (mut x_prev, mut v) = (vec![Vec3::ZERO; 3], vec![Vec3::ZERO; 3]);
         let pins = Pins::default();
         let motion = Motion { dv: Vec3::ZERO, h: 0.1, velocity_scale: 1.0 };
-        let work = StepWork { constraints: TwoColours, substeps: 3, motion, x_prev: SharedSlice::new(&mut x_prev), v: SharedSlice::new(&mut v), particles: 3, pins: &pins };
+        let work = StepWork { constraints: TwoColours, substeps: 3, motion, x_prev: SharedSlice::new(&mut x_prev), v: SharedSlice::new(&mut v), pins: &pins };
         let phases: Vec<String> = (0..work.colours())
             .map(|c| match work.phase(c) {
                 Phase::Motion(pass) => format!("{pass:?}"),
