@@ -192,8 +192,8 @@ fn mean_p95_over_the_second_second(n: usize, colouring: bool) -> [f64; 3] {
 /// uncoloured, anchor-ordered solve), on cloths solved on one thread (below
 /// `PARALLEL_MIN_CONSTRAINTS`, whose edges get one colour per hop level). Measured (coloured /
 /// anchor order, stretch, bending): 32² 1.05 / 0.83, 48² 1.02 / 0.49 (32² with the narrow
-/// palette: stretch 1.12, which fails this test). Cloths split over threads
-/// keep a narrow palette and do not meet it (64²: stretch 1.18 over 1–3 s; README, Performance).
+/// palette: stretch 1.12, which fails this test). Cloths split over threads keep a narrow
+/// palette and do not meet it (`split_cloths_keep_their_measured_residual_gap`).
 #[test]
 fn coloured_solve_residuals_within_ten_percent_of_the_anchor_ordered_solve() {
     for n in [32, 48] {
@@ -207,9 +207,34 @@ fn coloured_solve_residuals_within_ten_percent_of_the_anchor_ordered_solve() {
     }
 }
 
+/// Cloths split over threads (at least `PARALLEL_MIN_CONSTRAINTS` constraints) keep a narrow
+/// stretch palette (the greedy colour count) and do not meet the 10 % criterion above: measured
+/// over the same frames, stretch 1.145 and bending 0.42 of the anchor order's on the 64² grid
+/// (128²: 1.32 and 0.53). Palettes wide enough to meet it cost 12–22 % on two threads, a third
+/// stretch sweep about 18 % on one (README, Performance, tenth set). This holds the gap where it
+/// was measured: stretch within 20 %, bending and tethers no worse than the anchor order.
+#[test]
+fn split_cloths_keep_their_measured_residual_gap() {
+    const N: usize = 64;
+    let (mut world, h) = light_stiff_world(N, true, 1);
+    world.step(1.0 / 60.0).unwrap();
+    let s = world.cloth(h).unwrap().stats();
+    let constraints = s.stretch.count + s.bending.count + s.tether.count;
+    assert!(constraints as usize >= xpbd_cloth::world::PARALLEL_MIN_CONSTRAINTS, "{constraints} constraints: not split");
+    let anchor = mean_p95_over_the_second_second(N, false);
+    let coloured = mean_p95_over_the_second_second(N, true);
+    for (k, (name, bound)) in [("stretch", 1.2), ("bending", 1.0), ("tether", 1.0)].into_iter().enumerate() {
+        let (a, c) = (anchor[k], coloured[k]);
+        eprintln!("{N}²: {name} mean p95 |C| anchor-ordered {a:.3e}, coloured {c:.3e} ({:.3})", c / a);
+        assert!(c <= bound * a, "{N}², {name}: coloured mean p95 |C| {c} vs anchor-ordered {a}");
+    }
+    assert!(anchor[0] > 0.0 && anchor[1] > 0.0, "the cloth is stretched and bent: {anchor:?}");
+}
+
 /// The 128² light stiff cloth of `solver_stability` (10 s), coloured and on two threads: stays
 /// finite, inside its tethers (as the anchor-ordered test requires) and below 60 % edge strain.
-/// Measured: 48.7 % with the wavefront edge colours (46 % with the greedy ones, 41 % before the
+/// Measured: 48.3 % with the wavefront edge colours over the greedy count (48.7 % with one colour
+/// more, until the tenth set; 46 % with the greedy colours, 41 % before the
 /// lane-wise kernels changed the rounding); the anchor-ordered solve ends at 34 % (45-50 % before
 /// later solver changes; see `STRETCH_SWEEPS`). (Before ties in the anchor-outward order were
 /// broken by creation index, colouring before pinning gave 52 %.)

@@ -27,7 +27,7 @@ impl Cloth {
     /// correction through the whole cloth; a coloured one only as far as the colours rise along
     /// the way. The wavefront colouring ([`crate::constraints::colouring::wavefront_colours`])
     /// gives each edge the colour after the edges that reach it from the pins where it can, so a
-    /// correction crosses up to a palette's worth of edges per sweep (on a triangulated grid: 10
+    /// correction crosses up to a palette's worth of edges per sweep (on a triangulated grid: 9
     /// on a cloth split over threads, one per hop level on a smaller one; see
     /// `Cloth::stretch_palette`) instead of the greedy colouring's arbitrary order. Recomputed when pins change. Costs
     /// allocations and a few passes over the constraints; never runs during a step. Setting the
@@ -72,22 +72,27 @@ impl Cloth {
     /// Colours of the wavefront edge colouring. A sweep carries a pin's correction across as many
     /// edges as the palette has colours, so with one colour per hop level (hops from the nearest
     /// anchor up to `max_hop`) a coloured sweep reaches as far as the anchor-outward order. A cloth
-    /// that is split over threads (at least [`PARALLEL_MIN_CONSTRAINTS`] constraints) has its
-    /// threads wait for each other at the end of every colour, so it keeps one colour above the
-    /// greedy count (`greedy_count`; with the hop levels the 128² grid took 13.6–13.8 instead of
-    /// 11.6–11.9 ms per step on two threads); a smaller cloth, always solved on one thread, pays per colour only the
-    /// lanes' remainder, so it takes the hop levels, capped at one colour per
-    /// [`MIN_EDGES_PER_COLOUR`] edges.
+    /// that is split over threads (at least [`PARALLEL_MIN_CONSTRAINTS`] constraints) pays for
+    /// every colour on two threads (per colour its members' claims and hand-overs; the hop levels
+    /// took the 128² grid from 1.24–1.27 to 1.52–1.55 s per 300 steps), so its palette is the
+    /// greedy count (`greedy_count`; the wavefront colouring goes beyond it where a particle has
+    /// every colour taken: 10 colours on the 64² and 128² grids). A smaller cloth, always solved on
+    /// one thread, pays per colour only the lanes' remainder, so it takes the hop levels, capped
+    /// at one colour per [`MIN_EDGES_PER_COLOUR`] edges, and at least one colour above the greedy
+    /// count.
     ///
     /// Measured on the light stiff cloth (two corners pinned, time-averaged p95 |C| of stretch
     /// over 1–3 s, coloured over anchor order): with greedy + 1 colours 1.04 (32²), 1.10 (40²),
     /// 1.12 (48²), 1.18 (64²); with the hop levels 0.98, 1.00, 1.00, 1.01. Bending p95 was lower
-    /// than the anchor order's either way (0.45–0.89).
+    /// than the anchor order's either way (0.45–0.89). For split cloths (frames 61–120, 52², 64²,
+    /// 72², 96², 128²): greedy + 1 gave 1.102, 1.183, 1.222, 1.297, 1.364, the greedy count 1.086,
+    /// 1.145, 1.183, 1.246, 1.317 with as many colours or one fewer (128²: 11 → 10; two threads,
+    /// 200 steps, six alternating runs: median 0.825 → 0.802 s; one thread unchanged).
     fn stretch_palette(&self, greedy_count: u32, max_hop: u32) -> u32 {
-        let narrow = greedy_count + 1;
         if self.large_enough_to_split() {
-            return narrow;
+            return greedy_count;
         }
+        let narrow = greedy_count + 1;
         let cap = (self.stretch.edges.len() / MIN_EDGES_PER_COLOUR) as u32;
         narrow.max((max_hop + 1).min(cap))
     }
