@@ -30,8 +30,8 @@ use wind::{Aerodynamics, apply_wind};
 /// as well as two at 10, which costs the same time on 64² and 9 % more on 128². Stretch is a third
 /// of the work of an iteration, so this costs far less than a second iteration.
 ///
-/// When two were chosen, one sweep blew the 128² cloth up within five frames (edge strain
-/// > 20 000 %, hinges flipped, and neither 40 substeps, symmetric sweeps nor tethers first fixed
+/// When two were chosen, one sweep blew the 128² cloth up within five frames (edge strain above
+/// 20 000 %, hinges flipped, and neither 40 substeps, symmetric sweeps nor tethers first fixed
 /// it). On the solver of 2026-11-30 it stays finite with one sweep (worst edge strain after 10 s:
 /// 66 % with one sweep, 52 % with two).
 const STRETCH_SWEEPS: usize = 2;
