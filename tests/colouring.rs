@@ -212,7 +212,9 @@ fn coloured_solve_residuals_within_ten_percent_of_the_anchor_ordered_solve() {
 /// over the same frames, stretch 1.145 and bending 0.42 of the anchor order's on the 64² grid
 /// (128²: 1.32 and 0.53). Palettes wide enough to meet it cost 12–22 % on two threads, a third
 /// stretch sweep about 18 % on one (README, Performance, tenth set). This holds the gap where it
-/// was measured: stretch within 20 %, bending and tethers no worse than the anchor order.
+/// was measured: stretch within 17 % (the palette of one colour more that split cloths had before
+/// gives 1.183 and fails it), bending below half the anchor order's, and no particle beyond its
+/// tethers at the end of any of those frames in either solve.
 #[test]
 fn split_cloths_keep_their_measured_residual_gap() {
     const N: usize = 64;
@@ -223,19 +225,19 @@ fn split_cloths_keep_their_measured_residual_gap() {
     assert!(constraints as usize >= xpbd_cloth::world::PARALLEL_MIN_CONSTRAINTS, "{constraints} constraints: not split");
     let anchor = mean_p95_over_the_second_second(N, false);
     let coloured = mean_p95_over_the_second_second(N, true);
-    for (k, (name, bound)) in [("stretch", 1.2), ("bending", 1.0), ("tether", 1.0)].into_iter().enumerate() {
+    for (k, (name, bound)) in [("stretch", 1.17), ("bending", 0.5)].into_iter().enumerate() {
         let (a, c) = (anchor[k], coloured[k]);
         eprintln!("{N}²: {name} mean p95 |C| anchor-ordered {a:.3e}, coloured {c:.3e} ({:.3})", c / a);
-        assert!(c <= bound * a, "{N}², {name}: coloured mean p95 |C| {c} vs anchor-ordered {a}");
+        assert!(a > 0.0 && c <= bound * a, "{N}², {name}: coloured mean p95 |C| {c} vs anchor-ordered {a}");
     }
-    assert!(anchor[0] > 0.0 && anchor[1] > 0.0, "the cloth is stretched and bent: {anchor:?}");
+    assert_eq!((anchor[2], coloured[2]), (0.0, 0.0), "tether p95 |C|: a particle beyond its tethers");
 }
 
 /// The 128² light stiff cloth of `solver_stability` (10 s), coloured and on two threads: stays
 /// finite, inside its tethers (as the anchor-ordered test requires) and below 60 % edge strain.
-/// Measured: 48.3 % with the wavefront edge colours over the greedy count (48.7 % with one colour
-/// more, until the tenth set; 46 % with the greedy colours, 41 % before the
-/// lane-wise kernels changed the rounding); the anchor-ordered solve ends at 34 % (45-50 % before
+/// Measured: 48.3 % with the wavefront edge colours over the greedy count (51.9 % with one colour
+/// more, just before the tenth set changed that; 48.7 % earlier; 46 % with the greedy colours, 41 %
+/// before the lane-wise kernels changed the rounding); the anchor-ordered solve ends at 34 % (45-50 % before
 /// later solver changes; see `STRETCH_SWEEPS`). (Before ties in the anchor-outward order were
 /// broken by creation index, colouring before pinning gave 52 %.)
 #[test]

@@ -28,11 +28,12 @@ impl Cloth {
     /// the way. The wavefront colouring ([`crate::constraints::colouring::wavefront_colours`])
     /// gives each edge the colour after the edges that reach it from the pins where it can, so a
     /// correction crosses up to a palette's worth of edges per sweep (on a triangulated grid: 9
-    /// on a cloth split over threads, one per hop level on a smaller one; see
-    /// `Cloth::stretch_palette`) instead of the greedy colouring's arbitrary order. Recomputed when pins change. Costs
-    /// allocations and a few passes over the constraints; never runs during a step. Setting the
-    /// value it already has does nothing (the order would come out the same), so an engine may
-    /// set it every frame.
+    /// on a cloth split over threads, whose palette is the greedy count, though its colouring
+    /// takes a 10th colour where a particle has every one taken; one per hop level on a smaller
+    /// one; see `Cloth::stretch_palette`) instead of the greedy colouring's arbitrary order.
+    /// Recomputed when pins change. Costs allocations and a few passes over the constraints;
+    /// never runs during a step. Setting the value it already has does nothing (the order would
+    /// come out the same), so an engine may set it every frame.
     pub fn set_constraint_colouring(&mut self, enabled: bool) {
         if enabled == self.colouring {
             return;

@@ -22,18 +22,19 @@ use motion::{Motion, Pass, move_particles};
 use step_team::StepWork;
 use wind::{Aerodynamics, apply_wind};
 
-/// Stretch sweeps per iteration: two, the cheapest way to a low stretch residual. Measured on the
-/// light, stiff cloth of the validation tests (1 kg, stretch α = 0, bending α = 1e-5, two corners
-/// pinned, 60 Hz, one thread, 600 steps; p95 stretch |C| averaged over the frames after the first
-/// second): at 10 substeps two sweeps leave 7.3e-4 m on the 64² grid and 1.1e-3 m on the 128²
-/// grid, one sweep 1.2e-3 and 1.7e-3; one sweep needs about 13 (64²) and 14 (128²) substeps to do
-/// as well as two at 10, which costs the same time on 64² and 9 % more on 128². Stretch is a third
-/// of the work of an iteration, so this costs far less than a second iteration.
+/// Stretch sweeps per iteration: two, a cheaper way to a low stretch residual than more substeps.
+/// Measured with the tenth set's build on the light, stiff cloth of the validation tests (1 kg,
+/// stretch α = 0, bending α = 1e-5, two corners pinned, 60 Hz, one thread, 600 steps; p95 stretch
+/// |C| averaged over the frames after the first second): at 10 substeps two sweeps leave 7.0e-4 m
+/// on the 64² grid and 1.05e-3 m on the 128² grid, one sweep 1.17e-3 and 1.58e-3. One sweep needs
+/// about 14 substeps on both grids to do as well as two at 10; a substep with one sweep is about
+/// 80 % of the work of one with two, so that is about 14 % more work. Stretch is a third of the
+/// work of an iteration, so this also costs far less than a second iteration.
 ///
 /// When two were chosen, one sweep blew the 128² cloth up within five frames (edge strain above
 /// 20 000 %, hinges flipped, and neither 40 substeps, symmetric sweeps nor tethers first fixed
-/// it). On the solver of 2026-11-30 it stays finite with one sweep (worst edge strain after 10 s:
-/// 66 % with one sweep, 52 % with two).
+/// it). With the tenth set's build it stays finite with one sweep: the worst edge strain from 1 to
+/// 10 s is 129 % with one sweep and 124 % with two (46 % and 48 % at 10 s).
 const STRETCH_SWEEPS: usize = 2;
 
 /// World-level settings and shared state a cloth step needs.
