@@ -17,8 +17,8 @@
 //! skipped. Compliance α in rad/(N·m); λ/h² estimates the hinge torque [N·m].
 
 use super::access::{ColourReach, Positions, RowOffsets, SolverParticle, column, constraint_particles, gather_rows_at, gather_vec3, row_offsets_below};
-use super::team::{ColourStarts, Either, SweepWork, TeamWork};
-use super::sweep::{BatchSweep, Sweep, padded, project_disjoint_lanes, project_padded, sweep};
+use super::team::{TeamWork, damped_team_work};
+use super::sweep::{BatchSweep, DampedKernels, Sweep, padded, project_disjoint_lanes, project_padded, solve_damped};
 use super::lanes::{LANES, LaneSet, Lanes, Real, V3, atan2, v3};
 #[cfg(target_arch = "x86_64")]
 use super::lanes_avx::{Lanes8, avx_available};
@@ -50,7 +50,6 @@ pub fn dihedral_angle_and_gradient(p: [Vec3; 4]) -> Option<(f32, [Vec3; 4])> {
     let g = hinge_geometry(p.map(v3));
     g.valid.then(|| (g.phi, g.gradient().map(|q| q.to_vec3())))
 }
-
 
 /// φ of one hinge (or of several hinges, lane-wise) and its gradient as two vectors and scalars:
 /// ∇₀φ = a·n_A, ∇₁φ = b·n_B, and ∇₂φ, ∇₃φ combinations of those two with weights from s_A, s_B
@@ -236,7 +235,7 @@ pub struct BendingConstraints {
 
 /// The bending projection for [`sweep`]; `DAMPED` is false when β = 0.
 #[derive(Clone, Copy)]
-struct BendingSweep<'a, const DAMPED: bool> {
+pub(crate) struct BendingSweep<'a, const DAMPED: bool> {
     /// Take λ as 0 instead of reading it (the first sweep of a substep: the multipliers need no
     /// reset before it; the sum 0 + Δλ has the bits the reset gave).
     fresh: bool,
@@ -357,49 +356,15 @@ impl BendingConstraints {
     /// [`BendingConstraints::colour_start`], if set, is a valid colouring (no two hinges of a colour share a
     /// particle).
     pub(crate) unsafe fn solve_in_bounds(&mut self, x: &mut [SolverParticle], x_prev: &[Vec3], w: &[f32], k: &SubstepCoefficients, fresh: bool) {
-        // Without damping γ = 0 and ∇C·(x − x_prev) is not needed: skip reading x_prev.
-        if k.undamped() {
-            let (kernel, colour_start, lambda) = self.kernel::<false>(x_prev, w, k, fresh);
-            // SAFETY: the caller's contract; the kernel reads particles only through its `hinges`.
-            unsafe { sweep(&kernel, x, lambda, colour_start) };
-        } else {
-            let (kernel, colour_start, lambda) = self.kernel::<true>(x_prev, w, k, fresh);
-            // SAFETY: as above.
-            unsafe { sweep(&kernel, x, lambda, colour_start) };
-        }
+        // SAFETY: the caller's contract; the kernel reads particles only through its `hinges`.
+        unsafe { solve_damped(self, x, x_prev, w, k, fresh) }
     }
 
     /// The sweep of [`Self::solve_in_bounds`] (one sweep, the first one `fresh`) as work for
     /// a team of threads ([`super::team::run_team`], whose contract is that of `solve_in_bounds`).
     /// The hinges must be coloured ([`Self::colour_start`]; a cloth is split over threads only then).
     pub(crate) fn team_work<'a>(&'a mut self, x_prev: &'a [Vec3], w: &'a [f32], k: &'a SubstepCoefficients, fresh: bool) -> impl TeamWork + 'a {
-        // Uncoloured, the team would skip them (no colours): never so, as the solver splits only
-        // coloured cloths, and checked since the cost is one comparison per step.
-        assert!(!self.colour_start.is_empty() || self.hinges.is_empty(), "uncoloured hinges split over threads");
-        if k.undamped() {
-            let (kernel, colour_start, lambda) = self.kernel::<false>(x_prev, w, k, fresh);
-            let colours = ColourStarts::Ranges(colour_start.unwrap_or(&[]));
-            Either::Left(SweepWork::new(kernel, BendingSweep { fresh: false, ..kernel }, 1, colours, lambda))
-        } else {
-            let (kernel, colour_start, lambda) = self.kernel::<true>(x_prev, w, k, fresh);
-            let colours = ColourStarts::Ranges(colour_start.unwrap_or(&[]));
-            Either::Right(SweepWork::new(kernel, BendingSweep { fresh: false, ..kernel }, 1, colours, lambda))
-        }
-    }
-
-    /// The projection kernel, the colour starts (None when uncoloured) and the multipliers,
-    /// borrowed apart.
-    fn kernel<'a, const DAMPED: bool>(
-        &'a mut self,
-        x_prev: &'a [Vec3],
-        w: &'a [f32],
-        k: &'a SubstepCoefficients,
-        fresh: bool,
-    ) -> (BendingSweep<'a, DAMPED>, Option<&'a [u32]>, &'a mut [f32]) {
-        let (hinges, rest_angle, compliance) = (&self.hinges[..], &self.rest_angle[..], &self.compliance[..]);
-        let (row_offsets, reach) = (self.row_offsets.as_slice(), self.row_offsets.reach());
-        let kernel = BendingSweep::<DAMPED> { fresh, hinges, reach, row_offsets, rest_angle, compliance, x_prev, w, k };
-        (kernel, (!self.colour_start.is_empty()).then_some(&self.colour_start[..]), &mut self.lambda)
+        damped_team_work(self, x_prev, w, k, 1, fresh)
     }
 
     /// Whether every particle index of the hinges is `< particle_count`; derives
@@ -465,6 +430,30 @@ fn hinge_abs_c<T: Real>(p: [V3<T>; 4], rest_angle: T) -> T {
     // hinge_geometry inlined: the gradient it also computes is dead code here and dropped.
     let g = hinge_geometry(p);
     wrap_angle(g.phi - rest_angle).abs().or_zero(g.valid)
+}
+
+impl DampedKernels for BendingConstraints {
+    type Kernel<'a, const DAMPED: bool> = BendingSweep<'a, DAMPED>;
+
+    fn kernel<'a, const DAMPED: bool>(
+        &'a mut self,
+        x_prev: &'a [Vec3],
+        w: &'a [f32],
+        k: &'a SubstepCoefficients,
+        fresh: bool,
+    ) -> (BendingSweep<'a, DAMPED>, Option<&'a [u32]>, &'a mut [f32]) {
+        let (hinges, rest_angle, compliance) = (&self.hinges[..], &self.rest_angle[..], &self.compliance[..]);
+        let (row_offsets, reach) = (self.row_offsets.as_slice(), self.row_offsets.reach());
+        let kernel = BendingSweep::<DAMPED> { fresh, hinges, reach, row_offsets, rest_angle, compliance, x_prev, w, k };
+        (kernel, (!self.colour_start.is_empty()).then_some(&self.colour_start[..]), &mut self.lambda)
+    }
+
+    fn not_fresh<'a, const DAMPED: bool>(kernel: BendingSweep<'a, DAMPED>) -> BendingSweep<'a, DAMPED>
+    where
+        Self: 'a,
+    {
+        BendingSweep { fresh: false, ..kernel }
+    }
 }
 
 #[cfg(test)]

@@ -5,8 +5,8 @@
 //! Macklin et al. 2016, eq. 18 and 26). Compliance α in m/N, λ in N·s², force ≈ λ/h² [N].
 
 use super::access::{ColourReach, Positions, RowOffsets, SolverParticle, column, constraint_particles, gather_rows_at, gather_vec3, row_offsets_below};
-use super::team::{ColourStarts, Either, SweepWork, TeamWork};
-use super::sweep::{BatchSweep, Sweep, padded, project_disjoint_lanes, project_padded, sweep};
+use super::team::{TeamWork, damped_team_work};
+use super::sweep::{BatchSweep, DampedKernels, Sweep, padded, project_disjoint_lanes, project_padded, solve_damped};
 use super::lanes::{LANES, LaneSet, Lanes, Real, V3, v3};
 #[cfg(target_arch = "x86_64")]
 use super::lanes_avx::{Lanes8, avx_available};
@@ -45,7 +45,7 @@ pub struct StretchConstraints {
 
 /// The stretch projection for [`sweep`]; `DAMPED` is false when β = 0.
 #[derive(Clone, Copy)]
-struct StretchSweep<'a, const DAMPED: bool> {
+pub(crate) struct StretchSweep<'a, const DAMPED: bool> {
     /// Take λ as 0 instead of reading it (the first sweep of a substep: the multipliers need no
     /// reset before it; the sum 0 + Δλ has the bits the reset gave).
     fresh: bool,
@@ -171,7 +171,6 @@ impl<const DAMPED: bool> BatchSweep for StretchSweep<'_, DAMPED> {
     }
 }
 
-
 impl StretchConstraints {
     /// One Gauss–Seidel sweep over all edges in storage order. When the edges are coloured
     /// ([`StretchConstraints::colour_start`]), colour by colour, 16 edges at a time where the CPU has
@@ -186,49 +185,15 @@ impl StretchConstraints {
     /// [`StretchConstraints::colour_start`], if set, is a valid colouring (no two edges of a colour share a
     /// particle).
     pub(crate) unsafe fn solve_in_bounds(&mut self, x: &mut [SolverParticle], x_prev: &[Vec3], w: &[f32], k: &SubstepCoefficients, fresh: bool) {
-        // Without damping γ = 0 and ∇C·(x − x_prev) is not needed: skip reading x_prev.
-        if k.undamped() {
-            let (kernel, colour_start, lambda) = self.kernel::<false>(x_prev, w, k, fresh);
-            // SAFETY: the caller's contract; the kernel reads particles only through its `edges`.
-            unsafe { sweep(&kernel, x, lambda, colour_start) };
-        } else {
-            let (kernel, colour_start, lambda) = self.kernel::<true>(x_prev, w, k, fresh);
-            // SAFETY: as above.
-            unsafe { sweep(&kernel, x, lambda, colour_start) };
-        }
+        // SAFETY: the caller's contract; the kernel reads particles only through its `edges`.
+        unsafe { solve_damped(self, x, x_prev, w, k, fresh) }
     }
 
     /// The sweeps of [`Self::solve_in_bounds`] (`passes` sweeps in a row, the first one `fresh`) as work for
     /// a team of threads ([`super::team::run_team`], whose contract is that of `solve_in_bounds`).
     /// The edges must be coloured ([`Self::colour_start`]; a cloth is split over threads only then).
     pub(crate) fn team_work<'a>(&'a mut self, x_prev: &'a [Vec3], w: &'a [f32], k: &'a SubstepCoefficients, passes: usize, fresh: bool) -> impl TeamWork + 'a {
-        // Uncoloured, the team would skip them (no colours): never so, as the solver splits only
-        // coloured cloths, and checked since the cost is one comparison per step.
-        assert!(!self.colour_start.is_empty() || self.edges.is_empty(), "uncoloured edges split over threads");
-        if k.undamped() {
-            let (kernel, colour_start, lambda) = self.kernel::<false>(x_prev, w, k, fresh);
-            let colours = ColourStarts::Ranges(colour_start.unwrap_or(&[]));
-            Either::Left(SweepWork::new(kernel, StretchSweep { fresh: false, ..kernel }, passes, colours, lambda))
-        } else {
-            let (kernel, colour_start, lambda) = self.kernel::<true>(x_prev, w, k, fresh);
-            let colours = ColourStarts::Ranges(colour_start.unwrap_or(&[]));
-            Either::Right(SweepWork::new(kernel, StretchSweep { fresh: false, ..kernel }, passes, colours, lambda))
-        }
-    }
-
-    /// The projection kernel, the colour starts (None when uncoloured) and the multipliers,
-    /// borrowed apart.
-    fn kernel<'a, const DAMPED: bool>(
-        &'a mut self,
-        x_prev: &'a [Vec3],
-        w: &'a [f32],
-        k: &'a SubstepCoefficients,
-        fresh: bool,
-    ) -> (StretchSweep<'a, DAMPED>, Option<&'a [u32]>, &'a mut [f32]) {
-        let (edges, rest_length, compliance) = (&self.edges[..], &self.rest_length[..], &self.compliance[..]);
-        let (row_offsets, reach) = (self.row_offsets.as_slice(), self.row_offsets.reach());
-        let kernel = StretchSweep::<DAMPED> { fresh, edges, reach, row_offsets, rest_length, compliance, x_prev, w, k };
-        (kernel, (!self.colour_start.is_empty()).then_some(&self.colour_start[..]), &mut self.lambda)
+        damped_team_work(self, x_prev, w, k, passes, fresh)
     }
 
     /// Whether every particle index of the edges is `< particle_count`; derives
@@ -308,6 +273,30 @@ fn edge_c_and_strain<T: Real>(d: V3<T>, rest_length: T) -> (T, T) {
     let zero = T::splat(0.0);
     let c = d.dot(d).sqrt() - rest_length;
     (c, rest_length.gt_select(zero, c / rest_length, zero))
+}
+
+impl DampedKernels for StretchConstraints {
+    type Kernel<'a, const DAMPED: bool> = StretchSweep<'a, DAMPED>;
+
+    fn kernel<'a, const DAMPED: bool>(
+        &'a mut self,
+        x_prev: &'a [Vec3],
+        w: &'a [f32],
+        k: &'a SubstepCoefficients,
+        fresh: bool,
+    ) -> (StretchSweep<'a, DAMPED>, Option<&'a [u32]>, &'a mut [f32]) {
+        let (edges, rest_length, compliance) = (&self.edges[..], &self.rest_length[..], &self.compliance[..]);
+        let (row_offsets, reach) = (self.row_offsets.as_slice(), self.row_offsets.reach());
+        let kernel = StretchSweep::<DAMPED> { fresh, edges, reach, row_offsets, rest_length, compliance, x_prev, w, k };
+        (kernel, (!self.colour_start.is_empty()).then_some(&self.colour_start[..]), &mut self.lambda)
+    }
+
+    fn not_fresh<'a, const DAMPED: bool>(kernel: StretchSweep<'a, DAMPED>) -> StretchSweep<'a, DAMPED>
+    where
+        Self: 'a,
+    {
+        StretchSweep { fresh: false, ..kernel }
+    }
 }
 
 #[cfg(test)]

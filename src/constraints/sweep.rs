@@ -2,6 +2,8 @@
 //! projection code on both paths ([`Sweep::project_range`] is generic over [`Positions`]).
 
 use super::access::{Positions, SharedPositions, SolverParticle};
+use super::SubstepCoefficients;
+use glam::Vec3;
 use super::lanes::{LANES, LaneSet, Lanes};
 #[cfg(target_arch = "x86_64")]
 use super::lanes_avx::{Lanes8, avx_available};
@@ -87,6 +89,50 @@ pub(crate) unsafe fn sweep<S: Sweep>(s: &S, x: &mut [SolverParticle], lambda: &m
     for range in colour_start.windows(2) {
         let (begin, end) = (range[0] as usize, range[1] as usize);
         s.project_disjoint(begin, &mut lambda[begin..end], &mut rows);
+    }
+}
+
+/// A constraint type whose sweep kernel comes in two variants: undamped (`DAMPED = false`, β = 0:
+/// ∇C·(x − x_prev) is not needed and `x_prev` is never read) and damped. The stretch and bending
+/// constraints; [`solve_damped`] and [`super::team::damped_team_work`] pick the variant from the
+/// substep's coefficients.
+pub(crate) trait DampedKernels {
+    /// The kernel, borrowing the constraints' arrays.
+    type Kernel<'a, const DAMPED: bool>: Sweep + Copy
+    where
+        Self: 'a;
+
+    /// The kernel (`x_prev` [m] and `w` [1/kg], `Vec3`/`f32[particle count]`; with `fresh` it takes
+    /// λ as 0 instead of reading it), the colour starts (`u32[colour count + 1]`, None when
+    /// uncoloured) and the multipliers (`f32[constraint count]`), borrowed apart.
+    fn kernel<'a, const DAMPED: bool>(
+        &'a mut self,
+        x_prev: &'a [Vec3],
+        w: &'a [f32],
+        k: &'a SubstepCoefficients,
+        fresh: bool,
+    ) -> (Self::Kernel<'a, DAMPED>, Option<&'a [u32]>, &'a mut [f32]);
+
+    /// The same kernel reading λ (for the sweeps after the first of a substep).
+    fn not_fresh<'a, const DAMPED: bool>(kernel: Self::Kernel<'a, DAMPED>) -> Self::Kernel<'a, DAMPED>
+    where
+        Self: 'a;
+}
+
+/// One [`sweep`] of `constraints` with the undamped kernel when `k` has no damping, else the
+/// damped one.
+///
+/// # Safety
+/// [`sweep`]'s contract for the kernel's particle indices and the colour starts.
+pub(crate) unsafe fn solve_damped<C: DampedKernels>(constraints: &mut C, x: &mut [SolverParticle], x_prev: &[Vec3], w: &[f32], k: &SubstepCoefficients, fresh: bool) {
+    if k.undamped() {
+        let (kernel, colour_start, lambda) = constraints.kernel::<false>(x_prev, w, k, fresh);
+        // SAFETY: the caller's contract.
+        unsafe { sweep(&kernel, x, lambda, colour_start) };
+    } else {
+        let (kernel, colour_start, lambda) = constraints.kernel::<true>(x_prev, w, k, fresh);
+        // SAFETY: the caller's contract.
+        unsafe { sweep(&kernel, x, lambda, colour_start) };
     }
 }
 

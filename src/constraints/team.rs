@@ -29,7 +29,9 @@
 //! Measurements: README, Performance, "Two cores".
 
 use super::access::{SharedPositions, SolverParticle};
-use super::sweep::Sweep;
+use super::SubstepCoefficients;
+use super::sweep::{DampedKernels, Sweep};
+use glam::Vec3;
 use std::marker::PhantomData;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 
@@ -226,6 +228,34 @@ impl<S: Sweep> TeamWork for SweepWork<'_, S> {
         let lambda = unsafe { self.lambda.range(begin, end) };
         self.kernel(colour).0.project_disjoint(begin, lambda, x);
     }
+}
+
+/// The sweeps of [`super::sweep::solve_damped`] (`passes` sweeps in a row, the first one `fresh`)
+/// as work for a team of threads ([`run_team`], whose contract is `solve_damped`'s). The
+/// constraints must be coloured (a cloth is split over threads only then): panics otherwise.
+pub(crate) fn damped_team_work<'a, C: DampedKernels>(
+    constraints: &'a mut C,
+    x_prev: &'a [Vec3],
+    w: &'a [f32],
+    k: &'a SubstepCoefficients,
+    passes: usize,
+    fresh: bool,
+) -> impl TeamWork + 'a {
+    if k.undamped() {
+        let (kernel, colour_start, lambda) = constraints.kernel::<false>(x_prev, w, k, fresh);
+        Either::Left(SweepWork::new(kernel, C::not_fresh(kernel), passes, coloured(colour_start, lambda), lambda))
+    } else {
+        let (kernel, colour_start, lambda) = constraints.kernel::<true>(x_prev, w, k, fresh);
+        Either::Right(SweepWork::new(kernel, C::not_fresh(kernel), passes, coloured(colour_start, lambda), lambda))
+    }
+}
+
+/// The colour starts of constraints split over threads. Uncoloured, the team would skip them (no
+/// colours): never so, as the solver splits only coloured cloths, and checked since the cost is
+/// one comparison per step.
+fn coloured<'a>(colour_start: Option<&'a [u32]>, lambda: &[f32]) -> ColourStarts<'a> {
+    assert!(colour_start.is_some() || lambda.is_empty(), "uncoloured constraints split over threads");
+    ColourStarts::Ranges(colour_start.unwrap_or(&[]))
 }
 
 /// Two [`TeamWork`]s one after the other: the colours of `.0`, then those of `.1` (colour `c` of
@@ -718,6 +748,31 @@ pub(crate) mod tests {
         start
     }
 
+    /// A seeded generator of integers below `n` (a 64-bit linear congruential generator: the same
+    /// draws on every run and platform).
+    pub(super) fn lcg(seed: u64) -> impl FnMut(u32) -> u32 {
+        let mut s = seed;
+        move |n| {
+            s = s.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+            ((s >> 33) % n as u64) as u32
+        }
+    }
+
+    /// [`PAIRS`] pairs in groups of three that share no particle: each group's six particles from
+    /// `draw`, drawn again until they are distinct.
+    fn disjoint_triples(mut draw: impl FnMut() -> [u32; 6]) -> Vec<[u32; 2]> {
+        let mut pairs = Vec::new();
+        while pairs.len() < PAIRS {
+            let p = draw();
+            let mut sorted = p;
+            sorted.sort_unstable();
+            if sorted.windows(2).all(|w| w[0] != w[1]) {
+                pairs.extend([[p[0], p[1]], [p[2], p[3]], [p[4], p[5]]]);
+            }
+        }
+        pairs
+    }
+
     /// Particles and pairs of [`scene`] (fewer under Miri, which runs the tests ~1000× slower).
     const PARTICLES: u32 = if cfg!(miri) { 300 } else { 4_000 };
     const PAIRS: usize = if cfg!(miri) { 240 } else { 9_000 };
@@ -725,20 +780,8 @@ pub(crate) mod tests {
     /// [`PAIRS`] / 3 groups of three pairs among [`PARTICLES`] particles, pairs within a group
     /// disjoint.
     fn scene() -> (PairSweep, Vec<u32>, Vec<SolverParticle>) {
-        let mut seed = 7u64;
-        let mut next = |n: u32| {
-            seed = seed.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
-            ((seed >> 33) % n as u64) as u32
-        };
-        let mut pairs = Vec::new();
-        while pairs.len() < PAIRS {
-            let p: [u32; 6] = std::array::from_fn(|_| next(PARTICLES));
-            let mut sorted = p;
-            sorted.sort_unstable();
-            if sorted.windows(2).all(|w| w[0] != w[1]) {
-                pairs.extend([[p[0], p[1]], [p[2], p[3]], [p[4], p[5]]]);
-            }
-        }
+        let mut next = lcg(7);
+        let mut pairs = disjoint_triples(|| std::array::from_fn(|_| next(PARTICLES)));
         let colour_start = colour_groups(&mut pairs);
         let x = (0..PARTICLES).map(|i| SolverParticle::new(i as f32 * 0.001, (i % 7) as f32, (i % 13) as f32 * 0.1, 1.0)).collect();
         (PairSweep { pairs, threads_seen: Mutex::new(Vec::new()) }, colour_start, x)
@@ -848,23 +891,13 @@ pub(crate) mod tests {
 
     #[test]
     fn look_ahead_gives_the_bits_of_the_sequential_sweep() {
-        let (mut s, _, _) = scene();
+        let (mut s, _, x0) = scene();
         // Pairs of particles at most 40 apart, in groups of three disjoint pairs.
-        let mut seed = 11u64;
-        let mut next = |n: u32| {
-            seed = seed.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
-            ((seed >> 33) % n as u64) as u32
-        };
-        let mut pairs = Vec::new();
-        while pairs.len() < PAIRS {
+        let mut next = lcg(11);
+        let mut pairs = disjoint_triples(|| {
             let base = next(PARTICLES - 40);
-            let p: [u32; 6] = std::array::from_fn(|_| base + next(40));
-            let mut sorted = p;
-            sorted.sort_unstable();
-            if sorted.windows(2).all(|w| w[0] != w[1]) {
-                pairs.extend([[p[0], p[1]], [p[2], p[3]], [p[4], p[5]]]);
-            }
-        }
+            std::array::from_fn(|_| base + next(40))
+        });
         let colour_start = colour_groups(&mut pairs);
         // Groups sorted by lowest particle within each colour.
         for range in colour_start.windows(2) {
@@ -874,7 +907,6 @@ pub(crate) mod tests {
             colour[..groups.len() * 3].copy_from_slice(groups.as_flattened());
         }
         s.pairs = pairs;
-        let x0: Vec<SolverParticle> = (0..PARTICLES).map(|i| SolverParticle::new(i as f32 * 0.001, (i % 7) as f32, (i % 13) as f32 * 0.1, 1.0)).collect();
         let s = LocalPairs(s, Mutex::new(Vec::new()));
         let (mut x, mut lambda) = (x0.clone(), vec![0.0; s.0.pairs.len()]);
         for _ in 0..3 {

@@ -5,6 +5,7 @@
 //! crumpled cloth with damping and stale multipliers. Contributed by a review of the look-ahead;
 //! too slow for Miri, which runs the tests in `team.rs`.
 
+use super::tests::lcg;
 use super::*;
 use crate::constraints::access::{Positions, RowOffsets};
 use std::sync::atomic::AtomicU32;
@@ -55,15 +56,6 @@ impl Sweep for AdversarialPairs {
                 b
             }
         }
-    }
-}
-
-/// A seeded generator of integers below `n`.
-fn lcg(seed: u64) -> impl FnMut(u32) -> u32 {
-    let mut s = seed;
-    move |n| {
-        s = s.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
-        ((s >> 33) % n as u64) as u32
     }
 }
 
