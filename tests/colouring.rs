@@ -211,7 +211,7 @@ fn coloured_solve_residuals_within_ten_percent_of_the_anchor_ordered_solve() {
 /// stretch palette (the greedy colour count) and do not meet the 10 % criterion above: measured
 /// over the same frames, stretch 1.145 and bending 0.42 of the anchor order's on the 64² grid
 /// (128²: 1.32 and 0.53). Palettes wide enough to meet it cost 12–22 % on two threads, a third
-/// stretch sweep about 18 % on one (README, Performance, tenth set). This holds the gap where it
+/// stretch sweep about 18 % on one (docs/performance-log.md, tenth set). This holds the gap where it
 /// was measured: stretch within 17 % (the palette of one colour more that split cloths had before
 /// gives 1.183 and fails it), bending below half the anchor order's, and no particle beyond its
 /// tethers at the end of any of those frames in either solve.

@@ -20,7 +20,7 @@ use std::ops::{Add, Div, Mul, Neg, Sub};
 /// Measured alternatives (64² bench grid, coloured): 8 lanes as two SSE registers spilled the
 /// bending kernel's ~40 live values (callgrind: 672 M instructions against 545 M with 4); 8 lanes
 /// as `[f32; 8]` arrays gave no measurable gain (LLVM splits arrays into scalars and re-packs them:
-/// the 8-edge stretch loop body was 760 instructions); in an `__m256` they do (README, Performance).
+/// the 8-edge stretch loop body was 760 instructions); in an `__m256` they do (docs/performance-log.md, kernels: measured and dropped).
 pub(crate) const LANES: usize = 4;
 
 /// A real number, or a batch of them.

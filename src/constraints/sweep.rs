@@ -224,7 +224,7 @@ fn project_disjoint_sse<S: BatchSweep, P: Positions + ?Sized>(s: &S, first: usiz
 /// 8 constraints at a time in AVX registers, the remainder (1–7) as one partial 8-lane batch
 /// ([`BatchSweep::project_partial_batch`]). The remainder went through 4 lanes and then one at a
 /// time; one at a time, a hinge took about 510 instructions against 68 per hinge of a batch, which
-/// cost grids of 16² (18 hinge colours of about 37) 11 % of their step (README, Performance).
+/// cost grids of 16² (18 hinge colours of about 37) 11 % of their step (docs/performance-log.md, seventh set).
 /// Generic functions, not closures, all the way down: a closure is its own function, compiled
 /// without AVX, and was not inlined here.
 ///
@@ -247,7 +247,7 @@ unsafe fn project_disjoint_avx<S: BatchSweep, P: Positions + ?Sized>(s: &S, firs
 /// instructions against 8 in 544 (AVX-512's 32 registers: 27 stack references against 116), the
 /// edge kernel 16 edges in 310 against 8 in 176 (perf samples in the kernels, 64² grid:
 /// hinges −15 %, edges −7 %); one thread, 10 substeps, medians of three bench runs: 64² grid
-/// 1.92 → 1.75 ms per step, 128² 7.71 → 7.03 ms (README, Performance, "Eighth set"). The same
+/// 1.92 → 1.75 ms per step, 128² 7.71 → 7.03 ms (docs/performance-log.md, eighth set). The same
 /// bits as 8 lanes (module docs of `lanes_avx512`).
 ///
 /// # Safety

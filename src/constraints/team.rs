@@ -26,7 +26,7 @@
 //! colour order and a colour's constraints share no particle, so the bits are those of the
 //! sequential sweeps whatever the team size or the order in which parts are claimed. The tests
 //! below also run under Miri (`.ci/miri-team.sh`), which checks the shared writes for data races.
-//! Measurements: README, Performance, "Two cores".
+//! Measurements: docs/performance-log.md (third set: the team of threads; ninth and tenth sets).
 
 use super::access::{SharedPositions, SolverParticle};
 use super::SubstepCoefficients;
