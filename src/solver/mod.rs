@@ -23,7 +23,7 @@ use step_team::StepWork;
 use wind::{Aerodynamics, apply_wind};
 
 /// Stretch sweeps per iteration: two, a cheaper way to a low stretch residual than more substeps.
-/// Measured with the tenth set's build on the light, stiff cloth of the validation tests (1 kg,
+/// Measured with the tenth set's build (docs/performance-log.md) on the light, stiff cloth of the validation tests (1 kg,
 /// stretch α = 0, bending α = 1e-5, two corners pinned, 60 Hz, one thread, 600 steps; p95 stretch
 /// |C| averaged over the frames after the first second): at 10 substeps two sweeps leave 7.0e-4 m
 /// on the 64² grid and 1.05e-3 m on the 128² grid, one sweep 1.17e-3 and 1.58e-3. One sweep needs
