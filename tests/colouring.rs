@@ -276,3 +276,48 @@ fn constraint_order_depends_on_the_pins_and_the_switch_only_not_on_their_history
     });
     assert_eq!(direct, roundabout);
 }
+
+
+/// The bundled tablecloth (`data/tablecloth.obj`, 14 161 vertices, 83 544 constraints: split over
+/// threads) dropped on its table top, as the bench steps it: its coloured solve meets the 10 %
+/// criterion of the test above. Measured (coloured / anchor order, mean p95 |C| over the second
+/// second): stretch 1.004, bending 1.045. Without pins there is no wave from the pins for the
+/// narrow palette to cut short; pinned at two corners instead the same mesh gives stretch 1.23,
+/// the gap `split_cloths_keep_their_measured_residual_gap` holds for grids.
+#[test]
+fn the_bundled_tablecloth_on_its_table_meets_the_ten_percent_criterion() {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/data/tablecloth.obj");
+    let options = tobj::LoadOptions { single_index: false, triangulate: false, ignore_points: true, ignore_lines: true };
+    let (models, _) = tobj::load_obj(path, &options).expect("data/tablecloth.obj");
+    let mesh = &models[0].mesh;
+    let positions: Vec<[f32; 3]> = mesh.positions.chunks_exact(3).map(|p| [p[0], p[1], p[2]]).collect();
+    // The bench's scene: the table top it was modelled on, the light stiff cloth's parameters.
+    let table = ColliderDesc { pose: Pose::at([-0.13, 0.9525, 0.0]), radius: 0.005, ..ColliderDesc::cuboid([0.223, 0.0075, 0.355]) };
+    let mean_p95_over_the_second_second = |colouring: bool| {
+        let mut world = World::new(WorldDesc { thread_count: 1, ..WorldDesc::default() }).unwrap();
+        let mut desc = ClothDesc::new(&positions, &mesh.indices);
+        desc.params = light_stiff_params();
+        let h = world.add_cloth(&desc).unwrap();
+        world.add_collider(&table).unwrap();
+        world.cloth_mut(h).unwrap().set_constraint_colouring(colouring);
+        let cloth = world.cloth(h).unwrap();
+        let constraints = cloth.stretch_constraints().edges.len() + cloth.bending_constraints().hinges.len() + cloth.tether_constraints().particle.len();
+        assert!(constraints >= xpbd_cloth::world::PARALLEL_MIN_CONSTRAINTS, "{constraints} constraints: not split");
+        let mut sum = [0.0f64; 2];
+        for frame in 1..=120 {
+            world.step(1.0 / 60.0).unwrap();
+            if frame > 60 {
+                let s = world.cloth(h).unwrap().stats();
+                sum[0] += s.stretch.p95_abs_c as f64 / 60.0;
+                sum[1] += s.bending.p95_abs_c as f64 / 60.0;
+            }
+        }
+        sum
+    };
+    let (anchor, coloured) = (mean_p95_over_the_second_second(false), mean_p95_over_the_second_second(true));
+    for (k, name) in ["stretch", "bending"].into_iter().enumerate() {
+        let (a, c) = (anchor[k], coloured[k]);
+        eprintln!("tablecloth: {name} mean p95 |C| anchor-ordered {a:.3e}, coloured {c:.3e} ({:.3})", c / a);
+        assert!(a > 0.0 && c <= 1.1 * a, "tablecloth, {name}: coloured mean p95 |C| {c} vs anchor-ordered {a}");
+    }
+}
