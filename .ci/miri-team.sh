@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The team's unsafe code (src/constraints/team.rs and src/solver/step_team.rs: particle rows,
+# The team's unsafe code (src/constraints/team/ and src/solver/step_team.rs: particle rows,
 # multipliers, x_prev and v written by several threads, ordered by colour and particle bounds)
 # under Miri, which reports data races and
 # invalid accesses. Opt-in (not part of .ci/test-all.sh): Miri needs a nightly toolchain, builds

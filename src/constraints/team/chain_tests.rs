@@ -3,7 +3,7 @@
 //! particle bounds (none, exact, too wide, [`ColourReach`]), several passes over one colour,
 //! members that never join; and the solver's own chain (bending, stretch twice, tethers) on a
 //! crumpled cloth with damping and stale multipliers. Contributed by a review of the look-ahead;
-//! too slow for Miri, which runs the tests in `team.rs`.
+//! too slow for Miri, which runs the tests in `tests.rs`.
 
 use super::tests::lcg;
 use super::*;
