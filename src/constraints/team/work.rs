@@ -71,8 +71,8 @@ impl<S: Sweep> TeamWork for SweepWork<'_, S> {
     }
 }
 
-/// The sweeps of [`super::sweep::solve_damped`] (`passes` sweeps in a row, the first one `fresh`)
-/// as work for a team of threads ([`run_team`], whose contract is `solve_damped`'s). The
+/// The sweeps of [`solve_damped`](crate::constraints::sweep::solve_damped) (`passes` sweeps in a row, the first one `fresh`)
+/// as work for a team of threads ([`run_team`](super::run_team), whose contract is `solve_damped`'s). The
 /// constraints must be coloured (a cloth is split over threads only then): panics otherwise.
 pub(crate) fn damped_team_work<'a, C: DampedKernels>(
     constraints: &'a mut C,

@@ -1,0 +1,254 @@
+//! Tethers (long-range attachments), Kim, Chentanez & Müller 2012, "Long Range Attachments — A
+//! Method to Simulate Inextensible Clothing in Computer Games", §3–4.
+//!
+//! Each free particle i that is connected through the mesh to kinematic (pinned) particles gets one
+//! inequality constraint to each of its nearest anchors a along the mesh (up to
+//! [`TETHERS_PER_PARTICLE`]):
+//!
+//! C(x) = ‖x_i − x_a‖ − s·d_geo(i, a) ≤ 0,  ∇_i C = n = (x_i − x_a)/‖x_i − x_a‖
+//!
+//! where d_geo is the rest shortest-path distance along mesh edges and hinge diagonals (an upper
+//! bound of the geodesic distance on flat regions, within a few percent of it) and s ≥ 1 the slack factor. It is projected only while violated, so it never pulls a
+//! particle towards its anchor; it only stops the chain of edges from stretching beyond what a
+//! one-pass Gauss–Seidel sweep can recover, which is what keeps light, stiff, fine cloth stable.
+
+use super::access::{RowOffsets, SolverParticle, row_offset};
+use super::colouring::permute;
+use super::sweep::sweep;
+use super::team::{ColourStarts, SweepWork, TeamWork};
+use super::SubstepCoefficients;
+use glam::Vec3;
+use std::cmp::Reverse;
+use crate::mesh::adjacency::Adjacency;
+use std::collections::BinaryHeap;
+
+mod kernel;
+#[cfg(test)]
+mod tests;
+
+use kernel::TetherSweep;
+
+/// Tethers per free particle: to this many nearest anchors (fewer if the cloth has fewer).
+///
+/// Measured on the light, stiff, fine cloth (1 kg, stretch α = 0, bending α = 1e-5, two corners
+/// pinned, 10 s): with 1 tether, each half of the cloth is held towards its own pin and the edges
+/// between the halves take the stretch (128²: 199 % max strain at the end); with 2 (one per corner)
+/// 50 %, and every particle exactly inside both bounds (see `finish_pair`); with 4, 30 % but the
+/// alternating projections leave particles up to 2 % beyond a bound.
+pub const TETHERS_PER_PARTICLE: usize = 2;
+
+/// Relative tolerance of "the particle lies on a straight line to its anchor"
+/// ([`TetherConstraints::put_straight_groups_first`]): f32 rounding of a straight chain of
+/// links stays far below it.
+const STRAIGHT_TOLERANCE: f32 = 1e-4;
+
+
+/// All tethers of one cloth, structure-of-arrays, grouped by particle.
+#[derive(Clone, Debug, Default)]
+pub struct TetherConstraints {
+    /// Constrained (free) particle.
+    pub particle: Vec<u32>,
+    /// Anchor (kinematic) particle.
+    pub anchor: Vec<u32>,
+    /// Rest geodesic distance d_geo [m] (before the slack factor).
+    pub geodesic_distance: Vec<f32>,
+    /// Lagrange multiplier λ of the current substep [N·s²].
+    pub lambda: Vec<f32>,
+    /// Tethers `0 .. full_groups_end` form groups of exactly [`TETHERS_PER_PARTICLE`] tethers and
+    /// the other groups follow ([`TetherConstraints::put_full_groups_first`], which `build`
+    /// calls): the sweep takes those groups 8 or 4 at a time without looking for where each one
+    /// ends (that scan was a quarter of the tether sweep's instructions on the 64² bench grid).
+    /// 0 when the tethers are not arranged so: then every group is projected one at a time (the
+    /// same bits). Groups move only their own particle, so their order changes no bit.
+    pub(crate) full_groups_end: usize,
+    /// Byte offsets of each tether's particle and anchor rows, derived from `particle` and
+    /// `anchor` and checked at the top of the first step after they changed
+    /// ([`Self::prepare_rows`]); what the lane-wise kernel addresses rows by. Code that changes
+    /// `particle` or `anchor` in place calls [`RowOffsets::indices_changed`] on it.
+    pub(crate) row_offsets: RowOffsets<2>,
+}
+
+impl TetherConstraints {
+    /// Rebuild the tethers for the current set of kinematic particles (`w == 0`): each free particle
+    /// is tied to its [`TETHERS_PER_PARTICLE`] nearest anchors by rest mesh distance (a K-nearest-
+    /// sources Dijkstra over the edge graph). More than one anchor matters when pins are far apart
+    /// (two corners of a sheet): with only the nearest, each half of the cloth is held towards its
+    /// own pin and the edges between the halves take all the stretch. Particles not connected to
+    /// any anchor get no tether. Runs when pins change, never per step; deterministic (ties broken
+    /// by index).
+    ///
+    /// `links` and `link_length` [m] describe the rest distance graph (mesh edges, optionally plus
+    /// shortcuts such as hinge diagonals); `w` are the inverse masses (anchors have `w == 0`).
+    /// Groups of exactly [`TETHERS_PER_PARTICLE`] tethers come first
+    /// (`put_full_groups_first`); a cloth then also puts the straight ones first
+    /// (`put_straight_groups_first`, which needs positions).
+    pub fn build(particle_count: usize, links: &[[u32; 2]], link_length: &[f32], w: &[f32]) -> Self {
+        const K: usize = TETHERS_PER_PARTICLE;
+        let graph = Adjacency::new(particle_count, links, |k| link_length[k]);
+
+        // Up to K settled (anchor, distance) labels per particle, in order of distance.
+        let mut labels: Vec<Vec<(u32, f64)>> = vec![Vec::new(); particle_count];
+        // Heap of (distance bits, particle, anchor): f64 bits of non-negative numbers order like
+        // the numbers; ties broken by indices, so the result is deterministic.
+        let mut heap = BinaryHeap::new();
+        for (p, &wp) in w[..particle_count].iter().enumerate() {
+            if wp == 0.0 {
+                heap.push(Reverse((0u64, p as u32, p as u32)));
+            }
+        }
+        while let Some(Reverse((d_bits, p, anchor))) = heap.pop() {
+            let l = &mut labels[p as usize];
+            if l.len() >= K || l.iter().any(|&(a, _)| a == anchor) {
+                continue;
+            }
+            let d = f64::from_bits(d_bits);
+            l.push((anchor, d));
+            for &(q, len) in graph.links_of(p as usize) {
+                let lq = &labels[q as usize];
+                if lq.len() < K && !lq.iter().any(|&(a, _)| a == anchor) {
+                    heap.push(Reverse(((d + len as f64).to_bits(), q, anchor)));
+                }
+            }
+        }
+
+        let mut t = TetherConstraints::default();
+        for (p, l) in labels.iter().enumerate() {
+            if w[p] > 0.0 {
+                for &(anchor, d) in l {
+                    t.particle.push(p as u32);
+                    t.anchor.push(anchor);
+                    t.geodesic_distance.push(d as f32);
+                }
+            }
+        }
+        t.lambda = vec![0.0; t.particle.len()];
+        t.row_offsets = RowOffsets::with_capacity(t.particle.len());
+        t.put_full_groups_first();
+        t
+    }
+
+    /// Reorder the full groups ([`TetherConstraints::full_groups_end`]) stably so that those whose
+    /// particle lies, in the pose `x` [m], on a straight line to one of its anchors come first:
+    /// |x_i − x_a| ≥ (1 − [`STRAIGHT_TOLERANCE`])·d_geo, a straight geodesic. Those are the
+    /// tethers a cloth hanging from its pins pulls taut: the edge between two pins, the columns
+    /// and diagonals below them. The lane-wise sweep skips a batch of groups when none of its
+    /// tethers is violated; in particle order the taut ones were spread over most batches (64²
+    /// hanging grid: 5 % of the groups violated, in 21 % of the batches; 16²: 20 % in 65 %).
+    /// Groups move only their own particle, so their order changes no position or λ bit.
+    /// Allocates; for when tethers are built.
+    pub(crate) fn put_straight_groups_first(&mut self, x: &[Vec3]) {
+        const K: usize = TETHERS_PER_PARTICLE;
+        let straight = |g: usize| {
+            (0..K).any(|s| {
+                let c = K * g + s;
+                let (i, a) = (self.particle[c] as usize, self.anchor[c] as usize);
+                x[i].distance(x[a]) >= (1.0 - STRAIGHT_TOLERANCE) * self.geodesic_distance[c]
+            })
+        };
+        let groups = self.full_groups_end / K;
+        let (mut order, mut other): (Vec<u32>, Vec<u32>) = (Vec::new(), Vec::new());
+        for g in 0..groups {
+            let tethers = (K * g) as u32..(K * (g + 1)) as u32;
+            if straight(g) { order.extend(tethers) } else { other.extend(tethers) }
+        }
+        order.extend(other);
+        order.extend(self.full_groups_end as u32..self.particle.len() as u32);
+        self.permute_tethers(&order);
+    }
+
+    /// Reorder the tethers and everything stored per tether: new tether k = old tether `order[k]`.
+    fn permute_tethers(&mut self, order: &[u32]) {
+        permute(&mut self.particle, order);
+        permute(&mut self.anchor, order);
+        self.row_offsets.indices_changed();
+        permute(&mut self.geodesic_distance, order);
+        permute(&mut self.lambda, order);
+    }
+
+    /// Reorder the groups (stably) so that those of exactly [`TETHERS_PER_PARTICLE`] tethers come
+    /// first, and set [`TetherConstraints::full_groups_end`]. Allocates; for when tethers are built.
+    pub(crate) fn put_full_groups_first(&mut self) {
+        // Tether indices of the full groups, then of the others, each in storage order.
+        let (mut order, mut other) = (Vec::new(), Vec::new());
+        let mut start = 0u32;
+        for group in self.particle.chunk_by(|a, b| a == b) {
+            let tethers = start..start + group.len() as u32;
+            start = tethers.end;
+            if group.len() == TETHERS_PER_PARTICLE { order.extend(tethers) } else { other.extend(tethers) }
+        }
+        self.full_groups_end = order.len();
+        order.extend(other);
+        self.permute_tethers(&order);
+    }
+
+    /// One Gauss–Seidel sweep; `slack` is s, `compliance` α [m/N] for all tethers. With
+    /// `parallel`, particle groups are spread over the current rayon pool: a group moves only its
+    /// own particle and reads only kinematic anchors, so the bits are the same.
+    ///
+    /// Tethers are stored grouped by particle, and an anchor is kinematic, so a group moves only its
+    /// own particle: each group is projected up to [`GROUP_ROUNDS`](kernel::GROUP_ROUNDS) times in a row (alternating
+    /// projections onto the intersection of its balls), and a rigid pair is then finished exactly on
+    /// the two-ball lens (`finish_pair`), so a particle ends inside every tether bound. For the same
+    /// reason all groups form one "colour" (they share no particle they write), which is always
+    /// handed to the lane-wise path: 8 (AVX) or [`LANES`](super::lanes::LANES) groups of [`TETHERS_PER_PARTICLE`]
+    /// tethers at once.
+    ///
+    /// # Safety
+    /// Every particle and anchor index is `< x.len()` and [`Self::row_offsets`] are derived from
+    /// the current tethers (both by [`Self::prepare_rows`]), and the
+    /// tethers were built for the current inverse masses `w` (anchors kinematic, constrained
+    /// particles not), so that no group writes a particle another group reads.
+    // Out of line so that profilers (perf, callgrind) attribute the sweep to it; once per substep.
+    #[inline(never)]
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) unsafe fn solve_in_bounds(&mut self, x: &mut [SolverParticle], w: &[f32], slack: f32, compliance: f32, k: &SubstepCoefficients, fresh: bool) {
+        let all = [0, self.particle.len() as u32];
+        let (kernel, lambda) = self.kernel(w, slack, compliance, k, fresh);
+        // SAFETY: the caller's contract; the kernel reads particles only through `particle`,
+        // `anchor` and their row offsets.
+        unsafe { sweep(&kernel, x, lambda, Some(&all)) };
+    }
+
+    /// The sweep of [`Self::solve_in_bounds`] as work for a team of threads
+    /// ([`super::team::run_team`], whose contract is that of `solve_in_bounds`): all groups as one
+    /// colour.
+    pub(crate) fn team_work<'a>(&'a mut self, w: &'a [f32], slack: f32, compliance: f32, k: &'a SubstepCoefficients, fresh: bool) -> impl TeamWork + 'a {
+        let all = ColourStarts::All([0, self.particle.len() as u32]);
+        let (kernel, lambda) = self.kernel(w, slack, compliance, k, fresh);
+        SweepWork::new(kernel, kernel, 1, all, lambda)
+    }
+
+    /// The projection kernel and the multipliers, borrowed apart.
+    fn kernel<'a>(&'a mut self, w: &'a [f32], slack: f32, compliance: f32, k: &'a SubstepCoefficients, fresh: bool) -> (TetherSweep<'a>, &'a mut [f32]) {
+        let (particle, anchor, geodesic_distance) = (&self.particle[..], &self.anchor[..], &self.geodesic_distance[..]);
+        let (full_groups_end, row_offsets) = (self.full_groups_end, self.row_offsets.as_slice());
+        let kernel = TetherSweep { fresh, particle, anchor, row_offsets, geodesic_distance, full_groups_end, w, slack, compliance, k };
+        (kernel, &mut self.lambda)
+    }
+
+    /// Whether every particle and anchor index is `< particle_count` (at most 2²⁸); derives
+    /// [`Self::row_offsets`] from them. At the top of every step, before the sweeps; a pass over
+    /// the tethers only after they changed ([`RowOffsets::prepare`]).
+    pub(crate) fn prepare_rows(&mut self, particle_count: usize) -> bool {
+        let (particle, anchor) = (&self.particle, &self.anchor);
+        self.row_offsets.prepare(particle.len(), particle_count, |out| {
+            let n = particle_count as u32;
+            out.resize(particle.len(), [0; 2]);
+            let mut beyond = 0u32;
+            for ((out, &i), &a) in out.iter_mut().zip(particle).zip(anchor) {
+                *out = [row_offset(i, n, &mut beyond), row_offset(a, n, &mut beyond)];
+            }
+            beyond == 0
+        })
+    }
+}
+
+impl TetherConstraints {
+    /// max(0, C) of every tether at positions `x`.
+    pub(crate) fn residuals(&self, x: &[Vec3], slack: f32, out: &mut Vec<f32>) {
+        out.extend((0..self.particle.len()).map(|c| {
+            let (i, a) = (self.particle[c] as usize, self.anchor[c] as usize);
+            ((x[i] - x[a]).length() - slack * self.geodesic_distance[c]).max(0.0)
+        }));
+    }
+}

@@ -1,0 +1,196 @@
+//! The lane-wise tether sweep (sequential and parallel) against the reference path (one group
+//! at a time, one tether at a time): the same bits of positions and λ.
+
+use super::super::sweep::Sweep;
+use super::super::SubstepCoefficients;
+use super::super::access::pack_solver_particles;
+use super::super::tests::{grid_cloth, noise};
+use super::super::lanes::LANES;
+use super::{STRAIGHT_TOLERANCE, TETHERS_PER_PARTICLE, TetherConstraints, TetherSweep};
+use glam::{Vec3, Vec4};
+
+const PINS: [u32; 3] = [0, NX as u32 - 1, ((NY - 1) * NX) as u32];
+const NX: usize = 29;
+const NY: usize = 23;
+
+/// Rest positions, inverse masses and tethers of a 29 × 23 grid cloth pinned at three
+/// corners, with the groups made of mixed sizes: every fifth particle keeps one tether, every
+/// seventh gets a third one (to the pin it is not tied to), and every third bound is shortened
+/// by 3 % so that more tethers are violated and need several rounds.
+fn pinned_cloth() -> (Vec<Vec3>, Vec<f32>, TetherConstraints) {
+    let mut cloth = grid_cloth(NX, NY);
+    cloth.set_pinned(&PINS, None).unwrap();
+    let (x, w, built) = (cloth.particles.x.clone(), cloth.particles.w.clone(), cloth.tethers.clone());
+    let mut t = TetherConstraints::default();
+    let mut push = |p: u32, a: u32, d: f32| {
+        t.particle.push(p);
+        t.anchor.push(a);
+        let shorter = if t.geodesic_distance.len() % 3 == 0 { 0.97 } else { 1.0 };
+        t.geodesic_distance.push(d * shorter);
+    };
+    let mut c = 0;
+    while c < built.particle.len() {
+        let p = built.particle[c];
+        let group: Vec<usize> = (c..built.particle.len()).take_while(|&k| built.particle[k] == p).collect();
+        c += group.len();
+        let keep = if p % 5 == 0 { 1 } else { group.len() };
+        for &k in &group[..keep] {
+            push(p, built.anchor[k], built.geodesic_distance[k]);
+        }
+        if p % 7 == 0 {
+            let other = PINS.iter().find(|a| !group.iter().any(|&k| built.anchor[k] == **a)).unwrap();
+            push(p, *other, x[p as usize].distance(x[*other as usize]) * 1.02);
+        }
+    }
+    t.lambda = vec![0.0; t.particle.len()];
+    (x, w, t)
+}
+
+/// Sizes of the particle groups, in storage order.
+fn group_sizes(t: &TetherConstraints) -> Vec<usize> {
+    t.particle.chunk_by(|a, b| a == b).map(<[u32]>::len).collect()
+}
+
+/// Both storage orders: groups mixed in particle order (`full_groups_end` 0: every group one at
+/// a time) and full groups first (`put_full_groups_first`, as `build` stores them: those
+/// lane-wise). The order of the groups changes no position bit.
+#[test]
+fn lane_wise_tether_sweeps_give_the_bits_of_the_one_group_at_a_time_sweep() {
+    let (rest, w, mixed) = pinned_cloth();
+    let mut arranged = mixed.clone();
+    arranged.put_full_groups_first();
+    assert_eq!(mixed.full_groups_end, 0);
+    let pairs = group_sizes(&mixed).iter().filter(|&&s| s == TETHERS_PER_PARTICLE).count();
+    assert_eq!(arranged.full_groups_end, pairs * TETHERS_PER_PARTICLE);
+    assert!(group_sizes(&arranged)[pairs..].iter().all(|&s| s != TETHERS_PER_PARTICLE));
+    let x_mixed = tether_sweeps_give_the_bits_of_the_one_group_at_a_time_sweep(&rest, &w, &mixed);
+    let x_arranged = tether_sweeps_give_the_bits_of_the_one_group_at_a_time_sweep(&rest, &w, &arranged);
+    assert_eq!(x_mixed, x_arranged);
+    // Straight groups first (as a cloth stores them): in the pose the pins were set at, the
+    // groups on a straight line to an anchor (the edges between the pins, the diagonals)
+    // form a prefix of the full groups, and the order changes no bit.
+    let mut straight_first = arranged.clone();
+    straight_first.put_straight_groups_first(&rest);
+    let is_straight = |t: &TetherConstraints, g: usize| {
+        (0..TETHERS_PER_PARTICLE).any(|s| {
+            let c = TETHERS_PER_PARTICLE * g + s;
+            let d = rest[t.particle[c] as usize].distance(rest[t.anchor[c] as usize]);
+            d >= (1.0 - STRAIGHT_TOLERANCE) * t.geodesic_distance[c]
+        })
+    };
+    let flags: Vec<bool> = (0..pairs).map(|g| is_straight(&straight_first, g)).collect();
+    let straight = flags.iter().filter(|&&f| f).count();
+    // (This grid's quads all split one way, so whole rows, columns and diagonals are
+    // straight, and every third bound is 3 % short: more than half the groups.)
+    assert!(straight >= NX && straight < pairs, "{straight} straight groups of {pairs}");
+    assert!(flags[..straight].iter().all(|&f| f), "straight groups not first");
+    assert_eq!(straight_first.full_groups_end, arranged.full_groups_end);
+    assert_eq!(group_sizes(&straight_first), {
+        let mut sizes = group_sizes(&arranged);
+        sizes[..pairs].sort();
+        sizes
+    });
+    let x_straight_first = tether_sweeps_give_the_bits_of_the_one_group_at_a_time_sweep(&rest, &w, &straight_first);
+    assert_eq!(x_straight_first, x_arranged);
+    // The rest of the pairs after the 8-lane batches, a partial batch: 3 in `arranged`, 7 in
+    // this one.
+    assert_eq!(pairs % 8, 3, "{pairs} pairs");
+    let mut fewer = arranged.clone();
+    let drop = 4;
+    for v in [&mut fewer.particle, &mut fewer.anchor] {
+        v.drain(..drop * TETHERS_PER_PARTICLE);
+    }
+    fewer.geodesic_distance.drain(..drop * TETHERS_PER_PARTICLE);
+    fewer.lambda.drain(..drop * TETHERS_PER_PARTICLE);
+    fewer.full_groups_end -= drop * TETHERS_PER_PARTICLE;
+    fewer.row_offsets.indices_changed();
+    assert_eq!((pairs - drop) % 8, 7);
+    tether_sweeps_give_the_bits_of_the_one_group_at_a_time_sweep(&rest, &w, &fewer);
+}
+
+/// Positions after the sweeps of `tethers`, checked across the paths.
+fn tether_sweeps_give_the_bits_of_the_one_group_at_a_time_sweep(rest: &[Vec3], w: &[f32], tethers: &TetherConstraints) -> Vec<[u32; 3]> {
+    let sizes = group_sizes(tethers);
+    let pairs = sizes.iter().filter(|&&s| s == TETHERS_PER_PARTICLE).count();
+    assert!(pairs % LANES != 0, "no remainder of pairs after the 4- or 8-lane batches");
+    assert!([1, 2, 3].iter().all(|s| sizes.contains(s)), "group sizes {sizes:?}");
+    assert!(tethers.particle.len() > 1024, "too few tethers to split over two threads");
+    let mut noise = noise();
+    // Crumpled, and pulled away from the pins (so that most tethers are violated); the pins stay.
+    let mut crumpled: Vec<Vec3> = (rest.iter().zip(w))
+        .map(|(p, &wp)| if wp == 0.0 { *p } else { *p * 1.05 + Vec3::new(noise(), noise(), noise()) * 0.08 })
+        .collect();
+    // Tethers the kernels must treat like the scalar path, in pairs (batched lane-wise, unlike
+    // the groups of every fifth and seventh particle): a NaN particle's (violated, so
+    // projected: NaN stays in that particle and its λ) and a particle on its anchor (‖d‖ = 0:
+    // not projected).
+    const NAN_PARTICLE: usize = 101;
+    crumpled[NAN_PARTICLE].y = f32::NAN;
+    crumpled[202] = rest[PINS[0] as usize];
+    let mut x0 = vec![Vec4::ZERO; crumpled.len()];
+    pack_solver_particles(&crumpled, w, &mut x0);
+    let k = SubstepCoefficients::new(1.0 / 600.0, 0.0);
+    let slack = 1.0;
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+    let mut result = Vec::new();
+    for compliance in [0.0, 1e-4] {
+        // One sweep of `t` after checking its indices.
+        let solve = |t: &mut TetherConstraints, x: &mut [Vec4], parallel: bool, fresh: bool| {
+            assert!(t.prepare_rows(x.len()));
+            if parallel {
+                // SAFETY: as below; the tethers' one colour has no particle bounds.
+                unsafe { crate::constraints::team::run_team(&t.team_work(w, slack, compliance, &k, fresh), x) }
+            } else {
+                // SAFETY: indices checked above; the tethers were built for `w`.
+                unsafe { t.solve_in_bounds(x, w, slack, compliance, &k, fresh) }
+            }
+        };
+        // The reference path, one tether at a time (the multipliers as they are).
+        let scalar_sweep = |t: &mut TetherConstraints, x: &mut [Vec4], fresh: bool| {
+            let (particle, anchor, geodesic_distance) = (&t.particle[..], &t.anchor[..], &t.geodesic_distance[..]);
+            let (full_groups_end, row_offsets) = (t.full_groups_end, t.row_offsets.as_slice());
+            let kernel = TetherSweep { fresh, particle, anchor, row_offsets, geodesic_distance, full_groups_end, w, slack, compliance, k: &k };
+            kernel.project_range(0, &mut t.lambda, x);
+        };
+        // Every path but `from_zero` starts from stale multipliers, which its first (`fresh`)
+        // sweep must take as 0.
+        let mut stale = tethers.clone();
+        stale.lambda.fill(7.0);
+        let (mut scalar, mut lanes, mut parallel, mut from_zero) = (stale.clone(), stale.clone(), stale.clone(), tethers.clone());
+        let (mut x_scalar, mut x_lanes, mut x_parallel, mut x_from_zero) = (x0.clone(), x0.clone(), x0.clone(), x0.clone());
+        // The 4-lane kernels alone, where the CPU would run the 8-lane ones.
+        let (mut lanes4, mut x_lanes4) = (stale.clone(), x0.clone());
+        for sweep in 0..3 {
+            let fresh = sweep == 0;
+            scalar_sweep(&mut scalar, &mut x_scalar, fresh);
+            scalar_sweep(&mut from_zero, &mut x_from_zero, false);
+            solve(&mut lanes, &mut x_lanes, false, fresh);
+            #[cfg(target_arch = "x86_64")]
+            super::super::lanes_avx::tests::sse_only(|| solve(&mut lanes4, &mut x_lanes4, false, fresh));
+            #[cfg(not(target_arch = "x86_64"))]
+            solve(&mut lanes4, &mut x_lanes4, false, fresh);
+            pool.install(|| solve(&mut parallel, &mut x_parallel, true, fresh));
+        }
+        // Bits, with every NaN as one pattern: the NaN particle's coordinates and λ come out
+        // NaN on every path, but which NaN (sign, payload) depends on the operand order LLVM
+        // picked for each width. Every other particle and multiplier is compared bit for bit.
+        let canonical = |v: f32| if v.is_nan() { f32::NAN.to_bits() } else { v.to_bits() };
+        let lambda_bits = |t: &TetherConstraints| t.lambda.iter().map(|&l| canonical(l)).collect::<Vec<_>>();
+        let bits = |x: &[Vec4]| x.iter().map(|p| [p.x, p.y, p.z].map(canonical)).collect::<Vec<_>>();
+        let violated = scalar.lambda.iter().filter(|&&l| l != 0.0).count();
+        assert!(violated > tethers.particle.len() / 4, "only {violated} tethers projected");
+        assert_ne!(bits(&x_scalar), bits(&x0), "the sweeps moved nothing");
+        let non_finite: Vec<usize> = (0..x_scalar.len()).filter(|&i| !x_scalar[i].is_finite()).collect();
+        assert_eq!(non_finite, [NAN_PARTICLE], "the NaN stays in its particle");
+        assert_eq!(bits(&x_scalar), bits(&x_from_zero), "compliance {compliance}: stale λ after a fresh sweep");
+        assert_eq!(lambda_bits(&scalar), lambda_bits(&from_zero), "compliance {compliance}: stale λ after a fresh sweep");
+        assert_eq!(bits(&x_lanes), bits(&x_scalar), "compliance {compliance}");
+        assert_eq!(lambda_bits(&lanes), lambda_bits(&scalar), "compliance {compliance}");
+        assert_eq!(bits(&x_lanes4), bits(&x_scalar), "compliance {compliance}, 4 lanes");
+        assert_eq!(lambda_bits(&lanes4), lambda_bits(&scalar), "compliance {compliance}, 4 lanes");
+        assert_eq!(bits(&x_parallel), bits(&x_scalar), "compliance {compliance}, two threads");
+        assert_eq!(lambda_bits(&parallel), lambda_bits(&scalar), "compliance {compliance}, two threads");
+        result.extend(bits(&x_scalar));
+    }
+    result
+}
