@@ -43,10 +43,9 @@ mod reference;
 use clap::{Arg, ArgMatches, Command, value_parser};
 use reference::Reference;
 use std::io::Write;
-use std::path::Path;
 use std::process::ExitCode;
 use std::time::Instant;
-use xpbd_cloth::{ClothDesc, ClothParams, ColliderDesc, Pose, World, WorldDesc};
+use xpbd_cloth::{ClothDesc, ClothParams, ColliderDesc, World, WorldDesc};
 
 /// `println!` that returns an error instead of panicking when stdout is closed or full
 /// (`bench | head -1`, `bench > /dev/full`).
@@ -81,13 +80,8 @@ fn grid(n: usize) -> Scene {
 
 /// data/tablecloth.obj (14 161 vertices) resting on a table top, no pins (so no tethers).
 fn tablecloth() -> Result<Scene, String> {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("data/tablecloth.obj");
-    let options = tobj::LoadOptions { single_index: false, triangulate: false, ignore_points: true, ignore_lines: true };
-    let (models, _) = tobj::load_obj(&path, &options).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-    let mesh = &models.first().ok_or_else(|| format!("{} has no mesh", path.display()))?.mesh;
-    let positions = mesh.positions.chunks_exact(3).map(|p| [p[0], p[1], p[2]]).collect();
-    let table = ColliderDesc { pose: Pose::at([-0.13, 0.9525, 0.0]), radius: 0.005, ..ColliderDesc::cuboid([0.223, 0.0075, 0.355]) };
-    Ok(Scene { key: "tablecloth".into(), name: "tablecloth".into(), positions, indices: mesh.indices.clone(), pins: vec![], collider: Some(table) })
+    let common::TableclothScene { positions, indices, table } = common::tablecloth_on_its_table()?;
+    Ok(Scene { key: "tablecloth".into(), name: "tablecloth".into(), positions, indices, pins: vec![], collider: Some(table) })
 }
 
 /// The scenes `--only` selects (all four without it), in table order.

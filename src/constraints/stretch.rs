@@ -6,7 +6,7 @@
 
 use super::access::{ColourReach, Positions, RowOffsets, SolverParticle, column, constraint_particles, gather_rows_at, gather_vec3, row_offsets_below};
 use super::team::{TeamWork, damped_team_work};
-use super::sweep::{BatchSweep, DampedKernels, Sweep, padded, project_disjoint_lanes, project_padded, solve_damped};
+use super::sweep::{BatchSweep, DampedKernels, Sweep, colour_ranges, padded, project_disjoint_lanes, project_padded, solve_damped};
 use super::lanes::{LANES, LaneSet, Lanes, Real, V3, v3};
 #[cfg(target_arch = "x86_64")]
 use super::lanes_avx::{Lanes8, avx_available};
@@ -288,7 +288,7 @@ impl DampedKernels for StretchConstraints {
         let (edges, rest_length, compliance) = (&self.edges[..], &self.rest_length[..], &self.compliance[..]);
         let (row_offsets, reach) = (self.row_offsets.as_slice(), self.row_offsets.reach());
         let kernel = StretchSweep::<DAMPED> { fresh, edges, reach, row_offsets, rest_length, compliance, x_prev, w, k };
-        (kernel, (!self.colour_start.is_empty()).then_some(&self.colour_start[..]), &mut self.lambda)
+        (kernel, colour_ranges(&self.colour_start), &mut self.lambda)
     }
 
     fn not_fresh<'a, const DAMPED: bool>(kernel: StretchSweep<'a, DAMPED>) -> StretchSweep<'a, DAMPED>

@@ -119,6 +119,13 @@ pub(crate) trait DampedKernels {
         Self: 'a;
 }
 
+/// A constraint type's colour starts as [`DampedKernels::kernel`] returns them: None when
+/// uncoloured (`colour_start` empty).
+#[inline]
+pub(crate) fn colour_ranges(colour_start: &[u32]) -> Option<&[u32]> {
+    (!colour_start.is_empty()).then_some(colour_start)
+}
+
 /// One [`sweep`] of `constraints` with the undamped kernel when `k` has no damping, else the
 /// damped one.
 ///

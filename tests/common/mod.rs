@@ -1,7 +1,7 @@
 //! Mesh builders and helpers shared by the integration tests.
 #![allow(dead_code)]
 
-use xpbd_cloth::{ClothDesc, ClothHandle, ClothParams, Material, Vec3, World, WorldDesc};
+use xpbd_cloth::{ClothDesc, ClothHandle, ClothParams, ColliderDesc, Material, Pose, Vec3, World, WorldDesc};
 
 /// A regular grid of `nx × ny` vertices spanning `width × height` metres. `at(u, v)` maps the
 /// grid coordinates (u along the width, v along the height, both in metres) to a position.
@@ -38,6 +38,28 @@ pub fn vertical_sheet(n: usize, size: f32) -> (Vec<[f32; 3]>, Vec<u32>) {
 /// Vertex 0 and `n − 1` are the corners of the z = 0 edge.
 pub fn horizontal_sheet(n: usize, size: f32, y: f32) -> (Vec<[f32; 3]>, Vec<u32>) {
     grid(n, n, size, size, |u, v| [u, y, v])
+}
+
+/// The bench's tablecloth scene, which the tests step too ([`tablecloth_on_its_table`]).
+pub struct TableclothScene {
+    /// Render vertex positions [m], `[f32; 3] × 14 161`.
+    pub positions: Vec<[f32; 3]>,
+    /// Triangle vertex indices, `u32 × 3 × 27 848`.
+    pub indices: Vec<u32>,
+    /// The table top it was modelled on: a rounded box collider.
+    pub table: ColliderDesc,
+}
+
+/// `data/tablecloth.obj` and its table top. Errors: the file cannot be read or holds no mesh (the
+/// message names the path).
+pub fn tablecloth_on_its_table() -> Result<TableclothScene, String> {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("data/tablecloth.obj");
+    let options = tobj::LoadOptions { single_index: false, triangulate: false, ignore_points: true, ignore_lines: true };
+    let (models, _) = tobj::load_obj(&path, &options).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    let mesh = &models.first().ok_or_else(|| format!("{} has no mesh", path.display()))?.mesh;
+    let positions = mesh.positions.chunks_exact(3).map(|p| [p[0], p[1], p[2]]).collect();
+    let table = ColliderDesc { pose: Pose::at([-0.13, 0.9525, 0.0]), radius: 0.005, ..ColliderDesc::cuboid([0.223, 0.0075, 0.355]) };
+    Ok(TableclothScene { positions, indices: mesh.indices.clone(), table })
 }
 
 /// The light, stiff cloth of the validation tests and the bench: 1 kg/m², stretch α = 0,
