@@ -22,6 +22,10 @@ fi
 # release optimisation without LTO, so the many test binaries compile in a fraction of the time.
 cargo test --profile ci --all-targets
 cargo test --profile ci --doc
+# The API docs build without warnings (an unresolved or private intra-doc link fails), private
+# items included. Units in brackets are escaped in doc comments (`\[m\]`): rustdoc reads a bare
+# `[m]` as a link to an item named m.
+RUSTDOCFLAGS="-D warnings" cargo doc --no-deps --document-private-items --quiet
 bash .ci/valgrind-c-api.sh
 
 # The Godot bridge (bindings/godot) is its own cargo workspace. Its Godot-free conversions (surface

@@ -745,15 +745,15 @@ typedef struct XpbdConstraintStats {
  */
 typedef struct XpbdClothStats {
     /**
-     * Edge distance constraints [m], forces [N].
+     * Edge distance constraints: |C| in m, forces in N.
      */
     struct XpbdConstraintStats stretch;
     /**
-     * Dihedral bending constraints [rad], torques [N·m].
+     * Dihedral bending constraints: |C| in rad, torques in N·m.
      */
     struct XpbdConstraintStats bending;
     /**
-     * Tethers (|C| = distance beyond the allowed length [m]), forces [N].
+     * Tethers: |C| = distance beyond the allowed length in m, forces in N.
      */
     struct XpbdConstraintStats tether;
     /**
@@ -774,7 +774,7 @@ typedef struct XpbdClothStats {
      */
     uint32_t contact_count;
     /**
-     * Largest penetration max(0, thickness − d) [m] of a free particle into a collider it
+     * Largest penetration max(0, thickness − d) (m) of a free particle into a collider it
      * collides with, at the end of the step; 0 without contacts.
      */
     float max_penetration;
@@ -1286,8 +1286,8 @@ XpbdResult xpbd_collider_destroy(struct XpbdColliderId collider);
  *
  * Algorithm (stable across versions and platforms): FNV-1a 64 (offset basis
  * 0xcbf29ce484222325, prime 0x100000001b3) over the four little-endian bytes of the bit
- * pattern of every float: first x, y, z of every particle's position [m] in particle order,
- * then x, y, z of every particle's velocity [m/s]. Two simulations that report equal hashes
+ * pattern of every float: first x, y, z of every particle's position (m) in particle order,
+ * then x, y, z of every particle's velocity (m/s). Two simulations that report equal hashes
  * after every step are, with overwhelming probability, bitwise identical (same inputs, any
  * thread count). Not cryptographic.
  *

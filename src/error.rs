@@ -67,7 +67,7 @@ pub enum ClothError {
     InvalidInverseMass {
         /// Render vertex index.
         vertex: u32,
-        /// The rejected value [1/kg].
+        /// The rejected value \[1/kg\].
         value: f32,
     },
     /// A scalar parameter is out of its allowed range (negative compliance, zero substeps, NaN...).
@@ -81,7 +81,7 @@ pub enum ClothError {
     },
     /// A time step is zero, negative, NaN or above 1 s.
     InvalidTimeStep {
-        /// The rejected step [s].
+        /// The rejected step \[s\].
         dt: f32,
     },
     /// A handle refers to an object that does not exist (destroyed, never created, or forged).

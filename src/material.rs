@@ -9,14 +9,14 @@ use crate::error::{ClothError, check_range};
 /// A thin isotropic sheet.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Material {
-    /// Mass per unit area [kg/m²]. Cotton shirting ≈ 0.1–0.2, denim ≈ 0.4.
+    /// Mass per unit area \[kg/m²\]. Cotton shirting ≈ 0.1–0.2, denim ≈ 0.4.
     pub areal_density: f32,
-    /// Young's modulus of the fabric [Pa]. Drives the derived stretch and bending compliances.
+    /// Young's modulus of the fabric \[Pa\]. Drives the derived stretch and bending compliances.
     pub youngs_modulus: f32,
     /// Poisson ratio ν [-], in `[0, 0.5)`. Only enters the flexural rigidity D (edge springs cannot
     /// represent ν independently; see [`edge_stretch_compliance`]).
     pub poisson_ratio: f32,
-    /// Physical fabric thickness t [m] (not the collision thickness).
+    /// Physical fabric thickness t \[m\] (not the collision thickness).
     pub thickness: f32,
 }
 
@@ -38,7 +38,7 @@ impl Material {
         Ok(())
     }
 
-    /// Flexural rigidity D = E·t³ / (12·(1 − ν²)) [N·m] (Kirchhoff–Love plate theory).
+    /// Flexural rigidity D = E·t³ / (12·(1 − ν²)) \[N·m\] (Kirchhoff–Love plate theory).
     pub fn flexural_rigidity(&self) -> f32 {
         self.flexural_rigidity_f64() as f32
     }
@@ -58,8 +58,8 @@ impl Material {
 /// this compliant holds with 1e-20 N per metre: none at all in practice.
 pub const MAX_COMPLIANCE: f32 = 1.0e20;
 
-/// Stretch compliance α [m/N] of one edge of rest length `rest_length` [m] whose adjacent
-/// triangles have total rest area `adjacent_area` [m²].
+/// Stretch compliance α \[m/N\] of one edge of rest length `rest_length` \[m\] whose adjacent
+/// triangles have total rest area `adjacent_area` \[m²\].
 ///
 /// Edge stiffness k = E·t·ΣA / L² (Van Gelder 1998, "Approximate simulation of elastic membranes
 /// by triangulated spring meshes", eq. for the 2-D case; exact for ν = 1/3), α = 1/k. Because k is
@@ -79,8 +79,8 @@ fn compliance_of_stiffness(k: f64) -> f32 {
     if k > 0.0 { (1.0 / k).min(MAX_COMPLIANCE as f64) as f32 } else { 0.0 }
 }
 
-/// Bending compliance α [rad/(N·m)] of one hinge (interior edge) with rest edge length `edge_length`
-/// [m] and adjacent rest triangle areas summing to `adjacent_area` [m²].
+/// Bending compliance α \[rad/(N·m)\] of one hinge (interior edge) with rest edge length `edge_length`
+/// \[m\] and adjacent rest triangle areas summing to `adjacent_area` \[m²\].
 ///
 /// Discrete Shells (Grinspun et al. 2003, eq. 3): E_B = k_B·(θ − θ̄)²·‖ē‖/h̄_e with
 /// h̄_e = (A₁ + A₂)/(3‖ē‖); with k_B = D/2 (flexural rigidity, D = E·t³/(12(1 − ν²))) this is the

@@ -28,11 +28,11 @@ pub struct ConstraintStats {
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 #[repr(C)]
 pub struct ClothStats {
-    /// Edge distance constraints [m], forces [N].
+    /// Edge distance constraints: |C| in m, forces in N.
     pub stretch: ConstraintStats,
-    /// Dihedral bending constraints [rad], torques [N·m].
+    /// Dihedral bending constraints: |C| in rad, torques in N·m.
     pub bending: ConstraintStats,
-    /// Tethers (|C| = distance beyond the allowed length [m]), forces [N].
+    /// Tethers: |C| = distance beyond the allowed length in m, forces in N.
     pub tether: ConstraintStats,
     /// Largest relative edge elongation (‖x_i − x_j‖ − L)/L; 0 when no edge is stretched.
     pub max_edge_strain: f32,
@@ -43,7 +43,7 @@ pub struct ClothStats {
     /// (Free particle, collider) pairs touching at the end of the step: gap to the thickened
     /// surface at most 1 % of the collision thickness (+ 1 µm), colliders at their end pose.
     pub contact_count: u32,
-    /// Largest penetration max(0, thickness − d) [m] of a free particle into a collider it
+    /// Largest penetration max(0, thickness − d) (m) of a free particle into a collider it
     /// collides with, at the end of the step; 0 without contacts.
     pub max_penetration: f32,
     /// Self-collision candidate pairs the broad phase found for the last step (each tested in

@@ -14,7 +14,7 @@ use rayon::prelude::*;
 /// World settings.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct WorldDesc {
-    /// Gravity [m/s²]. Default (0, −9.81, 0): Y up.
+    /// Gravity \[m/s²\]. Default (0, −9.81, 0): Y up.
     pub gravity: [f32; 3],
     /// Substeps per step n (h = dt/n) for cloths that do not set their own. Default 10.
     pub substeps: u32,
@@ -54,10 +54,10 @@ pub struct ClothHandle {
     pub generation: u32,
 }
 
-/// Largest step accepted by [`World::step`] [s].
+/// Largest step accepted by [`World::step`] \[s\].
 pub const MAX_TIME_STEP: f32 = 1.0;
 
-/// Smallest step accepted by [`World::step`] [s] (10 µs). Below it the substep h = dt/n makes
+/// Smallest step accepted by [`World::step`] \[s\] (10 µs). Below it the substep h = dt/n makes
 /// α/h² and 1/h overflow f32 (a step of 1e-30 s turned every cloth into NaN); no engine steps
 /// physics faster than 100 kHz.
 pub const MIN_TIME_STEP: f32 = 1.0e-5;
@@ -111,7 +111,7 @@ impl World {
         &self.desc
     }
 
-    /// Change gravity [m/s²]. Errors: `InvalidParameter` for non-finite values.
+    /// Change gravity \[m/s²\]. Errors: `InvalidParameter` for non-finite values.
     pub fn set_gravity(&mut self, gravity: [f32; 3]) -> Result<(), ClothError> {
         WorldDesc { gravity, ..self.desc }.validate()?;
         self.desc.gravity = gravity;
@@ -199,7 +199,7 @@ impl World {
         self.colliders.len()
     }
 
-    /// Advance every cloth by one fixed step `dt` [s], each with its own (or the world's) substeps,
+    /// Advance every cloth by one fixed step `dt` \[s\], each with its own (or the world's) substeps,
     /// against the colliders moving to their targets. Cloths are independent (colliders are only
     /// read), so they run in parallel on the world's thread pool and the result does not depend
     /// on the thread count. Coloured cloths (the default, [`Cloth::set_constraint_colouring`])
@@ -278,7 +278,7 @@ impl World {
         })
     }
 
-    /// Snapshot the particles of the cloths with inter-cloth collision for a step of `dt` [s],
+    /// Snapshot the particles of the cloths with inter-cloth collision for a step of `dt` \[s\],
     /// in slot order (one thread). Returns false, taking none, unless at least two take part.
     /// The snapshot's buffers grow when cloths are added, at their first step.
     fn snapshot_inter_cloth(&mut self, dt: f32) -> bool {

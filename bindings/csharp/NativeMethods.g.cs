@@ -451,8 +451,8 @@ namespace Xpbd.Native
         ///
         ///  Algorithm (stable across versions and platforms): FNV-1a 64 (offset basis
         ///  0xcbf29ce484222325, prime 0x100000001b3) over the four little-endian bytes of the bit
-        ///  pattern of every float: first x, y, z of every particle's position [m] in particle order,
-        ///  then x, y, z of every particle's velocity [m/s]. Two simulations that report equal hashes
+        ///  pattern of every float: first x, y, z of every particle's position (m) in particle order,
+        ///  then x, y, z of every particle's velocity (m/s). Two simulations that report equal hashes
         ///  after every step are, with overwhelming probability, bitwise identical (same inputs, any
         ///  thread count). Not cryptographic.
         ///
@@ -1194,15 +1194,15 @@ namespace Xpbd.Native
     public unsafe partial struct XpbdClothStats
     {
         /// <summary>
-        ///  Edge distance constraints [m], forces [N].
+        ///  Edge distance constraints: |C| in m, forces in N.
         /// </summary>
         public XpbdConstraintStats stretch;
         /// <summary>
-        ///  Dihedral bending constraints [rad], torques [N·m].
+        ///  Dihedral bending constraints: |C| in rad, torques in N·m.
         /// </summary>
         public XpbdConstraintStats bending;
         /// <summary>
-        ///  Tethers (|C| = distance beyond the allowed length [m]), forces [N].
+        ///  Tethers: |C| = distance beyond the allowed length in m, forces in N.
         /// </summary>
         public XpbdConstraintStats tether;
         /// <summary>
@@ -1223,7 +1223,7 @@ namespace Xpbd.Native
         /// </summary>
         public uint contact_count;
         /// <summary>
-        ///  Largest penetration max(0, thickness − d) [m] of a free particle into a collider it
+        ///  Largest penetration max(0, thickness − d) (m) of a free particle into a collider it
         ///  collides with, at the end of the step; 0 without contacts.
         /// </summary>
         public float max_penetration;

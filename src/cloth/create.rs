@@ -14,7 +14,7 @@ use crate::mesh::{
 use crate::stats::ClothStats;
 use glam::Vec3;
 
-/// Mass [kg] of a particle that no triangle uses, when masses come from areal density and the
+/// Mass \[kg\] of a particle that no triangle uses, when masses come from areal density and the
 /// cloth has no triangles at all to take an average from.
 pub const ISOLATED_PARTICLE_MASS: f32 = 1.0e-3;
 

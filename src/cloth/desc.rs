@@ -13,11 +13,11 @@ pub struct ClothParams {
     /// Material: areal density gives the particle masses when no inverse masses are given; Young's
     /// modulus, Poisson ratio and thickness give the compliances left at `None`.
     pub material: Material,
-    /// Stretch compliance α [m/N] for every edge, or `None` to derive per edge from the material.
+    /// Stretch compliance α \[m/N\] for every edge, or `None` to derive per edge from the material.
     pub stretch_compliance: Option<f32>,
-    /// Bending compliance α [rad/(N·m)] for every hinge, or `None` to derive from the material.
+    /// Bending compliance α \[rad/(N·m)\] for every hinge, or `None` to derive from the material.
     pub bend_compliance: Option<f32>,
-    /// Tether compliance α [m/N] (usually 0: tethers are hard limits).
+    /// Tether compliance α \[m/N\] (usually 0: tethers are hard limits).
     pub tether_compliance: f32,
     /// Stretch constraint damping β [N·s/m] (XPBD eq. 26). Has no effect where α = 0.
     pub stretch_damping: f32,
@@ -34,10 +34,10 @@ pub struct ClothParams {
     pub enable_bending: bool,
     /// Enable tethers (long-range attachments) to pinned particles.
     pub enable_tethers: bool,
-    /// Uniform external acceleration [m/s²] added to gravity for this cloth. A uniform acceleration
+    /// Uniform external acceleration \[m/s²\] added to gravity for this cloth. A uniform acceleration
     /// only leans a cloth sideways; for wind that flutters use the aerodynamic fields below.
     pub external_acceleration: [f32; 3],
-    /// Air velocity [m/s] seen by the aerodynamic model (per-triangle drag and lift from the
+    /// Air velocity \[m/s\] seen by the aerodynamic model (per-triangle drag and lift from the
     /// velocity relative to the air, Keckeisen et al. 2004; see `solver/wind.rs`). Default 0:
     /// still air. Must stay 0 while both coefficients are 0, so that wind is never silently ignored.
     pub wind_velocity: [f32; 3],
@@ -47,19 +47,19 @@ pub struct ClothParams {
     /// Aerodynamic lift coefficient C_L [-] (force perpendicular to the flow, ≈ 0.2–0.5 for cloth).
     /// Default 0.
     pub lift_coefficient: f32,
-    /// Air density ρ [kg/m³] for the aerodynamic forces. Default 1.225 (sea level, 15 °C).
+    /// Air density ρ \[kg/m³\] for the aerodynamic forces. Default 1.225 (sea level, 15 °C).
     pub air_density: f32,
     /// Substeps per step for this cloth, 0..=1000; 0 = the world's setting.
     pub substeps: u32,
     /// Solver iterations per substep for this cloth; 0 = the world's setting.
     pub iterations: u32,
-    /// Contact thickness [m]: particles are kept at least this far from every collider's surface
+    /// Contact thickness \[m\]: particles are kept at least this far from every collider's surface
     /// (C = signed distance − thickness ≥ 0). Not the fabric thickness of the material.
     pub collision_thickness: f32,
     /// Collision layers this cloth collides with: a collider counts when
     /// `collider.layers & collision_mask != 0`. Default all bits; 0 = no collisions.
     pub collision_mask: u32,
-    /// Largest speed [m/s] at which a particle that starts inside a collider is pushed out
+    /// Largest speed \[m/s\] at which a particle that starts inside a collider is pushed out
     /// (see [`crate::collision`]): bounds the separation velocity of spawned-inside cloth.
     /// Default 0.5 m/s. The cloth around an overlap moves faster while it rearranges (its
     /// stretch constraints pass the push on): about 3–6 × this speed in the tests.
@@ -73,7 +73,7 @@ pub struct ClothParams {
     /// (a cape that does not stream out behind a dashing character). No effect without pins.
     /// See [`crate::cloth::inertia`].
     pub inertia_scale: f32,
-    /// Largest plausible particle speed v_max [m/s] for the explosion guard: a step in which a
+    /// Largest plausible particle speed v_max \[m/s\] for the explosion guard: a step in which a
     /// particle moves farther than d_pins + d_colliders + 2·L + v_max·dt counts as unstable
     /// (d_pins the largest pin move of the step, d_colliders the largest collider move, L the
     /// rest-pose bounding-box diagonal; see [`crate::cloth::guard`]).
@@ -85,7 +85,7 @@ pub struct ClothParams {
     /// kept at least 2r apart, r = [`ClothParams::self_collision_radius`], except pairs already
     /// closer than 2r in the mesh as created. Default [`DEFAULT_SELF_COLLISION`].
     pub self_collision: bool,
-    /// Self-collision particle radius r [m], 1e-6..=1 (else `InvalidParameter`), or `None`
+    /// Self-collision particle radius r \[m\], 1e-6..=1 (else `InvalidParameter`), or `None`
     /// (default) for `collision_thickness`. For a mesh of edge length s, r = 0.5·s keeps
     /// particles from slipping through the holes between the particles of another layer (below
     /// 0.36·s the middle of a quad is open; in between, a particle can settle a few millimetres
@@ -210,7 +210,7 @@ impl ClothParams {
         Ok(())
     }
 
-    /// The self-collision radius r [m] in use: `self_collision_radius`, else `collision_thickness`.
+    /// The self-collision radius r \[m\] in use: `self_collision_radius`, else `collision_thickness`.
     pub fn effective_self_collision_radius(&self) -> f32 {
         self.self_collision_radius.unwrap_or(self.collision_thickness)
     }
@@ -219,7 +219,7 @@ impl ClothParams {
 /// Everything needed to create a cloth from a render mesh.
 #[derive(Clone, Copy, Debug)]
 pub struct ClothDesc<'a> {
-    /// Render vertex positions [m], `vertex_count` entries.
+    /// Render vertex positions \[m\], `vertex_count` entries.
     pub positions: &'a [[f32; 3]],
     /// Triangle list, `3·triangle_count` render vertex indices. May be empty (free particles).
     pub indices: &'a [u32],
@@ -228,19 +228,19 @@ pub struct ClothDesc<'a> {
     /// bending, and a material-derived compliance of 0 (rigid) since no area backs them; set
     /// `stretch_compliance` to make them elastic. Duplicates of triangle edges are ignored.
     pub lines: &'a [[u32; 2]],
-    /// Optional inverse mass per render vertex [1/kg], `vertex_count` entries; 0 = fixed in place.
+    /// Optional inverse mass per render vertex \[1/kg\], `vertex_count` entries; 0 = fixed in place.
     /// Copies of a welded vertex: the particle takes the first copy's value, or 0 if any copy is 0.
     /// `None`: masses come from the material's areal density (lumped: a third of each adjacent
     /// triangle's mass per corner).
     pub inverse_masses: Option<&'a [f32]>,
-    /// Vertices closer than this [m] become one particle (engines split vertices at UV seams).
+    /// Vertices closer than this \[m\] become one particle (engines split vertices at UV seams).
     /// 0 disables welding.
     pub weld_tolerance: f32,
     /// Settings that can also change later.
     pub params: ClothParams,
 }
 
-/// Default weld tolerance [m]: far below any real edge length, far above float noise in exported
+/// Default weld tolerance \[m\]: far below any real edge length, far above float noise in exported
 /// duplicate positions.
 pub const DEFAULT_WELD_TOLERANCE: f32 = 1.0e-6;
 

@@ -59,9 +59,9 @@ pub struct Instability {
     pub kind: InstabilityKind,
     /// The first offending particle (particle order; see [`Cloth::particle_map`]).
     pub particle: u32,
-    /// How far that particle moved in the step [m] (NaN or infinite when non-finite).
+    /// How far that particle moved in the step \[m\] (NaN or infinite when non-finite).
     pub displacement: f32,
-    /// The displacement bound D_max of that step [m].
+    /// The displacement bound D_max of that step \[m\].
     pub bound: f32,
     /// How the cloth was put back.
     pub recovery: UnstableRecovery,
@@ -96,19 +96,19 @@ pub struct ClothStatus {
 /// The guard's buffers and bookkeeping, sized when the cloth is created (no allocation per step).
 #[derive(Clone, Debug)]
 pub(crate) struct Guard {
-    /// Positions [m] and velocities [m/s] of the last good state: where the last step that passed
+    /// Positions \[m\] and velocities \[m/s\] of the last good state: where the last step that passed
     /// the check ended (or the creation pose, or the latest teleport or snapshot restore).
     good_x: Vec<Vec3>,
     good_v: Vec<Vec3>,
-    /// Particle positions at creation [m].
+    /// Particle positions at creation \[m\].
     pub rest: Vec<Vec3>,
-    /// Diagonal of the rest pose's bounding box L [m].
+    /// Diagonal of the rest pose's bounding box L \[m\].
     rest_extent: f32,
     /// The rigid transform of every teleport since creation, composed (rotation, then translation):
     /// the rest pose now lies at `rest_rotation · rest + rest_translation`.
     pub rest_rotation: Quat,
     pub rest_translation: Vec3,
-    /// D_max of the current step [m].
+    /// D_max of the current step \[m\].
     bound: f32,
     status: ClothStatus,
     /// Set when the last step failed (what `World::step` reports).
@@ -133,7 +133,7 @@ impl Guard {
 }
 
 impl Cloth {
-    /// Before a step of `dt` [s] in which colliders move up to `collider_motion` [m]: the
+    /// Before a step of `dt` \[s\] in which colliders move up to `collider_motion` \[m\]: the
     /// displacement bound of the step (nothing when disabled).
     pub(crate) fn guard_begin_step(&mut self, dt: f32, collider_motion: f32) {
         self.guard.failed = None;

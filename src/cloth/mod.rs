@@ -54,15 +54,15 @@ pub struct MeshInfo {
 /// Particle state, structure-of-arrays, indexed by particle.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Particles {
-    /// Positions x [m].
+    /// Positions x \[m\].
     pub x: Vec<Vec3>,
-    /// Positions at the start of the current substep [m].
+    /// Positions at the start of the current substep \[m\].
     pub x_prev: Vec<Vec3>,
-    /// Velocities v [m/s].
+    /// Velocities v \[m/s\].
     pub v: Vec<Vec3>,
-    /// Inverse masses w [1/kg] used by the solver (0 while pinned).
+    /// Inverse masses w \[1/kg\] used by the solver (0 while pinned).
     pub w: Vec<f32>,
-    /// Inverse masses when not pinned [1/kg].
+    /// Inverse masses when not pinned \[1/kg\].
     pub w_free: Vec<f32>,
 }
 
@@ -83,7 +83,7 @@ pub struct Cloth {
     /// Creation index of each stored hinge (hinges are re-sorted when colouring is switched).
     pub(crate) hinge_creation_index: Vec<u32>,
     /// Rest mesh distance graph for tethers: every edge plus the diagonal across every hinge
-    /// (x0–x1), with rest lengths [m]. The diagonals let shortest paths cut across quads, so the
+    /// (x0–x1), with rest lengths \[m\]. The diagonals let shortest paths cut across quads, so the
     /// graph distance overestimates the true geodesic by ~3 % on a triangulated grid instead of ~8 %.
     pub(crate) distance_graph: (Vec<[u32; 2]>, Vec<f32>),
     /// Particle masses from areal density (used when no inverse masses were given).
@@ -115,7 +115,7 @@ pub struct Cloth {
     /// Each particle's triangles, for summing normals per particle (see [`normals`]).
     pub(crate) particle_triangles: ParticleTriangles,
     /// A vector per triangle, scratch reused without allocation: the unnormalised normals of
-    /// [`Cloth::update_normals`] (2·area [m²] long), the aerodynamic forces of a substep [N].
+    /// [`Cloth::update_normals`] (2·area \[m²\] long), the aerodynamic forces of a substep \[N\].
     /// 16-byte `Vec3A`s: each particle sums its triangles' vectors, one SIMD load and add each
     /// (as 12-byte `Vec3`s, three scalar loads and adds).
     pub(crate) per_triangle: Vec<glam::Vec3A>,
@@ -124,7 +124,7 @@ pub struct Cloth {
     pub(crate) stats: ClothStats,
     /// The last step's residual statistics, computed when first read ([`residuals`]).
     pub(crate) residuals: residuals::LazyResiduals,
-    /// Substep length h [s] of the last step (0 before the first).
+    /// Substep length h \[s\] of the last step (0 before the first).
     pub(crate) last_substep: f32,
     /// Explosion guard: last good state, rest pose, status (see [`guard`]).
     pub(crate) guard: guard::Guard,
@@ -158,17 +158,17 @@ impl Cloth {
         &self.particle_of_vertex
     }
 
-    /// Particle positions [m] in particle order, `particle_count` entries.
+    /// Particle positions \[m\] in particle order, `particle_count` entries.
     pub fn particle_positions(&self) -> &[Vec3] {
         &self.particles.x
     }
 
-    /// Particle velocities [m/s] in particle order, `particle_count` entries.
+    /// Particle velocities \[m/s\] in particle order, `particle_count` entries.
     pub fn particle_velocities(&self) -> &[Vec3] {
         &self.particles.v
     }
 
-    /// Particle inverse masses [1/kg] in particle order as the solver uses them (0 while pinned).
+    /// Particle inverse masses \[1/kg\] in particle order as the solver uses them (0 while pinned).
     pub fn particle_inverse_masses(&self) -> &[f32] {
         &self.particles.w
     }

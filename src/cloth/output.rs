@@ -4,14 +4,14 @@ use super::Cloth;
 use crate::error::ClothError;
 use glam::Vec3;
 
-/// Mechanical energy of a cloth [J] (see [`Cloth::energy`]).
+/// Mechanical energy of a cloth \[J\] (see [`Cloth::energy`]).
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Energy {
-    /// Σ ½ m v² over free particles [J].
+    /// Σ ½ m v² over free particles \[J\].
     pub kinetic: f32,
-    /// −Σ m g·x over free particles [J] (zero at the origin).
+    /// −Σ m g·x over free particles \[J\] (zero at the origin).
     pub gravitational: f32,
-    /// Elastic energy of the enabled stretch and bending constraints [J], in complementary form
+    /// Elastic energy of the enabled stretch and bending constraints \[J\], in complementary form
     /// from the last substep's multipliers: Σ ½·α·(λ/h²)² (force f = λ/h², Macklin et al. 2016 §4).
     /// It equals the primal ½·C²/α when the solve has converged and, unlike it, is not inflated by
     /// the residual a one-iteration sweep leaves on stiff constraints. Rigid (α = 0) constraints
@@ -20,14 +20,14 @@ pub struct Energy {
 }
 
 impl Energy {
-    /// kinetic + gravitational + elastic [J].
+    /// kinetic + gravitational + elastic \[J\].
     pub fn total(&self) -> f32 {
         self.kinetic + self.gravitational + self.elastic
     }
 }
 
 impl Cloth {
-    /// Copy positions [m] in render-vertex order into `out` (`[f32; 3] × vertex_count`).
+    /// Copy positions \[m\] in render-vertex order into `out` (`[f32; 3] × vertex_count`).
     /// Copies of a welded vertex read the same position. Errors: `BufferSizeMismatch`.
     pub fn read_positions(&self, out: &mut [[f32; 3]]) -> Result<(), ClothError> {
         self.gather(&self.particles.x, out)
@@ -51,7 +51,7 @@ impl Cloth {
         Ok(())
     }
 
-    /// Kinetic, gravitational and elastic energy for gravity `gravity` [m/s²] (the world's gravity
+    /// Kinetic, gravitational and elastic energy for gravity `gravity` \[m/s²\] (the world's gravity
     /// plus this cloth's external acceleration if that should count as a potential).
     pub fn energy(&self, gravity: Vec3) -> Energy {
         let _fp = crate::fp_env::DefaultFpEnv::enter(); // whatever the caller's mode

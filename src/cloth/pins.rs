@@ -15,9 +15,9 @@ use glam::Vec3;
 pub(crate) struct Pins {
     /// Pinned particle indices, sorted, unique.
     pub particles: Vec<u32>,
-    /// Position at the start of the next step [m].
+    /// Position at the start of the next step \[m\].
     pub start: Vec<Vec3>,
-    /// Position to reach at the end of the next step [m].
+    /// Position to reach at the end of the next step \[m\].
     pub target: Vec<Vec3>,
 }
 
@@ -62,7 +62,7 @@ impl Cloth {
         }
     }
 
-    /// Pin render vertices (`u32 × count`) at `targets` [m] (`[f32; 3] × count`), or where they are
+    /// Pin render vertices (`u32 × count`) at `targets` \[m\] (`[f32; 3] × count`), or where they are
     /// now when `targets` is `None`. A target away from the current position is reached at the end
     /// of the next step, interpolated over its substeps. Pinning an already pinned vertex moves its
     /// target. Copies of a welded vertex share one particle: the last target given wins.
@@ -90,7 +90,7 @@ impl Cloth {
         Ok(())
     }
 
-    /// Move the targets of pinned render vertices (`u32 × count`) to `targets` [m]
+    /// Move the targets of pinned render vertices (`u32 × count`) to `targets` \[m\]
     /// (`[f32; 3] × count`), reached at the end of the next step.
     ///
     /// Errors: `VertexOutOfRange`, `BufferSizeMismatch`, `NonFiniteTarget`, `VertexNotPinned`;

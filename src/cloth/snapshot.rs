@@ -21,9 +21,9 @@
 //! | 32 | 4 | particle count n |
 //! | 36 | 4 | pinned particle count P |
 //! | 40 | 8 | reserved (0) |
-//! | 48 | 24·n | positions (3 × f32 per particle) [m], then velocities [m/s] |
-//! | … | 28·P | pinned particle indices (u32, ascending), pin positions, pin targets (3 × f32 each) [m] |
-//! | … | 28 | rest frame: rotation quaternion x, y, z, w, translation [m] (f32) |
+//! | 48 | 24·n | positions (3 × f32 per particle) \[m\], then velocities \[m/s\] |
+//! | … | 28·P | pinned particle indices (u32, ascending), pin positions, pin targets (3 × f32 each) \[m\] |
+//! | … | 28 | rest frame: rotation quaternion x, y, z, w, translation \[m\] (f32) |
 //! | … | 8 | FNV-1a 64 checksum of every byte before it |
 //!
 //! A snapshot is accepted by any cloth made from the same mesh (same fingerprint), so it can be

@@ -9,7 +9,7 @@ pub(super) const FNV_PRIME: u64 = 0x0000_0100_0000_01b3;
 
 impl Cloth {
     /// 64-bit FNV-1a hash of the particle state: for every particle in particle order its position
-    /// x, y, z [m], then for every particle its velocity x, y, z [m/s]; each `f32` contributes the
+    /// x, y, z \[m\], then for every particle its velocity x, y, z \[m/s\]; each `f32` contributes the
     /// four little-endian bytes of its bit pattern (`f32::to_bits`), hashed byte by byte
     /// (h = (h ⊕ byte) · 0x100000001b3, starting from 0xcbf29ce484222325).
     ///

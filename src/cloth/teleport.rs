@@ -4,15 +4,15 @@ use super::Cloth;
 use crate::error::{ClothError, check_range, check_unit_quaternion};
 use glam::Vec3;
 
-/// Largest accepted |component| of a teleport translation [m]: the one bound of every world
+/// Largest accepted |component| of a teleport translation \[m\]: the one bound of every world
 /// coordinate ([`crate::mesh::MAX_COORDINATE`]).
 pub const MAX_TELEPORT_TRANSLATION: f32 = crate::mesh::MAX_COORDINATE;
 
 impl Cloth {
     /// Move the whole cloth by the rigid transform x ← R·x + t (rotation `rotation` about the
-    /// world origin, then translation `translation` [m]): every particle, its position at the start
+    /// world origin, then translation `translation` \[m\]): every particle, its position at the start
     /// of the substep, the pins' current positions and targets, and the rest pose used by
-    /// [`crate::UnstableRecovery::RestPose`]. Velocities [m/s] are rotated with the cloth, so the
+    /// [`crate::UnstableRecovery::RestPose`]. Velocities \[m/s\] are rotated with the cloth, so the
     /// motion continues in the new frame and no velocity is added: the next step behaves as if the
     /// cloth had always been there. To carry a cloth from an engine pose A to pose B pass the
     /// relative transform B·A⁻¹: rotation q_B·q_A⁻¹, translation p_B − R·p_A.

@@ -8,8 +8,8 @@
 
 use glam::Vec3;
 
-/// Signed distance [m] from local point `p` to a capsule of `radius` [m] around the local Y
-/// segment of half length `half_height` [m], and the unit outward normal.
+/// Signed distance \[m\] from local point `p` to a capsule of `radius` \[m\] around the local Y
+/// segment of half length `half_height` \[m\], and the unit outward normal.
 #[inline]
 pub(crate) fn capsule_distance(p: Vec3, radius: f32, half_height: f32) -> (f32, Vec3) {
     let on_axis = Vec3::new(0.0, p.y.clamp(-half_height, half_height), 0.0);

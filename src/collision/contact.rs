@@ -67,7 +67,7 @@ use crate::constraints::access::floats_of;
 use glam::{Quat, Vec3, Vec4};
 use rayon::prelude::*;
 
-/// A march stops when the gap to the thickened surface is below this [m].
+/// A march stops when the gap to the thickened surface is below this \[m\].
 pub const SWEEP_TOLERANCE: f32 = 1e-6;
 
 /// Newton steps before a march settles for the tangent plane at its current point.
@@ -80,11 +80,11 @@ pub const TOUCHING_FRACTION: f32 = 0.01;
 /// The per-cloth settings the contact code needs for one substep.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct ContactSettings {
-    /// Contact thickness [m]: particles are kept this far from every surface.
+    /// Contact thickness \[m\]: particles are kept this far from every surface.
     pub thickness: f32,
     /// Collision mask: colliders whose layers do not intersect it are ignored.
     pub mask: u32,
-    /// Largest gain of gap per substep for a particle that starts inside [m] (speed × h).
+    /// Largest gain of gap per substep for a particle that starts inside \[m\] (speed × h).
     pub max_depenetration: f32,
 }
 
@@ -93,7 +93,7 @@ pub(crate) struct ContactSettings {
 pub(crate) struct SweptHit {
     /// Fraction of the segment, in [0, 1).
     pub time: f32,
-    /// Hit point on the thickened surface relative to p₀ [m] (small numbers: full precision
+    /// Hit point on the thickened surface relative to p₀ \[m\] (small numbers: full precision
     /// even far from the collider's origin).
     pub offset: Vec3,
     /// Outward unit normal there.
@@ -192,10 +192,10 @@ const _: () = assert!(PARTICLE_CHUNK.is_multiple_of(CONTACT_BLOCK));
 /// for the whole block at once.
 #[derive(Clone, Copy, Debug, Default)]
 struct BlockBound {
-    /// Corners of the box around the block's substep starts x_prev [m].
+    /// Corners of the box around the block's substep starts x_prev \[m\].
     lo: Vec3,
     hi: Vec3,
-    /// A bound on the block's ‖x − x_prev‖ [m]: the length of the per-axis largest |x − x_prev|.
+    /// A bound on the block's ‖x − x_prev‖ \[m\]: the length of the per-axis largest |x − x_prev|.
     travel: f32,
     /// False once a contact moved one of the block's particles after the bound was taken (its
     /// travel no longer bounds the block's motion).
@@ -333,7 +333,7 @@ impl ContactScratch {
     }
 
     /// After the velocity update: a particle that started the substep deep inside a collider
-    /// leaves no faster than `max_speed` [m/s] (its push-out is bounded per substep, but its
+    /// leaves no faster than `max_speed` \[m/s\] (its push-out is bounded per substep, but its
     /// neighbours' constraints, fighting a push-out direction the cloth cannot follow, could
     /// otherwise hand it any speed).
     ///
@@ -471,11 +471,11 @@ impl ContactPass<'_> {
 ///
 /// The factor and margins cover f32 rounding with a wide berth; the unit test checks the claim.
 struct FarTest {
-    /// Bounding radius + thickness [m]; None: an unbounded shape.
+    /// Bounding radius + thickness \[m\]; None: an unbounded shape.
     reach: Option<f32>,
     thickness: f32,
     begin: Vec3,
-    /// ‖c₁ − c₀‖ [m].
+    /// ‖c₁ − c₀‖ \[m\].
     shift: f32,
     /// ‖R₁ − R₀‖.
     turn: f32,
@@ -547,9 +547,9 @@ impl FarTest {
 /// A particle's substep motion as the broad phase sees it ([`FarTest::motion`]).
 #[derive(Clone, Copy)]
 struct FarMotion {
-    /// The start's distance from the collider's origin at the substep's start [m].
+    /// The start's distance from the collider's origin at the substep's start \[m\].
     start: f32,
-    /// The bound on the local segment's length, rounding factor and margin folded in [m]: the
+    /// The bound on the local segment's length, rounding factor and margin folded in \[m\]: the
     /// sweep is clear when the start's gap to the thickened shape exceeds it.
     needed: f32,
 }
@@ -569,7 +569,7 @@ fn rotation_distance(q0: Quat, q1: Quat) -> f32 {
 
 /// Contacts at the end of a step (colliders at their target poses): the number of
 /// (free particle, collider) pairs touching (gap ≤ [`TOUCHING_FRACTION`]·thickness + tolerance)
-/// and the largest penetration max(0, thickness − d) [m].
+/// and the largest penetration max(0, thickness − d) \[m\].
 pub(crate) fn contact_summary(
     x: &[Vec3],
     w: &[f32],

@@ -14,8 +14,8 @@
 
 use glam::Vec3;
 
-/// Signed distance [m] from local point `p` to a box of `half_extents` [m] whose edges are rounded
-/// with `rounding` [m] (0 = sharp), and the unit outward normal.
+/// Signed distance \[m\] from local point `p` to a box of `half_extents` \[m\] whose edges are rounded
+/// with `rounding` \[m\] (0 = sharp), and the unit outward normal.
 #[inline]
 pub(crate) fn box_distance(p: Vec3, half_extents: Vec3, rounding: f32) -> (f32, Vec3) {
     let sign = p.signum();

@@ -41,11 +41,11 @@ impl TryFrom<u32> for ColliderKind {
     }
 }
 
-/// Where a collider is: position [m] and rotation, a unit quaternion `[x, y, z, w]` (the order
+/// Where a collider is: position \[m\] and rotation, a unit quaternion `[x, y, z, w]` (the order
 /// of glam, Unity and Godot's `Quaternion(x, y, z, w)`).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Pose {
-    /// Position of the shape's centre (plane: a point on it) in world space [m].
+    /// Position of the shape's centre (plane: a point on it) in world space \[m\].
     pub position: [f32; 3],
     /// Rotation from local to world as a unit quaternion `[x, y, z, w]`; `|q|` must be within
     /// 1e-3 of 1 (it is renormalised).
@@ -59,17 +59,17 @@ impl Default for Pose {
     }
 }
 
-/// Largest accepted |coordinate| of a collider position [m]: the one bound of every world
+/// Largest accepted |coordinate| of a collider position \[m\]: the one bound of every world
 /// coordinate ([`crate::mesh::MAX_COORDINATE`]).
 pub const MAX_COLLIDER_COORDINATE: f32 = crate::mesh::MAX_COORDINATE;
 
 impl Pose {
-    /// A pose at `position` [m] with no rotation.
+    /// A pose at `position` \[m\] with no rotation.
     pub fn at(position: [f32; 3]) -> Self {
         Pose { position, ..Pose::default() }
     }
 
-    /// A pose at `position` [m] rotated by `angle` [rad] about the unit `axis` (right-handed).
+    /// A pose at `position` \[m\] rotated by `angle` \[rad\] about the unit `axis` (right-handed).
     pub fn from_axis_angle(position: [f32; 3], axis: [f32; 3], angle: f32) -> Self {
         let q = Quat::from_axis_angle(Vec3::from_array(axis).normalize_or_zero(), angle);
         Pose { position, rotation: q.to_array() }
@@ -96,12 +96,12 @@ impl Pose {
 pub struct ColliderDesc {
     /// Shape kind.
     pub kind: ColliderKind,
-    /// Sphere and capsule: radius [m] (> 0). Box: edge rounding radius [m] (0 = sharp edges,
+    /// Sphere and capsule: radius \[m\] (> 0). Box: edge rounding radius \[m\] (0 = sharp edges,
     /// at most the smallest half extent; the outer size stays `half_extents`). Plane: unused.
     pub radius: f32,
-    /// Capsule: half the length of its axis segment along local Y [m] (≥ 0; 0 = a sphere).
+    /// Capsule: half the length of its axis segment along local Y \[m\] (≥ 0; 0 = a sphere).
     pub half_height: f32,
-    /// Box: half size along local X, Y, Z [m] (each > 0).
+    /// Box: half size along local X, Y, Z \[m\] (each > 0).
     pub half_extents: [f32; 3],
     /// Pose at creation (also the start of the first step's interpolation).
     pub pose: Pose,
@@ -133,16 +133,16 @@ impl Default for ColliderDesc {
     }
 }
 
-/// Largest accepted collider dimension [m].
+/// Largest accepted collider dimension \[m\].
 pub const MAX_COLLIDER_SIZE: f32 = 1.0e4;
 
 impl ColliderDesc {
-    /// A sphere of `radius` [m] at the origin, default friction and layer.
+    /// A sphere of `radius` \[m\] at the origin, default friction and layer.
     pub fn sphere(radius: f32) -> Self {
         ColliderDesc { kind: ColliderKind::Sphere, radius, ..ColliderDesc::default() }
     }
 
-    /// A capsule of `radius` [m] around the local Y segment ±`half_height` [m].
+    /// A capsule of `radius` \[m\] around the local Y segment ±`half_height` \[m\].
     pub fn capsule(radius: f32, half_height: f32) -> Self {
         ColliderDesc { kind: ColliderKind::Capsule, radius, half_height, ..ColliderDesc::default() }
     }
@@ -152,7 +152,7 @@ impl ColliderDesc {
         ColliderDesc { kind: ColliderKind::Plane, ..ColliderDesc::default() }
     }
 
-    /// A sharp-edged box of `half_extents` [m].
+    /// A sharp-edged box of `half_extents` \[m\].
     pub fn cuboid(half_extents: [f32; 3]) -> Self {
         ColliderDesc { kind: ColliderKind::Box, radius: 0.0, half_extents, ..ColliderDesc::default() }
     }

@@ -32,16 +32,16 @@ use glam::Vec3;
 /// The participating cloths' particles at the start of a step (owned by the world, reused).
 #[derive(Clone, Debug, Default)]
 pub(crate) struct InterClothSnapshot {
-    /// Positions [m], velocities [m/s], radii [m], owner key per particle.
+    /// Positions \[m\], velocities \[m/s\], radii \[m\], owner key per particle.
     pub x: Vec<Vec3>,
     pub v: Vec<Vec3>,
     pub radius: Vec<f32>,
     pub owner: Vec<u32>,
-    /// Largest reach of any snapshot particle this step [m] (for the queries).
+    /// Largest reach of any snapshot particle this step \[m\] (for the queries).
     pub max_reach: f32,
-    /// Mean velocity of the snapshot's particles [m/s] (reaches are relative to it).
+    /// Mean velocity of the snapshot's particles \[m/s\] (reaches are relative to it).
     pub mean_v: Vec3,
-    /// Step length [s] of the last build.
+    /// Step length \[s\] of the last build.
     pub dt: f32,
     hash: SpatialHash,
     hashed_count: usize,
@@ -64,7 +64,7 @@ impl InterClothSnapshot {
         self.owner.extend(std::iter::repeat_n(owner, x.len()));
     }
 
-    /// Hash the particles for a step of `dt` [s] (cells sized by the largest reach).
+    /// Hash the particles for a step of `dt` \[s\] (cells sized by the largest reach).
     pub fn build(&mut self, dt: f32) {
         let n = self.x.len();
         if n == 0 {
@@ -90,14 +90,14 @@ impl InterClothSnapshot {
         }
     }
 
-    /// Broad-phase reach [m] of a particle of radius `radius` and velocity `v`: every kept pair
+    /// Broad-phase reach \[m\] of a particle of radius `radius` and velocity `v`: every kept pair
     /// is closer than the sum of its two reaches (see `self_collision.rs`).
     #[inline]
     fn reach(&self, radius: f32, v: Vec3) -> f32 {
         radius * (1.0 + 0.5 * MARGIN_RADII) + (v - self.mean_v).length() * self.dt
     }
 
-    /// Predicted position of snapshot particle `k` at time `t` [s] after the step's start: its
+    /// Predicted position of snapshot particle `k` at time `t` \[s\] after the step's start: its
     /// start velocity, no gravity. Gravity would be right for free fall, but a cloth at rest on
     /// a collider or on another cloth does not accelerate, and predicting it 1.4 mm lower per
     /// 60 Hz step lets whatever lies on it sink by that much (measured: two stacked cloths
@@ -121,7 +121,7 @@ impl InterClothPairs {
         self.pairs.len()
     }
 
-    /// At the start of a step: find this cloth's (`owner`, particles `p`, radius [m]) pairs with
+    /// At the start of a step: find this cloth's (`owner`, particles `p`, radius \[m\]) pairs with
     /// the other cloths' particles in `snapshot` (module docs), or forget them (`None`: inter-cloth
     /// collision off or fewer than two cloths taking part).
     pub fn begin_step(&mut self, snapshot: Option<&InterClothSnapshot>, owner: u32, p: &Particles, radius: f32, dt: f32) {

@@ -5,7 +5,7 @@
 
 use glam::Vec3;
 
-/// Signed distance [m] from local point `p` to the plane y = 0 (solid below), and its normal.
+/// Signed distance \[m\] from local point `p` to the plane y = 0 (solid below), and its normal.
 #[inline]
 pub(crate) fn plane_distance(p: Vec3) -> (f32, Vec3) {
     (p.y, Vec3::Y)

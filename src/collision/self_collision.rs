@@ -62,7 +62,7 @@ pub const SELF_TOUCHING_FRACTION: f32 = 0.01;
 /// The per-cloth settings of one step's self-collision.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct SelfCollisionSettings {
-    /// Particle radius r [m] (> 0): particles are kept 2r apart.
+    /// Particle radius r \[m\] (> 0): particles are kept 2r apart.
     pub radius: f32,
     /// (μ_s, μ_k) between layers.
     pub friction: (f32, f32),
@@ -98,10 +98,10 @@ impl SelfCollisionSettings {
 /// (amortised) only if a step finds more than [`RESERVED_PAIRS_PER_PARTICLE`] pairs per particle.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct SelfCollision {
-    /// Particle positions of the mesh as created [m].
+    /// Particle positions of the mesh as created \[m\].
     rest: Vec<Vec3>,
     hash: SpatialHash,
-    /// Broad-phase reach R_i of each particle this step [m].
+    /// Broad-phase reach R_i of each particle this step \[m\].
     reach: Vec<f32>,
     /// Candidate pairs (i < j), sorted.
     pairs: Vec<[u32; 2]>,
@@ -144,8 +144,8 @@ impl SelfCollision {
         }
     }
 
-    /// The broad phase (module docs): candidate pairs for a step of `dt` [s] that starts with
-    /// positions `x` [m], velocities `v` [m/s] and inverse masses `w`. Pairs of two particles with
+    /// The broad phase (module docs): candidate pairs for a step of `dt` \[s\] that starts with
+    /// positions `x` \[m\], velocities `v` \[m/s\] and inverse masses `w`. Pairs of two particles with
     /// w = 0 and pairs closer than 2r at rest are left out.
     pub fn find_pairs(&mut self, x: &[Vec3], v: &[Vec3], w: &[f32], dt: f32, radius: f32) {
         self.pairs.clear();

@@ -7,7 +7,7 @@ use super::plane::plane_distance;
 use super::sphere::sphere_distance;
 use glam::Vec3;
 
-/// A shape in its collider's local frame, with validated dimensions [m].
+/// A shape in its collider's local frame, with validated dimensions \[m\].
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub(crate) enum Shape {
     /// Sphere of `radius` around the origin.
@@ -21,7 +21,7 @@ pub(crate) enum Shape {
 }
 
 impl Shape {
-    /// Signed distance [m] from local point `p` to the surface (negative inside) and the unit
+    /// Signed distance \[m\] from local point `p` to the surface (negative inside) and the unit
     /// outward normal ∇d(p).
     #[inline(always)]
     pub fn distance(&self, p: Vec3) -> (f32, Vec3) {
@@ -33,7 +33,7 @@ impl Shape {
         }
     }
 
-    /// A lower bound [m] on [`Shape::distance`] at local point `p`, cheaper (no normal): the
+    /// A lower bound \[m\] on [`Shape::distance`] at local point `p`, cheaper (no normal): the
     /// distance itself for the sphere, capsule and plane; for a box the largest per-axis excess
     /// max_k(|p_k| − b_k), the distance to the farthest of its three slabs, which is the distance
     /// beside a face and less beyond an edge or a corner (rounding only moves the surface in).
@@ -50,7 +50,7 @@ impl Shape {
         }
     }
 
-    /// Radius [m] of a ball around the local origin that contains the shape (`None` for the
+    /// Radius \[m\] of a ball around the local origin that contains the shape (`None` for the
     /// unbounded plane), so that distance(p) ≥ ‖p‖ − radius: the contacts' broad phase.
     pub fn bounding_radius(&self) -> Option<f32> {
         match *self {

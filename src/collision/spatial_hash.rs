@@ -16,7 +16,7 @@ use glam::Vec3;
 /// A counting-sorted hash grid over a fixed number of points.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct SpatialHash {
-    /// Cell edge length [m] of the last build.
+    /// Cell edge length \[m\] of the last build.
     cell: f32,
     /// Table size − 1 (the table size is a power of two).
     mask: usize,
@@ -59,7 +59,7 @@ impl SpatialHash {
         h as u32 as usize & self.mask
     }
 
-    /// Sort `points` (as many as given to [`SpatialHash::new`]) into cells of edge `cell` [m] (> 0).
+    /// Sort `points` (as many as given to [`SpatialHash::new`]) into cells of edge `cell` \[m\] (> 0).
     pub fn build(&mut self, points: &[Vec3], cell: f32) {
         debug_assert_eq!(points.len(), self.entries.len());
         self.cell = cell;
@@ -86,7 +86,7 @@ impl SpatialHash {
         }
     }
 
-    /// Call `visit(j)` for every point j whose cell the cube of half-side `radius` [m] around `p`
+    /// Call `visit(j)` for every point j whose cell the cube of half-side `radius` \[m\] around `p`
     /// touches, each once, in a fixed order; the caller tests the distance. Points of other cells
     /// that share a bucket are skipped by their stored cell, so no point is visited twice.
     /// Returns false, visiting nothing, when the cube touches more cells than there are points

@@ -6,7 +6,7 @@
 
 use glam::Vec3;
 
-/// Signed distance [m] from local point `p` to a sphere of `radius` [m], and the unit outward
+/// Signed distance \[m\] from local point `p` to a sphere of `radius` \[m\], and the unit outward
 /// normal (the gradient of the distance).
 #[inline]
 pub(crate) fn sphere_distance(p: Vec3, radius: f32) -> (f32, Vec3) {

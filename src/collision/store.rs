@@ -83,7 +83,7 @@ impl Collider {
         self.target.pose()
     }
 
-    /// Signed distance [m] from world `point` [m] to the collider's surface at its current pose
+    /// Signed distance \[m\] from world `point` \[m\] to the collider's surface at its current pose
     /// (negative inside). Cloth particles are kept at ≥ the cloth's collision thickness.
     pub fn signed_distance(&self, point: [f32; 3]) -> f32 {
         self.shape.distance(self.start.to_local(Vec3::from_array(point))).0

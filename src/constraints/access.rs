@@ -17,7 +17,7 @@ use super::colouring::lowest_particle;
 use glam::{Vec3, Vec4};
 use std::marker::PhantomData;
 
-/// A particle as the constraint sweeps see it: position [m] in x, y, z and inverse mass w [1/kg]
+/// A particle as the constraint sweeps see it: position \[m\] in x, y, z and inverse mass w \[1/kg\]
 /// in the fourth component. The sweeps never change w.
 pub(crate) type SolverParticle = Vec4;
 
@@ -38,8 +38,8 @@ pub(crate) fn unpack_solver_particles(rows: &[SolverParticle], x: &mut [Vec3]) {
     }
 }
 
-/// The rows at byte offsets `at` ([`row_offsets_below`], one per lane) as lanes: positions [m]
-/// and inverse masses [1/kg].
+/// The rows at byte offsets `at` ([`row_offsets_below`], one per lane) as lanes: positions \[m\]
+/// and inverse masses \[1/kg\].
 #[inline(always)]
 pub(crate) fn gather_rows_at<const N: usize, L: LaneSet<N>, P: Positions + ?Sized>(x: &P, at: [usize; N]) -> (V3<L>, L) {
     // A loop rather than `std::array::from_fn`, which LLVM left as a call for 16 lanes.
@@ -264,9 +264,9 @@ pub(crate) fn column<const N: usize, const K: usize>(ids: &[[usize; K]; N], k: u
     column
 }
 
-/// Read and update particle positions [m] by particle index.
+/// Read and update particle positions \[m\] by particle index.
 pub(crate) trait Positions {
-    /// Particle `i`'s row: x, y, z [m] and w [1/kg].
+    /// Particle `i`'s row: x, y, z \[m\] and w \[1/kg\].
     fn row(&self, i: usize) -> [f32; 4];
     /// Add `d` to particle `i`'s row, component by component (`d.w` is 0, so w is unchanged).
     fn add_row(&mut self, i: usize, d: SolverParticle);

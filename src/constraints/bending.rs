@@ -14,7 +14,7 @@
 //! s_A = (x0 − x2)·e/‖e‖², s_B = (x1 − x2)·e/‖e‖² (where the opposite vertices project onto e).
 //!
 //! Σ∇ = 0 by construction (translation invariance). Hinges whose edge or triangle heights vanish are
-//! skipped. Compliance α in rad/(N·m); λ/h² estimates the hinge torque [N·m].
+//! skipped. Compliance α in rad/(N·m); λ/h² estimates the hinge torque \[N·m\].
 
 use super::access::{ColourReach, Positions, RowOffsets, SolverParticle, column, constraint_particles, gather_rows_at, gather_vec3, row_offsets_below};
 use super::team::{TeamWork, damped_team_work};
@@ -26,7 +26,7 @@ use super::{MIN_DENOMINATOR, SubstepCoefficients, xpbd_delta_lambda_parts};
 use glam::Vec3;
 use std::f32::consts::PI;
 
-/// Largest angle change [rad] one projection of a hinge may make (a trust region on the linearised
+/// Largest angle change \[rad\] one projection of a hinge may make (a trust region on the linearised
 /// step). The fixed point is unchanged (at rest Δλ → 0); only large corrections are spread over
 /// several substeps. Without it, the light, stiff, fine cloth of the validation tests (128²,
 /// bending α = 1e-5) keeps a few hinges near 1 rad until one crosses ±π, where the wrapped
@@ -37,15 +37,15 @@ const MAX_ANGLE_STEP: f32 = 0.5;
 /// Heights below this fraction of the edge length make a hinge degenerate (skipped).
 const MIN_RELATIVE_HEIGHT: f32 = 1e-6;
 
-/// Signed dihedral angle φ [rad] in (−π, π] of a hinge, or `None` if degenerate.
+/// Signed dihedral angle φ \[rad\] in (−π, π] of a hinge, or `None` if degenerate.
 #[inline(always)]
 pub fn dihedral_angle(p: [Vec3; 4]) -> Option<f32> {
     dihedral_angle_and_gradient(p).map(|(phi, _)| phi)
 }
 
-/// Signed dihedral angle φ [rad] and its gradient with respect to the four hinge particles,
+/// Signed dihedral angle φ \[rad\] and its gradient with respect to the four hinge particles,
 /// or `None` for a degenerate hinge (zero-length edge or zero-height triangle). The same
-/// arithmetic as the solver's projection ([`hinge_geometry`]).
+/// arithmetic as the solver's projection (`hinge_geometry`).
 pub fn dihedral_angle_and_gradient(p: [Vec3; 4]) -> Option<(f32, [Vec3; 4])> {
     let g = hinge_geometry(p.map(v3));
     g.valid.then(|| (g.phi, g.gradient().map(|q| q.to_vec3())))
@@ -217,11 +217,11 @@ impl<T: Real> HingeCorrections<T> {
 pub struct BendingConstraints {
     /// Hinges `[x0, x1, x2, x3]` (see module docs).
     pub hinges: Vec<[u32; 4]>,
-    /// Rest angle φ₀ [rad].
+    /// Rest angle φ₀ \[rad\].
     pub rest_angle: Vec<f32>,
-    /// Compliance α [rad/(N·m)] per hinge.
+    /// Compliance α \[rad/(N·m)\] per hinge.
     pub compliance: Vec<f32>,
-    /// Lagrange multiplier λ of the current substep [N·m·s²]; reset to 0 every substep.
+    /// Lagrange multiplier λ of the current substep \[N·m·s²\]; reset to 0 every substep.
     pub lambda: Vec<f32>,
     /// Start of each colour in storage order (`colour_count + 1` offsets) when the hinges are
     /// coloured for parallel sweeps (no two hinges of a colour share a particle); empty otherwise.
@@ -233,7 +233,7 @@ pub struct BendingConstraints {
     pub(crate) row_offsets: RowOffsets<4>,
 }
 
-/// The bending projection for [`sweep`]; `DAMPED` is false when β = 0.
+/// The bending projection for [`sweep`](super::sweep::sweep); `DAMPED` is false when β = 0.
 #[derive(Clone, Copy)]
 pub(crate) struct BendingSweep<'a, const DAMPED: bool> {
     /// Take λ as 0 instead of reading it (the first sweep of a substep: the multipliers need no
@@ -379,7 +379,7 @@ impl BendingConstraints {
         checked
     }
 
-    /// |C| [rad] of every hinge at positions `x` (0 for hinges that are currently degenerate),
+    /// |C| \[rad\] of every hinge at positions `x` (0 for hinges that are currently degenerate),
     /// appended to `out` in storage order: 8 hinges at a time where the CPU has AVX, else
     /// [`LANES`], the remainder one at a time (the same bits: lane-wise arithmetic is the scalar
     /// arithmetic per lane). Lane-wise because the step's statistics evaluate every hinge once
@@ -423,7 +423,7 @@ impl BendingConstraints {
     }
 }
 
-/// |C| = |wrap(φ − φ₀)| [rad] of a hinge (or of several, lane-wise) at positions `p`, 0 where it
+/// |C| = |wrap(φ − φ₀)| \[rad\] of a hinge (or of several, lane-wise) at positions `p`, 0 where it
 /// is degenerate.
 #[inline(always)]
 fn hinge_abs_c<T: Real>(p: [V3<T>; 4], rest_angle: T) -> T {

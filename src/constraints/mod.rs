@@ -35,7 +35,7 @@ pub(crate) struct SubstepCoefficients {
 }
 
 impl SubstepCoefficients {
-    /// Coefficients for substep length `h` [s] and constraint damping β = `damping`.
+    /// Coefficients for substep length `h` \[s\] and constraint damping β = `damping`.
     pub fn new(h: f32, damping: f32) -> Self {
         SubstepCoefficients { inv_h2: 1.0 / (h * h), damping_over_h: damping / h }
     }

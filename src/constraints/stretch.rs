@@ -2,7 +2,7 @@
 //!
 //! C(x_i, x_j) = ‖x_i − x_j‖ − L,  ∇_i C = n,  ∇_j C = −n,  n = (x_i − x_j)/‖x_i − x_j‖
 //! (Müller et al. 2006, Position Based Dynamics, §3.3 / eq. 10–11; solved with the XPBD update,
-//! Macklin et al. 2016, eq. 18 and 26). Compliance α in m/N, λ in N·s², force ≈ λ/h² [N].
+//! Macklin et al. 2016, eq. 18 and 26). Compliance α in m/N, λ in N·s², force ≈ λ/h² \[N\].
 
 use super::access::{ColourReach, Positions, RowOffsets, SolverParticle, column, constraint_particles, gather_rows_at, gather_vec3, row_offsets_below};
 use super::team::{TeamWork, damped_team_work};
@@ -27,11 +27,11 @@ pub fn distance_and_gradient(xi: Vec3, xj: Vec3, rest_length: f32) -> Option<(f3
 pub struct StretchConstraints {
     /// Particle pairs `[i, j]`.
     pub edges: Vec<[u32; 2]>,
-    /// Rest length L [m].
+    /// Rest length L \[m\].
     pub rest_length: Vec<f32>,
-    /// Compliance α [m/N] per edge.
+    /// Compliance α \[m/N\] per edge.
     pub compliance: Vec<f32>,
-    /// Lagrange multiplier λ of the current substep [N·s²]; reset to 0 every substep.
+    /// Lagrange multiplier λ of the current substep \[N·s²\]; reset to 0 every substep.
     pub lambda: Vec<f32>,
     /// Start of each colour in storage order (`colour_count + 1` offsets) when the edges are
     /// coloured for parallel sweeps (no two edges of a colour share a particle); empty otherwise.
@@ -43,7 +43,7 @@ pub struct StretchConstraints {
     pub(crate) row_offsets: RowOffsets<2>,
 }
 
-/// The stretch projection for [`sweep`]; `DAMPED` is false when β = 0.
+/// The stretch projection for [`sweep`](super::sweep::sweep); `DAMPED` is false when β = 0.
 #[derive(Clone, Copy)]
 pub(crate) struct StretchSweep<'a, const DAMPED: bool> {
     /// Take λ as 0 instead of reading it (the first sweep of a substep: the multipliers need no
@@ -110,7 +110,7 @@ impl<const DAMPED: bool> Sweep for StretchSweep<'_, DAMPED> {
 
     /// [`project_disjoint_lanes`]: 16 edges at a time where the CPU has AVX-512F (the rest as at
     /// most one 8-lane batch and one partial 8-lane batch), else 8 where it has AVX, else
-    /// [`LANES`](super::lanes::LANES), the remainder as one partial batch.
+    /// [`LANES`], the remainder as one partial batch.
     #[inline(always)]
     fn project_disjoint<P: Positions + ?Sized>(&self, first: usize, lambda: &mut [f32], x: &mut P) {
         project_disjoint_lanes(self, first, lambda, x);
@@ -208,7 +208,7 @@ impl StretchConstraints {
         checked
     }
 
-    /// |C| [m] of every edge at positions `x`, appended to `out`; returns [`Self::max_strain`]
+    /// |C| \[m\] of every edge at positions `x`, appended to `out`; returns [`Self::max_strain`]
     /// (the same bits), from the same edge lengths rather than a second pass. 8 edges at a time
     /// where the CPU has AVX, else [`LANES`], the remainder one at a time: lane-wise arithmetic is
     /// the scalar arithmetic per lane, and a maximum does not depend on the order (one pass per
@@ -266,7 +266,7 @@ impl StretchConstraints {
     }
 }
 
-/// C = ‖d‖ − L [m] of an edge (or of several, lane-wise) with d = x_i − x_j and rest length L,
+/// C = ‖d‖ − L \[m\] of an edge (or of several, lane-wise) with d = x_i − x_j and rest length L,
 /// and its strain C/L; the strain is 0 for L = 0, which leaves a running maximum (≥ 0) as it is.
 #[inline(always)]
 fn edge_c_and_strain<T: Real>(d: V3<T>, rest_length: T) -> (T, T) {

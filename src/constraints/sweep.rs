@@ -102,7 +102,7 @@ pub(crate) trait DampedKernels {
     where
         Self: 'a;
 
-    /// The kernel (`x_prev` [m] and `w` [1/kg], `Vec3`/`f32[particle count]`; with `fresh` it takes
+    /// The kernel (`x_prev` \[m\] and `w` \[1/kg\], `Vec3`/`f32[particle count]`; with `fresh` it takes
     /// λ as 0 instead of reading it), the colour starts (`u32[colour count + 1]`, None when
     /// uncoloured) and the multipliers (`f32[constraint count]`), borrowed apart.
     fn kernel<'a, const DAMPED: bool>(

@@ -10,8 +10,8 @@ use super::registry::read_cloth;
 ///
 /// Algorithm (stable across versions and platforms): FNV-1a 64 (offset basis
 /// 0xcbf29ce484222325, prime 0x100000001b3) over the four little-endian bytes of the bit
-/// pattern of every float: first x, y, z of every particle's position [m] in particle order,
-/// then x, y, z of every particle's velocity [m/s]. Two simulations that report equal hashes
+/// pattern of every float: first x, y, z of every particle's position (m) in particle order,
+/// then x, y, z of every particle's velocity (m/s). Two simulations that report equal hashes
 /// after every step are, with overwhelming probability, bitwise identical (same inputs, any
 /// thread count). Not cryptographic.
 ///

@@ -16,7 +16,7 @@ pub type Hinge = [u32; 4];
 pub struct MeshTopology {
     /// Unique edges `[i, j]` with `i < j`, in order of first appearance in the triangle list.
     pub edges: Vec<[u32; 2]>,
-    /// Sum of the rest areas of the triangles adjacent to each edge [m²] (parallel to `edges`).
+    /// Sum of the rest areas of the triangles adjacent to each edge \[m²\] (parallel to `edges`).
     pub edge_adjacent_area: Vec<f32>,
     /// One hinge per interior (exactly two-triangle) edge. Non-manifold edges (3+ triangles) keep
     /// their stretch constraint but get no hinge: there is no single dihedral angle to preserve.
@@ -27,7 +27,7 @@ pub struct MeshTopology {
     pub non_manifold_edges: u32,
     /// Number of edges with exactly one triangle.
     pub boundary_edges: u32,
-    /// Rest area of each triangle [m²].
+    /// Rest area of each triangle \[m²\].
     pub triangle_area: Vec<f32>,
 }
 

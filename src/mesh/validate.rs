@@ -3,7 +3,7 @@
 
 use crate::error::ClothError;
 
-/// Largest accepted coordinate magnitude [m] of a vertex position or pin target (±100 km). Float
+/// Largest accepted coordinate magnitude \[m\] of a vertex position or pin target (±100 km). Float
 /// spacing there is 8 mm, already coarse for cloth; beyond it edge lengths and their squares
 /// overflow towards infinity and a step would turn the cloth into NaN. Colliders and teleports use
 /// the same bound.

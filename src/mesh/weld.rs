@@ -12,13 +12,13 @@ use std::collections::HashMap;
 pub struct WeldResult {
     /// `particle_of_vertex[v]` is the particle that render vertex `v` belongs to. Length = vertex count.
     pub particle_of_vertex: Vec<u32>,
-    /// Rest position of each particle [m]: the position of its first render vertex.
+    /// Rest position of each particle \[m\]: the position of its first render vertex.
     pub particle_positions: Vec<Vec3>,
     /// The first render vertex of each particle (its representative).
     pub first_vertex: Vec<u32>,
 }
 
-/// Weld vertices whose distance is at most `tolerance` [m]. Particles are numbered in order of their
+/// Weld vertices whose distance is at most `tolerance` \[m\]. Particles are numbered in order of their
 /// first render vertex, so a mesh without duplicates keeps its vertex order exactly, and a mesh whose
 /// duplicates come after their originals simulates exactly like the unsplit mesh.
 ///

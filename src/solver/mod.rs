@@ -48,7 +48,7 @@ const STRETCH_SWEEPS: usize = 2;
 /// World-level settings and shared state a cloth step needs.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct StepContext<'a> {
-    /// Gravity [m/s²].
+    /// Gravity \[m/s²\].
     pub gravity: Vec3,
     /// Default substeps per step.
     pub substeps: u32,
@@ -78,7 +78,7 @@ pub(crate) struct StepContext<'a> {
 /// one's (time-averaged p95, `tests/colouring.rs`): the threshold stays between the two grids.
 pub const PARALLEL_MIN_CONSTRAINTS: usize = 20_000;
 
-/// Advance `cloth` by one fixed step `dt` [s] (already validated: 1e-5 ≤ dt ≤ 1).
+/// Advance `cloth` by one fixed step `dt` \[s\] (already validated: 1e-5 ≤ dt ≤ 1).
 ///
 /// Per substep h = dt/n (DESIGN §2): aerodynamic forces (if enabled), predict, λ = 0, k Gauss–Seidel
 /// iterations (bending, then [`STRETCH_SWEEPS`] stretch sweeps ordered outward from the pins
@@ -293,8 +293,8 @@ impl SweepCoefficients {
 
 /// One iteration's sweeps as the work of one team run: bending, [`STRETCH_SWEEPS`] stretch sweeps
 /// and the tethers, in that order, a type switched off in `params` left out; the first sweep of
-/// each type takes λ as 0 when `fresh`. `x_prev` [m] (`Vec3[particle count]`) is what damped kernels
-/// read: a step team hands undamped kernels an empty slice. `w`: inverse masses [1/kg].
+/// each type takes λ as 0 when `fresh`. `x_prev` \[m\] (`Vec3[particle count]`) is what damped kernels
+/// read: a step team hands undamped kernels an empty slice. `w`: inverse masses \[1/kg\].
 fn iteration_sweeps<'a>(
     (bending, stretch, tethers): (&'a mut BendingConstraints, &'a mut StretchConstraints, &'a mut TetherConstraints),
     x_prev: &'a [Vec3],
@@ -310,7 +310,7 @@ fn iteration_sweeps<'a>(
     Chain(Chain(bending, stretch), tethers)
 }
 
-/// Positions `x` [m] and inverse masses `w` into the sweep rows (all of one length).
+/// Positions `x` \[m\] and inverse masses `w` into the sweep rows (all of one length).
 fn to_rows(rows: &mut [SolverParticle], x: &[Vec3], w: &[f32], parallel: bool) {
     chunks_mut_in_parallel(rows, parallel, |first, rows| {
         let range = first..first + rows.len();
@@ -318,7 +318,7 @@ fn to_rows(rows: &mut [SolverParticle], x: &[Vec3], w: &[f32], parallel: bool) {
     });
 }
 
-/// The sweep rows' positions back into `x` [m].
+/// The sweep rows' positions back into `x` \[m\].
 fn from_rows(rows: &[SolverParticle], x: &mut [Vec3], parallel: bool) {
     chunks_mut_in_parallel(x, parallel, |first, x| {
         unpack_solver_particles(&rows[first..first + x.len()], x);

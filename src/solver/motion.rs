@@ -15,12 +15,12 @@ use crate::parallel::PARTICLE_CHUNK;
 use glam::{Vec3, Vec4};
 use rayon::prelude::*;
 
-/// The per-particle motion of a substep of length h [s].
+/// The per-particle motion of a substep of length h \[s\].
 #[derive(Clone, Copy, Debug)]
 pub(super) struct Motion {
-    /// Velocity change over a substep, (gravity + external acceleration)·h [m/s].
+    /// Velocity change over a substep, (gravity + external acceleration)·h \[m/s\].
     pub dv: Vec3,
-    /// Substep length [s].
+    /// Substep length \[s\].
     pub h: f32,
     /// Linear damping factor per substep, exp(−damping·h).
     pub velocity_scale: f32,
@@ -329,10 +329,10 @@ unsafe fn block16<const UPDATE: bool, const PREDICT: bool>(
 #[cfg(target_arch = "x86_64")]
 #[derive(Clone, Copy)]
 struct Block16Constants {
-    /// Δv [m/s] laid out as the packed registers' floats: float f of register k is component
+    /// Δv \[m/s\] laid out as the packed registers' floats: float f of register k is component
     /// (16k + f) mod 3.
     dv: [std::arch::x86_64::__m512; 3],
-    /// h [s], 1/h [1/s] and the damping factor, in every lane.
+    /// h \[s\], 1/h \[1/s\] and the damping factor, in every lane.
     h: std::arch::x86_64::__m512,
     inv_h: std::arch::x86_64::__m512,
     scale: std::arch::x86_64::__m512,

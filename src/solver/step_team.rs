@@ -31,7 +31,7 @@ pub(super) struct StepWork<'a, C> {
     pub substeps: u32,
     /// The per-particle motion of a substep (gravity, h, damping).
     pub motion: Motion,
-    /// `particles.x_prev` [m] and `particles.v` [m/s], `Vec3[particle count]` each; the team's
+    /// `particles.x_prev` \[m\] and `particles.v` \[m/s\], `Vec3[particle count]` each; the team's
     /// rows hold the positions.
     pub x_prev: SharedSlice<'a, Vec3>,
     pub v: SharedSlice<'a, Vec3>,

@@ -23,17 +23,17 @@ use crate::constraints::lanes_avx::{Lanes8, avx_available};
 use crate::parallel::chunks_mut_in_parallel;
 use glam::{Vec3, Vec3A};
 
-/// Relative speeds below this [m/s] produce no force (no direction to push along).
+/// Relative speeds below this \[m/s\] produce no force (no direction to push along).
 const MIN_RELATIVE_SPEED: f32 = 1e-6;
 
 /// Settings of the aerodynamic model for one step.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Aerodynamics {
-    /// Air velocity w [m/s].
+    /// Air velocity w \[m/s\].
     pub wind_velocity: Vec3,
-    /// ½·ρ·C_D [kg/m³].
+    /// ½·ρ·C_D \[kg/m³\].
     pub half_rho_drag: f32,
-    /// ½·ρ·C_L [kg/m³].
+    /// ½·ρ·C_L \[kg/m³\].
     pub half_rho_lift: f32,
 }
 
@@ -50,7 +50,7 @@ impl Aerodynamics {
         })
     }
 
-    /// Aerodynamic force [N] on the triangle with corners `x` [m] and corner velocities `v` [m/s]:
+    /// Aerodynamic force \[N\] on the triangle with corners `x` \[m\] and corner velocities `v` [m/s]:
     /// the model as written in the module docs, the reference the lane-wise
     /// [`Self::triangle_force_of`] that the step runs is tested against bit for bit.
     #[cfg(test)]
@@ -76,7 +76,7 @@ impl Aerodynamics {
         drag + lift
     }
 
-    /// [`Self::triangle_force`] of one triangle (`T = f32`) or of several lane-wise, branch-free:
+    /// `Self::triangle_force` (test builds) of one triangle (`T = f32`) or of several lane-wise, branch-free:
     /// the same IEEE operations in the same order per lane, so the same bits (the unit test
     /// compares them); the two early returns become selects of zero.
     #[inline(always)]
@@ -104,8 +104,8 @@ impl Aerodynamics {
         V3 { x: kept(force.x), y: kept(force.y), z: kept(force.z) }
     }
 
-    /// A third of the force on each of `triangles` (corners' positions in `rows` [m], velocities
-    /// `v` [m/s]) into `out`: `N` triangles at a time, the rest one at a time.
+    /// A third of the force on each of `triangles` (corners' positions in `rows` \[m\], velocities
+    /// `v` \[m/s\]) into `out`: `N` triangles at a time, the rest one at a time.
     #[inline(always)]
     fn third_forces<const N: usize, L: LaneSet<N>>(&self, rows: &[SolverParticle], v: &[Vec3], triangles: &[[u32; 3]], out: &mut [Vec3A]) {
         let batches = out.len() / N;
@@ -161,7 +161,7 @@ fn corner_rows<const N: usize, L: LaneSet<N>>(rows: &[SolverParticle], ids: [usi
     L::rows_to_lanes(r).0
 }
 
-/// Add the aerodynamic impulse of one substep h [s] to the velocities of free particles:
+/// Add the aerodynamic impulse of one substep h \[s\] to the velocities of free particles:
 /// v_i += h·w_i·Σ F/3 over the triangles around particle i. The triangles' forces are computed
 /// into the cloth's preallocated per-triangle scratch first, so every triangle sees the velocities
 /// the substep started with, 8 triangles at a time where the CPU has AVX, else 4

@@ -50,9 +50,9 @@ pub struct TetherConstraints {
     pub particle: Vec<u32>,
     /// Anchor (kinematic) particle.
     pub anchor: Vec<u32>,
-    /// Rest geodesic distance d_geo [m] (before the slack factor).
+    /// Rest geodesic distance d_geo \[m\] (before the slack factor).
     pub geodesic_distance: Vec<f32>,
-    /// Lagrange multiplier λ of the current substep [N·s²].
+    /// Lagrange multiplier λ of the current substep \[N·s²\].
     pub lambda: Vec<f32>,
     /// Tethers `0 .. full_groups_end` form groups of exactly [`TETHERS_PER_PARTICLE`] tethers and
     /// the other groups follow ([`TetherConstraints::put_full_groups_first`], which `build`
@@ -77,7 +77,7 @@ impl TetherConstraints {
     /// any anchor get no tether. Runs when pins change, never per step; deterministic (ties broken
     /// by index).
     ///
-    /// `links` and `link_length` [m] describe the rest distance graph (mesh edges, optionally plus
+    /// `links` and `link_length` \[m\] describe the rest distance graph (mesh edges, optionally plus
     /// shortcuts such as hinge diagonals); `w` are the inverse masses (anchors have `w == 0`).
     /// Groups of exactly [`TETHERS_PER_PARTICLE`] tethers come first
     /// (`put_full_groups_first`); a cloth then also puts the straight ones first
@@ -128,7 +128,7 @@ impl TetherConstraints {
     }
 
     /// Reorder the full groups ([`TetherConstraints::full_groups_end`]) stably so that those whose
-    /// particle lies, in the pose `x` [m], on a straight line to one of its anchors come first:
+    /// particle lies, in the pose `x` \[m\], on a straight line to one of its anchors come first:
     /// |x_i − x_a| ≥ (1 − [`STRAIGHT_TOLERANCE`])·d_geo, a straight geodesic. Those are the
     /// tethers a cloth hanging from its pins pulls taut: the edge between two pins, the columns
     /// and diagonals below them. The lane-wise sweep skips a batch of groups when none of its
@@ -181,7 +181,7 @@ impl TetherConstraints {
         self.permute_tethers(&order);
     }
 
-    /// One Gauss–Seidel sweep; `slack` is s, `compliance` α [m/N] for all tethers. With
+    /// One Gauss–Seidel sweep; `slack` is s, `compliance` α \[m/N\] for all tethers. With
     /// `parallel`, particle groups are spread over the current rayon pool: a group moves only its
     /// own particle and reads only kinematic anchors, so the bits are the same.
     ///
