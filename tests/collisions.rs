@@ -1,6 +1,8 @@
 //! Colliders with friction (issue 5), through the public Rust API. Each test prints its measured
 //! numbers (`cargo test --release --test collisions -- --nocapture`).
 
+mod common;
+
 use xpbd_cloth::{ClothDesc, ClothHandle, ClothParams, ColliderDesc, Pose, Vec3, World, WorldDesc};
 
 const DT: f32 = 1.0 / 60.0;
@@ -287,10 +289,9 @@ fn cloth_spawned_half_inside_a_sphere_is_pushed_out_slowly() {
 #[test]
 fn tablecloth_drapes_over_a_box_table_top() {
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/data/tablecloth.obj");
-    let (models, _) = tobj::load_obj(path, &tobj::LoadOptions { triangulate: true, ..Default::default() }).unwrap();
-    let mesh = &models[0].mesh;
+    let (positions, indices) = common::load_obj(std::path::Path::new(path)).unwrap();
     // Lift it 2 cm above the table top it was modelled on, so that it is dropped.
-    let rest: Vec<[f32; 3]> = mesh.positions.chunks_exact(3).map(|p| [p[0], p[1] + 0.02, p[2]]).collect();
+    let rest: Vec<[f32; 3]> = positions.iter().map(|p| [p[0], p[1] + 0.02, p[2]]).collect();
     // The table top of the same scene (table.obj): x ±0.2229 m, z ±0.3545 m, y 0.9630..0.9746 m.
     let (top, half) = (0.9746f32, Vec3::new(0.2229, 0.0058, 0.3545));
     let centre = Vec3::new(0.0, top - half.y, 0.0);
@@ -305,7 +306,7 @@ fn tablecloth_drapes_over_a_box_table_top() {
         ..ColliderDesc::cuboid(half.to_array())
     };
     world.add_collider(&table).unwrap();
-    let cloth = world.add_cloth(&ClothDesc::new(&rest, &mesh.indices)).unwrap();
+    let cloth = world.add_cloth(&ClothDesc::new(&rest, &indices)).unwrap();
     let thickness = world.cloth(cloth).unwrap().params().collision_thickness;
     for _ in 0..150 {
         world.step(DT).unwrap();

@@ -4,17 +4,10 @@
 
 mod common;
 
-use common::{horizontal_sheet, light_stiff_params};
+use common::{horizontal_sheet, light_stiff_params, load_obj};
 use std::path::Path;
 use xpbd_cloth::constraints::colouring::colouring_is_valid;
 use xpbd_cloth::{ClothDesc, ClothParams, ClothStats, ColliderDesc, Pose, World, WorldDesc};
-
-fn load_obj(path: &Path) -> (Vec<[f32; 3]>, Vec<u32>) {
-    let options = tobj::LoadOptions { single_index: false, triangulate: false, ignore_points: true, ignore_lines: true };
-    let (models, _) = tobj::load_obj(path, &options).unwrap();
-    let mesh = &models[0].mesh;
-    (mesh.positions.chunks_exact(3).map(|p| [p[0], p[1], p[2]]).collect(), mesh.indices.clone())
-}
 
 #[test]
 fn colouring_is_valid_on_every_bundled_mesh() {
@@ -27,7 +20,7 @@ fn colouring_is_valid_on_every_bundled_mesh() {
     meshes.sort();
     assert!(meshes.len() >= 2, "{meshes:?}");
     for path in meshes {
-        let (positions, indices) = load_obj(&path);
+        let (positions, indices) = load_obj(&path).unwrap();
         let mut world = World::new(WorldDesc::default()).unwrap();
         let mut desc = ClothDesc::new(&positions, &indices);
         desc.params.enable_tethers = true;

@@ -169,7 +169,7 @@ mod tests {
     #[test]
     fn a_step_team_gives_the_bits_of_one_member_for_any_member_count() {
         use crate::constraints::access::SolverParticle;
-        use crate::constraints::team::tests::run_team_of;
+        use crate::constraints::team::run_team_of;
         let n = if cfg!(miri) { 60 } else { 1000 };
         let pins = Pins {
             particles: vec![0, 7, n as u32 - 3],

@@ -50,16 +50,22 @@ pub struct TableclothScene {
     pub table: ColliderDesc,
 }
 
-/// `data/tablecloth.obj` and its table top. Errors: the file cannot be read or holds no mesh (the
-/// message names the path).
-pub fn tablecloth_on_its_table() -> Result<TableclothScene, String> {
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("data/tablecloth.obj");
+/// The first mesh of the OBJ file at `path`: positions [m] (`[f32; 3]` per vertex) and triangle
+/// vertex indices (`u32 × 3` per triangle), as the file lists them (faces not triangulated: the
+/// bundled meshes are triangles). Errors: the file cannot be read or holds no mesh (the message
+/// names the path).
+pub fn load_obj(path: &std::path::Path) -> Result<(Vec<[f32; 3]>, Vec<u32>), String> {
     let options = tobj::LoadOptions { single_index: false, triangulate: false, ignore_points: true, ignore_lines: true };
-    let (models, _) = tobj::load_obj(&path, &options).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    let (models, _) = tobj::load_obj(path, &options).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
     let mesh = &models.first().ok_or_else(|| format!("{} has no mesh", path.display()))?.mesh;
-    let positions = mesh.positions.chunks_exact(3).map(|p| [p[0], p[1], p[2]]).collect();
+    Ok((mesh.positions.chunks_exact(3).map(|p| [p[0], p[1], p[2]]).collect(), mesh.indices.clone()))
+}
+
+/// `data/tablecloth.obj` and its table top. Errors: those of [`load_obj`].
+pub fn tablecloth_on_its_table() -> Result<TableclothScene, String> {
+    let (positions, indices) = load_obj(&std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("data/tablecloth.obj"))?;
     let table = ColliderDesc { pose: Pose::at([-0.13, 0.9525, 0.0]), radius: 0.005, ..ColliderDesc::cuboid([0.223, 0.0075, 0.355]) };
-    Ok(TableclothScene { positions, indices: mesh.indices.clone(), table })
+    Ok(TableclothScene { positions, indices, table })
 }
 
 /// The light, stiff cloth of the validation tests and the bench: 1 kg/m², stretch α = 0,

@@ -94,7 +94,7 @@ fn team_size(pool_threads: usize) -> usize {
 ///
 /// # Safety
 /// As [`run_team`].
-unsafe fn run_team_of<W: TeamWork>(work: &W, x: &mut [SolverParticle], members: usize) {
+pub(crate) unsafe fn run_team_of<W: TeamWork>(work: &W, x: &mut [SolverParticle], members: usize) {
     assert!((1..=MAX_MEMBERS).contains(&members));
     let team = ColourTeam {
         work,

@@ -1,13 +1,4 @@
 use super::*;
-
-/// [`run_team_of`] for other modules' tests.
-///
-/// # Safety
-/// As [`run_team`].
-pub(crate) unsafe fn run_team_of<W: TeamWork>(work: &W, x: &mut [SolverParticle], members: usize) {
-    // SAFETY: the caller's contract.
-    unsafe { super::run_team_of(work, x, members) }
-}
 use crate::constraints::access::Positions;
 use std::sync::Mutex;
 use std::sync::atomic::AtomicBool;
