@@ -118,14 +118,14 @@ pub enum ClothError {
     /// [`crate::UnstableRecovery`] says and their [`crate::ClothStatus`] records why.
     SimulationUnstable {
         /// The first unstable cloth (lowest slot).
-        cloth: crate::ClothHandle,
+        cloth: crate::handle::ClothHandle,
         /// What its guard found.
-        instability: crate::Instability,
+        instability: Instability,
         /// How many cloths of the world became unstable in this step (≥ 1).
         unstable_cloths: u32,
     },
     /// A state snapshot passed to [`crate::Cloth::restore_state`] was rejected (state unchanged).
-    InvalidSnapshot(crate::cloth::SnapshotProblem),
+    InvalidSnapshot(SnapshotProblem),
 }
 
 impl fmt::Display for ClothError {
@@ -188,7 +188,7 @@ impl std::error::Error for ClothError {}
 
 /// The text of `SimulationUnstable` with the first unstable cloth called `cloth` (the C ABI names
 /// it by its id instead of its slot).
-pub(crate) fn unstable_message(cloth: &str, instability: &crate::Instability, unstable_cloths: u32) -> String {
+pub(crate) fn unstable_message(cloth: &str, instability: &Instability, unstable_cloths: u32) -> String {
     format!("{cloth}: {instability}; {unstable_cloths} cloth(s) of the world became unstable in this step")
 }
 
@@ -223,5 +223,115 @@ pub(crate) fn check_range(
         Ok(())
     } else {
         Err(ClothError::InvalidParameter { name, value: value as f64, expected })
+    }
+}
+
+/// Snapshot format version written by this library and the only one it reads (see
+/// `crate::cloth::snapshot`).
+pub const SNAPSHOT_VERSION: u32 = 1;
+
+/// What the guard does with a cloth whose step failed the check.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum UnstableRecovery {
+    /// Put back the positions, velocities and pin positions it had before the failed step (the last
+    /// state that passed the check). Pin targets stay, so the next step tries the same pin motion
+    /// again: teleport the cloth (or change the targets) if that motion was the cause.
+    #[default]
+    LastGoodState,
+    /// Put every free particle back at its creation position (moved by all teleports since),
+    /// with zero velocity; pinned particles stay at their pins.
+    RestPose,
+    /// No check, no copy: the cloth keeps whatever the step produced (the status stays clear).
+    Disabled,
+}
+
+/// Why a step failed the guard.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum InstabilityKind {
+    /// A position or velocity became NaN or infinite.
+    NonFinite,
+    /// A particle moved farther than the bound in one step.
+    DisplacementBound,
+}
+
+/// One failed step: what the guard saw and what it did.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Instability {
+    /// Why.
+    pub kind: InstabilityKind,
+    /// The first offending particle (particle order; see [`Cloth::particle_map`]).
+    pub particle: u32,
+    /// How far that particle moved in the step \[m\] (NaN or infinite when non-finite).
+    pub displacement: f32,
+    /// The displacement bound D_max of that step \[m\].
+    pub bound: f32,
+    /// How the cloth was put back.
+    pub recovery: UnstableRecovery,
+}
+
+impl fmt::Display for Instability {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let (particle, d, bound) = (self.particle, self.displacement, self.bound);
+        match self.kind {
+            InstabilityKind::NonFinite => write!(f, "particle {particle} became NaN or infinite")?,
+            InstabilityKind::DisplacementBound => {
+                write!(f, "particle {particle} moved {d} m in one step, beyond the bound of {bound} m")?
+            }
+        }
+        match self.recovery {
+            UnstableRecovery::LastGoodState => write!(f, "; restored to its last good state"),
+            UnstableRecovery::RestPose => write!(f, "; restored to its rest pose"),
+            UnstableRecovery::Disabled => Ok(()),
+        }
+    }
+}
+
+
+/// Why a snapshot was rejected.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SnapshotProblem {
+    /// Shorter than the smallest snapshot (header + rest frame + checksum).
+    TooShort {
+        /// Bytes passed.
+        len: usize,
+    },
+    /// The buffer does not start with the snapshot magic `XPBDSNAP`.
+    NotASnapshot,
+    /// Written by a library with another snapshot format.
+    UnsupportedVersion {
+        /// The version in the buffer.
+        found: u32,
+    },
+    /// The header's total size differs from the buffer's size.
+    SizeMismatch {
+        /// Size recorded in the header.
+        recorded: u64,
+        /// Size of the buffer passed.
+        len: usize,
+    },
+    /// The checksum does not match, or a field is impossible (changed or corrupted bytes).
+    Corrupted,
+    /// The snapshot belongs to a cloth of another mesh.
+    OtherMesh,
+    /// The snapshot holds a NaN or infinite value, or a rest rotation that is not a unit quaternion.
+    NonFiniteState,
+}
+
+impl fmt::Display for SnapshotProblem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        use SnapshotProblem::*;
+        match self {
+            TooShort { len } => write!(f, "{len} bytes is shorter than any snapshot"),
+            NotASnapshot => write!(f, "not a cloth snapshot (no XPBDSNAP magic)"),
+            UnsupportedVersion { found } => {
+                write!(f, "snapshot format version {found}; this library reads version {SNAPSHOT_VERSION}")
+            }
+            SizeMismatch { recorded, len } => {
+                write!(f, "the snapshot is {recorded} bytes but the buffer passed is {len} bytes")
+            }
+            Corrupted => write!(f, "checksum mismatch or impossible field: the snapshot was changed or corrupted"),
+            OtherMesh => write!(f, "the snapshot was saved from a cloth of another mesh"),
+            NonFiniteState => write!(f, "the snapshot holds a NaN or infinite value"),
+        }
     }
 }

@@ -32,6 +32,7 @@ pub mod constraints;
 pub mod error;
 pub mod ffi;
 mod fp_env;
+mod handle;
 pub mod material;
 pub mod mesh;
 mod parallel;

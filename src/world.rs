@@ -4,6 +4,7 @@ use crate::cloth::{Cloth, ClothDesc, MAX_SUBSTEPS};
 use crate::collision::inter_cloth::InterClothSnapshot;
 use crate::collision::{Collider, ColliderDesc, ColliderHandle, ColliderStore, Pose};
 use crate::error::{ClothError, check_count, check_range};
+pub use crate::handle::ClothHandle;
 use crate::slot_map::SlotMap;
 pub use crate::solver::PARALLEL_MIN_CONSTRAINTS;
 use crate::fp_env::DefaultFpEnv;
@@ -42,16 +43,6 @@ impl WorldDesc {
         check_count("thread_count", self.thread_count, 0, 256, "0..=256 (0 = all cores)")?;
         Ok(())
     }
-}
-
-/// Identifies a cloth in a [`World`]: slot index + generation, so a handle to a removed cloth is
-/// detected instead of reaching whatever reuses its slot.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct ClothHandle {
-    /// Slot index.
-    pub index: u32,
-    /// Generation of the slot when the cloth was created (starts at 1; 0 is never valid).
-    pub generation: u32,
 }
 
 /// Largest step accepted by [`World::step`] \[s\].
@@ -282,16 +273,16 @@ impl World {
     /// in slot order (one thread). Returns false, taking none, unless at least two take part.
     /// The snapshot's buffers grow when cloths are added, at their first step.
     fn snapshot_inter_cloth(&mut self, dt: f32) -> bool {
-        let taking_part = self.cloths.iter().filter(|(_, c)| c.params.inter_cloth_collision).count();
+        let taking_part = self.cloths.iter().filter(|(_, c)| c.config.params.inter_cloth_collision).count();
         if taking_part < 2 {
             return false;
         }
         let snapshot = &mut self.inter_cloth;
         snapshot.clear();
         for (index, c) in self.cloths.iter() {
-            if c.params.inter_cloth_collision {
-                let p = &c.particles;
-                snapshot.push_cloth(index, &p.x, &p.v, c.params.effective_self_collision_radius());
+            if c.config.params.inter_cloth_collision {
+                let p = &c.state;
+                snapshot.push_cloth(index, &p.x, &p.v, c.config.params.effective_self_collision_radius());
             }
         }
         snapshot.build(dt);

@@ -25,64 +25,8 @@
 //! `ClothError::SimulationUnstable` naming it, after every other cloth has stepped normally.
 
 use super::Cloth;
-use glam::{Quat, Vec3};
-use std::fmt;
-
-/// What the guard does with a cloth whose step failed the check.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub enum UnstableRecovery {
-    /// Put back the positions, velocities and pin positions it had before the failed step (the last
-    /// state that passed the check). Pin targets stay, so the next step tries the same pin motion
-    /// again: teleport the cloth (or change the targets) if that motion was the cause.
-    #[default]
-    LastGoodState,
-    /// Put every free particle back at its creation position (moved by all teleports since),
-    /// with zero velocity; pinned particles stay at their pins.
-    RestPose,
-    /// No check, no copy: the cloth keeps whatever the step produced (the status stays clear).
-    Disabled,
-}
-
-/// Why a step failed the guard.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum InstabilityKind {
-    /// A position or velocity became NaN or infinite.
-    NonFinite,
-    /// A particle moved farther than the bound in one step.
-    DisplacementBound,
-}
-
-/// One failed step: what the guard saw and what it did.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Instability {
-    /// Why.
-    pub kind: InstabilityKind,
-    /// The first offending particle (particle order; see [`Cloth::particle_map`]).
-    pub particle: u32,
-    /// How far that particle moved in the step \[m\] (NaN or infinite when non-finite).
-    pub displacement: f32,
-    /// The displacement bound D_max of that step \[m\].
-    pub bound: f32,
-    /// How the cloth was put back.
-    pub recovery: UnstableRecovery,
-}
-
-impl fmt::Display for Instability {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let (particle, d, bound) = (self.particle, self.displacement, self.bound);
-        match self.kind {
-            InstabilityKind::NonFinite => write!(f, "particle {particle} became NaN or infinite")?,
-            InstabilityKind::DisplacementBound => {
-                write!(f, "particle {particle} moved {d} m in one step, beyond the bound of {bound} m")?
-            }
-        }
-        match self.recovery {
-            UnstableRecovery::LastGoodState => write!(f, "; restored to its last good state"),
-            UnstableRecovery::RestPose => write!(f, "; restored to its rest pose"),
-            UnstableRecovery::Disabled => Ok(()),
-        }
-    }
-}
+pub use crate::error::{Instability, InstabilityKind, UnstableRecovery};
+use glam::Vec3;
 
 /// A cloth's guard status since it was last read ([`Cloth::take_status`]).
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -100,14 +44,6 @@ pub(crate) struct Guard {
     /// the check ended (or the creation pose, or the latest teleport or snapshot restore).
     good_x: Vec<Vec3>,
     good_v: Vec<Vec3>,
-    /// Particle positions at creation \[m\].
-    pub rest: Vec<Vec3>,
-    /// Diagonal of the rest pose's bounding box L \[m\].
-    rest_extent: f32,
-    /// The rigid transform of every teleport since creation, composed (rotation, then translation):
-    /// the rest pose now lies at `rest_rotation · rest + rest_translation`.
-    pub rest_rotation: Quat,
-    pub rest_translation: Vec3,
     /// D_max of the current step \[m\].
     bound: f32,
     status: ClothStatus,
@@ -116,15 +52,11 @@ pub(crate) struct Guard {
 }
 
 impl Guard {
-    pub fn new(rest: &[Vec3]) -> Guard {
-        let (lo, hi) = rest.iter().fold((Vec3::MAX, Vec3::MIN), |(lo, hi), &p| (lo.min(p), hi.max(p)));
+    /// A guard whose last good state is `x` \[m\] at rest.
+    pub fn new(x: &[Vec3]) -> Guard {
         Guard {
-            good_x: rest.to_vec(),
-            good_v: vec![Vec3::ZERO; rest.len()],
-            rest: rest.to_vec(),
-            rest_extent: if rest.is_empty() { 0.0 } else { (hi - lo).length() },
-            rest_rotation: Quat::IDENTITY,
-            rest_translation: Vec3::ZERO,
+            good_x: x.to_vec(),
+            good_v: vec![Vec3::ZERO; x.len()],
             bound: 0.0,
             status: ClothStatus::default(),
             failed: None,
@@ -137,19 +69,19 @@ impl Cloth {
     /// displacement bound of the step (nothing when disabled).
     pub(crate) fn guard_begin_step(&mut self, dt: f32, collider_motion: f32) {
         self.guard.failed = None;
-        if self.params.unstable_recovery == UnstableRecovery::Disabled {
+        let params = &self.config.params;
+        if params.unstable_recovery == UnstableRecovery::Disabled {
             return;
         }
-        let pins = &self.pins;
+        let pins = &self.state.pins;
         let d_pins = pins.start.iter().zip(&pins.target).map(|(s, t)| s.distance(*t)).fold(0.0f32, f32::max);
-        let g = &mut self.guard;
-        g.bound = d_pins + collider_motion + 2.0 * g.rest_extent + self.params.max_particle_speed * dt;
+        self.guard.bound = d_pins + collider_motion + 2.0 * self.model.rest_extent + params.max_particle_speed * dt;
     }
 
     /// After a step: check against the last good state; on success the state becomes the new last
     /// good state, on failure the cloth is recovered. Returns whether the step failed.
     pub(crate) fn guard_end_step(&mut self) -> bool {
-        let recovery = self.params.unstable_recovery;
+        let recovery = self.config.params.unstable_recovery;
         if recovery == UnstableRecovery::Disabled {
             return false;
         }
@@ -180,13 +112,13 @@ impl Cloth {
     /// so that the last good state is always the state the next step starts from, unless that
     /// state was corrupted outside the solver.
     pub(crate) fn remember_good_state(&mut self) {
-        self.guard.good_x.copy_from_slice(&self.particles.x);
-        self.guard.good_v.copy_from_slice(&self.particles.v);
+        self.guard.good_x.copy_from_slice(&self.state.x);
+        self.guard.good_v.copy_from_slice(&self.state.v);
     }
 
     /// The first particle that is non-finite or moved beyond the bound, if any.
     fn find_instability(&self, recovery: UnstableRecovery) -> Option<Instability> {
-        let (p, g) = (&self.particles, &self.guard);
+        let (p, g) = (&self.state, &self.guard);
         let bound_sq = g.bound * g.bound;
         // One pass. `d² <= D²` is false for NaN, so a NaN position fails it too.
         let good = |i: usize| (p.x[i] - g.good_x[i]).length_squared() <= bound_sq && p.v[i].is_finite();
@@ -204,27 +136,27 @@ impl Cloth {
     /// keep pin and particle together), so the pins' start positions are recovered from them.
     /// Pin targets stay as the caller set them.
     fn restore_last_good_state(&mut self) {
-        let (p, g) = (&mut self.particles, &self.guard);
+        let (p, g) = (&mut self.state, &self.guard);
         p.x.copy_from_slice(&g.good_x);
-        p.x_prev.copy_from_slice(&g.good_x);
+        self.scratch.x_prev.copy_from_slice(&g.good_x);
         p.v.copy_from_slice(&g.good_v);
-        for (k, &i) in self.pins.particles.iter().enumerate() {
-            self.pins.start[k] = p.x[i as usize];
+        for (k, &i) in p.pins.particles.iter().enumerate() {
+            p.pins.start[k] = p.x[i as usize];
         }
     }
 
     /// The creation pose moved by every teleport since, at rest; pinned particles at their pins
     /// (which have reached their targets).
     fn restore_rest_pose(&mut self) {
-        let (p, g) = (&mut self.particles, &self.guard);
-        for (x, &r) in p.x.iter_mut().zip(&g.rest) {
-            *x = g.rest_rotation * r + g.rest_translation;
+        let p = &mut self.state;
+        for (x, &r) in p.x.iter_mut().zip(&self.model.rest) {
+            *x = p.rest_rotation * r + p.rest_translation;
         }
         p.v.fill(Vec3::ZERO);
-        for (k, &i) in self.pins.particles.iter().enumerate() {
-            p.x[i as usize] = self.pins.start[k];
+        for (k, &i) in p.pins.particles.iter().enumerate() {
+            p.x[i as usize] = p.pins.start[k];
         }
-        p.x_prev.copy_from_slice(&p.x);
+        self.scratch.x_prev.copy_from_slice(&p.x);
     }
 
     /// The guard status since the last call, then cleared: how many steps failed and the latest
@@ -271,7 +203,7 @@ mod tests {
         }
         let before = world.cloth(a).unwrap().state_hash();
         // A NaN velocity as a broken constraint or a bad caller input could leave it.
-        world.cloth_mut(a).unwrap().particles.v[12] = Vec3::NAN;
+        world.cloth_mut(a).unwrap().state.v[12] = Vec3::NAN;
         let err = world.step(1.0 / 60.0).unwrap_err();
         reference.step(1.0 / 60.0).unwrap();
         match err {
@@ -306,10 +238,10 @@ mod tests {
         for _ in 0..20 {
             world.step(1.0 / 60.0).unwrap();
         }
-        world.cloth_mut(a).unwrap().particles.x[12] = Vec3::new(f32::INFINITY, 0.0, 0.0);
+        world.cloth_mut(a).unwrap().state.x[12] = Vec3::new(f32::INFINITY, 0.0, 0.0);
         assert!(matches!(world.step(1.0 / 60.0), Err(ClothError::SimulationUnstable { .. })));
         let c = world.cloth(a).unwrap();
-        assert_eq!(c.particle_positions(), &c.guard.rest[..]);
+        assert_eq!(c.particle_positions(), &c.model.rest[..]);
         assert!(c.particle_velocities().iter().all(|v| *v == Vec3::ZERO));
     }
 
@@ -319,10 +251,10 @@ mod tests {
         world.step(1.0 / 60.0).unwrap();
         let q = glam::Quat::from_rotation_z(0.5);
         world.cloth_mut(a).unwrap().teleport([10.0, 0.0, -3.0], q.to_array()).unwrap();
-        world.cloth_mut(a).unwrap().particles.v[7] = Vec3::NAN;
+        world.cloth_mut(a).unwrap().state.v[7] = Vec3::NAN;
         assert!(world.step(1.0 / 60.0).is_err());
         let c = world.cloth(a).unwrap();
-        for (x, r) in c.particle_positions().iter().zip(&c.guard.rest) {
+        for (x, r) in c.particle_positions().iter().zip(&c.model.rest) {
             assert!((*x - (q * *r + Vec3::new(10.0, 0.0, -3.0))).length() < 1e-5, "{x} vs rest {r}");
         }
     }
@@ -330,7 +262,7 @@ mod tests {
     #[test]
     fn disabled_guard_lets_the_nan_through() {
         let (mut world, a, _) = two_cloth_world(UnstableRecovery::Disabled);
-        world.cloth_mut(a).unwrap().particles.v[12] = Vec3::NAN;
+        world.cloth_mut(a).unwrap().state.v[12] = Vec3::NAN;
         world.step(1.0 / 60.0).unwrap();
         assert!(!world.cloth(a).unwrap().particle_positions().iter().all(|x| x.is_finite()));
         assert_eq!(world.cloth_mut(a).unwrap().take_status().unstable_steps, 0);

@@ -27,8 +27,8 @@ impl Cloth {
     /// Move the cloth and its pins' start positions by (1 − s)·Δ before a step (see the module
     /// comment).
     pub(crate) fn apply_inertia_scale(&mut self) {
-        let s = self.params.inertia_scale;
-        let pins = &self.pins;
+        let s = self.config.params.inertia_scale;
+        let pins = &self.state.pins;
         if s >= 1.0 || pins.particles.is_empty() {
             return;
         }
@@ -37,13 +37,13 @@ impl Cloth {
         if shift == Vec3::ZERO {
             return;
         }
-        let p = &mut self.particles;
-        for (k, &i) in self.pins.particles.iter().enumerate() {
+        let p = &mut self.state;
+        for (k, &i) in p.pins.particles.iter().enumerate() {
             // The pin's particle sits at its start position; both move together.
-            self.pins.start[k] += shift;
-            p.x[i as usize] = self.pins.start[k];
+            p.pins.start[k] += shift;
+            p.x[i as usize] = p.pins.start[k];
         }
-        for (x, &w) in p.x.iter_mut().zip(&p.w) {
+        for (x, &w) in p.x.iter_mut().zip(&self.config.w) {
             if w > 0.0 {
                 *x += shift;
             }

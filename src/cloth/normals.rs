@@ -59,8 +59,8 @@ impl Cloth {
     /// Recompute the area-weighted particle normals from the current positions; with `parallel`,
     /// in chunks on the current rayon pool (the same bits: see the module comment).
     pub(crate) fn update_normals(&mut self, parallel: bool) {
-        let x = &self.particles.x;
-        let triangles = &self.triangles;
+        let x = &self.state.x;
+        let triangles = &self.model.triangles;
         // |(b − a) × (c − a)| = 2·area: summing unnormalised cross products weights by area.
         let triangle_normals = |first: usize, out: &mut [Vec3A]| {
             for (n, t) in out.iter_mut().zip(&triangles[first..]) {
@@ -68,14 +68,14 @@ impl Cloth {
                 *n = (b - a).cross(c - a);
             }
         };
-        chunks_mut_in_parallel(&mut self.per_triangle, parallel, triangle_normals);
-        let (incident, by_triangle) = (&self.particle_triangles, &self.per_triangle);
+        chunks_mut_in_parallel(&mut self.scratch.per_triangle, parallel, triangle_normals);
+        let (incident, by_triangle) = (&self.model.particle_triangles, &self.scratch.per_triangle);
         let particle_normals = |first: usize, out: &mut [Vec3]| {
             for (k, n) in out.iter_mut().enumerate() {
                 *n = incident.sum(first + k, by_triangle).normalize_or_zero().into();
             }
         };
-        chunks_mut_in_parallel(&mut self.normals, parallel, particle_normals);
+        chunks_mut_in_parallel(&mut self.output.normals, parallel, particle_normals);
     }
 }
 
@@ -140,14 +140,14 @@ mod tests {
     #[test]
     fn gathered_normals_equal_the_triangle_order_scatter_bit_for_bit_in_one_piece_and_in_parallel() {
         let mut cloth = crumpled_cloth();
-        assert!(cloth.particles.x.len() > 2 * PARTICLE_CHUNK, "several particle chunks");
-        let expected = scatter_normals(&cloth.particles.x, &cloth.triangles);
+        assert!(cloth.state.x.len() > 2 * PARTICLE_CHUNK, "several particle chunks");
+        let expected = scatter_normals(&cloth.state.x, &cloth.model.triangles);
         assert!(expected.iter().all(|n| (n.length() - 1.0).abs() < 1e-5 && n.y.abs() > 0.5), "unit, mostly up");
         cloth.update_normals(false);
-        assert_eq!(bits(&cloth.normals), bits(&expected), "one piece");
-        cloth.normals.fill(Vec3::ZERO);
+        assert_eq!(bits(&cloth.output.normals), bits(&expected), "one piece");
+        cloth.output.normals.fill(Vec3::ZERO);
         let pool = rayon::ThreadPoolBuilder::new().num_threads(3).build().unwrap();
         pool.install(|| cloth.update_normals(true));
-        assert_eq!(bits(&cloth.normals), bits(&expected), "in parallel");
+        assert_eq!(bits(&cloth.output.normals), bits(&expected), "in parallel");
     }
 }

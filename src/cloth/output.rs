@@ -1,8 +1,37 @@
-//! Reading results back in render-vertex order, and energy for diagnostics.
+//! What a step leaves for the caller (normals, statistics), reading results back in render-vertex
+//! order, and energy for diagnostics.
 
 use super::Cloth;
+use super::residuals::LazyResiduals;
 use crate::error::ClothError;
+use crate::stats::ClothStats;
 use glam::Vec3;
+
+/// The outputs of the last step.
+#[derive(Clone, Debug)]
+pub(crate) struct ClothOutput {
+    /// Area-weighted unit normal per particle, refreshed at the end of every step.
+    pub normals: Vec<Vec3>,
+    /// The statistics the last step produced itself: substeps, iterations, contact and pair
+    /// counts (the residual fields stay zero here; [`Cloth::stats`] adds them when first read).
+    pub stats: ClothStats,
+    /// The last step's residual statistics, computed when first read (`residuals`).
+    pub residuals: LazyResiduals,
+    /// Substep length h \[s\] of the last step (0 before the first).
+    pub last_substep: f32,
+}
+
+impl ClothOutput {
+    /// Before the first step, with room for `residuals` residuals of one constraint type.
+    pub fn new(particles: usize, residuals: usize) -> ClothOutput {
+        ClothOutput {
+            normals: vec![Vec3::ZERO; particles],
+            stats: ClothStats::default(),
+            residuals: LazyResiduals::with_capacity(residuals),
+            last_substep: 0.0,
+        }
+    }
+}
 
 /// Mechanical energy of a cloth \[J\] (see [`Cloth::energy`]).
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -30,7 +59,7 @@ impl Cloth {
     /// Copy positions \[m\] in render-vertex order into `out` (`[f32; 3] × vertex_count`).
     /// Copies of a welded vertex read the same position. Errors: `BufferSizeMismatch`.
     pub fn read_positions(&self, out: &mut [[f32; 3]]) -> Result<(), ClothError> {
-        self.gather(&self.particles.x, out)
+        self.gather(&self.state.x, out)
     }
 
     /// Copy unit normals in render-vertex order into `out` (`[f32; 3] × vertex_count`): per particle,
@@ -38,14 +67,15 @@ impl Cloth {
     /// oriented by the triangles' winding (counter-clockwise = front). Particles without triangles
     /// read (0, 0, 0). Updated at the end of every step. Errors: `BufferSizeMismatch`.
     pub fn read_normals(&self, out: &mut [[f32; 3]]) -> Result<(), ClothError> {
-        self.gather(&self.normals, out)
+        self.gather(&self.output.normals, out)
     }
 
     fn gather(&self, per_particle: &[Vec3], out: &mut [[f32; 3]]) -> Result<(), ClothError> {
-        if out.len() != self.particle_of_vertex.len() {
-            return Err(ClothError::BufferSizeMismatch { expected: self.particle_of_vertex.len(), got: out.len() });
+        let map = &self.model.particle_of_vertex;
+        if out.len() != map.len() {
+            return Err(ClothError::BufferSizeMismatch { expected: map.len(), got: out.len() });
         }
-        for (o, &p) in out.iter_mut().zip(&self.particle_of_vertex) {
+        for (o, &p) in out.iter_mut().zip(map) {
             *o = per_particle[p as usize].to_array();
         }
         Ok(())
@@ -55,25 +85,27 @@ impl Cloth {
     /// plus this cloth's external acceleration if that should count as a potential).
     pub fn energy(&self, gravity: Vec3) -> Energy {
         let _fp = crate::fp_env::DefaultFpEnv::enter(); // whatever the caller's mode
-        let p = &self.particles;
+        let (p, w) = (&self.state, &self.config.w);
         let mut e = Energy::default();
         for i in 0..p.x.len() {
-            if p.w[i] > 0.0 {
-                let m = 1.0 / p.w[i];
+            if w[i] > 0.0 {
+                let m = 1.0 / w[i];
                 e.kinetic += 0.5 * m * p.v[i].length_squared();
                 e.gravitational -= m * gravity.dot(p.x[i]);
             }
         }
-        if self.last_substep > 0.0 {
-            let inv_h2 = 1.0 / (self.last_substep * self.last_substep);
+        let h = self.output.last_substep;
+        if h > 0.0 {
+            let inv_h2 = 1.0 / (h * h);
             let complementary = |lambda: &[f32], compliance: &[f32]| -> f32 {
                 lambda.iter().zip(compliance).map(|(l, a)| 0.5 * a * (l * inv_h2).powi(2)).sum()
             };
-            if self.params.enable_stretch {
-                e.elastic += complementary(&self.stretch.lambda, &self.stretch.compliance);
+            let (params, scratch, config) = (&self.config.params, &self.scratch, &self.config);
+            if params.enable_stretch {
+                e.elastic += complementary(&scratch.stretch_lambda, &config.stretch_compliance);
             }
-            if self.params.enable_bending {
-                e.elastic += complementary(&self.bending.lambda, &self.bending.compliance);
+            if params.enable_bending {
+                e.elastic += complementary(&scratch.bend_lambda, &config.bend_compliance);
             }
         }
         e

@@ -65,9 +65,9 @@ impl Cloth {
     /// steps does not change them: the methods that change what they are taken from (teleport,
     /// pins, parameters, colouring, snapshot restore) compute them first.
     pub fn stats(&self) -> &ClothStats {
-        let r = &self.residuals;
+        let r = &self.output.residuals;
         r.value.get_or_init(|| {
-            let mut stats = self.stats;
+            let mut stats = self.output.stats;
             if r.due {
                 let _fp = DefaultFpEnv::enter();
                 let mut abs_c = r.abs_c.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
@@ -104,15 +104,15 @@ impl Cloth {
     /// Called at the end of a step, after [`Cloth::stats`]' non-residual fields (`self.stats`) are
     /// set: the next read computes the residuals of this step's end.
     pub(crate) fn residuals_due(&mut self) {
-        let r = &mut self.residuals;
+        let r = &mut self.output.residuals;
         r.value = OnceLock::new();
         r.due = true;
         #[cfg(debug_assertions)]
         {
             let mut abs_c = std::mem::take(r.abs_c.get_mut().unwrap_or_else(|poisoned| poisoned.into_inner()));
-            let mut stats = self.stats;
+            let mut stats = self.output.stats;
             self.residual_stats(&mut abs_c, &mut stats);
-            let r = &mut self.residuals;
+            let r = &mut self.output.residuals;
             *r.abs_c.get_mut().unwrap_or_else(|poisoned| poisoned.into_inner()) = abs_c;
             r.at_step_end = Some(stats);
         }
@@ -122,27 +122,28 @@ impl Cloth {
     /// multipliers are the last substep's, of length h = `last_substep`. Each type is summarised in
     /// its storage order (`ConstraintStats::summarise`), one type at a time in `abs_c`.
     fn residual_stats(&self, abs_c: &mut Vec<f32>, stats: &mut ClothStats) {
-        let params = &self.params;
-        let x = &self.particles.x;
-        let inv_h2 = 1.0 / (self.last_substep * self.last_substep);
+        let (params, layout, lambda) = (&self.config.params, &self.layout, &self.scratch);
+        let x = &self.state.x;
+        let h = self.output.last_substep;
+        let inv_h2 = 1.0 / (h * h);
         // The edge strain is reported whether or not the stretch constraints are on.
         stats.max_edge_strain = if params.enable_stretch {
             abs_c.clear();
-            let max_edge_strain = self.stretch.residuals_and_max_strain(x, abs_c);
-            stats.stretch = ConstraintStats::summarise(abs_c, &self.stretch.lambda, inv_h2);
+            let max_edge_strain = layout.stretch.residuals_and_max_strain(x, abs_c);
+            stats.stretch = ConstraintStats::summarise(abs_c, &lambda.stretch_lambda, inv_h2);
             max_edge_strain
         } else {
-            self.stretch.max_strain(x)
+            layout.stretch.max_strain(x)
         };
         if params.enable_tethers {
             abs_c.clear();
-            self.tethers.residuals(x, params.tether_slack, abs_c);
-            stats.tether = ConstraintStats::summarise(abs_c, &self.tethers.lambda, inv_h2);
+            layout.tethers.residuals(x, params.tether_slack, abs_c);
+            stats.tether = ConstraintStats::summarise(abs_c, &lambda.tether_lambda, inv_h2);
         }
         if params.enable_bending {
             abs_c.clear();
-            self.bending.residuals(x, abs_c);
-            stats.bending = ConstraintStats::summarise(abs_c, &self.bending.lambda, inv_h2);
+            layout.bending.residuals(x, abs_c);
+            stats.bending = ConstraintStats::summarise(abs_c, &lambda.bend_lambda, inv_h2);
         }
     }
 }
@@ -218,9 +219,9 @@ mod tests {
     fn statistics_are_computed_by_the_first_read_and_kept() {
         let (world, handle) = stepped(3);
         let cloth = world.cloth(handle).unwrap();
-        assert!(cloth.residuals.value.get().is_none(), "the step computed its statistics");
+        assert!(cloth.output.residuals.value.get().is_none(), "the step computed its statistics");
         let first: *const crate::ClothStats = cloth.stats();
-        assert!(cloth.residuals.value.get().is_some());
+        assert!(cloth.output.residuals.value.get().is_some());
         assert!(std::ptr::eq(first, cloth.stats()), "a second read computed them again");
         // Before the first step: zeros, without anything to compute.
         let (fresh, handle) = stepped(0);
@@ -235,7 +236,7 @@ mod tests {
     fn a_change_without_settling_fails_the_first_read_in_debug_builds() {
         let (mut world, handle) = stepped(5);
         let cloth = world.cloth_mut(handle).unwrap();
-        cloth.particles.x[30].y += 0.01;
+        cloth.state.x[30].y += 0.01;
         let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| *cloth.stats()));
         let message = result.expect_err("read").downcast::<String>().map(|m| *m).unwrap_or_default();
         assert!(message.contains("without Cloth::settle_stats"), "{message}");

@@ -33,65 +33,14 @@
 
 use super::Cloth;
 use super::state_hash::{FNV_OFFSET_BASIS, fnv1a};
+pub use crate::error::{SNAPSHOT_VERSION, SnapshotProblem};
 use crate::error::ClothError;
 use glam::{Quat, Vec3};
-use std::fmt;
 
 const MAGIC: [u8; 8] = *b"XPBDSNAP";
-/// Snapshot format version written by this library and the only one it reads.
-pub const SNAPSHOT_VERSION: u32 = 1;
 const HEADER_SIZE: usize = 48;
 const REST_FRAME_SIZE: usize = 28;
 const CHECKSUM_SIZE: usize = 8;
-
-/// Why a snapshot was rejected.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum SnapshotProblem {
-    /// Shorter than the smallest snapshot (header + rest frame + checksum).
-    TooShort {
-        /// Bytes passed.
-        len: usize,
-    },
-    /// The buffer does not start with the snapshot magic `XPBDSNAP`.
-    NotASnapshot,
-    /// Written by a library with another snapshot format.
-    UnsupportedVersion {
-        /// The version in the buffer.
-        found: u32,
-    },
-    /// The header's total size differs from the buffer's size.
-    SizeMismatch {
-        /// Size recorded in the header.
-        recorded: u64,
-        /// Size of the buffer passed.
-        len: usize,
-    },
-    /// The checksum does not match, or a field is impossible (changed or corrupted bytes).
-    Corrupted,
-    /// The snapshot belongs to a cloth of another mesh.
-    OtherMesh,
-    /// The snapshot holds a NaN or infinite value, or a rest rotation that is not a unit quaternion.
-    NonFiniteState,
-}
-
-impl fmt::Display for SnapshotProblem {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        use SnapshotProblem::*;
-        match self {
-            TooShort { len } => write!(f, "{len} bytes is shorter than any snapshot"),
-            NotASnapshot => write!(f, "not a cloth snapshot (no XPBDSNAP magic)"),
-            UnsupportedVersion { found } => {
-                write!(f, "snapshot format version {found}; this library reads version {SNAPSHOT_VERSION}")
-            }
-            SizeMismatch { recorded, len } => {
-                write!(f, "the snapshot is {recorded} bytes but the buffer passed is {len} bytes")
-            }
-            Corrupted => write!(f, "checksum mismatch or impossible field: the snapshot was changed or corrupted"),
-            OtherMesh => write!(f, "the snapshot was saved from a cloth of another mesh"),
-            NonFiniteState => write!(f, "the snapshot holds a NaN or infinite value"),
-        }
-    }
-}
 
 fn rejected(problem: SnapshotProblem) -> ClothError {
     ClothError::InvalidSnapshot(problem)
@@ -192,26 +141,10 @@ fn read_header(buf: &[u8]) -> Result<Header, ClothError> {
 }
 
 impl Cloth {
-    /// FNV-1a 64 of what identifies the mesh: the render→particle map, the triangles (particle
-    /// indices) and the bits of the rest positions.
-    pub(crate) fn compute_mesh_fingerprint(&self) -> u64 {
-        let mut h = fnv1a(FNV_OFFSET_BASIS, &(self.particle_of_vertex.len() as u64).to_le_bytes());
-        for &p in &self.particle_of_vertex {
-            h = fnv1a(h, &p.to_le_bytes());
-        }
-        for t in &self.triangles {
-            t.iter().for_each(|i| h = fnv1a(h, &i.to_le_bytes()));
-        }
-        for r in &self.guard.rest {
-            r.to_array().iter().for_each(|c| h = fnv1a(h, &c.to_bits().to_le_bytes()));
-        }
-        h
-    }
-
     /// Size in bytes of a snapshot of the cloth's current state: 48 + 24·particles + 28·pinned
     /// particles + 36. Changes when the set of pinned particles changes.
     pub fn state_size(&self) -> usize {
-        snapshot_size(self.particles.x.len(), self.pins.particles.len())
+        snapshot_size(self.state.x.len(), self.state.pins.particles.len())
     }
 
     /// Write the cloth's dynamic state into `buf`, which must be exactly [`Cloth::state_size`]
@@ -222,13 +155,13 @@ impl Cloth {
         if buf.len() != size {
             return Err(ClothError::BufferSizeMismatch { expected: size, got: buf.len() });
         }
-        let (p, pins, g) = (&self.particles, &self.pins, &self.guard);
+        let (p, pins) = (&self.state, &self.state.pins);
         let mut w = Writer { buf, at: 0 };
         w.bytes(&MAGIC);
         w.u32(SNAPSHOT_VERSION);
         w.u32(HEADER_SIZE as u32);
         w.u64(size as u64);
-        w.u64(self.mesh_fingerprint);
+        w.u64(self.model.fingerprint);
         w.u32(p.x.len() as u32);
         w.u32(pins.particles.len() as u32);
         w.u64(0);
@@ -237,8 +170,8 @@ impl Cloth {
         pins.particles.iter().for_each(|&i| w.u32(i));
         w.vec3s(&pins.start);
         w.vec3s(&pins.target);
-        w.f32s(&g.rest_rotation.to_array());
-        w.vec3s(&[g.rest_translation]);
+        w.f32s(&p.rest_rotation.to_array());
+        w.vec3s(&[p.rest_translation]);
         let checksum = fnv1a(FNV_OFFSET_BASIS, &w.buf[..w.at]);
         w.u64(checksum);
         debug_assert_eq!(w.at, size);
@@ -257,8 +190,8 @@ impl Cloth {
     pub fn restore_state(&mut self, buf: &[u8]) -> Result<(), ClothError> {
         let _change = self.begin_change();
         let header = read_header(buf)?;
-        let n = self.particles.x.len();
-        if header.fingerprint != self.mesh_fingerprint || header.particles != n {
+        let n = self.state.x.len();
+        if header.fingerprint != self.model.fingerprint || header.particles != n {
             return Err(rejected(SnapshotProblem::OtherMesh));
         }
         // Pinned particle indices: ascending, in range. Everything else: finite.
@@ -290,14 +223,14 @@ impl Cloth {
 
         // Valid: apply.
         let mut r = Reader { buf, at: HEADER_SIZE };
-        let p = &mut self.particles;
+        let p = &mut self.state;
         p.x.iter_mut().for_each(|x| *x = r.vec3());
         p.v.iter_mut().for_each(|v| *v = r.vec3());
-        p.x_prev.copy_from_slice(&p.x);
+        self.scratch.x_prev.copy_from_slice(&p.x);
         let pin_indices = r.at;
         let saved = (0..header.pins).map(|k| Reader { buf, at: pin_indices + 4 * k }.u32());
-        let pin_set_changed = !saved.eq(self.pins.particles.iter().copied());
-        let pins = &mut self.pins;
+        let pin_set_changed = !saved.eq(p.pins.particles.iter().copied());
+        let pins = &mut p.pins;
         if pin_set_changed {
             pins.particles = (0..header.pins).map(|_| r.u32()).collect();
             pins.start = vec![Vec3::ZERO; header.pins];
@@ -307,11 +240,11 @@ impl Cloth {
         }
         pins.start.iter_mut().for_each(|s| *s = r.vec3());
         pins.target.iter_mut().for_each(|t| *t = r.vec3());
-        self.guard.rest_rotation = Quat::from_xyzw(r.f32(), r.f32(), r.f32(), r.f32());
-        self.guard.rest_translation = r.vec3();
+        p.rest_rotation = Quat::from_xyzw(r.f32(), r.f32(), r.f32(), r.f32());
+        p.rest_translation = r.vec3();
         if pin_set_changed {
             self.refresh_inverse_masses();
-            self.rebuild_tethers();
+            self.relayout();
         }
         self.remember_good_state();
         self.update_normals(false);

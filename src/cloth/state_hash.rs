@@ -18,7 +18,7 @@ impl Cloth {
     /// after every step have, with overwhelming probability, bitwise identical trajectories.
     /// Not cryptographic. Cost: one pass over 24 bytes per particle.
     pub fn state_hash(&self) -> u64 {
-        let p = &self.particles;
+        let p = &self.state;
         let floats = p.x.iter().chain(&p.v).flat_map(|v| v.to_array());
         floats.fold(FNV_OFFSET_BASIS, |h, f| fnv1a(h, &f.to_bits().to_le_bytes()))
     }

@@ -30,21 +30,20 @@ impl Cloth {
         }
         let q = check_unit_quaternion("rotation", rotation)?;
         let t = Vec3::from_array(translation);
-        let furthest = self.particles.x.iter().map(|x| (q * *x + t).abs().max_element()).fold(0.0, f32::max);
+        let furthest = self.state.x.iter().map(|x| (q * *x + t).abs().max_element()).fold(0.0, f32::max);
         if furthest > m {
             let expected = "a translation that keeps every particle within ±1e5 m per coordinate";
             return Err(ClothError::InvalidParameter { name: "translation", value: furthest as f64, expected });
         }
         let move_point = |x: &mut Vec3| *x = q * *x + t;
-        let p = &mut self.particles;
+        let p = &mut self.state;
         p.x.iter_mut().for_each(move_point);
-        p.x_prev.iter_mut().for_each(move_point);
+        self.scratch.x_prev.iter_mut().for_each(move_point);
         p.v.iter_mut().for_each(|v| *v = q * *v);
-        self.pins.start.iter_mut().for_each(move_point);
-        self.pins.target.iter_mut().for_each(move_point);
-        let g = &mut self.guard;
-        g.rest_rotation = (q * g.rest_rotation).normalize();
-        g.rest_translation = q * g.rest_translation + t;
+        p.pins.start.iter_mut().for_each(move_point);
+        p.pins.target.iter_mut().for_each(move_point);
+        p.rest_rotation = (q * p.rest_rotation).normalize();
+        p.rest_translation = q * p.rest_translation + t;
         self.remember_good_state();
         self.update_normals(false);
         Ok(())

@@ -25,7 +25,6 @@
 
 use super::contact::apply_friction;
 use super::self_collision::{MARGIN_RADII, SelfCollisionSettings};
-use crate::cloth::Particles;
 use super::spatial_hash::SpatialHash;
 use glam::Vec3;
 
@@ -121,16 +120,17 @@ impl InterClothPairs {
         self.pairs.len()
     }
 
-    /// At the start of a step: find this cloth's (`owner`, particles `p`, radius \[m\]) pairs with
-    /// the other cloths' particles in `snapshot` (module docs), or forget them (`None`: inter-cloth
-    /// collision off or fewer than two cloths taking part).
-    pub fn begin_step(&mut self, snapshot: Option<&InterClothSnapshot>, owner: u32, p: &Particles, radius: f32, dt: f32) {
+    /// At the start of a step: find this cloth's (`owner`; its particles' positions `x` \[m\],
+    /// velocities `v` \[m/s\] and inverse masses `w` \[1/kg\], one per particle; particle radius
+    /// \[m\]) pairs with the other cloths' particles in `snapshot` (module docs), or forget them
+    /// (`None`: inter-cloth collision off or fewer than two cloths taking part).
+    #[allow(clippy::too_many_arguments)]
+    pub fn begin_step(&mut self, snapshot: Option<&InterClothSnapshot>, owner: u32, x: &[Vec3], v: &[Vec3], w: &[f32], radius: f32, dt: f32) {
         self.pairs.clear();
         let Some(snapshot) = snapshot else { return };
         if snapshot.x.is_empty() || snapshot.hashed_count != snapshot.x.len() {
             return;
         }
-        let (x, v, w) = (&p.x, &p.v, &p.w);
         for i in 0..x.len() {
             if w[i] == 0.0 {
                 continue;
@@ -155,10 +155,10 @@ impl InterClothPairs {
     }
 
     /// One Gauss–Seidel sweep over the pairs for the substep (`t0`, `t1`) [s after the step's
-    /// start]: push this cloth's particle out of the other's predicted sphere by the full depth,
-    /// then friction (`settings`) on the relative slip.
-    pub fn solve(&self, snapshot: &InterClothSnapshot, p: &mut Particles, settings: &SelfCollisionSettings, (t0, t1): (f32, f32)) {
-        let (x, x_prev, w) = (&mut p.x, &p.x_prev, &p.w);
+    /// start]: push this cloth's particle (positions `x`, substep-start positions `x_prev` \[m\],
+    /// inverse masses `w`) out of the other's predicted sphere by the full depth, then friction
+    /// (`settings`) on the relative slip.
+    pub fn solve(&self, snapshot: &InterClothSnapshot, x: &mut [Vec3], x_prev: &[Vec3], w: &[f32], settings: &SelfCollisionSettings, (t0, t1): (f32, f32)) {
         let (radius, friction) = (settings.radius, settings.friction);
         for &[i, k] in &self.pairs {
             let (i, k) = (i as usize, k as usize);

@@ -52,7 +52,6 @@
 
 use super::contact::apply_friction;
 use super::spatial_hash::SpatialHash;
-use crate::cloth::ClothParams;
 use glam::Vec3;
 
 /// A pair counts as touching (for [`crate::ClothStats::self_contact_count`]) when its distance is
@@ -77,29 +76,12 @@ const MIN_DIRECTION: f32 = 1e-3;
 /// cloth stopped by a collider while the rest falls: g·Δt²/2 = 1.4 mm at 60 Hz).
 pub const MARGIN_RADII: f32 = 1.0;
 
-impl SelfCollisionSettings {
-    /// The settings of a cloth with self-collision on, else `None`.
-    pub fn from_params(params: &ClothParams) -> Option<Self> {
-        params.self_collision.then(|| Self::of(params))
-    }
-
-    /// The cloth's radius and friction (also used for inter-cloth pairs).
-    pub fn of(params: &ClothParams) -> Self {
-        SelfCollisionSettings {
-            radius: params.effective_self_collision_radius(),
-            friction: (params.self_static_friction, params.self_kinetic_friction),
-        }
-    }
-}
-
-/// Broad-phase state of one cloth: rest positions (for the rest-distance exclusion), the hash,
-/// and this step's candidate pairs. The hash and the pair list are allocated when self-collision
+/// Broad-phase state of one cloth: the hash and this step's candidate pairs (the rest positions
+/// for the rest-distance exclusion are the cloth's, passed in). The hash and the pair list are allocated when self-collision
 /// is switched on (cloth creation or `set_params`), never while stepping; the pair list grows
 /// (amortised) only if a step finds more than [`RESERVED_PAIRS_PER_PARTICLE`] pairs per particle.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct SelfCollision {
-    /// Particle positions of the mesh as created \[m\].
-    rest: Vec<Vec3>,
     hash: SpatialHash,
     /// Broad-phase reach R_i of each particle this step \[m\].
     reach: Vec<f32>,
@@ -114,15 +96,9 @@ pub(crate) struct SelfCollision {
 pub const RESERVED_PAIRS_PER_PARTICLE: usize = 24;
 
 impl SelfCollision {
-    /// State for a cloth whose particles are at `rest` when created; nothing else is allocated
-    /// before [`SelfCollision::prepare`].
-    pub fn new(rest: &[Vec3]) -> Self {
-        SelfCollision { rest: rest.to_vec(), ..SelfCollision::default() }
-    }
-
-    /// Allocate the hash and the pair list (once; call when self-collision is switched on).
-    pub fn prepare(&mut self) {
-        let n = self.rest.len();
+    /// Allocate the hash and the pair list for `n` particles (once; call when self-collision is
+    /// switched on).
+    pub fn prepare(&mut self, n: usize) {
         if self.reach.len() != n {
             self.hash = SpatialHash::new(n);
             self.reach = vec![0.0; n];
@@ -136,21 +112,22 @@ impl SelfCollision {
     }
 
     /// At the start of a step: find the candidate pairs with `settings`, or forget them when
-    /// self-collision is off (`None`).
-    pub fn begin_step(&mut self, x: &[Vec3], v: &[Vec3], w: &[f32], dt: f32, settings: Option<SelfCollisionSettings>) {
+    /// self-collision is off (`None`). `rest`: the particles' positions as created \[m\].
+    #[allow(clippy::too_many_arguments)]
+    pub fn begin_step(&mut self, x: &[Vec3], v: &[Vec3], w: &[f32], rest: &[Vec3], dt: f32, settings: Option<SelfCollisionSettings>) {
         match settings {
-            Some(s) => self.find_pairs(x, v, w, dt, s.radius),
+            Some(s) => self.find_pairs(x, v, w, rest, dt, s.radius),
             None => self.pairs.clear(),
         }
     }
 
     /// The broad phase (module docs): candidate pairs for a step of `dt` \[s\] that starts with
     /// positions `x` \[m\], velocities `v` \[m/s\] and inverse masses `w`. Pairs of two particles with
-    /// w = 0 and pairs closer than 2r at rest are left out.
-    pub fn find_pairs(&mut self, x: &[Vec3], v: &[Vec3], w: &[f32], dt: f32, radius: f32) {
+    /// w = 0 and pairs closer than 2r at `rest` (the positions as created \[m\]) are left out.
+    pub fn find_pairs(&mut self, x: &[Vec3], v: &[Vec3], w: &[f32], rest: &[Vec3], dt: f32, radius: f32) {
         self.pairs.clear();
-        self.prepare(); // no-op once prepared (the cloth does it when the setting is switched on)
         let n = x.len();
+        self.prepare(n); // no-op once prepared (the cloth does it when the setting is switched on)
         if n < 2 {
             return;
         }
@@ -168,7 +145,7 @@ impl SelfCollision {
         self.hash.build(x, cell);
         let min_rest2 = (2.0 * radius) * (2.0 * radius);
         let keep = 2.0 * radius + MARGIN_RADII * radius;
-        let (rest, reach, pairs) = (&self.rest, &self.reach, &mut self.pairs);
+        let (reach, pairs) = (&self.reach, &mut self.pairs);
         for i in 0..n {
             let ri = reach[i];
             let mut consider = |j: u32| {
@@ -248,10 +225,10 @@ mod tests {
     fn overlapping_pair_is_pushed_to_two_radii_in_inverse_mass_proportion() {
         // Rest: 1 m apart (not excluded). Now 1.5 cm apart along x, r = 1 cm: depth 5 mm.
         let rest = [Vec3::ZERO, Vec3::X];
-        let mut sc = SelfCollision::new(&rest);
+        let mut sc = SelfCollision::default();
         let mut x = [Vec3::ZERO, Vec3::new(0.015, 0.0, 0.0)];
         let w = [1.0, 3.0];
-        sc.find_pairs(&x, &[Vec3::ZERO; 2], &w, 1.0 / 60.0, SETTINGS.radius);
+        sc.find_pairs(&x, &[Vec3::ZERO; 2], &w, &rest, 1.0 / 60.0, SETTINGS.radius);
         assert_eq!(sc.pairs(), &[[0, 1]]);
         let x_prev = x;
         sc.solve(&mut x, &x_prev, &w, &SETTINGS);
@@ -267,9 +244,9 @@ mod tests {
         // their midpoint to 1 mm below it in one substep (r = 1 cm). Pushing along the current
         // directions would send it on downwards; the start directions send it back up.
         let rest = [Vec3::new(-0.008, 0.0, 0.0), Vec3::new(0.008, 0.0, 0.0), Vec3::new(0.0, 1.0, 0.0)];
-        let mut sc = SelfCollision::new(&rest);
+        let mut sc = SelfCollision::default();
         let x_prev = [rest[0], rest[1], Vec3::new(0.0, 0.01, 0.0)];
-        sc.find_pairs(&x_prev, &[Vec3::ZERO; 3], &[0.0, 0.0, 1.0], 1.0 / 60.0, SETTINGS.radius);
+        sc.find_pairs(&x_prev, &[Vec3::ZERO; 3], &[0.0, 0.0, 1.0], &rest, 1.0 / 60.0, SETTINGS.radius);
         assert_eq!(sc.pairs(), &[[0, 2], [1, 2]]);
         let mut x = [rest[0], rest[1], Vec3::new(0.0, -0.001, 0.0)];
         for _ in 0..4 {
@@ -282,8 +259,8 @@ mod tests {
     #[test]
     fn pairs_closer_than_two_radii_at_rest_are_never_candidates() {
         let rest = [Vec3::ZERO, Vec3::new(0.015, 0.0, 0.0)];
-        let mut sc = SelfCollision::new(&rest);
-        sc.find_pairs(&rest, &[Vec3::ZERO; 2], &[1.0; 2], 1.0 / 60.0, SETTINGS.radius);
+        let mut sc = SelfCollision::default();
+        sc.find_pairs(&rest, &[Vec3::ZERO; 2], &[1.0; 2], &rest, 1.0 / 60.0, SETTINGS.radius);
         assert!(sc.pairs().is_empty());
     }
 
@@ -291,9 +268,9 @@ mod tests {
     /// of the relative motion before, after, penetration depth before).
     fn slide(motion: Vec3, friction: (f32, f32)) -> (f32, f32, f32) {
         let rest = [Vec3::ZERO, Vec3::X];
-        let mut sc = SelfCollision::new(&rest);
+        let mut sc = SelfCollision::default();
         let start = [Vec3::ZERO, Vec3::new(0.0, 0.0205, 0.0)];
-        sc.find_pairs(&start, &[Vec3::ZERO; 2], &[1.0; 2], 1.0 / 60.0, SETTINGS.radius);
+        sc.find_pairs(&start, &[Vec3::ZERO; 2], &[1.0; 2], &rest, 1.0 / 60.0, SETTINGS.radius);
         let mut x = [start[0], start[1] + motion];
         let normal = Vec3::Y; // the pair's direction at the substep start
         let depth = 0.02 - normal.dot(x[1] - x[0]);
@@ -324,8 +301,8 @@ mod tests {
         rest.push(Vec3::new(0.5, 0.4, 0.0));
         let mut v = vec![Vec3::ZERO; rest.len()];
         v[20] = Vec3::new(0.0, -30.0, 0.0);
-        let mut sc = SelfCollision::new(&rest);
-        sc.find_pairs(&rest, &v, &[1.0; 21], 1.0 / 60.0, SETTINGS.radius);
+        let mut sc = SelfCollision::default();
+        sc.find_pairs(&rest, &v, &[1.0; 21], &rest, 1.0 / 60.0, SETTINGS.radius);
         // Brute force over every pair: distance − relative travel < 2r + margin. The fast one
         // (0.5 m of travel) pairs with every slow particle within 0.53 m; the slow ones, 5 cm
         // apart, with none.

@@ -174,6 +174,22 @@ impl<const K: usize> RowOffsets<K> {
         all_below
     }
 
+    /// Whether the offsets of the `constraints` constraints were derived and checked against
+    /// `particle_count` since the indices last changed, without deriving anything. With debug
+    /// assertions, also that the kept offsets are still those of the indices (`derived`: the
+    /// offsets the indices give, in storage order, [`row_offset`] of each), which catches a change
+    /// of the indices without [`Self::indices_changed`].
+    pub fn ready_for(&self, constraints: usize, particle_count: usize, derived: impl Iterator<Item = u32>) -> bool {
+        let ready = self.checked_for == Some(particle_count) && self.offsets.len() == constraints;
+        if cfg!(debug_assertions) && ready {
+            assert!(
+                fingerprint_of(derived) == fingerprint(&self.offsets),
+                "constraint indices changed without RowOffsets::indices_changed"
+            );
+        }
+        ready
+    }
+
     /// [`ColourReach`] of `constraints` (the indices these offsets were derived from) coloured by
     /// `colour_start`, derived again only when the indices changed ([`Self::indices_changed`],
     /// or offsets derived for another count) or `colour_start` differs from the last call's.
@@ -251,7 +267,12 @@ impl ColourReach {
 /// An order-sensitive hash of the offsets (FNV-1a over the words), for the debug check of
 /// [`RowOffsets::prepare`] without a copy (which would allocate during a step).
 fn fingerprint<const K: usize>(offsets: &[[u32; K]]) -> u64 {
-    offsets.as_flattened().iter().fold(0xcbf2_9ce4_8422_2325, |h, &o| (h ^ o as u64).wrapping_mul(0x100_0000_01b3))
+    fingerprint_of(offsets.as_flattened().iter().copied())
+}
+
+/// [`fingerprint`] of offsets given one at a time.
+fn fingerprint_of(offsets: impl Iterator<Item = u32>) -> u64 {
+    offsets.fold(0xcbf2_9ce4_8422_2325, |h, o| (h ^ o as u64).wrapping_mul(0x100_0000_01b3))
 }
 
 /// Particle `k` of each of `N` constraints (`ids` from [`constraint_particles`]), one per lane.

@@ -17,7 +17,6 @@
 //! skipped. Compliance α in rad/(N·m); λ/h² estimates the hinge torque \[N·m\].
 
 use super::access::{ColourReach, Positions, RowOffsets, SolverParticle, column, constraint_particles, gather_rows_at, gather_vec3, row_offsets_below};
-use super::team::{TeamWork, damped_team_work};
 use super::sweep::{BatchSweep, DampedKernels, Sweep, colour_ranges, padded, project_disjoint_lanes, project_padded, solve_damped};
 use super::lanes::{LANES, LaneSet, Lanes, Real, V3, atan2, v3};
 #[cfg(target_arch = "x86_64")]
@@ -219,10 +218,6 @@ pub struct BendingConstraints {
     pub hinges: Vec<[u32; 4]>,
     /// Rest angle φ₀ \[rad\].
     pub rest_angle: Vec<f32>,
-    /// Compliance α \[rad/(N·m)\] per hinge.
-    pub compliance: Vec<f32>,
-    /// Lagrange multiplier λ of the current substep \[N·m·s²\]; reset to 0 every substep.
-    pub lambda: Vec<f32>,
     /// Start of each colour in storage order (`colour_count + 1` offsets) when the hinges are
     /// coloured for parallel sweeps (no two hinges of a colour share a particle); empty otherwise.
     pub colour_start: Vec<u32>,
@@ -355,16 +350,19 @@ impl BendingConstraints {
     /// from the current hinges (both by [`Self::prepare_rows`]), and
     /// [`BendingConstraints::colour_start`], if set, is a valid colouring (no two hinges of a colour share a
     /// particle).
-    pub(crate) unsafe fn solve_in_bounds(&mut self, x: &mut [SolverParticle], x_prev: &[Vec3], w: &[f32], k: &SubstepCoefficients, fresh: bool) {
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) unsafe fn solve_in_bounds(
+        &self,
+        compliance: &[f32],
+        lambda: &mut [f32],
+        x: &mut [SolverParticle],
+        x_prev: &[Vec3],
+        w: &[f32],
+        k: &SubstepCoefficients,
+        fresh: bool,
+    ) {
         // SAFETY: the caller's contract; the kernel reads particles only through its `hinges`.
-        unsafe { solve_damped(self, x, x_prev, w, k, fresh) }
-    }
-
-    /// The sweep of [`Self::solve_in_bounds`] (one sweep, the first one `fresh`) as work for
-    /// a team of threads ([`super::team::run_team`], whose contract is that of `solve_in_bounds`).
-    /// The hinges must be coloured ([`Self::colour_start`]; a cloth is split over threads only then).
-    pub(crate) fn team_work<'a>(&'a mut self, x_prev: &'a [Vec3], w: &'a [f32], k: &'a SubstepCoefficients, fresh: bool) -> impl TeamWork + 'a {
-        damped_team_work(self, x_prev, w, k, 1, fresh)
+        unsafe { solve_damped(self, compliance, lambda, x, x_prev, w, k, fresh) }
     }
 
     /// Whether every particle index of the hinges is `< particle_count`; derives
@@ -436,23 +434,17 @@ impl DampedKernels for BendingConstraints {
     type Kernel<'a, const DAMPED: bool> = BendingSweep<'a, DAMPED>;
 
     fn kernel<'a, const DAMPED: bool>(
-        &'a mut self,
+        &'a self,
+        compliance: &'a [f32],
         x_prev: &'a [Vec3],
         w: &'a [f32],
         k: &'a SubstepCoefficients,
         fresh: bool,
-    ) -> (BendingSweep<'a, DAMPED>, Option<&'a [u32]>, &'a mut [f32]) {
-        let (hinges, rest_angle, compliance) = (&self.hinges[..], &self.rest_angle[..], &self.compliance[..]);
+    ) -> (BendingSweep<'a, DAMPED>, Option<&'a [u32]>) {
+        let (hinges, rest_angle) = (&self.hinges[..], &self.rest_angle[..]);
         let (row_offsets, reach) = (self.row_offsets.as_slice(), self.row_offsets.reach());
         let kernel = BendingSweep::<DAMPED> { fresh, hinges, reach, row_offsets, rest_angle, compliance, x_prev, w, k };
-        (kernel, colour_ranges(&self.colour_start), &mut self.lambda)
-    }
-
-    fn not_fresh<'a, const DAMPED: bool>(kernel: BendingSweep<'a, DAMPED>) -> BendingSweep<'a, DAMPED>
-    where
-        Self: 'a,
-    {
-        BendingSweep { fresh: false, ..kernel }
+        (kernel, colour_ranges(&self.colour_start))
     }
 }
 

@@ -4,6 +4,7 @@
 
 pub(crate) mod access;
 pub(crate) mod lanes;
+pub(crate) mod layout;
 #[cfg(target_arch = "x86_64")]
 pub(crate) mod lanes_avx;
 #[cfg(target_arch = "x86_64")]
@@ -75,49 +76,29 @@ pub(crate) fn xpbd_delta_lambda_parts<T: Real, const DAMPED: bool>(
 }
 
 #[cfg(test)]
+pub(crate) mod test_grid;
+
+#[cfg(test)]
 mod tests {
     //! The lane-wise path of a coloured sweep against the one-at-a-time (scalar reference) path
     //! over the same constraint order: the same bits, with and without damping.
 
     use super::SubstepCoefficients;
     use super::access::pack_solver_particles;
-    use crate::cloth::{Cloth, ClothDesc};
+    pub(super) use super::test_grid::{bits, noise};
+    use super::test_grid::{Grid, grid};
     use glam::{Vec3, Vec4};
 
-    /// An `nx × ny` grid cloth in the y = 0 plane, 0.1 m between neighbours, nothing pinned.
-    pub(super) fn grid_cloth(nx: usize, ny: usize) -> Cloth {
-        let positions: Vec<[f32; 3]> =
-            (0..nx * ny).map(|k| [(k % nx) as f32 * 0.1, 0.0, (k / nx) as f32 * 0.1]).collect();
-        let mut indices = Vec::new();
-        for j in 0..ny - 1 {
-            for i in 0..nx - 1 {
-                let a = (j * nx + i) as u32;
-                let (b, c, d) = (a + 1, a + nx as u32, a + nx as u32 + 1);
-                indices.extend_from_slice(&[a, c, b, b, c, d]);
-            }
-        }
-        Cloth::new(&ClothDesc::new(&positions, &indices)).unwrap()
-    }
-
-    /// Pseudo-random numbers in [−0.5, 0.5) (a fixed linear congruential sequence).
-    pub(super) fn noise() -> impl FnMut() -> f32 {
-        // Half of [−1, 1): exact, so the same values as before the generator was shared.
-        let mut uniform = crate::test_util::uniform(12345);
-        move || uniform() * 0.5
-    }
-
-    /// A coloured 13 × 11 grid cloth (colours of odd sizes, so every colour has a scalar
+    /// A coloured 13 × 11 grid (colours of odd sizes, so every colour has a scalar
     /// remainder) with one corner pinned, and positions crumpled pseudo-randomly. With
     /// `degenerate`, also constraints the kernels must skip, in the middle of lane batches:
     /// coinciding neighbours (a zero-length edge, hinges without a normal), a triangle whose
     /// corners lie on a line (zero height) and a NaN particle (its constraints must leave the
     /// others untouched).
-    fn crumpled_cloth(degenerate: bool) -> (Cloth, Vec<Vec3>, Vec<Vec3>) {
-        let mut cloth = grid_cloth(13, 11);
-        cloth.set_pinned(&[0], None).unwrap();
-        cloth.set_constraint_colouring(true);
+    fn crumpled_cloth(degenerate: bool) -> (Grid, Vec<Vec3>, Vec<Vec3>) {
+        let cloth = grid(13, 11, &[0], true);
         let mut noise = noise();
-        let x_prev = cloth.particles.x.clone();
+        let x_prev = cloth.x.clone();
         let mut x: Vec<Vec3> = x_prev.iter().map(|p| *p + Vec3::new(noise(), noise(), noise()) * 0.08).collect();
         if degenerate {
             x[41] = x[40];
@@ -128,26 +109,32 @@ mod tests {
             let flat = [70u32, 83, 71];
             let flat_hinge = |h: &[u32; 4]| flat.iter().all(|p| h.contains(p));
             let hinges: Vec<[Vec3; 4]> =
-                cloth.bending.hinges.iter().filter(|h| flat_hinge(h)).map(|h| h.map(|i| x[i as usize])).collect();
+                cloth.layout.bending.hinges.iter().filter(|h| flat_hinge(h)).map(|h| h.map(|i| x[i as usize])).collect();
             assert!(!hinges.is_empty() && hinges.iter().all(|p| super::dihedral_angle(*p).is_none()), "no zero-height hinge");
         }
         (cloth, x, x_prev)
     }
 
-    /// One bending sweep, then one stretch sweep of `cloth`'s constraints on one thread, after
-    /// checking their particle indices (`fresh`: take λ as 0).
-    fn sweep_bending_then_stretch(cloth: &mut Cloth, x: &mut [Vec4], x_prev: &[Vec3], w: &[f32], k: &SubstepCoefficients, fresh: bool) {
-        assert!(cloth.bending.prepare_rows(x.len()) && cloth.stretch.prepare_rows(x.len()));
-        // SAFETY: indices checked above; the cloth's colourings are valid (`colouring_is_valid`).
-        unsafe {
-            cloth.bending.solve_in_bounds(x, x_prev, w, k, fresh);
-            cloth.stretch.solve_in_bounds(x, x_prev, w, k, fresh);
-        }
+    /// The constraints of a grid with their compliances and multipliers, as the sweeps take them.
+    #[derive(Clone)]
+    struct Swept {
+        stretch: super::StretchConstraints,
+        bending: super::BendingConstraints,
+        stretch_compliance: Vec<f32>,
+        bend_compliance: Vec<f32>,
+        stretch_lambda: Vec<f32>,
+        bend_lambda: Vec<f32>,
     }
 
-    /// The position bits of sweep rows.
-    pub(super) fn bits(v: &[Vec4]) -> Vec<[u32; 3]> {
-        v.iter().map(|p| p.truncate().to_array().map(f32::to_bits)).collect()
+    /// One bending sweep, then one stretch sweep of `c`'s constraints on one thread, after
+    /// checking their particle indices (`fresh`: take λ as 0).
+    fn sweep_bending_then_stretch(c: &mut Swept, x: &mut [Vec4], x_prev: &[Vec3], w: &[f32], k: &SubstepCoefficients, fresh: bool) {
+        assert!(c.bending.prepare_rows(x.len()) && c.stretch.prepare_rows(x.len()));
+        // SAFETY: indices checked above; the grid's colourings are valid (`colouring_is_valid`).
+        unsafe {
+            c.bending.solve_in_bounds(&c.bend_compliance, &mut c.bend_lambda, x, x_prev, w, k, fresh);
+            c.stretch.solve_in_bounds(&c.stretch_compliance, &mut c.stretch_lambda, x, x_prev, w, k, fresh);
+        }
     }
 
     /// Every lane width the CPU has, against one constraint at a time: with AVX-512F 16-lane
@@ -166,10 +153,10 @@ mod tests {
     fn coloured_sweeps_match_the_scalar_sweep() {
         for (damping, degenerate) in [(0.0, false), (0.3, false), (0.0, true), (0.3, true)] {
             let k = SubstepCoefficients::new(1.0 / 600.0, damping);
-            let (mut cloth, x0, x_prev) = crumpled_cloth(degenerate);
+            let (cloth, x0, x_prev) = crumpled_cloth(degenerate);
             // Colours with 8-lane batches and a partial batch of few lanes after them, and colours
             // with one of many lanes (with 4 lanes: a partial batch of 1–3 after the full ones).
-            for colour_start in [&cloth.stretch.colour_start, &cloth.bending.colour_start] {
+            for colour_start in [&cloth.layout.stretch.colour_start, &cloth.layout.bending.colour_start] {
                 let sizes: Vec<u32> = colour_start.windows(2).map(|r| r[1] - r[0]).collect();
                 let tails: Vec<u32> = sizes.iter().filter(|&&n| n >= 8).map(|n| n % 8).collect();
                 let (few, many) = (tails.iter().any(|t| (1..=3).contains(t)), tails.iter().any(|t| (5..=7).contains(t)));
@@ -181,10 +168,17 @@ mod tests {
                 assert!(partial && eight_then_partial, "colour sizes {sizes:?}");
             }
             for compliance in [0.0, 1e-4] {
-                cloth.stretch.compliance.fill(compliance);
-                cloth.bending.compliance.fill(compliance * 10.0);
-                let w = cloth.particles.w.clone();
-                let (mut lanes, mut scalar) = (cloth.clone(), cloth.clone());
+                let (edges, hinges) = (cloth.layout.stretch.edges.len(), cloth.layout.bending.hinges.len());
+                let swept = Swept {
+                    stretch: cloth.layout.stretch.clone(),
+                    bending: cloth.layout.bending.clone(),
+                    stretch_compliance: vec![compliance; edges],
+                    bend_compliance: vec![compliance * 10.0; hinges],
+                    stretch_lambda: vec![0.0; edges],
+                    bend_lambda: vec![0.0; hinges],
+                };
+                let w = cloth.w.clone();
+                let (mut lanes, mut scalar) = (swept.clone(), swept);
                 // Same order, no colour ranges: one constraint at a time.
                 scalar.stretch.colour_start.clear();
                 scalar.bending.colour_start.clear();
@@ -193,10 +187,10 @@ mod tests {
                 let mut x_scalar = x_lanes.clone();
                 // The lane-wise side starts from stale multipliers and takes them as 0 in its
                 // first sweeps (`fresh`), the scalar side from a reset: the same bits.
-                lanes.stretch.lambda.fill(7.0);
-                lanes.bending.lambda.fill(-3.0);
-                scalar.stretch.lambda.fill(0.0);
-                scalar.bending.lambda.fill(0.0);
+                lanes.stretch_lambda.fill(7.0);
+                lanes.bend_lambda.fill(-3.0);
+                scalar.stretch_lambda.fill(0.0);
+                scalar.bend_lambda.fill(0.0);
                 for sweep in 0..3 {
                     sweep_bending_then_stretch(&mut lanes, &mut x_lanes, &x_prev, &w, &k, sweep == 0);
                     sweep_bending_then_stretch(&mut scalar, &mut x_scalar, &x_prev, &w, &k, false);
@@ -207,8 +201,8 @@ mod tests {
                 let non_finite = x_lanes.iter().filter(|p| !p.is_finite()).count();
                 assert_eq!(non_finite, usize::from(degenerate), "damping {damping}, compliance {compliance}");
                 assert_eq!(x_lanes.iter().map(|p| p.w).collect::<Vec<_>>(), w, "the sweeps changed an inverse mass");
-                let lambda_bits = |c: &Cloth| {
-                    (c.stretch.lambda.iter().chain(&c.bending.lambda).map(|l| l.to_bits())).collect::<Vec<_>>()
+                let lambda_bits = |c: &Swept| {
+                    (c.stretch_lambda.iter().chain(&c.bend_lambda).map(|l| l.to_bits())).collect::<Vec<_>>()
                 };
                 assert_eq!(lambda_bits(&lanes), lambda_bits(&scalar));
             }

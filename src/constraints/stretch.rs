@@ -5,7 +5,6 @@
 //! Macklin et al. 2016, eq. 18 and 26). Compliance α in m/N, λ in N·s², force ≈ λ/h² \[N\].
 
 use super::access::{ColourReach, Positions, RowOffsets, SolverParticle, column, constraint_particles, gather_rows_at, gather_vec3, row_offsets_below};
-use super::team::{TeamWork, damped_team_work};
 use super::sweep::{BatchSweep, DampedKernels, Sweep, colour_ranges, padded, project_disjoint_lanes, project_padded, solve_damped};
 use super::lanes::{LANES, LaneSet, Lanes, Real, V3, v3};
 #[cfg(target_arch = "x86_64")]
@@ -29,10 +28,6 @@ pub struct StretchConstraints {
     pub edges: Vec<[u32; 2]>,
     /// Rest length L \[m\].
     pub rest_length: Vec<f32>,
-    /// Compliance α \[m/N\] per edge.
-    pub compliance: Vec<f32>,
-    /// Lagrange multiplier λ of the current substep \[N·s²\]; reset to 0 every substep.
-    pub lambda: Vec<f32>,
     /// Start of each colour in storage order (`colour_count + 1` offsets) when the edges are
     /// coloured for parallel sweeps (no two edges of a colour share a particle); empty otherwise.
     pub colour_start: Vec<u32>,
@@ -176,24 +171,28 @@ impl StretchConstraints {
     /// ([`StretchConstraints::colour_start`]), colour by colour, 16 edges at a time where the CPU has
     /// AVX-512F (the rest as at most one 8-lane batch and one partial one), else 8 with AVX, else
     /// 4, the colour's remainder as one partial batch. Split over threads, the same sweep is [`Self::team_work`] (the same bits).
-    /// With `fresh` the multipliers are taken as 0 instead of read (the substep's first sweep of
-    /// the edges: λ then needs no reset before it, and gets the bits the reset gave).
+    /// `compliance` is α \[m/N\] and `lambda` λ \[N·s²\] per edge (`f32[edge count]`). With `fresh`
+    /// the multipliers are taken as 0 instead of read (the substep's first sweep of the edges: λ
+    /// then needs no reset before it, and gets the bits the reset gave).
     ///
     /// # Safety
     /// Every particle index of the edges is `< x.len()` and [`Self::row_offsets`] are derived from
     /// the current edges (both by [`Self::prepare_rows`]), and
     /// [`StretchConstraints::colour_start`], if set, is a valid colouring (no two edges of a colour share a
     /// particle).
-    pub(crate) unsafe fn solve_in_bounds(&mut self, x: &mut [SolverParticle], x_prev: &[Vec3], w: &[f32], k: &SubstepCoefficients, fresh: bool) {
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) unsafe fn solve_in_bounds(
+        &self,
+        compliance: &[f32],
+        lambda: &mut [f32],
+        x: &mut [SolverParticle],
+        x_prev: &[Vec3],
+        w: &[f32],
+        k: &SubstepCoefficients,
+        fresh: bool,
+    ) {
         // SAFETY: the caller's contract; the kernel reads particles only through its `edges`.
-        unsafe { solve_damped(self, x, x_prev, w, k, fresh) }
-    }
-
-    /// The sweeps of [`Self::solve_in_bounds`] (`passes` sweeps in a row, the first one `fresh`) as work for
-    /// a team of threads ([`super::team::run_team`], whose contract is that of `solve_in_bounds`).
-    /// The edges must be coloured ([`Self::colour_start`]; a cloth is split over threads only then).
-    pub(crate) fn team_work<'a>(&'a mut self, x_prev: &'a [Vec3], w: &'a [f32], k: &'a SubstepCoefficients, passes: usize, fresh: bool) -> impl TeamWork + 'a {
-        damped_team_work(self, x_prev, w, k, passes, fresh)
+        unsafe { solve_damped(self, compliance, lambda, x, x_prev, w, k, fresh) }
     }
 
     /// Whether every particle index of the edges is `< particle_count`; derives
@@ -279,23 +278,17 @@ impl DampedKernels for StretchConstraints {
     type Kernel<'a, const DAMPED: bool> = StretchSweep<'a, DAMPED>;
 
     fn kernel<'a, const DAMPED: bool>(
-        &'a mut self,
+        &'a self,
+        compliance: &'a [f32],
         x_prev: &'a [Vec3],
         w: &'a [f32],
         k: &'a SubstepCoefficients,
         fresh: bool,
-    ) -> (StretchSweep<'a, DAMPED>, Option<&'a [u32]>, &'a mut [f32]) {
-        let (edges, rest_length, compliance) = (&self.edges[..], &self.rest_length[..], &self.compliance[..]);
+    ) -> (StretchSweep<'a, DAMPED>, Option<&'a [u32]>) {
+        let (edges, rest_length) = (&self.edges[..], &self.rest_length[..]);
         let (row_offsets, reach) = (self.row_offsets.as_slice(), self.row_offsets.reach());
         let kernel = StretchSweep::<DAMPED> { fresh, edges, reach, row_offsets, rest_length, compliance, x_prev, w, k };
-        (kernel, colour_ranges(&self.colour_start), &mut self.lambda)
-    }
-
-    fn not_fresh<'a, const DAMPED: bool>(kernel: StretchSweep<'a, DAMPED>) -> StretchSweep<'a, DAMPED>
-    where
-        Self: 'a,
-    {
-        StretchSweep { fresh: false, ..kernel }
+        (kernel, colour_ranges(&self.colour_start))
     }
 }
 

@@ -102,21 +102,17 @@ pub(crate) trait DampedKernels {
     where
         Self: 'a;
 
-    /// The kernel (`x_prev` \[m\] and `w` \[1/kg\], `Vec3`/`f32[particle count]`; with `fresh` it takes
-    /// λ as 0 instead of reading it), the colour starts (`u32[colour count + 1]`, None when
-    /// uncoloured) and the multipliers (`f32[constraint count]`), borrowed apart.
+    /// The kernel (`compliance`: α per constraint, `f32[constraint count]`; `x_prev` \[m\] and `w`
+    /// \[1/kg\], `Vec3`/`f32[particle count]`; with `fresh` it takes λ as 0 instead of reading it)
+    /// and the colour starts (`u32[colour count + 1]`, None when uncoloured).
     fn kernel<'a, const DAMPED: bool>(
-        &'a mut self,
+        &'a self,
+        compliance: &'a [f32],
         x_prev: &'a [Vec3],
         w: &'a [f32],
         k: &'a SubstepCoefficients,
         fresh: bool,
-    ) -> (Self::Kernel<'a, DAMPED>, Option<&'a [u32]>, &'a mut [f32]);
-
-    /// The same kernel reading λ (for the sweeps after the first of a substep).
-    fn not_fresh<'a, const DAMPED: bool>(kernel: Self::Kernel<'a, DAMPED>) -> Self::Kernel<'a, DAMPED>
-    where
-        Self: 'a;
+    ) -> (Self::Kernel<'a, DAMPED>, Option<&'a [u32]>);
 }
 
 /// A constraint type's colour starts as [`DampedKernels::kernel`] returns them: None when
@@ -126,18 +122,28 @@ pub(crate) fn colour_ranges(colour_start: &[u32]) -> Option<&[u32]> {
     (!colour_start.is_empty()).then_some(colour_start)
 }
 
-/// One [`sweep`] of `constraints` with the undamped kernel when `k` has no damping, else the
-/// damped one.
+/// One [`sweep`] of `constraints` (compliances `compliance`, multipliers `lambda`, one per
+/// constraint) with the undamped kernel when `k` has no damping, else the damped one.
 ///
 /// # Safety
 /// [`sweep`]'s contract for the kernel's particle indices and the colour starts.
-pub(crate) unsafe fn solve_damped<C: DampedKernels>(constraints: &mut C, x: &mut [SolverParticle], x_prev: &[Vec3], w: &[f32], k: &SubstepCoefficients, fresh: bool) {
+#[allow(clippy::too_many_arguments)]
+pub(crate) unsafe fn solve_damped<C: DampedKernels>(
+    constraints: &C,
+    compliance: &[f32],
+    lambda: &mut [f32],
+    x: &mut [SolverParticle],
+    x_prev: &[Vec3],
+    w: &[f32],
+    k: &SubstepCoefficients,
+    fresh: bool,
+) {
     if k.undamped() {
-        let (kernel, colour_start, lambda) = constraints.kernel::<false>(x_prev, w, k, fresh);
+        let (kernel, colour_start) = constraints.kernel::<false>(compliance, x_prev, w, k, fresh);
         // SAFETY: the caller's contract.
         unsafe { sweep(&kernel, x, lambda, colour_start) };
     } else {
-        let (kernel, colour_start, lambda) = constraints.kernel::<true>(x_prev, w, k, fresh);
+        let (kernel, colour_start) = constraints.kernel::<true>(compliance, x_prev, w, k, fresh);
         // SAFETY: the caller's contract.
         unsafe { sweep(&kernel, x, lambda, colour_start) };
     }

@@ -1,49 +1,35 @@
-//! The step loop: Small Steps XPBD (Macklin et al. 2019) for one cloth. The whole algorithm is
-//! `step_cloth`, top to bottom; each constraint type's sweep lives with its constraint.
+//! The step loop: Small Steps XPBD (Macklin et al. 2019) for one cloth. What a substep does is
+//! declared once, in [`plan::SUBSTEP`]; [`step_cloth`] prepares the step, has a runner execute the
+//! substeps ([`team_step`] for a cloth split over threads whose every phase can be a team's
+//! colours, else [`sequential`]), and leaves the outputs.
 
+mod iteration;
 mod motion;
-mod step_team;
+mod plan;
+mod sequential;
+mod sweeps;
+mod team_step;
 mod wind;
 
-use crate::cloth::Cloth;
+pub use crate::constraints::team::PARALLEL_MIN_CONSTRAINTS;
+
+use crate::cloth::config::ClothConfig;
+use crate::cloth::model::ClothModel;
+use crate::cloth::scratch::SolverScratch;
+use crate::cloth::state::ClothState;
+use crate::cloth::{Cloth, ClothParams};
 use crate::collision::contact::{ContactSettings, contact_summary};
 use crate::collision::inter_cloth::InterClothSnapshot;
 use crate::collision::self_collision::SelfCollisionSettings;
 use crate::collision::{ColliderStore, SubstepWindow};
-use crate::cloth::ClothParams;
-use crate::constraints::team::TeamWork;
-use crate::constraints::{BendingConstraints, StretchConstraints, SubstepCoefficients, TetherConstraints};
+use crate::constraints::SubstepCoefficients;
 use crate::constraints::access::{SolverParticle, pack_solver_particles, unpack_solver_particles};
-use crate::constraints::team::{Chain, SharedSlice, run_team};
+use crate::constraints::layout::ConstraintLayout;
 use crate::parallel::chunks_mut_in_parallel;
 use crate::stats::ClothStats;
 use glam::Vec3;
-use motion::{Motion, Pass, move_particles};
-use step_team::StepWork;
-use wind::{Aerodynamics, apply_wind};
-
-/// Stretch sweeps per iteration: two, a cheaper way to a low stretch residual than more substeps.
-/// Measured with the tenth set's build (docs/performance-log.md) on the light, stiff cloth of the validation tests (1 kg,
-/// stretch α = 0, bending α = 1e-5, two corners pinned, 60 Hz, one thread, 600 steps; p95 stretch
-/// |C| averaged over the frames after the first second): at 10 substeps two sweeps leave 7.0e-4 m
-/// on the 64² grid and 1.05e-3 m on the 128² grid, one sweep 1.17e-3 and 1.58e-3. One sweep needs
-/// about 14 substeps on both grids to do as well as two at 10; a substep with one sweep is about
-/// 80 % of the work of one with two, so that is about 14 % more work. Stretch is a third of the
-/// work of an iteration, so this also costs far less than a second iteration.
-///
-/// When two were chosen, one sweep blew the 128² cloth up within five frames (edge strain above
-/// 20 000 %, hinges flipped, and neither 40 substeps, symmetric sweeps nor tethers first fixed
-/// it). With the tenth set's build it stays finite with one sweep: the worst edge strain from 1 to
-/// 10 s is 129 % with one sweep and 124 % with two (46 % and 48 % at 10 s).
-///
-/// DESIGN §2 projects each constraint once per iteration; this is the one place the solver does
-/// more, for the quality one sweep loses on real input. Measured in the eleventh set with one
-/// sweep: a 64² step takes 1.33 ms instead of 1.63 (one thread), but the tablecloth demo's edges
-/// wrapped round the table's rounded edge reach 88.6 % strain in 12 frames (61 % with two;
-/// `tests/demo.rs` bounds it at 75 %), a cloth dropped on a plane with self-collision no longer
-/// piles up in layers, and the inertia-scale test's strains lose their order
-/// (`tests/self_collision.rs`, `tests/robustness.rs`).
-const STRETCH_SWEEPS: usize = 2;
+use motion::Motion;
+use wind::Aerodynamics;
 
 /// World-level settings and shared state a cloth step needs.
 #[derive(Clone, Copy, Debug)]
@@ -66,222 +52,161 @@ pub(crate) struct StepContext<'a> {
     pub inter_cloth: Option<&'a InterClothSnapshot>,
 }
 
-/// Constraints (edges + hinges + tethers) below which a coloured cloth is still solved on one
-/// thread, and gets the wide stretch palette (one colour per hop level from the pins), which
-/// splitting would make too costly (`Cloth::stretch_palette`). Measured with `examples/bench`
-/// built with the threshold at 0 (2-core machine, load ≈ 1, medians of 3 runs, speed-up over the
-/// same run's scalar reference). With a `rayon::join` tree per colour the 32² grid (7 810
-/// constraints) lost with a second thread (1.97 → 1.73× at 5 substeps, 1.91 → 1.76× at 10) and
-/// the 64² grid (32 002) gained (2.04 → 2.62×, 2.43 → 2.71×). With the team sweep (one fork-join
-/// per sweep, `constraints::team`) the 32² grid gains too (1.35–1.40 → 1.11 ms per step at 10
-/// substeps), but only with the narrow palette, whose stretch residual is 6 % worse than the wide
-/// one's (time-averaged p95, `tests/colouring.rs`): the threshold stays between the two grids.
-pub const PARALLEL_MIN_CONSTRAINTS: usize = 20_000;
+/// What the phases of one cloth's step read and write.
+pub(crate) struct Parts<'a> {
+    pub model: &'a ClothModel,
+    pub layout: &'a ConstraintLayout,
+    pub config: &'a ClothConfig,
+    pub state: &'a mut ClothState,
+    pub scratch: &'a mut SolverScratch,
+}
 
-/// Advance `cloth` by one fixed step `dt` \[s\] (already validated: 1e-5 ≤ dt ≤ 1).
-///
-/// Per substep h = dt/n (DESIGN §2): aerodynamic forces (if enabled), predict, λ = 0, k Gauss–Seidel
-/// iterations (bending, then [`STRETCH_SWEEPS`] stretch sweeps ordered outward from the pins
-/// within each colour of [`Cloth::set_constraint_colouring`],
-/// tethers so that the hard length limit holds, then self-collision pairs (found once per step,
-/// before the substeps: `collision/self_collision.rs`), then collider contacts with friction last so that
-/// no step ends inside a collider; colliders at their pose interpolated for this substep), velocity
-/// update (speed-limiting particles being pushed out of a collider), linear damping. Then pins
-/// advance, normals and the step's counts (contacts, penetration, pairs) are refreshed; the
-/// residual statistics are computed when first read (`Cloth::stats`). Positions
-/// live in the sweep rows during the step; without wind and colliders a substep's velocity update
-/// and the next prediction are one pass. Allocates
-/// nothing. With the `parallel` flag below, the colour sweeps (one team of the pool's threads per
-/// iteration, `constraints::team`, or per step with the motion passes and pins when nothing else
-/// runs between them, `step_team`), the per-particle passes (wind, prediction, copies into the
-/// sweep rows and back, collider contacts, velocity update, normals) run split over the current
-/// rayon pool, each in a way that cannot change a bit; self-collision, inter-cloth pairs and the
-/// end-of-step contact summary stay on the cloth's thread.
-pub(crate) fn step_cloth(cloth: &mut Cloth, dt: f32, ctx: &StepContext) {
-    let params = cloth.params;
-    let substeps = if params.substeps > 0 { params.substeps } else { ctx.substeps };
-    let iterations = if params.iterations > 0 { params.iterations } else { ctx.iterations };
-    let h = dt / substeps as f32;
-    let acceleration = ctx.gravity + Vec3::from_array(params.external_acceleration);
-    let velocity_scale = (-params.linear_damping * h).exp();
-    let k = SweepCoefficients {
-        stretch: SubstepCoefficients::new(h, params.stretch_damping),
-        bend: SubstepCoefficients::new(h, params.bend_damping),
-        tether: SubstepCoefficients::new(h, 0.0),
-    };
-    let contact = ContactSettings {
-        thickness: params.collision_thickness,
-        mask: params.collision_mask,
-        max_depenetration: params.max_depenetration_speed * h,
-    };
-    let collide = params.collision_mask != 0 && ctx.colliders.len() > 0;
-    let aerodynamics = Aerodynamics::from_params(&params);
-    let parallel = cloth.colouring && ctx.parallel && cloth.large_enough_to_split();
-    let self_contact = SelfCollisionSettings::from_params(&params);
-    cloth.self_collision.begin_step(&cloth.particles.x, &cloth.particles.v, &cloth.particles.w, dt, self_contact);
-    let inter_cloth = ctx.inter_cloth.filter(|_| params.inter_cloth_collision);
-    let pair_settings = SelfCollisionSettings::of(&params);
-    cloth.inter_cloth.begin_step(inter_cloth, cloth.world_key, &cloth.particles, pair_settings.radius, dt);
-    // A constraint type switched off has no first sweep to overwrite its λ (see `fresh` below):
-    // it reads 0, as after a reset (`Cloth::energy` and the statistics read λ).
-    if !params.enable_stretch {
-        cloth.stretch.lambda.fill(0.0);
-    }
-    if !params.enable_bending {
-        cloth.bending.lambda.fill(0.0);
-    }
-    if !params.enable_tethers {
-        cloth.tethers.lambda.fill(0.0);
-    }
-    // Once per step rather than at every particle a sweep reads or writes (the sweeps' particle
-    // rows are not bounds-checked): the substeps change the constraints' λ, never their particles.
-    // The byte offsets of the rows, which the lane-wise kernels address them by, are derived from
-    // the checked indices at the same time, and both are kept until the indices change
-    // (`RowOffsets`): a step whose constraints did not change since the last one does no pass.
-    let particle_count = cloth.sweep_rows.len();
-    assert!(
-        cloth.stretch.prepare_rows(particle_count)
-            && cloth.bending.prepare_rows(particle_count)
-            && cloth.tethers.prepare_rows(particle_count),
-        "a constraint refers to a particle beyond {particle_count}"
-    );
+/// One cloth's step, set up once before its substeps: the settings every phase reads.
+pub(crate) struct Step<'a> {
+    pub ctx: &'a StepContext<'a>,
+    pub params: ClothParams,
+    pub substeps: u32,
+    pub iterations: u32,
+    /// Substep length h = Δt/n \[s\].
+    pub h: f32,
+    pub k: SweepCoefficients,
+    pub motion: Motion,
+    /// The aerodynamic model, None when both its coefficients are 0.
+    pub aerodynamics: Option<Aerodynamics>,
+    pub contact: ContactSettings,
+    /// The cloth collides with at least one of the world's colliders' layers.
+    pub collide: bool,
+    /// Self-collision's settings, None when it is off.
+    pub self_contact: Option<SelfCollisionSettings>,
+    /// The radius and friction of inter-cloth pairs.
+    pub pairs: SelfCollisionSettings,
+    /// The other cloths' particles, None unless this cloth and another take part.
+    pub inter_cloth: Option<&'a InterClothSnapshot>,
+    /// Split the cloth's sweeps and per-particle passes over the world's pool.
+    pub parallel: bool,
+}
 
-    // The sweeps' rows hold the positions for the whole step: packed once here, unpacked into
-    // `particles.x` at its end and around the passes that work on `particles.x` (self-collision,
-    // inter-cloth pairs, colliders). Prediction, wind and the velocity update read and write the
-    // rows, so a step without those passes copies the positions twice instead of twice per
-    // iteration (each copy a pass over the particles and, split, a fork-join).
-    let x_passes = self_contact.is_some() || inter_cloth.is_some() || collide;
-    to_rows(&mut cloth.sweep_rows, &cloth.particles.x, &cloth.particles.w, parallel);
-    let motion = Motion { dv: acceleration * h, h, velocity_scale };
-    // Without wind and colliders nothing runs between one substep's velocity update and the next
-    // substep's prediction, and one pass does both (per particle the same operations in the same
-    // order: the same bits, one pass and, split, one fork-join fewer per substep).
-    let fused = aerodynamics.is_none() && !collide;
-    // A cloth split over threads whose step is nothing but motion passes, pins and one iteration
-    // of undamped sweeps per substep: the whole step as one team run (`step_team`), one fork-join
-    // instead of two per substep. The same operations per particle in the same order: the same
-    // bits as the loop below.
-    let whole_step = parallel && fused && !x_passes && iterations == 1 && k.undamped();
-    if whole_step {
-        let p = &mut cloth.particles;
-        let constraints = (&mut cloth.bending, &mut cloth.stretch, &mut cloth.tethers);
-        let work = StepWork {
-            // Undamped kernels never read `x_prev`, which the motion passes write: they get none.
-            constraints: iteration_sweeps(constraints, &[], &p.w, &params, &k, true),
-            substeps,
-            motion,
-            x_prev: SharedSlice::new(&mut p.x_prev),
-            v: SharedSlice::new(&mut p.v),
-            pins: &cloth.pins,
+impl<'a> Step<'a> {
+    fn new(cloth: &Cloth, dt: f32, ctx: &'a StepContext<'a>) -> Step<'a> {
+        let params = cloth.config.params;
+        let substeps = if params.substeps > 0 { params.substeps } else { ctx.substeps };
+        let iterations = if params.iterations > 0 { params.iterations } else { ctx.iterations };
+        let h = dt / substeps as f32;
+        let acceleration = ctx.gravity + Vec3::from_array(params.external_acceleration);
+        let velocity_scale = (-params.linear_damping * h).exp();
+        let pairs = SelfCollisionSettings {
+            radius: params.effective_self_collision_radius(),
+            friction: (params.self_static_friction, params.self_kinetic_friction),
         };
-        // SAFETY: as for the per-iteration team below; the motion and pin phases touch only the
-        // particles of their bounds (`step_team`).
-        unsafe { run_team(&work, &mut cloth.sweep_rows) };
-    } else {
-        for substep in 0..substeps {
-            if substep == 0 || !fused {
-                if let Some(aero) = &aerodynamics {
-                    apply_wind(cloth, aero, h, parallel);
-                }
-                move_particles(cloth, motion, Pass::Predict, parallel);
-                move_pins(cloth, substep, substeps);
-            }
-            let window = SubstepWindow::new(substep, substeps);
-            if collide {
-                cloth.contacts.begin_substep();
-            }
-
-            // The multipliers are not reset here: the first sweep of each type in the substep takes λ
-            // as 0 (`fresh`), which spares passes over them on the cloth's thread (perf, 128² on two
-            // threads: the stretch and bending resets were 1.7 % of the samples, the tethers' 0.5 %,
-            // all on one thread while the other waited).
-            let p = &mut cloth.particles;
-            let rows = &mut cloth.sweep_rows;
-            for iteration in 0..iterations {
-                let fresh = iteration == 0;
-                if parallel {
-                    // One team for the iteration's sweeps rather than one fork-join per sweep: on the
-                    // 128² grid the second thread joined each sweep 4 µs after it began, on average.
-                    let constraints = (&mut cloth.bending, &mut cloth.stretch, &mut cloth.tethers);
-                    let work = iteration_sweeps(constraints, &p.x_prev, &p.w, &params, &k, fresh);
-                    // SAFETY: indices checked at the top of the step; colourings are valid
-                    // (`Cloth::set_constraint_colouring`); tethers are rebuilt whenever pins change w
-                    // (`Cloth::set_pinned`); particle bounds derived with the row offsets.
-                    unsafe { run_team(&work, rows) };
-                } else {
-                    if params.enable_bending {
-                        // SAFETY: indices checked at the top of the step; colourings are valid
-                        // (`Cloth::set_constraint_colouring`).
-                        unsafe { cloth.bending.solve_in_bounds(rows, &p.x_prev, &p.w, &k.bend, fresh) };
-                    }
-                    if params.enable_stretch {
-                        for sweep in 0..STRETCH_SWEEPS {
-                            // SAFETY: as for bending.
-                            unsafe { cloth.stretch.solve_in_bounds(rows, &p.x_prev, &p.w, &k.stretch, fresh && sweep == 0) };
-                        }
-                    }
-                    if params.enable_tethers {
-                        let (slack, alpha) = (params.tether_slack, params.tether_compliance);
-                        // SAFETY: indices checked at the top of the step; tethers are rebuilt whenever
-                        // pins change w (`Cloth::set_pinned`).
-                        unsafe { cloth.tethers.solve_in_bounds(rows, &p.w, slack, alpha, &k.tether, fresh) };
-                    }
-                }
-                if !x_passes {
-                    continue;
-                }
-                from_rows(rows, &mut p.x, parallel);
-                if let Some(settings) = &self_contact {
-                    cloth.self_collision.solve(&mut p.x, &p.x_prev, &p.w, settings);
-                }
-                if let Some(snapshot) = inter_cloth {
-                    let span = (substep as f32 * h, (substep + 1) as f32 * h);
-                    cloth.inter_cloth.solve(snapshot, p, &pair_settings, span);
-                }
-                if collide {
-                    cloth.contacts.solve(&mut p.x, &p.x_prev, &p.w, ctx.colliders, window, &contact, parallel);
-                }
-                to_rows(rows, &p.x, &p.w, parallel);
-            }
-
-            if fused && substep + 1 < substeps {
-                move_particles(cloth, motion, Pass::UpdateThenPredict, parallel);
-                move_pins(cloth, substep + 1, substeps);
-                continue;
-            }
-            move_particles(cloth, motion, Pass::Update, parallel);
-            if collide {
-                let max_speed = params.max_depenetration_speed;
-                cloth.contacts.limit_depenetration_speed(&mut cloth.particles.v, max_speed, parallel);
-            }
+        Step {
+            ctx,
+            params,
+            substeps,
+            iterations,
+            h,
+            k: SweepCoefficients {
+                stretch: SubstepCoefficients::new(h, params.stretch_damping),
+                bend: SubstepCoefficients::new(h, params.bend_damping),
+                tether: SubstepCoefficients::new(h, 0.0),
+            },
+            motion: Motion { dv: acceleration * h, h, velocity_scale },
+            aerodynamics: Aerodynamics::from_params(&params),
+            contact: ContactSettings {
+                thickness: params.collision_thickness,
+                mask: params.collision_mask,
+                max_depenetration: params.max_depenetration_speed * h,
+            },
+            collide: params.collision_mask != 0 && ctx.colliders.len() > 0,
+            self_contact: params.self_collision.then_some(pairs),
+            pairs,
+            inter_cloth: ctx.inter_cloth.filter(|_| params.inter_cloth_collision),
+            parallel: cloth.config.colouring && ctx.parallel && cloth.layout.large_enough_to_split(),
         }
     }
-    from_rows(&cloth.sweep_rows, &mut cloth.particles.x, parallel);
-    cloth.pins.finish_step();
-    cloth.last_substep = h;
-    cloth.update_normals(parallel);
-    cloth.stats = ClothStats { substeps, iterations, ..ClothStats::default() };
-    if collide {
-        let p = &cloth.particles;
-        let (count, max_penetration) = contact_summary(&p.x, &p.w, ctx.colliders, &contact);
-        (cloth.stats.contact_count, cloth.stats.max_penetration) = (count, max_penetration);
+}
+
+/// Where a substep lies in its step.
+pub(crate) struct SubstepInfo {
+    /// Substep index, 0-based.
+    pub index: u32,
+    /// The colliders' poses over the substep.
+    pub window: SubstepWindow,
+    /// Start and end of the substep \[s after the step's start\].
+    pub span: (f32, f32),
+}
+
+impl SubstepInfo {
+    fn new(step: &Step, index: u32) -> SubstepInfo {
+        let span = (index as f32 * step.h, (index + 1) as f32 * step.h);
+        SubstepInfo { index, window: SubstepWindow::new(index, step.substeps), span }
     }
-    if let Some(settings) = &self_contact {
-        cloth.stats.self_pairs_tested = cloth.self_collision.pairs().len() as u32;
-        cloth.stats.self_contact_count = cloth.self_collision.contact_count(&cloth.particles.x, settings.radius);
+}
+
+/// Advance `cloth` by one fixed step `dt` \[s\] (already validated: 1e-5 ≤ dt ≤ 1): the contact
+/// pairs' broad phases once, then the plan's substeps ([`plan::SUBSTEP`]), then the pins' start
+/// positions, the normals and the step's counts (the residual statistics are computed when first
+/// read, `Cloth::stats`). Allocates nothing. Positions live in the sweeps' rows during the step.
+pub(crate) fn step_cloth(cloth: &mut Cloth, dt: f32, ctx: &StepContext) {
+    let step = Step::new(cloth, dt, ctx);
+    // The sweeps' particle rows are not bounds-checked: the layout's indices were checked when it
+    // was built (a layout changed in place is checked again here).
+    let particle_count = cloth.scratch.rows.len();
+    if !cloth.layout.rows_ready(particle_count) {
+        let checked = std::sync::Arc::make_mut(&mut cloth.layout).prepare_rows(particle_count);
+        assert!(checked, "a constraint refers to a particle beyond {particle_count}");
     }
-    cloth.stats.inter_cloth_pairs_tested = cloth.inter_cloth.len() as u32;
+    let Cloth { model, layout, config, state, scratch, world_key, .. } = cloth;
+    let mut parts = Parts { model, layout, config, state, scratch };
+    begin_step(&mut parts, &step, *world_key, dt);
+    to_rows(&mut parts.scratch.rows, &parts.state.x, &parts.config.w, step.parallel);
+    if !team_step::run(&mut parts, &step) {
+        sequential::run(&mut parts, &step);
+    }
+    from_rows(&parts.scratch.rows, &mut parts.state.x, step.parallel);
+    finish_step(cloth, &step);
+}
+
+/// Before the substeps: the candidate pairs of self-collision and inter-cloth collision (once per
+/// step), and λ = 0 for constraint types switched off (they have no first sweep to overwrite it:
+/// `Cloth::energy` and the statistics read λ).
+fn begin_step(parts: &mut Parts, step: &Step, world_key: u32, dt: f32) {
+    let (state, w, rest, s) = (&*parts.state, &parts.config.w, &parts.model.rest, &mut *parts.scratch);
+    s.self_collision.begin_step(&state.x, &state.v, w, rest, dt, step.self_contact);
+    s.inter_cloth.begin_step(step.inter_cloth, world_key, &state.x, &state.v, w, step.pairs.radius, dt);
+    let p = &step.params;
+    for (on, lambda) in [(p.enable_stretch, &mut s.stretch_lambda), (p.enable_bending, &mut s.bend_lambda), (p.enable_tethers, &mut s.tether_lambda)] {
+        if !on {
+            lambda.fill(0.0);
+        }
+    }
+}
+
+/// After the substeps: the pins' targets become the next start, the normals and the step's counts.
+fn finish_step(cloth: &mut Cloth, step: &Step) {
+    cloth.state.pins.finish_step();
+    cloth.output.last_substep = step.h;
+    cloth.update_normals(step.parallel);
+    let mut stats = ClothStats { substeps: step.substeps, iterations: step.iterations, ..ClothStats::default() };
+    let (x, w, s) = (&cloth.state.x, &cloth.config.w, &cloth.scratch);
+    if step.collide {
+        (stats.contact_count, stats.max_penetration) = contact_summary(x, w, step.ctx.colliders, &step.contact);
+    }
+    if let Some(settings) = &step.self_contact {
+        stats.self_pairs_tested = s.self_collision.pairs().len() as u32;
+        stats.self_contact_count = s.self_collision.contact_count(x, settings.radius);
+    }
+    stats.inter_cloth_pairs_tested = s.inter_cloth.len() as u32;
+    cloth.output.stats = stats;
     // The residual statistics are computed when first read (`Cloth::stats`).
     cloth.residuals_due();
 }
 
 /// The substep coefficients of each constraint type's sweeps (stretch and bending damping; the
 /// tethers have none).
-struct SweepCoefficients {
-    stretch: SubstepCoefficients,
-    bend: SubstepCoefficients,
-    tether: SubstepCoefficients,
+pub(crate) struct SweepCoefficients {
+    pub stretch: SubstepCoefficients,
+    pub bend: SubstepCoefficients,
+    pub tether: SubstepCoefficients,
 }
 
 impl SweepCoefficients {
@@ -289,25 +214,6 @@ impl SweepCoefficients {
     fn undamped(&self) -> bool {
         self.stretch.undamped() && self.bend.undamped()
     }
-}
-
-/// One iteration's sweeps as the work of one team run: bending, [`STRETCH_SWEEPS`] stretch sweeps
-/// and the tethers, in that order, a type switched off in `params` left out; the first sweep of
-/// each type takes λ as 0 when `fresh`. `x_prev` \[m\] (`Vec3[particle count]`) is what damped kernels
-/// read: a step team hands undamped kernels an empty slice. `w`: inverse masses \[1/kg\].
-fn iteration_sweeps<'a>(
-    (bending, stretch, tethers): (&'a mut BendingConstraints, &'a mut StretchConstraints, &'a mut TetherConstraints),
-    x_prev: &'a [Vec3],
-    w: &'a [f32],
-    params: &ClothParams,
-    k: &'a SweepCoefficients,
-    fresh: bool,
-) -> impl TeamWork + 'a {
-    let (slack, alpha) = (params.tether_slack, params.tether_compliance);
-    let bending = params.enable_bending.then(|| bending.team_work(x_prev, w, &k.bend, fresh));
-    let stretch = params.enable_stretch.then(|| stretch.team_work(x_prev, w, &k.stretch, STRETCH_SWEEPS, fresh));
-    let tethers = params.enable_tethers.then(|| tethers.team_work(w, slack, alpha, &k.tether, fresh));
-    Chain(Chain(bending, stretch), tethers)
 }
 
 /// Positions `x` \[m\] and inverse masses `w` into the sweep rows (all of one length).
@@ -326,10 +232,11 @@ fn from_rows(rows: &[SolverParticle], x: &mut [Vec3], parallel: bool) {
 }
 
 /// Pinned particles to their targets for `substep` of `substeps` (after the prediction, `Motion::predict`).
-fn move_pins(cloth: &mut Cloth, substep: u32, substeps: u32) {
-    for (k, &i) in cloth.pins.particles.iter().enumerate() {
-        let row = &mut cloth.sweep_rows[i as usize];
-        *row = cloth.pins.position(k, substep, substeps).extend(row.w);
+fn move_pins(parts: &mut Parts, substep: u32, substeps: u32) {
+    let (pins, rows) = (&parts.state.pins, &mut parts.scratch.rows);
+    for (k, &i) in pins.particles.iter().enumerate() {
+        let row = &mut rows[i as usize];
+        *row = pins.position(k, substep, substeps).extend(row.w);
     }
 }
 
@@ -357,18 +264,19 @@ mod tests {
             let cloth = world.cloth_mut(handle).unwrap();
             // Changed in place, as the code that reorders constraints does: with the call that
             // code makes (the kept offsets of the step above are then checked again).
+            let layout = std::sync::Arc::get_mut(&mut cloth.layout).expect("the cloth's own layout");
             match kind {
                 "stretch" => {
-                    cloth.stretch.edges[7][1] = beyond;
-                    cloth.stretch.row_offsets.indices_changed();
+                    layout.stretch.edges[7][1] = beyond;
+                    layout.stretch.row_offsets.indices_changed();
                 }
                 "bending" => {
-                    cloth.bending.hinges[7][2] = beyond;
-                    cloth.bending.row_offsets.indices_changed();
+                    layout.bending.hinges[7][2] = beyond;
+                    layout.bending.row_offsets.indices_changed();
                 }
                 _ => {
-                    *cloth.tethers.anchor.last_mut().unwrap() = beyond;
-                    cloth.tethers.row_offsets.indices_changed();
+                    *layout.tethers.anchor.last_mut().unwrap() = beyond;
+                    layout.tethers.row_offsets.indices_changed();
                 }
             }
             let before: Vec<[u32; 3]> = cloth.particle_positions().iter().map(|p| p.to_array().map(f32::to_bits)).collect();
@@ -396,10 +304,11 @@ mod tests {
             world.cloth_mut(handle).unwrap().set_pinned(&[0, n as u32 - 1], None).unwrap();
             world.step(1.0 / 60.0).expect("a step before the indices change");
             let cloth = world.cloth_mut(handle).unwrap();
+            let layout = std::sync::Arc::get_mut(&mut cloth.layout).expect("the cloth's own layout");
             match kind {
-                "stretch" => cloth.stretch.edges.swap(0, 5),
-                "bending" => cloth.bending.hinges.swap(1, 9),
-                _ => cloth.tethers.particle.swap(0, 7),
+                "stretch" => layout.stretch.edges.swap(0, 5),
+                "bending" => layout.bending.hinges.swap(1, 9),
+                _ => layout.tethers.particle.swap(0, 7),
             }
             let result = catch_unwind(AssertUnwindSafe(|| world.step(1.0 / 60.0)));
             let message = result.expect_err(kind).downcast::<&str>().map(|m| m.to_string()).unwrap_or_default();

@@ -9,7 +9,7 @@
 //! the CPU has AVX-512F, 16 particles at a time ([`block16`]): perf samples in the pass, 64² grid,
 //! one thread, 1000 steps: 484–487 → 154–184 (−65 %), about 3 % of the step.
 
-use super::Cloth;
+use super::Parts;
 use crate::constraints::access::{SolverParticle, floats_of};
 use crate::parallel::PARTICLE_CHUNK;
 use glam::{Vec3, Vec4};
@@ -17,7 +17,7 @@ use rayon::prelude::*;
 
 /// The per-particle motion of a substep of length h \[s\].
 #[derive(Clone, Copy, Debug)]
-pub(super) struct Motion {
+pub(crate) struct Motion {
     /// Velocity change over a substep, (gravity + external acceleration)·h \[m/s\].
     pub dv: Vec3,
     /// Substep length \[s\].
@@ -28,7 +28,7 @@ pub(super) struct Motion {
 
 /// Which per-particle pass to run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum Pass {
+pub(crate) enum Pass {
     /// [`Motion::predict`].
     Predict,
     /// [`Motion::update_velocity`].
@@ -375,17 +375,17 @@ fn store_floats(v: &mut [Vec3; 4], [a, b, c]: [Vec4; 3]) {
     *v = [Vec3::new(a.x, a.y, a.z), Vec3::new(a.w, b.x, b.y), Vec3::new(b.z, b.w, c.x), Vec3::new(c.y, c.z, c.w)];
 }
 
-/// `pass` of `motion` over every particle of `cloth`. With `parallel`, in chunks on the current
-/// rayon pool (each particle on its own: the same bits).
-pub(super) fn move_particles(cloth: &mut Cloth, motion: Motion, pass: Pass, parallel: bool) {
-    let (rows, p) = (&mut cloth.sweep_rows, &mut cloth.particles);
+/// `pass` of `motion` over every particle of the cloth of `parts`. With `parallel`, in chunks on
+/// the current rayon pool (each particle on its own: the same bits).
+pub(super) fn move_particles(parts: &mut Parts, motion: Motion, pass: Pass, parallel: bool) {
+    let (rows, x_prev, v) = (&mut parts.scratch.rows, &mut parts.scratch.x_prev, &mut parts.state.v);
     if parallel {
         let c = PARTICLE_CHUNK;
-        (rows.par_chunks_mut(c), p.x_prev.par_chunks_mut(c), p.v.par_chunks_mut(c))
+        (rows.par_chunks_mut(c), x_prev.par_chunks_mut(c), v.par_chunks_mut(c))
             .into_par_iter()
             .for_each(|(rows, x_prev, v)| motion.run(pass, rows, x_prev, v));
     } else {
-        motion.run(pass, rows, &mut p.x_prev, &mut p.v);
+        motion.run(pass, rows, x_prev, v);
     }
 }
 

@@ -15,7 +15,7 @@
 //! explicit (from the velocities at the start of the substep), which is stable while the drag
 //! relaxation rate ρ·C_D·|v_rel|/(2·areal density) is well below 1/h.
 
-use crate::cloth::{Cloth, Particles};
+use super::Parts;
 use crate::constraints::access::{SolverParticle, column, constraint_particles, gather_vec3};
 use crate::constraints::lanes::{LANES, LaneSet, Lanes, Real, V3, v3};
 #[cfg(target_arch = "x86_64")]
@@ -171,15 +171,16 @@ fn corner_rows<const N: usize, L: LaneSet<N>>(rows: &[SolverParticle], ids: [usi
 /// triangles in storage order). Each pass writes one element per
 /// triangle or particle, so with `parallel` both are split over the current rayon pool with the
 /// same bits. Allocates nothing.
-pub(crate) fn apply_wind(cloth: &mut Cloth, aero: &Aerodynamics, h: f32, parallel: bool) {
+pub(crate) fn apply_wind(parts: &mut Parts, aero: &Aerodynamics, h: f32, parallel: bool) {
     // Positions from the sweep rows, which hold them during the step (see `step_cloth`).
-    let (x, v) = (&cloth.sweep_rows, &cloth.particles.v);
-    let triangles = &cloth.triangles;
-    chunks_mut_in_parallel(&mut cloth.per_triangle, parallel, |first, forces| {
+    let (s, model) = (&mut *parts.scratch, parts.model);
+    let (x, v) = (&s.rows, &parts.state.v);
+    let triangles = &model.triangles;
+    chunks_mut_in_parallel(&mut s.per_triangle, parallel, |first, forces| {
         aero.third_forces_lane_wise(x, v, &triangles[first..], forces);
     });
-    let (incident, forces) = (&cloth.particle_triangles, &cloth.per_triangle);
-    let Particles { v, w, .. } = &mut cloth.particles;
+    let (incident, forces, w) = (&model.particle_triangles, &s.per_triangle, &parts.config.w);
+    let v = &mut parts.state.v;
     chunks_mut_in_parallel(v, parallel, |first, v| {
         for (k, v) in v.iter_mut().enumerate() {
             *v += Vec3::from(incident.sum(first + k, forces)) * (h * w[first + k]);

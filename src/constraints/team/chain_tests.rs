@@ -1,9 +1,9 @@
 //! Team runs of chained sweeps against the sequential sweeps: adversarial colourings (tiny,
 //! empty, single, unsorted colours, constraints that reach across every particle), every kind of
 //! particle bounds (none, exact, too wide, [`ColourReach`]), several passes over one colour,
-//! members that never join; and the solver's own chain (bending, stretch twice, tethers) on a
-//! crumpled cloth with damping and stale multipliers. Contributed by a review of the look-ahead;
-//! too slow for Miri, which runs the tests in `tests.rs`.
+//! members that never join (the solver's own chain of sweeps on a real cloth is tested in
+//! `solver::iteration`). Contributed by a review of the look-ahead; too slow for Miri, which runs
+//! the tests in `tests.rs`.
 
 use super::tests::lcg;
 use super::*;
@@ -157,8 +157,8 @@ fn adversarial_colourings_in_chains_give_the_sequential_bits_for_any_member_coun
                         p.install(|| {
                             for _ in 0..2 {
                                 let work = Chain(
-                                    Chain(SweepWork::new(&a, &a, pa, ColourStarts::Ranges(&start_a), &mut la), None::<SweepWork<'_, &AdversarialPairs>>),
-                                    Some(SweepWork::new(&b, &b, pb, ColourStarts::Ranges(&start_b), &mut lb)),
+                                    Chain(SweepWork::new(&a, &a, pa, &start_a, &mut la), None::<SweepWork<'_, &AdversarialPairs>>),
+                                    Some(SweepWork::new(&b, &b, pb, &start_b, &mut lb)),
                                 );
                                 // SAFETY: indices < P, colours disjoint, bounds exact or wider.
                                 unsafe { run_team_of(&work, &mut x, members) };
@@ -173,85 +173,4 @@ fn adversarial_colourings_in_chains_give_the_sequential_bits_for_any_member_coun
         }
     }
     assert_eq!(runs, 6 * 4 * 4 * 2 * 3, "team runs compared");
-}
-
-/// The solver's chain on a real crumpled cloth (bending, stretch twice, tethers), with and
-/// without damping, members 1, 2, 3, 8, against the sequential sweeps.
-#[test]
-#[cfg_attr(miri, ignore)]
-fn the_solvers_chain_gives_the_sequential_bits_on_a_crumpled_cloth() {
-    use crate::constraints::SubstepCoefficients;
-    use crate::constraints::access::pack_solver_particles;
-    use glam::Vec3;
-    let n = 72;
-    let mut cloth = crate::constraints::tests::grid_cloth(n, n);
-    cloth.set_pinned(&[0, n as u32 - 1, (n * n - 1) as u32], None).unwrap();
-    cloth.set_constraint_colouring(true);
-    assert!(!cloth.tethers.particle.is_empty());
-    let mut u = crate::test_util::uniform(4242);
-    let x_prev = cloth.particles.x.clone();
-    let xs: Vec<Vec3> = x_prev.iter().map(|p| *p + Vec3::new(u(), u(), u()) * 0.04).collect();
-    let w = cloth.particles.w.clone();
-    let mut x0 = vec![SolverParticle::ZERO; xs.len()];
-    pack_solver_particles(&xs, &w, &mut x0);
-    assert!(cloth.bending.prepare_rows(x0.len()) && cloth.stretch.prepare_rows(x0.len()) && cloth.tethers.prepare_rows(x0.len()));
-    // ColourReach on the real cloth: every non-empty colour known, bounds covering every part.
-    fn check<const K: usize>(c: &[[u32; K]], start: &[u32], r: &crate::constraints::access::ColourReach) {
-        for (colour, w) in start.windows(2).enumerate() {
-            let (b, e) = (w[0] as usize, w[1] as usize);
-            for k in 0..(e - b).min(64) {
-                for l in (k + 1..=(e - b)).step_by(7) {
-                    let got = r.bounds(c, colour, b + k, b + l).expect("known bounds");
-                    let t = c[b + k..b + l].iter().flatten();
-                    assert!(got.0 <= *t.clone().min().unwrap() && *t.max().unwrap() <= got.1);
-                }
-            }
-        }
-    }
-    check(&cloth.stretch.edges, &cloth.stretch.colour_start, cloth.stretch.row_offsets.reach());
-    check(&cloth.bending.hinges, &cloth.bending.colour_start, cloth.bending.row_offsets.reach());
-    assert!(cloth.stretch.colour_start.len() > 8 && cloth.bending.colour_start.len() > 8, "the cloth is coloured");
-    let pool = rayon::ThreadPoolBuilder::new().num_threads(8).build().unwrap();
-    for damping in [0.0, 0.3] {
-        for compliance in [0.0, 1e-4] {
-            let k = SubstepCoefficients::new(1.0 / 600.0, damping);
-            cloth.stretch.compliance.fill(compliance);
-            cloth.bending.compliance.fill(compliance * 10.0);
-            let mut seq = cloth.clone();
-            seq.stretch.lambda.fill(5.0);
-            seq.bending.lambda.fill(5.0);
-            seq.tethers.lambda.fill(5.0);
-            let mut xs = x0.clone();
-            for it in 0..3 {
-                let fresh = it == 0;
-                unsafe {
-                    seq.bending.solve_in_bounds(&mut xs, &x_prev, &w, &k, fresh);
-                    seq.stretch.solve_in_bounds(&mut xs, &x_prev, &w, &k, fresh);
-                    seq.stretch.solve_in_bounds(&mut xs, &x_prev, &w, &k, false);
-                    seq.tethers.solve_in_bounds(&mut xs, &w, 1.0, compliance, &k, fresh);
-                }
-            }
-            let expected = bits(&xs, &[&seq.stretch.lambda, &seq.bending.lambda, &seq.tethers.lambda]);
-            for members in [1, 2, 3, 8] {
-                for _ in 0..3 {
-                    let mut team = cloth.clone();
-                    team.stretch.lambda.fill(-2.0);
-                    team.bending.lambda.fill(-2.0);
-                    team.tethers.lambda.fill(-2.0);
-                    let mut xt = x0.clone();
-                    pool.install(|| {
-                        for it in 0..3 {
-                            let fresh = it == 0;
-                            let b = Some(team.bending.team_work(&x_prev, &w, &k, fresh));
-                            let s = Some(team.stretch.team_work(&x_prev, &w, &k, 2, fresh));
-                            let t = Some(team.tethers.team_work(&w, 1.0, compliance, &k, fresh));
-                            unsafe { run_team_of(&Chain(Chain(b, s), t), &mut xt, members) };
-                        }
-                    });
-                    let got = bits(&xt, &[&team.stretch.lambda, &team.bending.lambda, &team.tethers.lambda]);
-                    assert!(got == expected, "damping {damping} compliance {compliance} members {members}");
-                }
-            }
-        }
-    }
 }

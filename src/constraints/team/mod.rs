@@ -36,7 +36,23 @@ mod shared_slice;
 mod work;
 
 pub(crate) use shared_slice::SharedSlice;
-pub(crate) use work::{Chain, ColourStarts, SweepWork, damped_team_work};
+pub(crate) use work::{cut_coloured, project_coloured};
+#[cfg(test)]
+mod test_work;
+#[cfg(test)]
+pub(crate) use test_work::{Chain, SweepWork};
+
+/// Constraints (edges + hinges + tethers) below which a coloured cloth is still solved on one
+/// thread, and gets the wide stretch palette (one colour per hop level from the pins), which
+/// splitting would make too costly (`Cloth::stretch_palette`). Measured with `examples/bench`
+/// built with the threshold at 0 (2-core machine, load ≈ 1, medians of 3 runs, speed-up over the
+/// same run's scalar reference). With a `rayon::join` tree per colour the 32² grid (7 810
+/// constraints) lost with a second thread (1.97 → 1.73× at 5 substeps, 1.91 → 1.76× at 10) and
+/// the 64² grid (32 002) gained (2.04 → 2.62×, 2.43 → 2.71×). With the team sweep (one fork-join
+/// per sweep, `constraints::team`) the 32² grid gains too (1.35–1.40 → 1.11 ms per step at 10
+/// substeps), but only with the narrow palette, whose stretch residual is 6 % worse than the wide
+/// one's (time-averaged p95, `tests/colouring.rs`): the threshold stays between the two grids.
+pub const PARALLEL_MIN_CONSTRAINTS: usize = 20_000;
 
 /// Parts of each colour per team member: more parts let a member that runs ahead take work from
 /// one that fell behind (preempted, slower core); each part costs a claim, a finish and a read of
@@ -152,7 +168,7 @@ impl ColourCut {
     const EMPTY: ColourCut = ColourCut { start: [0; MAX_PARTS + 1], bounds: [Bounds::Empty; MAX_PARTS] };
 
     /// Cut constraints `colour_start[colour]..colour_start[colour + 1]` of sweep `s` ([`part_start`]).
-    pub(super) fn of_sweep<S: Sweep>(&mut self, s: &S, colour_start: &[u32], colour: usize, parts: usize) {
+    pub(crate) fn of_sweep<S: Sweep>(&mut self, s: &S, colour_start: &[u32], colour: usize, parts: usize) {
         self.set(parts, |part| part_start(s, colour_start, parts, colour, part), |begin, end| s.particle_bounds(colour, begin, end));
     }
 

@@ -46,7 +46,7 @@ impl Sweep for PairSweep {
 /// # Safety
 /// As [`run_team`].
 unsafe fn project_colours_with_members<S: Sweep>(s: &S, x: &mut [SolverParticle], lambda: &mut [f32], colour_start: &[u32], members: usize) {
-    let work = SweepWork::new(s, s, 1, ColourStarts::Ranges(colour_start), lambda);
+    let work = SweepWork::new(s, s, 1, colour_start, lambda);
     // SAFETY: the caller's contract.
     unsafe { run_team_of(&work, x, members) }
 }

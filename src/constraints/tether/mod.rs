@@ -12,10 +12,11 @@
 //! particle towards its anchor; it only stops the chain of edges from stretching beyond what a
 //! one-pass Gauss–Seidel sweep can recover, which is what keeps light, stiff, fine cloth stable.
 
-use super::access::{RowOffsets, SolverParticle, row_offset};
+use super::access::{ROW_BYTES, RowOffsets, SolverParticle, row_offset};
 use super::colouring::permute;
-use super::sweep::sweep;
-use super::team::{ColourStarts, SweepWork, TeamWork};
+use super::sweep::{Sweep, sweep};
+use super::access::Positions;
+use super::team::ColourCut;
 use super::SubstepCoefficients;
 use glam::Vec3;
 use std::cmp::Reverse;
@@ -52,8 +53,6 @@ pub struct TetherConstraints {
     pub anchor: Vec<u32>,
     /// Rest geodesic distance d_geo \[m\] (before the slack factor).
     pub geodesic_distance: Vec<f32>,
-    /// Lagrange multiplier λ of the current substep \[N·s²\].
-    pub lambda: Vec<f32>,
     /// Tethers `0 .. full_groups_end` form groups of exactly [`TETHERS_PER_PARTICLE`] tethers and
     /// the other groups follow ([`TetherConstraints::put_full_groups_first`], which `build`
     /// calls): the sweep takes those groups 8 or 4 at a time without looking for where each one
@@ -121,7 +120,6 @@ impl TetherConstraints {
                 }
             }
         }
-        t.lambda = vec![0.0; t.particle.len()];
         t.row_offsets = RowOffsets::with_capacity(t.particle.len());
         t.put_full_groups_first();
         t
@@ -162,7 +160,6 @@ impl TetherConstraints {
         permute(&mut self.anchor, order);
         self.row_offsets.indices_changed();
         permute(&mut self.geodesic_distance, order);
-        permute(&mut self.lambda, order);
     }
 
     /// Reorder the groups (stably) so that those of exactly [`TETHERS_PER_PARTICLE`] tethers come
@@ -181,7 +178,8 @@ impl TetherConstraints {
         self.permute_tethers(&order);
     }
 
-    /// One Gauss–Seidel sweep; `slack` is s, `compliance` α \[m/N\] for all tethers. With
+    /// One Gauss–Seidel sweep; `lambda` are the multipliers λ \[N·s²\] (`f32[tether count]`), `slack`
+    /// is s, `compliance` α \[m/N\] for all tethers. With
     /// `parallel`, particle groups are spread over the current rayon pool: a group moves only its
     /// own particle and reads only kinematic anchors, so the bits are the same.
     ///
@@ -201,29 +199,35 @@ impl TetherConstraints {
     // Out of line so that profilers (perf, callgrind) attribute the sweep to it; once per substep.
     #[inline(never)]
     #[allow(clippy::too_many_arguments)]
-    pub(crate) unsafe fn solve_in_bounds(&mut self, x: &mut [SolverParticle], w: &[f32], slack: f32, compliance: f32, k: &SubstepCoefficients, fresh: bool) {
+    pub(crate) unsafe fn solve_in_bounds(&self, lambda: &mut [f32], x: &mut [SolverParticle], w: &[f32], slack: f32, compliance: f32, k: &SubstepCoefficients, fresh: bool) {
         let all = [0, self.particle.len() as u32];
-        let (kernel, lambda) = self.kernel(w, slack, compliance, k, fresh);
+        let kernel = self.kernel(w, slack, compliance, k, fresh);
         // SAFETY: the caller's contract; the kernel reads particles only through `particle`,
         // `anchor` and their row offsets.
         unsafe { sweep(&kernel, x, lambda, Some(&all)) };
     }
 
-    /// The sweep of [`Self::solve_in_bounds`] as work for a team of threads
-    /// ([`super::team::run_team`], whose contract is that of `solve_in_bounds`): all groups as one
-    /// colour.
-    pub(crate) fn team_work<'a>(&'a mut self, w: &'a [f32], slack: f32, compliance: f32, k: &'a SubstepCoefficients, fresh: bool) -> impl TeamWork + 'a {
-        let all = ColourStarts::All([0, self.particle.len() as u32]);
-        let (kernel, lambda) = self.kernel(w, slack, compliance, k, fresh);
-        SweepWork::new(kernel, kernel, 1, all, lambda)
+    /// Cut the tethers (one colour of all groups) into `parts` for a team ([`ColourCut::of_sweep`]).
+    pub(crate) fn cut(&self, parts: usize, cut: &mut ColourCut) {
+        let k = SubstepCoefficients { inv_h2: 0.0, damping_over_h: 0.0 };
+        // The cut reads the kernel's split points only (groups stay whole), not its inputs.
+        let kernel = self.kernel(&[], 1.0, 0.0, &k, false);
+        cut.of_sweep(&kernel, &[0, self.particle.len() as u32], 0, parts);
     }
 
-    /// The projection kernel and the multipliers, borrowed apart.
-    fn kernel<'a>(&'a mut self, w: &'a [f32], slack: f32, compliance: f32, k: &'a SubstepCoefficients, fresh: bool) -> (TetherSweep<'a>, &'a mut [f32]) {
+    /// Project tethers `first .. first + lambda.len()` (whole groups), `lambda` their multipliers;
+    /// the rest as [`Self::solve_in_bounds`].
+    #[allow(clippy::too_many_arguments)]
+    #[inline]
+    pub(crate) fn project_range<P: Positions + ?Sized>(&self, w: &[f32], slack: f32, compliance: f32, k: &SubstepCoefficients, fresh: bool, first: usize, lambda: &mut [f32], x: &mut P) {
+        self.kernel(w, slack, compliance, k, fresh).project_disjoint(first, lambda, x);
+    }
+
+    /// The projection kernel.
+    fn kernel<'a>(&'a self, w: &'a [f32], slack: f32, compliance: f32, k: &'a SubstepCoefficients, fresh: bool) -> TetherSweep<'a> {
         let (particle, anchor, geodesic_distance) = (&self.particle[..], &self.anchor[..], &self.geodesic_distance[..]);
         let (full_groups_end, row_offsets) = (self.full_groups_end, self.row_offsets.as_slice());
-        let kernel = TetherSweep { fresh, particle, anchor, row_offsets, geodesic_distance, full_groups_end, w, slack, compliance, k };
-        (kernel, &mut self.lambda)
+        TetherSweep { fresh, particle, anchor, row_offsets, geodesic_distance, full_groups_end, w, slack, compliance, k }
     }
 
     /// Whether every particle and anchor index is `< particle_count` (at most 2²⁸); derives
@@ -240,6 +244,13 @@ impl TetherConstraints {
             }
             beyond == 0
         })
+    }
+
+    /// Whether [`Self::prepare_rows`] holds for `particle_count` without deriving anything
+    /// ([`RowOffsets::ready_for`]).
+    pub(crate) fn rows_ready(&self, particle_count: usize) -> bool {
+        let derived = self.particle.iter().zip(&self.anchor).flat_map(|(&i, &a)| [i, a]).map(|i| i.wrapping_mul(ROW_BYTES as u32));
+        self.row_offsets.ready_for(self.particle.len(), particle_count, derived)
     }
 }
 

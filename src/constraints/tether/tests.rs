@@ -4,7 +4,9 @@
 use super::super::sweep::Sweep;
 use super::super::SubstepCoefficients;
 use super::super::access::pack_solver_particles;
-use super::super::tests::{grid_cloth, noise};
+use super::super::team::{ColourCut, SharedSlice, TeamWork};
+use super::super::access::SharedPositions;
+use super::super::test_grid::{grid, noise};
 use super::super::lanes::LANES;
 use super::{STRAIGHT_TOLERANCE, TETHERS_PER_PARTICLE, TetherConstraints, TetherSweep};
 use glam::{Vec3, Vec4};
@@ -18,9 +20,8 @@ const NY: usize = 23;
 /// seventh gets a third one (to the pin it is not tied to), and every third bound is shortened
 /// by 3 % so that more tethers are violated and need several rounds.
 fn pinned_cloth() -> (Vec<Vec3>, Vec<f32>, TetherConstraints) {
-    let mut cloth = grid_cloth(NX, NY);
-    cloth.set_pinned(&PINS, None).unwrap();
-    let (x, w, built) = (cloth.particles.x.clone(), cloth.particles.w.clone(), cloth.tethers.clone());
+    let cloth = grid(NX, NY, &PINS, true);
+    let (x, w, built) = (cloth.x.clone(), cloth.w.clone(), cloth.layout.tethers.clone());
     let mut t = TetherConstraints::default();
     let mut push = |p: u32, a: u32, d: f32| {
         t.particle.push(p);
@@ -42,7 +43,6 @@ fn pinned_cloth() -> (Vec<Vec3>, Vec<f32>, TetherConstraints) {
             push(p, *other, x[p as usize].distance(x[*other as usize]) * 1.02);
         }
     }
-    t.lambda = vec![0.0; t.particle.len()];
     (x, w, t)
 }
 
@@ -101,7 +101,6 @@ fn lane_wise_tether_sweeps_give_the_bits_of_the_one_group_at_a_time_sweep() {
         v.drain(..drop * TETHERS_PER_PARTICLE);
     }
     fewer.geodesic_distance.drain(..drop * TETHERS_PER_PARTICLE);
-    fewer.lambda.drain(..drop * TETHERS_PER_PARTICLE);
     fewer.full_groups_end -= drop * TETHERS_PER_PARTICLE;
     fewer.row_offsets.indices_changed();
     assert_eq!((pairs - drop) % 8, 7);
@@ -134,29 +133,31 @@ fn tether_sweeps_give_the_bits_of_the_one_group_at_a_time_sweep(rest: &[Vec3], w
     let pool = rayon::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
     let mut result = Vec::new();
     for compliance in [0.0, 1e-4] {
-        // One sweep of `t` after checking its indices.
-        let solve = |t: &mut TetherConstraints, x: &mut [Vec4], parallel: bool, fresh: bool| {
+        // One sweep of `t` (multipliers `lambda`) after checking its indices; split over the pool
+        // as the solver's team sweeps it (`TetherTeam`).
+        let solve = |(t, lambda): &mut Swept, x: &mut [Vec4], parallel: bool, fresh: bool| {
             assert!(t.prepare_rows(x.len()));
             if parallel {
+                let team = TetherTeam { t, lambda: SharedSlice::new(lambda), w, slack, compliance, k: &k, fresh };
                 // SAFETY: as below; the tethers' one colour has no particle bounds.
-                unsafe { crate::constraints::team::run_team(&t.team_work(w, slack, compliance, &k, fresh), x) }
+                unsafe { crate::constraints::team::run_team(&team, x) }
             } else {
                 // SAFETY: indices checked above; the tethers were built for `w`.
-                unsafe { t.solve_in_bounds(x, w, slack, compliance, &k, fresh) }
+                unsafe { t.solve_in_bounds(lambda, x, w, slack, compliance, &k, fresh) }
             }
         };
         // The reference path, one tether at a time (the multipliers as they are).
-        let scalar_sweep = |t: &mut TetherConstraints, x: &mut [Vec4], fresh: bool| {
+        let scalar_sweep = |(t, lambda): &mut Swept, x: &mut [Vec4], fresh: bool| {
             let (particle, anchor, geodesic_distance) = (&t.particle[..], &t.anchor[..], &t.geodesic_distance[..]);
             let (full_groups_end, row_offsets) = (t.full_groups_end, t.row_offsets.as_slice());
             let kernel = TetherSweep { fresh, particle, anchor, row_offsets, geodesic_distance, full_groups_end, w, slack, compliance, k: &k };
-            kernel.project_range(0, &mut t.lambda, x);
+            kernel.project_range(0, lambda, x);
         };
         // Every path but `from_zero` starts from stale multipliers, which its first (`fresh`)
         // sweep must take as 0.
-        let mut stale = tethers.clone();
-        stale.lambda.fill(7.0);
-        let (mut scalar, mut lanes, mut parallel, mut from_zero) = (stale.clone(), stale.clone(), stale.clone(), tethers.clone());
+        let n = tethers.particle.len();
+        let stale: Swept = (tethers.clone(), vec![7.0; n]);
+        let (mut scalar, mut lanes, mut parallel, mut from_zero) = (stale.clone(), stale.clone(), stale.clone(), (tethers.clone(), vec![0.0; n]));
         let (mut x_scalar, mut x_lanes, mut x_parallel, mut x_from_zero) = (x0.clone(), x0.clone(), x0.clone(), x0.clone());
         // The 4-lane kernels alone, where the CPU would run the 8-lane ones.
         let (mut lanes4, mut x_lanes4) = (stale.clone(), x0.clone());
@@ -175,9 +176,9 @@ fn tether_sweeps_give_the_bits_of_the_one_group_at_a_time_sweep(rest: &[Vec3], w
         // NaN on every path, but which NaN (sign, payload) depends on the operand order LLVM
         // picked for each width. Every other particle and multiplier is compared bit for bit.
         let canonical = |v: f32| if v.is_nan() { f32::NAN.to_bits() } else { v.to_bits() };
-        let lambda_bits = |t: &TetherConstraints| t.lambda.iter().map(|&l| canonical(l)).collect::<Vec<_>>();
+        let lambda_bits = |(_, lambda): &Swept| lambda.iter().map(|&l| canonical(l)).collect::<Vec<_>>();
         let bits = |x: &[Vec4]| x.iter().map(|p| [p.x, p.y, p.z].map(canonical)).collect::<Vec<_>>();
-        let violated = scalar.lambda.iter().filter(|&&l| l != 0.0).count();
+        let violated = scalar.1.iter().filter(|&&l| l != 0.0).count();
         assert!(violated > tethers.particle.len() / 4, "only {violated} tethers projected");
         assert_ne!(bits(&x_scalar), bits(&x0), "the sweeps moved nothing");
         let non_finite: Vec<usize> = (0..x_scalar.len()).filter(|&i| !x_scalar[i].is_finite()).collect();
@@ -193,4 +194,35 @@ fn tether_sweeps_give_the_bits_of_the_one_group_at_a_time_sweep(rest: &[Vec3], w
         result.extend(bits(&x_scalar));
     }
     result
+}
+
+/// Tethers and their multipliers.
+type Swept = (TetherConstraints, Vec<f32>);
+
+/// The tethers' sweep as a team's work, as the solver assembles it: one colour of all groups, cut
+/// by [`TetherConstraints::cut`], ranges projected by [`TetherConstraints::project_range`].
+struct TetherTeam<'a> {
+    t: &'a TetherConstraints,
+    lambda: SharedSlice<'a, f32>,
+    w: &'a [f32],
+    slack: f32,
+    compliance: f32,
+    k: &'a SubstepCoefficients,
+    fresh: bool,
+}
+
+impl TeamWork for TetherTeam<'_> {
+    fn colours(&self) -> usize {
+        1
+    }
+
+    fn cut(&self, _: usize, parts: usize, cut: &mut ColourCut) {
+        self.t.cut(parts, cut);
+    }
+
+    unsafe fn project(&self, x: &mut SharedPositions<'_>, _: usize, begin: usize, end: usize) {
+        // SAFETY: each range is claimed once (the team's contract).
+        let lambda = unsafe { self.lambda.range(begin, end) };
+        self.t.project_range(self.w, self.slack, self.compliance, self.k, self.fresh, begin, lambda, x);
+    }
 }

@@ -1,37 +1,123 @@
-//! A whole step of a cloth split over threads as one team run (`constraints::team`): the motion
-//! passes, the pins' moves and every substep's sweeps are colours of one [`TeamWork`], so the
-//! pool's threads fork once per step instead of twice per substep.
+//! A whole step of a cloth split over threads as one team run (`constraints::team`): the plan's
+//! substeps ([`SUBSTEP`]) with their motion passes, the pins' moves and the sweeps as the colours
+//! of one [`TeamWork`], so the pool's threads fork once per step instead of twice per substep.
 //!
-//! Why: each fork-join cost the pool's second thread about 4 µs before it joined (128² grid,
-//! measured per sweep when every sweep had its own team), 20 times per step at 10 substeps, and the
-//! per-particle passes could not overlap the sweeps. Within one run the team's look-ahead starts
-//! a range of the next substep's motion pass as soon as the sweeps that touch its particles are
-//! done.
+//! Why: each fork-join cost the pool's second thread a few microseconds before it joined, twice
+//! per substep, and the per-particle passes could not overlap the sweeps; within one run the
+//! team's look-ahead starts a range of the next substep's motion pass as soon as the sweeps that
+//! touch its particles are done (docs/design.md, "Threads").
 //!
-//! For steps without wind, colliders, self-collision and inter-cloth pairs (their passes run on
-//! `particles.x` between the sweeps), one iteration per substep, and without stretch or bending
-//! damping: damped kernels read `x_prev`, which the motion passes write, and the kernels hold it as
-//! a shared slice; undamped ones are handed an empty one and never read it. Other steps take the
-//! per-iteration team (`step_cloth`).
+//! For steps whose every phase can be a team's colours ([`schedule`]): no wind, colliders,
+//! self-collision or inter-cloth pairs (they run on `state.x` between the sweeps), one iteration
+//! per substep, and no stretch or bending damping: damped kernels read `x_prev`, which the motion
+//! passes write, and the kernels hold it as a shared slice; undamped ones are handed an empty one
+//! and never read it. Other steps take the sequential runner ([`super::sequential`]).
 
+use super::iteration::IterationWork;
 use super::motion::{Motion, Pass};
+use super::plan::{Phase, SUBSTEP};
+use super::sweeps::TeamInputs;
+use super::{Parts, Step};
 use crate::cloth::pins::Pins;
 use crate::constraints::access::{Positions, SharedPositions};
-use crate::constraints::team::{ColourCut, SharedSlice, TeamWork};
+use crate::constraints::team::{ColourCut, SharedSlice, TeamWork, run_team};
 use glam::Vec3;
 
-/// One step: per substep the motion pass (the prediction; from the second substep on, fused with
-/// the previous substep's velocity update), the pins' move, the sweeps of one iteration
-/// (`constraints`, the same kernels every substep); then the last velocity update.
+/// What each colour of a substep is, in the plan's order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Slot {
+    /// The prediction (from the second substep on, fused with the last substep's velocity update).
+    Motion,
+    /// The pins placed for this substep.
+    Pins,
+    /// The colours of the iteration's sweeps.
+    Sweeps,
+}
+
+/// A substep's slots in the plan's order (at most one per phase, no allocation).
+struct Schedule {
+    slots: [Slot; SUBSTEP.begin.len() + 1],
+    len: usize,
+}
+
+impl Schedule {
+    fn push(&mut self, slot: Slot) {
+        self.slots[self.len] = slot;
+        self.len += 1;
+    }
+}
+
+/// A substep's slots, from the plan: None when an active phase cannot be a team's colours, or the
+/// velocity update does not fuse with the next prediction.
+fn schedule(step: &Step) -> Option<Schedule> {
+    let mut schedule = Schedule { slots: [Slot::Sweeps; SUBSTEP.begin.len() + 1], len: 0 };
+    for &phase in SUBSTEP.begin.iter().filter(|&&p| step.runs(p)) {
+        match phase {
+            Phase::Predict => schedule.push(Slot::Motion),
+            Phase::Pins => schedule.push(Slot::Pins),
+            Phase::ResetLambda => {}
+            _ => return None,
+        }
+    }
+    if !SUBSTEP.iteration.iter().filter(|c| c.active(step)).all(|c| c.team().is_some()) {
+        return None;
+    }
+    schedule.push(Slot::Sweeps);
+    let end_only_update = SUBSTEP.end.iter().filter(|&&p| step.runs(p)).all(|&p| p == Phase::UpdateVelocity);
+    (end_only_update && step.update_fuses_with_predict()).then_some(schedule)
+}
+
+/// Run the whole step as one team if it can be ([`schedule`], one iteration, undamped) and return
+/// true; else leave the cloth as it is and return false.
+pub(super) fn run(parts: &mut Parts, step: &Step) -> bool {
+    if !(step.parallel && step.iterations == 1 && step.k.undamped()) {
+        return false;
+    }
+    let Some(schedule) = schedule(step) else { return false };
+    let (s, state) = (&mut *parts.scratch, &mut *parts.state);
+    let inputs = TeamInputs {
+        layout: parts.layout,
+        config: parts.config,
+        k: &step.k,
+        // Undamped kernels never read `x_prev`, which the motion passes write: they get none.
+        x_prev: &[],
+        stretch_lambda: SharedSlice::new(&mut s.stretch_lambda),
+        bend_lambda: SharedSlice::new(&mut s.bend_lambda),
+        tether_lambda: SharedSlice::new(&mut s.tether_lambda),
+    };
+    let mut sweeps = IterationWork::new(inputs);
+    for (k, constraint) in SUBSTEP.iteration.iter().enumerate().filter(|(_, c)| c.active(step)) {
+        let first_of_type = !SUBSTEP.iteration[..k].iter().any(|c| c.name() == constraint.name());
+        sweeps.push(constraint.team().expect("checked by the schedule"), first_of_type);
+    }
+    let work = StepWork {
+        constraints: sweeps,
+        slots: &schedule.slots[..schedule.len],
+        substeps: step.substeps,
+        motion: step.motion,
+        x_prev: SharedSlice::new(&mut s.x_prev),
+        v: SharedSlice::new(&mut state.v),
+        pins: &state.pins,
+    };
+    // SAFETY: as for the sequential runner's teams; the motion and pin phases touch only the
+    // particles of their bounds (`StepWork::cut`).
+    unsafe { run_team(&work, &mut s.rows) };
+    true
+}
+
+/// One step: per substep the slots of the plan (the motion pass, the pins' move, the sweeps of
+/// one iteration: `constraints`, the same every substep); then the last velocity update.
 pub(super) struct StepWork<'a, C> {
-    /// The sweeps of one iteration (bending, stretch twice, tethers), `fresh`: their first sweep
-    /// of each substep takes λ as 0.
+    /// The sweeps of one iteration (bending, stretch twice, tethers), the first of each type
+    /// `fresh`: they take λ as 0.
     pub constraints: C,
+    /// What each colour of a substep is, the sweeps' colours counted as one slot.
+    pub slots: &'a [Slot],
     /// Substeps of the step (1..=`MAX_SUBSTEPS`).
     pub substeps: u32,
     /// The per-particle motion of a substep (gravity, h, damping).
     pub motion: Motion,
-    /// `particles.x_prev` \[m\] and `particles.v` \[m/s\], `Vec3[particle count]` each; the team's
+    /// `scratch.x_prev` \[m\] and `state.v` \[m/s\], `Vec3[particle count]` each; the team's
     /// rows hold the positions.
     pub x_prev: SharedSlice<'a, Vec3>,
     pub v: SharedSlice<'a, Vec3>,
@@ -40,7 +126,7 @@ pub(super) struct StepWork<'a, C> {
 }
 
 /// What a colour of [`StepWork`] is.
-enum Phase {
+enum TeamPhase {
     Motion(Pass),
     /// The pins placed for this substep.
     Pins(u32),
@@ -49,20 +135,29 @@ enum Phase {
 }
 
 impl<C: TeamWork> StepWork<'_, C> {
-    /// Colours per substep: the motion pass, the pins, the sweeps.
+    /// Colours per substep: the slots, the sweeps' slot as many as they have.
     fn per_substep(&self) -> usize {
-        2 + self.constraints.colours()
+        self.slots.len() - 1 + self.constraints.colours()
     }
 
-    fn phase(&self, colour: usize) -> Phase {
-        let (substep, k) = (colour / self.per_substep(), colour % self.per_substep());
-        match k {
-            _ if substep == self.substeps as usize => Phase::Motion(Pass::Update),
-            0 if substep == 0 => Phase::Motion(Pass::Predict),
-            0 => Phase::Motion(Pass::UpdateThenPredict),
-            1 => Phase::Pins(substep as u32),
-            _ => Phase::Sweeps(k - 2),
+    fn phase(&self, colour: usize) -> TeamPhase {
+        let (substep, mut k) = (colour / self.per_substep(), colour % self.per_substep());
+        if substep == self.substeps as usize {
+            return TeamPhase::Motion(Pass::Update);
         }
+        for &slot in self.slots {
+            let colours = if slot == Slot::Sweeps { self.constraints.colours() } else { 1 };
+            if k < colours {
+                return match slot {
+                    Slot::Motion if substep == 0 => TeamPhase::Motion(Pass::Predict),
+                    Slot::Motion => TeamPhase::Motion(Pass::UpdateThenPredict),
+                    Slot::Pins => TeamPhase::Pins(substep as u32),
+                    Slot::Sweeps => TeamPhase::Sweeps(k),
+                };
+            }
+            k -= colours;
+        }
+        unreachable!("colour {colour} beyond the substep's slots")
     }
 }
 
@@ -75,30 +170,30 @@ impl<C: TeamWork> TeamWork for StepWork<'_, C> {
         match self.phase(colour) {
             // Equal ranges of particles, rounded to the motion pass's 16-particle blocks; a range
             // touches only its own particles' rows, `x_prev` and `v`.
-            Phase::Motion(_) => {
+            TeamPhase::Motion(_) => {
                 let n = self.x_prev.len();
                 let start = |part: usize| if part >= parts { n } else { n * part / parts / 16 * 16 };
                 cut.set(parts, start, |begin, end| Some((begin as u32, (end - 1) as u32)));
             }
             // Few: all in the first part, which touches the pinned particles (sorted) alone.
-            Phase::Pins(_) => {
+            TeamPhase::Pins(_) => {
                 let pinned = &self.pins.particles;
                 cut.set(parts, |part| if part == 0 { 0 } else { pinned.len() }, |begin, end| Some((pinned[begin], pinned[end - 1])));
             }
-            Phase::Sweeps(colour) => self.constraints.cut(colour, parts, cut),
+            TeamPhase::Sweeps(colour) => self.constraints.cut(colour, parts, cut),
         }
     }
 
     unsafe fn project(&self, x: &mut SharedPositions<'_>, colour: usize, begin: usize, end: usize) {
         match self.phase(colour) {
-            Phase::Motion(pass) => {
+            TeamPhase::Motion(pass) => {
                 assert!(self.x_prev.len() == x.len() && self.v.len() == x.len(), "one row, x_prev and v per particle");
                 // SAFETY: the team hands this range out once, and nothing touching these particles
                 // runs meanwhile (the caller's contract; the range's bounds are its particles).
                 let (rows, x_prev, v) = unsafe { (x.rows(begin, end), self.x_prev.range(begin, end), self.v.range(begin, end)) };
                 self.motion.run(pass, rows, x_prev, v);
             }
-            Phase::Pins(substep) => {
+            TeamPhase::Pins(substep) => {
                 for k in begin..end {
                     let i = self.pins.particles[k] as usize;
                     assert!(i < x.len(), "pin {i} beyond the cloth");
@@ -106,7 +201,7 @@ impl<C: TeamWork> TeamWork for StepWork<'_, C> {
                 }
             }
             // SAFETY: the caller's contract.
-            Phase::Sweeps(colour) => unsafe { self.constraints.project(x, colour, begin, end) },
+            TeamPhase::Sweeps(colour) => unsafe { self.constraints.project(x, colour, begin, end) },
         }
     }
 }
@@ -114,6 +209,9 @@ impl<C: TeamWork> TeamWork for StepWork<'_, C> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The slots of the plan's substep for a step without wind, colliders or contacts.
+    const PLAN_SLOTS: [Slot; 3] = [Slot::Motion, Slot::Pins, Slot::Sweeps];
 
     /// Two colours of sweeps that do nothing.
     struct TwoColours;
@@ -184,7 +282,7 @@ mod tests {
             let mut x_prev: Vec<Vec3> = rows.iter().map(|r| r.truncate()).collect();
             let mut v = vec![Vec3::new(0.1, 0.0, -0.2); n];
             let motion = Motion { dv: Vec3::new(0.0, -0.098, 0.0), h: 0.01, velocity_scale: 0.999 };
-            let work = StepWork { constraints: NeighbourPairs { particles: n }, substeps: 3, motion, x_prev: SharedSlice::new(&mut x_prev), v: SharedSlice::new(&mut v), pins: &pins };
+            let work = StepWork { constraints: NeighbourPairs { particles: n }, slots: &PLAN_SLOTS, substeps: 3, motion, x_prev: SharedSlice::new(&mut x_prev), v: SharedSlice::new(&mut v), pins: &pins };
             let pool = rayon::ThreadPoolBuilder::new().num_threads(members).build().unwrap();
             // SAFETY: every particle index the work uses is < n; the pairs of a colour are disjoint
             // and their bounds exact.
@@ -203,12 +301,12 @@ mod tests {
         let (mut x_prev, mut v) = (vec![Vec3::ZERO; 3], vec![Vec3::ZERO; 3]);
         let pins = Pins::default();
         let motion = Motion { dv: Vec3::ZERO, h: 0.1, velocity_scale: 1.0 };
-        let work = StepWork { constraints: TwoColours, substeps: 3, motion, x_prev: SharedSlice::new(&mut x_prev), v: SharedSlice::new(&mut v), pins: &pins };
+        let work = StepWork { constraints: TwoColours, slots: &PLAN_SLOTS, substeps: 3, motion, x_prev: SharedSlice::new(&mut x_prev), v: SharedSlice::new(&mut v), pins: &pins };
         let phases: Vec<String> = (0..work.colours())
             .map(|c| match work.phase(c) {
-                Phase::Motion(pass) => format!("{pass:?}"),
-                Phase::Pins(substep) => format!("pins {substep}"),
-                Phase::Sweeps(colour) => format!("sweeps {colour}"),
+                TeamPhase::Motion(pass) => format!("{pass:?}"),
+                TeamPhase::Pins(substep) => format!("pins {substep}"),
+                TeamPhase::Sweeps(colour) => format!("sweeps {colour}"),
             })
             .collect();
         let expected = [

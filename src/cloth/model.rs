@@ -1,0 +1,201 @@
+//! The immutable part of a cloth: what its mesh determines, built once at creation. Cloths made
+//! from the same mesh can share one model (`Arc`): nothing here changes while a cloth lives.
+
+use super::normals::ParticleTriangles;
+use super::state_hash::{FNV_OFFSET_BASIS, fnv1a};
+use super::{ClothDesc, MeshInfo};
+use crate::constraints::dihedral_angle;
+use crate::constraints::layout::RestConstraints;
+use crate::error::{ClothError, check_range};
+use crate::material::{Material, edge_stretch_compliance, hinge_bend_compliance};
+use crate::mesh::{MeshTopology, validate_indices, validate_lines, validate_positions, validate_triangle_areas, weld_by_position};
+use glam::Vec3;
+
+/// Mass \[kg\] of a particle that no triangle uses, when masses come from areal density and the
+/// cloth has no triangles at all to take an average from.
+pub const ISOLATED_PARTICLE_MASS: f32 = 1.0e-3;
+
+/// A cloth's welded mesh and rest values (module docs).
+#[derive(Clone, Debug)]
+pub struct ClothModel {
+    /// Mesh facts found while creating the cloth.
+    pub(crate) info: MeshInfo,
+    /// Render vertex → particle, `u32[vertex_count]`.
+    pub(crate) particle_of_vertex: Vec<u32>,
+    /// Triangles in particle indices (for normals and wind).
+    pub(crate) triangles: Vec<[u32; 3]>,
+    /// Particle positions as created \[m\]: the rest pose.
+    pub(crate) rest: Vec<Vec3>,
+    /// Diagonal of the rest pose's bounding box \[m\] (the explosion guard's L).
+    pub(crate) rest_extent: f32,
+    /// A third of the rest area of every triangle around each particle \[m²\].
+    pub(crate) particle_area: Vec<f32>,
+    /// Inverse masses per particle \[1/kg\] from the descriptor, or `None`: masses from areal density.
+    pub(crate) given_inverse_masses: Option<Vec<f32>>,
+    /// Edges, hinges and the tethers' distance graph in creation order, with rest values.
+    pub(crate) constraints: RestConstraints,
+    /// Rest area of the triangles around each edge \[m²\], creation order.
+    pub(crate) edge_adjacent_area: Vec<f32>,
+    /// Rest area of the triangles around each hinge's edge \[m²\], and that edge's length \[m\].
+    pub(crate) hinge_adjacent_area: Vec<f32>,
+    pub(crate) hinge_edge_length: Vec<f32>,
+    /// Each particle's triangles, for summing normals and wind forces per particle.
+    pub(crate) particle_triangles: ParticleTriangles,
+    /// Identifies the mesh in snapshots (see [`super::snapshot`]).
+    pub(crate) fingerprint: u64,
+}
+
+impl ClothModel {
+    /// Validate the mesh of `desc` and build its model. Errors: every [`ClothError`] mesh variant,
+    /// with the offending vertex, triangle or line; `InvalidParameter` for `weld_tolerance`.
+    /// Nothing is allocated for the model before the input checks have passed.
+    pub(crate) fn build(desc: &ClothDesc) -> Result<ClothModel, ClothError> {
+        check_range("weld_tolerance", desc.weld_tolerance, 0.0, 1.0, "0 <= m <= 1")?;
+        validate_positions(desc.positions)?;
+        let vertex_count = desc.positions.len();
+        validate_indices(desc.indices, vertex_count)?;
+        if let Some(inv) = desc.inverse_masses {
+            if inv.len() != vertex_count {
+                return Err(ClothError::InverseMassCountMismatch { expected: vertex_count, got: inv.len() });
+            }
+            if let Some(v) = inv.iter().position(|w| !(w.is_finite() && *w >= 0.0)) {
+                return Err(ClothError::InvalidInverseMass { vertex: v as u32, value: inv[v] });
+            }
+        }
+
+        let weld = weld_by_position(desc.positions, desc.weld_tolerance);
+        let triangles: Vec<[u32; 3]> = desc
+            .indices
+            .chunks_exact(3)
+            .map(|t| [0, 1, 2].map(|k| weld.particle_of_vertex[t[k] as usize]))
+            .collect();
+        let rest = weld.particle_positions;
+        validate_triangle_areas(&triangles, &rest)?;
+        let lines: Vec<[u32; 2]> = desc
+            .lines
+            .iter()
+            .map(|l| l.map(|v| weld.particle_of_vertex.get(v as usize).copied().unwrap_or(u32::MAX)))
+            .collect();
+        validate_lines(desc.lines, &lines, vertex_count)?;
+
+        let particle_count = rest.len();
+        let topo = MeshTopology::build(&triangles, &lines, &rest);
+        let mut particle_area = vec![0.0f32; particle_count];
+        for (tri, area) in triangles.iter().zip(&topo.triangle_area) {
+            for &p in tri {
+                particle_area[p as usize] += area / 3.0;
+            }
+        }
+        // Copies of a welded vertex: the first copy's value, or 0 if any copy is 0.
+        let given_inverse_masses = desc.inverse_masses.map(|inv| {
+            let mut w = vec![0.0f32; particle_count];
+            let mut seen = vec![false; particle_count];
+            for (v, &p) in weld.particle_of_vertex.iter().enumerate() {
+                let p = p as usize;
+                if !seen[p] {
+                    w[p] = inv[v];
+                    seen[p] = true;
+                } else if inv[v] == 0.0 {
+                    w[p] = 0.0;
+                }
+            }
+            w
+        });
+
+        let rest_length: Vec<f32> = topo.edges.iter().map(|&[i, j]| rest[i as usize].distance(rest[j as usize])).collect();
+        let rest_angle = topo.hinges.iter().map(|h| dihedral_angle(h.map(|i| rest[i as usize])).unwrap_or(0.0)).collect();
+        let mut distance_links = topo.edges.clone();
+        let mut distance_length = rest_length.clone();
+        for h in &topo.hinges {
+            distance_links.push([h[0], h[1]]);
+            distance_length.push(rest[h[0] as usize].distance(rest[h[1] as usize]));
+        }
+        let hinge_adjacent_area = topo.hinge_edge.iter().map(|&e| topo.edge_adjacent_area[e as usize]).collect();
+        let hinge_edge_length = topo.hinge_edge.iter().map(|&e| rest_length[e as usize]).collect();
+        let info = MeshInfo {
+            vertex_count: vertex_count as u32,
+            particle_count: particle_count as u32,
+            triangle_count: triangles.len() as u32,
+            edge_count: topo.edges.len() as u32,
+            hinge_count: topo.hinges.len() as u32,
+            boundary_edges: topo.boundary_edges,
+            non_manifold_edges: topo.non_manifold_edges,
+            isolated_particles: particle_area.iter().filter(|&&a| a == 0.0).count() as u32,
+        };
+        let (lo, hi) = rest.iter().fold((Vec3::MAX, Vec3::MIN), |(lo, hi), &p| (lo.min(p), hi.max(p)));
+        let mut model = ClothModel {
+            info,
+            particle_triangles: ParticleTriangles::build(&triangles, particle_count),
+            particle_of_vertex: weld.particle_of_vertex,
+            triangles,
+            rest_extent: if rest.is_empty() { 0.0 } else { (hi - lo).length() },
+            particle_area,
+            given_inverse_masses,
+            constraints: RestConstraints {
+                particle_count,
+                edges: topo.edges,
+                rest_length,
+                hinges: topo.hinges,
+                rest_angle,
+                distance_links,
+                distance_length,
+            },
+            edge_adjacent_area: topo.edge_adjacent_area,
+            hinge_adjacent_area,
+            hinge_edge_length,
+            rest,
+            fingerprint: 0,
+        };
+        model.fingerprint = model.compute_fingerprint();
+        Ok(model)
+    }
+
+    /// Particles after welding.
+    pub(crate) fn particle_count(&self) -> usize {
+        self.rest.len()
+    }
+
+    /// Inverse mass of each particle when free \[1/kg\] into `w_free` (`f32[particle count]`): the
+    /// given ones, or from `material`'s areal density, lumped (a third of each adjacent triangle's
+    /// mass per corner; a particle of no triangle gets the mean particle mass, or
+    /// [`ISOLATED_PARTICLE_MASS`] without triangles).
+    pub(crate) fn free_inverse_masses(&self, material: &Material, w_free: &mut [f32]) {
+        if let Some(given) = &self.given_inverse_masses {
+            w_free.copy_from_slice(given);
+            return;
+        }
+        let total_area: f32 = self.particle_area.iter().sum();
+        let with_area = self.particle_area.iter().filter(|&&a| a > 0.0).count();
+        let isolated_mass = if with_area > 0 { material.areal_density * total_area / with_area as f32 } else { ISOLATED_PARTICLE_MASS };
+        for (w, &a) in w_free.iter_mut().zip(&self.particle_area) {
+            let mass = if a > 0.0 { material.areal_density * a } else { isolated_mass };
+            *w = 1.0 / mass;
+        }
+    }
+
+    /// Stretch compliance α \[m/N\] of edge `e` (creation index) derived from `material`.
+    pub(crate) fn edge_compliance(&self, material: &Material, e: usize) -> f32 {
+        edge_stretch_compliance(material, self.constraints.rest_length[e], self.edge_adjacent_area[e])
+    }
+
+    /// Bending compliance α \[rad/(N·m)\] of hinge `h` (creation index) derived from `material`.
+    pub(crate) fn hinge_compliance(&self, material: &Material, h: usize) -> f32 {
+        hinge_bend_compliance(material, self.hinge_edge_length[h], self.hinge_adjacent_area[h])
+    }
+
+    /// FNV-1a 64 of what identifies the mesh: the render→particle map, the triangles (particle
+    /// indices) and the bits of the rest positions.
+    fn compute_fingerprint(&self) -> u64 {
+        let mut h = fnv1a(FNV_OFFSET_BASIS, &(self.particle_of_vertex.len() as u64).to_le_bytes());
+        for &p in &self.particle_of_vertex {
+            h = fnv1a(h, &p.to_le_bytes());
+        }
+        for t in &self.triangles {
+            t.iter().for_each(|i| h = fnv1a(h, &i.to_le_bytes()));
+        }
+        for r in &self.rest {
+            r.to_array().iter().for_each(|c| h = fnv1a(h, &c.to_bits().to_le_bytes()));
+        }
+        h
+    }
+}

@@ -1,0 +1,78 @@
+//! What the solver works in during a step and keeps only for the statistics after it: the
+//! substep-start positions, the sweeps' particle rows, the multipliers, the contact and pair
+//! buffers. Sized when the cloth or its layout is built, so a step allocates nothing.
+
+use crate::collision::contact::ContactScratch;
+use crate::collision::inter_cloth::InterClothPairs;
+use crate::collision::self_collision::SelfCollision;
+use crate::constraints::access::SolverParticle;
+use crate::constraints::layout::ConstraintLayout;
+use glam::{Vec3, Vec3A};
+
+/// The solver's buffers of one cloth (module docs).
+#[derive(Clone, Debug)]
+pub(crate) struct SolverScratch {
+    /// Positions at the start of the current substep \[m\], one per particle.
+    pub x_prev: Vec<Vec3>,
+    /// Position and inverse mass per particle in the constraint sweeps' 16-byte rows: they hold
+    /// the positions during a step (`constraints::access`).
+    pub rows: Vec<SolverParticle>,
+    /// Lagrange multipliers λ of the last substep, one per constraint in the layout's order:
+    /// stretch and tethers \[N·s²\], bending \[N·m·s²\].
+    pub stretch_lambda: Vec<f32>,
+    pub bend_lambda: Vec<f32>,
+    pub tether_lambda: Vec<f32>,
+    /// Per-particle contact state of the current substep.
+    pub contacts: ContactScratch,
+    /// Self-collision broad phase: hash grid, this step's candidate pairs.
+    pub self_collision: SelfCollision,
+    /// Pairs with other cloths' particles for the current step (inter-cloth collision).
+    pub inter_cloth: InterClothPairs,
+    /// A vector per triangle: the unnormalised normals (2·area \[m²\] long), the aerodynamic forces
+    /// of a substep \[N\]. 16-byte `Vec3A`s: each particle sums its triangles' vectors, one SIMD
+    /// load and add each.
+    pub per_triangle: Vec<Vec3A>,
+}
+
+impl SolverScratch {
+    /// Buffers for `particles` particles, `triangles` triangles and `layout`'s constraints.
+    pub fn new(particles: usize, triangles: usize, layout: &ConstraintLayout) -> SolverScratch {
+        let mut scratch = SolverScratch {
+            x_prev: vec![Vec3::ZERO; particles],
+            rows: vec![SolverParticle::ZERO; particles],
+            stretch_lambda: Vec::new(),
+            bend_lambda: Vec::new(),
+            tether_lambda: Vec::new(),
+            contacts: ContactScratch::new(particles),
+            self_collision: SelfCollision::default(),
+            inter_cloth: InterClothPairs::default(),
+            per_triangle: vec![Vec3A::ZERO; triangles],
+        };
+        scratch.fit(layout);
+        scratch
+    }
+
+    /// One multiplier per constraint of `layout`, all 0.
+    fn fit(&mut self, layout: &ConstraintLayout) {
+        self.stretch_lambda = vec![0.0; layout.stretch.edges.len()];
+        self.bend_lambda = vec![0.0; layout.bending.hinges.len()];
+        self.tether_lambda = vec![0.0; layout.tethers.particle.len()];
+    }
+
+    /// The multipliers of layout `old` rearranged for layout `new` of the same mesh: stretch and
+    /// bending λ follow their constraint (by creation index), the tethers' start at 0 (new tethers).
+    pub fn relayout(&mut self, old: &ConstraintLayout, new: &ConstraintLayout) {
+        self.stretch_lambda = follow(&self.stretch_lambda, &old.edge_creation, &new.edge_creation);
+        self.bend_lambda = follow(&self.bend_lambda, &old.hinge_creation, &new.hinge_creation);
+        self.tether_lambda = vec![0.0; new.tethers.particle.len()];
+    }
+}
+
+/// `values` (one per constraint stored in creation order `old`) stored in creation order `new`.
+fn follow(values: &[f32], old: &[u32], new: &[u32]) -> Vec<f32> {
+    let mut by_creation = vec![0.0; values.len()];
+    for (&c, &v) in old.iter().zip(values) {
+        by_creation[c as usize] = v;
+    }
+    new.iter().map(|&c| by_creation[c as usize]).collect()
+}

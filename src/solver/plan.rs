@@ -1,0 +1,68 @@
+//! The step, declared once: what a substep does and in which order. The runners execute this
+//! declaration ([`super::sequential`] phase by phase, [`super::team_step`] as one team run); fusing
+//! passes and keeping the positions in the sweeps' rows are their business, not the algorithm's.
+
+use super::Step;
+use super::sweeps::{Bending, Colliders, Constraint, InterCloth, SelfCollision, Stretch, Tethers};
+
+/// What runs once per substep, outside the iterations.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Phase {
+    /// Aerodynamic drag and lift from each triangle's velocity relative to the air
+    /// (Keckeisen et al. 2004), added to the velocities.
+    Wind,
+    /// Free particles: x_prev ← x, v ← v + h·(g + a), x ← x + h·v (XPBD, Macklin et al. 2016, Alg. 1).
+    Predict,
+    /// Kinematic particles to their targets for this substep (never a jump inside a step).
+    Pins,
+    /// λ = 0 for every constraint, and the contacts' per-substep state (Small Steps: no warm start).
+    ResetLambda,
+    /// v ← (x − x_prev)/h, then linear damping v ← v·exp(−d·h).
+    UpdateVelocity,
+    /// Particles pushed out of a collider leave it no faster than the depenetration speed.
+    LimitDepenetration,
+}
+
+/// One substep: the `begin` phases, the `iteration` constraints (Gauss–Seidel, in order)
+/// `iterations` times, the `end` phases.
+pub(crate) struct Substep {
+    pub begin: &'static [Phase],
+    pub iteration: &'static [&'static dyn Constraint],
+    pub end: &'static [Phase],
+}
+
+/// Small Steps XPBD (Macklin et al. 2019): each step of Δt is n substeps of h = Δt/n, each of
+/// these (docs/design.md, "The step").
+pub(crate) const SUBSTEP: Substep = Substep {
+    begin: &[Phase::Wind, Phase::Predict, Phase::Pins, Phase::ResetLambda],
+    iteration: &[
+        &Bending,       // signed dihedral angle of every interior edge
+        &Stretch,       // every edge's length, outward from the anchors ...
+        &Stretch,       // ... twice (docs/design.md, "Two stretch sweeps")
+        &Tethers,       // long-range attachments: the hard limit on the distance to the anchors
+        &SelfCollision, // this cloth's particle pairs, found once per step
+        &InterCloth,    // pairs with other cloths' particles
+        &Colliders,     // collider contacts with friction, last: no iteration ends inside one
+    ],
+    end: &[Phase::UpdateVelocity, Phase::LimitDepenetration],
+};
+
+impl Step<'_> {
+    /// Whether `phase` runs in this step.
+    pub fn runs(&self, phase: Phase) -> bool {
+        match phase {
+            Phase::Wind => self.aerodynamics.is_some(),
+            Phase::Predict | Phase::Pins | Phase::ResetLambda | Phase::UpdateVelocity => true,
+            Phase::LimitDepenetration => self.collide,
+        }
+    }
+
+    /// Whether nothing runs between a substep's velocity update and the next substep's
+    /// prediction, so that one pass over the particles can do both (the same operations per
+    /// particle in the same order: the same bits).
+    pub fn update_fuses_with_predict(&self) -> bool {
+        let after_update = SUBSTEP.end.iter().skip_while(|&&p| p != Phase::UpdateVelocity).skip(1);
+        let before_predict = SUBSTEP.begin.iter().take_while(|&&p| p != Phase::Predict);
+        !after_update.chain(before_predict).any(|&p| self.runs(p))
+    }
+}

@@ -1,0 +1,30 @@
+//! Collider contacts with friction (`crate::collision::contact`).
+
+use super::Constraint;
+use crate::solver::{Parts, Step, SubstepInfo};
+
+/// Contacts with the world's colliders of the cloth's collision layers.
+pub(crate) struct Colliders;
+
+impl Constraint for Colliders {
+    fn name(&self) -> &'static str {
+        "colliders"
+    }
+
+    fn active(&self, step: &Step) -> bool {
+        step.collide
+    }
+
+    fn on_rows(&self) -> bool {
+        false
+    }
+
+    fn solve(&self, parts: &mut Parts, step: &Step, substep: &SubstepInfo, fresh: bool) {
+        let s = &mut *parts.scratch;
+        if fresh {
+            s.contacts.begin_substep();
+        }
+        let (x, w) = (&mut parts.state.x, &parts.config.w);
+        s.contacts.solve(x, &s.x_prev, w, step.ctx.colliders, substep.window, &step.contact, step.parallel);
+    }
+}
