@@ -31,21 +31,19 @@ fn main() {
 
 fn generate_c_header(crate_dir: &Path, out: &Path) {
     let config = cbindgen::Config::from_file(crate_dir.join("cbindgen.toml")).expect("cbindgen.toml is invalid");
-    // Parse only the ABI module (following its `mod` declarations) and the statistics structs it
-    // returns, so no core constant leaks into the C namespace. Parsing files also avoids the
+    // Parse only the ABI module (following its `mod` declarations), so no core constant leaks into
+    // the C namespace. Parsing files also avoids the
     // `cargo metadata` call of `with_crate`, which a build script should not make.
     let bindings = cbindgen::Builder::new()
         .with_config(config)
         .with_src(crate_dir.join("src/ffi/mod.rs"))
-        .with_src(crate_dir.join("src/stats.rs"))
         .generate()
         .expect("cbindgen could not generate the C header");
     bindings.write_to_file(out);
 }
 
 /// The raw C# layer. csbindgen does not follow `mod` declarations, so it reads every file of
-/// `src/ffi` (sorted, so the output is stable; new export files are picked up) plus the
-/// statistics structs; it keeps only `#[no_mangle] extern "C"` functions and the types they use.
+/// `src/ffi` (sorted, so the output is stable; new export files are picked up); it keeps only `#[no_mangle] extern "C"` functions and the types they use.
 fn generate_csharp(crate_dir: &Path, out: &Path) {
     let mut files: Vec<PathBuf> = std::fs::read_dir(crate_dir.join("src/ffi"))
         .expect("src/ffi exists")
@@ -53,7 +51,6 @@ fn generate_csharp(crate_dir: &Path, out: &Path) {
         .filter(|path| path.extension().is_some_and(|e| e == "rs"))
         .collect();
     files.sort();
-    files.push(crate_dir.join("src/stats.rs"));
 
     let mut builder = csbindgen::Builder::default();
     for file in &files {
@@ -72,12 +69,6 @@ fn generate_csharp(crate_dir: &Path, out: &Path) {
         .csharp_use_nint_types(false)
         .csharp_use_function_pointer(false)
         .csharp_generate_const_filter(|name| name == "XPBD_ABI_VERSION")
-        .csharp_type_rename(|name| match name.as_str() {
-            // The names the C header uses (cbindgen.toml [export.rename]).
-            "ClothStats" => "XpbdClothStats".to_string(),
-            "ConstraintStats" => "XpbdConstraintStats".to_string(),
-            _ => name,
-        })
         // Types no function signature names but C# callers need: the collider kind is a plain
         // `uint32_t` field of XpbdColliderDesc (so an unknown value is reported, not undefined),
         // and its values must come from the Rust enum rather than be retyped by hand.

@@ -28,7 +28,7 @@
 
 pub mod cloth;
 pub mod collision;
-pub mod constraints;
+pub(crate) mod constraints;
 pub mod error;
 pub mod ffi;
 mod fp_env;

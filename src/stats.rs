@@ -8,7 +8,6 @@
 /// estimate (Macklin et al. 2016, §4: f = ∇C·λ/h²) of the last substep: N for stretch and tethers,
 /// N·m for bending. Negative λ means tension (the constraint pulls its particles together).
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
-#[repr(C)]
 pub struct ConstraintStats {
     /// Number of active constraints of this type (0 when the type is disabled).
     pub count: u32,
@@ -26,7 +25,6 @@ pub struct ConstraintStats {
 
 /// Statistics of one cloth after its last step.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
-#[repr(C)]
 pub struct ClothStats {
     /// Edge distance constraints: |C| in m, forces in N.
     pub stretch: ConstraintStats,

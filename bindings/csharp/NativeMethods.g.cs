@@ -1089,68 +1089,6 @@ namespace Xpbd.Native
     }
 
     /// <summary>
-    ///  A cloth's explosion-guard status since it was last read (`xpbd_cloth_get_status`).
-    /// </summary>
-    [StructLayout(LayoutKind.Sequential)]
-    public unsafe partial struct XpbdClothStatus
-    {
-        /// <summary>
-        ///  Steps that failed the guard since the status was last read; 0 = all good (then the other
-        ///  fields are 0).
-        /// </summary>
-        public uint unstable_steps;
-        /// <summary>
-        ///  Of the most recent failure: an `XpbdInstabilityKind` value.
-        /// </summary>
-        public uint kind;
-        /// <summary>
-        ///  Of the most recent failure: the first offending render vertex (the lowest render index of
-        ///  the offending particle).
-        /// </summary>
-        public uint vertex;
-        /// <summary>
-        ///  Of the most recent failure: how far that vertex moved in the step, in metres (NaN or
-        ///  infinite for a non-finite state).
-        /// </summary>
-        public float displacement;
-        /// <summary>
-        ///  Of the most recent failure: the displacement bound of that step in metres.
-        /// </summary>
-        public float bound;
-        /// <summary>
-        ///  Of the most recent failure: how the cloth was put back, an `XpbdUnstableRecovery` value.
-        /// </summary>
-        public uint recovery;
-    }
-
-    /// <summary>
-    ///  Settings of a world. Get one from `xpbd_default_world_desc()` and change what you need.
-    /// </summary>
-    [StructLayout(LayoutKind.Sequential)]
-    public unsafe partial struct XpbdWorldDesc
-    {
-        /// <summary>
-        ///  Gravity in m/s^2, finite. Default (0, -9.81, 0): Y up.
-        /// </summary>
-        public fixed float gravity[3];
-        /// <summary>
-        ///  Substeps per step n, 1..=1000 (substep h = dt/n), for cloths that do not set their own.
-        ///  Default 10.
-        /// </summary>
-        public uint substeps;
-        /// <summary>
-        ///  Solver iterations per substep, 1..=1000. Default 1 (more substeps beat more iterations).
-        /// </summary>
-        public uint iterations;
-        /// <summary>
-        ///  Worker threads that step the world's cloths in parallel, 0..=256: 0 = one per core,
-        ///  1 = only the thread that calls `xpbd_world_step` (no threads are created). Results are
-        ///  bitwise identical for every value. Default 0.
-        /// </summary>
-        public uint thread_count;
-    }
-
-    /// <summary>
     ///  Statistics of one constraint type after a step.
     ///
     ///  |C| is evaluated at the positions the step ends with (after the velocity update), in the
@@ -1241,6 +1179,68 @@ namespace Xpbd.Native
         ///  step; 0 with inter-cloth collision off.
         /// </summary>
         public uint inter_cloth_pairs_tested;
+    }
+
+    /// <summary>
+    ///  A cloth's explosion-guard status since it was last read (`xpbd_cloth_get_status`).
+    /// </summary>
+    [StructLayout(LayoutKind.Sequential)]
+    public unsafe partial struct XpbdClothStatus
+    {
+        /// <summary>
+        ///  Steps that failed the guard since the status was last read; 0 = all good (then the other
+        ///  fields are 0).
+        /// </summary>
+        public uint unstable_steps;
+        /// <summary>
+        ///  Of the most recent failure: an `XpbdInstabilityKind` value.
+        /// </summary>
+        public uint kind;
+        /// <summary>
+        ///  Of the most recent failure: the first offending render vertex (the lowest render index of
+        ///  the offending particle).
+        /// </summary>
+        public uint vertex;
+        /// <summary>
+        ///  Of the most recent failure: how far that vertex moved in the step, in metres (NaN or
+        ///  infinite for a non-finite state).
+        /// </summary>
+        public float displacement;
+        /// <summary>
+        ///  Of the most recent failure: the displacement bound of that step in metres.
+        /// </summary>
+        public float bound;
+        /// <summary>
+        ///  Of the most recent failure: how the cloth was put back, an `XpbdUnstableRecovery` value.
+        /// </summary>
+        public uint recovery;
+    }
+
+    /// <summary>
+    ///  Settings of a world. Get one from `xpbd_default_world_desc()` and change what you need.
+    /// </summary>
+    [StructLayout(LayoutKind.Sequential)]
+    public unsafe partial struct XpbdWorldDesc
+    {
+        /// <summary>
+        ///  Gravity in m/s^2, finite. Default (0, -9.81, 0): Y up.
+        /// </summary>
+        public fixed float gravity[3];
+        /// <summary>
+        ///  Substeps per step n, 1..=1000 (substep h = dt/n), for cloths that do not set their own.
+        ///  Default 10.
+        /// </summary>
+        public uint substeps;
+        /// <summary>
+        ///  Solver iterations per substep, 1..=1000. Default 1 (more substeps beat more iterations).
+        /// </summary>
+        public uint iterations;
+        /// <summary>
+        ///  Worker threads that step the world's cloths in parallel, 0..=256: 0 = one per core,
+        ///  1 = only the thread that calls `xpbd_world_step` (no threads are created). Results are
+        ///  bitwise identical for every value. Default 0.
+        /// </summary>
+        public uint thread_count;
     }
 
 

@@ -16,8 +16,12 @@ mod sweep;
 pub(crate) mod team;
 pub mod tether;
 
-pub use bending::{BendingConstraints, dihedral_angle, dihedral_angle_and_gradient};
-pub use stretch::{StretchConstraints, distance_and_gradient};
+pub use bending::{BendingConstraints, dihedral_angle};
+#[cfg(test)]
+pub use bending::dihedral_angle_and_gradient;
+pub use stretch::StretchConstraints;
+#[cfg(test)]
+pub use stretch::distance_and_gradient;
 pub use tether::TetherConstraints;
 
 use lanes::Real;
@@ -75,6 +79,8 @@ pub(crate) fn xpbd_delta_lambda_parts<T: Real, const DAMPED: bool>(
     }
 }
 
+#[cfg(test)]
+mod gradient_tests;
 #[cfg(test)]
 pub(crate) mod test_grid;
 

@@ -14,7 +14,7 @@ use glam::Vec3;
 
 /// C and ∇_i C of one distance constraint, or `None` when the particles coincide (the gradient is
 /// undefined there and the projection is skipped).
-#[inline(always)]
+#[cfg(test)]
 pub fn distance_and_gradient(xi: Vec3, xj: Vec3, rest_length: f32) -> Option<(f32, Vec3)> {
     let d = xi - xj;
     let len = d.length();

@@ -9,7 +9,7 @@ use super::ids::{MAX_PER_WORLD, XpbdClothId, XpbdWorldId, object_slot};
 use super::registry::{cloth_handle, read_cloth, with_cloth, with_world};
 use crate::cloth::ClothDesc;
 use crate::error::ClothError;
-use crate::stats::ClothStats;
+use super::stats::XpbdClothStats;
 
 fn capacity_exceeded() -> FfiError {
     FfiError::new(
@@ -338,11 +338,11 @@ pub unsafe extern "C" fn xpbd_cloth_set_material(cloth: XpbdClothId, material: *
 /// # Safety
 /// `out_stats` is writable.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn xpbd_cloth_get_stats(cloth: XpbdClothId, out_stats: *mut ClothStats) -> XpbdResult {
+pub unsafe extern "C" fn xpbd_cloth_get_stats(cloth: XpbdClothId, out_stats: *mut XpbdClothStats) -> XpbdResult {
     ffi_boundary("xpbd_cloth_get_stats", || {
         // SAFETY: the caller's promise in `# Safety` above.
         let out = unsafe { OutParam::new(out_stats, "out_stats")? };
-        out.write(read_cloth(cloth, |c| *c.stats())?);
+        out.write(read_cloth(cloth, |c| XpbdClothStats::from(c.stats()))?);
         Ok(())
     })
 }

@@ -31,6 +31,8 @@ pub mod cloth_desc;
 
 pub mod cloth;
 
+pub mod stats;
+
 pub mod collider_desc;
 
 pub mod collider;
@@ -47,6 +49,7 @@ pub mod live;
 
 pub use cloth::*;
 pub use cloth_desc::*;
+pub use stats::*;
 pub use collider::*;
 pub use collider_desc::*;
 pub use error::*;

@@ -31,7 +31,7 @@ use input::Input;
 use mesh::{MeshCase, small_mesh};
 use std::ffi::c_char;
 use std::sync::Mutex;
-use xpbd_cloth::ClothStats;
+use xpbd_cloth::ffi::XpbdClothStats;
 use xpbd_cloth::ffi::*;
 
 use XpbdResult::{BufferSizeMismatch, InvalidArgument, InvalidId, InvalidMesh, NullPointer};
@@ -966,9 +966,10 @@ impl Harness {
         let null = r.chance(10);
         let want = outcome(&[(null, NullPointer), (!live, InvalidId)]);
         let before = self.snapshot();
-        let mut stats = ClothStats::default();
+        // SAFETY: every field of the plain-data struct is valid as zero bits.
+        let mut stats: XpbdClothStats = unsafe { std::mem::zeroed() };
         let mut hash = 0u64;
-        let (stats_ptr, hash_ptr): (*mut ClothStats, *mut u64) = match null {
+        let (stats_ptr, hash_ptr): (*mut XpbdClothStats, *mut u64) = match null {
             true => (std::ptr::null_mut(), std::ptr::null_mut()),
             false => (&mut stats, &mut hash),
         };

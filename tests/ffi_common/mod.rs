@@ -110,13 +110,35 @@ pub fn bits(positions: &[[f32; 3]]) -> Vec<[u32; 3]> {
     positions.iter().map(|p| p.map(f32::to_bits)).collect()
 }
 
-/// The statistics of the cloth's last step, read through the C ABI.
+/// The statistics of the cloth's last step, read through the C ABI, field by field as the Rust
+/// API's (so that a field the ABI drops or swaps shows in a comparison with it).
 pub fn c_stats(cloth: XpbdClothId) -> xpbd_cloth::ClothStats {
-    let mut stats = std::mem::MaybeUninit::<xpbd_cloth::ClothStats>::uninit();
+    let mut stats = std::mem::MaybeUninit::<XpbdClothStats>::uninit();
     // SAFETY: valid out-parameter, fully written on success (`ok` panics otherwise).
-    unsafe {
+    let s = unsafe {
         ok(xpbd_cloth_get_stats(cloth, stats.as_mut_ptr()));
         stats.assume_init()
+    };
+    let c = |c: XpbdConstraintStats| xpbd_cloth::ConstraintStats {
+        count: c.count,
+        mean_abs_c: c.mean_abs_c,
+        p95_abs_c: c.p95_abs_c,
+        max_abs_c: c.max_abs_c,
+        min_force: c.min_force,
+        max_force: c.max_force,
+    };
+    xpbd_cloth::ClothStats {
+        stretch: c(s.stretch),
+        bending: c(s.bending),
+        tether: c(s.tether),
+        max_edge_strain: s.max_edge_strain,
+        substeps: s.substeps,
+        iterations: s.iterations,
+        contact_count: s.contact_count,
+        max_penetration: s.max_penetration,
+        self_pairs_tested: s.self_pairs_tested,
+        self_contact_count: s.self_contact_count,
+        inter_cloth_pairs_tested: s.inter_cloth_pairs_tested,
     }
 }
 

@@ -1,0 +1,89 @@
+//! The statistics of a cloth's last step as the C ABI lays them out (`xpbd_cloth_get_stats`).
+
+use crate::stats::{ClothStats, ConstraintStats};
+
+/// Statistics of one constraint type after a step.
+///
+/// |C| is evaluated at the positions the step ends with (after the velocity update), in the
+/// constraint's own unit (m for stretch and tethers, rad for bending). λ/h² is the XPBD force
+/// estimate (Macklin et al. 2016, §4: f = ∇C·λ/h²) of the last substep: N for stretch and tethers,
+/// N·m for bending. Negative λ means tension (the constraint pulls its particles together).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[repr(C)]
+pub struct XpbdConstraintStats {
+    /// Number of active constraints of this type (0 when the type is disabled).
+    pub count: u32,
+    /// Mean |C|.
+    pub mean_abs_c: f32,
+    /// 95th percentile of |C| (nearest-rank).
+    pub p95_abs_c: f32,
+    /// Largest |C|.
+    pub max_abs_c: f32,
+    /// Smallest λ/h² of the last substep.
+    pub min_force: f32,
+    /// Largest λ/h² of the last substep.
+    pub max_force: f32,
+}
+
+/// Statistics of one cloth after its last step.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[repr(C)]
+pub struct XpbdClothStats {
+    /// Edge distance constraints: |C| in m, forces in N.
+    pub stretch: XpbdConstraintStats,
+    /// Dihedral bending constraints: |C| in rad, torques in N·m.
+    pub bending: XpbdConstraintStats,
+    /// Tethers: |C| = distance beyond the allowed length in m, forces in N.
+    pub tether: XpbdConstraintStats,
+    /// Largest relative edge elongation (‖x_i − x_j‖ − L)/L; 0 when no edge is stretched.
+    pub max_edge_strain: f32,
+    /// Substeps used by the last step.
+    pub substeps: u32,
+    /// Iterations per substep used by the last step.
+    pub iterations: u32,
+    /// (Free particle, collider) pairs touching at the end of the step: gap to the thickened
+    /// surface at most 1 % of the collision thickness (+ 1 µm), colliders at their end pose.
+    pub contact_count: u32,
+    /// Largest penetration max(0, thickness − d) (m) of a free particle into a collider it
+    /// collides with, at the end of the step; 0 without contacts.
+    pub max_penetration: f32,
+    /// Self-collision candidate pairs the broad phase found for the last step (each tested in
+    /// every iteration of every substep); 0 with self-collision off.
+    pub self_pairs_tested: u32,
+    /// Self-collision pairs touching at the end of the step: distance at most 2r·1.01.
+    pub self_contact_count: u32,
+    /// Inter-cloth candidate pairs (this cloth's particle, another cloth's particle) of the last
+    /// step; 0 with inter-cloth collision off.
+    pub inter_cloth_pairs_tested: u32,
+}
+
+impl From<&ConstraintStats> for XpbdConstraintStats {
+    fn from(s: &ConstraintStats) -> Self {
+        XpbdConstraintStats {
+            count: s.count,
+            mean_abs_c: s.mean_abs_c,
+            p95_abs_c: s.p95_abs_c,
+            max_abs_c: s.max_abs_c,
+            min_force: s.min_force,
+            max_force: s.max_force,
+        }
+    }
+}
+
+impl From<&ClothStats> for XpbdClothStats {
+    fn from(s: &ClothStats) -> Self {
+        XpbdClothStats {
+            stretch: (&s.stretch).into(),
+            bending: (&s.bending).into(),
+            tether: (&s.tether).into(),
+            max_edge_strain: s.max_edge_strain,
+            substeps: s.substeps,
+            iterations: s.iterations,
+            contact_count: s.contact_count,
+            max_penetration: s.max_penetration,
+            self_pairs_tested: s.self_pairs_tested,
+            self_contact_count: s.self_contact_count,
+            inter_cloth_pairs_tested: s.inter_cloth_pairs_tested,
+        }
+    }
+}
