@@ -1,7 +1,8 @@
 //! Generates the committed files that are derived from other sources:
 //! - from the cloth parameter table (`src/cloth/desc/table.rs`, see `build/generate.rs`): the core's
-//!   `ClothParams` with its defaults and range checks (`src/cloth/desc/generated.rs`), and the C
-//!   structs of a cloth's settings and their translation (`src/ffi/cloth_desc/generated.rs`);
+//!   `ClothParams` with its defaults and range checks (`src/cloth/desc/generated.rs`), the C structs
+//!   of a cloth's settings and their translation (`src/ffi/cloth_desc/generated.rs`), and
+//!   `docs/parameters.md` (with the world and collider rows of `build/doc_tables.rs`);
 //! - from the `src/ffi` exports: the C header `include/xpbd_cloth.h` with cbindgen, and the raw C#
 //!   P/Invoke layer `bindings/csharp/NativeMethods.g.cs` with csbindgen (Unity-safe settings: Cdecl,
 //!   `__Internal` on iOS/WebGL players, no `nint`, no function pointers).
@@ -24,6 +25,8 @@ mod spec;
 #[allow(dead_code)]
 #[path = "src/cloth/desc/table.rs"]
 mod table;
+#[path = "build/doc_tables.rs"]
+mod doc_tables;
 #[path = "build/generate.rs"]
 mod generate;
 
@@ -32,12 +35,14 @@ fn main() {
     let out_dir = PathBuf::from(std::env::var("OUT_DIR").expect("set by cargo"));
     println!("cargo:rerun-if-changed=src");
     println!("cargo:rerun-if-changed=build");
+    println!("cargo:rerun-if-changed=docs/parameters.md");
     println!("cargo:rerun-if-changed=cbindgen.toml");
     println!("cargo:rerun-if-env-changed=CI");
 
     for (name, text, committed) in [
         ("cloth_desc_core.rs", generate::core_source(), "src/cloth/desc/generated.rs"),
         ("cloth_desc_ffi.rs", generate::ffi_source(), "src/ffi/cloth_desc/generated.rs"),
+        ("parameters.md", generate::parameters_md(), "docs/parameters.md"),
     ] {
         let generated = out_dir.join(name);
         std::fs::write(&generated, text).unwrap_or_else(|e| panic!("cannot write {}: {e}", generated.display()));

@@ -1,9 +1,10 @@
-//! What a parameter declaration is: one row of the table in `table.rs`, and the texts every
-//! generated place shares (range, default, unit).
+//! What a parameter declaration is: one row of the tables in `table.rs` (cloth) and
+//! `build/doc_tables.rs` (world, collider), and the texts every generated place shares (range,
+//! default, unit).
 //!
-//! This file is compiled twice: into the crate and into `build.rs` (which generates the C
-//! structs, conversions, defaults and range checks from the table). It therefore names nothing
-//! outside itself.
+//! This file is compiled three times: into the crate, into `build.rs` (which generates the C
+//! structs, conversions, defaults, range checks and `docs/parameters.md` from the tables) and into
+//! `tests/parameter_docs.rs`. It therefore names nothing outside itself.
 
 /// One parameter, declared once.
 #[derive(Clone, Copy, Debug)]

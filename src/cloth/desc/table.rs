@@ -1,8 +1,8 @@
 //! Every field of a cloth's C descriptor, declared once. `build.rs` generates from this table
 //! the C structs `XpbdClothDesc`, `XpbdClothParams` and `XpbdClothMaterial` with their doc
-//! comments, their translation to and from the core's `ClothParams`, and `ClothParams` itself with
-//! its defaults and range checks; the generated files are committed and a test fails when one is
-//! stale.
+//! comments, their translation to and from the core's `ClothParams`, `ClothParams` itself with its
+//! defaults and range checks, and the cloth section of `docs/parameters.md`; the generated files
+//! are committed and a test fails when one is stale.
 //!
 //! Adding a parameter is one entry here, appended at the end (C layouts only grow at the end;
 //! bump `XPBD_ABI_VERSION`), for example

@@ -16,6 +16,7 @@ fn generated_files_match_the_parameter_table() {
     for (generated, committed) in [
         (include_str!(concat!(env!("OUT_DIR"), "/cloth_desc_core.rs")), "src/cloth/desc/generated.rs"),
         (include_str!(concat!(env!("OUT_DIR"), "/cloth_desc_ffi.rs")), "src/ffi/cloth_desc/generated.rs"),
+        (include_str!(concat!(env!("OUT_DIR"), "/parameters.md")), "docs/parameters.md"),
     ] {
         let path = format!("{}/{committed}", env!("CARGO_MANIFEST_DIR"));
         let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{committed}: {e}"));
