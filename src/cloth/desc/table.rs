@@ -13,7 +13,9 @@
 //! ```
 //!
 //! plus the core code that uses `ClothParams::sleep_speed`; then build (outside CI the build
-//! rewrites the generated files) and commit them.
+//! rewrites the generated files) and commit them. The tests in `table_tests.rs` cover a new row by
+//! themselves; only the older hand-listed round trip `params_round_trip_through_c_exactly`
+//! (src/ffi/cloth_desc.rs) names every field of `ClothParams` and needs it added.
 //!
 //! Rows are in the order of `XpbdClothDesc`; `XpbdClothParams` has the `Settings` rows in the same
 //! order, `XpbdClothMaterial` the rows of [`MATERIAL`]. Texts are ASCII (they reach the C header).
