@@ -231,9 +231,9 @@ namespace Xpbd.Native
         public static extern XpbdResult xpbd_cloth_get_stats(XpbdClothId cloth, XpbdClothStats* out_stats);
 
         /// <summary>
-        ///  Default cloth settings (light cotton: 0.15 kg/m^2, E = 5 MPa, nu = 0.3, t = 0.5 mm; compliances
-        ///  from the material; stretch, bending and tethers on; no damping; world substeps/iterations).
-        ///  Never fails. Thread-safe.
+        ///  Default cloth settings: every field at the default its doc comment gives (light cotton,
+        ///  compliances from the material, stretch, bending and tethers on, no damping, the world's
+        ///  substeps and iterations). Never fails. Thread-safe.
         /// </summary>
         [DllImport(__DllName, EntryPoint = "xpbd_default_cloth_params", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
         public static extern XpbdClothParams xpbd_default_cloth_params();
@@ -246,8 +246,8 @@ namespace Xpbd.Native
         public static extern XpbdClothMaterial xpbd_default_cloth_material();
 
         /// <summary>
-        ///  A cloth descriptor with no mesh (NULL pointers, zero counts), weld tolerance 1e-6 m and the
-        ///  settings of `xpbd_default_cloth_params()`. Set `positions`, `vertex_count`, `indices`,
+        ///  A cloth descriptor with no mesh (NULL pointers, zero counts), the default weld tolerance and
+        ///  the settings of `xpbd_default_cloth_params()`. Set `positions`, `vertex_count`, `indices`,
         ///  `triangle_count` and pass it to `xpbd_cloth_create`. Never fails. Thread-safe.
         /// </summary>
         [DllImport(__DllName, EntryPoint = "xpbd_default_cloth_desc", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
@@ -587,8 +587,8 @@ namespace Xpbd.Native
         /// </summary>
         public uint vertex_count;
         /// <summary>
-        ///  Triangle list, `uint32_t[3*triangle_count]` render vertex indices, counter-clockwise =
-        ///  front face. May be NULL when `triangle_count` is 0 (free particles). Copied, not kept.
+        ///  Triangle list, `uint32_t[3*triangle_count]` render vertex indices, counter-clockwise = front
+        ///  face. May be NULL when `triangle_count` is 0 (free particles). Copied, not kept.
         /// </summary>
         public uint* indices;
         /// <summary>
@@ -597,135 +597,208 @@ namespace Xpbd.Native
         public uint triangle_count;
         /// <summary>
         ///  Optional inverse mass per render vertex in 1/kg, `float[vertex_count]`; 0 = fixed in place.
-        ///  NULL: masses come from `areal_density` (a third of each adjacent triangle's mass per corner).
-        ///  Copies of a welded vertex: the first copy's value, or 0 if any copy is 0. Copied, not kept.
+        ///  NULL: masses come from `areal_density` (a third of each adjacent triangle's mass per
+        ///  corner). Copies of a welded vertex: the first copy's value, or 0 if any copy is 0. Copied,
+        ///  not kept.
         /// </summary>
         public float* inverse_masses;
         /// <summary>
-        ///  Mass per unit area in kg/m^2 (&gt; 0). Default 0.15 (light cotton).
+        ///  Mass per unit area. Gives the particle masses when the cloth is created without
+        ///  `inverse_masses` (a third of each adjacent triangle's mass per corner). Light cotton
+        ///  0.1-0.2, denim about 0.4. At equal compliance a heavier cloth stretches more under its own
+        ///  weight, and wind moves it less.
+        ///
+        ///  Unit: kg/m^2. Range: 0 &lt; kg/m^2 &lt;= 1e6. Default: 0.15.
         /// </summary>
         public float areal_density;
         /// <summary>
-        ///  Stretch compliance alpha in m/N (0..=1e20, 0 = inextensible) for every edge. Used only when
-        ///  `stretch_compliance_from_material` is 0; must be 0 otherwise. Default 0.
+        ///  Stretch compliance alpha (inverse stiffness) of every edge and line; 0 = inextensible. Used
+        ///  only while `stretch_compliance_from_material` is 0; must be 0 while it is 1. Prefer deriving
+        ///  it from the material: that keeps the stiffness of the sheet the same at any mesh resolution.
+        ///  An explicit alpha is per edge, whatever its length; the default material gives about 1/(E*t)
+        ///  = 4e-4 m/N on the axis edges of a regular grid.
+        ///
+        ///  Unit: m/N. Range: 0 &lt;= m/N &lt;= 1e20. Default: 0.
         /// </summary>
         public float stretch_compliance;
         /// <summary>
-        ///  Bending compliance alpha in rad/(N*m) (0..=1e20, 0 = rigid) for every interior edge. Used only
-        ///  when `bend_compliance_from_material` is 0; must be 0 otherwise. Default 0.
+        ///  Bending compliance alpha of every hinge (interior edge); 0 = rigid. Used only while
+        ///  `bend_compliance_from_material` is 0; must be 0 while it is 1. Prefer deriving it from the
+        ///  material: the flexural rigidity D = E*t^3/(12(1-nu^2)) grows with the thickness cubed. The
+        ///  default material gives about 1/(3*D) = 5.8e3 rad/(N*m) on the axis edges of a regular grid;
+        ///  smaller is stiffer.
+        ///
+        ///  Unit: rad/(N*m). Range: 0 &lt;= rad/(N*m) &lt;= 1e20. Default: 0.
         /// </summary>
         public float bend_compliance;
         /// <summary>
-        ///  Vertices closer than this (metres, 0..=1) become one simulated particle, so UV-seam splits
-        ///  do not tear the cloth; 0 disables welding. Default 1e-6.
+        ///  Vertices closer than this become one simulated particle, so the splits an engine makes at UV
+        ///  seams do not tear the cloth; 0 disables welding. Far below any real edge length and far
+        ///  above the float noise of exported duplicate positions: the default suits meshes in metres.
+        ///
+        ///  Unit: m. Range: 0 &lt;= m &lt;= 1. Default: 1e-6.
         /// </summary>
         public float weld_tolerance;
         /// <summary>
-        ///  1 (default): derive each edge's stretch compliance from the material (E*t*area/L^2 edge
-        ///  stiffness, Van Gelder 1998). 0: use `stretch_compliance`.
+        ///  1: derive each edge's stretch compliance from the material (edge stiffness E*t*area/L^2, Van
+        ///  Gelder 1998). 0: use `stretch_compliance`.
+        ///
+        ///  Range: 0 or 1. Default: 1.
         /// </summary>
         public uint stretch_compliance_from_material;
         /// <summary>
-        ///  1 (default): derive each hinge's bending compliance from the material (Discrete Shells,
-        ///  Grinspun et al. 2003, with flexural rigidity D = E*t^3/(12(1-nu^2))). 0: use `bend_compliance`.
+        ///  1: derive each hinge's bending compliance from the material (Discrete Shells, Grinspun et
+        ///  al. 2003, with flexural rigidity D = E*t^3/(12(1-nu^2))). 0: use `bend_compliance`.
+        ///
+        ///  Range: 0 or 1. Default: 1.
         /// </summary>
         public uint bend_compliance_from_material;
         /// <summary>
-        ///  Young's modulus E of the fabric in Pa (&gt; 0). Default 5e6.
+        ///  Young's modulus E of the fabric; drives the derived stretch (E*t) and bending (E*t^3)
+        ///  stiffness. Both derived stiffnesses grow with E; `thickness` changes bending far more (t^3)
+        ///  than stretch (t).
+        ///
+        ///  Unit: Pa. Range: 0 &lt; Pa &lt;= 1e15. Default: 5e6.
         /// </summary>
         public float youngs_modulus;
         /// <summary>
-        ///  Poisson ratio nu, in [0, 0.5). Default 0.3.
+        ///  Poisson ratio nu. Only enters the flexural rigidity D (edge springs cannot represent it).
+        ///
+        ///  Range: 0 &lt;= nu &lt;= 0.499. Default: 0.3.
         /// </summary>
         public float poisson_ratio;
         /// <summary>
-        ///  Fabric thickness t in metres (&gt; 0; not a collision distance). Default 5e-4.
+        ///  Fabric thickness t for the derived compliances; not a collision distance (that is
+        ///  `collision_thickness`). The quickest way to make a cloth drape softer or stiffer: bending
+        ///  stiffness grows with t^3.
+        ///
+        ///  Unit: m. Range: 0 &lt; m &lt;= 1. Default: 5e-4.
         /// </summary>
         public float thickness;
         /// <summary>
-        ///  Tether compliance in m/N (0..=1e20; usually 0: tethers are hard length limits). Default 0.
+        ///  Tether compliance alpha. Usually 0: tethers are hard length limits.
+        ///
+        ///  Unit: m/N. Range: 0 &lt;= m/N &lt;= 1e20. Default: 0.
         /// </summary>
         public float tether_compliance;
         /// <summary>
-        ///  Tether slack factor s in [1, 1000]: a particle may move up to s times its rest mesh
-        ///  distance from the nearest pin. Default 1.
+        ///  Tether slack factor s: a particle may move up to s times its rest mesh distance from the
+        ///  nearest pin. 1 lets no particle get farther from the pins than in the rest mesh; slightly
+        ///  above 1 leaves some stretch to the stretch constraints.
+        ///
+        ///  Range: 1 &lt;= s &lt;= 1000. Default: 1.
         /// </summary>
         public float tether_slack;
         /// <summary>
-        ///  Stretch constraint damping beta in N*s/m (&gt;= 0; XPBD eq. 26). Default 0.
+        ///  Stretch constraint damping beta (XPBD eq. 26). No effect where alpha = 0.
+        ///
+        ///  Unit: N*s/m. Range: N*s/m &gt;= 0. Default: 0.
         /// </summary>
         public float stretch_damping;
         /// <summary>
-        ///  Bending constraint damping beta in N*m*s/rad (&gt;= 0). Default 0.
+        ///  Bending constraint damping beta (XPBD eq. 26). No effect where alpha = 0.
+        ///
+        ///  Unit: N*m*s/rad. Range: N*m*s/rad &gt;= 0. Default: 0.
         /// </summary>
         public float bend_damping;
         /// <summary>
-        ///  Linear velocity damping d in 1/s (&gt;= 0): v *= exp(-d*h) per substep. Default 0.
+        ///  Linear velocity damping d: v *= exp(-d*h) per substep, the exact solution of dv/dt = -d*v,
+        ///  so it means the same at any step and substep length. It damps all motion, free fall
+        ///  included; the aerodynamic drag damps only motion relative to the air.
+        ///
+        ///  Unit: 1/s. Range: 1/s &gt;= 0. Default: 0.
         /// </summary>
         public float linear_damping;
         /// <summary>
-        ///  1 (default) / 0: enable the edge stretch constraints.
+        ///  Enable the edge stretch constraints.
+        ///
+        ///  Range: 0 or 1. Default: 1.
         /// </summary>
         public uint enable_stretch;
         /// <summary>
-        ///  1 (default) / 0: enable the dihedral bending constraints.
+        ///  Enable the dihedral bending constraints.
+        ///
+        ///  Range: 0 or 1. Default: 1.
         /// </summary>
         public uint enable_bending;
         /// <summary>
-        ///  1 (default) / 0: enable tethers (long-range attachments, Kim et al. 2012) to pinned vertices.
+        ///  Enable tethers (long-range attachments, Kim et al. 2012) to the pinned vertices.
+        ///
+        ///  Range: 0 or 1. Default: 1.
         /// </summary>
         public uint enable_tethers;
         /// <summary>
-        ///  Extra uniform acceleration in m/s^2 added to the world's gravity for this cloth (e.g. a
-        ///  steady wind), finite. Default (0, 0, 0).
+        ///  Extra uniform acceleration added to the world's gravity for this cloth. A uniform
+        ///  acceleration only leans a cloth sideways; for wind that flutters use `wind_velocity` with a
+        ///  drag or lift coefficient.
+        ///
+        ///  Unit: m/s^2. Range: -1e6 &lt;= m/s^2 &lt;= 1e6 each. Default: (0, 0, 0).
         /// </summary>
         public fixed float external_acceleration[3];
         /// <summary>
-        ///  Substeps per step for this cloth, 0..=1000; 0 (default) = the world's setting.
+        ///  Substeps per step for this cloth (substep h = dt/n). Leave at 0 unless this cloth needs more
+        ///  than the others of its world; see the world's `substeps`.
+        ///
+        ///  Range: 0..=1000 (0 = the world's). Default: 0.
         /// </summary>
         public uint substeps;
         /// <summary>
-        ///  Solver iterations per substep, 0..=1000; 0 (default) = the world's setting.
+        ///  Solver iterations per substep for this cloth. Leave at 0 and prefer substeps (see the
+        ///  world's `iterations`).
+        ///
+        ///  Range: 0..=1000 (0 = the world's). Default: 0.
         /// </summary>
         public uint iterations;
         /// <summary>
-        ///  Contact thickness in metres (0..=1): particles are kept at least this far from every
-        ///  collider's surface (contact C = signed distance - thickness &gt;= 0). Not the fabric
-        ///  `thickness` of the material. Default 0.005.
+        ///  Contact thickness: particles are kept at least this far from every collider's surface
+        ///  (contact C = signed distance - thickness &gt;= 0). Not the fabric `thickness`. A few
+        ///  millimetres keeps the cloth visibly off what it lies on; it is also the self-collision
+        ///  radius while `self_collision_radius` is 0.
+        ///
+        ///  Unit: m. Range: 0 &lt;= m &lt;= 1. Default: 0.005.
         /// </summary>
         public float collision_thickness;
         /// <summary>
-        ///  Collision layers this cloth collides with: a collider counts when
-        ///  `collider layers &amp; collision_mask != 0`. Default 0xFFFFFFFF (all); 0 = no collisions.
+        ///  Collision layers this cloth collides with: a collider counts when `collider layers &amp;
+        ///  collision_mask != 0`; 0 = no collisions.
+        ///
+        ///  Default: 0xFFFFFFFF.
         /// </summary>
         public uint collision_mask;
         /// <summary>
-        ///  Largest speed in m/s (0 &lt; v &lt;= 1000) at which a particle that starts a substep inside a
-        ///  collider (spawned inside, or a collider moved onto it) is pushed out, so an overlap does
-        ///  not launch the cloth. The cloth around an overlap moves a few times faster while it
-        ///  rearranges. Default 0.5.
+        ///  Largest speed at which a particle that starts a substep inside a collider (spawned inside,
+        ///  or a collider moved onto it) is pushed out, so an overlap does not launch the cloth. The
+        ///  cloth around an overlap moves a few times faster while it rearranges. Raise it if cloth
+        ///  spawned inside a body takes too long to come out; lower it if it pops out.
+        ///
+        ///  Unit: m/s. Range: 1e-6 &lt;= m/s &lt;= 1000. Default: 0.5.
         /// </summary>
         public float max_depenetration_speed;
         /// <summary>
-        ///  Air velocity in m/s (finite, each within +-1e4) for the aerodynamic forces: per-triangle
-        ///  drag and lift from the triangle's velocity relative to the air (Keckeisen et al. 2004).
-        ///  Must stay (0, 0, 0) while `drag_coefficient` and `lift_coefficient` are both 0 (else the
-        ///  wind would do nothing: `XPBD_RESULT_INVALID_ARGUMENT`). Default (0, 0, 0): still air.
+        ///  Air velocity for the aerodynamic forces: per-triangle drag and lift from the triangle's
+        ///  velocity relative to the air (Keckeisen et al. 2004). Must stay (0, 0, 0) while
+        ///  `drag_coefficient` and `lift_coefficient` are both 0 (else the wind would do nothing).
+        ///
+        ///  Unit: m/s. Range: -1e4 &lt;= m/s &lt;= 1e4 each. Default: (0, 0, 0).
         /// </summary>
         public fixed float wind_velocity[3];
         /// <summary>
-        ///  Aerodynamic drag coefficient C_D (dimensionless, 0..=100; about 1 for a flat plate facing
-        ///  the flow). Aerodynamics is off, at no cost, while both coefficients are 0. Default 0.
+        ///  Aerodynamic drag coefficient C_D. Aerodynamics is off, at no cost, while both coefficients
+        ///  are 0. About 1 for a flat plate facing the flow.
+        ///
+        ///  Range: 0 &lt;= C_D &lt;= 100. Default: 0.
         /// </summary>
         public float drag_coefficient;
         /// <summary>
-        ///  Aerodynamic lift coefficient C_L (dimensionless, 0..=100; about 0.2-0.5 for cloth), force
-        ///  perpendicular to the flow. Default 0.
+        ///  Aerodynamic lift coefficient C_L: force perpendicular to the flow. About 0.2-0.5 for cloth.
+        ///
+        ///  Range: 0 &lt;= C_L &lt;= 100. Default: 0.
         /// </summary>
         public float lift_coefficient;
         /// <summary>
-        ///  Air density rho in kg/m^3 (0..=1e4) for the aerodynamic forces. Default 1.225 (sea level,
-        ///  15 degrees C).
+        ///  Air density rho for the aerodynamic forces. The default is sea level at 15 degrees C.
+        ///
+        ///  Unit: kg/m^3. Range: 0 &lt;= kg/m^3 &lt;= 1e4. Default: 1.225.
         /// </summary>
         public float air_density;
         /// <summary>
@@ -740,57 +813,75 @@ namespace Xpbd.Native
         /// </summary>
         public uint line_count;
         /// <summary>
-        ///  Inertia scale s in [0, 1]: the fraction of its pins' translation the cloth feels. Before
-        ///  each step the cloth (free vertices and the pins' current positions) is moved rigidly by
-        ///  (1 - s) times the mean translation of the pinned vertices over that step (target - start),
-        ///  without changing any velocity; the pins travel the rest over the step's substeps. 1
-        ///  (default): plain physics, the cloth lags and swings behind its pins; 0: the pins'
-        ///  translation carries the cloth along and only their rotation and relative motion are
-        ///  simulated (a cape that does not stream out when its character dashes). No effect without
-        ///  pins.
+        ///  Inertia scale s: the fraction of its pins' translation the cloth feels. Before each step the
+        ///  cloth (free vertices and the pins' current positions) is moved rigidly by (1 - s) times the
+        ///  mean translation of the pinned vertices over that step (target - start), without changing
+        ///  any velocity; the pins travel the rest over the step's substeps. 1: plain physics, the cloth
+        ///  lags and swings behind its pins; 0: the pins' translation carries the cloth along and only
+        ///  their rotation and relative motion are simulated. No effect without pins. Below 1 (down to
+        ///  0) for a cape or coat that should not stream out when its character dashes.
+        ///
+        ///  Range: 0 &lt;= s &lt;= 1. Default: 1.
         /// </summary>
         public float inertia_scale;
         /// <summary>
-        ///  Explosion guard: the largest plausible particle speed v_max in m/s (0.001..=1e6). After
-        ///  every step a cloth with a NaN/infinite position or velocity, or a vertex that moved farther
-        ///  than d_pins + d_colliders + 2*L + v_max*dt (d_pins: the largest pin move of the step;
-        ///  d_colliders: the largest collider move of the step, rotation not counted; L: the diagonal
-        ///  of the rest pose's bounding box; all in metres), is unstable: see `unstable_recovery`.
-        ///  Default 100.
+        ///  Explosion guard: the largest plausible particle speed v_max. After every step a cloth with a
+        ///  NaN/infinite position or velocity, or a vertex that moved farther than d_pins + d_colliders
+        ///  + 2*L + v_max*dt (d_pins: the largest pin move of the step; d_colliders: the largest
+        ///  collider move of the step, rotation not counted; L: the diagonal of the rest pose's bounding
+        ///  box; all in metres), is unstable: see `unstable_recovery`. Above the fastest real motion;
+        ///  the default is above the terminal speed of any cloth.
+        ///
+        ///  Unit: m/s. Range: 0.001 &lt;= m/s &lt;= 1e6. Default: 100.
         /// </summary>
         public float max_particle_speed;
         /// <summary>
-        ///  What the explosion guard does with an unstable cloth: an `XpbdUnstableRecovery` value
-        ///  (0 last good state, 1 rest pose, 2 disabled). A `uint32_t` so that any other value is
-        ///  reported (`XPBD_RESULT_INVALID_ARGUMENT`). Default `XPBD_UNSTABLE_RECOVERY_LAST_GOOD_STATE`.
+        ///  What the explosion guard does with an unstable cloth: put back its last good state or its
+        ///  rest pose, or no check at all (and no cost). An `XpbdUnstableRecovery` value; any other is
+        ///  reported (`XPBD_RESULT_INVALID_ARGUMENT`).
+        ///
+        ///  Range: 0 (last good state), 1 (rest pose) or 2 (disabled). Default: 0 (last good state).
         /// </summary>
         public uint unstable_recovery;
         /// <summary>
-        ///  1 / 0: self-collision, particles of the cloth kept at least 2r apart (r =
-        ///  `self_collision_radius`) except pairs already closer than 2r in the mesh as created;
-        ///  friction between the touching layers (Macklin et al. 2014). Default 0 (off: set a radius
-        ///  suited to the mesh, about half its edge length, when turning it on).
+        ///  Self-collision: particles of the cloth kept at least 2r apart (r = `self_collision_radius`)
+        ///  except pairs already closer than 2r in the mesh as created; friction between the touching
+        ///  layers (Macklin et al. 2014). Off by default because the radius that works depends on the
+        ///  mesh: set `self_collision_radius` when turning it on.
+        ///
+        ///  Range: 0 or 1. Default: 0.
         /// </summary>
         public uint enable_self_collision;
         /// <summary>
-        ///  Self-collision particle radius r in metres: 0 (default) = `collision_thickness`, else
-        ///  1e-6..=1. For a mesh of edge length s, r = 0.5*s keeps particles from slipping through the
-        ///  holes between the particles of another layer (below 0.36*s the middle of a quad is open);
-        ///  2r must stay below the smallest gap between layers of the rest mesh.
+        ///  Self-collision particle radius r. About half the edge length s: r = 0.5*s keeps particles
+        ///  from slipping through the holes between the particles of another layer (below 0.36*s the
+        ///  middle of a quad is open); 2r must stay below the smallest gap between layers of the rest
+        ///  mesh.
+        ///
+        ///  Unit: m. Range: 0 (= `collision_thickness`) or 1e-6 &lt;= m &lt;= 1. Default: 0 (=
+        ///  `collision_thickness`).
         /// </summary>
         public float self_collision_radius;
         /// <summary>
-        ///  Static friction coefficient mu_s between touching parts of the cloth (0..=100). Default 0.5.
+        ///  Static friction coefficient mu_s between touching parts of the cloth (the model of collider
+        ///  contacts, Macklin et al. 2014).
+        ///
+        ///  Range: 0 &lt;= mu_s &lt;= 100. Default: 0.5.
         /// </summary>
         public float self_static_friction;
         /// <summary>
-        ///  Kinetic friction coefficient mu_k between touching parts of the cloth (0..=100). Default 0.4.
+        ///  Kinetic friction coefficient mu_k between touching parts of the cloth. Usually at most
+        ///  `self_static_friction`.
+        ///
+        ///  Range: 0 &lt;= mu_k &lt;= 100. Default: 0.4.
         /// </summary>
         public float self_kinetic_friction;
         /// <summary>
-        ///  1 / 0: collide with the other cloths of the world that also have this on, particles kept
-        ///  r_a + r_b apart (each cloth's `self_collision_radius`) with each cloth's self friction;
-        ///  independent of `enable_self_collision`. Default 0.
+        ///  Collide with the other cloths of the world that also have this on: particles kept r_a + r_b
+        ///  apart (each cloth's `self_collision_radius`) with each cloth's self friction; independent of
+        ///  `enable_self_collision`.
+        ///
+        ///  Range: 0 or 1. Default: 0.
         /// </summary>
         public uint enable_inter_cloth_collision;
     }
@@ -804,181 +895,340 @@ namespace Xpbd.Native
     public unsafe partial struct XpbdClothParams
     {
         /// <summary>
-        ///  Mass per unit area in kg/m^2 (&gt; 0); sets the masses when the cloth was created without
-        ///  `inverse_masses`.
+        ///  Mass per unit area. Gives the particle masses when the cloth is created without
+        ///  `inverse_masses` (a third of each adjacent triangle's mass per corner). Light cotton
+        ///  0.1-0.2, denim about 0.4. At equal compliance a heavier cloth stretches more under its own
+        ///  weight, and wind moves it less.
+        ///
+        ///  Unit: kg/m^2. Range: 0 &lt; kg/m^2 &lt;= 1e6. Default: 0.15.
         /// </summary>
         public float areal_density;
         /// <summary>
-        ///  Stretch compliance in m/N; see `XpbdClothDesc`.
+        ///  Stretch compliance alpha (inverse stiffness) of every edge and line; 0 = inextensible. Used
+        ///  only while `stretch_compliance_from_material` is 0; must be 0 while it is 1. Prefer deriving
+        ///  it from the material: that keeps the stiffness of the sheet the same at any mesh resolution.
+        ///  An explicit alpha is per edge, whatever its length; the default material gives about 1/(E*t)
+        ///  = 4e-4 m/N on the axis edges of a regular grid.
+        ///
+        ///  Unit: m/N. Range: 0 &lt;= m/N &lt;= 1e20. Default: 0.
         /// </summary>
         public float stretch_compliance;
         /// <summary>
-        ///  Bending compliance in rad/(N*m); see `XpbdClothDesc`.
+        ///  Bending compliance alpha of every hinge (interior edge); 0 = rigid. Used only while
+        ///  `bend_compliance_from_material` is 0; must be 0 while it is 1. Prefer deriving it from the
+        ///  material: the flexural rigidity D = E*t^3/(12(1-nu^2)) grows with the thickness cubed. The
+        ///  default material gives about 1/(3*D) = 5.8e3 rad/(N*m) on the axis edges of a regular grid;
+        ///  smaller is stiffer.
+        ///
+        ///  Unit: rad/(N*m). Range: 0 &lt;= rad/(N*m) &lt;= 1e20. Default: 0.
         /// </summary>
         public float bend_compliance;
         /// <summary>
-        ///  1 / 0: derive the stretch compliance from the material / use `stretch_compliance`.
+        ///  1: derive each edge's stretch compliance from the material (edge stiffness E*t*area/L^2, Van
+        ///  Gelder 1998). 0: use `stretch_compliance`.
+        ///
+        ///  Range: 0 or 1. Default: 1.
         /// </summary>
         public uint stretch_compliance_from_material;
         /// <summary>
-        ///  1 / 0: derive the bending compliance from the material / use `bend_compliance`.
+        ///  1: derive each hinge's bending compliance from the material (Discrete Shells, Grinspun et
+        ///  al. 2003, with flexural rigidity D = E*t^3/(12(1-nu^2))). 0: use `bend_compliance`.
+        ///
+        ///  Range: 0 or 1. Default: 1.
         /// </summary>
         public uint bend_compliance_from_material;
         /// <summary>
-        ///  Young's modulus in Pa (&gt; 0).
+        ///  Young's modulus E of the fabric; drives the derived stretch (E*t) and bending (E*t^3)
+        ///  stiffness. Both derived stiffnesses grow with E; `thickness` changes bending far more (t^3)
+        ///  than stretch (t).
+        ///
+        ///  Unit: Pa. Range: 0 &lt; Pa &lt;= 1e15. Default: 5e6.
         /// </summary>
         public float youngs_modulus;
         /// <summary>
-        ///  Poisson ratio in [0, 0.5).
+        ///  Poisson ratio nu. Only enters the flexural rigidity D (edge springs cannot represent it).
+        ///
+        ///  Range: 0 &lt;= nu &lt;= 0.499. Default: 0.3.
         /// </summary>
         public float poisson_ratio;
         /// <summary>
-        ///  Fabric thickness in metres (&gt; 0).
+        ///  Fabric thickness t for the derived compliances; not a collision distance (that is
+        ///  `collision_thickness`). The quickest way to make a cloth drape softer or stiffer: bending
+        ///  stiffness grows with t^3.
+        ///
+        ///  Unit: m. Range: 0 &lt; m &lt;= 1. Default: 5e-4.
         /// </summary>
         public float thickness;
         /// <summary>
-        ///  Tether compliance in m/N (0..=1e20).
+        ///  Tether compliance alpha. Usually 0: tethers are hard length limits.
+        ///
+        ///  Unit: m/N. Range: 0 &lt;= m/N &lt;= 1e20. Default: 0.
         /// </summary>
         public float tether_compliance;
         /// <summary>
-        ///  Tether slack factor in [1, 1000].
+        ///  Tether slack factor s: a particle may move up to s times its rest mesh distance from the
+        ///  nearest pin. 1 lets no particle get farther from the pins than in the rest mesh; slightly
+        ///  above 1 leaves some stretch to the stretch constraints.
+        ///
+        ///  Range: 1 &lt;= s &lt;= 1000. Default: 1.
         /// </summary>
         public float tether_slack;
         /// <summary>
-        ///  Stretch damping in N*s/m (&gt;= 0).
+        ///  Stretch constraint damping beta (XPBD eq. 26). No effect where alpha = 0.
+        ///
+        ///  Unit: N*s/m. Range: N*s/m &gt;= 0. Default: 0.
         /// </summary>
         public float stretch_damping;
         /// <summary>
-        ///  Bending damping in N*m*s/rad (&gt;= 0).
+        ///  Bending constraint damping beta (XPBD eq. 26). No effect where alpha = 0.
+        ///
+        ///  Unit: N*m*s/rad. Range: N*m*s/rad &gt;= 0. Default: 0.
         /// </summary>
         public float bend_damping;
         /// <summary>
-        ///  Linear velocity damping in 1/s (&gt;= 0).
+        ///  Linear velocity damping d: v *= exp(-d*h) per substep, the exact solution of dv/dt = -d*v,
+        ///  so it means the same at any step and substep length. It damps all motion, free fall
+        ///  included; the aerodynamic drag damps only motion relative to the air.
+        ///
+        ///  Unit: 1/s. Range: 1/s &gt;= 0. Default: 0.
         /// </summary>
         public float linear_damping;
         /// <summary>
-        ///  1 / 0: stretch constraints on / off.
+        ///  Enable the edge stretch constraints.
+        ///
+        ///  Range: 0 or 1. Default: 1.
         /// </summary>
         public uint enable_stretch;
         /// <summary>
-        ///  1 / 0: bending constraints on / off.
+        ///  Enable the dihedral bending constraints.
+        ///
+        ///  Range: 0 or 1. Default: 1.
         /// </summary>
         public uint enable_bending;
         /// <summary>
-        ///  1 / 0: tethers on / off.
+        ///  Enable tethers (long-range attachments, Kim et al. 2012) to the pinned vertices.
+        ///
+        ///  Range: 0 or 1. Default: 1.
         /// </summary>
         public uint enable_tethers;
         /// <summary>
-        ///  Extra acceleration in m/s^2 (e.g. wind), added to gravity.
+        ///  Extra uniform acceleration added to the world's gravity for this cloth. A uniform
+        ///  acceleration only leans a cloth sideways; for wind that flutters use `wind_velocity` with a
+        ///  drag or lift coefficient.
+        ///
+        ///  Unit: m/s^2. Range: -1e6 &lt;= m/s^2 &lt;= 1e6 each. Default: (0, 0, 0).
         /// </summary>
         public fixed float external_acceleration[3];
         /// <summary>
-        ///  Substeps per step, 0..=1000 (0 = the world's).
+        ///  Substeps per step for this cloth (substep h = dt/n). Leave at 0 unless this cloth needs more
+        ///  than the others of its world; see the world's `substeps`.
+        ///
+        ///  Range: 0..=1000 (0 = the world's). Default: 0.
         /// </summary>
         public uint substeps;
         /// <summary>
-        ///  Iterations per substep, 0..=1000 (0 = the world's).
+        ///  Solver iterations per substep for this cloth. Leave at 0 and prefer substeps (see the
+        ///  world's `iterations`).
+        ///
+        ///  Range: 0..=1000 (0 = the world's). Default: 0.
         /// </summary>
         public uint iterations;
         /// <summary>
-        ///  Contact thickness in metres (0..=1), kept from every collider's surface.
+        ///  Contact thickness: particles are kept at least this far from every collider's surface
+        ///  (contact C = signed distance - thickness &gt;= 0). Not the fabric `thickness`. A few
+        ///  millimetres keeps the cloth visibly off what it lies on; it is also the self-collision
+        ///  radius while `self_collision_radius` is 0.
+        ///
+        ///  Unit: m. Range: 0 &lt;= m &lt;= 1. Default: 0.005.
         /// </summary>
         public float collision_thickness;
         /// <summary>
-        ///  Collision layers this cloth collides with (`collider layers &amp; collision_mask != 0`).
+        ///  Collision layers this cloth collides with: a collider counts when `collider layers &amp;
+        ///  collision_mask != 0`; 0 = no collisions.
+        ///
+        ///  Default: 0xFFFFFFFF.
         /// </summary>
         public uint collision_mask;
         /// <summary>
-        ///  Largest push-out speed in m/s (0 &lt; v &lt;= 1000) of particles that start inside a collider.
+        ///  Largest speed at which a particle that starts a substep inside a collider (spawned inside,
+        ///  or a collider moved onto it) is pushed out, so an overlap does not launch the cloth. The
+        ///  cloth around an overlap moves a few times faster while it rearranges. Raise it if cloth
+        ///  spawned inside a body takes too long to come out; lower it if it pops out.
+        ///
+        ///  Unit: m/s. Range: 1e-6 &lt;= m/s &lt;= 1000. Default: 0.5.
         /// </summary>
         public float max_depenetration_speed;
         /// <summary>
-        ///  Air velocity in m/s; (0, 0, 0) unless a drag or lift coefficient is &gt; 0.
+        ///  Air velocity for the aerodynamic forces: per-triangle drag and lift from the triangle's
+        ///  velocity relative to the air (Keckeisen et al. 2004). Must stay (0, 0, 0) while
+        ///  `drag_coefficient` and `lift_coefficient` are both 0 (else the wind would do nothing).
+        ///
+        ///  Unit: m/s. Range: -1e4 &lt;= m/s &lt;= 1e4 each. Default: (0, 0, 0).
         /// </summary>
         public fixed float wind_velocity[3];
         /// <summary>
-        ///  Aerodynamic drag coefficient C_D (0..=100; 0 with C_L = 0: aerodynamics off).
+        ///  Aerodynamic drag coefficient C_D. Aerodynamics is off, at no cost, while both coefficients
+        ///  are 0. About 1 for a flat plate facing the flow.
+        ///
+        ///  Range: 0 &lt;= C_D &lt;= 100. Default: 0.
         /// </summary>
         public float drag_coefficient;
         /// <summary>
-        ///  Aerodynamic lift coefficient C_L (0..=100).
+        ///  Aerodynamic lift coefficient C_L: force perpendicular to the flow. About 0.2-0.5 for cloth.
+        ///
+        ///  Range: 0 &lt;= C_L &lt;= 100. Default: 0.
         /// </summary>
         public float lift_coefficient;
         /// <summary>
-        ///  Air density in kg/m^3 (0..=1e4).
+        ///  Air density rho for the aerodynamic forces. The default is sea level at 15 degrees C.
+        ///
+        ///  Unit: kg/m^3. Range: 0 &lt;= kg/m^3 &lt;= 1e4. Default: 1.225.
         /// </summary>
         public float air_density;
         /// <summary>
-        ///  Inertia scale in [0, 1]; see `XpbdClothDesc`.
+        ///  Inertia scale s: the fraction of its pins' translation the cloth feels. Before each step the
+        ///  cloth (free vertices and the pins' current positions) is moved rigidly by (1 - s) times the
+        ///  mean translation of the pinned vertices over that step (target - start), without changing
+        ///  any velocity; the pins travel the rest over the step's substeps. 1: plain physics, the cloth
+        ///  lags and swings behind its pins; 0: the pins' translation carries the cloth along and only
+        ///  their rotation and relative motion are simulated. No effect without pins. Below 1 (down to
+        ///  0) for a cape or coat that should not stream out when its character dashes.
+        ///
+        ///  Range: 0 &lt;= s &lt;= 1. Default: 1.
         /// </summary>
         public float inertia_scale;
         /// <summary>
-        ///  Explosion guard's largest plausible particle speed in m/s (0.001..=1e6).
+        ///  Explosion guard: the largest plausible particle speed v_max. After every step a cloth with a
+        ///  NaN/infinite position or velocity, or a vertex that moved farther than d_pins + d_colliders
+        ///  + 2*L + v_max*dt (d_pins: the largest pin move of the step; d_colliders: the largest
+        ///  collider move of the step, rotation not counted; L: the diagonal of the rest pose's bounding
+        ///  box; all in metres), is unstable: see `unstable_recovery`. Above the fastest real motion;
+        ///  the default is above the terminal speed of any cloth.
+        ///
+        ///  Unit: m/s. Range: 0.001 &lt;= m/s &lt;= 1e6. Default: 100.
         /// </summary>
         public float max_particle_speed;
         /// <summary>
-        ///  An `XpbdUnstableRecovery` value (0, 1, 2).
+        ///  What the explosion guard does with an unstable cloth: put back its last good state or its
+        ///  rest pose, or no check at all (and no cost). An `XpbdUnstableRecovery` value; any other is
+        ///  reported (`XPBD_RESULT_INVALID_ARGUMENT`).
+        ///
+        ///  Range: 0 (last good state), 1 (rest pose) or 2 (disabled). Default: 0 (last good state).
         /// </summary>
         public uint unstable_recovery;
         /// <summary>
-        ///  1 / 0: self-collision on / off.
+        ///  Self-collision: particles of the cloth kept at least 2r apart (r = `self_collision_radius`)
+        ///  except pairs already closer than 2r in the mesh as created; friction between the touching
+        ///  layers (Macklin et al. 2014). Off by default because the radius that works depends on the
+        ///  mesh: set `self_collision_radius` when turning it on.
+        ///
+        ///  Range: 0 or 1. Default: 0.
         /// </summary>
         public uint enable_self_collision;
         /// <summary>
-        ///  Self-collision radius in metres; 0 = `collision_thickness`.
+        ///  Self-collision particle radius r. About half the edge length s: r = 0.5*s keeps particles
+        ///  from slipping through the holes between the particles of another layer (below 0.36*s the
+        ///  middle of a quad is open); 2r must stay below the smallest gap between layers of the rest
+        ///  mesh.
+        ///
+        ///  Unit: m. Range: 0 (= `collision_thickness`) or 1e-6 &lt;= m &lt;= 1. Default: 0 (=
+        ///  `collision_thickness`).
         /// </summary>
         public float self_collision_radius;
         /// <summary>
-        ///  Static friction coefficient between touching parts of the cloth (0..=100).
+        ///  Static friction coefficient mu_s between touching parts of the cloth (the model of collider
+        ///  contacts, Macklin et al. 2014).
+        ///
+        ///  Range: 0 &lt;= mu_s &lt;= 100. Default: 0.5.
         /// </summary>
         public float self_static_friction;
         /// <summary>
-        ///  Kinetic friction coefficient between touching parts of the cloth (0..=100).
+        ///  Kinetic friction coefficient mu_k between touching parts of the cloth. Usually at most
+        ///  `self_static_friction`.
+        ///
+        ///  Range: 0 &lt;= mu_k &lt;= 100. Default: 0.4.
         /// </summary>
         public float self_kinetic_friction;
         /// <summary>
-        ///  1 / 0: inter-cloth collision on / off.
+        ///  Collide with the other cloths of the world that also have this on: particles kept r_a + r_b
+        ///  apart (each cloth's `self_collision_radius`) with each cloth's self friction; independent of
+        ///  `enable_self_collision`.
+        ///
+        ///  Range: 0 or 1. Default: 0.
         /// </summary>
         public uint enable_inter_cloth_collision;
     }
 
     /// <summary>
-    ///  What a cloth is made of: masses and compliances. `xpbd_cloth_set_material` replaces these
-    ///  fields and leaves the other settings as they are. Same meanings and rules as in `XpbdClothDesc`.
+    ///  What a cloth is made of: masses and compliances. `xpbd_cloth_set_material` replaces these fields
+    ///  and leaves the other settings as they are. Same meanings and rules as in `XpbdClothDesc`.
     /// </summary>
     [StructLayout(LayoutKind.Sequential)]
     public unsafe partial struct XpbdClothMaterial
     {
         /// <summary>
-        ///  Mass per unit area in kg/m^2 (&gt; 0).
+        ///  Mass per unit area. Gives the particle masses when the cloth is created without
+        ///  `inverse_masses` (a third of each adjacent triangle's mass per corner). Light cotton
+        ///  0.1-0.2, denim about 0.4. At equal compliance a heavier cloth stretches more under its own
+        ///  weight, and wind moves it less.
+        ///
+        ///  Unit: kg/m^2. Range: 0 &lt; kg/m^2 &lt;= 1e6. Default: 0.15.
         /// </summary>
         public float areal_density;
         /// <summary>
-        ///  Young's modulus in Pa (&gt; 0).
+        ///  Young's modulus E of the fabric; drives the derived stretch (E*t) and bending (E*t^3)
+        ///  stiffness. Both derived stiffnesses grow with E; `thickness` changes bending far more (t^3)
+        ///  than stretch (t).
+        ///
+        ///  Unit: Pa. Range: 0 &lt; Pa &lt;= 1e15. Default: 5e6.
         /// </summary>
         public float youngs_modulus;
         /// <summary>
-        ///  Poisson ratio in [0, 0.5).
+        ///  Poisson ratio nu. Only enters the flexural rigidity D (edge springs cannot represent it).
+        ///
+        ///  Range: 0 &lt;= nu &lt;= 0.499. Default: 0.3.
         /// </summary>
         public float poisson_ratio;
         /// <summary>
-        ///  Fabric thickness in metres (&gt; 0).
+        ///  Fabric thickness t for the derived compliances; not a collision distance (that is
+        ///  `collision_thickness`). The quickest way to make a cloth drape softer or stiffer: bending
+        ///  stiffness grows with t^3.
+        ///
+        ///  Unit: m. Range: 0 &lt; m &lt;= 1. Default: 5e-4.
         /// </summary>
         public float thickness;
         /// <summary>
-        ///  Stretch compliance in m/N (&gt;= 0); must be 0 while `stretch_compliance_from_material` is 1.
+        ///  Stretch compliance alpha (inverse stiffness) of every edge and line; 0 = inextensible. Used
+        ///  only while `stretch_compliance_from_material` is 0; must be 0 while it is 1. Prefer deriving
+        ///  it from the material: that keeps the stiffness of the sheet the same at any mesh resolution.
+        ///  An explicit alpha is per edge, whatever its length; the default material gives about 1/(E*t)
+        ///  = 4e-4 m/N on the axis edges of a regular grid.
+        ///
+        ///  Unit: m/N. Range: 0 &lt;= m/N &lt;= 1e20. Default: 0.
         /// </summary>
         public float stretch_compliance;
         /// <summary>
-        ///  Bending compliance in rad/(N*m) (&gt;= 0); must be 0 while `bend_compliance_from_material` is 1.
+        ///  Bending compliance alpha of every hinge (interior edge); 0 = rigid. Used only while
+        ///  `bend_compliance_from_material` is 0; must be 0 while it is 1. Prefer deriving it from the
+        ///  material: the flexural rigidity D = E*t^3/(12(1-nu^2)) grows with the thickness cubed. The
+        ///  default material gives about 1/(3*D) = 5.8e3 rad/(N*m) on the axis edges of a regular grid;
+        ///  smaller is stiffer.
+        ///
+        ///  Unit: rad/(N*m). Range: 0 &lt;= rad/(N*m) &lt;= 1e20. Default: 0.
         /// </summary>
         public float bend_compliance;
         /// <summary>
-        ///  1 (default) / 0: derive the stretch compliance from the material / use `stretch_compliance`.
+        ///  1: derive each edge's stretch compliance from the material (edge stiffness E*t*area/L^2, Van
+        ///  Gelder 1998). 0: use `stretch_compliance`.
+        ///
+        ///  Range: 0 or 1. Default: 1.
         /// </summary>
         public uint stretch_compliance_from_material;
         /// <summary>
-        ///  1 (default) / 0: derive the bending compliance from the material / use `bend_compliance`.
+        ///  1: derive each hinge's bending compliance from the material (Discrete Shells, Grinspun et
+        ///  al. 2003, with flexural rigidity D = E*t^3/(12(1-nu^2))). 0: use `bend_compliance`.
+        ///
+        ///  Range: 0 or 1. Default: 1.
         /// </summary>
         public uint bend_compliance_from_material;
     }
