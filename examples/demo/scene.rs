@@ -140,9 +140,9 @@ pub fn tablecloth() -> Scene {
     let top = 0.975;
     let floor = 0.49;
     // The cloth lies as in its source scene, a third of it over the −x edge: it stays on the table
-    // only if μ_s exceeds the overhanging weight over the weight on top (≈ 0.37/0.63 = 0.59), so
-    // cotton on a cloth-covered table, about 0.8 (docs/dev/performance-log.md, "2026-11-29 —
-    // Colliders: friction, tunnelling and push-out as tested").
+    // only if μ_s exceeds the overhanging weight over the weight on top (≈ 0.37/0.63 = 0.59): the
+    // top gets cotton on a cloth-covered table, about 0.8 (docs/dev/performance-log.md,
+    // "2026-11-29 — Colliders: friction, tunnelling and push-out as tested").
     let table_top = DemoCollider {
         friction: 0.8,
         ..box_collider(Vec3::new(0.0, top - 0.0075, 0.0), Vec3::new(0.223, 0.0075, 0.355))
