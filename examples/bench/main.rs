@@ -1,7 +1,8 @@
-//! Solver benchmark (issue 7, DESIGN §7): per scene, substep count and thread count, the median
-//! wall time of one 60 Hz step and the time per constraint projection, next to a plain scalar
-//! single-threaded Gauss–Seidel loop over the same constraints (`reference.rs`) timed in the same
-//! run, so the speed-up is a ratio on the same machine under the same load.
+//! Solver benchmark: per scene, substep count and thread count, the median wall time of one 60 Hz
+//! step and the time per constraint projection, next to a plain scalar single-threaded
+//! Gauss–Seidel loop over the same constraints (`reference.rs`) timed in the same run, so the
+//! speed-up is a ratio on the same machine under the same load. What each table means and the
+//! current numbers: docs/performance.md.
 //!
 //! `cargo run --release --example bench [-- --steps N] [-- --only 32|64|128|tablecloth] [-- --svg FILE]`
 //! (`--svg`: the 10-substep rows as a bar chart, `plot.rs`)
@@ -21,18 +22,17 @@
 //! them (16 grids of 16² with the 64² grid, 64 with 128²), on 1 and 2 threads, with a check that
 //! every cloth's state hash is the same on both (the bench fails otherwise). These rows run without
 //! self-collision; a last table times the 64²
-//! grid and the tablecloth with self-collision off and on (issue 8; radius half the mean edge
+//! grid and the tablecloth with self-collision off and on (radius half the mean edge
 //! length, as recommended), one thread, 10 substeps, with the candidate pairs and contacts of the
 //! last step.
 //!
-//! Projections are counted as DESIGN §7 defines them: constraints × substeps × iterations, the
-//! constraints being hinges + edges + tethers. The solver's second stretch sweep
+//! Projections are counted as docs/performance.md defines them: constraints × substeps ×
+//! iterations, the constraints being hinges + edges + tethers. The solver's second stretch sweep
 //! (`solver::STRETCH_SWEEPS`) and the re-projections of a particle's tether group (up to 3) are
 //! not counted, nor are collider contacts; so the time per projection is the time per constraint
-//! and iteration, the issue's measure (1 ms per 64² step at 10 substeps ≈ 3 ns). Until the
-//! eleventh set the bench counted both stretch sweeps (hinges + 2 × edges + tethers), which gave
-//! about 27 % lower figures on the grids (docs/performance-log.md). The reference does the same
-//! sweeps as the library (both stretch sweeps, one projection per tether, no colliders).
+//! and iteration. Earlier runs counted both stretch sweeps (docs/dev/performance-log.md,
+//! "2026-12-01 — Projections counted per constraint"). The reference does the same sweeps as the
+//! library (both stretch sweeps, one projection per tether, no colliders).
 
 // The test meshes and settings, so that the bench measures exactly the validated scenes.
 #[path = "../../tests/common/mod.rs"]
@@ -202,8 +202,8 @@ fn step_durations(w: &mut World, steps: usize) -> Vec<f64> {
     durations(steps, 10, || w.step(DT).unwrap())
 }
 
-/// Constraint projections of one iteration of `cloth`'s solve as DESIGN §7 counts them: its
-/// constraints (hinges, edges, tethers), each once (see the module docs).
+/// Constraint projections of one iteration of `cloth`'s solve as docs/performance.md counts them:
+/// its constraints (hinges, edges, tethers), each once (see the module docs).
 fn projections_per_iteration(cloth: &xpbd_cloth::Cloth) -> usize {
     cloth.bending_constraints().hinges.len() + cloth.stretch_constraints().edges.len() + cloth.tether_constraints().particle.len()
 }
@@ -458,8 +458,8 @@ fn run(args: &ArgMatches) -> Result<(), String> {
         let edges = off.cloth(off.live_handle(0).unwrap()).unwrap().stretch_constraints();
         let radius = 0.5 * edges.rest_length.iter().sum::<f32>() / edges.rest_length.len() as f32;
         let mut on = world_with(scene, 10, 1, false, Some(radius));
-        // Interleaved, step by step, so that both see the same machine load (the shared machine's
-        // load moves the absolute numbers by ±30 % between runs).
+        // Interleaved, step by step, so that both see the same machine load (a shared machine's
+        // load moves whole runs; docs/performance.md, "Running the bench").
         let (mut off_t, mut on_t) = (Vec::new(), Vec::new());
         for k in 0..steps + 10 {
             let t = Instant::now();

@@ -1,6 +1,6 @@
 //! `--svg FILE`: the main table's 10-substep rows as a horizontal bar chart of ns per constraint
-//! projection, one group of bars per scene (the README's plot). Plain SVG text: a dozen
-//! rectangles need no plotting library.
+//! projection, one group of bars per scene (docs/bench.svg, shown in docs/performance.md). Plain
+//! SVG text: a dozen rectangles need no plotting library.
 
 use std::fmt::Write;
 

@@ -4,8 +4,9 @@
 //! quantity recomputed in the loop. The bench times it in the same run as the library, so the
 //! speed-up is a ratio measured on the same machine under the same load.
 //!
-//! Per substep (DESIGN §2): predict, λ = 0, one bending sweep, two stretch sweeps, one tether sweep
-//! (one projection per tether, no exact pair finish), v = (x − x_prev)/h. No colliders, no wind.
+//! Per substep (docs/design.md, "Substep order"): predict, λ = 0, one bending sweep, two stretch
+//! sweeps, one tether sweep (one projection per tether, no exact pair finish), v = (x − x_prev)/h.
+//! No colliders, no wind.
 
 use xpbd_cloth::Cloth;
 

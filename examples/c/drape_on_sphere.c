@@ -6,7 +6,7 @@
  * and on the last line the same numbers as IEEE-754 bit patterns, so a test can compare them with
  * the Rust API's result for the same scene to the bit.
  *
- * Build and run on Linux after `cargo build --release` (see README, "Use from C/C++"):
+ * Build and run on Linux after `cargo build --release` (see docs/c-cpp.md):
  *   cc -std=c11 -Iinclude examples/c/drape_on_sphere.c -Ltarget/release -lxpbd_cloth -lm \
  *      -Wl,-rpath,"$PWD/target/release" -o drape_on_sphere && ./drape_on_sphere
  */

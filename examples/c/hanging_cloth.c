@@ -4,7 +4,7 @@
  * strain. The last line repeats both as IEEE-754 bit patterns, so a test can compare them with
  * the Rust API's result for the same scene to the bit.
  *
- * Build and run on Linux after `cargo build --release` (see README, "Use from C/C++"):
+ * Build and run on Linux after `cargo build --release` (see docs/c-cpp.md):
  *   cc -std=c11 -Iinclude examples/c/hanging_cloth.c -Ltarget/release -lxpbd_cloth \
  *      -Wl,-rpath,"$PWD/target/release" -o hanging_cloth && ./hanging_cloth
  */

@@ -140,8 +140,9 @@ pub fn tablecloth() -> Scene {
     let top = 0.975;
     let floor = 0.49;
     // The cloth lies as in its source scene, a third of it over the −x edge: it stays on the table
-    // only if μ_s exceeds the overhanging weight over the weight on top (≈ 0.37/0.63 = 0.59).
-    // Cotton on a cloth-covered wooden table is about 0.8; with the default 0.5 it slid off.
+    // only if μ_s exceeds the overhanging weight over the weight on top (≈ 0.37/0.63 = 0.59): the
+    // top gets cotton on a cloth-covered table, about 0.8 (docs/dev/performance-log.md,
+    // "2026-11-29 — Colliders: friction, tunnelling and push-out as tested").
     let table_top = DemoCollider {
         friction: 0.8,
         ..box_collider(Vec3::new(0.0, top - 0.0075, 0.0), Vec3::new(0.223, 0.0075, 0.355))
@@ -279,9 +280,9 @@ impl DemoCollider {
             // The library's plane has its normal along local +Y and is solid below it.
             DemoShape::Plane { point, normal } => ColliderDesc { pose: at_rotation(point, normal), ..ColliderDesc::plane() },
             DemoShape::Box { center, half_extents } => {
-                // Real furniture has rounded edges; on a sharp 90° edge the one-iteration solve
-                // leaves the wrapped cloth stretched (tablecloth after 1 s: 94 % max edge strain with
-                // sharp edges, 47 % with 1 cm rounding).
+                // Real furniture has rounded edges, and on a sharp 90° edge the one-iteration solve
+                // leaves the wrapped cloth far more stretched (docs/dev/performance-log.md,
+                // "2026-11-29 — Colliders: friction, tunnelling and push-out as tested").
                 let rounding = BOX_EDGE_ROUNDING.min(half_extents.min_element());
                 ColliderDesc {
                     pose: Pose::at(center.to_array()),

@@ -9,7 +9,7 @@ namespace Xpbd
     public static class XpbdClothSettings
     {
         /// <summary>
-        /// Self-collision (README "Self-collision"): <paramref name="enabled"/> keeps particles of the
+        /// Self-collision (docs/design.md, "Self-collision"): <paramref name="enabled"/> keeps particles of the
         /// cloth at least 2r apart, r = <paramref name="radius"/> in metres (0 = the descriptor's
         /// <c>collision_thickness</c>, else 1e-6..1; about half the mesh's edge length), with friction
         /// coefficients <paramref name="staticFriction"/> μ_s and <paramref name="kineticFriction"/>
@@ -24,7 +24,7 @@ namespace Xpbd
         }
 
         /// <summary>
-        /// Robustness (README "Robustness"): <paramref name="inertiaScale"/> s in [0, 1], the fraction
+        /// Robustness (docs/robustness.md): <paramref name="inertiaScale"/> s in [0, 1], the fraction
         /// of its pins' translation the cloth feels (1 = fully physical); the explosion guard's
         /// largest plausible particle speed <paramref name="maxParticleSpeed"/> in m/s (0.001..1e6) and
         /// what it does with an unstable cloth, <paramref name="recovery"/>.
