@@ -35,6 +35,8 @@ mod fp_env;
 pub mod material;
 pub mod mesh;
 mod parallel;
+#[cfg(test)]
+mod reference;
 mod slot_map;
 mod solver;
 pub mod stats;
