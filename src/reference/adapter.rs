@@ -178,6 +178,31 @@ fn sphere_of(d: &ColliderDesc) -> Sphere {
     }
 }
 
+/// The particles' positions x \[m\] and velocities v \[m/s\] of `cloth`, in particle order.
+pub(crate) fn state_of(world: &World, cloth: ClothHandle) -> (Vec<DVec3>, Vec<DVec3>) {
+    let c = world.cloth(cloth).expect("a live cloth");
+    let x = c.particle_positions().iter().map(|p| p.as_dvec3()).collect();
+    let v = c.particle_velocities().iter().map(|p| p.as_dvec3()).collect();
+    (x, v)
+}
+
+/// Put the particles of `cloth` at `x` \[m\] with velocities `v` \[m/s\] (rounded to f32), as a
+/// state the next step starts from. Pinned particles must stay where their pins hold them.
+pub(crate) fn set_state(world: &mut World, cloth: ClothHandle, x: &[DVec3], v: &[DVec3]) {
+    let c = world.cloth_mut(cloth).expect("a live cloth");
+    for &i in &c.pins.particles {
+        assert_eq!(x[i as usize].as_vec3(), c.particles.x[i as usize], "pinned particle {i} moved");
+    }
+    c.particles.x.iter_mut().zip(x).for_each(|(p, x)| *p = x.as_vec3());
+    c.particles.v.iter_mut().zip(v).for_each(|(p, v)| *p = v.as_vec3());
+    c.remember_good_state();
+}
+
+/// The library's step of every cloth of `world` by `dt` \[s\].
+pub(crate) fn step_library(world: &mut World, dt: f32) {
+    world.step(dt).expect("a stable step");
+}
+
 // ---------------------------------------------------------------- the library's sweeps on given positions
 
 /// Positions in f32 as the library's sweeps take them: x \[m\], x at the substep's start, w \[1/kg\].

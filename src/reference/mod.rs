@@ -14,17 +14,20 @@
 //! - [`contact`]: sphere contact with static and kinetic friction (Macklin et al. 2014 §6).
 //! - [`motion`]: the substep's prediction and velocity update with linear damping.
 //! - [`substep`]: the reference loop over a whole cloth (Small Steps, Macklin et al. 2019).
+//! - [`scenes`]: the validation scenes, built through the public API.
 
 pub(crate) mod adapter;
 pub(crate) mod contact;
 pub(crate) mod dihedral;
 pub(crate) mod distance;
 pub(crate) mod motion;
+pub(crate) mod scenes;
 pub(crate) mod substep;
 pub(crate) mod tether;
 mod xpbd;
 
 mod formula_tests;
 mod projection_tests;
+mod scene_tests;
 
 pub(crate) use xpbd::Compliance;

@@ -8,6 +8,12 @@
 use super::xpbd::{Compliance, Projection, delta_lambda};
 use glam::DVec3;
 
+/// How far \[m\] the particle at `x` is beyond its tether's bound `bound` = s·d from the anchor at
+/// `anchor`: max(0, ‖x − x_a‖ − s·d), the residual the statistics report.
+pub(crate) fn tether_violation(x: DVec3, anchor: DVec3, bound: f64) -> f64 {
+    (x.distance(anchor) - bound).max(0.0)
+}
+
 /// One XPBD projection of a tether (module docs) of the particle at `x` with inverse mass `w`
 /// \[1/kg\] to a kinematic anchor at `anchor`, bound `bound` = s·d \[m\], compliance `k` (tethers
 /// have no damping), `lambda` the multiplier so far. `None` while the tether is not violated (or
