@@ -11,7 +11,7 @@
 //! intersection solved in closed form.
 //!
 //! Friction (Macklin, Müller, Chentanez & Kim 2014, "Unified Particle Physics for Real-Time
-//! Applications", §6, eq. 23–24, with the collider's inverse mass 0): after the contact moved the
+//! Applications", §6, eq. 24, with the collider's inverse mass 0): after the contact moved the
 //! particle by depth d = −C, its tangential displacement relative to the collider over the
 //! substep, Δx⊥ = (x − x_prev)⊥, is removed when |Δx⊥| < μ_s·d (static) and otherwise reduced by
 //! Δx⊥·min(μ_k·d/|Δx⊥|, 1) (kinetic).
