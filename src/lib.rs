@@ -36,6 +36,8 @@ mod handle;
 pub mod material;
 pub mod mesh;
 mod parallel;
+#[cfg(test)]
+mod reference;
 mod slot_map;
 mod solver;
 pub mod stats;
