@@ -259,7 +259,7 @@ pub enum InstabilityKind {
 pub struct Instability {
     /// Why.
     pub kind: InstabilityKind,
-    /// The first offending particle (particle order; see [`Cloth::particle_map`]).
+    /// The first offending particle (particle order; see [`crate::Cloth::particle_map`]).
     pub particle: u32,
     /// How far that particle moved in the step \[m\] (NaN or infinite when non-finite).
     pub displacement: f32,

@@ -19,7 +19,7 @@ impl Cloth {
     /// colour, and within a colour by particle index (which changes no bit there). The uncoloured
     /// sweep carries a pin's correction through the whole cloth; a coloured one only as far as the
     /// colours rise along the way. The wavefront colouring
-    /// ([`crate::constraints::colouring::wavefront_colours`]) gives each edge the colour after the
+    /// (`constraints::colouring::wavefront_colours`) gives each edge the colour after the
     /// edges that reach it from the pins where it can, so a correction crosses up to a palette's
     /// worth of edges per sweep instead of the greedy colouring's arbitrary order (the palette:
     /// docs/design.md, "Constraint order and colouring"). Recomputed when pins change. Costs

@@ -1,7 +1,7 @@
 //! One simulated cloth, in parts that change at different rates: the immutable [`ClothModel`]
-//! (welded mesh, rest values) and [`ConstraintLayout`] (constraints in sweep order), both shared
-//! behind `Arc`; the settings ([`config`]); the simulation state ([`state`]: what a snapshot and the
-//! state hash cover); the solver's scratch ([`scratch`]); the outputs (normals, statistics) and the
+//! (welded mesh, rest values) and `ConstraintLayout` (constraints in sweep order), both shared
+//! behind `Arc`; the settings (`config`); the simulation state (`state`: what a snapshot and the
+//! state hash cover); the solver's scratch (`scratch`); the outputs (normals, statistics) and the
 //! explosion guard.
 
 mod colouring;

@@ -1,6 +1,7 @@
 //! Contacts between cloth particles and colliders: a march of each particle's substep motion
 //! against each collider (no tunnelling), projection of the contact inequality, bounded push-out
-//! of particles that start inside, and position-level friction.
+//! of particles that start inside, and position-level friction. The sphere contact with friction
+//! is tested against the formulas written from the papers in `src/reference/contact.rs`.
 //!
 //! Everything is computed in the collider's local frame, so a moving collider is handled by the
 //! same code as a static one: a particle's motion relative to the collider is the local segment

@@ -3,6 +3,7 @@
 //! C(x_i, x_j) = ‖x_i − x_j‖ − L,  ∇_i C = n,  ∇_j C = −n,  n = (x_i − x_j)/‖x_i − x_j‖
 //! (Müller et al. 2006, Position Based Dynamics, §3.3 / eq. 10–11; solved with the XPBD update,
 //! Macklin et al. 2016, eq. 18 and 26). Compliance α in m/N, λ in N·s², force ≈ λ/h² \[N\].
+//! The kernels are tested against the formula written from the papers in `src/reference/distance.rs`.
 
 use super::access::{ColourReach, Positions, RowOffsets, SolverParticle, column, constraint_particles, gather_rows_at, gather_vec3, row_offsets_below};
 use super::sweep::{BatchSweep, DampedKernels, Sweep, colour_ranges, padded, project_disjoint_lanes, project_padded, solve_damped};
@@ -170,7 +171,8 @@ impl StretchConstraints {
     /// One Gauss–Seidel sweep over all edges in storage order. When the edges are coloured
     /// ([`StretchConstraints::colour_start`]), colour by colour, 16 edges at a time where the CPU has
     /// AVX-512F (the rest as at most one 8-lane batch and one partial one), else 8 with AVX, else
-    /// 4, the colour's remainder as one partial batch. Split over threads, the same sweep is [`Self::team_work`] (the same bits).
+    /// 4, the colour's remainder as one partial batch. Split over threads, the same sweep runs a
+    /// colour's ranges through [`super::team::project_coloured`] (the same bits).
     /// `compliance` is α \[m/N\] and `lambda` λ \[N·s²\] per edge (`f32[edge count]`). With `fresh`
     /// the multipliers are taken as 0 instead of read (the substep's first sweep of the edges: λ
     /// then needs no reset before it, and gets the bits the reset gave).

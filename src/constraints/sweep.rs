@@ -94,7 +94,7 @@ pub(crate) unsafe fn sweep<S: Sweep>(s: &S, x: &mut [SolverParticle], lambda: &m
 
 /// A constraint type whose sweep kernel comes in two variants: undamped (`DAMPED = false`, β = 0:
 /// ∇C·(x − x_prev) is not needed and `x_prev` is never read) and damped. The stretch and bending
-/// constraints; [`solve_damped`] and [`super::team::damped_team_work`] pick the variant from the
+/// constraints; [`solve_damped`] and [`super::team::project_coloured`] pick the variant from the
 /// substep's coefficients.
 pub(crate) trait DampedKernels {
     /// The kernel, borrowing the constraints' arrays.

@@ -15,21 +15,21 @@ use glam::{DVec3, Vec3, Vec4};
 
 // ---------------------------------------------------------------- the solver's order
 
-/// Stretch sweeps per iteration (`solver::STRETCH_SWEEPS`, private to the solver).
+/// Stretch sweeps per iteration (the plan lists the stretch constraints twice, `solver::plan`).
 pub(crate) const STRETCH_SWEEPS: usize = 2;
 
 /// Rounds of one particle's tether group per sweep, stopping early after a round that projected
-/// nothing (`constraints::tether::kernel::GROUP_ROUNDS`, private to the tether kernel).
-pub(crate) const TETHER_GROUP_ROUNDS: usize = 3;
+/// nothing (`constraints::tether::kernel::GROUP_ROUNDS`).
+pub(crate) const TETHER_GROUP_ROUNDS: usize = crate::constraints::tether::kernel::GROUP_ROUNDS;
 
 /// A particle within (1 + this)·r of a rigid tether's anchor counts as inside its bound when the
 /// library finishes a rigid pair (`finish_pair` in the tether kernel, a literal there).
 pub(crate) const TETHER_INSIDE_TOLERANCE: f64 = 1e-6;
 
 /// The library's trust region on one bending projection: |Σ w|∇φ|²·Δλ| ≤ this \[rad\]
-/// (`constraints::bending::MAX_ANGLE_STEP`, private). Not in the papers; the oracle only checks
+/// (`constraints::bending::MAX_ANGLE_STEP`). Not in the papers; the oracle only checks
 /// that a scene never reaches it, or applies it where a test states so.
-pub(crate) const BENDING_MAX_ANGLE_STEP: f64 = 0.5;
+pub(crate) const BENDING_MAX_ANGLE_STEP: f64 = crate::constraints::bending::MAX_ANGLE_STEP as f64;
 
 /// A particle that starts a substep this close to a collider's thickened surface \[m\] counts as
 /// touching it (the library's march tolerance).
@@ -103,7 +103,7 @@ pub(crate) struct Model {
 pub(crate) fn model_of(world: &World, cloth: ClothHandle, colliders: &[ColliderHandle]) -> Model {
     let c = world.cloth(cloth).expect("a live cloth");
     let p = c.params();
-    let (s, b, t) = (&c.stretch, &c.bending, &c.tethers);
+    let (s, b, t) = (c.stretch_constraints(), c.bending_constraints(), c.tether_constraints());
     let edges = (0..s.edges.len())
         .map(|e| Edge {
             particles: s.edges[e].map(|i| i as usize),
@@ -146,7 +146,7 @@ pub(crate) fn model_of(world: &World, cloth: ClothHandle, colliders: &[ColliderH
     assert!(!p.self_collision && !p.inter_cloth_collision, "the oracle has no self- or inter-cloth collision");
     assert!(p.drag_coefficient == 0.0 && p.lift_coefficient == 0.0, "the oracle has no aerodynamics");
     assert!(p.inertia_scale == 1.0, "the oracle has no inertia scale");
-    assert!(c.pins.start == c.pins.target, "the oracle's pins rest");
+    assert!(c.state.pins.start == c.state.pins.target, "the oracle's pins rest");
     assert_eq!(colliders.len(), world.collider_count(), "the oracle meets every collider of the world");
     let spheres = colliders
         .iter()
@@ -190,11 +190,11 @@ pub(crate) fn state_of(world: &World, cloth: ClothHandle) -> (Vec<DVec3>, Vec<DV
 /// state the next step starts from. Pinned particles must stay where their pins hold them.
 pub(crate) fn set_state(world: &mut World, cloth: ClothHandle, x: &[DVec3], v: &[DVec3]) {
     let c = world.cloth_mut(cloth).expect("a live cloth");
-    for &i in &c.pins.particles {
-        assert_eq!(x[i as usize].as_vec3(), c.particles.x[i as usize], "pinned particle {i} moved");
+    for &i in &c.state.pins.particles {
+        assert_eq!(x[i as usize].as_vec3(), c.state.x[i as usize], "pinned particle {i} moved");
     }
-    c.particles.x.iter_mut().zip(x).for_each(|(p, x)| *p = x.as_vec3());
-    c.particles.v.iter_mut().zip(v).for_each(|(p, v)| *p = v.as_vec3());
+    c.state.x.iter_mut().zip(x).for_each(|(p, x)| *p = x.as_vec3());
+    c.state.v.iter_mut().zip(v).for_each(|(p, v)| *p = v.as_vec3());
     c.remember_good_state();
 }
 
@@ -239,17 +239,17 @@ pub(crate) fn library_stretch_sweep(edges: &[Edge], colour_start: &[usize], lamb
     let mut s = StretchConstraints {
         edges: edges.iter().map(|e| e.particles.map(|i| i as u32)).collect(),
         rest_length: edges.iter().map(|e| e.rest_length as f32).collect(),
-        compliance: edges.iter().map(|e| e.compliance as f32).collect(),
-        lambda: lambda.iter().map(|&l| l as f32).collect(),
         colour_start: colour_start.iter().map(|&k| k as u32).collect(),
         ..StretchConstraints::default()
     };
+    let compliance: Vec<f32> = edges.iter().map(|e| e.compliance as f32).collect();
+    let mut lambda32: Vec<f32> = lambda.iter().map(|&l| l as f32).collect();
     assert!(colouring_is_valid(&s.edges, &s.colour_start) && s.prepare_rows(p.x.len()));
     let k = SubstepCoefficients::new(h, damping);
     let (x_prev, w) = (p.x_prev.clone(), p.w.clone());
     // SAFETY: indices checked and colouring validated above.
-    on_rows(p, |rows| unsafe { s.solve_in_bounds(rows, &x_prev, &w, &k, false) });
-    lambda.iter_mut().zip(&s.lambda).for_each(|(l, &s)| *l = s as f64);
+    on_rows(p, |rows| unsafe { s.solve_in_bounds(&compliance, &mut lambda32, rows, &x_prev, &w, &k, false) });
+    lambda.iter_mut().zip(&lambda32).for_each(|(l, &s)| *l = s as f64);
 }
 
 /// One library bending sweep of `hinges`, as [`library_stretch_sweep`] for edges.
@@ -257,17 +257,17 @@ pub(crate) fn library_bending_sweep(hinges: &[Hinge], colour_start: &[usize], la
     let mut b = BendingConstraints {
         hinges: hinges.iter().map(|e| e.particles.map(|i| i as u32)).collect(),
         rest_angle: hinges.iter().map(|e| e.rest_angle as f32).collect(),
-        compliance: hinges.iter().map(|e| e.compliance as f32).collect(),
-        lambda: lambda.iter().map(|&l| l as f32).collect(),
         colour_start: colour_start.iter().map(|&k| k as u32).collect(),
         ..BendingConstraints::default()
     };
+    let compliance: Vec<f32> = hinges.iter().map(|e| e.compliance as f32).collect();
+    let mut lambda32: Vec<f32> = lambda.iter().map(|&l| l as f32).collect();
     assert!(colouring_is_valid(&b.hinges, &b.colour_start) && b.prepare_rows(p.x.len()));
     let k = SubstepCoefficients::new(h, damping);
     let (x_prev, w) = (p.x_prev.clone(), p.w.clone());
     // SAFETY: indices checked and colouring validated above.
-    on_rows(p, |rows| unsafe { b.solve_in_bounds(rows, &x_prev, &w, &k, false) });
-    lambda.iter_mut().zip(&b.lambda).for_each(|(l, &s)| *l = s as f64);
+    on_rows(p, |rows| unsafe { b.solve_in_bounds(&compliance, &mut lambda32, rows, &x_prev, &w, &k, false) });
+    lambda.iter_mut().zip(&lambda32).for_each(|(l, &s)| *l = s as f64);
 }
 
 /// One library tether sweep of `tethers` (grouped by particle, anchors kinematic in `p.w`), the
@@ -278,21 +278,25 @@ pub(crate) fn library_tether_sweep(tethers: &[Tether], lambda: &mut [f64], p: &m
         particle: tethers.iter().map(|t| t.particle as u32).collect(),
         anchor: tethers.iter().map(|t| t.anchor as u32).collect(),
         geodesic_distance: tethers.iter().map(|t| t.geodesic_distance as f32).collect(),
-        lambda: lambda.iter().map(|&l| l as f32).collect(),
         ..TetherConstraints::default()
     };
+    // λ travels with its tether: carried through the reordering as a tether's key.
+    let lambda_of: Vec<((u32, u32), f32)> = t.particle.iter().copied().zip(t.anchor.iter().copied()).zip(lambda.iter().map(|&l| l as f32)).collect();
     assert!(tethers.iter().all(|t| p.w[t.anchor] == 0.0 && p.w[t.particle] > 0.0), "anchors kinematic, particles free");
     // Remember where each tether goes, to hand λ back in the caller's order.
     let before: Vec<(u32, u32)> = t.particle.iter().copied().zip(t.anchor.iter().copied()).collect();
     t.put_full_groups_first();
+    let mut lambda32: Vec<f32> = (0..t.particle.len())
+        .map(|k| lambda_of.iter().find(|(key, _)| *key == (t.particle[k], t.anchor[k])).expect("the same tethers").1)
+        .collect();
     assert!(t.prepare_rows(p.x.len()));
     let k = SubstepCoefficients::new(h, 0.0);
     let w = p.w.clone();
     // SAFETY: indices checked above; anchors are kinematic and particles free in `w`.
-    on_rows(p, |rows| unsafe { t.solve_in_bounds(rows, &w, slack, compliance, &k, false) });
+    on_rows(p, |rows| unsafe { t.solve_in_bounds(&mut lambda32, rows, &w, slack, compliance, &k, false) });
     for (l, key) in lambda.iter_mut().zip(&before) {
         let k = (0..t.particle.len()).find(|&k| (t.particle[k], t.anchor[k]) == *key).expect("the same tethers");
-        *l = t.lambda[k] as f64;
+        *l = lambda32[k] as f64;
     }
 }
 

@@ -1,7 +1,7 @@
 //! The colours of a substep's sweeps projected by a team of threads: one fork-join for all the
-//! sweeps of an iteration (bending, both stretch sweeps, tethers: [`TeamWork`], [`Chain`]), or for
-//! a whole step with its motion passes and pins (`solver::step_team`), rather than one per sweep
-//! or per colour.
+//! sweeps of an iteration (bending, both stretch sweeps, tethers: [`TeamWork`], the solver's
+//! `IterationWork`), or for a whole step with its motion passes and pins (`solver::team_step`),
+//! rather than one per sweep or per colour.
 //!
 //! Each colour is cut into [`PARTS_PER_MEMBER`] parts per team member; member `m` claims its own
 //! parts of every colour first (so a thread keeps the same particles, in cache, colour after

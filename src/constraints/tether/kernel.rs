@@ -12,7 +12,7 @@ use crate::constraints::{MIN_DENOMINATOR, SubstepCoefficients, xpbd_delta_lambda
 use glam::Vec3;
 
 /// Consecutive projections of one particle's tether group per sweep (see `solve`).
-pub(super) const GROUP_ROUNDS: usize = 3;
+pub(crate) const GROUP_ROUNDS: usize = 3;
 
 /// d = x_i − x_a, ‖d‖, C = ‖d‖ − r of a tether (or of [`LANES`] tethers), and whether it is
 /// violated: unless C ≤ 0 or ‖d‖ ≤ 1e-9 (so violated for NaN).

@@ -11,6 +11,7 @@
 //! bound of the geodesic distance on flat regions, within a few percent of it) and s ≥ 1 the slack factor. It is projected only while violated, so it never pulls a
 //! particle towards its anchor; it only stops the chain of edges from stretching beyond what a
 //! one-pass Gauss–Seidel sweep can recover, which is what keeps light, stiff, fine cloth stable.
+//! The kernel is tested against the inequality written from the paper in `src/reference/tether.rs`.
 
 use super::access::{ROW_BYTES, RowOffsets, SolverParticle, row_offset};
 use super::colouring::permute;
@@ -23,7 +24,7 @@ use std::cmp::Reverse;
 use crate::mesh::adjacency::Adjacency;
 use std::collections::BinaryHeap;
 
-mod kernel;
+pub(crate) mod kernel;
 #[cfg(test)]
 mod tests;
 
