@@ -914,7 +914,9 @@ uint32_t xpbd_abi_version(void);
  * `capacity` bytes (at a character boundary). Returns the number of bytes the whole message needs
  * including its NUL, so `if (needed > capacity)` the text was cut. The message belongs to the
  * thread that made the failing call, is replaced by the next failing call on that thread, and is
- * not cleared by successful calls (empty, needing 1 byte, before any failure).
+ * not cleared by successful calls (empty, needing 1 byte, before any failure). A message is at
+ * most 1023 bytes, so a 1024-byte buffer always receives all of it: a longer one (only a panic's
+ * text can be) is cut at a character boundary when it is stored.
  *
  * `buf` is `char[capacity]`, owned by the caller, not kept; `buf` may be NULL (with any capacity)
  * to ask for the length only. Never fails. Thread-safe.
@@ -945,9 +947,12 @@ XpbdResult xpbd_world_create(const struct XpbdWorldDesc *desc, struct XpbdWorldI
 
 /**
  * Destroy a world and every cloth and collider in it. Their ids become invalid at once; if
- * another thread is inside a call on this world, destroy waits for that call to finish, so when
- * it returns the world's memory and worker threads are released. May be called from any thread
- * (e.g. a garbage collector's finalizer thread), also on a poisoned world.
+ * another thread is inside a call on this world, destroy waits for that call to finish. When it
+ * returns, the world's memory is freed and its worker threads have ended: joined, and on Linux
+ * no longer listed in /proc/self/task. Once every world is destroyed the library keeps no thread
+ * and no thread-local destructor, so `dlclose` unloads it (an editor's hot reload). May be called
+ * from any thread (e.g. a garbage collector's finalizer thread), also on a poisoned world. No
+ * caller code ever runs on a world's worker threads, so destroy is never called from one.
  *
  * Errors: `XPBD_RESULT_INVALID_ID` (null, already destroyed, or forged id).
  */
@@ -1349,10 +1354,37 @@ XpbdResult xpbd_cloth_state_size(struct XpbdClothId cloth, size_t *out_size);
 
 /**
  * Save the cloth's dynamic state into `buf` (`uint8_t[size]`, owned by the caller, any
- * alignment, not kept): vertex positions and velocities, pins with their positions and targets,
- * the teleport frame; a versioned header with a mesh fingerprint, and a checksum. Settings,
- * colliders and gravity are not included. The format is little-endian and the same on every
- * platform (documented in the README, "Snapshots").
+ * alignment, not kept): particle positions and velocities, the pins with their positions and
+ * targets, the teleport frame, behind a versioned header with a mesh fingerprint and followed by
+ * a checksum. Settings, colliders and gravity are not included.
+ *
+ * Layout (format version 1): little-endian, no padding, the same on every platform. n is the
+ * particle count (`xpbd_cloth_particle_count`; `xpbd_cloth_read_particle_map` gives each render
+ * vertex's particle), P the number of pinned particles; offsets and sizes in bytes:
+ *
+ * ```text
+ * offset          size  field
+ * 0               8     magic "XPBDSNAP" (ASCII, no NUL)
+ * 8               4     format version, u32: 1
+ * 12              4     header size, u32: 48
+ * 16              8     total size including the checksum, u64: 48 + 24n + 28P + 36
+ * 24              8     mesh fingerprint, u64 (a restore checks it: same mesh)
+ * 32              4     n, u32
+ * 36              4     P, u32
+ * 40              8     reserved, 0
+ * 48              12n   positions in m, particle order, x y z f32 each
+ * 48+12n          12n   velocities in m/s, particle order, x y z f32 each
+ * 48+24n          4P    pinned particle indices, u32, ascending
+ * 48+24n+4P       12P   pin positions in m (where each is held now), x y z f32
+ * 48+24n+16P      12P   pin targets in m (reached by the end of the next step), x y z f32
+ * 48+24n+28P      16    teleport frame rotation, unit quaternion x y z w, f32
+ * 48+24n+28P+16   12    teleport frame translation in m, x y z f32
+ * 48+24n+28P+28   8     checksum, u64: FNV-1a 64 of every byte before it (offset basis
+ *                       0xcbf29ce484222325, prime 0x100000001b3, one byte at a time)
+ * ```
+ *
+ * The teleport frame is every `xpbd_cloth_teleport` since creation composed: the rest pose now
+ * lies at rotation * rest + translation.
  *
  * Errors: `XPBD_RESULT_NULL_POINTER` (`buf` NULL with size > 0), `XPBD_RESULT_BUFFER_SIZE_MISMATCH`
  * (`size` differs from `xpbd_cloth_state_size`; nothing written), `XPBD_RESULT_INVALID_ID`,
