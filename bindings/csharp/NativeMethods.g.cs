@@ -29,8 +29,10 @@ namespace Xpbd.Native
         ///
         ///  2: `XpbdClothDesc`, `XpbdClothParams` and `XpbdClothStats` grew the explosion-guard, inertia-scale
         ///  and self-collision fields; `XPBD_RESULT_INVALID_SNAPSHOT` was added.
+        ///  3: `xpbd_default_collider_desc()` has no dimensions (a sphere of radius 0, rejected until one is
+        ///  set); `xpbd_default_collider_desc_for(kind)` gives each kind's default shape.
         /// </summary>
-        public const uint XPBD_ABI_VERSION = 2;
+        public const uint XPBD_ABI_VERSION = 3;
 
 
 
@@ -331,11 +333,30 @@ namespace Xpbd.Native
         public static extern XpbdResult xpbd_collider_destroy(XpbdColliderId collider);
 
         /// <summary>
-        ///  Default collider: a sphere of radius 0.5 m at the origin, not rotated, mu_s = 0.5,
-        ///  mu_k = 0.4, layer 1; capsule half height 0, box half extents 0.5 m. Never fails. Thread-safe.
+        ///  A collider descriptor with no dimensions: kind sphere with `radius`, `half_height` and
+        ///  `half_extents` all 0, at the origin, not rotated, mu_s = 0.5, mu_k = 0.4, layer 1. Set the
+        ///  dimensions of the kind you choose: as it is, `xpbd_collider_create` rejects it
+        ///  (`XPBD_RESULT_INVALID_ARGUMENT` naming `radius`), so no dimension meant for one kind ever
+        ///  carries over into another. `xpbd_default_collider_desc_for(kind)` gives a ready shape.
+        ///  Never fails. Thread-safe.
         /// </summary>
         [DllImport(__DllName, EntryPoint = "xpbd_default_collider_desc", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
         public static extern XpbdColliderDesc xpbd_default_collider_desc();
+
+        /// <summary>
+        ///  The default collider of `kind` (an `XpbdColliderKind` value), at the origin, not rotated,
+        ///  mu_s = 0.5, mu_k = 0.4, layer 1:
+        ///  - `XPBD_COLLIDER_KIND_SPHERE`: radius 0.5 m;
+        ///  - `XPBD_COLLIDER_KIND_CAPSULE`: radius 0.5 m, half height 0.5 m (2 m tall in all);
+        ///  - `XPBD_COLLIDER_KIND_PLANE`: the plane y = 0, solid below;
+        ///  - `XPBD_COLLIDER_KIND_BOX`: half extents (0.5, 0.5, 0.5) m, sharp edges (radius 0).
+        ///
+        ///  The dimensions the kind does not use are 0. An unknown `kind` is kept, with no dimensions,
+        ///  so that `xpbd_collider_create` reports it (`XPBD_RESULT_INVALID_ARGUMENT` naming `kind`).
+        ///  Never fails. Thread-safe.
+        /// </summary>
+        [DllImport(__DllName, EntryPoint = "xpbd_default_collider_desc_for", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        public static extern XpbdColliderDesc xpbd_default_collider_desc_for(uint kind);
 
         /// <summary>
         ///  Copy the calling thread's last error message into `buf`: UTF-8, NUL-terminated, truncated to
@@ -1016,10 +1037,12 @@ namespace Xpbd.Native
     }
 
     /// <summary>
-    ///  Everything `xpbd_collider_create` needs. Get one from `xpbd_default_collider_desc()` (a sphere
-    ///  of radius 0.5 m at the origin), then set the kind, its dimensions and the pose. Dimensions are
-    ///  in metres in the collider's local frame; each field says which kinds use it, the others
-    ///  ignore it. New fields are only ever added with defaults there.
+    ///  Everything `xpbd_collider_create` needs. Get one from `xpbd_default_collider_desc_for(kind)`
+    ///  (that kind's default shape at the origin), then set its dimensions and the pose. Dimensions
+    ///  are in metres in the collider's local frame; each field says which kinds use it, the others
+    ///  ignore it. Change the kind of a descriptor only together with every dimension the new kind
+    ///  uses: `radius` means a size for a sphere or capsule but the edge rounding of a box. New fields
+    ///  are only ever added with defaults there.
     /// </summary>
     [StructLayout(LayoutKind.Sequential)]
     public unsafe partial struct XpbdColliderDesc
@@ -1033,17 +1056,17 @@ namespace Xpbd.Native
         /// <summary>
         ///  Sphere and capsule: radius in metres (0 &lt; r &lt;= 1e4). Box: edge rounding radius in metres
         ///  (0 = sharp edges, at most the smallest half extent; the outer size stays `half_extents`).
-        ///  Plane: unused. Default 0.5.
+        ///  Plane: unused. Default: 0.5 for a sphere or capsule, 0 for a box or plane.
         /// </summary>
         public float radius;
         /// <summary>
         ///  Capsule: half the length of its axis segment along local Y in metres (0..=1e4; 0 = a
-        ///  sphere). Others: unused. Default 0.
+        ///  sphere). Others: unused. Default: 0.5 for a capsule, otherwise 0.
         /// </summary>
         public float half_height;
         /// <summary>
         ///  Box: half size along local X, Y, Z in metres (each 0 &lt; h &lt;= 1e4). Others: unused.
-        ///  Default (0.5, 0.5, 0.5).
+        ///  Default: (0.5, 0.5, 0.5) for a box, otherwise 0.
         /// </summary>
         public fixed float half_extents[3];
         /// <summary>
