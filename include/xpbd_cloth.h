@@ -42,7 +42,12 @@
  * Threads: different worlds may be used from different threads at the same time. Calls on one
  * world, its cloths and its colliders are serialised by a per-world lock: a call waits while that
  * world steps. Every function may be called from any thread, destroy included (e.g. a finalizer
- * thread). Error messages are per thread.
+ * thread). Error messages are per thread. A world's worker threads run only library code; destroy
+ * joins them before it returns.
+ *
+ * Unloading: once every world is destroyed the library keeps no thread and no thread-local
+ * destructor, so dlclose unloads it (an editor's hot reload). Keep no id across an unload: the
+ * library loaded again hands out the same ids afresh.
  *
  * Panics: no Rust panic crosses into C. A bug caught inside the library returns
  * XPBD_RESULT_PANIC; if a world was being changed at that moment it is poisoned and answers
