@@ -10,8 +10,8 @@
 //! the *spawning* thread a thread-local with a destructor (std's spawn hooks), registered with
 //! glibc against this library, and glibc keeps a library mapped after `dlclose` while any thread
 //! has such a destructor pending. The spawning thread is the caller's (an engine's main thread),
-//! which outlives the library. Elsewhere `std::thread` is used: macOS never unmaps a library
-//! with thread-locals, and Windows runs thread-local destructors differently.
+//! which outlives the library. Elsewhere `std::thread` is used; unloading is tested on Linux only
+//! (`tests/c_abi_unload.rs`), and macOS never unmaps a library that has thread-locals anyway.
 //!
 //! Dropped on one of its own threads, a pool cannot wait for that thread (nor, safely, for the
 //! others, which may be waiting for the job that thread is in): it tells them all to stop and
@@ -154,7 +154,7 @@ mod os_thread {
         ptr::null_mut()
     }
 
-    /// The calling thread's kernel id, from the `/proc/thread-self` link ("<pid>/task/<tid>").
+    /// The calling thread's kernel id, from the `/proc/thread-self` link (`PID/task/TID`).
     /// `None` without procfs.
     fn kernel_thread_id() -> Option<u32> {
         let link = std::fs::read_link("/proc/thread-self").ok()?;
