@@ -27,6 +27,9 @@ cargo test --profile ci --doc
 # `[m]` as a link to an item named m.
 RUSTDOCFLAGS="-D warnings" cargo doc --no-deps --document-private-items --quiet
 bash .ci/valgrind-c-api.sh
+# The fuzz targets (fuzz/) build and run briefly without a crash: nothing else builds them, so
+# they would rot unseen (they did once). Installs cargo-fuzz if missing.
+bash .ci/fuzz-smoke.sh
 
 # The Godot bridge (bindings/godot) is its own cargo workspace. Its Godot-free conversions (surface
 # arrays, winding and normals, vertex buffer encoding, parameters, pins, shapes) are unit-tested

@@ -54,13 +54,15 @@ pub const COLLIDER: &[Param] = &[
         kind: Kind::Enum { rust: "ColliderKind", c: "XpbdColliderKind", variants: &["Sphere", "Capsule", "Plane", "Box"] },
         default: Value::U32(0),
         doc: "Shape: an `XpbdColliderKind` value. A plane is infinite, through `position`, with the local +Y \
-              axis as its normal and everything below it solid.",
+              axis as its normal and everything below it solid. `xpbd_default_collider_desc_for(kind)` \
+              gives a ready shape of each kind: a sphere of radius 0.5 m, a capsule of radius and half \
+              height 0.5 m, the plane y = 0, a sharp box of half extents 0.5 m.",
         ..BLANK
     },
     Param {
         name: "radius",
         kind: Kind::Real { min: f32::MIN_POSITIVE, max: 1.0e4 },
-        default: Value::F32(0.5),
+        default: Value::F32(0.0),
         unit: "m",
         doc: "Sphere and capsule: the radius. Box: the edge rounding radius (0 = sharp edges; the outer size \
               stays `half_extents`). Plane: unused.",
@@ -78,7 +80,7 @@ pub const COLLIDER: &[Param] = &[
     Param {
         name: "half_extents",
         kind: Kind::Vec3 { min: f32::MIN_POSITIVE, max: 1.0e4 },
-        default: Value::Vec3([0.5; 3]),
+        default: Value::Vec3([0.0; 3]),
         unit: "m",
         doc: "Box: half its size along the local X, Y and Z axes.",
         ..BLANK

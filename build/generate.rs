@@ -481,7 +481,7 @@ pub fn parameters_md() -> String {
          Units are SI: metres, seconds, kilograms, newtons. A compliance alpha is an inverse stiffness,\n\
          0 = rigid: m/N for lengths (stretch, tethers: alpha = 1/k for a spring of stiffness k in N/m),\n\
          rad/(N*m) for bending angles. Each default descriptor (`xpbd_default_world_desc()`,\n\
-         `xpbd_default_cloth_desc()`, `xpbd_default_collider_desc()`) holds the defaults below.\n\n",
+         `xpbd_default_cloth_desc()`, `xpbd_default_collider_desc()`: no dimensions; see `kind`) holds the defaults below.\n\n",
     );
     out.push_str(
         "## World: `XpbdWorldDesc`\n\nSet when the world is created (`xpbd_world_create`); gravity also with \

@@ -14,7 +14,7 @@
  *     xpbd_cloth_create(world, &cd, &cloth);
  *     uint32_t pins[2] = {0, 31};
  *     xpbd_cloth_set_pinned(cloth, pins, 2, NULL);         // pin where they are
- *     XpbdColliderDesc sd = xpbd_default_collider_desc();  // sphere, r = 0.5 m, at the origin
+ *     XpbdColliderDesc sd = xpbd_default_collider_desc_for(XPBD_COLLIDER_KIND_SPHERE); // r 0.5 m
  *     sd.position[1] = -1.0f;                              // metres
  *     XpbdColliderId ball;
  *     xpbd_collider_create(world, &sd, &ball);             // every cloth of the world hits it
@@ -42,7 +42,12 @@
  * Threads: different worlds may be used from different threads at the same time. Calls on one
  * world, its cloths and its colliders are serialised by a per-world lock: a call waits while that
  * world steps. Every function may be called from any thread, destroy included (e.g. a finalizer
- * thread). Error messages are per thread.
+ * thread). Error messages are per thread. A world's worker threads run only library code; destroy
+ * joins them before it returns.
+ *
+ * Unloading: once every world is destroyed the library keeps no thread and no thread-local
+ * destructor, so dlclose unloads it (an editor's hot reload). Keep no id across an unload: the
+ * library loaded again hands out the same ids afresh.
  *
  * Panics: no Rust panic crosses into C. A bug caught inside the library returns
  * XPBD_RESULT_PANIC; if a world was being changed at that moment it is poisoned and answers
@@ -71,8 +76,10 @@
  *
  * 2: `XpbdClothDesc`, `XpbdClothParams` and `XpbdClothStats` grew the explosion-guard, inertia-scale
  * and self-collision fields; `XPBD_RESULT_INVALID_SNAPSHOT` was added.
+ * 3: `xpbd_default_collider_desc()` has no dimensions (a sphere of radius 0, rejected until one is
+ * set); `xpbd_default_collider_desc_for(kind)` gives each kind's default shape.
  */
-#define XPBD_ABI_VERSION 2
+#define XPBD_ABI_VERSION 3
 
 /**
  * Result of every fallible `xpbd_*` function (an `int32_t`). `XPBD_RESULT_OK` (0) is success;
@@ -1045,10 +1052,12 @@ typedef struct XpbdClothStats {
 } XpbdClothStats;
 
 /**
- * Everything `xpbd_collider_create` needs. Get one from `xpbd_default_collider_desc()` (a sphere
- * of radius 0.5 m at the origin), then set the kind, its dimensions and the pose. Dimensions are
- * in metres in the collider's local frame; each field says which kinds use it, the others
- * ignore it. New fields are only ever added with defaults there.
+ * Everything `xpbd_collider_create` needs. Get one from `xpbd_default_collider_desc_for(kind)`
+ * (that kind's default shape at the origin), then set its dimensions and the pose. Dimensions
+ * are in metres in the collider's local frame; each field says which kinds use it, the others
+ * ignore it. Change the kind of a descriptor only together with every dimension the new kind
+ * uses: `radius` means a size for a sphere or capsule but the edge rounding of a box. New fields
+ * are only ever added with defaults there.
  */
 typedef struct XpbdColliderDesc {
     /**
@@ -1060,17 +1069,17 @@ typedef struct XpbdColliderDesc {
     /**
      * Sphere and capsule: radius in metres (0 < r <= 1e4). Box: edge rounding radius in metres
      * (0 = sharp edges, at most the smallest half extent; the outer size stays `half_extents`).
-     * Plane: unused. Default 0.5.
+     * Plane: unused. Default: 0.5 for a sphere or capsule, 0 for a box or plane.
      */
     float radius;
     /**
      * Capsule: half the length of its axis segment along local Y in metres (0..=1e4; 0 = a
-     * sphere). Others: unused. Default 0.
+     * sphere). Others: unused. Default: 0.5 for a capsule, otherwise 0.
      */
     float half_height;
     /**
      * Box: half size along local X, Y, Z in metres (each 0 < h <= 1e4). Others: unused.
-     * Default (0.5, 0.5, 0.5).
+     * Default: (0.5, 0.5, 0.5) for a box, otherwise 0.
      */
     float half_extents[3];
     /**
@@ -1164,7 +1173,9 @@ uint32_t xpbd_abi_version(void);
  * `capacity` bytes (at a character boundary). Returns the number of bytes the whole message needs
  * including its NUL, so `if (needed > capacity)` the text was cut. The message belongs to the
  * thread that made the failing call, is replaced by the next failing call on that thread, and is
- * not cleared by successful calls (empty, needing 1 byte, before any failure).
+ * not cleared by successful calls (empty, needing 1 byte, before any failure). A message is at
+ * most 1023 bytes, so a 1024-byte buffer always receives all of it: a longer one (only a panic's
+ * text can be) is cut at a character boundary when it is stored.
  *
  * `buf` is `char[capacity]`, owned by the caller, not kept; `buf` may be NULL (with any capacity)
  * to ask for the length only. Never fails. Thread-safe.
@@ -1195,9 +1206,12 @@ XpbdResult xpbd_world_create(const struct XpbdWorldDesc *desc, struct XpbdWorldI
 
 /**
  * Destroy a world and every cloth and collider in it. Their ids become invalid at once; if
- * another thread is inside a call on this world, destroy waits for that call to finish, so when
- * it returns the world's memory and worker threads are released. May be called from any thread
- * (e.g. a garbage collector's finalizer thread), also on a poisoned world.
+ * another thread is inside a call on this world, destroy waits for that call to finish. When it
+ * returns, the world's memory is freed and its worker threads have ended: joined, and on Linux
+ * no longer listed in /proc/self/task. Once every world is destroyed the library keeps no thread
+ * and no thread-local destructor, so `dlclose` unloads it (an editor's hot reload). May be called
+ * from any thread (e.g. a garbage collector's finalizer thread), also on a poisoned world. No
+ * caller code ever runs on a world's worker threads, so destroy is never called from one.
  *
  * Errors: `XPBD_RESULT_INVALID_ID` (null, already destroyed, or forged id).
  */
@@ -1447,10 +1461,28 @@ XpbdResult xpbd_cloth_set_material(struct XpbdClothId cloth,
 XpbdResult xpbd_cloth_get_stats(struct XpbdClothId cloth, struct XpbdClothStats *out_stats);
 
 /**
- * Default collider: a sphere of radius 0.5 m at the origin, not rotated, mu_s = 0.5,
- * mu_k = 0.4, layer 1; capsule half height 0, box half extents 0.5 m. Never fails. Thread-safe.
+ * A collider descriptor with no dimensions: kind sphere with `radius`, `half_height` and
+ * `half_extents` all 0, at the origin, not rotated, mu_s = 0.5, mu_k = 0.4, layer 1. Set the
+ * dimensions of the kind you choose: as it is, `xpbd_collider_create` rejects it
+ * (`XPBD_RESULT_INVALID_ARGUMENT` naming `radius`), so no dimension meant for one kind ever
+ * carries over into another. `xpbd_default_collider_desc_for(kind)` gives a ready shape.
+ * Never fails. Thread-safe.
  */
 struct XpbdColliderDesc xpbd_default_collider_desc(void);
+
+/**
+ * The default collider of `kind` (an `XpbdColliderKind` value), at the origin, not rotated,
+ * mu_s = 0.5, mu_k = 0.4, layer 1:
+ * - `XPBD_COLLIDER_KIND_SPHERE`: radius 0.5 m;
+ * - `XPBD_COLLIDER_KIND_CAPSULE`: radius 0.5 m, half height 0.5 m (2 m tall in all);
+ * - `XPBD_COLLIDER_KIND_PLANE`: the plane y = 0, solid below;
+ * - `XPBD_COLLIDER_KIND_BOX`: half extents (0.5, 0.5, 0.5) m, sharp edges (radius 0).
+ *
+ * The dimensions the kind does not use are 0. An unknown `kind` is kept, with no dimensions,
+ * so that `xpbd_collider_create` reports it (`XPBD_RESULT_INVALID_ARGUMENT` naming `kind`).
+ * Never fails. Thread-safe.
+ */
+struct XpbdColliderDesc xpbd_default_collider_desc_for(uint32_t kind);
 
 /**
  * Create a collider in `world` and write its id to `*out_collider`. It rests at `desc->position`
@@ -1599,10 +1631,37 @@ XpbdResult xpbd_cloth_state_size(struct XpbdClothId cloth, size_t *out_size);
 
 /**
  * Save the cloth's dynamic state into `buf` (`uint8_t[size]`, owned by the caller, any
- * alignment, not kept): vertex positions and velocities, pins with their positions and targets,
- * the teleport frame; a versioned header with a mesh fingerprint, and a checksum. Settings,
- * colliders and gravity are not included. The format is little-endian and the same on every
- * platform (documented in the README, "Snapshots").
+ * alignment, not kept): particle positions and velocities, the pins with their positions and
+ * targets, the teleport frame, behind a versioned header with a mesh fingerprint and followed by
+ * a checksum. Settings, colliders and gravity are not included.
+ *
+ * Layout (format version 1): little-endian, no padding, the same on every platform. n is the
+ * particle count (`xpbd_cloth_particle_count`; `xpbd_cloth_read_particle_map` gives each render
+ * vertex's particle), P the number of pinned particles; offsets and sizes in bytes:
+ *
+ * ```text
+ * offset          size  field
+ * 0               8     magic "XPBDSNAP" (ASCII, no NUL)
+ * 8               4     format version, u32: 1
+ * 12              4     header size, u32: 48
+ * 16              8     total size including the checksum, u64: 48 + 24n + 28P + 36
+ * 24              8     mesh fingerprint, u64 (a restore checks it: same mesh)
+ * 32              4     n, u32
+ * 36              4     P, u32
+ * 40              8     reserved, 0
+ * 48              12n   positions in m, particle order, x y z f32 each
+ * 48+12n          12n   velocities in m/s, particle order, x y z f32 each
+ * 48+24n          4P    pinned particle indices, u32, ascending
+ * 48+24n+4P       12P   pin positions in m (where each is held now), x y z f32
+ * 48+24n+16P      12P   pin targets in m (reached by the end of the next step), x y z f32
+ * 48+24n+28P      16    teleport frame rotation, unit quaternion x y z w, f32
+ * 48+24n+28P+16   12    teleport frame translation in m, x y z f32
+ * 48+24n+28P+28   8     checksum, u64: FNV-1a 64 of every byte before it (offset basis
+ *                       0xcbf29ce484222325, prime 0x100000001b3, one byte at a time)
+ * ```
+ *
+ * The teleport frame is every `xpbd_cloth_teleport` since creation composed: the rest pose now
+ * lies at rotation * rest + translation.
  *
  * Errors: `XPBD_RESULT_NULL_POINTER` (`buf` NULL with size > 0), `XPBD_RESULT_BUFFER_SIZE_MISMATCH`
  * (`size` differs from `xpbd_cloth_state_size`; nothing written), `XPBD_RESULT_INVALID_ID`,

@@ -44,6 +44,7 @@ pub mod stats;
 #[cfg(test)]
 mod test_util;
 pub mod world;
+mod worker_pool;
 
 pub use cloth::{
     Cloth, ClothDesc, ClothParams, ClothStatus, Energy, Instability, InstabilityKind, MeshInfo, SnapshotProblem,

@@ -9,6 +9,7 @@ use crate::slot_map::SlotMap;
 pub use crate::solver::PARALLEL_MIN_CONSTRAINTS;
 use crate::fp_env::DefaultFpEnv;
 use crate::solver::{StepContext, step_cloth};
+use crate::worker_pool::WorkerPool;
 use glam::Vec3;
 use rayon::prelude::*;
 
@@ -53,12 +54,15 @@ pub const MAX_TIME_STEP: f32 = 1.0;
 /// physics faster than 100 kHz.
 pub const MIN_TIME_STEP: f32 = 1.0e-5;
 
-/// A set of cloths sharing gravity, solver defaults, colliders and a thread pool.
+/// A set of cloths sharing gravity, solver defaults, colliders and a thread pool. Dropping it
+/// frees its cloths and colliders and joins the pool's threads: when the drop returns, they have
+/// ended.
 pub struct World {
     desc: WorldDesc,
     cloths: SlotMap<Cloth>,
     colliders: ColliderStore,
-    pool: Option<rayon::ThreadPool>,
+    /// Joined when the world is dropped (`crate::worker_pool`).
+    pool: Option<WorkerPool>,
     /// Particles of the cloths with inter-cloth collision, taken before each step (reused).
     inter_cloth: InterClothSnapshot,
 }
@@ -80,13 +84,7 @@ impl World {
         let pool = if desc.thread_count == 1 {
             None
         } else {
-            rayon::ThreadPoolBuilder::new()
-                .num_threads(desc.thread_count as usize)
-                .thread_name(|i| format!("xpbd-cloth-{i}"))
-                // They start in the mode of the thread that creates the world (`crate::fp_env`).
-                .start_handler(|_| crate::fp_env::set_default_fp_env())
-                .build()
-                .ok()
+            WorkerPool::new(desc.thread_count as usize)
         };
         Ok(World {
             desc,

@@ -22,7 +22,7 @@ fn counts() -> (u32, u32, u32) {
 fn c_sphere(world: XpbdWorldId) -> XpbdColliderId {
     let mut id = XpbdColliderId::default();
     // SAFETY: valid descriptor and out-parameter.
-    ok(unsafe { xpbd_collider_create(world, &xpbd_default_collider_desc(), &mut id) });
+    ok(unsafe { xpbd_collider_create(world, &xpbd_default_collider_desc_for(XpbdColliderKind::Sphere as u32), &mut id) });
     id
 }
 

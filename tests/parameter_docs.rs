@@ -183,16 +183,14 @@ fn create_collider(world: XpbdWorldId, desc: &XpbdColliderDesc) -> Result<(), St
     }
 }
 
-/// The default collider turned into the kind that uses field `name`.
+/// The default shape of the kind that uses field `name` (`xpbd_default_collider_desc_for`).
 fn collider_using(name: &str) -> XpbdColliderDesc {
     let kind = match name {
         "half_height" => XpbdColliderKind::Capsule,
         "half_extents" => XpbdColliderKind::Box,
         _ => XpbdColliderKind::Sphere,
     };
-    // A box's `radius` is its rounding, which the smallest half extent bounds: sharp here.
-    let radius = if kind == XpbdColliderKind::Box { 0.0 } else { 0.5 };
-    XpbdColliderDesc { kind: kind as u32, radius, ..xpbd_default_collider_desc() }
+    xpbd_default_collider_desc_for(kind as u32)
 }
 
 #[test]
@@ -207,7 +205,11 @@ fn the_collider_rows_are_the_collider_desc() {
         assert_eq!(collider_field(&mut desc, p.name).value(), p.default, "default of `{}`", p.name);
         let (inside, outside) = probes(p);
         for (value, component) in inside {
-            let mut d = collider_using(p.name);
+            // Every kind, with the dimensions of its own defaults.
+            let mut d = match (p.name, value) {
+                ("kind", Value::U32(kind)) => xpbd_default_collider_desc_for(kind),
+                _ => collider_using(p.name),
+            };
             collider_field(&mut d, p.name).set(value, component);
             assert_eq!(create_collider(world, &d), Ok(()), "`{}` = {value:?}", p.name);
         }

@@ -81,11 +81,30 @@ namespace Xpbd
         // Strong, as in XpbdCloth: a referenced collider keeps its world alive.
         readonly XpbdWorld world;
 
-        /// <summary>The library's default descriptor: a sphere of radius 0.5 m at the origin, μ_s 0.5, μ_k 0.4, layer 1.</summary>
+        /// <summary>
+        /// A descriptor with no dimensions (xpbd_default_collider_desc): kind sphere with radius,
+        /// half height and half extents all 0, at the origin, μ_s 0.5, μ_k 0.4, layer 1. Set the
+        /// dimensions of the kind you choose; as it is, creating it throws
+        /// <see cref="XpbdInvalidArgumentException"/> naming <c>radius</c>, so no dimension meant for
+        /// one kind carries over into another. <see cref="DefaultDesc(XpbdColliderKind)"/> gives a ready shape.
+        /// </summary>
         public static XpbdColliderDesc DefaultDesc()
         {
             XpbdLibrary.EnsureLoaded();
             return NativeMethods.xpbd_default_collider_desc();
+        }
+
+        /// <summary>
+        /// The default shape of <paramref name="kind"/> (xpbd_default_collider_desc_for), at the origin,
+        /// μ_s 0.5, μ_k 0.4, layer 1: a sphere of radius 0.5 m; a capsule of radius 0.5 m and half
+        /// height 0.5 m (2 m tall); the plane y = 0; a box of half extents 0.5 m with sharp edges
+        /// (radius 0). The dimensions the kind does not use are 0. An undefined kind value is kept,
+        /// so that creating the descriptor throws <see cref="XpbdInvalidArgumentException"/> naming <c>kind</c>.
+        /// </summary>
+        public static XpbdColliderDesc DefaultDesc(XpbdColliderKind kind)
+        {
+            XpbdLibrary.EnsureLoaded();
+            return NativeMethods.xpbd_default_collider_desc_for((uint)kind);
         }
 
         internal XpbdCollider(XpbdWorld world, XpbdColliderDesc desc)
@@ -155,11 +174,10 @@ namespace Xpbd
             NativeMethods.xpbd_collider_destroy(new XpbdColliderId { id = nativeId });
         }
 
-        /// <summary>A descriptor of <paramref name="kind"/> at <paramref name="pose"/> with <paramref name="contact"/>; dimensions left at the defaults.</summary>
+        /// <summary>A descriptor of <paramref name="kind"/> at <paramref name="pose"/> with <paramref name="contact"/>; dimensions left at that kind's defaults.</summary>
         internal static XpbdColliderDesc Desc(XpbdColliderKind kind, XpbdPose pose, XpbdColliderContact contact)
         {
-            XpbdColliderDesc desc = DefaultDesc();
-            desc.kind = (uint)kind;
+            XpbdColliderDesc desc = DefaultDesc(kind);
             desc.position[0] = pose.X;
             desc.position[1] = pose.Y;
             desc.position[2] = pose.Z;

@@ -149,7 +149,7 @@ namespace Xpbd
         }
 
         /// <summary>
-        /// A collider from a full descriptor (start from <see cref="XpbdCollider.DefaultDesc"/>).
+        /// A collider from a full descriptor (start from <see cref="XpbdCollider.DefaultDesc(XpbdColliderKind)"/>).
         /// Throws <see cref="XpbdInvalidArgumentException"/> naming the field for an unknown kind, a
         /// dimension the kind uses that is NaN, ≤ 0 or above 1e4 m, a bad pose or friction outside
         /// 0..100; nothing is created then.

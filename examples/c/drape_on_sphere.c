@@ -78,8 +78,7 @@ int main(void) {
     XpbdWorldDesc world_desc = xpbd_default_world_desc(); /* gravity (0, -9.81, 0), 10 substeps */
     TRY(xpbd_world_create(&world_desc, &world));
 
-    XpbdColliderDesc sphere_desc = xpbd_default_collider_desc(); /* a sphere at the origin */
-    sphere_desc.kind = XPBD_COLLIDER_KIND_SPHERE;
+    XpbdColliderDesc sphere_desc = xpbd_default_collider_desc_for(XPBD_COLLIDER_KIND_SPHERE); /* at the origin */
     sphere_desc.radius = radius;
     XpbdColliderId sphere;
     TRY(xpbd_collider_create(world, &sphere_desc, &sphere));

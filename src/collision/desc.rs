@@ -117,14 +117,17 @@ pub struct ColliderDesc {
 }
 
 impl Default for ColliderDesc {
-    /// A sphere of radius 0.5 m at the origin, μ_s = 0.5, μ_k = 0.4 (cotton on wood or skin is
-    /// about this), layer 1.
+    /// No dimensions yet: every one is 0, so a dimension meant for one kind never carries over
+    /// into another (a sphere's radius would be a box's edge rounding). Kind sphere, which needs
+    /// a radius > 0: rejected as it is (`InvalidParameter` naming `radius`). At the origin,
+    /// μ_s = 0.5, μ_k = 0.4 (cotton on wood or skin is about this), layer 1. For a shape, start
+    /// from [`ColliderDesc::default_for`] or [`ColliderDesc::sphere`] and its siblings.
     fn default() -> Self {
         ColliderDesc {
             kind: ColliderKind::Sphere,
-            radius: 0.5,
+            radius: 0.0,
             half_height: 0.0,
-            half_extents: [0.5; 3],
+            half_extents: [0.0; 3],
             pose: Pose::default(),
             static_friction: 0.5,
             kinetic_friction: 0.4,
@@ -137,6 +140,19 @@ impl Default for ColliderDesc {
 pub const MAX_COLLIDER_SIZE: f32 = 1.0e4;
 
 impl ColliderDesc {
+    /// The default shape of `kind`, at the origin with default friction and layer: a sphere of
+    /// radius 0.5 m; a capsule of radius 0.5 m and half height 0.5 m (2 m tall in all, Unity's and
+    /// Godot's default capsule); the plane y = 0; a sharp-edged box of half extents 0.5 m (rounding
+    /// 0). The dimensions the kind does not use are 0.
+    pub fn default_for(kind: ColliderKind) -> Self {
+        match kind {
+            ColliderKind::Sphere => ColliderDesc::sphere(0.5),
+            ColliderKind::Capsule => ColliderDesc::capsule(0.5, 0.5),
+            ColliderKind::Plane => ColliderDesc::plane(),
+            ColliderKind::Box => ColliderDesc::cuboid([0.5; 3]),
+        }
+    }
+
     /// A sphere of `radius` \[m\] at the origin, default friction and layer.
     pub fn sphere(radius: f32) -> Self {
         ColliderDesc { kind: ColliderKind::Sphere, radius, ..ColliderDesc::default() }
@@ -154,7 +170,7 @@ impl ColliderDesc {
 
     /// A sharp-edged box of `half_extents` \[m\].
     pub fn cuboid(half_extents: [f32; 3]) -> Self {
-        ColliderDesc { kind: ColliderKind::Box, radius: 0.0, half_extents, ..ColliderDesc::default() }
+        ColliderDesc { kind: ColliderKind::Box, half_extents, ..ColliderDesc::default() }
     }
 
     /// Check every field the kind uses and the pose; return the shape and the normalised pose.
@@ -188,5 +204,46 @@ impl ColliderDesc {
         check_range("kinetic_friction", self.kinetic_friction, 0.0, 100.0, "0 <= mu_k <= 100")?;
         let (position, rotation) = self.pose.validated()?;
         Ok((shape, position, rotation))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const KINDS: [ColliderKind; 4] = [ColliderKind::Sphere, ColliderKind::Capsule, ColliderKind::Plane, ColliderKind::Box];
+
+    #[test]
+    fn each_kind_has_its_own_valid_defaults_and_nothing_of_the_others() {
+        for kind in KINDS {
+            let d = ColliderDesc::default_for(kind);
+            assert_eq!(d.kind, kind);
+            assert!(d.validated().is_ok(), "{kind:?}: {:?}", d.validated());
+            assert_eq!((d.pose, d.static_friction, d.kinetic_friction, d.layers), (Pose::default(), 0.5, 0.4, 1));
+        }
+        let [sphere, capsule, plane, cuboid] = KINDS.map(ColliderDesc::default_for);
+        assert_eq!((sphere.radius, sphere.half_height, sphere.half_extents), (0.5, 0.0, [0.0; 3]));
+        assert_eq!((capsule.radius, capsule.half_height, capsule.half_extents), (0.5, 0.5, [0.0; 3]));
+        assert_eq!((plane.radius, plane.half_height, plane.half_extents), (0.0, 0.0, [0.0; 3]));
+        // A box's radius is its edge rounding: none by default.
+        assert_eq!((cuboid.radius, cuboid.half_height, cuboid.half_extents), (0.0, 0.0, [0.5; 3]));
+    }
+
+    #[test]
+    fn no_dimension_carries_over_when_the_kind_is_switched() {
+        let named = |d: ColliderDesc| match d.validated() {
+            Err(ClothError::InvalidParameter { name, value, .. }) => (name, value),
+            other => panic!("{d:?} accepted: {other:?}"),
+        };
+        // The plain default has no dimensions: rejected for the kinds that need one.
+        assert_eq!(named(ColliderDesc::default()), ("radius", 0.0));
+        assert_eq!(named(ColliderDesc { kind: ColliderKind::Box, ..ColliderDesc::default() }), ("half_extents", 0.0));
+        // A sphere's defaults made a box: no half extents (rather than a box silently rounded by
+        // the sphere's radius); a box's made a sphere: no radius.
+        let sphere = ColliderDesc::default_for(ColliderKind::Sphere);
+        assert_eq!(named(ColliderDesc { kind: ColliderKind::Box, ..sphere }), ("half_extents", 0.0));
+        let cuboid = ColliderDesc::default_for(ColliderKind::Box);
+        assert_eq!(named(ColliderDesc { kind: ColliderKind::Sphere, ..cuboid }), ("radius", 0.0));
+        assert_eq!(named(ColliderDesc { kind: ColliderKind::Capsule, ..cuboid }), ("radius", 0.0));
     }
 }

@@ -33,10 +33,12 @@ impl From<ColliderKind> for XpbdColliderKind {
     }
 }
 
-/// Everything `xpbd_collider_create` needs. Get one from `xpbd_default_collider_desc()` (a sphere
-/// of radius 0.5 m at the origin), then set the kind, its dimensions and the pose. Dimensions are
-/// in metres in the collider's local frame; each field says which kinds use it, the others
-/// ignore it. New fields are only ever added with defaults there.
+/// Everything `xpbd_collider_create` needs. Get one from `xpbd_default_collider_desc_for(kind)`
+/// (that kind's default shape at the origin), then set its dimensions and the pose. Dimensions
+/// are in metres in the collider's local frame; each field says which kinds use it, the others
+/// ignore it. Change the kind of a descriptor only together with every dimension the new kind
+/// uses: `radius` means a size for a sphere or capsule but the edge rounding of a box. New fields
+/// are only ever added with defaults there.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct XpbdColliderDesc {
@@ -46,13 +48,13 @@ pub struct XpbdColliderDesc {
     pub kind: u32,
     /// Sphere and capsule: radius in metres (0 < r <= 1e4). Box: edge rounding radius in metres
     /// (0 = sharp edges, at most the smallest half extent; the outer size stays `half_extents`).
-    /// Plane: unused. Default 0.5.
+    /// Plane: unused. Default: 0.5 for a sphere or capsule, 0 for a box or plane.
     pub radius: f32,
     /// Capsule: half the length of its axis segment along local Y in metres (0..=1e4; 0 = a
-    /// sphere). Others: unused. Default 0.
+    /// sphere). Others: unused. Default: 0.5 for a capsule, otherwise 0.
     pub half_height: f32,
     /// Box: half size along local X, Y, Z in metres (each 0 < h <= 1e4). Others: unused.
-    /// Default (0.5, 0.5, 0.5).
+    /// Default: (0.5, 0.5, 0.5) for a box, otherwise 0.
     pub half_extents: [f32; 3],
     /// World position of the shape's centre (plane: a point on it) in metres, finite, each
     /// coordinate within +-1e5. Default (0, 0, 0).
@@ -107,11 +109,33 @@ impl XpbdColliderDesc {
     }
 }
 
-/// Default collider: a sphere of radius 0.5 m at the origin, not rotated, mu_s = 0.5,
-/// mu_k = 0.4, layer 1; capsule half height 0, box half extents 0.5 m. Never fails. Thread-safe.
+/// A collider descriptor with no dimensions: kind sphere with `radius`, `half_height` and
+/// `half_extents` all 0, at the origin, not rotated, mu_s = 0.5, mu_k = 0.4, layer 1. Set the
+/// dimensions of the kind you choose: as it is, `xpbd_collider_create` rejects it
+/// (`XPBD_RESULT_INVALID_ARGUMENT` naming `radius`), so no dimension meant for one kind ever
+/// carries over into another. `xpbd_default_collider_desc_for(kind)` gives a ready shape.
+/// Never fails. Thread-safe.
 #[unsafe(no_mangle)]
 pub extern "C" fn xpbd_default_collider_desc() -> XpbdColliderDesc {
     XpbdColliderDesc::from(&ColliderDesc::default())
+}
+
+/// The default collider of `kind` (an `XpbdColliderKind` value), at the origin, not rotated,
+/// mu_s = 0.5, mu_k = 0.4, layer 1:
+/// - `XPBD_COLLIDER_KIND_SPHERE`: radius 0.5 m;
+/// - `XPBD_COLLIDER_KIND_CAPSULE`: radius 0.5 m, half height 0.5 m (2 m tall in all);
+/// - `XPBD_COLLIDER_KIND_PLANE`: the plane y = 0, solid below;
+/// - `XPBD_COLLIDER_KIND_BOX`: half extents (0.5, 0.5, 0.5) m, sharp edges (radius 0).
+///
+/// The dimensions the kind does not use are 0. An unknown `kind` is kept, with no dimensions,
+/// so that `xpbd_collider_create` reports it (`XPBD_RESULT_INVALID_ARGUMENT` naming `kind`).
+/// Never fails. Thread-safe.
+#[unsafe(no_mangle)]
+pub extern "C" fn xpbd_default_collider_desc_for(kind: u32) -> XpbdColliderDesc {
+    match ColliderKind::try_from(kind) {
+        Ok(kind) => XpbdColliderDesc::from(&ColliderDesc::default_for(kind)),
+        Err(_) => XpbdColliderDesc { kind, ..xpbd_default_collider_desc() },
+    }
 }
 
 #[cfg(test)]
@@ -146,6 +170,19 @@ mod tests {
             let e = XpbdColliderDesc { kind, ..xpbd_default_collider_desc() }.to_core().unwrap_err();
             assert_eq!(e.code, XpbdResult::InvalidArgument);
             assert!(e.message.contains("`kind`"), "{}", e.message);
+            // The per-kind default keeps an unknown kind for creation to report.
+            let d = xpbd_default_collider_desc_for(kind);
+            assert_eq!(d, XpbdColliderDesc { kind, ..xpbd_default_collider_desc() });
+            assert_eq!(d.to_core().unwrap_err().code, XpbdResult::InvalidArgument);
         }
+    }
+
+    #[test]
+    fn per_kind_defaults_are_the_cores() {
+        for kind in [ColliderKind::Sphere, ColliderKind::Capsule, ColliderKind::Plane, ColliderKind::Box] {
+            assert_eq!(xpbd_default_collider_desc_for(kind as u32).to_core(), Ok(ColliderDesc::default_for(kind)));
+        }
+        let cuboid = xpbd_default_collider_desc_for(XpbdColliderKind::Box as u32);
+        assert_eq!((cuboid.radius, cuboid.half_extents), (0.0, [0.5; 3]));
     }
 }

@@ -97,24 +97,53 @@ impl From<ClothError> for FfiError {
     }
 }
 
+/// Longest message kept per thread, in bytes of UTF-8 (without the NUL); a longer one is cut at a
+/// character boundary when it is stored. The library's own messages are far shorter; a panic's
+/// text may not be. `xpbd_last_error_message` documents the number.
+pub(crate) const MAX_ERROR_MESSAGE_BYTES: usize = 1023;
+
+/// A message stored in place: `bytes[..len]` is UTF-8, cut at a character boundary.
+struct StoredMessage {
+    len: usize,
+    bytes: [u8; MAX_ERROR_MESSAGE_BYTES],
+}
+
 thread_local! {
-    /// Message of the last failed call on this thread; successful calls leave it alone.
-    static LAST_ERROR: RefCell<String> = const { RefCell::new(String::new()) };
+    /// Message of the last failed call on this thread; successful calls leave it alone. A byte
+    /// array rather than a `String` because a thread-local that needs dropping registers a
+    /// destructor with the C runtime on the caller's thread, and glibc then keeps the library
+    /// mapped after `dlclose` until that thread exits (an editor's hot reload never unloads it).
+    static LAST_ERROR: RefCell<StoredMessage> =
+        const { RefCell::new(StoredMessage { len: 0, bytes: [0; MAX_ERROR_MESSAGE_BYTES] }) };
 }
 
 pub(crate) fn set_last_error(message: String) {
-    LAST_ERROR.with(|m| *m.borrow_mut() = message);
+    let message = message.as_bytes();
+    let len = char_boundary_at_or_below(message, MAX_ERROR_MESSAGE_BYTES);
+    LAST_ERROR.with(|m| {
+        let mut m = m.borrow_mut();
+        m.bytes[..len].copy_from_slice(&message[..len]);
+        m.len = len;
+    });
 }
 
-/// Copy `message` into `buf` (capacity bytes), NUL-terminated, cut at a UTF-8 character boundary
-/// so that a truncated message is still valid UTF-8. Returns the bytes the whole message needs.
-fn copy_message(message: &str, buf: &mut [u8]) -> usize {
+/// The largest `n <= limit` at which the UTF-8 text `bytes` can be cut: `bytes.len()` if it fits,
+/// otherwise the start of a character (a byte that is not a continuation byte 0b10xx_xxxx).
+fn char_boundary_at_or_below(bytes: &[u8], limit: usize) -> usize {
+    let mut n = bytes.len().min(limit);
+    while n < bytes.len() && n > 0 && bytes[n] & 0xC0 == 0x80 {
+        n -= 1;
+    }
+    n
+}
+
+/// Copy the UTF-8 text `message` into `buf` (capacity bytes), NUL-terminated, cut at a character
+/// boundary so that a truncated message is still valid UTF-8. Returns the bytes the whole message
+/// needs.
+fn copy_message(message: &[u8], buf: &mut [u8]) -> usize {
     if let Some(room) = buf.len().checked_sub(1) {
-        let mut n = message.len().min(room);
-        while !message.is_char_boundary(n) {
-            n -= 1;
-        }
-        buf[..n].copy_from_slice(&message.as_bytes()[..n]);
+        let n = char_boundary_at_or_below(message, room);
+        buf[..n].copy_from_slice(&message[..n]);
         buf[n] = 0;
     }
     message.len() + 1
@@ -124,7 +153,9 @@ fn copy_message(message: &str, buf: &mut [u8]) -> usize {
 /// `capacity` bytes (at a character boundary). Returns the number of bytes the whole message needs
 /// including its NUL, so `if (needed > capacity)` the text was cut. The message belongs to the
 /// thread that made the failing call, is replaced by the next failing call on that thread, and is
-/// not cleared by successful calls (empty, needing 1 byte, before any failure).
+/// not cleared by successful calls (empty, needing 1 byte, before any failure). A message is at
+/// most 1023 bytes, so a 1024-byte buffer always receives all of it: a longer one (only a panic's
+/// text can be) is cut at a character boundary when it is stored.
 ///
 /// `buf` is `char[capacity]`, owned by the caller, not kept; `buf` may be NULL (with any capacity)
 /// to ask for the length only. Never fails. Thread-safe.
@@ -141,7 +172,10 @@ pub unsafe extern "C" fn xpbd_last_error_message(buf: *mut c_char, capacity: usi
             // have the same size and alignment).
             unsafe { std::slice::from_raw_parts_mut(buf.cast::<u8>(), capacity) }
         };
-        LAST_ERROR.with(|m| copy_message(&m.borrow(), out))
+        LAST_ERROR.with(|m| {
+            let m = m.borrow();
+            copy_message(&m.bytes[..m.len], out)
+        })
     })
 }
 
@@ -153,11 +187,32 @@ mod tests {
     fn message_is_truncated_at_a_character_boundary_and_reports_full_length() {
         let msg = "m/s\u{b2} ok"; // U+00B2 (superscript two) is two bytes: at 3..5
         let mut buf = [0xFFu8; 5]; // room for 4 bytes + NUL: cutting at 4 would split '²'
+        let msg = msg.as_bytes();
         assert_eq!(copy_message(msg, &mut buf), msg.len() + 1);
         assert_eq!(&buf[..4], b"m/s\0");
         let mut big = [0xFFu8; 32];
         assert_eq!(copy_message(msg, &mut big), 9);
         assert_eq!(&big[..9], "m/s\u{b2} ok\0".as_bytes());
         assert_eq!(copy_message(msg, &mut []), 9);
+    }
+
+    #[test]
+    fn a_stored_message_is_cut_at_a_character_boundary_below_its_bound() {
+        // 1022 ASCII bytes, then '²' at 1022..1024 straddles the 1023-byte bound: cut before it.
+        let long = format!("{}\u{b2}{}", "a".repeat(1022), "b".repeat(500));
+        set_last_error(long);
+        let mut buf = [0xFFu8; 2048];
+        // SAFETY: buf holds 2048 writable bytes.
+        let needed = unsafe { xpbd_last_error_message(buf.as_mut_ptr().cast(), buf.len()) };
+        assert_eq!(needed, 1023);
+        assert!(buf[..1022].iter().all(|&b| b == b'a') && buf[1022] == 0);
+        set_last_error("xpbd_test: short".to_string());
+        // SAFETY: as above.
+        let needed = unsafe { xpbd_last_error_message(buf.as_mut_ptr().cast(), buf.len()) };
+        assert_eq!(&buf[..needed], b"xpbd_test: short\0");
+        // Exactly at the bound: kept whole.
+        set_last_error("c".repeat(MAX_ERROR_MESSAGE_BYTES));
+        // SAFETY: as above.
+        assert_eq!(unsafe { xpbd_last_error_message(buf.as_mut_ptr().cast(), buf.len()) }, 1024);
     }
 }

@@ -10,6 +10,10 @@
 //! `xpbd_world_destroy` returns, the world's memory and threads are released. A call that found the
 //! world just before it was destroyed and locks it afterwards finds it empty and reports
 //! `XPBD_RESULT_INVALID_ID` too.
+//!
+//! Unloading: when the last world is destroyed the table's vectors are freed (only a generation
+//! is kept, in place), so a library unloaded with `dlclose` after its worlds are destroyed leaves
+//! no heap block behind that nothing points to any more.
 
 use super::error::{FfiError, XpbdResult};
 use super::ids::{MAX_WORLDS, XpbdClothId, XpbdColliderId, XpbdWorldId, invalid, short_generation};
@@ -30,9 +34,13 @@ struct Slot {
 struct Registry {
     slots: Vec<Slot>,
     free: Vec<u16>,
+    /// Generation a new slot starts from: the highest one the slots had when the table was last
+    /// emptied and freed, so that an id handed out before stays rejected (it would only match
+    /// after 65 535 more generations, as for a slot that is reused).
+    first_generation: u16,
 }
 
-static REGISTRY: Mutex<Registry> = Mutex::new(Registry { slots: Vec::new(), free: Vec::new() });
+static REGISTRY: Mutex<Registry> = Mutex::new(Registry::new());
 
 /// The table's lock. A panic cannot happen while it is held except on allocation failure inside
 /// `Vec::push`, which leaves the table consistent, so a poisoned table lock is simply taken over.
@@ -40,53 +48,79 @@ fn registry() -> MutexGuard<'static, Registry> {
     REGISTRY.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
-/// Add `world` to the table and return its id. Errors: `CapacityExceeded` (the world is dropped).
+impl Registry {
+    /// An empty table, allocating nothing.
+    const fn new() -> Registry {
+        Registry { slots: Vec::new(), free: Vec::new(), first_generation: 0 }
+    }
+
+    /// Put `cell` in a free slot and return its id. Errors: `CapacityExceeded`.
+    fn insert(&mut self, cell: WorldCell) -> Result<XpbdWorldId, FfiError> {
+        let index = match self.free.pop() {
+            Some(i) => i,
+            None if self.slots.len() < MAX_WORLDS => {
+                self.slots.push(Slot { generation: self.first_generation, world: None });
+                (self.slots.len() - 1) as u16
+            }
+            None => {
+                return Err(FfiError::new(
+                    XpbdResult::CapacityExceeded,
+                    format!("{MAX_WORLDS} worlds are alive; destroy one first"),
+                ));
+            }
+        };
+        let slot = &mut self.slots[index as usize];
+        slot.generation = slot.generation.checked_add(1).unwrap_or(1);
+        slot.world = Some(cell);
+        Ok(XpbdWorldId::pack(index, slot.generation))
+    }
+
+    /// The live world cell behind `id`. Errors: `InvalidId`.
+    fn find(&self, id: XpbdWorldId) -> Result<WorldCell, FfiError> {
+        let (index, generation) = id.unpack()?;
+        match self.slots.get(index as usize) {
+            Some(Slot { generation: g, world: Some(cell) }) if *g == generation => Ok(Arc::clone(cell)),
+            _ => Err(invalid("world", id.id)),
+        }
+    }
+
+    /// Take the world cell behind `id` out of the table; its id is invalid from now on. When no
+    /// world is left the vectors are freed (see the module comment). Errors: `InvalidId`.
+    fn take(&mut self, id: XpbdWorldId) -> Result<WorldCell, FfiError> {
+        let (index, generation) = id.unpack()?;
+        let cell = match self.slots.get_mut(index as usize) {
+            Some(slot) if slot.generation == generation => slot.world.take(),
+            _ => None,
+        };
+        let cell = cell.ok_or_else(|| invalid("world", id.id))?;
+        self.free.push(index);
+        if self.free.len() == self.slots.len() {
+            self.first_generation = self.slots.iter().map(|s| s.generation).max().unwrap_or(0);
+            self.slots = Vec::new();
+            self.free = Vec::new();
+        }
+        Ok(cell)
+    }
+}
+
+/// Add `world` to the table and return its id. Errors: `CapacityExceeded` (the world is dropped,
+/// after the table's lock is released: dropping joins its threads).
 pub(crate) fn insert_world(world: World) -> Result<XpbdWorldId, FfiError> {
-    let mut reg = registry();
-    let index = match reg.free.pop() {
-        Some(i) => i,
-        None if reg.slots.len() < MAX_WORLDS => {
-            reg.slots.push(Slot { generation: 0, world: None });
-            (reg.slots.len() - 1) as u16
-        }
-        None => {
-            return Err(FfiError::new(
-                XpbdResult::CapacityExceeded,
-                format!("{MAX_WORLDS} worlds are alive; destroy one first"),
-            ));
-        }
-    };
-    let slot = &mut reg.slots[index as usize];
-    slot.generation = slot.generation.checked_add(1).unwrap_or(1);
-    slot.world = Some(Arc::new(Mutex::new(Some(world))));
-    Ok(XpbdWorldId::pack(index, slot.generation))
+    let cell = Arc::new(Mutex::new(Some(world)));
+    let id = registry().insert(Arc::clone(&cell));
+    drop(cell); // on error the last reference: the world is dropped here, outside the lock
+    id
 }
 
 /// The live world cell behind `id`, found under the table lock and returned without holding it.
 fn find(id: XpbdWorldId) -> Result<WorldCell, FfiError> {
-    let (index, generation) = id.unpack()?;
-    let reg = registry();
-    match reg.slots.get(index as usize) {
-        Some(Slot { generation: g, world: Some(cell) }) if *g == generation => Ok(Arc::clone(cell)),
-        _ => Err(invalid("world", id.id)),
-    }
+    registry().find(id)
 }
 
 /// Remove the world behind `id` and drop it once no call is using it (see the module comment).
 /// Works on a poisoned world. Errors: `InvalidId`.
 pub(crate) fn remove_world(id: XpbdWorldId) -> Result<(), FfiError> {
-    let cell = {
-        let (index, generation) = id.unpack()?;
-        let mut reg = registry();
-        let cell = match reg.slots.get_mut(index as usize) {
-            Some(slot) if slot.generation == generation && slot.world.is_some() => slot.world.take(),
-            _ => None,
-        };
-        if cell.is_some() {
-            reg.free.push(index);
-        }
-        cell.ok_or_else(|| invalid("world", id.id))?
-    };
+    let cell = registry().take(id)?;
     // Waits for a call in flight on this world. A poisoned world is dropped all the same: dropping
     // releases memory and threads and needs no consistent simulation state.
     let world = cell.lock().unwrap_or_else(PoisonError::into_inner).take();
@@ -210,6 +244,29 @@ mod tests {
         assert_eq!(remove_world(a), Ok(()));
         assert_eq!(step(a), XpbdResult::InvalidId);
         assert_eq!(remove_world(b), Ok(()));
+    }
+
+    #[test]
+    fn an_emptied_table_is_freed_and_its_ids_stay_rejected() {
+        let cell = || Arc::new(Mutex::new(Some(World::new(WorldDesc { thread_count: 1, ..WorldDesc::default() }).unwrap())));
+        let mut reg = Registry::new();
+        let (a, b) = (reg.insert(cell()).unwrap(), reg.insert(cell()).unwrap());
+        assert_eq!((a.unpack(), b.unpack()), (Ok((0, 1)), Ok((1, 1))));
+        reg.take(b).unwrap();
+        assert_eq!(reg.take(b).unwrap_err().code, XpbdResult::InvalidId);
+        let c = reg.insert(cell()).unwrap(); // slot 1 again, next generation
+        assert_eq!(c.unpack(), Ok((1, 2)));
+        reg.take(a).unwrap();
+        reg.take(c).unwrap();
+        // Empty: nothing allocated any more.
+        assert_eq!((reg.slots.capacity(), reg.free.capacity()), (0, 0));
+        // New slots start after every generation handed out: none of the old ids is valid.
+        let d = reg.insert(cell()).unwrap();
+        assert_eq!(d.unpack(), Ok((0, 3)));
+        for old in [a, b, c] {
+            assert_eq!(reg.find(old).unwrap_err().code, XpbdResult::InvalidId);
+        }
+        assert!(reg.find(d).is_ok());
     }
 
     #[test]

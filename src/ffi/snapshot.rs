@@ -24,10 +24,37 @@ pub unsafe extern "C" fn xpbd_cloth_state_size(cloth: XpbdClothId, out_size: *mu
 }
 
 /// Save the cloth's dynamic state into `buf` (`uint8_t[size]`, owned by the caller, any
-/// alignment, not kept): vertex positions and velocities, pins with their positions and targets,
-/// the teleport frame; a versioned header with a mesh fingerprint, and a checksum. Settings,
-/// colliders and gravity are not included. The format is little-endian and the same on every
-/// platform (documented in the README, "Snapshots").
+/// alignment, not kept): particle positions and velocities, the pins with their positions and
+/// targets, the teleport frame, behind a versioned header with a mesh fingerprint and followed by
+/// a checksum. Settings, colliders and gravity are not included.
+///
+/// Layout (format version 1): little-endian, no padding, the same on every platform. n is the
+/// particle count (`xpbd_cloth_particle_count`; `xpbd_cloth_read_particle_map` gives each render
+/// vertex's particle), P the number of pinned particles; offsets and sizes in bytes:
+///
+/// ```text
+/// offset          size  field
+/// 0               8     magic "XPBDSNAP" (ASCII, no NUL)
+/// 8               4     format version, u32: 1
+/// 12              4     header size, u32: 48
+/// 16              8     total size including the checksum, u64: 48 + 24n + 28P + 36
+/// 24              8     mesh fingerprint, u64 (a restore checks it: same mesh)
+/// 32              4     n, u32
+/// 36              4     P, u32
+/// 40              8     reserved, 0
+/// 48              12n   positions in m, particle order, x y z f32 each
+/// 48+12n          12n   velocities in m/s, particle order, x y z f32 each
+/// 48+24n          4P    pinned particle indices, u32, ascending
+/// 48+24n+4P       12P   pin positions in m (where each is held now), x y z f32
+/// 48+24n+16P      12P   pin targets in m (reached by the end of the next step), x y z f32
+/// 48+24n+28P      16    teleport frame rotation, unit quaternion x y z w, f32
+/// 48+24n+28P+16   12    teleport frame translation in m, x y z f32
+/// 48+24n+28P+28   8     checksum, u64: FNV-1a 64 of every byte before it (offset basis
+///                       0xcbf29ce484222325, prime 0x100000001b3, one byte at a time)
+/// ```
+///
+/// The teleport frame is every `xpbd_cloth_teleport` since creation composed: the rest pose now
+/// lies at rotation * rest + translation.
 ///
 /// Errors: `XPBD_RESULT_NULL_POINTER` (`buf` NULL with size > 0), `XPBD_RESULT_BUFFER_SIZE_MISMATCH`
 /// (`size` differs from `xpbd_cloth_state_size`; nothing written), `XPBD_RESULT_INVALID_ID`,
@@ -74,4 +101,86 @@ pub unsafe extern "C" fn xpbd_cloth_restore_state(
         let buf = unsafe { slice_in(buf.cast::<u8>(), size, "buf")? };
         with_cloth(cloth, |c| c.restore_state(buf))
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ffi::*;
+
+    /// Little-endian fields of a saved buffer at the offsets the doc of `xpbd_cloth_save_state`
+    /// gives.
+    fn u32_at(b: &[u8], at: usize) -> u32 {
+        u32::from_le_bytes(b[at..at + 4].try_into().unwrap())
+    }
+    fn u64_at(b: &[u8], at: usize) -> u64 {
+        u64::from_le_bytes(b[at..at + 8].try_into().unwrap())
+    }
+    fn vec3_at(b: &[u8], at: usize) -> [f32; 3] {
+        [0, 4, 8].map(|k| f32::from_bits(u32_at(b, at + k)))
+    }
+
+    #[test]
+    fn saved_bytes_follow_the_documented_layout() {
+        // Two triangles, 5 vertices of which two coincide: welded into n = 4 particles.
+        let positions = [[0.0f32, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 0.0, 1.0], [1.0, 0.0, 1.0], [1.0, 0.0, 0.0]];
+        let indices = [0u32, 2, 1, 4, 2, 3];
+        let (mut world, mut cloth) = (XpbdWorldId::default(), XpbdClothId::default());
+        let world_desc = XpbdWorldDesc { thread_count: 1, ..xpbd_default_world_desc() };
+        // SAFETY (all calls below): valid descriptors, arrays of the counts passed, writable outs.
+        assert_eq!(unsafe { xpbd_world_create(&world_desc, &mut world) }, XpbdResult::Ok);
+        let desc = XpbdClothDesc {
+            positions: positions.as_ptr().cast(),
+            vertex_count: 5,
+            indices: indices.as_ptr(),
+            triangle_count: 2,
+            ..xpbd_default_cloth_desc()
+        };
+        assert_eq!(unsafe { xpbd_cloth_create(world, &desc, &mut cloth) }, XpbdResult::Ok);
+        let pins = [3u32, 0];
+        assert_eq!(unsafe { xpbd_cloth_set_pinned(cloth, pins.as_ptr(), 2, std::ptr::null()) }, XpbdResult::Ok);
+        let target = [[0.0f32, 0.5, 0.0], [1.0, 0.5, 1.0]];
+        let targets = unsafe { xpbd_cloth_set_pin_targets(cloth, pins.as_ptr(), 2, target.as_ptr().cast()) };
+        assert_eq!(targets, XpbdResult::Ok);
+        assert_eq!(xpbd_world_step(world, 1.0 / 60.0), XpbdResult::Ok);
+        let mut size = 0usize;
+        assert_eq!(unsafe { xpbd_cloth_state_size(cloth, &mut size) }, XpbdResult::Ok);
+        let (n, p) = (4usize, 2usize);
+        assert_eq!(size, 48 + 24 * n + 28 * p + 36);
+        let mut b = vec![0u8; size];
+        assert_eq!(unsafe { xpbd_cloth_save_state(cloth, b.as_mut_ptr().cast(), size) }, XpbdResult::Ok);
+
+        assert_eq!(&b[0..8], b"XPBDSNAP");
+        assert_eq!((u32_at(&b, 8), u32_at(&b, 12), u64_at(&b, 16)), (1, 48, size as u64));
+        assert_eq!((u32_at(&b, 32), u32_at(&b, 36), u64_at(&b, 40)), (n as u32, p as u32, 0));
+        // Positions in particle order: each render vertex's position is its particle's.
+        let mut read = [[0.0f32; 3]; 5];
+        let mut map = [0u32; 5];
+        assert_eq!(unsafe { xpbd_cloth_read_positions(cloth, read.as_mut_ptr().cast(), 5) }, XpbdResult::Ok);
+        assert_eq!(unsafe { xpbd_cloth_read_particle_map(cloth, map.as_mut_ptr(), 5) }, XpbdResult::Ok);
+        for (vertex, &particle) in map.iter().enumerate() {
+            assert_eq!(vec3_at(&b, 48 + 12 * particle as usize), read[vertex], "vertex {vertex}");
+        }
+        // Velocities after positions: a pinned particle moved from its rest position to its target
+        // in the step, so its velocity is that displacement over 1/60 s.
+        for (vertex, reached) in [(0, target[1]), (3, target[0])] {
+            let v = vec3_at(&b, 48 + 12 * n + 12 * map[vertex] as usize);
+            let want = [0, 1, 2].map(|k| (reached[k] - positions[vertex][k]) * 60.0);
+            assert!((0..3).all(|k| (v[k] - want[k]).abs() <= 1e-4 * want[k].abs()), "vertex {vertex}: {v:?}, {want:?}");
+        }
+        // Pins: indices ascending, positions, then targets (reached by the step: the held positions).
+        let pins_at = 48 + 24 * n;
+        let pinned = [u32_at(&b, pins_at), u32_at(&b, pins_at + 4)];
+        assert_eq!(pinned, [map[0], map[3]]);
+        assert_eq!([vec3_at(&b, pins_at + 4 * p), vec3_at(&b, pins_at + 4 * p + 12)], [target[1], target[0]]);
+        assert_eq!([vec3_at(&b, pins_at + 16 * p), vec3_at(&b, pins_at + 16 * p + 12)], [target[1], target[0]]);
+        // Teleport frame: never teleported, the identity.
+        let frame = pins_at + 28 * p;
+        let rotation = [0, 4, 8, 12].map(|k| f32::from_bits(u32_at(&b, frame + k)));
+        assert_eq!((rotation, vec3_at(&b, frame + 16)), ([0.0, 0.0, 0.0, 1.0], [0.0; 3]));
+        // Checksum: FNV-1a 64 of the bytes before it.
+        let fnv = b[..size - 8].iter().fold(0xcbf29ce484222325u64, |h, &x| (h ^ x as u64).wrapping_mul(0x100000001b3));
+        assert_eq!(u64_at(&b, size - 8), fnv);
+        assert_eq!(xpbd_world_destroy(world), XpbdResult::Ok);
+    }
 }

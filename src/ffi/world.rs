@@ -70,9 +70,12 @@ pub unsafe extern "C" fn xpbd_world_create(desc: *const XpbdWorldDesc, out_world
 }
 
 /// Destroy a world and every cloth and collider in it. Their ids become invalid at once; if
-/// another thread is inside a call on this world, destroy waits for that call to finish, so when
-/// it returns the world's memory and worker threads are released. May be called from any thread
-/// (e.g. a garbage collector's finalizer thread), also on a poisoned world.
+/// another thread is inside a call on this world, destroy waits for that call to finish. When it
+/// returns, the world's memory is freed and its worker threads have ended: joined, and on Linux
+/// no longer listed in /proc/self/task. Once every world is destroyed the library keeps no thread
+/// and no thread-local destructor, so `dlclose` unloads it (an editor's hot reload). May be called
+/// from any thread (e.g. a garbage collector's finalizer thread), also on a poisoned world. No
+/// caller code ever runs on a world's worker threads, so destroy is never called from one.
 ///
 /// Errors: `XPBD_RESULT_INVALID_ID` (null, already destroyed, or forged id).
 #[unsafe(no_mangle)]

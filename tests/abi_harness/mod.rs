@@ -1000,15 +1000,16 @@ impl Harness {
 
     pub fn op_collider_create(&mut self, r: &mut Input) {
         let world = self.pick_world(r);
-        let mut desc = xpbd_default_collider_desc();
-        desc.kind = r.below(4);
+        // Each kind's own defaults (a box's half extents 0.5 m), then the dimensions varied.
+        let mut desc = xpbd_default_collider_desc_for(r.below(4));
         desc.radius = r.pick(&[0.5, 0.1, 0.25]);
         desc.half_height = r.pick(&[0.0, 0.3]);
         desc.position = [r.tame_f32(), r.tame_f32(), r.tame_f32()];
         desc.rotation = Self::rotation(r, false);
         let (mut kind_error, mut range_error) = (false, false);
         match r.below(12) {
-            0 => (desc.kind, kind_error) = (r.pick(&[4, 99, u32::MAX]), true),
+            // An unknown kind, from the per-kind default that keeps it for creation to report.
+            0 => (desc, kind_error) = (xpbd_default_collider_desc_for(r.pick(&[4, 99, u32::MAX])), true),
             1 => {
                 (desc.position[r.below(3) as usize], range_error) =
                     (r.pick(&[f32::NAN, 1.5e5, f32::NEG_INFINITY]), true)

@@ -399,10 +399,25 @@ static void collider_errors(void) {
     XpbdClothId cloth;
     EXPECT_OK(xpbd_cloth_create(w, &cd, &cloth)); /* the world's first cloth: slot 0, generation 1 */
 
-    XpbdColliderDesc d = xpbd_default_collider_desc();
-    CHECK(d.kind == XPBD_COLLIDER_KIND_SPHERE && d.radius == 0.5f && d.layers == 1u);
+    XpbdColliderDesc d = xpbd_default_collider_desc_for(XPBD_COLLIDER_KIND_SPHERE);
+    CHECK(d.kind == XPBD_COLLIDER_KIND_SPHERE && d.radius == 0.5f && d.layers == 1u && d.half_extents[0] == 0.0f);
     CHECK(d.rotation[0] == 0.0f && d.rotation[3] == 1.0f && d.static_friction == 0.5f && d.kinetic_friction == 0.4f);
     XpbdColliderId c = SENTINEL_COLLIDER;
+    /* Per-kind defaults: a box has no rounding; the plain default has no dimensions at all, so it
+     * is rejected as it is, and a sphere's radius never becomes a box's rounding. */
+    XpbdColliderDesc box = xpbd_default_collider_desc_for(XPBD_COLLIDER_KIND_BOX);
+    CHECK(box.kind == XPBD_COLLIDER_KIND_BOX && box.radius == 0.0f && box.half_extents[0] == 0.5f && box.half_extents[2] == 0.5f);
+    XpbdColliderDesc capsule = xpbd_default_collider_desc_for(XPBD_COLLIDER_KIND_CAPSULE);
+    CHECK(capsule.radius == 0.5f && capsule.half_height == 0.5f);
+    XpbdColliderDesc plain = xpbd_default_collider_desc();
+    CHECK(plain.kind == XPBD_COLLIDER_KIND_SPHERE && plain.radius == 0.0f && plain.half_extents[1] == 0.0f && plain.layers == 1u);
+    EXPECT(xpbd_collider_create(w, &plain, &c), XPBD_RESULT_INVALID_ARGUMENT, "`radius` = 0");
+    XpbdColliderDesc switched = d;
+    switched.kind = XPBD_COLLIDER_KIND_BOX;
+    EXPECT(xpbd_collider_create(w, &switched, &c), XPBD_RESULT_INVALID_ARGUMENT, "`half_extents` = 0");
+    XpbdColliderDesc unknown = xpbd_default_collider_desc_for(9);
+    EXPECT(xpbd_collider_create(w, &unknown, &c), XPBD_RESULT_INVALID_ARGUMENT, "`kind` = 9");
+    CHECK(c.id == SENTINEL_COLLIDER.id);
     EXPECT(xpbd_collider_create(w, NULL, &c), XPBD_RESULT_NULL_POINTER, "`desc` is NULL");
     EXPECT(xpbd_collider_create(w, &d, NULL), XPBD_RESULT_NULL_POINTER, "`out_collider` is NULL");
 
@@ -423,9 +438,7 @@ static void collider_errors(void) {
     bad.kind = XPBD_COLLIDER_KIND_CAPSULE;
     bad.half_height = -0.5f;
     EXPECT(xpbd_collider_create(w, &bad, &c), XPBD_RESULT_INVALID_ARGUMENT, "`half_height` = -0.5");
-    bad = d;
-    bad.kind = XPBD_COLLIDER_KIND_BOX;
-    bad.radius = 0.0f;
+    bad = box;
     bad.half_extents[1] = 0.0f;
     EXPECT(xpbd_collider_create(w, &bad, &c), XPBD_RESULT_INVALID_ARGUMENT, "`half_extents` = 0");
     bad.half_extents[1] = 0.2f;
@@ -491,8 +504,7 @@ static void collider_errors(void) {
     CHECK(memcmp(read.position, position, sizeof position) == 0 && memcmp(read.rotation, half_turn, sizeof half_turn) == 0);
 
     /* Fields a kind does not use are ignored, not checked: a plane has no radius. */
-    XpbdColliderDesc plane = xpbd_default_collider_desc();
-    plane.kind = XPBD_COLLIDER_KIND_PLANE;
+    XpbdColliderDesc plane = xpbd_default_collider_desc_for(XPBD_COLLIDER_KIND_PLANE);
     plane.radius = -1.0f;
     XpbdColliderId ground;
     EXPECT_OK(xpbd_collider_create(w, &plane, &ground));

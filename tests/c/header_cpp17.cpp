@@ -41,9 +41,7 @@ int main() {
     float out[9] = {};
     XpbdResult r = xpbd_cloth_create(world, &cloth_desc, &cloth);
     // A box 10 m below: the triangle does not reach it in 0.1 s, so the fall stays free.
-    XpbdColliderDesc ground_desc = xpbd_default_collider_desc();
-    ground_desc.kind = XPBD_COLLIDER_KIND_BOX;
-    ground_desc.radius = 0.0f;
+    XpbdColliderDesc ground_desc = xpbd_default_collider_desc_for(XPBD_COLLIDER_KIND_BOX);
     ground_desc.position[1] = -10.0f;
     XpbdColliderId ground{};
     if (r == XPBD_RESULT_OK) {

@@ -639,7 +639,22 @@ static unsafe class MonoTests
             XpbdColliderDesc plain = world.CreateSphere(1, XpbdPose.Identity).GetDesc();
             Expect(plain.static_friction == defaults.static_friction && plain.kinetic_friction == defaults.kinetic_friction &&
                 plain.layers == defaults.layers, "default friction and layers");
-            Expect(defaults.kind == (uint)XpbdColliderKind.Sphere, "the default descriptor is a sphere");
+            Expect(defaults.kind == (uint)XpbdColliderKind.Sphere && defaults.radius == 0 && defaults.half_extents[0] == 0,
+                "the plain default descriptor has no dimensions");
+            var noRadius = Throws<XpbdInvalidArgumentException>(() => world.CreateCollider(defaults));
+            Expect(noRadius.Message.Contains("`radius` = 0"), "the plain default is rejected naming radius: " + noRadius.Message);
+            // Per-kind defaults: a box's radius (its edge rounding) is 0, not a sphere's 0.5 m.
+            XpbdColliderDesc boxDefaults = XpbdCollider.DefaultDesc(XpbdColliderKind.Box);
+            Expect(boxDefaults.kind == (uint)XpbdColliderKind.Box && boxDefaults.radius == 0 && boxDefaults.half_extents[1] == 0.5f,
+                "box defaults: half extents 0.5 m, sharp");
+            XpbdColliderDesc sphereDefaults = XpbdCollider.DefaultDesc(XpbdColliderKind.Sphere);
+            Expect(sphereDefaults.radius == 0.5f && sphereDefaults.half_extents[0] == 0, "sphere defaults: radius 0.5 m only");
+            XpbdColliderDesc capsuleDefaults = XpbdCollider.DefaultDesc(XpbdColliderKind.Capsule);
+            Expect(capsuleDefaults.radius == 0.5f && capsuleDefaults.half_height == 0.5f, "capsule defaults: 2 m tall");
+            using (XpbdCollider cube = world.CreateCollider(boxDefaults))
+            {
+                Expect(cube.GetDesc().radius == 0 && cube.Kind == XpbdColliderKind.Box, "a default box is created sharp");
+            }
 
             // set_pose is a target: unchanged until the step, reached exactly by its end.
             var target = new XpbdPose(-0.5f, 1.25f, 4, h, 0, 0, h);
