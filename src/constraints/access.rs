@@ -8,9 +8,9 @@
 //! from the cloth's particles before the constraint sweeps of an iteration and unpacked after
 //! them (`pack_solver_particles`, `unpack_solver_particles`): a lane-wise kernel then fetches a
 //! particle with one aligned load and turns four of them into lanes with a 4 × 4 transpose
-//! (`LaneSet::rows_to_lanes`). With 12-byte positions it assembled each lane from scalars through
-//! the stack, and the vector load after those scalar stores stalled (perf: the hottest
-//! instructions of the coloured sweeps).
+//! (`LaneSet::rows_to_lanes`). With 12-byte positions each lane was assembled from scalars through
+//! the stack, and the vector load after those stores stalled (docs/dev/performance-log.md,
+//! "2026-11-29 — Lane kernels: from arrays to SSE registers and rows").
 
 use super::lanes::{LaneSet, V3};
 use super::colouring::lowest_particle;
@@ -116,10 +116,10 @@ pub(crate) fn floats_of(v: &[Vec3; 4]) -> [glam::Vec4; 3] {
 /// particle indices and checked against the particle count, kept from step to step.
 ///
 /// Why kept: deriving and checking every index at the top of every step was a pass over all
-/// constraint indices and offsets (about 2.8 MB for the 128² grid, past the L2 cache), 0.2–0.3 ms
-/// of a 128² step on one thread of both (2 % of a one-thread step, 3 % of a two-thread one, where it
-/// ran on one thread only). The indices change only when the constraints are reordered or rebuilt
-/// (pins, colouring), never during a step.
+/// constraint indices and offsets, past the L2 cache on large cloths and on one thread even when
+/// the step is split (docs/dev/performance-log.md, "2026-11-30 — Kept row offsets, AVX passes,
+/// lane-wise wind, contact blocks"). The indices change only when the constraints are reordered
+/// or rebuilt (pins, colouring), never during a step.
 ///
 /// Invariant the sweeps' unchecked row accesses rely on: whoever changes the indices of a
 /// constraint type in place calls [`RowOffsets::indices_changed`] (rebuilding the constraints
@@ -348,8 +348,9 @@ impl Positions for [SolverParticle] {
 /// disjoint particles, which is part of the contract of [`SharedPositions::new`].
 ///
 /// Indices are bounds-checked only in debug builds: the step checks every particle index of a
-/// cloth's constraints once (`solver::step_cloth`) instead of at every read and write, which took a
-/// compare and a branch per particle out of the lane-wise loops (README, Performance: what the coloured sweeps do).
+/// cloth's constraints once (`solver::step_cloth`) instead of at every read and write, which takes
+/// a compare and a branch per particle out of the lane-wise loops (docs/design.md, "Lane-wise
+/// kernels").
 #[derive(Clone, Copy)]
 pub(crate) struct SharedPositions<'a> {
     ptr: *mut SolverParticle,

@@ -29,10 +29,10 @@ use std::f32::consts::PI;
 
 /// Largest angle change \[rad\] one projection of a hinge may make (a trust region on the linearised
 /// step). The fixed point is unchanged (at rest Δλ → 0); only large corrections are spread over
-/// several substeps. Without it, the light, stiff, fine cloth of the validation tests (128²,
-/// bending α = 1e-5) keeps a few hinges near 1 rad until one crosses ±π, where the wrapped
-/// angle's correction reverses direction and the cloth explodes (edge strain 25 000 % after
-/// 4 s); with it the run stays below 70 % strain for 10 s. Measured with 0.5 and 1.0 rad.
+/// several substeps. Without it, the light, stiff, fine cloth of the validation tests keeps a few
+/// hinges near 1 rad until one crosses ±π, where the wrapped angle's correction reverses direction
+/// and the cloth explodes (docs/design.md, "Bending trust region"; the measurement:
+/// docs/dev/performance-log.md, "2026-11-29 — Stability aids on the light stiff cloth").
 pub(crate) const MAX_ANGLE_STEP: f32 = 0.5;
 
 /// Heights below this fraction of the edge length make a hinge degenerate (skipped).
@@ -56,7 +56,8 @@ pub fn dihedral_angle_and_gradient(p: [Vec3; 4]) -> Option<(f32, [Vec3; 4])> {
 /// ∇₀φ = a·n_A, ∇₁φ = b·n_B, and ∇₂φ, ∇₃φ combinations of those two with weights from s_A, s_B
 /// (module docs). The projection works from these parts rather than four gradient vectors: the
 /// weighted Σ w_q|∇_qφ|² then needs only n_A·n_B, which φ already computed, and fewer vectors stay
-/// live through the 8-lane kernel (it spilled to the stack a third of its instructions).
+/// live through the 8-lane kernel, which spilled them to the stack (docs/dev/performance-log.md,
+/// "2026-11-30 — Fewer instructions per projection").
 struct HingeGeometry<T: Real> {
     /// Where the hinge is well defined; where it is degenerate the other fields are meaningless
     /// (finite unless the squared lengths overflow, as for coordinates near 1e19 m).
@@ -327,9 +328,10 @@ impl<const DAMPED: bool> BatchSweep for BendingSweep<'_, DAMPED> {
         let (dl, correction) = project_hinge::<L, DAMPED>(p, dx, w, rest_angle, compliance, lambda_in, self.k);
         *lambda = (lambda_in + dl).to_array();
         // Each particle's corrected row written back before the next one is formed, at offsets
-        // read again from `offsets` (L1) rather than kept from the gather: kept, LLVM spilled 24
-        // of the 32 to the stack and reloaded them (8-hinge loop 564 → 544 instructions, stack
-        // references 177 → 116; the same bits).
+        // read again from `offsets` (L1) rather than kept from the gather: kept, LLVM spilled most
+        // of them to the stack and reloaded them (the same bits; docs/dev/performance-log.md,
+        // "2026-11-30 — Offsets re-read at write-back, padded colour remainders, many small
+        // cloths").
         for q in 0..4 {
             let rows = L::lanes_and_w_to_rows(p[q].add(correction.of(q)), w[q]);
             for l in 0..N {
@@ -383,8 +385,8 @@ impl BendingConstraints {
     /// |C| \[rad\] of every hinge at positions `x` (0 for hinges that are currently degenerate),
     /// appended to `out` in storage order: 8 hinges at a time where the CPU has AVX, else
     /// [`LANES`], the remainder one at a time (the same bits: lane-wise arithmetic is the scalar
-    /// arithmetic per lane). Lane-wise because the step's statistics evaluate every hinge once
-    /// more per step (perf, 64² grid at 10 substeps: 6 % of a step while scalar).
+    /// arithmetic per lane). Lane-wise because the statistics evaluate every hinge once more per
+    /// step (docs/dev/performance-log.md, "2026-11-30 — Fewer instructions per projection").
     pub(crate) fn residuals(&self, x: &[Vec3], out: &mut Vec<f32>) {
         #[cfg(target_arch = "x86_64")]
         if avx_available() {

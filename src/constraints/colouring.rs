@@ -1,6 +1,6 @@
-//! Greedy graph colouring of constraints (DESIGN §4): constraints of one colour share no particle,
-//! so a colour can be projected in parallel and the result does not depend on how its constraints
-//! are split among threads — projecting them in any order gives the same bits.
+//! Greedy graph colouring of constraints (docs/design.md, "Colouring"): constraints of one colour
+//! share no particle, so a colour can be projected in parallel and the result does not depend on
+//! how its constraints are split among threads — projecting them in any order gives the same bits.
 
 use crate::mesh::adjacency::Adjacency;
 
@@ -149,9 +149,8 @@ pub fn colour_order(colours: &[u32]) -> (Vec<u32>, Vec<u32>) {
 /// in storage order). A colour's constraints share no particle, so the order within it changes
 /// no result bit; it is for the threads that split every colour into the same shares
 /// (`constraints::team`): with every colour of every type in particle order, a thread gets
-/// roughly the same particles in each colour, and they stay in its core's cache. Measured on the 128² grid (2 threads, three
-/// alternating runs of the bench's two-core table, same state hash): 13.3–13.6 → 12.0–12.8 ms
-/// per step; one thread unchanged.
+/// roughly the same particles in each colour, and they stay in its core's cache
+/// (docs/dev/performance-log.md, "2026-11-30 — Constraints in particle order within a colour").
 ///
 /// `colours`: `u32[n]`, `constraints`: `n` constraints of `K` particles; returns the permutation
 /// (`u32[n]`, new position k holds constraint `order[k]`) and the colour starts

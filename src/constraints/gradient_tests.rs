@@ -1,6 +1,6 @@
-//! The constraints' analytic gradients against central differences (validation experiment 3 of
-//! docs/design.md, "Validation"): the signed dihedral angle's away from degenerate hinges and
-//! through flat, Σ∇ = 0, and the edge distance's.
+//! The constraints' analytic gradients against central differences (docs/design.md, "Bending
+//! constraint" and "Stretch constraint"): the signed dihedral angle's away from degenerate hinges
+//! and through flat, Σ∇ = 0, and the edge distance's.
 
 use super::{dihedral_angle, dihedral_angle_and_gradient, distance_and_gradient};
 use glam::Vec3;

@@ -17,10 +17,10 @@ use std::ops::{Add, Div, Mul, Neg, Sub};
 /// (`lanes_avx512::Lanes16`; the rest of a colour then as at most one 8-lane batch and one
 /// partial one), a colour's remainder as one partial batch (the same bits).
 ///
-/// Measured alternatives (64² bench grid, coloured): 8 lanes as two SSE registers spilled the
-/// bending kernel's ~40 live values (callgrind: 672 M instructions against 545 M with 4); 8 lanes
-/// as `[f32; 8]` arrays gave no measurable gain (LLVM splits arrays into scalars and re-packs them:
-/// the 8-edge stretch loop body was 760 instructions); in an `__m256` they do (docs/performance-log.md, kernels: measured and dropped).
+/// Measured alternatives: 8 lanes as two SSE registers spilled the bending kernel's ~40 live
+/// values; 8 lanes as `[f32; 8]` arrays gave no gain (LLVM splits arrays into scalars and
+/// re-packs them); in an `__m256` they do (docs/dev/performance-log.md, "2026-11-29 — Lane
+/// kernels: from arrays to SSE registers and rows").
 pub(crate) const LANES: usize = 4;
 
 /// A real number, or a batch of them.
@@ -34,7 +34,8 @@ pub(crate) trait Real:
     /// all-ones or all-zeros lanes (SSE, AVX), or `[bool; 4]` where the lanes are arrays. Kernels
     /// that combine conditions before selecting hold them as masks: held as 1.0/0.0 numbers
     /// (select 1 or 0, then test `> 0`), LLVM turned them back into masks through integer
-    /// compares and conversions (about 15 instructions in the 8-edge loop).
+    /// compares and conversions (docs/dev/performance-log.md, "2026-11-30 — Compare masks in the
+    /// kernels; this machine's drift").
     type Mask: Copy;
     /// `self > other` per lane (ordered: false for NaN, like the scalar `>`).
     fn gt(self, other: Self) -> Self::Mask;
@@ -395,8 +396,8 @@ pub(crate) trait LaneSet<const N: usize>: Real {
     fn rows_to_lanes(rows: [[f32; 4]; N]) -> (V3<Self>, Self);
     /// Lane `l` of `v` as the row [x, y, z, 0], for every lane (the inverse of
     /// [`LaneSet::rows_to_lanes`] without w). Rows as glam vectors, which are registers on x86-64:
-    /// as `[f32; 4]` arrays LLVM rebuilt every row from single elements (4–5 shuffles per row in
-    /// the 8-lane kernels) before adding it to the particle.
+    /// as `[f32; 4]` arrays LLVM rebuilt every row from single elements before adding it to the
+    /// particle (docs/dev/performance-log.md, "2026-11-30 — Fewer instructions per projection").
     #[inline(always)]
     fn lanes_to_rows(v: V3<Self>) -> [SolverParticle; N] {
         Self::lanes_and_w_to_rows(v, Self::splat(0.0))

@@ -214,7 +214,9 @@ fn ready<const K: usize>(offsets: &RowOffsets<K>, constraints: &[[u32; K]], part
 /// beyond it where a particle has every colour taken). A smaller cloth, always solved on one
 /// thread, pays per colour only the lanes' remainder, so it takes the hop levels, capped at one
 /// colour per [`MIN_EDGES_PER_COLOUR`] of its `edges`, and at least one colour above the greedy
-/// count. The measurements behind this choice: docs/dev/performance-log.md, "Stretch palettes".
+/// count (docs/design.md, "Stretch palette"; the measurements behind this choice:
+/// docs/dev/performance-log.md, "2026-11-30 — One colour per hop level for small cloths" and
+/// "2026-11-30 — Greedy-count palette for split cloths").
 fn stretch_palette(split: bool, edges: usize, greedy_count: u32, max_hop: u32) -> u32 {
     if split {
         return greedy_count;

@@ -158,7 +158,8 @@ impl<const DAMPED: bool> BatchSweep for StretchSweep<'_, DAMPED> {
         let (ci, cj) = (L::lanes_and_w_to_rows(xi.add(ci), wi), L::lanes_and_w_to_rows(xj.sub(cj), wj));
         *lambda = (lambda_in + dl).to_array();
         // Offsets read again rather than kept from the gather, which spilled them (as for hinges,
-        // `bending.rs`): 8-edge loop 185 → 176 instructions, stack references 38 → 13.
+        // `bending.rs`; docs/dev/performance-log.md, "2026-11-30 — Offsets re-read at write-back,
+        // padded colour remainders, many small cloths").
         for l in 0..N {
             let [i, j] = offsets[l];
             x.set_row_at(i as usize, ci[l]);
@@ -213,7 +214,8 @@ impl StretchConstraints {
     /// (the same bits), from the same edge lengths rather than a second pass. 8 edges at a time
     /// where the CPU has AVX, else [`LANES`], the remainder one at a time: lane-wise arithmetic is
     /// the scalar arithmetic per lane, and a maximum does not depend on the order (one pass per
-    /// step for the statistics, 2.5 % of a 64² step while scalar).
+    /// step for the statistics; docs/dev/performance-log.md, "2026-11-30 — The team of threads,
+    /// positions kept in the sweep rows, the bench's first tables").
     pub(crate) fn residuals_and_max_strain(&self, x: &[Vec3], out: &mut Vec<f32>) -> f32 {
         #[cfg(target_arch = "x86_64")]
         if avx_available() {

@@ -192,7 +192,7 @@ pub(crate) fn project_padded<const N: usize, L: LaneSet<N>, S: BatchSweep, P: Po
 /// the same IEEE operations per lane), except for the sign or payload of a NaN result: x86 returns
 /// one operand's NaN, and LLVM may order the operands of an add or multiply differently in each
 /// compiled kernel. So a NaN state's NaNs may differ between widths, and between builds that move
-/// constraints from one width to another (README, Determinism).
+/// constraints from one width to another (docs/design.md, "Determinism contract").
 #[inline(always)]
 pub(crate) fn project_disjoint_lanes<S: BatchSweep, P: Positions + ?Sized>(s: &S, first: usize, lambda: &mut [f32], x: &mut P) {
     #[cfg(target_arch = "x86_64")]
@@ -235,9 +235,9 @@ fn project_disjoint_sse<S: BatchSweep, P: Positions + ?Sized>(s: &S, first: usiz
 }
 
 /// 8 constraints at a time in AVX registers, the remainder (1–7) as one partial 8-lane batch
-/// ([`BatchSweep::project_partial_batch`]). The remainder went through 4 lanes and then one at a
-/// time; one at a time, a hinge took about 510 instructions against 68 per hinge of a batch, which
-/// cost grids of 16² (18 hinge colours of about 37) 11 % of their step (docs/performance-log.md, seventh set).
+/// ([`BatchSweep::project_partial_batch`]), not one constraint at a time, which cost small cloths
+/// with short colours a noticeable share of their step (docs/dev/performance-log.md, "2026-11-30 —
+/// Offsets re-read at write-back, padded colour remainders, many small cloths").
 /// Generic functions, not closures, all the way down: a closure is its own function, compiled
 /// without AVX, and was not inlined here.
 ///
@@ -253,15 +253,11 @@ unsafe fn project_disjoint_avx<S: BatchSweep, P: Positions + ?Sized>(s: &S, firs
 }
 
 /// 16 constraints at a time in AVX-512 registers, then the remainder (1–15) as at most one
-/// 8-lane batch and one partial 8-lane batch: a partial 16-lane batch wasted up to 15 lanes, and
-/// the wide palette of a cloth solved on one thread has colours of a few dozen edges (32² grid:
-/// 0.51 ms per step with partial 16-lane batches, 0.45–0.46 with the 8-lane rest, 0.50 with the
-/// 8-lane kernels alone). Where the 16 lanes pay: the hinge kernel does 16 hinges in 516
-/// instructions against 8 in 544 (AVX-512's 32 registers: 27 stack references against 116), the
-/// edge kernel 16 edges in 310 against 8 in 176 (perf samples in the kernels, 64² grid:
-/// hinges −15 %, edges −7 %); one thread, 10 substeps, medians of three bench runs: 64² grid
-/// 1.92 → 1.75 ms per step, 128² 7.71 → 7.03 ms (docs/performance-log.md, eighth set). The same
-/// bits as 8 lanes (module docs of `lanes_avx512`).
+/// 8-lane batch and one partial 8-lane batch: a partial 16-lane batch wastes up to 15 lanes, and
+/// the wide palette of a cloth solved on one thread has colours of a few dozen edges. The 16 lanes
+/// pay through AVX-512's 32 registers (the hinge kernel no longer spills) and a batch's fixed work
+/// shared by twice the constraints (docs/dev/performance-log.md, "2026-11-30 — 16-lane AVX-512
+/// kernels and tether ordering"). The same bits as 8 lanes (module docs of `lanes_avx512`).
 ///
 /// # Safety
 /// The CPU must have AVX-512F ([`avx512_available`]).

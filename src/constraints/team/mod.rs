@@ -12,11 +12,12 @@
 //! (by the parts' particle bounds, [`Sweep::particle_bounds`]; a kernel without bounds makes its
 //! colours wait for everything before them). Only when nothing is ready does it wait.
 //!
-//! Why: with a `rayon::join` tree per colour a 128² cloth paid about 40 fork-joins per substep
-//! (18 hinge colours, 2 × 11 edge colours, the tethers), each with its own wake-up and its own
-//! tail. With one team per sweep, the second thread joined each sweep 4 µs late on average, and
-//! the members waited at every colour's end for the slower one (about a tenth of the samples of a
-//! 128² step on two threads).
+//! Why: with a `rayon::join` tree per colour a large cloth paid a fork-join per colour, each with
+//! its own wake-up and its own tail; with one team per sweep, the second thread joined each sweep
+//! late and the members waited at every colour's end for the slower one (docs/dev/performance-log.md,
+//! "2026-11-30 — The team of threads, positions kept in the sweep rows, the bench's first tables"
+//! and "2026-11-30 — Colours in order per particle: the look-ahead, one team per iteration and
+//! per step"; docs/design.md, "Splitting a cloth over threads").
 //!
 //! No deadlock: a member only ever waits while every part it could claim is claimed or blocked,
 //! and the base colour's parts are never blocked; a claimed part is plain arithmetic with no wait
@@ -26,7 +27,6 @@
 //! colour order and a colour's constraints share no particle, so the bits are those of the
 //! sequential sweeps whatever the team size or the order in which parts are claimed. The tests
 //! below also run under Miri (`.ci/miri-team.sh`), which checks the shared writes for data races.
-//! Measurements: docs/performance-log.md (third set: the team of threads; ninth and tenth sets).
 
 use super::access::{SharedPositions, SolverParticle};
 use super::sweep::Sweep;
@@ -44,23 +44,18 @@ pub(crate) use test_work::{Chain, SweepWork};
 
 /// Constraints (edges + hinges + tethers) below which a coloured cloth is still solved on one
 /// thread, and gets the wide stretch palette (one colour per hop level from the pins), which
-/// splitting would make too costly (`Cloth::stretch_palette`). Measured with `examples/bench`
-/// built with the threshold at 0 (2-core machine, load ≈ 1, medians of 3 runs, speed-up over the
-/// same run's scalar reference). With a `rayon::join` tree per colour the 32² grid (7 810
-/// constraints) lost with a second thread (1.97 → 1.73× at 5 substeps, 1.91 → 1.76× at 10) and
-/// the 64² grid (32 002) gained (2.04 → 2.62×, 2.43 → 2.71×). With the team sweep (one fork-join
-/// per sweep, `constraints::team`) the 32² grid gains too (1.35–1.40 → 1.11 ms per step at 10
-/// substeps), but only with the narrow palette, whose stretch residual is 6 % worse than the wide
-/// one's (time-averaged p95, `tests/colouring.rs`): the threshold stays between the two grids.
+/// splitting would make too costly (`Cloth::stretch_palette`). On the bench a second thread slows
+/// the 32² grid (or speeds it up only with the narrow palette, whose stretch residual is worse)
+/// and speeds up the 64² grid, so the threshold lies between the two (docs/dev/performance-log.md,
+/// "2026-11-29 — The split threshold"; docs/design.md, "Splitting a cloth over threads").
 pub const PARALLEL_MIN_CONSTRAINTS: usize = 20_000;
 
 /// Parts of each colour per team member: more parts let a member that runs ahead take work from
 /// one that fell behind (preempted, slower core); each part costs a claim, a finish and a read of
-/// the shared words, a few cache-line transfers (about 7 % of the samples of a 128² step on two
-/// threads with 4 parts). With the look-ahead a member that runs ahead mostly goes on to its own
-/// parts of the next colours instead: 400 steps of 128² on two threads, 8 alternating runs,
-/// median 1.580 s with 4 parts, 1.570 with 3, 1.580 with 2; 64² (1000 steps) 1.10 s with 4,
-/// 1.06–1.08 with 3 and 2.
+/// the shared words, a few cache-line transfers. With the look-ahead a member that runs ahead
+/// mostly goes on to its own parts of the next colours instead, and 3 parts were as fast as 4 or
+/// 2 (docs/dev/performance-log.md, "2026-11-30 — Colours in order per particle: the look-ahead,
+/// one team per iteration and per step").
 const PARTS_PER_MEMBER: usize = 3;
 
 /// Parts per colour at most: the claims of a colour are one bit each in the low half of a slot
@@ -77,8 +72,9 @@ const MAX_MEMBERS: usize = MAX_PARTS / PARTS_PER_MEMBER;
 const PART_ALIGN: usize = 16;
 
 /// Spins before a waiting member starts yielding its core: it matters when the pool has more
-/// threads than the machine has cores (a claimed part's thread may be waiting for a core); on two
-/// threads of two cores perf counts 1.6 % of the samples in yields after such long waits.
+/// threads than the machine has cores (a claimed part's thread may be waiting for a core); on as
+/// many threads as cores the yields after such long waits are a small share of a step
+/// (docs/dev/performance-log.md, "2026-11-30 — One team member per core").
 const SPINS_BEFORE_YIELD: u32 = 1 << 12;
 
 /// Run `work` ([`TeamWork`]: colours in order, each split between the members) on a team of the
@@ -93,12 +89,12 @@ pub(crate) unsafe fn run_team<W: TeamWork>(work: &W, x: &mut [SolverParticle]) {
     unsafe { run_team_of(work, x, team_size(rayon::current_num_threads())) }
 }
 
-/// Members of a team on a pool of `pool_threads`: one per thread, but no more than the machine
-/// has cores (a member without a core of its own only makes the others wait for it: 100 steps of
-/// the 128² grid on a pool of 8 threads on 2 cores took 2.40–2.56 s with 8 members and 1.39–1.65 s
-/// with 2, on 64 threads 2.23–2.61 and 1.85 s) and than [`MAX_MEMBERS`]. Which threads join
-/// changes no bit. The core count is read from the OS once per process, on the first split sweep
-/// (`no_allocation` warms up before it counts); later calls read the cached value.
+/// Members of a team on a pool of `pool_threads`: one per thread, but no more than the machine has
+/// cores (a member without a core of its own only makes the others wait for it:
+/// docs/dev/performance-log.md, "2026-11-30 — One team member per core") and than [`MAX_MEMBERS`].
+/// Which threads join changes no bit. The core count is read from the OS once per process, on the
+/// first split sweep (`no_allocation` warms up before it counts); later calls read the cached
+/// value.
 fn team_size(pool_threads: usize) -> usize {
     static CORES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
     let cores = *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()));

@@ -106,7 +106,7 @@ impl Sweep for TetherSweep<'_> {
     /// they write, so their order does not matter, and every width does the same IEEE operations
     /// per lane. Not 16 at a time where the CPU has AVX-512, as edges and hinges are: a batch
     /// runs its rounds while any lane's tethers are violated, and of 16 lanes more often one is
-    /// (perf samples in the tether sweep, 64² grid: +5 % with 16 lanes).
+    /// (docs/dev/performance-log.md, "2026-11-30 — 16-lane AVX-512 kernels and tether ordering").
     fn project_disjoint<P: Positions + ?Sized>(&self, first: usize, lambda: &mut [f32], x: &mut P) {
         if self.fresh {
             // Zeroed here once; the kernel that runs (and its one-at-a-time rest through
@@ -155,8 +155,8 @@ impl TetherSweep<'_> {
     /// one repeated to fill the lanes (as `sweep::padded` does for edges and hinges). A repeated
     /// lane computes the bits of the lane it copies and writes the same row again; its λ are
     /// dropped, and it does not run `finish_pair` a second time. One at a time, the rest cost small
-    /// cloths their instructions: callgrind, 8-lane path, 5 steps on one thread, 256 grids of 8²
-    /// 515.0 M → 499.8 M (−2.9 %), 64 grids of 16² 367.7 M → 364.0 M (−1.0 %), the same bits.
+    /// cloths a share of their step (docs/dev/performance-log.md, "2026-11-30 — 16-lane AVX-512
+    /// kernels and tether ordering").
     #[inline(always)]
     fn project_partial_groups<const N: usize, L: LaneSet<N>, P: Positions + ?Sized>(
         &self,
@@ -278,10 +278,10 @@ impl TetherSweep<'_> {
             bound[s] = L::from_array(b);
         }
         let mut len = [zero; K];
-        // Usually no tether of the batch is violated (94 % of the batches of the hanging 64² bench
-        // grid, with the straight groups first: `put_straight_groups_first`): then the first round
-        // projects nothing in any lane and every lane's scalar rounds stop there, which this test
-        // finds without a division.
+        // Usually no tether of the batch is violated (most batches of a hanging cloth, with the
+        // straight groups first: `put_straight_groups_first`): then the first round projects
+        // nothing in any lane and every lane's scalar rounds stop there, which this test finds
+        // without a division.
         if measure_tethers(xi, &xa, &bound, &mut len) {
             let mut lam = [zero; K];
             for s in 0..K {
@@ -311,8 +311,9 @@ impl TetherSweep<'_> {
                     lambda[at(l) + s] = lam[l];
                 }
             }
-            // The particles' offsets read again rather than kept in `i` (as for hinges, `bending.rs`):
-            // the tether sweep −2 % instructions (64²).
+            // The particles' offsets read again rather than kept in `i` (as for hinges, `bending.rs`;
+            // docs/dev/performance-log.md, "2026-11-30 — Offsets re-read at write-back, padded
+            // colour remainders, many small cloths").
             for l in 0..N {
                 x.set_row_at(row_offsets[at(l)][0] as usize, rows[l]);
             }
@@ -363,7 +364,8 @@ impl TetherSweep<'_> {
         // point lies outside the other ball. Checked first because f32 rounding of coordinates far
         // from the origin (1e-5 m at 100 m) leaves a particle the rounds put on a sphere "outside"
         // by a few ulps; snapping it to the circle instead moved it across the cloth (a flag pinned
-        // along a pole 5 m from the origin folded onto its pole: 10 % strain; 900 % at 100 m).
+        // along a pole away from the origin folded onto its pole; docs/dev/performance-log.md,
+        // "2026-11-29 — Stability aids on the light stiff cloth").
         let onto_sphere = |p: Vec3, r: f32| (xi - p).try_normalize().map(|dir| p + dir * r.min(xi.distance(p)));
         let on_one_sphere = onto_sphere(p1, r1)
             .filter(|&q| !outside2(q))

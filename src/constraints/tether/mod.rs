@@ -32,11 +32,11 @@ use kernel::TetherSweep;
 
 /// Tethers per free particle: to this many nearest anchors (fewer if the cloth has fewer).
 ///
-/// Measured on the light, stiff, fine cloth (1 kg, stretch α = 0, bending α = 1e-5, two corners
-/// pinned, 10 s): with 1 tether, each half of the cloth is held towards its own pin and the edges
-/// between the halves take the stretch (128²: 199 % max strain at the end); with 2 (one per corner)
-/// 50 %, and every particle exactly inside both bounds (see `finish_pair`); with 4, 30 % but the
-/// alternating projections leave particles up to 2 % beyond a bound.
+/// Two: with one, each half of a sheet pinned at two corners is held towards its own pin and the
+/// edges between the halves take the stretch; with two, every particle ends exactly inside both
+/// bounds (see `finish_pair`); with four, the alternating projections leave particles beyond a
+/// bound (docs/design.md, "Tethers"; the measurement: docs/dev/performance-log.md, "2026-11-29 —
+/// Stability aids on the light stiff cloth").
 pub const TETHERS_PER_PARTICLE: usize = 2;
 
 /// Relative tolerance of "the particle lies on a straight line to its anchor"
@@ -57,7 +57,8 @@ pub struct TetherConstraints {
     /// Tethers `0 .. full_groups_end` form groups of exactly [`TETHERS_PER_PARTICLE`] tethers and
     /// the other groups follow ([`TetherConstraints::put_full_groups_first`], which `build`
     /// calls): the sweep takes those groups 8 or 4 at a time without looking for where each one
-    /// ends (that scan was a quarter of the tether sweep's instructions on the 64² bench grid).
+    /// ends (that scan was a large share of the tether sweep's instructions:
+    /// docs/dev/performance-log.md, "2026-11-30 — Fewer instructions per projection").
     /// 0 when the tethers are not arranged so: then every group is projected one at a time (the
     /// same bits). Groups move only their own particle, so their order changes no bit.
     pub(crate) full_groups_end: usize,
@@ -131,8 +132,8 @@ impl TetherConstraints {
     /// |x_i − x_a| ≥ (1 − [`STRAIGHT_TOLERANCE`])·d_geo, a straight geodesic. Those are the
     /// tethers a cloth hanging from its pins pulls taut: the edge between two pins, the columns
     /// and diagonals below them. The lane-wise sweep skips a batch of groups when none of its
-    /// tethers is violated; in particle order the taut ones were spread over most batches (64²
-    /// hanging grid: 5 % of the groups violated, in 21 % of the batches; 16²: 20 % in 65 %).
+    /// tethers is violated; in particle order the taut ones were spread over most batches
+    /// (docs/dev/performance-log.md, "2026-11-30 — 16-lane AVX-512 kernels and tether ordering").
     /// Groups move only their own particle, so their order changes no position or λ bit.
     /// Allocates; for when tethers are built.
     pub(crate) fn put_straight_groups_first(&mut self, x: &[Vec3]) {
@@ -197,7 +198,7 @@ impl TetherConstraints {
     /// the current tethers (both by [`Self::prepare_rows`]), and the
     /// tethers were built for the current inverse masses `w` (anchors kinematic, constrained
     /// particles not), so that no group writes a particle another group reads.
-    // Out of line so that profilers (perf, callgrind) attribute the sweep to it; once per substep.
+    // Out of line so that profilers attribute the sweep to it; once per substep.
     #[inline(never)]
     #[allow(clippy::too_many_arguments)]
     pub(crate) unsafe fn solve_in_bounds(&self, lambda: &mut [f32], x: &mut [SolverParticle], w: &[f32], slack: f32, compliance: f32, k: &SubstepCoefficients, fresh: bool) {
