@@ -65,8 +65,8 @@ impl ConstraintStats {
         // Nearest-rank percentile: the smallest value with at least 95 % of values at or below it.
         let rank = ((0.95 * count as f64).ceil() as usize).clamp(1, count) - 1;
         // Ordered by the bits without the sign: for |C| ≥ 0 the order of the values (and −0 as
-        // +0, NaN above ∞), and an integer key is cheaper to compare than `total_cmp` (callgrind,
-        // 64² grid: the selection took 1.8 instructions per projection of the step).
+        // +0, NaN above ∞), and an integer key is cheaper to compare than `total_cmp`
+        // (docs/dev/performance-log.md, "2026-11-30 — Fewer instructions per projection").
         let key = |c: &f32| c.to_bits() & 0x7fff_ffff;
         let (_, p95, above) = abs_c.select_nth_unstable_by_key(rank, key);
         // The largest value is the p95 or above it: 5 % of the values to scan instead of all. In

@@ -15,15 +15,14 @@ use crate::error::ClothError;
 use std::sync::Arc;
 
 /// Whether a new cloth's constraints are coloured (see [`Cloth::set_constraint_colouring`]). On:
-/// the sweeps use the lane-wise kernels (1.3× fewer instructions per projection) and large cloths
-/// split each colour over the world's threads, and the coloured order has lower residuals on the
-/// light stiff validation cloth (48², 2 s: p95 |C| stretch 5.8e-4 vs 6.0e-4 m, bending 0.089 vs
-/// 0.30 rad; tests/colouring.rs). It was off while the greedy edge colouring carried a pin's
-/// motion into the cloth one colour per edge per sweep: after pins jumped 2 m in one step the
-/// strain no longer grew with the inertia scale (1.03 at s = 0.5 vs 0.71 at s = 1,
-/// tests/robustness.rs). With the wavefront edge colouring: 0.81 vs 0.91 (anchor order 0.70 vs
-/// 0.72). The 128² light stiff cloth ends 10 s at 48.7 % max strain against 34 % in the anchor
-/// order (tests/colouring.rs allows 60 %).
+/// the sweeps use the lane-wise kernels and large cloths split each colour over the world's
+/// threads, and on the light stiff validation cloth of 48² the coloured order leaves lower
+/// residuals than the anchor order (tests/colouring.rs; cloths split over threads keep a higher
+/// stretch residual: docs/design.md, "Stretch palette"). It was off while the greedy edge colouring
+/// carried a pin's motion into the cloth one colour per edge per sweep, and the strain after a pin
+/// jump no longer grew with the inertia scale (tests/robustness.rs); the wavefront edge colouring
+/// restores that (docs/dev/performance-log.md, "2026-11-29 — Colouring on by default: greedy
+/// against wavefront colours").
 pub const DEFAULT_CONSTRAINT_COLOURING: bool = true;
 
 impl Cloth {

@@ -1,16 +1,16 @@
 //! The residual statistics of a step (|C| and λ per constraint type, edge strain), computed when
 //! they are first read after the step rather than by the step itself.
 //!
-//! Why: they are a pass over every constraint (with an atan2 per hinge and a percentile
-//! selection per type), about a tenth of a one-thread step of the bench's grids (callgrind, 64²:
-//! 5.0 of 47.3 instructions per projection), and an engine that never reads them should not pay
-//! for them. Read, they have the bits the step would have computed: they are a function of the
-//! positions, multipliers and constraints the step ended with, and everything that can change
-//! those between steps first computes them ([`Cloth::settle_stats`]: teleport, pinning and
-//! unpinning, parameters, colouring, snapshot restore, and the explosion guard before it puts a
-//! cloth back; moving pin targets and reading outputs do not). Debug builds also compute them at
-//! the end of every step and assert that the first read reproduces them bit for bit, which
-//! catches a path that changes the inputs without settling first.
+//! Why: they are a pass over every constraint (with an atan2 per hinge and a percentile selection
+//! per type), about a tenth of a one-thread step of the bench's grids (docs/dev/performance-log.md,
+//! "2026-11-30 — Residual statistics on first read, hinge rows written from lanes"), and an engine
+//! that never reads them should not pay for them. Read, they have the bits the step would have
+//! computed: they are a function of the positions, multipliers and constraints the step ended with,
+//! and everything that can change those between steps first computes them ([`Cloth::settle_stats`]:
+//! teleport, pinning and unpinning, parameters, colouring, snapshot restore, and the explosion
+//! guard before it puts a cloth back; moving pin targets and reading outputs do not). Debug builds
+//! also compute them at the end of every step and assert that the first read reproduces them bit
+//! for bit, which catches a path that changes the inputs without settling first.
 
 use super::Cloth;
 use crate::fp_env::DefaultFpEnv;

@@ -12,9 +12,10 @@
 //!
 //! # Contact constraint
 //! C(x) = d(p) − thickness ≥ 0, ∇C = n(p), with d the shape's signed distance and n its outward
-//! normal (DESIGN §2). The collider has infinite mass, so with α = 0 XPBD gives Δλ = −C/w and the
-//! particle alone moves by Δx = −C·n. Contacts are projected in every iteration, after the cloth's
-//! own constraints, so every step ends with its contacts satisfied.
+//! normal (docs/design.md, "Collider contacts and friction"). The collider has infinite mass, so
+//! with α = 0 XPBD gives Δλ = −C/w and the particle alone moves by Δx = −C·n. Contacts are
+//! projected in every iteration, after the cloth's own constraints, so every step ends with its
+//! contacts satisfied.
 //!
 //! # No tunnelling: march the substep segment
 //! A distance test at p alone misses a collider the particle crossed within the substep (a 1 cm
@@ -303,9 +304,10 @@ impl ContactScratch {
         parallel: bool,
     ) {
         let (c, b) = (PARTICLE_CHUNK, PARTICLE_CHUNK / CONTACT_BLOCK);
-        // The bounds cost about 11 instructions per particle and save about 26 per particle and
-        // collider they skip: with one collider they seldom pay (the bench's tablecloth on its
-        // table: 70.8 → 72.9 instructions per projection), with the demo's seven they do.
+        // The block bounds cost less than the single tests they save only when several colliders
+        // are active: with one they seldom pay, with the demo's seven they do
+        // (docs/dev/performance-log.md, "2026-11-30 — Kept row offsets, AVX passes, lane-wise
+        // wind, contact blocks").
         let use_blocks = colliders.iter().filter(|(_, c)| c.layers() & settings.mask != 0).count() >= 2;
         if use_blocks {
             if parallel {
@@ -466,9 +468,10 @@ impl ContactPass<'_> {
 /// - [`FarTest::surely_clear`], before any transform: the shape lies inside a ball of radius R
 ///   around its origin, so distance ≥ ‖x_prev − c₀‖ − R;
 /// - [`FarTest::locally_clear`], from the start's local position (which the sweep needs anyway):
-///   [`Shape::distance_lower_bound`]. A ball is a loose fit for a flat or long shape: of the
-///   tablecloth bench's particle–table pairs 98.5 % are inside the table's ball, and 45 % of
-///   them are clear by this bound (60 steps × 10 substeps). It is the only test for a plane.
+///   [`Shape::distance_lower_bound`]. A ball is a loose fit for a flat or long shape (a table
+///   top), so this bound skips many pairs the ball keeps (docs/dev/performance-log.md, "2026-11-30
+///   — The team of threads, positions kept in the sweep rows, the bench's first tables"). It is
+///   the only test for a plane.
 ///
 /// The factor and margins cover f32 rounding with a wide berth; the unit test checks the claim.
 struct FarTest {
@@ -559,10 +562,9 @@ struct FarMotion {
 /// part of q₀⁻¹q₁ (q₀* q₁ for unit quaternions), which keeps its precision for small turns.
 /// The equal 2·√(1 − (q₀·q₁)²) does not: for a turn of 3e-4 rad per substep (0.02 rad/s at
 /// 60 Hz) q₀·q₁ rounds to 1 in f32 and the bound to 0, and the broad phase then skipped particles
-/// 10 m from the axis that the turning surface reached (found by comparing state hashes of
-/// 07ccbe0 and later builds: a particle above a plane turning at 0.02 rad/s ended 1 mm inside the
-/// thickness). The vector part of q₀*q₀ is exactly zero, and a small turn's has the relative
-/// precision of f32.
+/// 10 m from the axis that the turning surface reached (a particle above a plane turning at
+/// 0.02 rad/s ended 1 mm inside the thickness; a unit test holds that scene). The vector part of
+/// q₀*q₀ is exactly zero, and a small turn's has the relative precision of f32.
 #[inline]
 fn rotation_distance(q0: Quat, q1: Quat) -> f32 {
     2.0 * (q0.conjugate() * q1).xyz().length()

@@ -15,8 +15,9 @@
 //! other were fixed; the other cloth does the same from its side. That is exact when the other
 //! particle rests on something (a cloth lying on another that lies on the floor, a garment
 //! pressed against a body): sharing the depth by inverse mass instead, the collider under the
-//! lower cloth undid its share and two stacked sheets settled at 1.93 r, 1.67 r during the
-//! landing (tests/self_collision.rs; full depth: 2.00 r and 1.89 r). The price is when both move
+//! lower cloth undid its share and two stacked sheets settled closer than r_a + r_b
+//! (docs/dev/performance-log.md, "2026-11-29 — Self-collision and inter-cloth collision as
+//! tested"; docs/design.md, "Inter-cloth collision"). The price is when both move
 //! freely into each other: together they separate up to twice the depth per substep, a bounce
 //! where the mass-weighted share would be inelastic. Each step reads only the snapshot: the
 //! result does not depend on the thread count or on which cloth steps first. A prediction is
@@ -99,8 +100,9 @@ impl InterClothSnapshot {
     /// Predicted position of snapshot particle `k` at time `t` \[s\] after the step's start: its
     /// start velocity, no gravity. Gravity would be right for free fall, but a cloth at rest on
     /// a collider or on another cloth does not accelerate, and predicting it 1.4 mm lower per
-    /// 60 Hz step lets whatever lies on it sink by that much (measured: two stacked cloths
-    /// settled at 1.80 r instead of 2 r). Two cloths falling together only err on the safe side.
+    /// 60 Hz step lets whatever lies on it sink by that much (docs/dev/performance-log.md,
+    /// "2026-11-29 — Self-collision and inter-cloth collision as tested"). Two cloths falling
+    /// together only err on the safe side.
     #[inline]
     fn at(&self, k: usize, t: f32) -> Vec3 {
         self.x[k] + self.v[k] * t

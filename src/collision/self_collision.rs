@@ -4,14 +4,14 @@
 //! # Constraint
 //! Every particle is a sphere of radius r (`ClothParams::self_collision_radius`, default the
 //! contact `collision_thickness`): for two particles i, j of the cloth,
-//! C = ‖x_i − x_j‖ − 2r ≥ 0 (DESIGN §2; Macklin et al. 2014, Unified Particle Physics, §5
-//! particle collisions), a hard inequality (α = 0). When a pair overlaps, it is projected as the
-//! half-space n₀·(x_i − x_j) − 2r ≥ 0 with n₀ the pair's direction at the substep start
-//! (x_prev,i − x_prev,j, normalised), the linearisation collider contacts use too: XPBD moves the
-//! two by Δx_i = w_i/(w_i + w_j)·d·n₀, Δx_j = −w_j/(w_i + w_j)·d·n₀ with d = −C the depth. With
-//! the current direction instead, a particle that got between two particles of another layer
-//! within one substep (2r barely larger than the hole) would be pushed on through it; n₀ sends it
-//! back to the side it came from. Satisfying the half-space also satisfies C ≥ 0.
+//! C = ‖x_i − x_j‖ − 2r ≥ 0 (docs/design.md, "Self-collision"; Macklin et al. 2014, Unified
+//! Particle Physics, §5 particle collisions), a hard inequality (α = 0). When a pair overlaps, it
+//! is projected as the half-space n₀·(x_i − x_j) − 2r ≥ 0 with n₀ the pair's direction at the
+//! substep start (x_prev,i − x_prev,j, normalised), the linearisation collider contacts use too:
+//! XPBD moves the two by Δx_i = w_i/(w_i + w_j)·d·n₀, Δx_j = −w_j/(w_i + w_j)·d·n₀ with d = −C the
+//! depth. With the current direction instead, a particle that got between two particles of another
+//! layer within one substep (2r barely larger than the hole) would be pushed on through it; n₀
+//! sends it back to the side it came from. Satisfying the half-space also satisfies C ≥ 0.
 //!
 //! Pairs whose rest distance is already below 2r (mesh neighbours on a fine mesh) are skipped:
 //! the stretch and bending constraints keep them apart, and the inequality would fight their
@@ -193,7 +193,7 @@ impl SelfCollision {
             };
             let depth = diameter - normal.dot(delta);
             if !depth.is_finite() || depth <= 0.0 {
-                continue; // coincident particles give NaN: no direction to push along (DESIGN §2: skip)
+                continue; // coincident particles give NaN: no direction, skip (design.md, "The XPBD update")
             }
             let moved = (x[i] - x_prev[i]) - (x[j] - x_prev[j]) + normal * depth;
             let slip = apply_friction(moved, normal, depth, settings.friction);

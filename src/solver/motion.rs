@@ -1,13 +1,15 @@
-//! The per-particle passes of a substep: prediction and velocity update (DESIGN §2 steps 1 and 4)
-//! on the sweep rows' positions, which hold the positions during the step (see `step_cloth`).
+//! The per-particle passes of a substep: prediction and velocity update (docs/design.md,
+//! "Substep order", steps 2 and 5) on the sweep rows' positions, which hold the positions during
+//! the step (see `step_cloth`).
 //!
 //! [`Motion::predict`] and [`Motion::update_velocity`] are the reference, one particle at a time.
 //! The passes run them four particles at a time on the particles' consecutive floats
 //! ([`Motion::block`]): each component gets the same IEEE operations in the same order, so the
 //! bits are the same, without the shuffles that turning each 12-byte `Vec3` into a register and
-//! back cost (the one-at-a-time pass was about 25 cycles per particle, 6 % of a 64² step). Where
-//! the CPU has AVX-512F, 16 particles at a time ([`block16`]): perf samples in the pass, 64² grid,
-//! one thread, 1000 steps: 484–487 → 154–184 (−65 %), about 3 % of the step.
+//! back cost. Where the CPU has AVX-512F, 16 particles at a time ([`block16`]). The measurements:
+//! docs/dev/performance-log.md, "2026-11-30 — The team of threads, positions kept in the sweep
+//! rows, the bench's first tables" (4 at a time) and "2026-11-30 — 16-lane AVX-512 kernels and
+//! tether ordering" (16 at a time).
 
 use super::Parts;
 use crate::constraints::access::{SolverParticle, floats_of};
@@ -39,9 +41,9 @@ pub(crate) enum Pass {
 }
 
 impl Motion {
-    /// Symplectic Euler prediction (DESIGN §2 step 1) for a free particle: x_prev ← x, v += Δv,
-    /// x += h·v. A particle with zero inverse mass stays where it is (pins are moved afterwards,
-    /// `move_pins`).
+    /// Symplectic Euler prediction (docs/design.md, "Substep order", step 2) for a free particle:
+    /// x_prev ← x, v += Δv, x += h·v. A particle with zero inverse mass stays where it is (pins are
+    /// moved afterwards, `move_pins`).
     #[inline(always)]
     pub fn predict(self, row: &mut SolverParticle, x_prev: &mut Vec3, v: &mut Vec3) {
         let x = row.truncate();
@@ -52,8 +54,9 @@ impl Motion {
         }
     }
 
-    /// Velocity update, v = (x − x_prev)/h (DESIGN §2 step 4), then linear damping, for a free
-    /// particle; a particle with zero inverse mass gets its kinematic velocity (x − x_prev)/h.
+    /// Velocity update, v = (x − x_prev)/h (docs/design.md, "Substep order", step 5), then linear
+    /// damping, for a free particle; a particle with zero inverse mass gets its kinematic velocity
+    /// (x − x_prev)/h.
     ///
     /// For free particles it is evaluated as v ← v + (x − x_pred)/h with x_pred = x_prev + h·v,
     /// the prediction recomputed bit for bit: the same value in exact arithmetic, but the
@@ -76,7 +79,8 @@ impl Motion {
     /// time. `rows`, `x_prev` and `v` have one entry per particle. Compiled a second time with AVX
     /// and run so where the CPU has it: the same operations (the same bits), in three-operand
     /// encodings and with one `blendvps` per select where SSE2 needs and/andnot/or and register
-    /// copies (the 4-particle loop of the fused pass: 139 → 109 instructions).
+    /// copies (docs/dev/performance-log.md, "2026-11-30 — Kept row offsets, AVX passes, lane-wise
+    /// wind, contact blocks").
     pub fn run(self, pass: Pass, rows: &mut [SolverParticle], x_prev: &mut [Vec3], v: &mut [Vec3]) {
         #[cfg(target_arch = "x86_64")]
         if crate::constraints::lanes_avx512::avx512_available() {
@@ -253,8 +257,8 @@ const fn first_packed(q: usize) -> usize {
 /// floats (as `x_prev` and `v` are stored, one unaligned load each; the rows' are permuted out of
 /// their four registers), so every float gets the reference's operations in its order, and the
 /// rows' w (free or pinned) as a per-float mask. Rows are written back with their w as it was.
-/// The 4-particle blocks took 109 instructions per 4 particles (AVX), 5 % of a 64² step; this
-/// loop takes 82 per 16.
+/// Far fewer instructions per particle than the 4-particle blocks (docs/dev/performance-log.md,
+/// "2026-11-30 — 16-lane AVX-512 kernels and tether ordering").
 ///
 /// # Safety
 /// The CPU must have AVX-512F.

@@ -32,13 +32,13 @@ pub(crate) struct Substep {
 }
 
 /// Small Steps XPBD (Macklin et al. 2019): each step of Δt is n substeps of h = Δt/n, each of
-/// these (docs/design.md, "The step").
+/// these (docs/design.md, "Substep order").
 pub(crate) const SUBSTEP: Substep = Substep {
     begin: &[Phase::Wind, Phase::Predict, Phase::Pins, Phase::ResetLambda],
     iteration: &[
         &Bending,       // signed dihedral angle of every interior edge
         &Stretch,       // every edge's length, outward from the anchors ...
-        &Stretch,       // ... twice (docs/design.md, "Two stretch sweeps")
+        &Stretch,       // ... twice (docs/design.md, "Two stretch sweeps per iteration")
         &Tethers,       // long-range attachments: the hard limit on the distance to the anchors
         &SelfCollision, // this cloth's particle pairs, found once per step
         &InterCloth,    // pairs with other cloths' particles

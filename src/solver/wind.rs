@@ -162,15 +162,15 @@ fn corner_rows<const N: usize, L: LaneSet<N>>(rows: &[SolverParticle], ids: [usi
 }
 
 /// Add the aerodynamic impulse of one substep h \[s\] to the velocities of free particles:
-/// v_i += h·w_i·Σ F/3 over the triangles around particle i. The triangles' forces are computed
-/// into the cloth's preallocated per-triangle scratch first, so every triangle sees the velocities
-/// the substep started with, 8 triangles at a time where the CPU has AVX, else 4
-/// ([`Aerodynamics::triangle_force_of`], the bits of the one-at-a-time model: callgrind, the
-/// demo's flag, the forces went from about 35 M to 16 M instructions per 5 frames); then each
-/// particle sums its triangles' forces in triangle order (the bits of a scatter-add over the
-/// triangles in storage order). Each pass writes one element per
-/// triangle or particle, so with `parallel` both are split over the current rayon pool with the
-/// same bits. Allocates nothing.
+/// v_i += h·w_i·Σ F/3 over the triangles around particle i. The triangles' forces are computed into
+/// the cloth's preallocated per-triangle scratch first, so every triangle sees the velocities the
+/// substep started with, 8 triangles at a time where the CPU has AVX, else 4
+/// ([`Aerodynamics::triangle_force_of`], the bits of the one-at-a-time model;
+/// docs/dev/performance-log.md, "2026-11-30 — Kept row offsets, AVX passes, lane-wise wind, contact
+/// blocks"); then each particle sums its triangles' forces in triangle order (the bits of a
+/// scatter-add over the triangles in storage order). Each pass writes one element per triangle or
+/// particle, so with `parallel` both are split over the current rayon pool with the same bits.
+/// Allocates nothing.
 pub(crate) fn apply_wind(parts: &mut Parts, aero: &Aerodynamics, h: f32, parallel: bool) {
     // Positions from the sweep rows, which hold them during the step (see `step_cloth`).
     let (s, model) = (&mut *parts.scratch, parts.model);
