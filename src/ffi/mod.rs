@@ -1,4 +1,5 @@
-//! The C ABI (DESIGN §5): handle-based, after Box2D v3's C API, with rustls-ffi's panic boundary.
+//! The C ABI (docs/c-cpp.md; its thread contract: docs/design.md, "Thread contract"):
+//! handle-based, after Box2D v3's C API, with rustls-ffi's panic boundary.
 //! `include/xpbd_cloth.h` is generated from this module by `build.rs` (cbindgen); every doc
 //! comment here is the C documentation too, so it is written for C programmers.
 //!
@@ -106,7 +107,8 @@ mod tests {
             "bindings/csharp/NativeMethods.g.cs is stale: the C ABI changed. Run `cargo build` outside CI \
              (build.rs rewrites it) and commit the result."
         );
-        // The Unity-safe settings the bindings rely on (DESIGN §5) survived the generation.
+        // The Unity-safe settings the bindings rely on (docs/unity.md, "The C# bindings")
+        // survived the generation.
         assert!(GENERATED_CSHARP.contains(
             "#if (UNITY_IOS || UNITY_WEBGL) && !UNITY_EDITOR\n        const string __DllName = \"__Internal\";"
         ));
