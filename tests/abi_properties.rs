@@ -1,8 +1,9 @@
-//! Property tests of the C ABI (issue 10): random call sequences and random small meshes, driven
-//! through the exported functions by the model-checking harness in `tests/abi_harness` (which
-//! the fuzz targets in `fuzz/` share). For every call: the documented result code (never
-//! `XPBD_RESULT_PANIC`), a message naming the function on failure, no state change on failure or
-//! read, live counts equal to the model's and zero after destroying everything.
+//! Property tests of the C ABI (docs/robustness.md, "Testing the C ABI"): random call sequences and
+//! random small meshes, driven through the exported functions by the model-checking harness in
+//! `tests/abi_harness` (which the fuzz targets in `fuzz/` share). For every call: the documented
+//! result code (never `XPBD_RESULT_PANIC`), a message naming the function on failure, no state
+//! change on failure or read, live counts equal to the model's and zero after destroying
+//! everything.
 //!
 //! proptest generates the programs as byte strings, which the harness decodes; a failure is
 //! shrunk to a short program and printed with the trace of its last calls. An input that the

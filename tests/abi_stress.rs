@@ -1,9 +1,9 @@
-//! Stress (issue 10): 8 threads hammer 8 worlds of their own plus one shared world through the C
-//! ABI — create, pin, step, read, move colliders, destroy — while thread 0 keeps replacing the
-//! shared world under the others. Checks: no error except the expected `XPBD_RESULT_INVALID_ID`
-//! on a shared world that was just replaced, every read sees a whole state, no deadlock (the
-//! workers finish within a generous bound), and no leak: live counts return to zero and the
-//! bytes held through the global allocator return to their level before the test.
+//! Stress (docs/robustness.md, "Testing the C ABI"): 8 threads hammer 8 worlds of their own plus
+//! one shared world through the C ABI — create, pin, step, read, move colliders, destroy — while
+//! thread 0 keeps replacing the shared world under the others. Checks: no error except the expected
+//! `XPBD_RESULT_INVALID_ID` on a shared world that was just replaced, every read sees a whole
+//! state, no deadlock (the workers finish within a generous bound), and no leak: live counts return
+//! to zero and the bytes held through the global allocator return to their level before the test.
 //!
 //! Runs `XPBD_STRESS_SECONDS` seconds (default 2; the documented long run is 20:
 //! `XPBD_STRESS_SECONDS=20 cargo test --profile ci --test abi_stress -- --nocapture`).

@@ -1,5 +1,6 @@
-//! Issue 10 through the C ABI: the explosion guard's result code, message and status; teleport
-//! and its argument checks; snapshots (bitwise round trip, rejected buffers with their codes).
+//! Robustness through the C ABI (docs/robustness.md): the explosion guard's result code, message
+//! and status; teleport and its argument checks; snapshots (bitwise round trip, rejected buffers
+//! with their codes).
 
 mod ffi_common;
 

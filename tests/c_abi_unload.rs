@@ -1,9 +1,10 @@
-//! The library unloads after use (issue 30): `tests/c/unload_cycles.c`, compiled with the system C
-//! compiler (`CC`, default `cc`) and linked only to libdl, loads the cdylib that cargo built for
-//! this test run with `dlopen` 50 times. Each cycle creates a world with 2 worker threads, steps a
-//! cloth, fails a call (so the thread has a last error message), destroys the world and
-//! `dlclose`s the library; the program checks the thread count after every destroy and the
-//! process's mappings after every `dlclose`. `.ci/valgrind-c-api.sh` runs it under valgrind too.
+//! The library unloads after use (docs/c-cpp.md, "Threads"): `tests/c/unload_cycles.c`, compiled
+//! with the system C compiler (`CC`, default `cc`) and linked only to libdl, loads the cdylib that
+//! cargo built for this test run with `dlopen` 50 times. Each cycle creates a world with 2 worker
+//! threads, steps a cloth, fails a call (so the thread has a last error message), destroys the
+//! world and `dlclose`s the library; the program checks the thread count after every destroy and
+//! the process's mappings after every `dlclose`. `.ci/valgrind-c-api.sh` runs it under valgrind
+//! too.
 #![cfg(target_os = "linux")]
 
 mod ffi_common;

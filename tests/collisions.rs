@@ -1,5 +1,6 @@
-//! Colliders with friction (issue 5), through the public Rust API. Each test prints its measured
-//! numbers (`cargo test --release --test collisions -- --nocapture`).
+//! Colliders with friction (docs/design.md, "Collider contacts and friction"), through the public
+//! Rust API. Each test prints its measured numbers (`cargo test --release --test collisions --
+//! --nocapture`).
 
 mod common;
 
@@ -386,8 +387,8 @@ fn cloth_ignores_colliders_outside_its_collision_mask() {
 /// broad phase bounds how far the collider's surface can move within a substep, and its bound on
 /// the turn once rounded to 0 for 3e-4 rad per substep (0.02 rad/s at 60 Hz): the turning surface
 /// then reached particles 10 m out that were skipped, and they ended 1 mm inside the 5 mm
-/// thickness (found by comparing state hashes across builds). Plane, long box and long capsule,
-/// each turning about the z axis through its centre, a lone particle 10 m out resting above it.
+/// thickness. Plane, long box and long capsule, each turning about the z axis through its centre,
+/// a lone particle 10 m out resting above it.
 #[test]
 fn a_slowly_turning_collider_keeps_far_particles_at_the_thickness() {
     use std::f32::consts::FRAC_PI_2;

@@ -1,6 +1,7 @@
-//! Constraint colouring (issue 7): valid on every bundled mesh; the parallel sweep gives the bits
-//! of the sequential sweep over the same colours for any thread count; the coloured solve is not
-//! measurably worse than the anchor-ordered one (residual statistics, not positions).
+//! Constraint colouring (docs/design.md, "Colouring"): valid on every bundled mesh; the parallel
+//! sweep gives the bits of the sequential sweep over the same colours for any thread count; the
+//! coloured solve is not measurably worse than the anchor-ordered one (residual statistics, not
+//! positions).
 
 mod common;
 
@@ -201,12 +202,12 @@ fn mean_p95_of_frames_61_to_120(world: &mut World, h: xpbd_cloth::ClothHandle) -
     sum
 }
 
-/// Issue 7: colouring must not make the solve measurably worse (p95 |C| within 10 % of the
-/// uncoloured, anchor-ordered solve), on cloths solved on one thread (below
-/// `PARALLEL_MIN_CONSTRAINTS`, whose edges get one colour per hop level). Measured (coloured /
-/// anchor order, stretch, bending): 32² 1.05 / 0.83, 48² 1.02 / 0.49 (32² with the narrow
-/// palette: stretch 1.12, which fails this test). Cloths split over threads keep a narrow
-/// palette and do not meet it (`split_cloths_keep_their_measured_residual_gap`).
+/// Colouring must not make the solve measurably worse (p95 |C| within 10 % of the uncoloured,
+/// anchor-ordered solve), on cloths solved on one thread (below `PARALLEL_MIN_CONSTRAINTS`, whose
+/// edges get one colour per hop level; with the narrow palette the 32² grid fails this test).
+/// Cloths split over threads keep a narrow palette and do not meet it
+/// (`split_cloths_keep_their_measured_residual_gap`). The measurements: docs/dev/performance-log.md,
+/// "2026-11-30 — One colour per hop level for small cloths".
 #[test]
 fn coloured_solve_residuals_within_ten_percent_of_the_anchor_ordered_solve() {
     for n in [32, 48] {
@@ -221,12 +222,11 @@ fn coloured_solve_residuals_within_ten_percent_of_the_anchor_ordered_solve() {
 }
 
 /// Cloths split over threads (at least `PARALLEL_MIN_CONSTRAINTS` constraints) keep a narrow
-/// stretch palette (the greedy colour count) and do not meet the 10 % criterion above: measured
-/// over the same frames, stretch 1.145 and bending 0.42 of the anchor order's on the 64² grid
-/// (128²: 1.32 and 0.53). Palettes wide enough to meet it cost 12–22 % on two threads, a third
-/// stretch sweep about 18 % on one (docs/performance-log.md, tenth set). This holds the gap where it
-/// was measured: stretch within 17 % (the palette of one colour more that split cloths had before
-/// gives 1.183 and fails it), bending below half the anchor order's, and no particle beyond its
+/// stretch palette (the greedy colour count) and do not meet the 10 % criterion above; palettes
+/// wide enough to meet it, or a third stretch sweep, cost time (docs/design.md, "Stretch palette";
+/// docs/dev/performance-log.md, "2026-11-30 — Greedy-count palette for split cloths"). This holds
+/// the gap where it was measured: stretch within 17 % (the palette of one colour more that split
+/// cloths had before fails it), bending below half the anchor order's, and no particle beyond its
 /// tethers at the end of any of those frames in either solve.
 #[test]
 fn split_cloths_keep_their_measured_residual_gap() {
@@ -247,12 +247,10 @@ fn split_cloths_keep_their_measured_residual_gap() {
 }
 
 /// The 128² light stiff cloth of `solver_stability` (10 s), coloured and on two threads: stays
-/// finite, inside its tethers (as the anchor-ordered test requires) and below 60 % edge strain.
-/// Measured: 48.3 % with the wavefront edge colours over the greedy count (51.9 % with one colour
-/// more, just before the tenth set changed that; 48.7 % earlier; 46 % with the greedy colours, 41 %
-/// before the lane-wise kernels changed the rounding); the anchor-ordered solve ends at 34 % (45-50 % before
-/// later solver changes; see `STRETCH_SWEEPS`). (Before ties in the anchor-outward order were
-/// broken by creation index, colouring before pinning gave 52 %.)
+/// finite, inside its tethers (as the anchor-ordered test requires) and below 60 % edge strain. The
+/// coloured solve ends above the anchor-ordered one's strain but inside the bound
+/// (docs/dev/performance-log.md, "2026-12-01 — The 128² light stiff cloth's final strain across
+/// builds").
 #[test]
 fn coloured_light_stiff_fine_cloth_stays_finite_and_inside_its_tethers() {
     let (_, stats, _) = light_stiff(128, true, 2, 600);
@@ -293,10 +291,10 @@ fn constraint_order_depends_on_the_pins_and_the_switch_only_not_on_their_history
 
 /// The bundled tablecloth (`data/tablecloth.obj`, 14 161 vertices, 83 544 constraints: split over
 /// threads) dropped on its table top, as the bench steps it: its coloured solve meets the 10 %
-/// criterion of the test above. Measured (coloured / anchor order, mean p95 |C| over the second
-/// second): stretch 1.004, bending 1.045. Without pins there is no wave from the pins for the
-/// narrow palette to cut short; pinned at two corners instead the same mesh gives stretch 1.23,
-/// the gap `split_cloths_keep_their_measured_residual_gap` holds for grids.
+/// criterion of the test above. Without pins there is no wave from the pins for the narrow palette
+/// to cut short; pinned at two corners the same mesh misses it, the gap
+/// `split_cloths_keep_their_measured_residual_gap` holds for grids (docs/dev/performance-log.md,
+/// "2026-12-01 — Where it stood: the chart's run and the open targets").
 #[test]
 fn the_bundled_tablecloth_on_its_table_meets_the_ten_percent_criterion() {
     // The bench's scene, with the light stiff cloth's parameters.

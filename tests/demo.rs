@@ -121,8 +121,9 @@ fn tablecloth_report_counts_the_real_mesh() {
     // An open manifold sheet with one boundary loop of 472 edges: E = (3T + 472)/2, hinges = E − 472.
     assert_eq!(constraints, vec![42008.0, 41536.0, 0.0, 83544.0]);
     // 12 frames: the cloth lands on the table and the overhang starts to fall around the rounded
-    // edge; one iteration per substep leaves the wrapped edges stretched (measured 61 % with the
-    // top's μ = 0.8 holding the cloth, 44 % with μ = 0.5 letting it slide). Above 75 % the edge
+    // edge; one iteration per substep leaves the wrapped edges stretched, more with the top's
+    // μ = 0.8 holding the cloth than with a lower μ letting it slide (docs/dev/performance-log.md,
+    // "2026-11-29 — Colliders: friction, tunnelling and push-out as tested"). Above 75 % the edge
     // would be tearing rather than stretching.
     let strain = numbers(&report, "edge strain");
     assert!(strain.iter().all(|&s| (0.0..75.0).contains(&s)), "strain % {strain:?}");

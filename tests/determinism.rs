@@ -1,5 +1,6 @@
-//! Bitwise determinism (issue 7): the state hash of a scene is the same from run to run and for
-//! any world thread count, and the C export returns what the Rust API returns.
+//! Bitwise determinism (docs/design.md, "Determinism contract"): the state hash of a scene is the
+//! same from run to run and for any world thread count, and the C export returns what the Rust API
+//! returns.
 
 mod common;
 mod ffi_common;
@@ -304,7 +305,7 @@ fn engine_jobs_run_while_a_step_waits_keep_the_engines_mode() {
 /// and a legal but extreme material (Young's modulus and thickness the smallest normal floats,
 /// whose compliance is capped at 1e20) is set, stepped, read and teleported with invalid,
 /// divide-by-zero, overflow and underflow unmasked: without the default mode the step dies with
-/// SIGFPE (the helper's trial found `set_params` trapping before it ran in the default mode).
+/// SIGFPE (and `set_params` traps too, unless it runs in the default mode).
 #[test]
 #[cfg(target_arch = "x86_64")]
 fn unmasked_exceptions_in_the_caller_do_not_trap_in_the_library() {

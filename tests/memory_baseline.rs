@@ -1,8 +1,8 @@
-//! Creating and destroying 10 000 cloths returns memory to its baseline (issue 10), through the
-//! Rust API and through the C ABI. A counting global allocator keeps the net bytes (allocated −
-//! freed) of the test's own thread, so the harness's threads do not count; the worlds have one
-//! thread, so everything a cloth allocates is allocated and freed on the test thread. One test
-//! function, so that no other test runs in this process at the same time.
+//! Creating and destroying 10 000 cloths returns memory to its baseline (docs/robustness.md,
+//! "Memory"), through the Rust API and through the C ABI. A counting global allocator keeps the net
+//! bytes (allocated − freed) of the test's own thread, so the harness's threads do not count; the
+//! worlds have one thread, so everything a cloth allocates is allocated and freed on the test
+//! thread. One test function, so that no other test runs in this process at the same time.
 
 mod common;
 mod ffi_common;

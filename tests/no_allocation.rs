@@ -1,10 +1,10 @@
-//! `World::step` allocates nothing (issue 7): every buffer the solver needs is sized when a cloth
-//! is created or its pins change. A counting global allocator counts every allocation made while
-//! the steps run on the test's own thread (the world has one thread, so the whole step runs there).
-//! Counting per thread matters: the test harness's main thread may allocate while the test runs
-//! (seen on a loaded CI machine: 4 allocations that were not the step's). A second test steps a
-//! cloth large enough to be split over a two-thread world's pool and counts what the pool's
-//! worker threads allocate.
+//! `World::step` allocates nothing (docs/design.md, "Allocation"): every buffer the solver needs is
+//! sized when a cloth is created or its pins change. A counting global allocator counts every
+//! allocation made while the steps run on the test's own thread (the world has one thread, so the
+//! whole step runs there). Counting per thread matters: the test harness's main thread may allocate
+//! while the test runs (seen on a loaded CI machine: 4 allocations that were not the step's). A
+//! second test steps a cloth large enough to be split over a two-thread world's pool and counts
+//! what the pool's worker threads allocate.
 
 mod common;
 

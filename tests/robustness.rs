@@ -1,6 +1,6 @@
-//! Issue 10, solver side: teleports, inertia scale, the explosion guard and snapshots, through the
-//! Rust API. Every test prints what it measured (`cargo test --profile ci --test robustness --
-//! --nocapture`).
+//! Robustness, solver side (docs/robustness.md): teleports, inertia scale, the explosion guard and
+//! snapshots, through the Rust API. Every test prints what it measured (`cargo test --profile ci
+//! --test robustness -- --nocapture`).
 
 mod common;
 
@@ -226,9 +226,8 @@ fn one_second_step_with_rigid_edges_and_one_substep_is_finite_and_bounded_or_rep
                 assert!(moved <= 2.0 * 2f32.sqrt() + 100.0, "{moved}");
                 // One 1 s substep tears the rigid sheet apart at its pins (the tethers hold every
                 // particle within reach of them), but the damage does not grow: within a few
-                // percent of the first step's, and settled. Measured: 680 % after the first step,
-                // 697 % after the second, then 687.5 % on every step (edges coloured by hop
-                // level); 680, 678, 678 % with the narrower palette of large cloths.
+                // percent of the first step's, and settled (docs/dev/performance-log.md,
+                // "2026-11-29 — Robustness: guard cost, teleport, inertia scale, stress run").
                 let strain = c.stats().max_edge_strain;
                 let first = *first_strain.get_or_insert(strain);
                 assert!(strain < 10.0 && strain <= first * 1.05, "strain {strain} after {first}");
@@ -408,8 +407,8 @@ fn snapshots_of_another_mesh_or_with_changed_bytes_are_rejected_and_nothing_chan
 /// A sheet pinned along a straight vertical line (a flag on its pole) must not care where in the
 /// world it is. The pair of rigid tethers of each particle was finished on the circle where the
 /// two pin balls meet whenever the particle was outside either ball by 1e-6 relative; f32 rounding
-/// of x ≈ 5 m coordinates alone exceeded that, and the flag folded onto its pole (10 % strain at
-/// 5 m, 900 % one step after a 100 m teleport; 0.34 % at the origin).
+/// of x ≈ 5 m coordinates alone exceeded that, and the flag folded onto its pole
+/// (docs/dev/performance-log.md, "2026-11-29 — Stability aids on the light stiff cloth").
 #[test]
 fn flag_pinned_along_a_line_behaves_the_same_far_from_the_origin() {
     let (rest, indices) = vertical_sheet(N, 1.0);

@@ -1,6 +1,7 @@
-//! Self-collision (issue 8), through the public Rust API: a cloth folding over a thin capsule, a
-//! cloth crumpling into a pile on a plane, and bitwise determinism over thread counts. Each test
-//! prints its measured numbers (`cargo test --profile ci --test self_collision -- --nocapture`).
+//! Self-collision (docs/design.md, "Self-collision"), through the public Rust API: a cloth folding
+//! over a thin capsule, a cloth crumpling into a pile on a plane, and bitwise determinism over
+//! thread counts. Each test prints its measured numbers (`cargo test --profile ci --test
+//! self_collision -- --nocapture`).
 //!
 //! Two checks are shared:
 //! - closest approach: the smallest distance between two particles that are not neighbours in
@@ -170,8 +171,8 @@ fn add_cloth(world: &mut World, positions: &[[f32; 3]], indices: &[u32], params:
     world.add_cloth(&desc).unwrap()
 }
 
-/// Issue 8, test 1: a 1 m × 0.5 m cloth, 64 × 32 vertices, dropped flat across a thin horizontal
-/// capsule so that its halves fold down on either side and swing into each other below it.
+/// A 1 m × 0.5 m cloth, 64 × 32 vertices, dropped flat across a thin horizontal capsule so that its
+/// halves fold down on either side and swing into each other below it.
 #[test]
 fn cloth_folding_over_a_thin_capsule_keeps_its_layers_apart() {
     let r = 0.008; // half the 15.9–16.1 mm edge length (see ClothParams::self_collision_radius)
@@ -262,8 +263,8 @@ fn curtain_params() -> ClothParams {
     ClothParams { self_collision: true, self_collision_radius: Some(CURTAIN_R), ..ClothParams::default() }
 }
 
-/// Issue 8, test 2: a cloth dropped on a plane crumples into a pile without particles of
-/// different layers interpenetrating and comes to rest without jitter (kinetic energy < 1e-5 J).
+/// A cloth dropped on a plane crumples into a pile without particles of different layers
+/// interpenetrating and comes to rest without jitter (kinetic energy < 1e-5 J).
 #[test]
 fn cloth_dropped_on_a_plane_piles_up_without_crossing_or_jitter() {
     let r = CURTAIN_R;
@@ -317,7 +318,8 @@ fn cloth_dropped_on_a_plane_piles_up_without_crossing_or_jitter() {
     assert!(crossing.followed > 10_000, "the crossing check saw too little ({})", crossing.followed);
     // After settling, the pile's layers are 2r apart. During the 2.4 m/s landing (frames 14–27,
     // one iteration per substep, the floor's contacts projected after self-collision) pairs are
-    // squeezed to 1.20 r at worst (measured), never through each other.
+    // squeezed closer but never through each other (docs/dev/performance-log.md, "2026-11-29 —
+    // Self-collision and inter-cloth collision as tested").
     let (settled, _, _) = closest_non_neighbours(x, &rest, r);
     println!("pile: closest non-neighbours after settling {settled:.5} m = {:.3} r", settled / r);
     assert!(settled >= 1.8 * r, "non-neighbours {settled} m apart after settling (< 1.8 r)");
@@ -347,8 +349,8 @@ fn curtains_hashes(thread_count: u32, frames: usize) -> (Vec<Vec<u64>>, u32) {
     (hashes, most_inter)
 }
 
-/// Issue 8, test 4: bitwise equal results for 1 and 2 threads with self-collision on (and
-/// inter-cloth collision, whose snapshot must make the parallel cloths independent).
+/// Bitwise equal results for 1 and 2 threads with self-collision on (and inter-cloth collision,
+/// whose snapshot must make the parallel cloths independent).
 #[test]
 fn self_collision_gives_the_same_bits_on_one_and_two_threads() {
     let (one, inter) = curtains_hashes(1, 60);
@@ -360,9 +362,9 @@ fn self_collision_gives_the_same_bits_on_one_and_two_threads() {
     assert!(one.windows(2).all(|w| w[0] != w[1]), "the scene must move every frame");
 }
 
-/// Issue 8, test 3: two cloths dropped onto each other (inter-cloth collision on, self-collision
-/// off) over a plane stay separated by ≥ 1.8 r. A 0.5 m sheet (26², 2 cm edges, r = 1 cm) at
-/// 5 cm and a second one turned by 30° at 15 cm; the lower lands on the plane, the upper on it.
+/// Two cloths dropped onto each other (inter-cloth collision on, self-collision off) over a plane
+/// stay separated by ≥ 1.8 r. A 0.5 m sheet (26², 2 cm edges, r = 1 cm) at 5 cm and a second one
+/// turned by 30° at 15 cm; the lower lands on the plane, the upper on it.
 #[test]
 fn two_cloths_dropped_on_each_other_stay_two_radii_apart() {
     let r = 0.01;

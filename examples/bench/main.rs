@@ -28,11 +28,12 @@
 //!
 //! Projections are counted as docs/performance.md defines them: constraints × substeps ×
 //! iterations, the constraints being hinges + edges + tethers. The solver's second stretch sweep
-//! (`solver::STRETCH_SWEEPS`) and the re-projections of a particle's tether group (up to 3) are
-//! not counted, nor are collider contacts; so the time per projection is the time per constraint
-//! and iteration. Earlier runs counted both stretch sweeps (docs/dev/performance-log.md,
-//! "2026-12-01 — Projections counted per constraint"). The reference does the same sweeps as the
-//! library (both stretch sweeps, one projection per tether, no colliders).
+//! (docs/design.md, "Two stretch sweeps per iteration") and the re-projections of a particle's
+//! tether group (up to 3) are not counted, nor are collider contacts; so the time per projection is
+//! the time per constraint and iteration. Earlier runs counted both stretch sweeps
+//! (docs/dev/performance-log.md, "2026-12-01 — Projections counted per constraint"). The reference
+//! does the same sweeps as the library (both stretch sweeps, one projection per tether, no
+//! colliders).
 
 // The test meshes and settings, so that the bench measures exactly the validated scenes.
 #[path = "../../tests/common/mod.rs"]

@@ -928,7 +928,7 @@ static unsafe class MonoTests
         }
     }
 
-    // ---- Robustness (issue 10) ----
+    // ---- Robustness (docs/robustness.md) ----
 
     static void EngineSettingsReachTheClothParams()
     {
