@@ -1,14 +1,14 @@
 //! A particle's contact with a static sphere, with friction.
 //!
-//! Contact (DESIGN §2): C = d(x) − t ≥ 0, d the signed distance to the sphere (‖x − c‖ − r) and t
-//! the cloth's contact thickness, so the particle is kept outside the sphere of radius R = r + t.
-//! The collider is infinitely heavy, so with α = 0 XPBD gives Δλ = −C/w and the particle alone
-//! moves by −C·n. Which C: a particle that starts the substep on the sphere R (within `touching`)
-//! uses the sphere at its current position, C = ‖x − c‖ − R, n = (x − c)/‖x − c‖; one that starts
-//! outside and whose substep motion x_prev → x enters the sphere uses the contact plane at the
-//! first point q where the motion meets it (continuous collision detection, so that a fast
-//! particle cannot pass through): C = n·(x − q), n = (q − c)/R, q from the segment–sphere
-//! intersection solved in closed form.
+//! Contact (docs/design.md, "Collider contacts and friction"): C = d(x) − t ≥ 0, d the signed
+//! distance to the sphere (‖x − c‖ − r) and t the cloth's contact thickness, so the particle is
+//! kept outside the sphere of radius R = r + t. The collider is infinitely heavy, so with α = 0
+//! XPBD gives Δλ = −C/w and the particle alone moves by −C·n. Which C: a particle that starts the
+//! substep on the sphere R (within `touching`) uses the sphere at its current position,
+//! C = ‖x − c‖ − R, n = (x − c)/‖x − c‖; one that starts outside and whose substep motion
+//! x_prev → x enters the sphere uses the contact plane at the first point q where the motion meets
+//! it (continuous collision detection, so that a fast particle cannot pass through):
+//! C = n·(x − q), n = (q − c)/R, q from the segment–sphere intersection solved in closed form.
 //!
 //! Friction (Macklin, Müller, Chentanez & Kim 2014, "Unified Particle Physics for Real-Time
 //! Applications", §6, eq. 24, with the collider's inverse mass 0): after the contact moved the

@@ -18,8 +18,9 @@ use super::xpbd::{Compliance, Projection, delta_lambda};
 use glam::DVec3;
 use std::f64::consts::PI;
 
-/// A triangle lower than this fraction of the edge length makes a hinge degenerate: its normal,
-/// and so φ and the gradient (which grows as 1/height), are not defined (DESIGN §2: skip).
+/// A triangle lower than this fraction of the edge length makes a hinge degenerate: its normal, and
+/// so φ and the gradient (which grows as 1/height), are not defined (docs/design.md, "Bending
+/// constraint": such hinges are skipped).
 pub(crate) const MIN_RELATIVE_HEIGHT: f64 = 1e-6;
 
 /// The hinge's vectors of Bridson's notation, or `None` when it is degenerate (a zero or

@@ -38,9 +38,10 @@ fn hinge_at(psi: f64) -> [DVec3; 4] {
     [DVec3::new(0.5, 0.0, 0.6), b, DVec3::ZERO, DVec3::new(0.0, 0.0, 1.0)]
 }
 
-/// DESIGN §6.3: Bridson's gradient is the derivative of the signed angle: relative error below
-/// 1e-6 against central differences on random non-degenerate hinges (f64, step 1e-6 m) away from
-/// ±π, where φ wraps; it sums to zero (translation invariance).
+/// The hinge's gradient (docs/design.md, "Bending constraint"): Bridson's gradient is the
+/// derivative of the signed angle: relative error below 1e-6 against central differences on random
+/// non-degenerate hinges (f64, step 1e-6 m) away from ±π, where φ wraps; it sums to zero
+/// (translation invariance).
 #[test]
 fn dihedral_gradient_matches_central_differences_and_sums_to_zero() {
     let mut next = points(7);
@@ -128,9 +129,9 @@ fn edge_model(mass: f64, compliance: f64, rest_length: f64, stretch_damping: f64
     }
 }
 
-/// DESIGN §6.1 for the reference loop: a 0.5 kg particle hanging from a pin on an edge of
-/// α = 2e-3 m/N comes to rest with elongation α·m·g (within 1e-4 relative after 10 s of damping),
-/// the same for any step and substep count.
+/// The single-edge validation (docs/design.md, "Units and symbols") for the reference loop:
+/// a 0.5 kg particle hanging from a pin on an edge of α = 2e-3 m/N comes to rest with elongation
+/// α·m·g (within 1e-4 relative after 10 s of damping), the same for any step and substep count.
 #[test]
 fn reference_static_elongation_equals_alpha_m_g_at_any_dt_and_substeps() {
     let (mass, alpha, rest) = (0.5, 2.0e-3, 1.0);

@@ -1,6 +1,6 @@
 //! The per-particle ends of a substep (Macklin et al. 2019, "Small Steps in Physics Simulation",
-//! Algorithm 1; DESIGN §2 steps 1 and 4): symplectic Euler prediction before the constraints, the
-//! velocity from the positions after them, then linear damping.
+//! Algorithm 1; docs/design.md, "Substep order", steps 2 and 5): symplectic Euler prediction before
+//! the constraints, the velocity from the positions after them, then linear damping.
 
 use glam::DVec3;
 

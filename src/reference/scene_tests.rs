@@ -116,8 +116,8 @@ fn thrown_particle_follows_the_reference_and_loses_speed_as_exp_minus_d_t() {
     assert!((v.x / expected - 1.0).abs() < 1e-5, "v_x {} vs v₀·exp(−d·t) {expected}", v.x);
 }
 
-/// DESIGN §6.1 as a pendulum: a particle on one edge from a pin swings down for 2 s, the edge
-/// rigid, compliant, compliant and damped (XPBD eq. 26), and with linear damping too.
+/// The single-edge scene as a pendulum: a particle on one edge from a pin swings down for 2 s, the
+/// edge rigid, compliant, compliant and damped (XPBD eq. 26), and with linear damping too.
 #[test]
 fn single_edge_follows_the_reference_pendulum() {
     for (compliance, damping, linear_damping) in [(0.0, 0.0, 0.0), (2e-3, 0.0, 0.0), (2e-3, 5.0, 0.0), (2e-3, 5.0, 2.0)] {
@@ -127,7 +127,7 @@ fn single_edge_follows_the_reference_pendulum() {
     }
 }
 
-/// DESIGN §6.2: a 10-link chain released horizontally from its pin, rigid and compliant.
+/// The chain scene: a 10-link chain released horizontally from its pin, rigid and compliant.
 #[test]
 fn chain_follows_the_reference_chain() {
     for compliance in [0.0, 1e-4] {
@@ -136,7 +136,7 @@ fn chain_follows_the_reference_chain() {
     }
 }
 
-/// DESIGN §6.3: two triangles bent past their rest angle and moving, springing back with and
+/// The hinge scene: two triangles bent past their rest angle and moving, springing back with and
 /// without bending damping, with one iteration per substep and with two.
 #[test]
 fn hinge_follows_the_reference_hinge() {
@@ -145,11 +145,12 @@ fn hinge_follows_the_reference_hinge() {
     }
 }
 
-/// DESIGN §6.4: the 8 × 8 cloth swings down from its two pins, held by its rigid tethers, in the
-/// coloured order and in the anchor-outward order. Made as a shallow trough 2 cm deep: a cloth
-/// flat between its pins has particles on the straight line between them, whose two rigid tether
-/// bounds merely touch, and the library and the reference alike accept any point within 1e-6·r
-/// of both (the library's tolerance), a lens 1e-4 m across: there the position is the rounding's.
+/// The hanging-cloth scene: the 8 × 8 cloth swings down from its two pins, held by its rigid
+/// tethers, in the coloured order and in the anchor-outward order. Made as a shallow trough 2 cm
+/// deep: a cloth flat between its pins has particles on the straight line between them, whose two
+/// rigid tether bounds merely touch, and the library and the reference alike accept any point
+/// within 1e-6·r of both (the library's tolerance), a lens 1e-4 m across: there the position is the
+/// rounding's.
 #[test]
 fn hanging_cloth_follows_the_reference_cloth() {
     for colouring in [true, false] {

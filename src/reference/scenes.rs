@@ -1,5 +1,6 @@
-//! The validation scenes of DESIGN §6 (and a cloth dropped on a sphere), built through the public
-//! API on one thread, at 60 Hz with 10 substeps of one iteration unless a scene says otherwise.
+//! The validation scenes of `tests/solver_validation.rs` (a single edge, a chain, a hinge, a
+//! hanging cloth; and a cloth dropped on a sphere), built through the public API on one thread, at
+//! 60 Hz with 10 substeps of one iteration unless a scene says otherwise.
 
 use super::adapter::set_state;
 use crate::test_util::grid;
@@ -54,7 +55,7 @@ pub(crate) fn thrown_particle(velocity: DVec3, linear_damping: f32) -> Scene {
     Scene { world, cloth, colliders: Vec::new(), dt: DT }
 }
 
-/// DESIGN §6.1: a pinned particle at the origin and a free one of 0.5 kg 0.3 m from it, released
+/// Single edge: a pinned particle at the origin and a free one of 0.5 kg 0.3 m from it, released
 /// horizontally (it swings down), on an edge of compliance α \[m/N\] and damping β \[N·s/m\], with
 /// linear damping d \[1/s\].
 pub(crate) fn single_edge(compliance: f32, damping: f32, linear_damping: f32) -> Scene {
@@ -68,7 +69,7 @@ pub(crate) fn single_edge(compliance: f32, damping: f32, linear_damping: f32) ->
     line_scene(&[[0.0; 3], [0.3, 0.0, 0.0]], &[[0, 1]], &[0.0, 2.0], params)
 }
 
-/// DESIGN §6.2: a chain of `links` links of 0.1 m, pinned at one end, particles of 50 g, released
+/// Chain: a chain of `links` links of 0.1 m, pinned at one end, particles of 50 g, released
 /// horizontally, its links of compliance α \[m/N\].
 pub(crate) fn chain(links: usize, compliance: f32) -> Scene {
     let positions: Vec<[f32; 3]> = (0..=links).map(|i| [0.1 * i as f32, 0.0, 0.0]).collect();
@@ -86,8 +87,8 @@ fn hinge_positions(psi: f64) -> [DVec3; 4] {
     [DVec3::new(0.15, 0.0, 0.1), tip_b, DVec3::ZERO, DVec3::new(0.0, 0.0, 0.2)]
 }
 
-/// DESIGN §6.3: two triangles of unit inverse masses on a rigid edge frame (stretch α = 0), bent
-/// 0.6 rad at rest, with bending compliance α \[rad/(N·m)\] and damping β \[N·m·s/rad\]; no gravity;
+/// Hinge: two triangles of unit inverse masses on a rigid edge frame (stretch α = 0), bent 0.6 rad
+/// at rest, with bending compliance α \[rad/(N·m)\] and damping β \[N·m·s/rad\]; no gravity;
 /// `iterations` per substep (from the second on, a projection starts from the λ of the first).
 /// Released with wing B turned a further 0.3 rad and moving.
 pub(crate) fn hinge(compliance: f32, damping: f32, iterations: u32) -> Scene {
@@ -110,10 +111,10 @@ pub(crate) fn hinge(compliance: f32, damping: f32, iterations: u32) -> Scene {
     Scene { world, cloth, colliders: Vec::new(), dt: DT }
 }
 
-/// DESIGN §6.4: an 8 × 8 sheet of 0.5 m, hung by the two corners of one edge, with the default
-/// material (stretch and bending compliances from it) and rigid tethers, coloured or not. Made
-/// as a shallow trough (`dip` \[m\] deep across the pinned edge), so that the pins are closer
-/// than the mesh distance between them.
+/// Hanging cloth: an 8 × 8 sheet of 0.5 m, hung by the two corners of one edge, with the default
+/// material (stretch and bending compliances from it) and rigid tethers, coloured or not. Made as a
+/// shallow trough (`dip` \[m\] deep across the pinned edge), so that the pins are closer than the
+/// mesh distance between them.
 pub(crate) fn hanging_cloth(colouring: bool, dip: f32) -> Scene {
     let n = 8;
     let (mut positions, indices) = grid(n, 0.5 / (n - 1) as f32, 0.0);
