@@ -52,6 +52,12 @@ pub struct ClothStats {
     /// Inter-cloth candidate pairs (this cloth's particle, another cloth's particle) of the last
     /// step; 0 with inter-cloth collision off.
     pub inter_cloth_pairs_tested: u32,
+    /// The median of the edges' stretch max(0, ‖x_i − x_j‖/L − 1) at the end of the step (nearest rank).
+    pub strain_p50: f32,
+    /// Its 95th percentile.
+    pub strain_p95: f32,
+    /// Its 99th percentile (its maximum is `max_edge_strain`).
+    pub strain_p99: f32,
 }
 
 impl ConstraintStats {
@@ -83,6 +89,27 @@ impl ConstraintStats {
             max_force: if lambda.is_empty() { 0.0 } else { max_l * inv_h2 },
         }
     }
+}
+
+/// The nearest-rank `q`-quantiles (0 < q ≤ 1, ascending) of `values` (reordered in place),
+/// NaN counted above every number; zeros for no values.
+pub(crate) fn quantiles<const K: usize>(values: &mut [f32], q: [f64; K]) -> [f32; K] {
+    let n = values.len();
+    let mut out = [0.0; K];
+    if n == 0 {
+        return out;
+    }
+    // As in `ConstraintStats::summarise`: values ≥ 0, ordered by their bits without the sign.
+    let key = |c: &f32| c.to_bits() & 0x7fff_ffff;
+    let mut done = 0;
+    for (k, q) in q.into_iter().enumerate() {
+        let rank = ((q * n as f64).ceil() as usize).clamp(1, n) - 1;
+        // Each selection in the part above the last: the ranks ascend.
+        let (_, nth, _) = values[done..].select_nth_unstable_by_key(rank - done, key);
+        out[k] = *nth;
+        done = rank;
+    }
+    out
 }
 
 /// Σ v in f64, accumulated in four interleaved partial sums (element k into sum k mod 4, then
@@ -128,6 +155,15 @@ fn min_max_in_four_lanes(v: &[f32]) -> (f32, f32) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Nearest-rank quantiles: of 1..=100 the 50th, 95th and 99th values, whatever the order.
+    #[test]
+    fn quantiles_of_known_values() {
+        let mut v: Vec<f32> = (1..=100).map(|i| ((i * 37) % 101) as f32).collect();
+        assert_eq!(quantiles(&mut v, [0.5, 0.95, 0.99]), [50.0, 95.0, 99.0]);
+        assert_eq!(quantiles(&mut [], [0.5, 0.99]), [0.0, 0.0]);
+        assert_eq!(quantiles(&mut [3.0], [0.5, 0.99]), [3.0, 3.0]);
+    }
 
     #[test]
     fn percentile_and_mean_of_known_values() {

@@ -31,8 +31,10 @@ namespace Xpbd.Native
         ///  and self-collision fields; `XPBD_RESULT_INVALID_SNAPSHOT` was added.
         ///  3: `xpbd_default_collider_desc()` has no dimensions (a sphere of radius 0, rejected until one is
         ///  set); `xpbd_default_collider_desc_for(kind)` gives each kind's default shape.
+        ///  4: `XpbdClothDesc` and `XpbdClothParams` grew `max_stretch`, `XpbdClothStats` the edge strain
+        ///  percentiles.
         /// </summary>
-        public const uint XPBD_ABI_VERSION = 3;
+        public const uint XPBD_ABI_VERSION = 4;
 
 
 
@@ -937,6 +939,18 @@ namespace Xpbd.Native
         ///  Range: 0 or 1. Default: 0.
         /// </summary>
         public uint enable_inter_cloth_collision;
+        /// <summary>
+        ///  Stretch limit s: at the end of every step, edges longer than s times their rest length are
+        ///  shortened to it (Provot 1995, up to 8 rounds over the violated edges); the tethers and
+        ///  collider contacts are projected after it and win where they disagree, and velocities only
+        ///  lose what it corrects. Never below 1 plus the stretch the cloth's own compliance gives it
+        ///  under its weight, so the limit removes the solver's excess stretch and leaves the
+        ///  material's. 1.03 keeps woven cloth from stretching like rubber at the default budget; raise
+        ///  it (or 0) for knits and elastic fabrics whose compliance should stretch them further.
+        ///
+        ///  Range: 0 (= no stretch limit) or 1 &lt;= s &lt;= 100. Default: 1.03.
+        /// </summary>
+        public float max_stretch;
     }
 
     /// <summary>
@@ -1210,6 +1224,18 @@ namespace Xpbd.Native
         ///  Range: 0 or 1. Default: 0.
         /// </summary>
         public uint enable_inter_cloth_collision;
+        /// <summary>
+        ///  Stretch limit s: at the end of every step, edges longer than s times their rest length are
+        ///  shortened to it (Provot 1995, up to 8 rounds over the violated edges); the tethers and
+        ///  collider contacts are projected after it and win where they disagree, and velocities only
+        ///  lose what it corrects. Never below 1 plus the stretch the cloth's own compliance gives it
+        ///  under its weight, so the limit removes the solver's excess stretch and leaves the
+        ///  material's. 1.03 keeps woven cloth from stretching like rubber at the default budget; raise
+        ///  it (or 0) for knits and elastic fabrics whose compliance should stretch them further.
+        ///
+        ///  Range: 0 (= no stretch limit) or 1 &lt;= s &lt;= 100. Default: 1.03.
+        /// </summary>
+        public float max_stretch;
     }
 
     /// <summary>
@@ -1484,6 +1510,18 @@ namespace Xpbd.Native
         ///  step; 0 with inter-cloth collision off.
         /// </summary>
         public uint inter_cloth_pairs_tested;
+        /// <summary>
+        ///  The median of the edges' stretch max(0, |x_i - x_j|/L - 1) at the end of the step (nearest rank).
+        /// </summary>
+        public float strain_p50;
+        /// <summary>
+        ///  Its 95th percentile.
+        /// </summary>
+        public float strain_p95;
+        /// <summary>
+        ///  Its 99th percentile (its maximum is `max_edge_strain`).
+        /// </summary>
+        public float strain_p99;
     }
 
     /// <summary>

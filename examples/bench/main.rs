@@ -20,8 +20,8 @@
 //! against two independent 1-thread cloths stepped at once (what the machine gives two jobs that
 //! share nothing). Then many small cloths in one world, as an engine with many characters steps
 //! them (16 grids of 16² with the 64² grid, 64 with 128²), on 1 and 2 threads, with a check that
-//! every cloth's state hash is the same on both (the bench fails otherwise). These rows run without
-//! self-collision; a last table times the 64²
+//! every cloth's state hash is the same on both (the bench fails otherwise). A table times the strain
+//! limit (`max_stretch`) off and on. These rows run without self-collision; a last table times the 64²
 //! grid and the tablecloth with self-collision off and on (radius half the mean edge
 //! length, as recommended), one thread, 10 substeps, with the candidate pairs and contacts of the
 //! last step.
@@ -172,6 +172,54 @@ fn world_with(scene: &Scene, substeps: u32, thread_count: u32, colouring: bool, 
         world.add_collider(c).unwrap();
     }
     world
+}
+
+/// Median seconds per step of `a` and `b`, stepped alternately (`steps` timed after 10 untimed), so
+/// that both see the same machine load (docs/performance.md, "Running the bench").
+fn interleaved(steps: usize, a: &mut World, b: &mut World) -> (f64, f64) {
+    let (mut a_t, mut b_t) = (Vec::new(), Vec::new());
+    for k in 0..steps + 10 {
+        let t = Instant::now();
+        a.step(DT).unwrap();
+        let t_a = t.elapsed().as_secs_f64();
+        let t = Instant::now();
+        b.step(DT).unwrap();
+        if k >= 10 {
+            a_t.push(t_a);
+            b_t.push(t.elapsed().as_secs_f64());
+        }
+    }
+    (median(a_t), median(b_t))
+}
+
+/// The strain limit's cost: every scene without it (`max_stretch` off) and with the default, one
+/// thread, 10 substeps, coloured; with the largest edge strain and the 99th percentile each ends with.
+fn strain_limit_cost(scenes: &[Scene], steps: usize) -> Result<(), String> {
+    out!()?;
+    out!("strain limit (max_stretch) off and at its default, 10 substeps, 1 thread, coloured:")?;
+    out!("{:<11} {:>8} {:>9} {:>7} {:>12} {:>11}", "scene", "ms off", "ms on", "ratio", "max % off/on", "p99 % off/on")?;
+    for scene in scenes {
+        let mut on = world(scene, 10, 1, true);
+        let mut off = world(scene, 10, 1, true);
+        let handle = off.live_handle(0).unwrap();
+        let params = ClothParams { max_stretch: None, ..off.cloth(handle).unwrap().params().clone() };
+        off.cloth_mut(handle).unwrap().set_params(params).map_err(|e| e.to_string())?;
+        let (off_s, on_s) = interleaved(steps, &mut off, &mut on);
+        let stats = |w: &World| *w.cloth(w.live_handle(0).unwrap()).unwrap().stats();
+        let (a, b) = (stats(&off), stats(&on));
+        out!(
+            "{:<11} {:>8.2} {:>9.2} {:>6.2}× {:>5.1} / {:>4.1} {:>5.2} / {:>4.2}",
+            scene.name,
+            off_s * 1e3,
+            on_s * 1e3,
+            on_s / off_s,
+            a.max_edge_strain * 100.0,
+            b.max_edge_strain * 100.0,
+            a.strain_p99 * 100.0,
+            b.strain_p99 * 100.0
+        )?;
+    }
+    Ok(())
 }
 
 fn median(mut v: Vec<f64>) -> f64 {
@@ -444,6 +492,7 @@ fn run(args: &ArgMatches) -> Result<(), String> {
         }
     }
 
+    strain_limit_cost(&scenes, steps)?;
     let with_self_collision: Vec<&Scene> = scenes.iter().filter(|s| s.key == "64" || s.key == "tablecloth").collect();
     if with_self_collision.is_empty() {
         return Ok(());
@@ -459,21 +508,7 @@ fn run(args: &ArgMatches) -> Result<(), String> {
         let edges = off.cloth(off.live_handle(0).unwrap()).unwrap().stretch_constraints();
         let radius = 0.5 * edges.rest_length.iter().sum::<f32>() / edges.rest_length.len() as f32;
         let mut on = world_with(scene, 10, 1, false, Some(radius));
-        // Interleaved, step by step, so that both see the same machine load (a shared machine's
-        // load moves whole runs; docs/performance.md, "Running the bench").
-        let (mut off_t, mut on_t) = (Vec::new(), Vec::new());
-        for k in 0..steps + 10 {
-            let t = Instant::now();
-            off.step(DT).unwrap();
-            let t_off = t.elapsed().as_secs_f64();
-            let t = Instant::now();
-            on.step(DT).unwrap();
-            if k >= 10 {
-                off_t.push(t_off);
-                on_t.push(t.elapsed().as_secs_f64());
-            }
-        }
-        let (off_s, on_s) = (median(off_t), median(on_t));
+        let (off_s, on_s) = interleaved(steps, &mut off, &mut on);
         let stats = *on.cloth(on.live_handle(0).unwrap()).unwrap().stats();
         out!(
             "{:<11} {:>8.2} {:>10.2} {:>9.2} {:>6.2}× {:>11} {:>9}",

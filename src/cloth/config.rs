@@ -1,5 +1,6 @@
 //! A cloth's settings and what they determine per particle and per constraint: the parameters, the
-//! inverse masses (free and with the pins applied) and the compliances in the layout's order.
+//! inverse masses (free and with the pins applied), the compliances in the layout's order, and the
+//! limits of the tethers and the strain limit.
 
 use super::ClothParams;
 use super::model::ClothModel;
@@ -20,6 +21,39 @@ pub(crate) struct ClothConfig {
     pub stretch_compliance: Vec<f32>,
     /// Bending compliance α \[rad/(N·m)\] per hinge, in the layout's order.
     pub bend_compliance: Vec<f32>,
+    /// The stretch ε_c the cloth's compliance gives it under its own weight ([`compliance_strain`]).
+    pub compliance_strain: f32,
+    /// Tethers hold a particle within this factor times its rest geodesic of its anchors:
+    /// `tether_slack`, but at least 1 + [`MIN_TETHER_SLACK`] + ε_c.
+    pub tether_factor: f32,
+    /// No edge longer than this factor times its rest length after an iteration: `max_stretch`,
+    /// but at least 1 + ε_c; None when off.
+    pub stretch_limit: Option<f32>,
+}
+
+/// The least slack of a tether: on a flat mesh hung from pins at rest distance, the particles on
+/// the straight line between them would otherwise have one position only (their tether spheres
+/// touching), which the solve chases forever instead of coming to rest.
+pub const MIN_TETHER_SLACK: f32 = 1e-3;
+
+/// Standard gravity \[m/s²\], the load scale of [`compliance_strain`].
+const STANDARD_GRAVITY: f32 = 9.81;
+
+/// The stretch ε_c (a ratio) the compliance of a cloth's edges gives it under its own weight, with
+/// a margin of 2: twice the mean compliance per length α/L \[1/N\] of its `edges` (rest lengths
+/// `rest_length` \[m\], compliances `compliance` \[m/N\]) times its weight spread over the edges of a
+/// cut through it (about √edges), its mass the sum over particles of 1/w of `w_free` \[1/kg\]. The
+/// tethers and the strain limit engage beyond it, so that they catch the solver's excess stretch
+/// and leave the material's: about 0.1 % for the default cotton, the whole range for a rubbery one.
+pub fn compliance_strain(rest_length: &[f32], compliance: &[f32], w_free: &[f32]) -> f32 {
+    let edges = rest_length.len();
+    if edges == 0 {
+        return 0.0;
+    }
+    let per_length: f64 = rest_length.iter().zip(compliance).map(|(&l, &a)| if l > 0.0 { (a / l) as f64 } else { 0.0 }).sum::<f64>() / edges as f64;
+    let mass: f64 = w_free.iter().filter(|&&w| w > 0.0).map(|&w| 1.0 / w as f64).sum();
+    let strain = 2.0 * per_length * STANDARD_GRAVITY as f64 * mass / (edges as f64).sqrt();
+    strain.min(1.0e6) as f32
 }
 
 impl ClothConfig {
@@ -34,6 +68,9 @@ impl ClothConfig {
             w: vec![0.0; n],
             stretch_compliance: Vec::with_capacity(layout.stretch.edges.len()),
             bend_compliance: Vec::with_capacity(layout.bending.hinges.len()),
+            compliance_strain: 0.0,
+            tether_factor: 1.0,
+            stretch_limit: None,
         };
         config.derive(model, layout);
         config
@@ -54,6 +91,15 @@ impl ClothConfig {
         self.stretch_compliance.extend(layout.edge_creation.iter().map(|&e| stretch.unwrap_or_else(|| model.edge_compliance(&m, e as usize))));
         self.bend_compliance.clear();
         self.bend_compliance.extend(layout.hinge_creation.iter().map(|&h| bend.unwrap_or_else(|| model.hinge_compliance(&m, h as usize))));
+        self.derive_limits(layout);
+    }
+
+    /// The tethers' factor and the strain limit from `params` and the cloth's compliance.
+    fn derive_limits(&mut self, layout: &ConstraintLayout) {
+        let strain = compliance_strain(&layout.stretch.rest_length, &self.stretch_compliance, &self.w_free);
+        self.compliance_strain = strain;
+        self.tether_factor = self.params.tether_slack.max(1.0 + MIN_TETHER_SLACK + strain);
+        self.stretch_limit = self.params.max_stretch.map(|s| s.max(1.0 + strain));
     }
 
     /// `w` ← `w_free`, then 0 for the `pinned` particles.

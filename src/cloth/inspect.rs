@@ -40,8 +40,12 @@ pub struct TetherView<'a> {
     pub particle: &'a [u32],
     /// Anchor (kinematic) particle.
     pub anchor: &'a [u32],
-    /// Rest geodesic distance d_geo \[m\] (before the slack factor).
+    /// Rest distance d \[m\] from the anchor (before the factor): the geodesic over the mesh, or
+    /// on a flat mesh the straight distance where the geodesic is at most 10 % longer.
     pub geodesic_distance: &'a [f32],
+    /// The tethers hold each particle within `factor`·d of its anchor: `tether_slack`, but at least
+    /// 1.001 plus the stretch the cloth's compliance gives it under its own weight.
+    pub factor: f32,
     /// Lagrange multiplier λ of the last substep \[N·s²\].
     pub lambda: &'a [f32],
 }
@@ -74,6 +78,6 @@ impl Cloth {
     /// The tethers (particle, anchor, rest geodesic distance, last λ); empty without pins.
     pub fn tether_constraints(&self) -> TetherView<'_> {
         let t = &self.layout.tethers;
-        TetherView { particle: &t.particle, anchor: &t.anchor, geodesic_distance: &t.geodesic_distance, lambda: &self.scratch.tether_lambda }
+        TetherView { particle: &t.particle, anchor: &t.anchor, geodesic_distance: &t.geodesic_distance, factor: self.config.tether_factor, lambda: &self.scratch.tether_lambda }
     }
 }

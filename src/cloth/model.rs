@@ -45,6 +45,17 @@ pub struct ClothModel {
     pub(crate) fingerprint: u64,
 }
 
+/// Whether every point of `rest` \[m\] lies within 1e-5 of the mesh's extent of the plane of the
+/// first triangle (a flat rest mesh; none without triangles).
+fn is_planar(rest: &[Vec3], triangles: &[[u32; 3]]) -> bool {
+    let Some(&[a, b, c]) = triangles.first() else { return false };
+    let (a, b, c) = (rest[a as usize], rest[b as usize], rest[c as usize]);
+    let normal = (b - a).cross(c - a).normalize_or_zero();
+    let (lo, hi) = rest.iter().fold((Vec3::MAX, Vec3::MIN), |(lo, hi), &p| (lo.min(p), hi.max(p)));
+    let tolerance = 1e-5 * (hi - lo).length();
+    normal != Vec3::ZERO && rest.iter().all(|p| (*p - a).dot(normal).abs() <= tolerance)
+}
+
 impl ClothModel {
     /// Validate the mesh of `desc` and build its model. Errors: every [`ClothError`] mesh variant,
     /// with the offending vertex, triangle or line; `InvalidParameter` for `weld_tolerance`.
@@ -123,6 +134,7 @@ impl ClothModel {
             isolated_particles: particle_area.iter().filter(|&&a| a == 0.0).count() as u32,
         };
         let (lo, hi) = rest.iter().fold((Vec3::MAX, Vec3::MIN), |(lo, hi), &p| (lo.min(p), hi.max(p)));
+        let planar = is_planar(&rest, &triangles);
         let mut model = ClothModel {
             info,
             particle_triangles: ParticleTriangles::build(&triangles, particle_count),
@@ -139,6 +151,8 @@ impl ClothModel {
                 rest_angle,
                 distance_links,
                 distance_length,
+                planar,
+                positions: rest.clone(),
             },
             edge_adjacent_area: topo.edge_adjacent_area,
             hinge_adjacent_area,

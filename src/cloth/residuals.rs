@@ -135,9 +135,12 @@ impl Cloth {
         } else {
             layout.stretch.max_strain(x)
         };
+        abs_c.clear();
+        layout.stretch.stretches(x, abs_c);
+        [stats.strain_p50, stats.strain_p95, stats.strain_p99] = crate::stats::quantiles(abs_c, [0.5, 0.95, 0.99]);
         if params.enable_tethers {
             abs_c.clear();
-            layout.tethers.residuals(x, params.tether_slack, abs_c);
+            layout.tethers.residuals(x, self.config.tether_factor, abs_c);
             stats.tether = ConstraintStats::summarise(abs_c, &lambda.tether_lambda, inv_h2);
         }
         if params.enable_bending {
@@ -150,8 +153,9 @@ impl Cloth {
 
 /// The residual fields' bit patterns (NaN payloads included), to compare without allocating.
 #[cfg(any(debug_assertions, test))]
-fn residual_bits(s: &ClothStats) -> [u32; 19] {
-    let mut bits = [s.max_edge_strain.to_bits(); 19];
+fn residual_bits(s: &ClothStats) -> [u32; 22] {
+    let mut bits = [s.max_edge_strain.to_bits(); 22];
+    bits[19..].copy_from_slice(&[s.strain_p50, s.strain_p95, s.strain_p99].map(f32::to_bits));
     for (k, c) in [&s.stretch, &s.bending, &s.tether].into_iter().enumerate() {
         let fields = [c.mean_abs_c, c.p95_abs_c, c.max_abs_c, c.min_force, c.max_force].map(f32::to_bits);
         bits[6 * k] = c.count;

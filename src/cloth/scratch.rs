@@ -28,6 +28,8 @@ pub(crate) struct SolverScratch {
     pub self_collision: SelfCollision,
     /// Pairs with other cloths' particles for the current step (inter-cloth collision).
     pub inter_cloth: InterClothPairs,
+    /// The strain limit's edge lists and visit marks.
+    pub strain_limit: StrainLimitScratch,
     /// A vector per triangle: the unnormalised normals (2·area \[m²\] long), the aerodynamic forces
     /// of a substep \[N\]. 16-byte `Vec3A`s: each particle sums its triangles' vectors, one SIMD
     /// load and add each.
@@ -46,6 +48,7 @@ impl SolverScratch {
             contacts: ContactScratch::new(particles),
             self_collision: SelfCollision::default(),
             inter_cloth: InterClothPairs::default(),
+            strain_limit: StrainLimitScratch::default(),
             per_triangle: vec![Vec3A::ZERO; triangles],
         };
         scratch.fit(layout);
@@ -54,6 +57,7 @@ impl SolverScratch {
 
     /// One multiplier per constraint of `layout`, all 0.
     fn fit(&mut self, layout: &ConstraintLayout) {
+        self.strain_limit = StrainLimitScratch::sized(layout.stretch.edges.len(), self.rows.len());
         self.stretch_lambda = vec![0.0; layout.stretch.edges.len()];
         self.bend_lambda = vec![0.0; layout.bending.hinges.len()];
         self.tether_lambda = vec![0.0; layout.tethers.particle.len()];
@@ -65,6 +69,28 @@ impl SolverScratch {
         self.stretch_lambda = follow(&self.stretch_lambda, &old.edge_creation, &new.edge_creation);
         self.bend_lambda = follow(&self.bend_lambda, &old.hinge_creation, &new.hinge_creation);
         self.tether_lambda = vec![0.0; new.tethers.particle.len()];
+        self.strain_limit = StrainLimitScratch::sized(new.stretch.edges.len(), self.rows.len());
+    }
+}
+
+/// The strain limit's buffers (`solver/strain_limit.rs`), sized for every edge and particle.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct StrainLimitScratch {
+    /// The edges to check this round and the next, in storage order.
+    pub candidates: Vec<u32>,
+    pub next: Vec<u32>,
+    /// Per edge, the last round that listed it.
+    pub stamp: Vec<u32>,
+    /// The current round's mark (never reset between steps; wraps).
+    pub round: u32,
+    /// Per particle, its position \[m\] before the limit (what moved becomes velocity).
+    pub before: Vec<Vec3>,
+}
+
+impl StrainLimitScratch {
+    fn sized(edges: usize, particles: usize) -> Self {
+        let before = vec![Vec3::ZERO; particles];
+        StrainLimitScratch { candidates: Vec::with_capacity(edges), next: Vec::with_capacity(edges), stamp: vec![0; edges], round: 0, before }
     }
 }
 

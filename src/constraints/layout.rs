@@ -35,6 +35,11 @@ pub struct RestConstraints {
     pub distance_links: Vec<[u32; 2]>,
     /// Rest length of each link \[m\].
     pub distance_length: Vec<f32>,
+    /// The particles' rest positions \[m\].
+    pub positions: Vec<Vec3>,
+    /// Whether the rest mesh is flat: then a straight line between two particles is their rest
+    /// geodesic wherever the mesh is not cut between them ([`TetherConstraints::straighten`]).
+    pub planar: bool,
 }
 
 /// What decides a layout besides the mesh.
@@ -59,6 +64,10 @@ pub struct ConstraintLayout {
     /// Creation index of each stored edge and hinge: where its rest data is in [`RestConstraints`].
     pub edge_creation: Vec<u32>,
     pub hinge_creation: Vec<u32>,
+    /// The edges at each particle: particle `p`'s are `particle_edges[particle_edge_start[p]..
+    /// particle_edge_start[p + 1]]`, in storage order.
+    pub particle_edge_start: Vec<u32>,
+    pub particle_edges: Vec<u32>,
     /// What it was built with.
     pub options: LayoutOptions,
     /// Particles of the mesh.
@@ -72,6 +81,9 @@ impl ConstraintLayout {
     pub fn build(rest: &RestConstraints, w: &[f32], x: &[Vec3], options: LayoutOptions) -> ConstraintLayout {
         let tethers = if options.tethers {
             let mut tethers = TetherConstraints::build(rest.particle_count, &rest.distance_links, &rest.distance_length, w);
+            if rest.planar {
+                tethers.straighten(&rest.positions);
+            }
             tethers.put_straight_groups_first(x);
             tethers
         } else {
@@ -100,11 +112,14 @@ impl ConstraintLayout {
             tethers,
             edge_creation: (0..rest.edges.len() as u32).collect(),
             hinge_creation: (0..rest.hinges.len() as u32).collect(),
+            particle_edge_start: Vec::new(),
+            particle_edges: Vec::new(),
             options,
             particle_count: n,
         };
         layout.order_stretch_from_anchors(w);
         layout.colour_bending();
+        (layout.particle_edge_start, layout.particle_edges) = incidence(&layout.stretch.edges, n);
         assert!(layout.prepare_rows(n), "a mesh constraint refers to a particle beyond {n}");
         layout
     }
@@ -198,6 +213,26 @@ impl ConstraintLayout {
         permute(&mut s.rest_length, order);
         permute(&mut self.edge_creation, order);
     }
+}
+
+/// The edges at each particle (compressed: `start[p]..start[p + 1]` of the list), in edge order.
+fn incidence(edges: &[[u32; 2]], particle_count: usize) -> (Vec<u32>, Vec<u32>) {
+    let mut start = vec![0u32; particle_count + 1];
+    for &p in edges.iter().flatten() {
+        start[p as usize + 1] += 1;
+    }
+    for p in 0..particle_count {
+        start[p + 1] += start[p];
+    }
+    let mut next = start.clone();
+    let mut list = vec![0u32; 2 * edges.len()];
+    for (e, pair) in edges.iter().enumerate() {
+        for &p in pair {
+            list[next[p as usize] as usize] = e as u32;
+            next[p as usize] += 1;
+        }
+    }
+    (start, list)
 }
 
 /// [`RowOffsets::ready_for`] of constraints stored as particle index lists.

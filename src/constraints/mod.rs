@@ -5,6 +5,7 @@
 pub(crate) mod access;
 pub(crate) mod lanes;
 pub(crate) mod layout;
+pub(crate) mod strain_limit;
 #[cfg(target_arch = "x86_64")]
 pub(crate) mod lanes_avx;
 #[cfg(target_arch = "x86_64")]

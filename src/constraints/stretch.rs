@@ -261,6 +261,12 @@ impl StretchConstraints {
         max_strain
     }
 
+    /// Every edge's stretch max(0, ‖x_i − x_j‖/L − 1) at positions `x` \[m\] (0 for L = 0), appended
+    /// to `out` in storage order.
+    pub(crate) fn stretches(&self, x: &[Vec3], out: &mut Vec<f32>) {
+        out.extend(self.edges.iter().zip(&self.rest_length).map(|(&[i, j], &l)| edge_c_and_strain(v3(x[i as usize] - x[j as usize]), l).1.max(0.0)));
+    }
+
     /// Largest relative elongation (‖x_i − x_j‖ − L)/L over all edges, 0 if none is stretched.
     pub fn max_strain(&self, x: &[Vec3]) -> f32 {
         self.edges.iter().zip(&self.rest_length).fold(0.0f32, |m, (&[i, j], &l)| {

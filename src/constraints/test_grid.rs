@@ -44,7 +44,10 @@ pub(crate) fn grid(nx: usize, ny: usize, anchors: &[u32], coloured: bool) -> Gri
         distance_links.push([h[0], h[1]]);
         distance_length.push(x[h[0] as usize].distance(x[h[1] as usize]));
     }
-    let rest = RestConstraints { particle_count: x.len(), edges: topo.edges, rest_length, hinges: topo.hinges, rest_angle, distance_links, distance_length };
+    // Tethers on the links' path lengths, as on a curved mesh (the kernels' tests want tethers of
+    // which some are straight and some are not).
+    let positions = x.clone();
+    let rest = RestConstraints { particle_count: x.len(), edges: topo.edges, rest_length, hinges: topo.hinges, rest_angle, distance_links, distance_length, positions, planar: false };
     let layout = ConstraintLayout::build(&rest, &w, &x, LayoutOptions { coloured, tethers: true });
     Grid { x, w, layout }
 }

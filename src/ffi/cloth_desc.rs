@@ -154,6 +154,7 @@ mod tests {
             self_static_friction: 0.7,
             self_kinetic_friction: 0.6,
             inter_cloth_collision: true,
+            max_stretch: Some(1.2),
         };
         assert_eq!(core.validate(), Ok(()));
         let c = XpbdClothParams::from(&core);

@@ -70,7 +70,9 @@ pub use world::*;
 /// and self-collision fields; `XPBD_RESULT_INVALID_SNAPSHOT` was added.
 /// 3: `xpbd_default_collider_desc()` has no dimensions (a sphere of radius 0, rejected until one is
 /// set); `xpbd_default_collider_desc_for(kind)` gives each kind's default shape.
-pub const XPBD_ABI_VERSION: u32 = 3;
+/// 4: `XpbdClothDesc` and `XpbdClothParams` grew `max_stretch`, `XpbdClothStats` the edge strain
+/// percentiles.
+pub const XPBD_ABI_VERSION: u32 = 4;
 
 /// The ABI version the loaded library implements; compare with `XPBD_ABI_VERSION` from the
 /// header you compiled against. Never fails. Thread-safe.

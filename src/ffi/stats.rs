@@ -55,6 +55,12 @@ pub struct XpbdClothStats {
     /// Inter-cloth candidate pairs (this cloth's particle, another cloth's particle) of the last
     /// step; 0 with inter-cloth collision off.
     pub inter_cloth_pairs_tested: u32,
+    /// The median of the edges' stretch max(0, |x_i - x_j|/L - 1) at the end of the step (nearest rank).
+    pub strain_p50: f32,
+    /// Its 95th percentile.
+    pub strain_p95: f32,
+    /// Its 99th percentile (its maximum is `max_edge_strain`).
+    pub strain_p99: f32,
 }
 
 impl From<&ConstraintStats> for XpbdConstraintStats {
@@ -84,6 +90,9 @@ impl From<&ClothStats> for XpbdClothStats {
             self_pairs_tested: s.self_pairs_tested,
             self_contact_count: s.self_contact_count,
             inter_cloth_pairs_tested: s.inter_cloth_pairs_tested,
+            strain_p50: s.strain_p50,
+            strain_p95: s.strain_p95,
+            strain_p99: s.strain_p99,
         }
     }
 }

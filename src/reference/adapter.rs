@@ -137,7 +137,7 @@ pub(crate) fn model_of(world: &World, cloth: ClothHandle, colliders: &[ColliderH
         iterations: if p.iterations > 0 { p.iterations } else { desc.iterations },
         stretch_damping: p.stretch_damping as f64,
         bend_damping: p.bend_damping as f64,
-        tether_slack: p.tether_slack as f64,
+        tether_slack: c.config.tether_factor as f64,
         tether_compliance: p.tether_compliance as f64,
         linear_damping: p.linear_damping as f64,
         collision_thickness: p.collision_thickness as f64,
@@ -146,6 +146,7 @@ pub(crate) fn model_of(world: &World, cloth: ClothHandle, colliders: &[ColliderH
     assert!(!p.self_collision && !p.inter_cloth_collision, "the oracle has no self- or inter-cloth collision");
     assert!(p.drag_coefficient == 0.0 && p.lift_coefficient == 0.0, "the oracle has no aerodynamics");
     assert!(p.inertia_scale == 1.0, "the oracle has no inertia scale");
+    assert!(c.config.stretch_limit.is_none(), "the oracle has no strain limit");
     assert!(c.state.pins.start == c.state.pins.target, "the oracle's pins rest");
     assert_eq!(colliders.len(), world.collider_count(), "the oracle meets every collider of the world");
     let spheres = colliders

@@ -24,7 +24,7 @@ pub(crate) mod motion;
 pub(crate) mod scenes;
 pub(crate) mod substep;
 pub(crate) mod tether;
-mod xpbd;
+pub(crate) mod xpbd;
 
 mod formula_tests;
 mod projection_tests;

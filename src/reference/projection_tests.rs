@@ -355,7 +355,7 @@ fn coloured_cloth_sweeps_match_the_reference_sweeps_in_storage_order() {
     for (stretch, bend, damping) in [(0.0, 0.0, 0.0), (1e-4, 1e-3, 0.0), (1e-4, 1e-3, 0.3)] {
         let mut world = World::new(WorldDesc { thread_count: 1, ..WorldDesc::default() }).unwrap();
         let mut desc = ClothDesc::new(&positions, &indices);
-        desc.params = ClothParams { stretch_compliance: Some(stretch), bend_compliance: Some(bend), ..ClothParams::default() };
+        desc.params = ClothParams { stretch_compliance: Some(stretch), bend_compliance: Some(bend), max_stretch: None, ..ClothParams::default() };
         let cloth = world.add_cloth(&desc).unwrap();
         world.cloth_mut(cloth).unwrap().set_pinned(&[0], None).unwrap();
         let model = model_of(&world, cloth, &[]);

@@ -136,7 +136,7 @@ mod tests {
                         l.bending.solve_in_bounds(&c.bend_compliance, &mut lb, &mut xs, &x_prev, &w, &k, fresh);
                         l.stretch.solve_in_bounds(&c.stretch_compliance, &mut ls, &mut xs, &x_prev, &w, &k, fresh);
                         l.stretch.solve_in_bounds(&c.stretch_compliance, &mut ls, &mut xs, &x_prev, &w, &k, false);
-                        l.tethers.solve_in_bounds(&mut lt, &mut xs, &w, 1.0, compliance, &k, fresh);
+                        l.tethers.solve_in_bounds(&mut lt, &mut xs, &w, c.tether_factor, compliance, &k, fresh);
                     }
                 }
                 let expected = bits(&xs, &[&ls, &lb, &lt]);

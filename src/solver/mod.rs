@@ -7,6 +7,7 @@ mod iteration;
 mod motion;
 mod plan;
 mod sequential;
+mod strain_limit;
 mod sweeps;
 mod team_step;
 mod wind;
@@ -84,6 +85,8 @@ pub(crate) struct Step<'a> {
     pub inter_cloth: Option<&'a InterClothSnapshot>,
     /// Split the cloth's sweeps and per-particle passes over the world's pool.
     pub parallel: bool,
+    /// The stretch limit factor (`ClothConfig::stretch_limit`), None when off.
+    pub stretch_limit: Option<f32>,
 }
 
 impl<'a> Step<'a> {
@@ -121,6 +124,7 @@ impl<'a> Step<'a> {
             pairs,
             inter_cloth: ctx.inter_cloth.filter(|_| params.inter_cloth_collision),
             parallel: cloth.config.colouring && ctx.parallel && cloth.layout.large_enough_to_split(),
+            stretch_limit: cloth.config.stretch_limit,
         }
     }
 }
@@ -161,6 +165,11 @@ pub(crate) fn step_cloth(cloth: &mut Cloth, dt: f32, ctx: &StepContext) {
     to_rows(&mut parts.scratch.rows, &parts.state.x, &parts.config.w, step.parallel);
     if !team_step::run(&mut parts, &step) {
         sequential::run(&mut parts, &step);
+    }
+    for &phase in plan::AFTER_SUBSTEPS {
+        match phase {
+            plan::StepPhase::StrainLimit => strain_limit::limit_strain(&mut parts, &step),
+        }
     }
     from_rows(&parts.scratch.rows, &mut parts.state.x, step.parallel);
     finish_step(cloth, &step);

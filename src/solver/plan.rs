@@ -47,6 +47,16 @@ pub(crate) const SUBSTEP: Substep = Substep {
     end: &[Phase::UpdateVelocity, Phase::LimitDepenetration],
 };
 
+/// What runs once per step, after its substeps.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum StepPhase {
+    /// No edge longer than the stretch limit (`solver/strain_limit.rs`), velocities corrected.
+    StrainLimit,
+}
+
+/// The step: the substeps, then these.
+pub(crate) const AFTER_SUBSTEPS: &[StepPhase] = &[StepPhase::StrainLimit];
+
 impl Step<'_> {
     /// Whether `phase` runs in this step.
     pub fn runs(&self, phase: Phase) -> bool {

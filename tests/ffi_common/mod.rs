@@ -139,6 +139,9 @@ pub fn c_stats(cloth: XpbdClothId) -> xpbd_cloth::ClothStats {
         self_pairs_tested: s.self_pairs_tested,
         self_contact_count: s.self_contact_count,
         inter_cloth_pairs_tested: s.inter_cloth_pairs_tested,
+        strain_p50: s.strain_p50,
+        strain_p95: s.strain_p95,
+        strain_p99: s.strain_p99,
     }
 }
 

@@ -47,6 +47,8 @@ namespace Xpbd.Unity
         [Min(1e-6f)] public float thickness = 5e-4f;
         [Tooltip("Velocity damping in 1/s: velocities shrink by exp(-d·h) per substep. 0 = none; 0.5 calms a flag.")]
         [Min(0f)] public float linearDamping = 0f;
+        [Tooltip("Strain limit: no edge ends a step longer than this ratio times its rest length (1.03 = 3 %). 0 = off.")]
+        [Min(0f)] public float maxStretch = 1.03f;
         [Tooltip("Extra acceleration in m/s², added to gravity: a steady wind.")]
         public Vector3 externalAcceleration = Vector3.zero;
         [Tooltip("Vertices closer than this, in metres, become one particle (welds split UV seams). 0 disables welding.")]
@@ -185,6 +187,7 @@ namespace Xpbd.Unity
             desc.poisson_ratio = poissonRatio;
             desc.thickness = thickness;
             desc.linear_damping = linearDamping;
+            desc.max_stretch = maxStretch;
             desc.weld_tolerance = weldTolerance;
             desc.collision_thickness = collisionThickness;
             desc.external_acceleration[0] = externalAcceleration.x;
@@ -333,6 +336,7 @@ namespace Xpbd.Unity
                 poissonRatio = d.poisson_ratio;
                 thickness = d.thickness;
                 linearDamping = d.linear_damping;
+                maxStretch = d.max_stretch;
                 weldTolerance = d.weld_tolerance;
                 collisionThickness = d.collision_thickness;
                 selfCollision = d.enable_self_collision != 0;

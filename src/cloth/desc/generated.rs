@@ -181,6 +181,17 @@ pub struct ClothParams {
     ///
     /// Default: false.
     pub inter_cloth_collision: bool,
+    /// Stretch limit s: at the end of every step, edges longer than s times their rest length are
+    /// shortened to it (Provot 1995, up to 8 rounds over the violated edges); the tethers and
+    /// collider contacts are projected after it and win where they disagree, and velocities only
+    /// lose what it corrects. Never below 1 plus the stretch the cloth's own compliance gives it
+    /// under its weight, so the limit removes the solver's excess stretch and leaves the
+    /// material's. `None` means no stretch limit. 1.03 keeps woven cloth from stretching like
+    /// rubber at the default budget; raise it (or 0) for knits and elastic fabrics whose compliance
+    /// should stretch them further.
+    ///
+    /// Range: 1 <= s <= 100 when `Some`. Default: `1.03`.
+    pub max_stretch: Option<f32>,
 }
 
 /// Every field at its declared default.
@@ -219,6 +230,7 @@ pub(super) const DEFAULT: ClothParams = ClothParams {
     self_static_friction: 0.5,
     self_kinetic_friction: 0.4,
     inter_cloth_collision: false,
+    max_stretch: Some(1.03),
 };
 
 impl Default for ClothParams {
@@ -267,6 +279,9 @@ impl ClothParams {
         }
         check_range("self_static_friction", self.self_static_friction, 0.0, 100.0, "0 <= mu_s <= 100")?;
         check_range("self_kinetic_friction", self.self_kinetic_friction, 0.0, 100.0, "0 <= mu_k <= 100")?;
+        if let Some(value) = self.max_stretch {
+            check_range("max_stretch", value, 1.0, 100.0, "1 <= s <= 100")?;
+        }
         Ok(())
     }
 }

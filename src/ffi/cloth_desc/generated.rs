@@ -236,6 +236,16 @@ pub struct XpbdClothDesc {
     ///
     /// Range: 0 or 1. Default: 0.
     pub enable_inter_cloth_collision: u32,
+    /// Stretch limit s: at the end of every step, edges longer than s times their rest length are
+    /// shortened to it (Provot 1995, up to 8 rounds over the violated edges); the tethers and
+    /// collider contacts are projected after it and win where they disagree, and velocities only
+    /// lose what it corrects. Never below 1 plus the stretch the cloth's own compliance gives it
+    /// under its weight, so the limit removes the solver's excess stretch and leaves the
+    /// material's. 1.03 keeps woven cloth from stretching like rubber at the default budget; raise
+    /// it (or 0) for knits and elastic fabrics whose compliance should stretch them further.
+    ///
+    /// Range: 0 (= no stretch limit) or 1 <= s <= 100. Default: 1.03.
+    pub max_stretch: f32,
 }
 
 /// The settings of a cloth that may change after creation: the same fields, meanings, ranges and
@@ -439,6 +449,16 @@ pub struct XpbdClothParams {
     ///
     /// Range: 0 or 1. Default: 0.
     pub enable_inter_cloth_collision: u32,
+    /// Stretch limit s: at the end of every step, edges longer than s times their rest length are
+    /// shortened to it (Provot 1995, up to 8 rounds over the violated edges); the tethers and
+    /// collider contacts are projected after it and win where they disagree, and velocities only
+    /// lose what it corrects. Never below 1 plus the stretch the cloth's own compliance gives it
+    /// under its weight, so the limit removes the solver's excess stretch and leaves the
+    /// material's. 1.03 keeps woven cloth from stretching like rubber at the default budget; raise
+    /// it (or 0) for knits and elastic fabrics whose compliance should stretch them further.
+    ///
+    /// Range: 0 (= no stretch limit) or 1 <= s <= 100. Default: 1.03.
+    pub max_stretch: f32,
 }
 
 /// What a cloth is made of: masses and compliances. `xpbd_cloth_set_material` replaces these fields
@@ -538,6 +558,7 @@ impl From<&ClothParams> for XpbdClothParams {
             self_static_friction: p.self_static_friction,
             self_kinetic_friction: p.self_kinetic_friction,
             enable_inter_cloth_collision: p.inter_cloth_collision as u32,
+            max_stretch: p.max_stretch.unwrap_or(0.0),
         }
     }
 }
@@ -587,6 +608,7 @@ impl XpbdClothParams {
             self_static_friction: self.self_static_friction,
             self_kinetic_friction: self.self_kinetic_friction,
             inter_cloth_collision: flag(self.enable_inter_cloth_collision, "enable_inter_cloth_collision")?,
+            max_stretch: optional_from_c(self.max_stretch),
         })
     }
 
@@ -657,6 +679,7 @@ impl XpbdClothDesc {
             self_static_friction: self.self_static_friction,
             self_kinetic_friction: self.self_kinetic_friction,
             enable_inter_cloth_collision: self.enable_inter_cloth_collision,
+            max_stretch: self.max_stretch,
         }
     }
 
@@ -706,6 +729,7 @@ impl XpbdClothDesc {
             self_static_friction: params.self_static_friction,
             self_kinetic_friction: params.self_kinetic_friction,
             enable_inter_cloth_collision: params.enable_inter_cloth_collision,
+            max_stretch: params.max_stretch,
         }
     }
 }
@@ -753,6 +777,7 @@ impl XpbdClothDesc {
             "self_static_friction" => FieldMut::F32(&mut self.self_static_friction),
             "self_kinetic_friction" => FieldMut::F32(&mut self.self_kinetic_friction),
             "enable_inter_cloth_collision" => FieldMut::U32(&mut self.enable_inter_cloth_collision),
+            "max_stretch" => FieldMut::F32(&mut self.max_stretch),
             _ => return None,
         })
     }
@@ -797,6 +822,7 @@ impl XpbdClothParams {
             "self_static_friction" => FieldMut::F32(&mut self.self_static_friction),
             "self_kinetic_friction" => FieldMut::F32(&mut self.self_kinetic_friction),
             "enable_inter_cloth_collision" => FieldMut::U32(&mut self.enable_inter_cloth_collision),
+            "max_stretch" => FieldMut::F32(&mut self.max_stretch),
             _ => return None,
         })
     }

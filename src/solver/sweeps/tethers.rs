@@ -26,7 +26,7 @@ impl Constraint for Tethers {
         // SAFETY: the layout's indices were checked for these rows (`ConstraintLayout::rows_ready`)
         // and its tethers were built for these inverse masses (the layout is rebuilt whenever the
         // anchors change).
-        unsafe { parts.layout.tethers.solve_in_bounds(&mut s.tether_lambda, &mut s.rows, &parts.config.w, p.tether_slack, p.tether_compliance, &step.k.tether, fresh) };
+        unsafe { parts.layout.tethers.solve_in_bounds(&mut s.tether_lambda, &mut s.rows, &parts.config.w, parts.config.tether_factor, p.tether_compliance, &step.k.tether, fresh) };
     }
 
     fn team(&self) -> Option<&dyn TeamSweep> {
@@ -47,6 +47,6 @@ impl TeamSweep for Tethers {
         // SAFETY: a range is projected by one member at a time (the caller's contract).
         let lambda = unsafe { t.tether_lambda.range(begin, end) };
         let p = &t.config.params;
-        t.layout.tethers.project_range(&t.config.w, p.tether_slack, p.tether_compliance, &t.k.tether, fresh, begin, lambda, x);
+        t.layout.tethers.project_range(&t.config.w, t.config.tether_factor, p.tether_compliance, &t.k.tether, fresh, begin, lambda, x);
     }
 }

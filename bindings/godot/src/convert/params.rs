@@ -37,6 +37,9 @@ pub struct InspectorParams {
     pub linear_damping: f32,
     /// Tether slack factor s ≥ 1.
     pub tether_slack: f32,
+    /// Strain limit: no edge longer than this ratio × its rest length at the end of a step
+    /// (1–100); 0 = off.
+    pub max_stretch: f32,
     /// Bending constraints on.
     pub enable_bending: bool,
     /// Tethers (long-range attachments to pins) on.
@@ -128,6 +131,7 @@ impl InspectorParams {
             bend_damping: self.bend_damping,
             linear_damping: self.linear_damping,
             tether_slack: self.tether_slack,
+            max_stretch: (self.max_stretch > 0.0).then_some(self.max_stretch),
             enable_bending: self.enable_bending,
             enable_tethers: self.enable_tethers,
             wind_velocity: self.wind_velocity,
@@ -163,6 +167,7 @@ impl InspectorParams {
             bend_damping: params.bend_damping,
             linear_damping: params.linear_damping,
             tether_slack: params.tether_slack,
+            max_stretch: params.max_stretch.unwrap_or(0.0),
             enable_bending: params.enable_bending,
             enable_tethers: params.enable_tethers,
             wind_velocity: params.wind_velocity,
@@ -225,6 +230,7 @@ mod tests {
             bend_damping: 0.002,
             linear_damping: 0.1,
             tether_slack: 1.05,
+            max_stretch: Some(1.2),
             enable_bending: false,
             enable_tethers: false,
             wind_velocity: [3.0, 0.0, -1.0],

@@ -83,6 +83,9 @@ pub struct XpbdCloth3D {
     /// A particle may move up to this factor × its rest mesh distance from its pin.
     #[export(range = (1.0, 2.0, 0.01, or_greater))]
     tether_slack: f32,
+    /// Strain limit: no edge ends a step longer than this ratio × its rest length; 0 = off.
+    #[export(range = (0.0, 2.0, 0.01, or_greater))]
+    max_stretch: f32,
 
     /// Air velocity (world space); needs a drag or lift coefficient.
     #[export_group(name = "Wind", prefix = "")]
@@ -198,6 +201,7 @@ impl XpbdCloth3D {
             bend_damping: self.bend_damping,
             linear_damping: self.linear_damping,
             tether_slack: self.tether_slack,
+            max_stretch: self.max_stretch,
             enable_bending: self.enable_bending,
             enable_tethers: self.enable_tethers,
             wind_velocity: [self.wind_velocity.x as f32, self.wind_velocity.y as f32, self.wind_velocity.z as f32],
@@ -229,6 +233,7 @@ impl XpbdCloth3D {
         self.bend_damping = p.bend_damping;
         self.linear_damping = p.linear_damping;
         self.tether_slack = p.tether_slack;
+        self.max_stretch = p.max_stretch;
         self.enable_bending = p.enable_bending;
         self.enable_tethers = p.enable_tethers;
         let w = p.wind_velocity;
@@ -447,6 +452,7 @@ impl INode3D for XpbdCloth3D {
             enable_bending: true,
             enable_tethers: true,
             tether_slack: 1.0,
+            max_stretch: 0.0,
             wind_velocity: Vector3::ZERO,
             drag_coefficient: 0.0,
             lift_coefficient: 0.0,

@@ -1,0 +1,122 @@
+//! The strain limit (`crate::constraints::strain_limit`) at the end of a step: every edge longer
+//! than the cloth's stretch limit is shortened to it, then the edges at the particles that moved
+//! are checked again, for up to [`MAX_ROUNDS`] rounds, a Gauss–Seidel solve of the violated
+//! inequalities alone in storage order (outward from the anchors). The tethers and the collider
+//! contacts are then projected once more, so the limit never leaves a particle beyond its tethers
+//! or inside a collider. The velocities take what the three moved as the last substep's velocity
+//! update would have, but only where that slows a particle ([`inelastic_correction`]): the limit
+//! removes the motion that stretches the cloth and never adds motion of its own. Once per step rather than per iteration: it bounds the stretch every step ends
+//! with (what an engine draws and the next step starts from) for a tenth of the cost
+//! (docs/dev/performance-log.md, "2026-12-01 — A strain limit for cloth that stretches like
+//! rubber").
+
+use super::sweeps::{Colliders, Constraint, Tethers};
+use super::{Parts, Step, SubstepInfo, from_rows, to_rows};
+use glam::Vec3;
+
+/// Rounds over the violated edges and their neighbours per step at most. The first finds them
+/// with one lane-wise pass over every edge; the later ones visit only the edges at particles the
+/// round before moved, so a calm cloth pays the pass and little else.
+pub const MAX_ROUNDS: usize = 8;
+
+/// Shorten the edges over the stretch limit (the rows hold the positions), and correct the
+/// velocities by what moved.
+pub(super) fn limit_strain(parts: &mut Parts, step: &Step) {
+    let Some(factor) = step.stretch_limit.filter(|_| step.params.enable_stretch) else { return };
+    let (layout, s) = (parts.layout, &mut *parts.scratch);
+    let l = &mut s.strain_limit;
+    l.candidates.clear();
+    // SAFETY: the layout's indices were checked for these rows (`ConstraintLayout::rows_ready`, at
+    // the top of the step).
+    unsafe { layout.stretch.over_limit(&mut s.rows, factor, &mut l.candidates) };
+    if l.candidates.is_empty() {
+        return;
+    }
+    // The positions before, to turn what moved into velocity.
+    for (before, row) in s.strain_limit.before.iter_mut().zip(&s.rows) {
+        *before = row.truncate();
+    }
+    let (start, incident) = (&layout.particle_edge_start, &layout.particle_edges);
+    let l = &mut s.strain_limit;
+    for _ in 0..MAX_ROUNDS {
+        if l.candidates.is_empty() {
+            break;
+        }
+        l.round = l.round.wrapping_add(1);
+        if l.round == 0 {
+            l.stamp.fill(0);
+            l.round = 1;
+        }
+        l.next.clear();
+        for &e in &l.candidates {
+            if layout.stretch.limit_edge(&mut s.rows, e as usize, factor) {
+                for p in layout.stretch.edges[e as usize] {
+                    for &other in &incident[start[p as usize] as usize..start[p as usize + 1] as usize] {
+                        if l.stamp[other as usize] != l.round {
+                            l.stamp[other as usize] = l.round;
+                            l.next.push(other);
+                        }
+                    }
+                }
+            }
+        }
+        std::mem::swap(&mut l.candidates, &mut l.next);
+    }
+    // The tethers and contacts of the last substep once more, continuing its multipliers and
+    // contact set (`fresh` = false): they outrank the limit.
+    let last = SubstepInfo::new(step, step.substeps - 1);
+    if Tethers.active(step) {
+        Tethers.solve(parts, step, &last, false);
+    }
+    if Colliders.active(step) {
+        from_rows(&parts.scratch.rows, &mut parts.state.x, step.parallel);
+        Colliders.solve(parts, step, &last, false);
+        to_rows(&mut parts.scratch.rows, &parts.state.x, &parts.config.w, step.parallel);
+    }
+    // What moved, c = Δx·exp(−d·h)/h, is the velocity the last update would have added; only its
+    // inelastic part is kept: the velocity moving against c (away from the limit) is removed, up
+    // to |c|, and none is added. v' = v + t·ĉ with t ∈ [0, −v·ĉ] has |v'| ≤ |v|, so the limit
+    // takes energy out and never puts it in (a resting cloth it holds does not jitter).
+    let scale = step.motion.velocity_scale / step.h;
+    let s = &*parts.scratch;
+    for ((v, before), row) in parts.state.v.iter_mut().zip(&s.strain_limit.before).zip(&s.rows) {
+        *v += inelastic_correction(*v, (row.truncate() - *before) * scale);
+    }
+}
+
+/// The part of velocity change `c` \[m/s\] that only cancels velocity `v` \[m/s\] moving against
+/// it: t·ĉ with t = min(|c|, max(0, −v·ĉ)).
+fn inelastic_correction(v: Vec3, c: Vec3) -> Vec3 {
+    let length = c.length();
+    if !(length > 0.0) {
+        return Vec3::ZERO;
+    }
+    let n = c / length;
+    n * length.min((-v.dot(n)).max(0.0))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::inelastic_correction;
+    use glam::Vec3;
+
+    /// Random velocities and corrections: the corrected speed never exceeds the speed before,
+    /// the change is along the correction and never longer than it, and a velocity moving
+    /// straight against the correction loses exactly the correction (or all of itself).
+    #[test]
+    fn the_velocity_correction_never_adds_energy() {
+        let mut u = crate::test_util::uniform(5);
+        for _ in 0..10_000 {
+            let (v, c) = (Vec3::new(u(), u(), u()) * 3.0, Vec3::new(u(), u(), u()));
+            let dv = inelastic_correction(v, c);
+            assert!((v + dv).length() <= v.length() * (1.0 + 1e-6), "{v} + {dv}");
+            assert!(dv.length() <= c.length() * (1.0 + 1e-6));
+            assert!(dv.cross(c).length() <= 1e-5 * (1.0 + c.length() * dv.length()));
+        }
+        let c = Vec3::new(0.0, 0.5, 0.0);
+        assert_eq!(inelastic_correction(Vec3::new(1.0, -2.0, 0.0), c), c);
+        assert_eq!(inelastic_correction(Vec3::new(1.0, -0.2, 0.0), c), Vec3::new(0.0, 0.2, 0.0));
+        assert_eq!(inelastic_correction(Vec3::new(1.0, 0.3, 0.0), c), Vec3::ZERO);
+        assert_eq!(inelastic_correction(Vec3::ONE, Vec3::ZERO), Vec3::ZERO);
+    }
+}
