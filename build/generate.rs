@@ -494,9 +494,7 @@ pub fn parameters_md() -> String {
          (and the mesh: positions, indices, inverse masses, lines). All\nrows but `weld_tolerance` can change \
          later: `XpbdClothParams` (`xpbd_cloth_get_params`,\n`xpbd_cloth_set_params`) holds them, \
          `XpbdClothMaterial` (`xpbd_cloth_set_material`) the material\nrows. Besides the ranges: \
-         `wind_velocity` must be (0, 0, 0) while both aerodynamic coefficients are\n0, and with \
-         `self_collision_radius` 0 and self- or inter-cloth collision on, `collision_thickness`\nmust be a \
-         valid radius.\n\n",
+         `wind_velocity` must be (0, 0, 0) while both aerodynamic coefficients are\n0.\n\n",
     );
     let cloth: Vec<&Param> = CLOTH.iter().filter(|p| p.place != Place::Mesh).collect();
     md_table(&mut out, "ClothParams", &cloth);

@@ -79,7 +79,9 @@
  * 3: `xpbd_default_collider_desc()` has no dimensions (a sphere of radius 0, rejected until one is
  * set); `xpbd_default_collider_desc_for(kind)` gives each kind's default shape.
  * 4: `XpbdClothDesc` and `XpbdClothParams` grew `max_stretch`, `XpbdClothStats` the edge strain
- * percentiles.
+ * percentiles; `linear_damping` defaults to 3/s; `self_collision_radius` 0 means half the mesh's
+ * median edge; creation drops duplicate triangles and makes the winding consistent
+ * (`xpbd_cloth_get_mesh_report` says what it changed); `xpbd_cloth_read_vertex_masses`.
  */
 #define XPBD_ABI_VERSION 4
 
@@ -393,10 +395,14 @@ typedef struct XpbdClothParams {
     float bend_damping;
     /**
      * Linear velocity damping d: v *= exp(-d*h) per substep, the exact solution of dv/dt = -d*v,
-     * so it means the same at any step and substep length. It damps all motion, free fall
-     * included; the aerodynamic drag damps only motion relative to the air.
+     * so it means the same at any step and substep length. The default stands in for still air and
+     * the fabric's internal friction, which the constraints do not model: cloth dropped on
+     * colliders rests within seconds, and a free cloth falls at most g/d = 3.3 m/s, about a flat
+     * sheet of light fabric's terminal speed in air. Keep the default for worn and draped cloth; 0
+     * for exact ballistic motion (free fall, validation), 0.5-1 for a livelier flag. It damps all
+     * motion, free fall included; the aerodynamic drag damps only motion relative to the air.
      *
-     * Unit: 1/s. Range: 1/s >= 0. Default: 0.
+     * Unit: 1/s. Range: 1/s >= 0. Default: 3.
      */
     float linear_damping;
     /**
@@ -442,8 +448,7 @@ typedef struct XpbdClothParams {
     /**
      * Contact thickness: particles are kept at least this far from every collider's surface
      * (contact C = signed distance - thickness >= 0). Not the fabric `thickness`. A few
-     * millimetres keeps the cloth visibly off what it lies on; it is also the self-collision
-     * radius while `self_collision_radius` is 0.
+     * millimetres keeps the cloth visibly off what it lies on.
      *
      * Unit: m. Range: 0 <= m <= 1. Default: 0.005.
      */
@@ -525,20 +530,21 @@ typedef struct XpbdClothParams {
     /**
      * Self-collision: particles of the cloth kept at least 2r apart (r = `self_collision_radius`)
      * except pairs already closer than 2r in the mesh as created; friction between the touching
-     * layers (Macklin et al. 2014). Off by default because the radius that works depends on the
-     * mesh: set `self_collision_radius` when turning it on.
+     * layers (Macklin et al. 2014). Off by default: one layer of worn or draped cloth does not
+     * need its per-step hash and pairs. Turn it on for cloth that folds onto itself; the radius
+     * comes from the mesh.
      *
      * Range: 0 or 1. Default: 0.
      */
     uint32_t enable_self_collision;
     /**
-     * Self-collision particle radius r. About half the edge length s: r = 0.5*s keeps particles
+     * Self-collision particle radius r. Leave 0: half the median edge length s keeps particles
      * from slipping through the holes between the particles of another layer (below 0.36*s the
-     * middle of a quad is open); 2r must stay below the smallest gap between layers of the rest
-     * mesh.
+     * middle of a quad is open). Set it for meshes of very uneven edges; 2r must stay below the
+     * smallest gap between layers of the rest mesh.
      *
-     * Unit: m. Range: 0 (= `collision_thickness`) or 1e-6 <= m <= 1. Default: 0 (=
-     * `collision_thickness`).
+     * Unit: m. Range: 0 (= half the median rest edge length) or 1e-6 <= m <= 1. Default: 0 (= half
+     * the median rest edge length).
      */
     float self_collision_radius;
     /**
@@ -780,10 +786,14 @@ typedef struct XpbdClothDesc {
     float bend_damping;
     /**
      * Linear velocity damping d: v *= exp(-d*h) per substep, the exact solution of dv/dt = -d*v,
-     * so it means the same at any step and substep length. It damps all motion, free fall
-     * included; the aerodynamic drag damps only motion relative to the air.
+     * so it means the same at any step and substep length. The default stands in for still air and
+     * the fabric's internal friction, which the constraints do not model: cloth dropped on
+     * colliders rests within seconds, and a free cloth falls at most g/d = 3.3 m/s, about a flat
+     * sheet of light fabric's terminal speed in air. Keep the default for worn and draped cloth; 0
+     * for exact ballistic motion (free fall, validation), 0.5-1 for a livelier flag. It damps all
+     * motion, free fall included; the aerodynamic drag damps only motion relative to the air.
      *
-     * Unit: 1/s. Range: 1/s >= 0. Default: 0.
+     * Unit: 1/s. Range: 1/s >= 0. Default: 3.
      */
     float linear_damping;
     /**
@@ -829,8 +839,7 @@ typedef struct XpbdClothDesc {
     /**
      * Contact thickness: particles are kept at least this far from every collider's surface
      * (contact C = signed distance - thickness >= 0). Not the fabric `thickness`. A few
-     * millimetres keeps the cloth visibly off what it lies on; it is also the self-collision
-     * radius while `self_collision_radius` is 0.
+     * millimetres keeps the cloth visibly off what it lies on.
      *
      * Unit: m. Range: 0 <= m <= 1. Default: 0.005.
      */
@@ -923,20 +932,21 @@ typedef struct XpbdClothDesc {
     /**
      * Self-collision: particles of the cloth kept at least 2r apart (r = `self_collision_radius`)
      * except pairs already closer than 2r in the mesh as created; friction between the touching
-     * layers (Macklin et al. 2014). Off by default because the radius that works depends on the
-     * mesh: set `self_collision_radius` when turning it on.
+     * layers (Macklin et al. 2014). Off by default: one layer of worn or draped cloth does not
+     * need its per-step hash and pairs. Turn it on for cloth that folds onto itself; the radius
+     * comes from the mesh.
      *
      * Range: 0 or 1. Default: 0.
      */
     uint32_t enable_self_collision;
     /**
-     * Self-collision particle radius r. About half the edge length s: r = 0.5*s keeps particles
+     * Self-collision particle radius r. Leave 0: half the median edge length s keeps particles
      * from slipping through the holes between the particles of another layer (below 0.36*s the
-     * middle of a quad is open); 2r must stay below the smallest gap between layers of the rest
-     * mesh.
+     * middle of a quad is open). Set it for meshes of very uneven edges; 2r must stay below the
+     * smallest gap between layers of the rest mesh.
      *
-     * Unit: m. Range: 0 (= `collision_thickness`) or 1e-6 <= m <= 1. Default: 0 (=
-     * `collision_thickness`).
+     * Unit: m. Range: 0 (= half the median rest edge length) or 1e-6 <= m <= 1. Default: 0 (= half
+     * the median rest edge length).
      */
     float self_collision_radius;
     /**
@@ -1195,6 +1205,75 @@ typedef struct XpbdClothStatus {
      */
     uint32_t recovery;
 } XpbdClothStatus;
+
+/**
+ * What the library made of a cloth's render mesh at creation (counts after welding), and its
+ * mass. Nothing here changes after creation except `total_mass`, which follows material and
+ * mass changes.
+ */
+typedef struct XpbdMeshReport {
+    /**
+     * Render vertices passed in.
+     */
+    uint32_t vertex_count;
+    /**
+     * Simulation particles after welding.
+     */
+    uint32_t particle_count;
+    /**
+     * Render vertices welded with another (sharing a particle): UV seams, hard-normal splits.
+     */
+    uint32_t welded_vertices;
+    /**
+     * Triangles simulated (after dropping duplicates).
+     */
+    uint32_t triangle_count;
+    /**
+     * Triangles dropped because an earlier one has the same three particles (a double-sided
+     * mesh): their area is counted once into the masses.
+     */
+    uint32_t duplicate_triangles;
+    /**
+     * Edges between two triangles wound in the same direction along it, in the mesh as given.
+     */
+    uint32_t inconsistent_winding_edges;
+    /**
+     * Triangles whose winding was reversed so that each orientable part has one front side (the
+     * winding of most of its triangles).
+     */
+    uint32_t flipped_triangles;
+    /**
+     * Unique edges (= stretch constraints).
+     */
+    uint32_t edge_count;
+    /**
+     * Edges with one triangle.
+     */
+    uint32_t boundary_edges;
+    /**
+     * Edges with three or more triangles in the mesh as given: stretch only, no bending (unless
+     * dropping duplicate triangles left two).
+     */
+    uint32_t non_manifold_edges;
+    /**
+     * Bending hinges (interior edges of two triangles).
+     */
+    uint32_t hinge_count;
+    /**
+     * Interior edges without a hinge: non-manifold edges and edges whose two triangles have the
+     * same opposite corner.
+     */
+    uint32_t skipped_hinges;
+    /**
+     * Particles used by no triangle (free, or held only by lines).
+     */
+    uint32_t isolated_particles;
+    /**
+     * Total mass in kg: the sum over particles of 1/w (pinned ones included; particles given
+     * inverse mass 0 are infinitely heavy and not counted).
+     */
+    float total_mass;
+} XpbdMeshReport;
 
 #ifdef __cplusplus
 extern "C" {
@@ -1762,6 +1841,33 @@ XpbdResult xpbd_live_cloth_count(uint32_t *out_count);
  * `out_count` is writable.
  */
 XpbdResult xpbd_live_collider_count(uint32_t *out_count);
+
+/**
+ * Write what creation made of the cloth's mesh to `*out_report` (`XpbdMeshReport`): welded
+ * vertices, duplicate triangles dropped, inconsistent winding found and triangles flipped,
+ * non-manifold edges and hinges skipped, and the total mass in kg. Errors:
+ * `XPBD_RESULT_NULL_POINTER`, `XPBD_RESULT_INVALID_ID`, `XPBD_RESULT_WORLD_POISONED`.
+ * Thread-safe; waits while the world steps.
+ *
+ * # Safety
+ * `out_report` is writable.
+ */
+XpbdResult xpbd_cloth_get_mesh_report(struct XpbdClothId cloth, struct XpbdMeshReport *out_report);
+
+/**
+ * Copy each render vertex's mass in kg into `out`, `float[vertex_count]` in render order: its
+ * particle's mass 1/w (welded copies read the same value; INFINITY for particles given inverse
+ * mass 0). Pinning does not change a mass. Errors: `XPBD_RESULT_NULL_POINTER` (`out` NULL with
+ * vertex_count > 0), `XPBD_RESULT_INVALID_ID`, `XPBD_RESULT_WORLD_POISONED`,
+ * `XPBD_RESULT_BUFFER_SIZE_MISMATCH` (`vertex_count` differs from the cloth's render vertex
+ * count; `out` untouched). Thread-safe; waits while the world steps.
+ *
+ * # Safety
+ * `out`, when not NULL, is writable for `vertex_count` floats.
+ */
+XpbdResult xpbd_cloth_read_vertex_masses(struct XpbdClothId cloth,
+                                         float *out,
+                                         uint32_t vertex_count);
 
 #ifdef __cplusplus
 }  // extern "C"

@@ -280,7 +280,7 @@ impl World {
         for (index, c) in self.cloths.iter() {
             if c.config.params.inter_cloth_collision {
                 let p = &c.state;
-                snapshot.push_cloth(index, &p.x, &p.v, c.config.params.effective_self_collision_radius());
+                snapshot.push_cloth(index, &p.x, &p.v, c.config.self_collision_radius);
             }
         }
         snapshot.build(dt);

@@ -30,6 +30,12 @@ fn grid(n: usize, size: f32, centre: Vec3, u: Vec3, v: Vec3) -> (Vec<[f32; 3]>, 
     (positions, indices)
 }
 
+/// The defaults without velocity damping: these scenes compare with undamped mechanics (Coulomb
+/// friction, free fall, a launch speed); the default damping is tested in tests/rest.rs.
+fn undamped() -> ClothParams {
+    ClothParams { linear_damping: 0.0, ..ClothParams::default() }
+}
+
 fn add_cloth(world: &mut World, mesh: &(Vec<[f32; 3]>, Vec<u32>), params: ClothParams) -> ClothHandle {
     world.add_cloth(&ClothDesc { params, ..ClothDesc::new(&mesh.0, &mesh.1) }).unwrap()
 }
@@ -103,7 +109,7 @@ fn slide_on_tilted_plane(static_friction: f32, kinetic_friction: f32) -> (Vec3, 
     let (along, normal, across) = (rotation * Vec3::X, rotation * Vec3::Y, rotation * Vec3::Z);
     let thickness = ClothParams::default().collision_thickness;
     let mesh = grid(16, 0.5, normal * thickness, across, along);
-    let cloth = add_cloth(&mut world, &mesh, ClothParams::default());
+    let cloth = add_cloth(&mut world, &mesh, undamped());
     let start = centroid(&positions(&world, cloth));
     for _ in 0..120 {
         world.step(DT).unwrap();
@@ -140,11 +146,11 @@ fn fast_cloth_and_fast_sphere_do_not_tunnel() {
     let mesh = grid(8, 0.2, Vec3::new(0.0, 0.2, -0.5), Vec3::X, Vec3::Y);
     let speed = 20.0;
     // The throw: a uniform push that reaches 20 m/s within the first step, then none.
-    let throw = ClothParams { external_acceleration: [0.0, 0.0, speed / DT], ..ClothParams::default() };
+    let throw = ClothParams { external_acceleration: [0.0, 0.0, speed / DT], ..undamped() };
     let cloth = add_cloth(&mut world, &mesh, throw);
     world.step(DT).unwrap();
     let launch_speed = max_speed(&world, cloth);
-    world.cloth_mut(cloth).unwrap().set_params(ClothParams::default()).unwrap();
+    world.cloth_mut(cloth).unwrap().set_params(undamped()).unwrap();
     let thickness = ClothParams::default().collision_thickness;
     let near_face = -(half_thickness_of_board + thickness);
     let mut deepest = f32::NEG_INFINITY;
@@ -218,7 +224,7 @@ fn box_moving_at_1_m_per_s_carries_the_cloth_lying_on_it() {
         let table = world.add_collider(&desc).unwrap();
         let thickness = ClothParams::default().collision_thickness;
         let mesh = grid(16, 0.6, Vec3::new(0.0, 0.1 + thickness, 0.0), Vec3::X, Vec3::Z);
-        let cloth = add_cloth(&mut world, &mesh, ClothParams::default());
+        let cloth = add_cloth(&mut world, &mesh, undamped());
         for _ in 0..30 {
             world.step(DT).unwrap();
         }
@@ -361,8 +367,8 @@ fn cloth_ignores_colliders_outside_its_collision_mask() {
     let shelf = ColliderDesc { layers: 0b10, ..ColliderDesc::cuboid([0.5, 0.05, 0.5]) };
     world.add_collider(&shelf).unwrap();
     let mesh = grid(12, 0.4, Vec3::new(0.0, 0.2, 0.0), Vec3::X, Vec3::Z);
-    let ignoring = add_cloth(&mut world, &mesh, ClothParams { collision_mask: 0b01, ..ClothParams::default() });
-    let colliding = add_cloth(&mut world, &mesh, ClothParams { collision_mask: 0b11, ..ClothParams::default() });
+    let ignoring = add_cloth(&mut world, &mesh, ClothParams { collision_mask: 0b01, ..undamped() });
+    let colliding = add_cloth(&mut world, &mesh, ClothParams { collision_mask: 0b11, ..undamped() });
     for _ in 0..60 {
         world.step(DT).unwrap();
     }

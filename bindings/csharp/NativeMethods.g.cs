@@ -32,7 +32,9 @@ namespace Xpbd.Native
         ///  3: `xpbd_default_collider_desc()` has no dimensions (a sphere of radius 0, rejected until one is
         ///  set); `xpbd_default_collider_desc_for(kind)` gives each kind's default shape.
         ///  4: `XpbdClothDesc` and `XpbdClothParams` grew `max_stretch`, `XpbdClothStats` the edge strain
-        ///  percentiles.
+        ///  percentiles; `linear_damping` defaults to 3/s; `self_collision_radius` 0 means half the mesh's
+        ///  median edge; creation drops duplicate triangles and makes the winding consistent
+        ///  (`xpbd_cloth_get_mesh_report` says what it changed); `xpbd_cloth_read_vertex_masses`.
         /// </summary>
         public const uint XPBD_ABI_VERSION = 4;
 
@@ -416,6 +418,33 @@ namespace Xpbd.Native
         public static extern XpbdResult xpbd_live_collider_count(uint* out_count);
 
         /// <summary>
+        ///  Write what creation made of the cloth's mesh to `*out_report` (`XpbdMeshReport`): welded
+        ///  vertices, duplicate triangles dropped, inconsistent winding found and triangles flipped,
+        ///  non-manifold edges and hinges skipped, and the total mass in kg. Errors:
+        ///  `XPBD_RESULT_NULL_POINTER`, `XPBD_RESULT_INVALID_ID`, `XPBD_RESULT_WORLD_POISONED`.
+        ///  Thread-safe; waits while the world steps.
+        ///
+        ///  # Safety
+        ///  `out_report` is writable.
+        /// </summary>
+        [DllImport(__DllName, EntryPoint = "xpbd_cloth_get_mesh_report", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        public static extern XpbdResult xpbd_cloth_get_mesh_report(XpbdClothId cloth, XpbdMeshReport* out_report);
+
+        /// <summary>
+        ///  Copy each render vertex's mass in kg into `out`, `float[vertex_count]` in render order: its
+        ///  particle's mass 1/w (welded copies read the same value; INFINITY for particles given inverse
+        ///  mass 0). Pinning does not change a mass. Errors: `XPBD_RESULT_NULL_POINTER` (`out` NULL with
+        ///  vertex_count &gt; 0), `XPBD_RESULT_INVALID_ID`, `XPBD_RESULT_WORLD_POISONED`,
+        ///  `XPBD_RESULT_BUFFER_SIZE_MISMATCH` (`vertex_count` differs from the cloth's render vertex
+        ///  count; `out` untouched). Thread-safe; waits while the world steps.
+        ///
+        ///  # Safety
+        ///  `out`, when not NULL, is writable for `vertex_count` floats.
+        /// </summary>
+        [DllImport(__DllName, EntryPoint = "xpbd_cloth_read_vertex_masses", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        public static extern XpbdResult xpbd_cloth_read_vertex_masses(XpbdClothId cloth, float* @out, uint vertex_count);
+
+        /// <summary>
         ///  The ABI version the loaded library implements; compare with `XPBD_ABI_VERSION` from the
         ///  header you compiled against. Never fails. Thread-safe.
         /// </summary>
@@ -758,10 +787,14 @@ namespace Xpbd.Native
         public float bend_damping;
         /// <summary>
         ///  Linear velocity damping d: v *= exp(-d*h) per substep, the exact solution of dv/dt = -d*v,
-        ///  so it means the same at any step and substep length. It damps all motion, free fall
-        ///  included; the aerodynamic drag damps only motion relative to the air.
+        ///  so it means the same at any step and substep length. The default stands in for still air and
+        ///  the fabric's internal friction, which the constraints do not model: cloth dropped on
+        ///  colliders rests within seconds, and a free cloth falls at most g/d = 3.3 m/s, about a flat
+        ///  sheet of light fabric's terminal speed in air. Keep the default for worn and draped cloth; 0
+        ///  for exact ballistic motion (free fall, validation), 0.5-1 for a livelier flag. It damps all
+        ///  motion, free fall included; the aerodynamic drag damps only motion relative to the air.
         ///
-        ///  Unit: 1/s. Range: 1/s &gt;= 0. Default: 0.
+        ///  Unit: 1/s. Range: 1/s &gt;= 0. Default: 3.
         /// </summary>
         public float linear_damping;
         /// <summary>
@@ -807,8 +840,7 @@ namespace Xpbd.Native
         /// <summary>
         ///  Contact thickness: particles are kept at least this far from every collider's surface
         ///  (contact C = signed distance - thickness &gt;= 0). Not the fabric `thickness`. A few
-        ///  millimetres keeps the cloth visibly off what it lies on; it is also the self-collision
-        ///  radius while `self_collision_radius` is 0.
+        ///  millimetres keeps the cloth visibly off what it lies on.
         ///
         ///  Unit: m. Range: 0 &lt;= m &lt;= 1. Default: 0.005.
         /// </summary>
@@ -901,20 +933,21 @@ namespace Xpbd.Native
         /// <summary>
         ///  Self-collision: particles of the cloth kept at least 2r apart (r = `self_collision_radius`)
         ///  except pairs already closer than 2r in the mesh as created; friction between the touching
-        ///  layers (Macklin et al. 2014). Off by default because the radius that works depends on the
-        ///  mesh: set `self_collision_radius` when turning it on.
+        ///  layers (Macklin et al. 2014). Off by default: one layer of worn or draped cloth does not
+        ///  need its per-step hash and pairs. Turn it on for cloth that folds onto itself; the radius
+        ///  comes from the mesh.
         ///
         ///  Range: 0 or 1. Default: 0.
         /// </summary>
         public uint enable_self_collision;
         /// <summary>
-        ///  Self-collision particle radius r. About half the edge length s: r = 0.5*s keeps particles
+        ///  Self-collision particle radius r. Leave 0: half the median edge length s keeps particles
         ///  from slipping through the holes between the particles of another layer (below 0.36*s the
-        ///  middle of a quad is open); 2r must stay below the smallest gap between layers of the rest
-        ///  mesh.
+        ///  middle of a quad is open). Set it for meshes of very uneven edges; 2r must stay below the
+        ///  smallest gap between layers of the rest mesh.
         ///
-        ///  Unit: m. Range: 0 (= `collision_thickness`) or 1e-6 &lt;= m &lt;= 1. Default: 0 (=
-        ///  `collision_thickness`).
+        ///  Unit: m. Range: 0 (= half the median rest edge length) or 1e-6 &lt;= m &lt;= 1. Default: 0 (= half
+        ///  the median rest edge length).
         /// </summary>
         public float self_collision_radius;
         /// <summary>
@@ -1054,10 +1087,14 @@ namespace Xpbd.Native
         public float bend_damping;
         /// <summary>
         ///  Linear velocity damping d: v *= exp(-d*h) per substep, the exact solution of dv/dt = -d*v,
-        ///  so it means the same at any step and substep length. It damps all motion, free fall
-        ///  included; the aerodynamic drag damps only motion relative to the air.
+        ///  so it means the same at any step and substep length. The default stands in for still air and
+        ///  the fabric's internal friction, which the constraints do not model: cloth dropped on
+        ///  colliders rests within seconds, and a free cloth falls at most g/d = 3.3 m/s, about a flat
+        ///  sheet of light fabric's terminal speed in air. Keep the default for worn and draped cloth; 0
+        ///  for exact ballistic motion (free fall, validation), 0.5-1 for a livelier flag. It damps all
+        ///  motion, free fall included; the aerodynamic drag damps only motion relative to the air.
         ///
-        ///  Unit: 1/s. Range: 1/s &gt;= 0. Default: 0.
+        ///  Unit: 1/s. Range: 1/s &gt;= 0. Default: 3.
         /// </summary>
         public float linear_damping;
         /// <summary>
@@ -1103,8 +1140,7 @@ namespace Xpbd.Native
         /// <summary>
         ///  Contact thickness: particles are kept at least this far from every collider's surface
         ///  (contact C = signed distance - thickness &gt;= 0). Not the fabric `thickness`. A few
-        ///  millimetres keeps the cloth visibly off what it lies on; it is also the self-collision
-        ///  radius while `self_collision_radius` is 0.
+        ///  millimetres keeps the cloth visibly off what it lies on.
         ///
         ///  Unit: m. Range: 0 &lt;= m &lt;= 1. Default: 0.005.
         /// </summary>
@@ -1186,20 +1222,21 @@ namespace Xpbd.Native
         /// <summary>
         ///  Self-collision: particles of the cloth kept at least 2r apart (r = `self_collision_radius`)
         ///  except pairs already closer than 2r in the mesh as created; friction between the touching
-        ///  layers (Macklin et al. 2014). Off by default because the radius that works depends on the
-        ///  mesh: set `self_collision_radius` when turning it on.
+        ///  layers (Macklin et al. 2014). Off by default: one layer of worn or draped cloth does not
+        ///  need its per-step hash and pairs. Turn it on for cloth that folds onto itself; the radius
+        ///  comes from the mesh.
         ///
         ///  Range: 0 or 1. Default: 0.
         /// </summary>
         public uint enable_self_collision;
         /// <summary>
-        ///  Self-collision particle radius r. About half the edge length s: r = 0.5*s keeps particles
+        ///  Self-collision particle radius r. Leave 0: half the median edge length s keeps particles
         ///  from slipping through the holes between the particles of another layer (below 0.36*s the
-        ///  middle of a quad is open); 2r must stay below the smallest gap between layers of the rest
-        ///  mesh.
+        ///  middle of a quad is open). Set it for meshes of very uneven edges; 2r must stay below the
+        ///  smallest gap between layers of the rest mesh.
         ///
-        ///  Unit: m. Range: 0 (= `collision_thickness`) or 1e-6 &lt;= m &lt;= 1. Default: 0 (=
-        ///  `collision_thickness`).
+        ///  Unit: m. Range: 0 (= half the median rest edge length) or 1e-6 &lt;= m &lt;= 1. Default: 0 (= half
+        ///  the median rest edge length).
         /// </summary>
         public float self_collision_radius;
         /// <summary>
@@ -1417,6 +1454,77 @@ namespace Xpbd.Native
         ///  (collider, not cloth), 48-63 generation (never 0). 0 = null.
         /// </summary>
         public ulong id;
+    }
+
+    /// <summary>
+    ///  What the library made of a cloth's render mesh at creation (counts after welding), and its
+    ///  mass. Nothing here changes after creation except `total_mass`, which follows material and
+    ///  mass changes.
+    /// </summary>
+    [StructLayout(LayoutKind.Sequential)]
+    public unsafe partial struct XpbdMeshReport
+    {
+        /// <summary>
+        ///  Render vertices passed in.
+        /// </summary>
+        public uint vertex_count;
+        /// <summary>
+        ///  Simulation particles after welding.
+        /// </summary>
+        public uint particle_count;
+        /// <summary>
+        ///  Render vertices welded with another (sharing a particle): UV seams, hard-normal splits.
+        /// </summary>
+        public uint welded_vertices;
+        /// <summary>
+        ///  Triangles simulated (after dropping duplicates).
+        /// </summary>
+        public uint triangle_count;
+        /// <summary>
+        ///  Triangles dropped because an earlier one has the same three particles (a double-sided
+        ///  mesh): their area is counted once into the masses.
+        /// </summary>
+        public uint duplicate_triangles;
+        /// <summary>
+        ///  Edges between two triangles wound in the same direction along it, in the mesh as given.
+        /// </summary>
+        public uint inconsistent_winding_edges;
+        /// <summary>
+        ///  Triangles whose winding was reversed so that each orientable part has one front side (the
+        ///  winding of most of its triangles).
+        /// </summary>
+        public uint flipped_triangles;
+        /// <summary>
+        ///  Unique edges (= stretch constraints).
+        /// </summary>
+        public uint edge_count;
+        /// <summary>
+        ///  Edges with one triangle.
+        /// </summary>
+        public uint boundary_edges;
+        /// <summary>
+        ///  Edges with three or more triangles in the mesh as given: stretch only, no bending (unless
+        ///  dropping duplicate triangles left two).
+        /// </summary>
+        public uint non_manifold_edges;
+        /// <summary>
+        ///  Bending hinges (interior edges of two triangles).
+        /// </summary>
+        public uint hinge_count;
+        /// <summary>
+        ///  Interior edges without a hinge: non-manifold edges and edges whose two triangles have the
+        ///  same opposite corner.
+        /// </summary>
+        public uint skipped_hinges;
+        /// <summary>
+        ///  Particles used by no triangle (free, or held only by lines).
+        /// </summary>
+        public uint isolated_particles;
+        /// <summary>
+        ///  Total mass in kg: the sum over particles of 1/w (pinned ones included; particles given
+        ///  inverse mass 0 are infinitely heavy and not counted).
+        /// </summary>
+        public float total_mass;
     }
 
     /// <summary>

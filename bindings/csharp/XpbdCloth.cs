@@ -274,6 +274,34 @@ namespace Xpbd
         }
 
         /// <summary>
+        /// What creation made of the mesh: welded vertices, duplicate triangles dropped, inconsistent
+        /// winding found and triangles flipped, non-manifold edges, hinges skipped, and the total mass
+        /// in kg (<c>xpbd_cloth_get_mesh_report</c>).
+        /// </summary>
+        public XpbdMeshReport GetMeshReport()
+        {
+            XpbdMeshReport report;
+            XpbdLibrary.Check(NativeMethods.xpbd_cloth_get_mesh_report(Id, &report));
+            GC.KeepAlive(this);
+            return report;
+        }
+
+        /// <summary>
+        /// Copy each render vertex's mass in kg into <paramref name="destination"/>
+        /// (<c>float[VertexCount]</c>): its particle's mass (welded copies read the same value;
+        /// infinity for vertices given inverse mass 0). Throws on a wrong length.
+        /// </summary>
+        public void ReadVertexMasses(float[] destination)
+        {
+            if (destination == null) throw new ArgumentNullException(nameof(destination));
+            fixed (float* p = destination)
+            {
+                XpbdLibrary.Check(NativeMethods.xpbd_cloth_read_vertex_masses(Id, p, (uint)destination.Length));
+            }
+            GC.KeepAlive(this);
+        }
+
+        /// <summary>
         /// Residual statistics of the last step (all zero before the first). The first call after a
         /// step computes the residuals (one pass over every constraint, about a tenth of a
         /// one-thread step); a step whose statistics are never read does not pay for them.

@@ -29,6 +29,24 @@ pub(crate) struct ClothConfig {
     /// No edge longer than this factor times its rest length after an iteration: `max_stretch`,
     /// but at least 1 + ε_c; None when off.
     pub stretch_limit: Option<f32>,
+    /// The self- and inter-cloth collision radius r \[m\]: `self_collision_radius`, else
+    /// [`mesh_self_collision_radius`].
+    pub self_collision_radius: f32,
+}
+
+/// The self-collision radius r \[m\] a mesh gets when none is set: half its median rest edge
+/// length (the structural edge of a quad grid, whose diagonals are longer), which keeps a particle
+/// from slipping through the middle of another layer's quads; `fallback` for a mesh without edges.
+/// Within the radius's declared range, 1e-6..1 m.
+pub fn mesh_self_collision_radius(rest_length: &[f32], fallback: f32) -> f32 {
+    let r = if rest_length.is_empty() {
+        fallback
+    } else {
+        let mut sorted = rest_length.to_vec();
+        let middle = sorted.len() / 2;
+        0.5 * *sorted.select_nth_unstable_by(middle, f32::total_cmp).1
+    };
+    r.clamp(1e-6, 1.0)
 }
 
 /// The least slack of a tether: on a flat mesh hung from pins at rest distance, the particles on
@@ -71,6 +89,7 @@ impl ClothConfig {
             compliance_strain: 0.0,
             tether_factor: 1.0,
             stretch_limit: None,
+            self_collision_radius: 0.0,
         };
         config.derive(model, layout);
         config
@@ -79,6 +98,7 @@ impl ClothConfig {
     /// Free inverse masses and the compliances from `params` (the layout's order).
     pub fn derive(&mut self, model: &ClothModel, layout: &ConstraintLayout) {
         model.free_inverse_masses(&self.params.material, &mut self.w_free);
+        self.self_collision_radius = self.params.self_collision_radius.unwrap_or_else(|| mesh_self_collision_radius(&model.constraints.rest_length, self.params.collision_thickness));
         self.derive_compliances(model, layout);
     }
 

@@ -21,17 +21,14 @@ use crate::error::{ClothError, check_count, check_range};
 use crate::material::Material;
 
 /// Whether self-collision is on in [`ClothParams::default`] (the table's `enable_self_collision`).
-/// Off: the radius that works depends on the mesh (r ≈ half the edge length, see
-/// [`ClothParams::self_collision_radius`]), so no default radius suits every mesh; and with the
-/// 5 mm default radius on, the validated 128² light stiff cloth (7.9 mm edges) ends beyond its tether
-/// bounds, because the self-collision pass runs after the tethers.
+/// Off: it costs a spatial hash and pair list per step, which most worn and draped cloth (one
+/// layer) does not need; the radius comes from the mesh when turned on
+/// ([`ClothParams::self_collision_radius`]).
 pub const DEFAULT_SELF_COLLISION: bool = generated::DEFAULT.self_collision;
 
 impl ClothParams {
     /// Reject impossible values, naming the field: any field outside its declared range (each
-    /// field's doc and `docs/parameters.md` give it), wind with both aerodynamic coefficients 0,
-    /// and a self-collision radius derived from a collision thickness outside the radius's range
-    /// while self- or inter-cloth collision is on.
+    /// field's doc and `docs/parameters.md` give it), and wind with both aerodynamic coefficients 0.
     pub fn validate(&self) -> Result<(), ClothError> {
         self.check_declared_ranges()?;
         if self.wind_velocity != [0.0; 3] && self.drag_coefficient == 0.0 && self.lift_coefficient == 0.0 {
@@ -41,23 +38,7 @@ impl ClothParams {
                 expected: "0 unless drag_coefficient or lift_coefficient > 0 (else the wind would do nothing)",
             });
         }
-        if self.self_collision_radius.is_none() && (self.self_collision || self.inter_cloth_collision) {
-            // The radius in use is the collision thickness: it must be a valid radius too.
-            let derived = ClothParams { self_collision_radius: Some(self.collision_thickness), ..*self };
-            if derived.check_declared_ranges().is_err() {
-                return Err(ClothError::InvalidParameter {
-                    name: "self_collision_radius",
-                    value: self.collision_thickness as f64,
-                    expected: "a radius >= 1e-6 m: set it, or a collision_thickness >= 1e-6 m to derive it from",
-                });
-            }
-        }
         Ok(())
-    }
-
-    /// The self-collision radius r \[m\] in use: `self_collision_radius`, else `collision_thickness`.
-    pub fn effective_self_collision_radius(&self) -> f32 {
-        self.self_collision_radius.unwrap_or(self.collision_thickness)
     }
 }
 

@@ -11,6 +11,7 @@ mod desc;
 pub mod guard;
 pub mod inertia;
 mod inspect;
+mod mass;
 pub(crate) mod model;
 mod normals;
 mod output;
@@ -54,10 +55,24 @@ pub struct MeshInfo {
     pub hinge_count: u32,
     /// Edges with one triangle.
     pub boundary_edges: u32,
-    /// Edges with three or more triangles (stretch only, no bending).
+    /// Edges with three or more triangles in the mesh as given (stretch only, no bending, unless
+    /// dropping duplicate triangles left two).
     pub non_manifold_edges: u32,
     /// Particles not used by any triangle: free particles, or held only by `ClothDesc::lines`.
     pub isolated_particles: u32,
+    /// Render vertices welded with another (sharing a particle): UV seams, hard-normal splits.
+    pub welded_vertices: u32,
+    /// Triangles dropped because an earlier one has the same three particles (a double-sided
+    /// mesh): their area is counted once.
+    pub duplicate_triangles: u32,
+    /// Edges between two triangles wound in the same direction along it, in the mesh as given.
+    pub inconsistent_winding_edges: u32,
+    /// Triangles whose winding was reversed so that each orientable part has one front side (the
+    /// winding of most of its triangles). `triangle_count` and the normals are after this.
+    pub flipped_triangles: u32,
+    /// Interior edges without a bending hinge: non-manifold edges (3+ triangles) and edges whose
+    /// two triangles have the same opposite corner.
+    pub skipped_hinges: u32,
 }
 
 /// A simulated cloth. Create it through [`crate::World::add_cloth`].
@@ -90,6 +105,12 @@ impl Cloth {
     /// Current settings.
     pub fn params(&self) -> &ClothParams {
         &self.config.params
+    }
+
+    /// The self- and inter-cloth collision radius r \[m\] in use: `self_collision_radius`, or when
+    /// that is 0 (None) half the mesh's median rest edge length.
+    pub fn self_collision_radius(&self) -> f32 {
+        self.config.self_collision_radius
     }
 
     /// Number of render vertices (the length of every render-order output).

@@ -8,7 +8,7 @@ use crate::constraints::dihedral_angle;
 use crate::constraints::layout::RestConstraints;
 use crate::error::{ClothError, check_range};
 use crate::material::{Material, edge_stretch_compliance, hinge_bend_compliance};
-use crate::mesh::{MeshTopology, validate_indices, validate_lines, validate_positions, validate_triangle_areas, weld_by_position};
+use crate::mesh::{MeshTopology, repair, validate_indices, validate_lines, validate_positions, validate_triangle_areas, weld_by_position};
 use glam::Vec3;
 
 /// Mass \[kg\] of a particle that no triangle uses, when masses come from areal density and the
@@ -47,6 +47,15 @@ pub struct ClothModel {
 
 /// Whether every point of `rest` \[m\] lies within 1e-5 of the mesh's extent of the plane of the
 /// first triangle (a flat rest mesh; none without triangles).
+/// Render vertices that share their particle with another render vertex.
+fn welded_vertices(particle_of_vertex: &[u32], particle_count: usize) -> u32 {
+    let mut copies = vec![0u32; particle_count];
+    for &p in particle_of_vertex {
+        copies[p as usize] += 1;
+    }
+    particle_of_vertex.iter().filter(|&&p| copies[p as usize] > 1).count() as u32
+}
+
 fn is_planar(rest: &[Vec3], triangles: &[[u32; 3]]) -> bool {
     let Some(&[a, b, c]) = triangles.first() else { return false };
     let (a, b, c) = (rest[a as usize], rest[b as usize], rest[c as usize]);
@@ -75,13 +84,14 @@ impl ClothModel {
         }
 
         let weld = weld_by_position(desc.positions, desc.weld_tolerance);
-        let triangles: Vec<[u32; 3]> = desc
+        let mut triangles: Vec<[u32; 3]> = desc
             .indices
             .chunks_exact(3)
             .map(|t| [0, 1, 2].map(|k| weld.particle_of_vertex[t[k] as usize]))
             .collect();
         let rest = weld.particle_positions;
         validate_triangle_areas(&triangles, &rest)?;
+        let repairs = repair(&mut triangles);
         let lines: Vec<[u32; 2]> = desc
             .lines
             .iter()
@@ -130,8 +140,13 @@ impl ClothModel {
             edge_count: topo.edges.len() as u32,
             hinge_count: topo.hinges.len() as u32,
             boundary_edges: topo.boundary_edges,
-            non_manifold_edges: topo.non_manifold_edges,
+            non_manifold_edges: repairs.non_manifold_edges,
             isolated_particles: particle_area.iter().filter(|&&a| a == 0.0).count() as u32,
+            welded_vertices: welded_vertices(&weld.particle_of_vertex, particle_count),
+            duplicate_triangles: repairs.duplicate_triangles,
+            inconsistent_winding_edges: repairs.inconsistent_edges,
+            flipped_triangles: repairs.flipped_triangles,
+            skipped_hinges: topo.non_manifold_edges + topo.two_triangle_edges - topo.hinges.len() as u32,
         };
         let (lo, hi) = rest.iter().fold((Vec3::MAX, Vec3::MIN), |(lo, hi), &p| (lo.min(p), hi.max(p)));
         let planar = is_planar(&rest, &triangles);

@@ -48,6 +48,8 @@ pub mod snapshot;
 
 pub mod live;
 
+pub mod mesh_report;
+
 pub use cloth::*;
 pub use cloth_desc::*;
 pub use stats::*;
@@ -56,6 +58,7 @@ pub use collider_desc::*;
 pub use error::*;
 pub use ids::*;
 pub use live::*;
+pub use mesh_report::*;
 pub use snapshot::*;
 pub use state::*;
 pub use status::*;
@@ -71,7 +74,9 @@ pub use world::*;
 /// 3: `xpbd_default_collider_desc()` has no dimensions (a sphere of radius 0, rejected until one is
 /// set); `xpbd_default_collider_desc_for(kind)` gives each kind's default shape.
 /// 4: `XpbdClothDesc` and `XpbdClothParams` grew `max_stretch`, `XpbdClothStats` the edge strain
-/// percentiles.
+/// percentiles; `linear_damping` defaults to 3/s; `self_collision_radius` 0 means half the mesh's
+/// median edge; creation drops duplicate triangles and makes the winding consistent
+/// (`xpbd_cloth_get_mesh_report` says what it changed); `xpbd_cloth_read_vertex_masses`.
 pub const XPBD_ABI_VERSION: u32 = 4;
 
 /// The ABI version the loaded library implements; compare with `XPBD_ABI_VERSION` from the

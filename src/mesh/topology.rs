@@ -27,6 +27,9 @@ pub struct MeshTopology {
     pub non_manifold_edges: u32,
     /// Number of edges with exactly one triangle.
     pub boundary_edges: u32,
+    /// Number of edges with exactly two triangles (each has a hinge unless the two triangles
+    /// have the same opposite corner).
+    pub two_triangle_edges: u32,
     /// Rest area of each triangle \[m²\].
     pub triangle_area: Vec<f32>,
 }
@@ -78,12 +81,14 @@ impl MeshTopology {
         let mut hinge_edge = Vec::new();
         let mut non_manifold_edges = 0;
         let mut boundary_edges = 0;
+        let mut two_triangle_edges = 0;
         let mut edge_adjacent_area = vec![0.0f32; edges.len()];
         for (e, (adj, count)) in adjacent.iter().enumerate() {
             match count {
                 0 => {}
                 1 => boundary_edges += 1,
                 2 => {
+                    two_triangle_edges += 1;
                     let (ta, start) = adj[0];
                     let (tb, _) = adj[1];
                     let tri_a = triangles[ta as usize];
@@ -113,6 +118,7 @@ impl MeshTopology {
             hinge_edge,
             non_manifold_edges,
             boundary_edges,
+            two_triangle_edges,
             triangle_area,
         }
     }

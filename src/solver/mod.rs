@@ -98,7 +98,7 @@ impl<'a> Step<'a> {
         let acceleration = ctx.gravity + Vec3::from_array(params.external_acceleration);
         let velocity_scale = (-params.linear_damping * h).exp();
         let pairs = SelfCollisionSettings {
-            radius: params.effective_self_collision_radius(),
+            radius: cloth.config.self_collision_radius,
             friction: (params.self_static_friction, params.self_kinetic_friction),
         };
         Step {

@@ -1,16 +1,16 @@
 //! The strain limit (`crate::constraints::strain_limit`) at the end of a step: every edge longer
 //! than the cloth's stretch limit is shortened to it, then the edges at the particles that moved
 //! are checked again, for up to [`MAX_ROUNDS`] rounds, a Gauss–Seidel solve of the violated
-//! inequalities alone in storage order (outward from the anchors). The tethers and the collider
-//! contacts are then projected once more, so the limit never leaves a particle beyond its tethers
-//! or inside a collider. The velocities take what the three moved as the last substep's velocity
+//! inequalities alone in storage order (outward from the anchors). The tethers and the contacts
+//! (self, inter-cloth, colliders) are then projected once more, so the limit never leaves a
+//! particle beyond its tethers, inside another layer or inside a collider. The velocities take what the three moved as the last substep's velocity
 //! update would have, but only where that slows a particle ([`inelastic_correction`]): the limit
 //! removes the motion that stretches the cloth and never adds motion of its own. Once per step rather than per iteration: it bounds the stretch every step ends
 //! with (what an engine draws and the next step starts from) for a tenth of the cost
 //! (docs/dev/performance-log.md, "2026-12-01 — A strain limit for cloth that stretches like
 //! rubber").
 
-use super::sweeps::{Colliders, Constraint, Tethers};
+use super::sweeps::{Colliders, Constraint, InterCloth, SelfCollision, Tethers};
 use super::{Parts, Step, SubstepInfo, from_rows, to_rows};
 use glam::Vec3;
 
@@ -63,14 +63,17 @@ pub(super) fn limit_strain(parts: &mut Parts, step: &Step) {
         std::mem::swap(&mut l.candidates, &mut l.next);
     }
     // The tethers and contacts of the last substep once more, continuing its multipliers and
-    // contact set (`fresh` = false): they outrank the limit.
+    // contact sets (`fresh` = false): they outrank the limit.
     let last = SubstepInfo::new(step, step.substeps - 1);
     if Tethers.active(step) {
         Tethers.solve(parts, step, &last, false);
     }
-    if Colliders.active(step) {
+    let contacts: [&dyn Constraint; 3] = [&SelfCollision, &InterCloth, &Colliders];
+    if contacts.iter().any(|c| c.active(step)) {
         from_rows(&parts.scratch.rows, &mut parts.state.x, step.parallel);
-        Colliders.solve(parts, step, &last, false);
+        for c in contacts.into_iter().filter(|c| c.active(step)) {
+            c.solve(parts, step, &last, false);
+        }
         to_rows(&mut parts.scratch.rows, &parts.state.x, &parts.config.w, step.parallel);
     }
     // What moved, c = Δx·exp(−d·h)/h, is the velocity the last update would have added; only its

@@ -37,6 +37,7 @@ int main() {
     cloth_desc.vertex_count = 3;
     cloth_desc.indices = indices;
     cloth_desc.triangle_count = 1;
+    cloth_desc.linear_damping = 0.0f; // undamped, to compare with the integrator's free fall
     XpbdClothId cloth{};
     float out[9] = {};
     XpbdResult r = xpbd_cloth_create(world, &cloth_desc, &cloth);

@@ -46,6 +46,7 @@ static unsafe class MonoTests
             Run("colliders_of_every_kind_read_back_as_created_and_reach_their_pose", CollidersReadBackAndReachTheirPose);
             Run("collider_layers_decide_what_the_cloth_collides_with", ColliderLayersDecideWhatCollides);
             Run("collider_errors_map_to_their_exceptions", ColliderErrorsMapToTheirExceptions);
+            Run("mesh_report_counts_a_double_sided_quad_and_masses_read_back", MeshReportAndMasses);
             Run("state_hash_is_equal_for_equal_runs_at_any_thread_count", StateHashEqualForEqualRuns);
             Run("engine_collider_shapes_follow_unity_conventions", EngineShapesFollowUnityConventions);
             Run("tracked_collider_follows_its_object_and_carries_the_cloth", TrackedColliderFollowsItsObject);
@@ -697,11 +698,37 @@ static unsafe class MonoTests
             world.CreateBox(1, 0.1f, 1, 0, XpbdPose.Identity, new XpbdColliderContact(0.5f, 0.4f, 0x2));
             XpbdClothDesc desc = XpbdCloth.DefaultDesc();
             desc.collision_mask = clothMask;
+            desc.linear_damping = 0; // undamped: the ignored box lets it fall freely
             XpbdCloth cloth = world.CreateCloth(positions, indices, null, desc);
             for (int frame = 0; frame < 60; ++frame) world.Step(1.0f / 60.0f);
             var x = new float[3 * 25];
             cloth.ReadPositions(x);
             return x[3 * 12 + 1];
+        }
+    }
+
+    // A unit quad given twice (the second copy reversed, on its own vertices that weld onto the
+    // first): two duplicates dropped, four vertices welded, mass = areal density x 1 m^2.
+    static void MeshReportAndMasses()
+    {
+        float[] positions = { 0, 0, 0, 1, 0, 0, 0, 0, 1, 1, 0, 1, 0, 0, 0, 1, 0, 0, 0, 0, 1, 1, 0, 1 };
+        uint[] indices = { 0, 2, 1, 1, 2, 3, 4, 5, 6, 5, 7, 6 };
+        using (var world = new XpbdWorld())
+        {
+            XpbdClothDesc desc = XpbdCloth.DefaultDesc();
+            XpbdCloth cloth = world.CreateCloth(positions, indices, null, desc);
+            XpbdMeshReport report = cloth.GetMeshReport();
+            Expect(report.vertex_count == 8 && report.particle_count == 4 && report.welded_vertices == 8, "8 vertices welded onto 4 particles");
+            Expect(report.triangle_count == 2 && report.duplicate_triangles == 2, "the reversed copy dropped: " + report.duplicate_triangles);
+            ExpectNear(report.total_mass, desc.areal_density, 1e-6f, "mass of 1 m^2");
+            var masses = new float[8];
+            cloth.ReadVertexMasses(masses);
+            float sum = masses[0] + masses[1] + masses[2] + masses[3];
+            ExpectNear(sum, report.total_mass, 1e-6f, "the first copies' masses add up to the total");
+            Expect(masses[4] == masses[0] && masses[7] == masses[3], "welded copies read their particle's mass");
+            bool threw = false;
+            try { cloth.ReadVertexMasses(new float[3]); } catch (XpbdException) { threw = true; }
+            Expect(threw, "a wrong length is refused");
         }
     }
 

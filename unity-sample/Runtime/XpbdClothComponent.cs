@@ -45,8 +45,8 @@ namespace Xpbd.Unity
         [Range(0f, 0.49f)] public float poissonRatio = 0.3f;
         [Tooltip("Fabric thickness in metres; bending stiffness grows with its cube (cotton ≈ 5e-4). Not a collision distance.")]
         [Min(1e-6f)] public float thickness = 5e-4f;
-        [Tooltip("Velocity damping in 1/s: velocities shrink by exp(-d·h) per substep. 0 = none; 0.5 calms a flag.")]
-        [Min(0f)] public float linearDamping = 0f;
+        [Tooltip("Velocity damping in 1/s: velocities shrink by exp(-d·h) per substep. The default 3 stands in for still air and the fabric's internal friction, so draped cloth comes to rest; 0 = none, 0.5-1 for a livelier flag.")]
+        [Min(0f)] public float linearDamping = 3f;
         [Tooltip("Strain limit: no edge ends a step longer than this ratio times its rest length (1.03 = 3 %). 0 = off.")]
         [Min(0f)] public float maxStretch = 1.03f;
         [Tooltip("Extra acceleration in m/s², added to gravity: a steady wind.")]
@@ -81,7 +81,7 @@ namespace Xpbd.Unity
         [Range(0f, 0.1f)] public float collisionThickness = 0.005f;
         [Tooltip("Keep the cloth's own layers apart (folds, a cape on itself), with friction between them. Set a radius suited to the mesh when turning it on.")]
         public bool selfCollision;
-        [Tooltip("Self-collision particle radius r in metres: particles stay 2r apart. About half the mesh's edge length, and 2r below the smallest gap between layers at start. 0 = the collision thickness.")]
+        [Tooltip("Self-collision particle radius r in metres: particles stay 2r apart. 0 = half the mesh's median edge length (recommended); 2r must stay below the smallest gap between layers at start.")]
         [Range(0f, 0.1f)] public float selfCollisionRadius = 0f;
         [Tooltip("Static friction coefficient μs between touching parts of the cloth (dimensionless).")]
         [Range(0f, 2f)] public float selfStaticFriction = 0.5f;

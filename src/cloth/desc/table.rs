@@ -248,12 +248,16 @@ pub const CLOTH: &[Param] = &[
     Param {
         name: "linear_damping",
         kind: Kind::Real { min: 0.0, max: f32::MAX },
-        default: Value::F32(0.0),
+        default: Value::F32(3.0),
         unit: "1/s",
         doc: "Linear velocity damping d: v *= exp(-d*h) per substep, the exact solution of dv/dt = -d*v, \
-              so it means the same at any step and substep length.",
-        choose: "It damps all motion, free fall included; the aerodynamic drag damps only motion relative \
-                 to the air.",
+              so it means the same at any step and substep length. The default stands in for still air \
+              and the fabric's internal friction, which the constraints do not model: cloth dropped on \
+              colliders rests within seconds, and a free cloth falls at most g/d = 3.3 m/s, about a flat \
+              sheet of light fabric's terminal speed in air.",
+        choose: "Keep the default for worn and draped cloth; 0 for exact ballistic motion (free fall, \
+                 validation), 0.5-1 for a livelier flag. It damps all motion, free fall included; the \
+                 aerodynamic drag damps only motion relative to the air.",
         ..BLANK
     },
     Param {
@@ -311,8 +315,7 @@ pub const CLOTH: &[Param] = &[
         unit: "m",
         doc: "Contact thickness: particles are kept at least this far from every collider's surface \
               (contact C = signed distance - thickness >= 0). Not the fabric `thickness`.",
-        choose: "A few millimetres keeps the cloth visibly off what it lies on; it is also the \
-                 self-collision radius while `self_collision_radius` is 0.",
+        choose: "A few millimetres keeps the cloth visibly off what it lies on.",
         ..BLANK
     },
     Param {
@@ -442,20 +445,21 @@ pub const CLOTH: &[Param] = &[
         doc: "Self-collision: particles of the cloth kept at least 2r apart (r = `self_collision_radius`) \
               except pairs already closer than 2r in the mesh as created; friction between the touching \
               layers (Macklin et al. 2014).",
-        choose: "Off by default because the radius that works depends on the mesh: set \
-                 `self_collision_radius` when turning it on.",
+        choose: "Off by default: one layer of worn or draped cloth does not need its per-step hash \
+                 and pairs. Turn it on for cloth that folds onto itself; the radius comes from the mesh.",
         rust_doc: "See [`crate::collision`], `self_collision.rs`.",
         ..BLANK
     },
     Param {
         name: "self_collision_radius",
-        kind: Kind::Optional { min: 1.0e-6, max: 1.0, zero: "`collision_thickness`" },
+        kind: Kind::Optional { min: 1.0e-6, max: 1.0, zero: "half the median rest edge length" },
         default: Value::F32(0.0),
         unit: "m",
         doc: "Self-collision particle radius r.",
-        choose: "About half the edge length s: r = 0.5*s keeps particles from slipping through the holes \
-                 between the particles of another layer (below 0.36*s the middle of a quad is open); 2r \
-                 must stay below the smallest gap between layers of the rest mesh.",
+        choose: "Leave 0: half the median edge length s keeps particles from slipping through the holes \
+                 between the particles of another layer (below 0.36*s the middle of a quad is open). Set it \
+                 for meshes of very uneven edges; 2r must stay below the smallest gap between layers of \
+                 the rest mesh.",
         ..BLANK
     },
     Param {

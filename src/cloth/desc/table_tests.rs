@@ -244,16 +244,18 @@ fn creating_a_cloth_applies_the_declared_weld_tolerance_range() {
     }
 }
 
+/// The radius derived from the mesh is half the median rest edge, within the declared range even for
+/// degenerate inputs (no edges with a zero thickness, kilometre edges).
 #[test]
-fn a_derived_self_collision_radius_must_be_a_declared_radius() {
-    let Kind::Optional { min, .. } = row("self_collision_radius").kind else { panic!("not optional") };
-    let on = ClothParams { self_collision: true, self_collision_radius: None, ..ClothParams::default() };
-    assert_eq!(ClothParams { collision_thickness: min, ..on }.validate(), Ok(()));
-    let error = ClothParams { collision_thickness: min.next_down(), ..on }.validate().unwrap_err().to_string();
-    assert!(error.contains("`self_collision_radius`") && error.contains(&format!("a radius >= {} m", num(min))), "{error}");
-    let inter = ClothParams { inter_cloth_collision: true, self_collision_radius: None, collision_thickness: 0.0, ..ClothParams::default() };
-    assert!(inter.validate().is_err());
-    assert_eq!(ClothParams { collision_thickness: 0.0, ..ClothParams::default() }.validate(), Ok(()), "unused while off");
+fn a_derived_self_collision_radius_is_half_the_mean_edge_and_a_declared_radius() {
+    use crate::cloth::config::mesh_self_collision_radius;
+    let Kind::Optional { min, max, .. } = row("self_collision_radius").kind else { panic!("not optional") };
+    assert_eq!(mesh_self_collision_radius(&[0.03, 0.01, 0.02, 0.5, 0.02], 0.005), 0.01);
+    assert_eq!(mesh_self_collision_radius(&[], 0.005), 0.005);
+    assert_eq!(mesh_self_collision_radius(&[], 0.0), min);
+    assert_eq!(mesh_self_collision_radius(&[1e3], 0.0), max);
+    let on = ClothParams { self_collision: true, self_collision_radius: None, collision_thickness: 0.0, ..ClothParams::default() };
+    assert_eq!(on.validate(), Ok(()), "no thickness is needed to derive the radius");
 }
 
 #[test]

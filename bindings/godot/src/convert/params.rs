@@ -62,7 +62,7 @@ pub struct InspectorParams {
     pub collision_mask: u32,
     /// Self-collision on: particles kept 2r apart (r = `self_collision_radius`).
     pub self_collision: bool,
-    /// Self-collision particle radius r [m]; ≤ 0: the collision thickness.
+    /// Self-collision particle radius r [m]; ≤ 0: half the mesh's median edge length.
     pub self_collision_radius: f32,
     /// Static friction coefficient μ_s between touching parts of the cloth [-].
     pub self_static_friction: f32,
@@ -107,7 +107,7 @@ fn optional(value: f32) -> Option<f32> {
     (value >= 0.0).then_some(value)
 }
 
-/// 0 (or less) in the inspector ⇔ `None` (the collision thickness) in the core.
+/// 0 (or less) in the inspector ⇔ `None` (derived from the mesh) in the core.
 fn optional_radius(value: f32) -> Option<f32> {
     (value > 0.0).then_some(value)
 }
@@ -275,7 +275,7 @@ mod tests {
     }
 
     #[test]
-    fn zero_self_collision_radius_means_the_collision_thickness() {
+    fn zero_self_collision_radius_means_derived_from_the_mesh() {
         let d = InspectorParams::default();
         assert_eq!((d.self_collision, d.self_collision_radius), (false, 0.0));
         let on = InspectorParams { self_collision: true, self_collision_radius: 0.0, ..d };

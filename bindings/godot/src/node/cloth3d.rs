@@ -135,7 +135,7 @@ pub struct XpbdCloth3D {
     /// Keep the cloth's own layers apart (folds, a cape on itself); friction between them.
     #[export]
     self_collision: bool,
-    /// Self-collision particle radius r (particles kept 2r apart); 0 = the collision thickness.
+    /// Self-collision particle radius r (particles kept 2r apart); 0 = half the mesh's median edge length.
     /// About half the mesh's edge length; 2r below the smallest gap between layers at rest.
     #[export(range = (0.0, 0.1, 0.0001, or_greater, suffix = "m"))]
     self_collision_radius: f32,

@@ -1,0 +1,31 @@
+//! Reading a cloth's masses: from its material and rest areas, or the inverse masses given at
+//! creation (docs/design.md, "Materials: masses and compliances").
+
+use super::Cloth;
+use crate::error::ClothError;
+
+impl Cloth {
+    /// Total mass \[kg\]: the sum over particles of 1/w, pinned particles included; particles given
+    /// inverse mass 0 at creation (infinitely heavy) are not counted. Summed in f64 in particle
+    /// order.
+    pub fn total_mass(&self) -> f32 {
+        self.config.w_free.iter().filter(|&&w| w > 0.0).map(|&w| 1.0 / w as f64).sum::<f64>() as f32
+    }
+
+    /// Copy each render vertex's mass \[kg\] into `out` (`vertex_count` entries, render order): its
+    /// particle's mass 1/w (copies of a welded vertex read the same value, so the masses of the
+    /// render vertices add up to more than [`Self::total_mass`] where vertices were welded);
+    /// `f32::INFINITY` for particles given inverse mass 0. Pinning does not change a mass.
+    /// Errors: `BufferSizeMismatch` (`out` untouched).
+    pub fn read_vertex_masses(&self, out: &mut [f32]) -> Result<(), ClothError> {
+        let map = &self.model.particle_of_vertex;
+        if out.len() != map.len() {
+            return Err(ClothError::BufferSizeMismatch { expected: map.len(), got: out.len() });
+        }
+        for (o, &p) in out.iter_mut().zip(map) {
+            let w = self.config.w_free[p as usize];
+            *o = if w > 0.0 { 1.0 / w } else { f32::INFINITY };
+        }
+        Ok(())
+    }
+}
