@@ -55,6 +55,7 @@ impl Cloth {
             cloth.scratch.self_collision.prepare(n); // allocate outside the step
         }
         cloth.update_normals(false);
+        cloth.reset_interpolation();
         Ok(cloth)
     }
 

@@ -100,6 +100,7 @@ impl Cloth {
             UnstableRecovery::Disabled => {}
         }
         self.update_normals(false);
+        self.reset_interpolation(); // drawn where it was put back, not on the way there
         let status = &mut self.guard.status;
         status.unstable_steps = status.unstable_steps.saturating_add(1);
         status.last = Some(instability);

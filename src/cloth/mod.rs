@@ -8,6 +8,7 @@ mod colouring;
 pub(crate) mod config;
 mod create;
 mod desc;
+mod frame;
 pub mod guard;
 pub mod inertia;
 mod inspect;
@@ -23,6 +24,7 @@ mod state_hash;
 mod teleport;
 
 pub use create::DEFAULT_CONSTRAINT_COLOURING;
+pub use frame::VertexLayout;
 pub use desc::{ClothDesc, ClothParams, DEFAULT_SELF_COLLISION, DEFAULT_WELD_TOLERANCE, MAX_SUBSTEPS};
 pub use guard::{ClothStatus, Instability, InstabilityKind, UnstableRecovery};
 pub use inspect::{BendingView, StretchView, TetherView};

@@ -248,6 +248,7 @@ impl Cloth {
         }
         self.remember_good_state();
         self.update_normals(false);
+        self.reset_interpolation();
         Ok(())
     }
 }

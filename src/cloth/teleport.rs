@@ -46,6 +46,7 @@ impl Cloth {
         p.rest_translation = q * p.rest_translation + t;
         self.remember_good_state();
         self.update_normals(false);
+        self.reset_interpolation();
         Ok(())
     }
 }
