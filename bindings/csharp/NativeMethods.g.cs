@@ -467,10 +467,11 @@ namespace Xpbd.Native
         ///  one not -1, the two at least 12 bytes apart. `vertex_count`: the cloth's render vertex count.
         ///  The buffer spans `stride*(vertex_count-1) + (largest offset used) + 12` bytes.
         ///
-        ///  Errors: `XPBD_RESULT_NULL_POINTER` (`base` NULL), `XPBD_RESULT_INVALID_ARGUMENT` (an offset
-        ///  below -1, past the stride or overlapping the other, both -1, `alpha` NaN or outside [0, 1]),
-        ///  `XPBD_RESULT_BUFFER_SIZE_MISMATCH` (`vertex_count` is not the cloth's), `XPBD_RESULT_INVALID_ID`,
-        ///  `XPBD_RESULT_WORLD_POISONED`; nothing written on error. Thread-safe; waits while the world
+        ///  Errors, in the order checked: `XPBD_RESULT_NULL_POINTER` (`base` NULL), `XPBD_RESULT_INVALID_ID`,
+        ///  `XPBD_RESULT_WORLD_POISONED`, `XPBD_RESULT_INVALID_ARGUMENT` (an offset below -1, past the
+        ///  stride or overlapping the other, both -1), `XPBD_RESULT_BUFFER_SIZE_MISMATCH` (`vertex_count` is
+        ///  not the cloth's), `XPBD_RESULT_INVALID_ARGUMENT` (`alpha` NaN or outside [0, 1]); nothing
+        ///  written on error. Thread-safe; waits while the world
         ///  steps.
         ///
         ///  # Safety

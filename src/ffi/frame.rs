@@ -158,10 +158,11 @@ pub unsafe extern "C" fn xpbd_cloth_read_normals_interpolated(
 /// one not -1, the two at least 12 bytes apart. `vertex_count`: the cloth's render vertex count.
 /// The buffer spans `stride*(vertex_count-1) + (largest offset used) + 12` bytes.
 ///
-/// Errors: `XPBD_RESULT_NULL_POINTER` (`base` NULL), `XPBD_RESULT_INVALID_ARGUMENT` (an offset
-/// below -1, past the stride or overlapping the other, both -1, `alpha` NaN or outside [0, 1]),
-/// `XPBD_RESULT_BUFFER_SIZE_MISMATCH` (`vertex_count` is not the cloth's), `XPBD_RESULT_INVALID_ID`,
-/// `XPBD_RESULT_WORLD_POISONED`; nothing written on error. Thread-safe; waits while the world
+/// Errors, in the order checked: `XPBD_RESULT_NULL_POINTER` (`base` NULL), `XPBD_RESULT_INVALID_ID`,
+/// `XPBD_RESULT_WORLD_POISONED`, `XPBD_RESULT_INVALID_ARGUMENT` (an offset below -1, past the
+/// stride or overlapping the other, both -1), `XPBD_RESULT_BUFFER_SIZE_MISMATCH` (`vertex_count` is
+/// not the cloth's), `XPBD_RESULT_INVALID_ARGUMENT` (`alpha` NaN or outside [0, 1]); nothing
+/// written on error. Thread-safe; waits while the world
 /// steps.
 ///
 /// # Safety
@@ -178,28 +179,28 @@ pub unsafe extern "C" fn xpbd_cloth_write_vertices(
     alpha: f32,
 ) -> XpbdResult {
     ffi_boundary("xpbd_cloth_write_vertices", || {
+        if base.is_null() {
+            return Err(FfiError::new(XpbdResult::NullPointer, "`base` is NULL"));
+        }
         let offset = |value: i32, name: &'static str| match value {
             -1 => Ok(None),
             v if v >= 0 => Ok(Some(v as usize)),
             v => Err(ClothError::InvalidParameter { name, value: v as f64, expected: "-1 (skip) or a byte offset >= 0" }),
         };
-        let layout = VertexLayout {
-            stride: stride as usize,
-            position_offset: offset(position_offset, "position_offset")?,
-            normal_offset: offset(normal_offset, "normal_offset")?,
-        };
-        let span = layout.span(vertex_count as usize)?;
-        if base.is_null() {
-            return Err(FfiError::new(XpbdResult::NullPointer, "`base` is NULL"));
-        }
-        // SAFETY: non-NULL; the caller promises `span` writable bytes used by no other thread, and
-        // MaybeUninit bytes need no initialisation or alignment.
-        let buffer = unsafe { std::slice::from_raw_parts_mut(base.cast::<MaybeUninit<u8>>(), span) };
         read_cloth(cloth, |c| {
+            let layout = VertexLayout {
+                stride: stride as usize,
+                position_offset: offset(position_offset, "position_offset")?,
+                normal_offset: offset(normal_offset, "normal_offset")?,
+            };
+            let span = layout.span(vertex_count as usize)?;
             let n = c.vertex_count();
             if vertex_count != n {
                 return Err(ClothError::BufferSizeMismatch { expected: n as usize, got: vertex_count as usize });
             }
+            // SAFETY: non-NULL; the caller promises `span` writable bytes used by no other
+            // thread, and MaybeUninit bytes need no initialisation or alignment.
+            let buffer = unsafe { std::slice::from_raw_parts_mut(base.cast::<MaybeUninit<u8>>(), span) };
             c.write_vertices_uninit(buffer, layout, alpha)
         })??;
         Ok(())
