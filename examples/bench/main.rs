@@ -222,6 +222,59 @@ fn strain_limit_cost(scenes: &[Scene], steps: usize) -> Result<(), String> {
     Ok(())
 }
 
+/// What the engine's frame loop costs besides the step: packed reads of positions and normals,
+/// the same floats interpolated into a 32-byte-stride vertex buffer, the bounds, and pinning or
+/// releasing one vertex (which rebuilds the constraint layout).
+fn frame_loop_cost(scenes: &[Scene], steps: usize) -> Result<(), String> {
+    out!()?;
+    out!("frame loop, after 10 steps: ms per call (1 thread)")?;
+    out!(
+        "{:<11} {:>9} {:>13} {:>8} {:>10} {:>8} {:>8}",
+        "scene", "vertices", "packed reads", "write 32", "bounds", "pin 1", "unpin 1"
+    )?;
+    for scene in scenes {
+        let mut w = world(scene, 10, 1, true);
+        for _ in 0..10 {
+            let _ = w.step(DT);
+        }
+        let handle = w.live_handle(0).unwrap();
+        let cloth = w.cloth_mut(handle).unwrap();
+        let n = cloth.vertex_count() as usize;
+        let (mut positions, mut normals) = (vec![[0.0f32; 3]; n], vec![[0.0f32; 3]; n]);
+        let packed = time(steps, 3, || {
+            cloth.read_positions(&mut positions).unwrap();
+            cloth.read_normals(&mut normals).unwrap();
+        });
+        let mut buffer = vec![0u8; 32 * n];
+        let layout = xpbd_cloth::VertexLayout { stride: 32, position_offset: Some(0), normal_offset: Some(12) };
+        let write = time(steps, 3, || cloth.write_vertices(&mut buffer, layout, 0.5).unwrap());
+        let bounds = time(steps, 3, || {
+            std::hint::black_box(cloth.bounds());
+        });
+        let free = (0..n as u32).find(|v| !scene.pins.contains(v)).unwrap_or(0);
+        let (mut pin, mut unpin) = (Vec::new(), Vec::new());
+        for _ in 0..steps.clamp(1, 5) {
+            let t = Instant::now();
+            cloth.set_pinned(&[free], None).map_err(|e| e.to_string())?;
+            pin.push(t.elapsed().as_secs_f64());
+            let t = Instant::now();
+            cloth.unpin(&[free]).map_err(|e| e.to_string())?;
+            unpin.push(t.elapsed().as_secs_f64());
+        }
+        out!(
+            "{:<11} {:>9} {:>13.3} {:>8.3} {:>10.4} {:>8.2} {:>8.2}",
+            scene.name,
+            n,
+            packed * 1e3,
+            write * 1e3,
+            bounds * 1e3,
+            median(pin) * 1e3,
+            median(unpin) * 1e3
+        )?;
+    }
+    Ok(())
+}
+
 fn median(mut v: Vec<f64>) -> f64 {
     v.sort_by(f64::total_cmp);
     v[v.len() / 2]
@@ -493,6 +546,7 @@ fn run(args: &ArgMatches) -> Result<(), String> {
     }
 
     strain_limit_cost(&scenes, steps)?;
+    frame_loop_cost(&scenes, steps)?;
     let with_self_collision: Vec<&Scene> = scenes.iter().filter(|s| s.key == "64" || s.key == "tablecloth").collect();
     if with_self_collision.is_empty() {
         return Ok(());
