@@ -1332,6 +1332,24 @@ XpbdResult xpbd_cloth_create(struct XpbdWorldId world,
                              struct XpbdClothId *out_cloth);
 
 /**
+ * Create an instance of `source` and write its id to `*out_cloth`: a new cloth in the same world
+ * that shares the source's immutable model (welded mesh, rest values, constraints and their
+ * order and colouring) and starts with copies of its settings, pins and current state, so it
+ * steps bit for bit as the source would from here. Much cheaper than `xpbd_cloth_create` (a copy
+ * of the per-particle state, no welding or constraint building); the shared model lives until
+ * its last cloth is destroyed, and destroying the source does not affect the instance. Changing
+ * an instance's pins gives it constraints of its own. Its guard status starts clear.
+ *
+ * Errors: `XPBD_RESULT_NULL_POINTER` (`out_cloth` NULL), `XPBD_RESULT_INVALID_ID`,
+ * `XPBD_RESULT_WORLD_POISONED`, `XPBD_RESULT_CAPACITY_EXCEEDED`; on error nothing is created and
+ * `*out_cloth` is not written. Thread-safe; serialised with other calls on the world.
+ *
+ * # Safety
+ * `out_cloth` is writable.
+ */
+XpbdResult xpbd_cloth_create_instance(struct XpbdClothId source, struct XpbdClothId *out_cloth);
+
+/**
  * Destroy a cloth; its id becomes invalid. Errors: `XPBD_RESULT_INVALID_ID` (null, already
  * destroyed, its world destroyed, or forged), `XPBD_RESULT_WORLD_POISONED`. Thread-safe (any
  * thread); serialised with other calls on its world.

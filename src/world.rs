@@ -144,6 +144,23 @@ impl World {
         Ok(ClothHandle { index, generation })
     }
 
+    /// Create an instance of the cloth `source`: a new cloth of this world that shares its immutable
+    /// model (welded mesh, rest values, constraints) and its current constraint layout, and starts
+    /// with copies of its settings, pins, state (positions, velocities, the previous step state of
+    /// the interpolated reads) and solver buffers, so it steps bit for bit as the source would from
+    /// here. Costs a copy of the per-particle state instead of building the model; the shared parts
+    /// live until the last cloth using them is removed. Changing the instance's pins or colouring
+    /// gives it a layout of its own. Its guard status starts clear. Errors: `InvalidHandle`.
+    pub fn add_instance(&mut self, source: ClothHandle) -> Result<ClothHandle, ClothError> {
+        let mut instance = self.cloth(source)?.clone();
+        instance.guard.clear_status();
+        let (index, generation) = self.cloths.insert(instance);
+        if let Some(cloth) = self.cloths.get_mut(index, generation) {
+            cloth.world_key = index;
+        }
+        Ok(ClothHandle { index, generation })
+    }
+
     /// Read and clear a cloth's guard status (see [`Cloth::take_status`]). Errors: `InvalidHandle`.
     pub fn take_cloth_status(&mut self, handle: ClothHandle) -> Result<crate::ClothStatus, ClothError> {
         Ok(self.cloth_mut(handle)?.take_status())

@@ -1,8 +1,8 @@
 //! The frame loop through the C ABI (docs/c-cpp.md, "The frame loop"): `xpbd_world_advance` over
 //! cycling frame times, interpolated reads against the two step states bit for bit, a teleport
 //! between them, `xpbd_cloth_write_vertices` into a 32-byte-stride buffer with canaries at a
-//! misaligned base, bounds, particle writes, and every rejected argument with its code and an
-//! unchanged state.
+//! misaligned base, bounds, particle writes, instances, and every rejected argument with its code
+//! and an unchanged state.
 
 mod ffi_common;
 
@@ -241,6 +241,31 @@ fn set_positions_and_velocities_write_render_vertices_and_reject_bad_input_uncha
         assert_eq!(xpbd_cloth_set_velocities(cloth, [3u32].as_ptr(), 1, fast.as_ptr()), XpbdResult::InvalidArgument);
         assert!(last_message().contains("max_particle_speed"), "{}", last_message());
         assert_eq!(xpbd_cloth_set_positions(XpbdClothId::default(), null(), 0, null()), XpbdResult::InvalidId);
+    }
+    ok(xpbd_world_destroy(world));
+}
+
+#[test]
+fn instances_share_the_model_step_like_fresh_cloths_and_survive_their_source() {
+    let world = c_world(1);
+    let fresh = c_hanging_cloth(world, 12);
+    let source = c_hanging_cloth(world, 12);
+    let mut instance = XpbdClothId::default();
+    // SAFETY: valid out-parameter.
+    ok(unsafe { xpbd_cloth_create_instance(source, &mut instance) });
+    for step in 0..20 {
+        ok(xpbd_world_step(world, FIXED));
+        assert_eq!((hash(instance), hash(source)), (hash(fresh), hash(fresh)), "step {step}");
+    }
+    ok(xpbd_cloth_destroy(source));
+    ok(xpbd_world_step(world, FIXED));
+    assert_eq!(hash(instance), hash(fresh), "the instance outlives its source");
+    // SAFETY: NULL and stale ids are rejected before any write.
+    unsafe {
+        let mut out = XpbdClothId { id: 77 };
+        assert_eq!(xpbd_cloth_create_instance(source, &mut out), XpbdResult::InvalidId);
+        assert_eq!(xpbd_cloth_create_instance(instance, null_mut()), XpbdResult::NullPointer);
+        assert_eq!(out.id, 77);
     }
     ok(xpbd_world_destroy(world));
 }

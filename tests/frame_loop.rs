@@ -1,7 +1,7 @@
 //! The engine's frame loop through the Rust API (docs/c-cpp.md, "The frame loop"): `World::advance`
 //! and its accumulator, interpolated reads between the last two step states (bit for bit the lerp
-//! of the two), teleports that reset the interpolation, interleaved vertex writes, bounds, and
-//! particle writes with their checks.
+//! of the two), teleports that reset the interpolation, interleaved vertex writes, bounds,
+//! particle writes with their checks, and instances sharing a model.
 
 mod common;
 
@@ -280,4 +280,39 @@ fn set_positions_and_velocities_write_the_listed_vertices_exactly_and_refuse_bad
     assert!(matches!(e, ClothError::InvalidValue { name: "velocities", position: 0, .. }), "{e:?}");
     assert!(cloth.set_velocities(Some(&[3]), &[[0.0, f32::INFINITY, 0.0]]).is_err());
     assert_eq!(cloth.state_hash(), hash, "nothing changed");
+}
+
+/// A fresh held sheet and an instance made of another fresh one, stepped together in one world.
+#[test]
+fn an_instance_steps_bit_for_bit_like_a_fresh_cloth_and_outlives_its_source() {
+    let (mut world, fresh, held, _) = held_sheet();
+    let (positions, indices) = horizontal_sheet(12, 1.0, 0.0);
+    let source = world.add_cloth(&ClothDesc::new(&positions, &indices)).unwrap();
+    world.cloth_mut(source).unwrap().set_pinned(&held, None).unwrap();
+    let instance = world.add_instance(source).unwrap();
+    let (f, s, i) = (world.cloth(fresh).unwrap(), world.cloth(source).unwrap(), world.cloth(instance).unwrap());
+    assert!(i.shares_model_with(s) && !f.shares_model_with(s));
+    assert_eq!(i.state_hash(), f.state_hash());
+    for step in 0..30 {
+        world.step(FIXED).unwrap();
+        let hash = |h| world.cloth(h).unwrap().state_hash();
+        assert_eq!((hash(instance), hash(source)), (hash(fresh), hash(fresh)), "step {step}");
+    }
+    // Its own pins: the instance gets its own layout, the source is unaffected.
+    world.cloth_mut(instance).unwrap().unpin(&held[..6]).unwrap();
+    world.remove_cloth(source).unwrap();
+    for _ in 0..10 {
+        world.step(FIXED).unwrap();
+    }
+    let i = world.cloth(instance).unwrap();
+    assert_ne!(i.state_hash(), world.cloth(fresh).unwrap().state_hash(), "half released, it falls differently");
+    assert!(i.particle_positions().iter().all(|x| x.is_finite()));
+    // An instance of a moving cloth continues its motion, its interpolation included.
+    let copy = world.add_instance(fresh).unwrap();
+    let (a, b) = (world.cloth(fresh).unwrap(), world.cloth(copy).unwrap());
+    assert_eq!(bits(&read(a, 0.5)), bits(&read(b, 0.5)));
+    assert_eq!(b.status(), xpbd_cloth::ClothStatus::default());
+    let stale = copy;
+    world.remove_cloth(copy).unwrap();
+    assert_eq!(world.add_instance(stale).unwrap_err(), ClothError::InvalidHandle);
 }

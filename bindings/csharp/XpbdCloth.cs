@@ -62,6 +62,28 @@ namespace Xpbd
             GC.KeepAlive(world);
         }
 
+        // An instance: a native cloth already created (xpbd_cloth_create_instance) with this many vertices.
+        XpbdCloth(XpbdWorld world, XpbdClothId id, int vertexCount)
+        {
+            this.world = world;
+            Adopt(id.id);
+            VertexCount = vertexCount;
+        }
+
+        /// <summary>
+        /// A new cloth in the same world sharing this one's immutable model (mesh, rest values,
+        /// constraints) and starting from copies of its settings, pins and state
+        /// (xpbd_cloth_create_instance): it steps bit for bit as this one would, and costs a copy of
+        /// the state instead of building the model. Dispose it like any cloth; it outlives this one.
+        /// </summary>
+        public XpbdCloth CreateInstance()
+        {
+            XpbdClothId instance;
+            XpbdLibrary.Check(NativeMethods.xpbd_cloth_create_instance(Id, &instance));
+            GC.KeepAlive(this);
+            return new XpbdCloth(world, instance, VertexCount);
+        }
+
         /// <summary>The world this cloth lives in.</summary>
         public XpbdWorld World { get { return world; } }
 

@@ -224,13 +224,14 @@ fn strain_limit_cost(scenes: &[Scene], steps: usize) -> Result<(), String> {
 
 /// What the engine's frame loop costs besides the step: packed reads of positions and normals,
 /// the same floats interpolated into a 32-byte-stride vertex buffer, the bounds, and pinning or
-/// releasing one vertex (which rebuilds the constraint layout).
+/// releasing one vertex (which rebuilds the constraint layout), and creating a cloth against
+/// creating an instance of it (50 of each, in one world).
 fn frame_loop_cost(scenes: &[Scene], steps: usize) -> Result<(), String> {
     out!()?;
     out!("frame loop, after 10 steps: ms per call (1 thread)")?;
     out!(
-        "{:<11} {:>9} {:>13} {:>8} {:>10} {:>8} {:>8}",
-        "scene", "vertices", "packed reads", "write 32", "bounds", "pin 1", "unpin 1"
+        "{:<11} {:>9} {:>13} {:>8} {:>10} {:>8} {:>8} {:>8} {:>9}",
+        "scene", "vertices", "packed reads", "write 32", "bounds", "pin 1", "unpin 1", "create", "instance"
     )?;
     for scene in scenes {
         let mut w = world(scene, 10, 1, true);
@@ -261,15 +262,25 @@ fn frame_loop_cost(scenes: &[Scene], steps: usize) -> Result<(), String> {
             cloth.unpin(&[free]).map_err(|e| e.to_string())?;
             unpin.push(t.elapsed().as_secs_f64());
         }
+        let desc = ClothDesc { params: common::light_stiff_params(), ..ClothDesc::new(&scene.positions, &scene.indices) };
+        let count = 50.min(steps.max(1) * 10);
+        let create = time(count, 0, || {
+            w.add_cloth(&desc).unwrap();
+        });
+        let instance = time(count, 0, || {
+            w.add_instance(handle).unwrap();
+        });
         out!(
-            "{:<11} {:>9} {:>13.3} {:>8.3} {:>10.4} {:>8.2} {:>8.2}",
+            "{:<11} {:>9} {:>13.3} {:>8.3} {:>10.4} {:>8.2} {:>8.2} {:>8.2} {:>9.3}",
             scene.name,
             n,
             packed * 1e3,
             write * 1e3,
             bounds * 1e3,
             median(pin) * 1e3,
-            median(unpin) * 1e3
+            median(unpin) * 1e3,
+            create * 1e3,
+            instance * 1e3
         )?;
     }
     Ok(())

@@ -64,6 +64,14 @@ impl Guard {
     }
 }
 
+impl Guard {
+    /// Forget the recorded failures (an instance starts with a clear status).
+    pub fn clear_status(&mut self) {
+        self.status = ClothStatus::default();
+        self.failed = None;
+    }
+}
+
 impl Cloth {
     /// Before a step of `dt` \[s\] in which colliders move up to `collider_motion` \[m\]: the
     /// displacement bound of the step (nothing when disabled).

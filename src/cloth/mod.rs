@@ -94,6 +94,12 @@ impl Cloth {
         &self.config.params
     }
 
+    /// Whether this cloth and `other` share one immutable model (one is an instance of the other,
+    /// see [`crate::World::add_instance`], or both of a third).
+    pub fn shares_model_with(&self, other: &Cloth) -> bool {
+        Arc::ptr_eq(&self.model, &other.model)
+    }
+
     /// Number of render vertices (the length of every render-order output).
     pub fn vertex_count(&self) -> u32 {
         self.model.info.vertex_count

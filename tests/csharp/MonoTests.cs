@@ -1131,6 +1131,18 @@ static unsafe class MonoTests
             Throws<XpbdBufferSizeMismatchException>(() => cloth.SetVelocities(new uint[] { 1, 2 }, new float[] { 0, 0, 0 }));
             Expect(cloth.StateHash() == hash, "rejected writes change nothing");
             cloth.SetVelocities(null, new float[3 * 64]);
+
+            // An instance continues exactly as its source and outlives it.
+            using (XpbdCloth twin = cloth.CreateInstance())
+            {
+                Expect(twin.StateHash() == cloth.StateHash() && twin.VertexCount == 64, "the instance starts as its source");
+                world.Step(1.0f / 60.0f);
+                Expect(twin.StateHash() == cloth.StateHash(), "and steps as it does");
+                cloth.Dispose();
+                world.Step(1.0f / 60.0f);
+                twin.ReadPositions(at);
+                Expect(!float.IsNaN(at[0]), "the instance outlives its source");
+            }
         }
     }
 
