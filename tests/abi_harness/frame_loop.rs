@@ -1,9 +1,9 @@
 //! Operations of the engine's frame loop: `xpbd_world_advance`, the interpolated reads,
 //! `xpbd_cloth_write_vertices`, bounds, and particle writes (`xpbd_cloth_set_positions` /
-//! `set_velocities`). Split from `mod.rs`, whose model and checks they use.
+//! `set_velocities`), instances. Split from `mod.rs`, whose model and checks they use.
 
 use super::input::Input;
-use super::{Harness, OK, outcome};
+use super::{ClothModel, Harness, OK, outcome};
 use xpbd_cloth::ffi::*;
 
 use XpbdResult::{BufferSizeMismatch, InvalidArgument, InvalidId, NullPointer};
@@ -226,5 +226,38 @@ impl Harness {
                 }
             }
         }
+    }
+
+    /// `xpbd_cloth_create_instance`: on success the instance is a cloth of the source's world with
+    /// the source's mesh, pins and state hash; on error nothing is created or written.
+    pub fn op_cloth_create_instance(&mut self, r: &mut Input) {
+        let id = self.pick_cloth(r);
+        let source = self.cloth(id).map(|c| (c.vertex_count, c.particle_of.clone(), c.pinned.clone(), c.mesh_key.clone()));
+        let null_out = r.chance(10);
+        let want = outcome(&[(null_out, NullPointer), (source.is_none(), InvalidId)]);
+        let before = self.snapshot();
+        let mut out = XpbdClothId { id: 0xDEAD };
+        let ptr: *mut XpbdClothId = if null_out { std::ptr::null_mut() } else { &mut out };
+        // SAFETY: NULL or a valid out-parameter.
+        let got = unsafe { xpbd_cloth_create_instance(id, ptr) };
+        self.expect("xpbd_cloth_create_instance", format_args!("{:#x}, null {null_out}", id.id), got, want);
+        let Some((vertex_count, particle_of, pinned, mesh_key)) = source.filter(|_| got == OK) else {
+            if out.id != 0xDEAD {
+                self.fail("failed xpbd_cloth_create_instance wrote its out-parameter".into());
+            }
+            self.unchanged_since(&before, "failed xpbd_cloth_create_instance");
+            return;
+        };
+        let hash = |c: XpbdClothId| before.cloth_hashes.iter().find(|(k, _)| *k == c.id).map(|&(_, h)| h);
+        let mut h = 0;
+        // SAFETY: valid out-parameter.
+        let read = unsafe { xpbd_cloth_state_hash(out, &mut h) };
+        self.expect("xpbd_cloth_state_hash", format_args!("{:#x} (instance)", out.id), read, OK);
+        if Some(h) != hash(id) {
+            self.fail(format!("instance {:#x} hashes {h:#x}, its source {:?}", out.id, hash(id)));
+        }
+        let w = self.worlds.iter().position(|w| w.cloths.iter().any(|c| c.id == id)).expect("source is live");
+        self.worlds[w].cloths.push(ClothModel { id: out, vertex_count, particle_of, pinned, mesh_key });
+        self.check_counts();
     }
 }

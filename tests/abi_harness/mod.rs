@@ -75,6 +75,7 @@ pub const OPS: &[(&str, Op)] = &[
     ("world_advance", Harness::op_world_advance),
     ("cloth_frame_read", Harness::op_cloth_frame_read),
     ("cloth_set_particles", Harness::op_cloth_set_particles),
+    ("cloth_create_instance", Harness::op_cloth_create_instance),
     // Second rows: creating keeps objects alive to work on; stepping is where state changes.
     ("world_step", Harness::op_world_step),
     ("world_create", Harness::op_world_create),
