@@ -575,6 +575,22 @@ typedef struct XpbdClothParams {
      * Range: 0 (= no stretch limit) or 1 <= s <= 100. Default: 1.03.
      */
     float max_stretch;
+    /**
+     * Sleeping: a cloth whose fastest particle stays below this speed for `sleep_time` stops
+     * stepping (a check per step, nothing else) until a pin target, a moving collider within
+     * reach, a parameter change, a teleport, a snapshot restore, a particle write or
+     * `xpbd_cloth_wake` wakes it. A few mm/s (0.005) for flags and curtains that settle; above the
+     * slowest motion that must go on (a cloth creeping over a table edge).
+     *
+     * Unit: m/s. Range: 0 (= never sleep) or 1e-6 <= m/s <= 100. Default: 0 (= never sleep).
+     */
+    float sleep_speed;
+    /**
+     * How long the fastest particle must stay below `sleep_speed` before the cloth sleeps.
+     *
+     * Unit: s. Range: 0 <= s <= 3600. Default: 1.
+     */
+    float sleep_time;
 } XpbdClothParams;
 
 /**
@@ -973,6 +989,22 @@ typedef struct XpbdClothDesc {
      * Range: 0 (= no stretch limit) or 1 <= s <= 100. Default: 1.03.
      */
     float max_stretch;
+    /**
+     * Sleeping: a cloth whose fastest particle stays below this speed for `sleep_time` stops
+     * stepping (a check per step, nothing else) until a pin target, a moving collider within
+     * reach, a parameter change, a teleport, a snapshot restore, a particle write or
+     * `xpbd_cloth_wake` wakes it. A few mm/s (0.005) for flags and curtains that settle; above the
+     * slowest motion that must go on (a cloth creeping over a table edge).
+     *
+     * Unit: m/s. Range: 0 (= never sleep) or 1e-6 <= m/s <= 100. Default: 0 (= never sleep).
+     */
+    float sleep_speed;
+    /**
+     * How long the fastest particle must stay below `sleep_speed` before the cloth sleeps.
+     *
+     * Unit: s. Range: 0 <= s <= 3600. Default: 1.
+     */
+    float sleep_time;
 } XpbdClothDesc;
 
 /**
@@ -1838,6 +1870,23 @@ XpbdResult xpbd_cloth_set_velocities(struct XpbdClothId cloth,
                                      const uint32_t *vertices,
                                      uint32_t count,
                                      const float *velocities);
+
+/**
+ * Wake a sleeping cloth (see `sleep_speed`): it steps again from the next step on, and its count
+ * towards sleep restarts. Harmless on an awake cloth. Pin, parameter, teleport, particle and
+ * snapshot calls and colliders moving within reach wake it too. Errors:
+ * `XPBD_RESULT_INVALID_ID`, `XPBD_RESULT_WORLD_POISONED`. Thread-safe.
+ */
+XpbdResult xpbd_cloth_wake(struct XpbdClothId cloth);
+
+/**
+ * Write 1 to `*out` if the cloth sleeps (the steps skip it), else 0. Errors:
+ * `XPBD_RESULT_NULL_POINTER`, `XPBD_RESULT_INVALID_ID`, `XPBD_RESULT_WORLD_POISONED`. Thread-safe.
+ *
+ * # Safety
+ * `out` is writable.
+ */
+XpbdResult xpbd_cloth_is_sleeping(struct XpbdClothId cloth, uint32_t *out);
 
 /**
  * Write the size in bytes of a snapshot of the cloth's current state to `*out_size`:

@@ -252,6 +252,13 @@ impl World {
         if !(MIN_TIME_STEP..=MAX_TIME_STEP).contains(&dt) {
             return Err(ClothError::InvalidTimeStep { dt });
         }
+        // A collider that moves within reach of a sleeping cloth wakes it (`cloth::sleep`).
+        let colliders = &self.colliders;
+        for cloth in self.cloths.values_mut().filter(|c| c.is_sleeping()) {
+            if colliders.iter().any(|(_, k)| cloth.reached_by(k)) {
+                cloth.wake();
+            }
+        }
         let pool_threads = self.pool.as_ref().map_or(1, |p| p.current_num_threads());
         let gravity = Vec3::from_array(self.desc.gravity);
         let inter_cloth = self.snapshot_inter_cloth(dt);
@@ -272,11 +279,16 @@ impl World {
             .map(|(_, c)| Vec3::from_array(c.pose().position).distance(Vec3::from_array(c.target_pose().position)))
             .fold(0.0f32, f32::max);
         let step_one = |cloth: &mut Cloth| {
+            if cloth.is_sleeping() {
+                cloth.skip_sleeping_step();
+                return;
+            }
             cloth.record_previous();
             cloth.guard_begin_step(dt, collider_motion);
             cloth.apply_inertia_scale();
             step_cloth(cloth, dt, &ctx);
             cloth.guard_end_step();
+            cloth.count_towards_sleep(dt);
         };
         let coloured = self.cloths.iter().any(|(_, c)| c.constraint_colouring());
         match &self.pool {

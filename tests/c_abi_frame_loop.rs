@@ -269,3 +269,41 @@ fn instances_share_the_model_step_like_fresh_cloths_and_survive_their_source() {
     }
     ok(xpbd_world_destroy(world));
 }
+
+#[test]
+fn a_still_cloth_with_sleep_speed_sleeps_and_wakes_on_request() {
+    let world = c_world(1);
+    let cloth = c_hanging_cloth(world, 6);
+    let sleeping = |c: XpbdClothId| {
+        let mut s = 7u32;
+        // SAFETY: valid out-parameter.
+        ok(unsafe { xpbd_cloth_is_sleeping(c, &mut s) });
+        s
+    };
+    let mut p = xpbd_default_cloth_params();
+    // SAFETY: valid out- and in-parameters.
+    unsafe {
+        ok(xpbd_cloth_get_params(cloth, &mut p));
+        assert_eq!((p.sleep_speed, p.sleep_time), (0.0, 1.0), "off by default");
+        p.sleep_speed = -1.0;
+        assert_eq!(xpbd_cloth_set_params(cloth, &p), XpbdResult::InvalidArgument);
+        (p.sleep_speed, p.sleep_time, p.linear_damping) = (0.01, 0.25, 4.0);
+        ok(xpbd_cloth_set_params(cloth, &p));
+    }
+    let mut steps = 0;
+    while sleeping(cloth) == 0 {
+        ok(xpbd_world_step(world, FIXED));
+        steps += 1;
+        assert!(steps < 3000, "never fell asleep");
+    }
+    let h = hash(cloth);
+    ok(xpbd_world_step(world, FIXED));
+    assert_eq!((sleeping(cloth), hash(cloth)), (1, h), "asleep, unmoved");
+    ok(xpbd_cloth_wake(cloth));
+    assert_eq!(sleeping(cloth), 0);
+    assert_eq!(xpbd_cloth_wake(XpbdClothId::default()), XpbdResult::InvalidId);
+    // SAFETY: NULL is rejected.
+    assert_eq!(unsafe { xpbd_cloth_is_sleeping(cloth, null_mut()) }, XpbdResult::NullPointer);
+    println!("a damped 6 x 6 cloth fell asleep after {steps} steps");
+    ok(xpbd_world_destroy(world));
+}

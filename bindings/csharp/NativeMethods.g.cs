@@ -549,6 +549,25 @@ namespace Xpbd.Native
         public static extern XpbdResult xpbd_cloth_set_velocities(XpbdClothId cloth, uint* vertices, uint count, float* velocities);
 
         /// <summary>
+        ///  Wake a sleeping cloth (see `sleep_speed`): it steps again from the next step on, and its count
+        ///  towards sleep restarts. Harmless on an awake cloth. Pin, parameter, teleport, particle and
+        ///  snapshot calls and colliders moving within reach wake it too. Errors:
+        ///  `XPBD_RESULT_INVALID_ID`, `XPBD_RESULT_WORLD_POISONED`. Thread-safe.
+        /// </summary>
+        [DllImport(__DllName, EntryPoint = "xpbd_cloth_wake", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        public static extern XpbdResult xpbd_cloth_wake(XpbdClothId cloth);
+
+        /// <summary>
+        ///  Write 1 to `*out` if the cloth sleeps (the steps skip it), else 0. Errors:
+        ///  `XPBD_RESULT_NULL_POINTER`, `XPBD_RESULT_INVALID_ID`, `XPBD_RESULT_WORLD_POISONED`. Thread-safe.
+        ///
+        ///  # Safety
+        ///  `out` is writable.
+        /// </summary>
+        [DllImport(__DllName, EntryPoint = "xpbd_cloth_is_sleeping", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        public static extern XpbdResult xpbd_cloth_is_sleeping(XpbdClothId cloth, uint* @out);
+
+        /// <summary>
         ///  Write the number of live worlds (created and not yet destroyed) in this process to
         ///  `*out_count`. Meant for leak checks in tests and editor tooling, not for per-frame use.
         ///
@@ -1121,6 +1140,22 @@ namespace Xpbd.Native
         ///  Range: 0 (= no stretch limit) or 1 &lt;= s &lt;= 100. Default: 1.03.
         /// </summary>
         public float max_stretch;
+        /// <summary>
+        ///  Sleeping: a cloth whose fastest particle stays below this speed for `sleep_time` stops
+        ///  stepping (a check per step, nothing else) until a pin target, a moving collider within
+        ///  reach, a parameter change, a teleport, a snapshot restore, a particle write or
+        ///  `xpbd_cloth_wake` wakes it. A few mm/s (0.005) for flags and curtains that settle; above the
+        ///  slowest motion that must go on (a cloth creeping over a table edge).
+        ///
+        ///  Unit: m/s. Range: 0 (= never sleep) or 1e-6 &lt;= m/s &lt;= 100. Default: 0 (= never sleep).
+        /// </summary>
+        public float sleep_speed;
+        /// <summary>
+        ///  How long the fastest particle must stay below `sleep_speed` before the cloth sleeps.
+        ///
+        ///  Unit: s. Range: 0 &lt;= s &lt;= 3600. Default: 1.
+        /// </summary>
+        public float sleep_time;
     }
 
     /// <summary>
@@ -1406,6 +1441,22 @@ namespace Xpbd.Native
         ///  Range: 0 (= no stretch limit) or 1 &lt;= s &lt;= 100. Default: 1.03.
         /// </summary>
         public float max_stretch;
+        /// <summary>
+        ///  Sleeping: a cloth whose fastest particle stays below this speed for `sleep_time` stops
+        ///  stepping (a check per step, nothing else) until a pin target, a moving collider within
+        ///  reach, a parameter change, a teleport, a snapshot restore, a particle write or
+        ///  `xpbd_cloth_wake` wakes it. A few mm/s (0.005) for flags and curtains that settle; above the
+        ///  slowest motion that must go on (a cloth creeping over a table edge).
+        ///
+        ///  Unit: m/s. Range: 0 (= never sleep) or 1e-6 &lt;= m/s &lt;= 100. Default: 0 (= never sleep).
+        /// </summary>
+        public float sleep_speed;
+        /// <summary>
+        ///  How long the fastest particle must stay below `sleep_speed` before the cloth sleeps.
+        ///
+        ///  Unit: s. Range: 0 &lt;= s &lt;= 3600. Default: 1.
+        /// </summary>
+        public float sleep_time;
     }
 
     /// <summary>

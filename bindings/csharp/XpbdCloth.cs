@@ -84,6 +84,28 @@ namespace Xpbd
             return new XpbdCloth(world, instance, VertexCount);
         }
 
+        /// <summary>
+        /// Whether the cloth sleeps (its sleep_speed setting: a still cloth stops stepping until a
+        /// pin, setting, teleport, particle write, snapshot or nearby moving collider wakes it).
+        /// </summary>
+        public bool IsSleeping
+        {
+            get
+            {
+                uint sleeping;
+                XpbdLibrary.Check(NativeMethods.xpbd_cloth_is_sleeping(Id, &sleeping));
+                GC.KeepAlive(this);
+                return sleeping != 0;
+            }
+        }
+
+        /// <summary>Wake a sleeping cloth: it steps again from the next step on.</summary>
+        public void Wake()
+        {
+            XpbdLibrary.Check(NativeMethods.xpbd_cloth_wake(Id));
+            GC.KeepAlive(this);
+        }
+
         /// <summary>The world this cloth lives in.</summary>
         public XpbdWorld World { get { return world; } }
 

@@ -286,6 +286,39 @@ fn frame_loop_cost(scenes: &[Scene], steps: usize) -> Result<(), String> {
     Ok(())
 }
 
+/// Fifty damped 8 × 8 flags held by two corners (the scene of tests/sleeping.rs): the world's step
+/// with sleeping off against the same world once every flag sleeps.
+fn sleeping_cost(steps: usize) -> Result<(), String> {
+    let flags = |sleep: bool| {
+        let mut world = World::new(WorldDesc { thread_count: 1, ..WorldDesc::default() }).unwrap();
+        let (rest, indices) = common::vertical_sheet(8, 0.5);
+        for k in 0..50 {
+            let positions: Vec<[f32; 3]> = rest.iter().map(|p| [p[0] + k as f32, p[1], p[1] * -0.3]).collect();
+            let params =
+                ClothParams { linear_damping: 2.0, sleep_speed: sleep.then_some(0.005), sleep_time: 0.5, ..ClothParams::default() };
+            let h = world.add_cloth(&ClothDesc { params, ..ClothDesc::new(&positions, &indices) }).unwrap();
+            world.cloth_mut(h).unwrap().set_pinned(&[0, 7], None).unwrap();
+        }
+        world
+    };
+    let (mut awake, mut sleeping) = (flags(false), flags(true));
+    let mut settle = 0;
+    while (0..50).any(|i| sleeping.live_handle(i).is_some_and(|h| !sleeping.cloth(h).unwrap().is_sleeping())) {
+        sleeping.step(DT).map_err(|e| e.to_string())?;
+        awake.step(DT).map_err(|e| e.to_string())?;
+        settle += 1;
+        if settle > 3000 {
+            return Err("the flags did not fall asleep in 50 s".into());
+        }
+    }
+    let (awake_s, asleep_s) = interleaved(steps, &mut awake, &mut sleeping);
+    out!()?;
+    out!("sleeping: 50 flags of 8 x 8, 10 substeps, 1 thread, after {settle} steps (all asleep)")?;
+    out!("{:>12} {:>13} {:>7}", "awake ms", "asleep ms", "ratio")?;
+    out!("{:>12.3} {:>13.4} {:>6.2} %", awake_s * 1e3, asleep_s * 1e3, 100.0 * asleep_s / awake_s)?;
+    Ok(())
+}
+
 fn median(mut v: Vec<f64>) -> f64 {
     v.sort_by(f64::total_cmp);
     v[v.len() / 2]
@@ -558,6 +591,7 @@ fn run(args: &ArgMatches) -> Result<(), String> {
 
     strain_limit_cost(&scenes, steps)?;
     frame_loop_cost(&scenes, steps)?;
+    sleeping_cost(steps)?;
     let with_self_collision: Vec<&Scene> = scenes.iter().filter(|s| s.key == "64" || s.key == "tablecloth").collect();
     if with_self_collision.is_empty() {
         return Ok(());

@@ -210,6 +210,7 @@ impl Cloth {
             let expected = "finite metres within +-1e5 per coordinate";
             return Err(ClothError::InvalidValue { name: "positions", position: k as u32, expected });
         }
+        self.wake();
         for (k, x) in positions.iter().enumerate() {
             let (p, x) = (self.written_particle(vertices, k), Vec3::from_array(*x));
             self.state.x[p] = x;
@@ -239,6 +240,7 @@ impl Cloth {
             let expected = "finite m/s, no faster than the cloth's max_particle_speed";
             return Err(ClothError::InvalidValue { name: "velocities", position: k as u32, expected });
         }
+        self.wake();
         for (k, v) in velocities.iter().enumerate() {
             let p = self.written_particle(vertices, k);
             self.state.v[p] = Vec3::from_array(*v);

@@ -18,6 +18,7 @@ mod output;
 pub(crate) mod pins;
 mod residuals;
 pub(crate) mod scratch;
+mod sleep;
 pub mod snapshot;
 pub(crate) mod state;
 mod state_hash;
@@ -79,6 +80,8 @@ pub struct Cloth {
     pub(crate) output: ClothOutput,
     /// Explosion guard: last good state, status (see [`guard`]).
     pub(crate) guard: guard::Guard,
+    /// Sleeping (`sleep`): how long it has been still, whether it sleeps.
+    pub(crate) sleep: sleep::Sleep,
     /// The cloth's slot in its world (tells its own particles apart in the inter-cloth snapshot).
     pub(crate) world_key: u32,
 }

@@ -300,3 +300,27 @@ unsafe fn particle_write<'a>(
     // SAFETY: forwarded caller promise.
     Ok((list, unsafe { vec3_in(values, count, name)? }))
 }
+
+/// Wake a sleeping cloth (see `sleep_speed`): it steps again from the next step on, and its count
+/// towards sleep restarts. Harmless on an awake cloth. Pin, parameter, teleport, particle and
+/// snapshot calls and colliders moving within reach wake it too. Errors:
+/// `XPBD_RESULT_INVALID_ID`, `XPBD_RESULT_WORLD_POISONED`. Thread-safe.
+#[unsafe(no_mangle)]
+pub extern "C" fn xpbd_cloth_wake(cloth: XpbdClothId) -> XpbdResult {
+    ffi_boundary("xpbd_cloth_wake", || with_cloth(cloth, |c| Ok::<(), FfiError>(c.wake())))
+}
+
+/// Write 1 to `*out` if the cloth sleeps (the steps skip it), else 0. Errors:
+/// `XPBD_RESULT_NULL_POINTER`, `XPBD_RESULT_INVALID_ID`, `XPBD_RESULT_WORLD_POISONED`. Thread-safe.
+///
+/// # Safety
+/// `out` is writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn xpbd_cloth_is_sleeping(cloth: XpbdClothId, out: *mut u32) -> XpbdResult {
+    ffi_boundary("xpbd_cloth_is_sleeping", || {
+        // SAFETY: the caller's promise in `# Safety` above.
+        let out = unsafe { OutParam::new(out, "out")? };
+        out.write(read_cloth(cloth, |c| c.is_sleeping() as u32)?);
+        Ok(())
+    })
+}

@@ -1132,6 +1132,9 @@ static unsafe class MonoTests
             Expect(cloth.StateHash() == hash, "rejected writes change nothing");
             cloth.SetVelocities(null, new float[3 * 64]);
 
+            Expect(!cloth.IsSleeping, "sleeping is off by default");
+            cloth.Wake();
+
             // An instance continues exactly as its source and outlives it.
             using (XpbdCloth twin = cloth.CreateInstance())
             {
