@@ -94,7 +94,12 @@ pub unsafe extern "C" fn xpbd_world_last_dropped_time(world: XpbdWorldId, out_se
 /// Thread-safe.
 #[unsafe(no_mangle)]
 pub extern "C" fn xpbd_world_reset_accumulator(world: XpbdWorldId) -> XpbdResult {
-    ffi_boundary("xpbd_world_reset_accumulator", || with_world(world, |w| Ok(w.reset_accumulator())))
+    ffi_boundary("xpbd_world_reset_accumulator", || {
+        with_world(world, |w| {
+            w.reset_accumulator();
+            Ok(())
+        })
+    })
 }
 
 /// Copy positions in metres at `alpha` between the last two step states into `out`,
@@ -282,6 +287,9 @@ pub unsafe extern "C" fn xpbd_cloth_set_velocities(
     })
 }
 
+/// A particle write's vertex list (`None` = all) and its `count` 3-vectors.
+type ParticleWrite<'a> = (Option<&'a [u32]>, &'a [[f32; 3]]);
+
 /// The arguments of a particle write: the vertex list (`None` = all) and `count` 3-vectors.
 ///
 /// # Safety
@@ -291,7 +299,7 @@ unsafe fn particle_write<'a>(
     count: u32,
     values: *const f32,
     name: &str,
-) -> Result<(Option<&'a [u32]>, &'a [[f32; 3]]), FfiError> {
+) -> Result<ParticleWrite<'a>, FfiError> {
     // SAFETY: forwarded caller promise.
     let list = match vertices.is_null() {
         true => None,
@@ -307,7 +315,12 @@ unsafe fn particle_write<'a>(
 /// `XPBD_RESULT_INVALID_ID`, `XPBD_RESULT_WORLD_POISONED`. Thread-safe.
 #[unsafe(no_mangle)]
 pub extern "C" fn xpbd_cloth_wake(cloth: XpbdClothId) -> XpbdResult {
-    ffi_boundary("xpbd_cloth_wake", || with_cloth(cloth, |c| Ok::<(), FfiError>(c.wake())))
+    ffi_boundary("xpbd_cloth_wake", || {
+        with_cloth(cloth, |c| {
+            c.wake();
+            Ok::<(), FfiError>(())
+        })
+    })
 }
 
 /// Write 1 to `*out` if the cloth sleeps (the steps skip it), else 0. Errors:
