@@ -124,6 +124,16 @@ pub enum ClothError {
         /// How many cloths of the world became unstable in this step (≥ 1).
         unstable_cloths: u32,
     },
+    /// A value in a list the caller passed is outside what the call accepts (a NaN, infinite or
+    /// too large particle position or velocity).
+    InvalidValue {
+        /// The argument's name.
+        name: &'static str,
+        /// Position in the caller's list.
+        position: u32,
+        /// What the argument accepts.
+        expected: &'static str,
+    },
     /// A state snapshot passed to [`crate::Cloth::restore_state`] was rejected (state unchanged).
     InvalidSnapshot(SnapshotProblem),
 }
@@ -178,6 +188,9 @@ impl fmt::Display for ClothError {
             SimulationUnstable { cloth, instability, unstable_cloths } => {
                 let name = format!("cloth (slot {}, generation {})", cloth.index, cloth.generation);
                 f.write_str(&unstable_message(&name, instability, *unstable_cloths))
+            }
+            InvalidValue { name, position, expected } => {
+                write!(f, "`{name}` at list position {position} is invalid: expected {expected}")
             }
             InvalidSnapshot(problem) => write!(f, "snapshot rejected: {problem}"),
         }

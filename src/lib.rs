@@ -48,11 +48,11 @@ mod worker_pool;
 
 pub use cloth::{
     Cloth, ClothDesc, ClothParams, ClothStatus, Energy, Instability, InstabilityKind, MeshInfo, SnapshotProblem,
-    UnstableRecovery,
+    UnstableRecovery, VertexLayout,
 };
 pub use collision::{Collider, ColliderDesc, ColliderHandle, ColliderKind, Pose};
 pub use error::ClothError;
 pub use glam::Vec3;
 pub use material::Material;
 pub use stats::{ClothStats, ConstraintStats};
-pub use world::{ClothHandle, World, WorldDesc};
+pub use world::{Advance, ClothHandle, World, WorldDesc};

@@ -54,6 +54,27 @@ pub const MAX_TIME_STEP: f32 = 1.0;
 /// physics faster than 100 kHz.
 pub const MIN_TIME_STEP: f32 = 1.0e-5;
 
+/// Largest frame time [`World::advance`] accepts \[s\] (an hour: a debugger pause, not a frame).
+pub const MAX_FRAME_TIME: f32 = 3600.0;
+
+/// Largest `max_steps` [`World::advance`] accepts.
+pub const MAX_ADVANCE_STEPS: u32 = 1000;
+
+/// What one [`World::advance`] did.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Advance {
+    /// Fixed steps taken (≤ `max_steps`; equal to it when time was dropped).
+    pub steps: u32,
+    /// Where the frame lies between the last two step states, in [0, 1): the `alpha` of the
+    /// interpolated reads.
+    pub alpha: f32,
+    /// Time dropped because `max_steps` was reached \[s\] (whole fixed steps; 0 normally).
+    pub dropped: f32,
+    /// `SimulationUnstable` from the first step in which a cloth failed its guard, if any: the
+    /// steps still all ran (see [`World::step`]).
+    pub unstable: Option<ClothError>,
+}
+
 /// A set of cloths sharing gravity, solver defaults, colliders and a thread pool. Dropping it
 /// frees its cloths and colliders and joins the pool's threads: when the drop returns, they have
 /// ended.
@@ -65,6 +86,10 @@ pub struct World {
     pool: Option<WorkerPool>,
     /// Particles of the cloths with inter-cloth collision, taken before each step (reused).
     inter_cloth: InterClothSnapshot,
+    /// Frame time not yet stepped by [`World::advance`] \[s\] (f64: no drift over hours).
+    accumulator: f64,
+    /// [`Advance::dropped`] of the last `advance` \[s\].
+    last_dropped: f32,
 }
 
 impl std::fmt::Debug for World {
@@ -92,6 +117,8 @@ impl World {
             colliders: ColliderStore::default(),
             pool,
             inter_cloth: InterClothSnapshot::default(),
+            accumulator: 0.0,
+            last_dropped: 0.0,
         })
     }
 
@@ -111,6 +138,23 @@ impl World {
     pub fn add_cloth(&mut self, desc: &ClothDesc) -> Result<ClothHandle, ClothError> {
         let _fp = DefaultFpEnv::enter();
         let (index, generation) = self.cloths.insert(Cloth::new(desc)?);
+        if let Some(cloth) = self.cloths.get_mut(index, generation) {
+            cloth.world_key = index;
+        }
+        Ok(ClothHandle { index, generation })
+    }
+
+    /// Create an instance of the cloth `source`: a new cloth of this world that shares its immutable
+    /// model (welded mesh, rest values, constraints) and its current constraint layout, and starts
+    /// with copies of its settings, pins, state (positions, velocities, the previous step state of
+    /// the interpolated reads) and solver buffers, so it steps bit for bit as the source would from
+    /// here. Costs a copy of the per-particle state instead of building the model; the shared parts
+    /// live until the last cloth using them is removed. Changing the instance's pins or colouring
+    /// gives it a layout of its own. Its guard status starts clear. Errors: `InvalidHandle`.
+    pub fn add_instance(&mut self, source: ClothHandle) -> Result<ClothHandle, ClothError> {
+        let mut instance = self.cloth(source)?.clone();
+        instance.guard.clear_status();
+        let (index, generation) = self.cloths.insert(instance);
         if let Some(cloth) = self.cloths.get_mut(index, generation) {
             cloth.world_key = index;
         }
@@ -208,6 +252,13 @@ impl World {
         if !(MIN_TIME_STEP..=MAX_TIME_STEP).contains(&dt) {
             return Err(ClothError::InvalidTimeStep { dt });
         }
+        // A collider that moves within reach of a sleeping cloth wakes it (`cloth::sleep`).
+        let colliders = &self.colliders;
+        for cloth in self.cloths.values_mut().filter(|c| c.is_sleeping()) {
+            if colliders.iter().any(|(_, k)| cloth.reached_by(k)) {
+                cloth.wake();
+            }
+        }
         let pool_threads = self.pool.as_ref().map_or(1, |p| p.current_num_threads());
         let gravity = Vec3::from_array(self.desc.gravity);
         let inter_cloth = self.snapshot_inter_cloth(dt);
@@ -228,10 +279,16 @@ impl World {
             .map(|(_, c)| Vec3::from_array(c.pose().position).distance(Vec3::from_array(c.target_pose().position)))
             .fold(0.0f32, f32::max);
         let step_one = |cloth: &mut Cloth| {
+            if cloth.is_sleeping() {
+                cloth.skip_sleeping_step();
+                return;
+            }
+            cloth.record_previous();
             cloth.guard_begin_step(dt, collider_motion);
             cloth.apply_inertia_scale();
             step_cloth(cloth, dt, &ctx);
             cloth.guard_end_step();
+            cloth.count_towards_sleep(dt);
         };
         let coloured = self.cloths.iter().any(|(_, c)| c.constraint_colouring());
         match &self.pool {
@@ -250,6 +307,67 @@ impl World {
         // Every collider has reached its target: it is the start of the next step's motion.
         self.colliders.finish_step();
         self.unstable_cloths()
+    }
+
+    /// Advance by one rendered frame of `frame_dt` \[s\] in fixed steps of `fixed_dt` \[s\]: the
+    /// frame time is added to the world's accumulator, and while it holds a whole step (at most
+    /// `max_steps` times) [`World::step`]`(fixed_dt)` runs and takes `fixed_dt` out. If whole steps
+    /// remain after `max_steps` (a hitch), they are dropped ([`Advance::dropped`]) so the
+    /// simulation does not spiral behind. The remainder gives [`Advance::alpha`] = accumulator /
+    /// fixed_dt ∈ [0, 1) for the interpolated reads ([`Cloth::read_positions_interpolated`]).
+    /// `fixed_dt` may change between calls (the accumulator is in seconds).
+    ///
+    /// Errors: `InvalidParameter` (`frame_dt` NaN, negative or above [`MAX_FRAME_TIME`];
+    /// `max_steps` outside 1..=[`MAX_ADVANCE_STEPS`]), `InvalidTimeStep` (`fixed_dt` outside
+    /// 1e-5..=1 s); nothing changes on error. A cloth failing its guard is not an error here: it
+    /// is reported in [`Advance::unstable`] after all steps ran.
+    pub fn advance(&mut self, frame_dt: f32, fixed_dt: f32, max_steps: u32) -> Result<Advance, ClothError> {
+        check_range("frame_dt", frame_dt, 0.0, MAX_FRAME_TIME, "0 <= frame_dt <= 3600 s")?;
+        if !(MIN_TIME_STEP..=MAX_TIME_STEP).contains(&fixed_dt) {
+            return Err(ClothError::InvalidTimeStep { dt: fixed_dt });
+        }
+        check_count("max_steps", max_steps, 1, MAX_ADVANCE_STEPS, "1..=1000")?;
+        let fixed = fixed_dt as f64;
+        self.accumulator += frame_dt as f64;
+        let mut report = Advance { steps: 0, alpha: 0.0, dropped: 0.0, unstable: None };
+        while self.accumulator >= fixed && report.steps < max_steps {
+            if let Err(e) = self.step(fixed_dt) {
+                report.unstable.get_or_insert(e);
+            }
+            self.accumulator -= fixed;
+            report.steps += 1;
+        }
+        if self.accumulator >= fixed {
+            let whole = (self.accumulator / fixed).floor();
+            self.accumulator -= whole * fixed;
+            let mut dropped = whole * fixed;
+            if self.accumulator >= fixed {
+                self.accumulator -= fixed;
+                dropped += fixed;
+            }
+            self.accumulator = self.accumulator.max(0.0);
+            report.dropped = dropped as f32;
+        }
+        self.last_dropped = report.dropped;
+        // Below 1 also when the f32 rounding of a remainder just under fixed_dt reaches it.
+        report.alpha = ((self.accumulator / fixed) as f32).min(1.0 - f32::EPSILON / 2.0);
+        Ok(report)
+    }
+
+    /// Frame time the accumulator of [`World::advance`] holds, not yet stepped \[s\].
+    pub fn accumulated_time(&self) -> f64 {
+        self.accumulator
+    }
+
+    /// [`Advance::dropped`] of the last [`World::advance`] \[s\] (0 before the first).
+    pub fn last_dropped_time(&self) -> f32 {
+        self.last_dropped
+    }
+
+    /// Empty the accumulator of [`World::advance`] (a level load or a pause: the next frame
+    /// starts from a whole step).
+    pub fn reset_accumulator(&mut self) {
+        self.accumulator = 0.0;
     }
 
     /// `SimulationUnstable` naming the first cloth (in slot order) that failed its guard in the

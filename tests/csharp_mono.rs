@@ -220,6 +220,43 @@ fn unity_layer_compiles_against_the_unity_api_it_uses() {
     }
 }
 
+/// A script without `unsafe` sets every vector field (gravity, wind, extra acceleration, a
+/// collider's pose): `tests/csharp/SafeScript.cs` compiles without `-unsafe` against the bindings,
+/// which a fixed-size buffer field would refuse (CS0214).
+#[test]
+fn a_script_without_unsafe_sets_gravity_wind_and_collider_poses() {
+    let mut sources = Vec::new();
+    cs_files(&crate_dir().join("bindings/csharp"), &mut sources);
+    let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join("csharp/safe");
+    std::fs::create_dir_all(&out).unwrap();
+    let bindings = out.join("Xpbd.dll");
+    let run = |args: &[String]| {
+        let output = Command::new("mcs")
+            .args(args)
+            .output()
+            .unwrap_or_else(|e| panic!("cannot run `mcs` ({e}); install mono-mcs (.ci/test-all.sh does)"));
+        assert!(
+            output.status.success(),
+            "mcs {args:?} failed:\n{}{}",
+            String::from_utf8_lossy(&output.stdout),
+            String::from_utf8_lossy(&output.stderr)
+        );
+    };
+    let mut library: Vec<String> = ["-target:library", "-unsafe", "-warnaserror+", "-nologo"].map(String::from).to_vec();
+    library.push(format!("-out:{}", bindings.display()));
+    library.extend(sources.iter().map(|p| p.display().to_string()));
+    run(&library);
+    let script = crate_dir().join("tests/csharp/SafeScript.cs");
+    run(&[
+        "-target:library".into(),
+        "-warnaserror+".into(),
+        "-nologo".into(),
+        format!("-r:{}", bindings.display()),
+        format!("-out:{}", out.join("SafeScript.dll").display()),
+        script.display().to_string(),
+    ]);
+}
+
 /// Unity imports a package only with a `.meta` file (and so a GUID) beside every file and folder
 /// it sees; for native plugins the `.meta` also holds the import settings (which platform and CPU
 /// load them). Every asset of unity-sample has one, every GUID is unique, and each plugin's

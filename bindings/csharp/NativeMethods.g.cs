@@ -66,6 +66,25 @@ namespace Xpbd.Native
         public static extern XpbdResult xpbd_cloth_create(XpbdWorldId world, XpbdClothDesc* desc, XpbdClothId* out_cloth);
 
         /// <summary>
+        ///  Create an instance of `source` and write its id to `*out_cloth`: a new cloth in the same world
+        ///  that shares the source's immutable model (welded mesh, rest values, constraints and their
+        ///  order and colouring) and starts with copies of its settings, pins and current state, so it
+        ///  steps bit for bit as the source would from here. Much cheaper than `xpbd_cloth_create` (a copy
+        ///  of the per-particle state, no welding or constraint building); the shared model lives until
+        ///  its last cloth is destroyed, and destroying the source does not affect the instance. Changing
+        ///  an instance's pins gives it constraints of its own. Its guard status starts clear.
+        ///
+        ///  Errors: `XPBD_RESULT_NULL_POINTER` (`out_cloth` NULL), `XPBD_RESULT_INVALID_ID`,
+        ///  `XPBD_RESULT_WORLD_POISONED`, `XPBD_RESULT_CAPACITY_EXCEEDED`; on error nothing is created and
+        ///  `*out_cloth` is not written. Thread-safe; serialised with other calls on the world.
+        ///
+        ///  # Safety
+        ///  `out_cloth` is writable.
+        /// </summary>
+        [DllImport(__DllName, EntryPoint = "xpbd_cloth_create_instance", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        public static extern XpbdResult xpbd_cloth_create_instance(XpbdClothId source, XpbdClothId* out_cloth);
+
+        /// <summary>
         ///  Destroy a cloth; its id becomes invalid. Errors: `XPBD_RESULT_INVALID_ID` (null, already
         ///  destroyed, its world destroyed, or forged), `XPBD_RESULT_WORLD_POISONED`. Thread-safe (any
         ///  thread); serialised with other calls on its world.
@@ -379,6 +398,176 @@ namespace Xpbd.Native
         /// </summary>
         [DllImport(__DllName, EntryPoint = "xpbd_last_error_message", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
         public static extern System.UIntPtr xpbd_last_error_message(byte* buf, System.UIntPtr capacity);
+
+        /// <summary>
+        ///  Advance the world by one rendered frame of `frame_dt` seconds in fixed steps of `fixed_dt`
+        ///  seconds. The world keeps an accumulator: `frame_dt` is added to it, and while it holds a whole
+        ///  step, `xpbd_world_step(world, fixed_dt)` runs and takes `fixed_dt` out, at most `max_steps`
+        ///  times. Whole steps still left after `max_steps` (a long hitch) are dropped, so the simulation
+        ///  never spirals behind; `*steps_taken == max_steps` tells the engine, and
+        ///  `xpbd_world_last_dropped_time` says how many seconds. `*alpha` = what is left / `fixed_dt`, in
+        ///  [0, 1): pass it to the interpolated reads and `xpbd_cloth_write_vertices` to draw the frame
+        ///  between the last two step states. `fixed_dt` may change between calls.
+        ///
+        ///  `frame_dt`: 0..=3600 s. `fixed_dt`: 1e-5..=1 s. `max_steps`: 1..=1000. `steps_taken`,
+        ///  `alpha`: written when not NULL.
+        ///
+        ///  Errors: `XPBD_RESULT_INVALID_ARGUMENT` (`frame_dt`, `fixed_dt` or `max_steps` out of range,
+        ///  NaN; nothing changes, nothing written), `XPBD_RESULT_INVALID_ID`, `XPBD_RESULT_WORLD_POISONED`,
+        ///  `XPBD_RESULT_SIMULATION_UNSTABLE` (a cloth failed its explosion guard in one of the steps; as
+        ///  for `xpbd_world_step` the steps all ran and `*steps_taken` and `*alpha` are written).
+        ///  Thread-safe; serialised with other calls on `world`.
+        ///
+        ///  # Safety
+        ///  `steps_taken` and `alpha`, when not NULL, are writable.
+        /// </summary>
+        [DllImport(__DllName, EntryPoint = "xpbd_world_advance", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        public static extern XpbdResult xpbd_world_advance(XpbdWorldId world, float frame_dt, float fixed_dt, uint max_steps, uint* steps_taken, float* alpha);
+
+        /// <summary>
+        ///  Write the seconds the last `xpbd_world_advance` dropped (whole fixed steps beyond its
+        ///  `max_steps`; 0 normally and before the first call) to `*out_seconds`. Errors:
+        ///  `XPBD_RESULT_NULL_POINTER`, `XPBD_RESULT_INVALID_ID`, `XPBD_RESULT_WORLD_POISONED`.
+        ///  Thread-safe.
+        ///
+        ///  # Safety
+        ///  `out_seconds` is writable.
+        /// </summary>
+        [DllImport(__DllName, EntryPoint = "xpbd_world_last_dropped_time", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        public static extern XpbdResult xpbd_world_last_dropped_time(XpbdWorldId world, float* out_seconds);
+
+        /// <summary>
+        ///  Empty the accumulator of `xpbd_world_advance` (after a level load or a pause, so the next
+        ///  frame does not catch up). Errors: `XPBD_RESULT_INVALID_ID`, `XPBD_RESULT_WORLD_POISONED`.
+        ///  Thread-safe.
+        /// </summary>
+        [DllImport(__DllName, EntryPoint = "xpbd_world_reset_accumulator", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        public static extern XpbdResult xpbd_world_reset_accumulator(XpbdWorldId world);
+
+        /// <summary>
+        ///  Copy positions in metres at `alpha` between the last two step states into `out`,
+        ///  `float[3*vertex_count]` in render-vertex order: alpha 0 = before the last step, 1 = after it
+        ///  (what `xpbd_cloth_read_positions` returns), in between `(1 - alpha)*previous + alpha*current`
+        ///  per component in float, and the current position itself for a vertex whose two states are
+        ///  equal. Before the first step, and after a teleport, a snapshot restore or a
+        ///  guard recovery, both states are the current one, so a cloth is never drawn between two
+        ///  places. `alpha` normally comes from `xpbd_world_advance`.
+        ///
+        ///  Errors: `XPBD_RESULT_NULL_POINTER` (`out` NULL with vertex_count &gt; 0),
+        ///  `XPBD_RESULT_INVALID_ARGUMENT` (`alpha` NaN or outside [0, 1]), `XPBD_RESULT_BUFFER_SIZE_MISMATCH`
+        ///  (`vertex_count` is not the cloth's), `XPBD_RESULT_INVALID_ID`, `XPBD_RESULT_WORLD_POISONED`;
+        ///  `out` untouched on error. Thread-safe; waits while the world steps.
+        ///
+        ///  # Safety
+        ///  `out`, when not NULL, is writable for `3*vertex_count` floats.
+        /// </summary>
+        [DllImport(__DllName, EntryPoint = "xpbd_cloth_read_positions_interpolated", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        public static extern XpbdResult xpbd_cloth_read_positions_interpolated(XpbdClothId cloth, float alpha, float* @out, uint vertex_count);
+
+        /// <summary>
+        ///  Copy normals at `alpha` between the last two step states into `out`, `float[3*vertex_count]`
+        ///  in render-vertex order, interpolated as `xpbd_cloth_read_positions_interpolated` and not
+        ///  renormalised (between two unit normals the length dips slightly below 1; a shader normalises
+        ///  anyway). Errors and threads as `xpbd_cloth_read_positions_interpolated`.
+        ///
+        ///  # Safety
+        ///  `out`, when not NULL, is writable for `3*vertex_count` floats.
+        /// </summary>
+        [DllImport(__DllName, EntryPoint = "xpbd_cloth_read_normals_interpolated", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        public static extern XpbdResult xpbd_cloth_read_normals_interpolated(XpbdClothId cloth, float alpha, float* @out, uint vertex_count);
+
+        /// <summary>
+        ///  Write interpolated positions (metres) and normals, the bits
+        ///  `xpbd_cloth_read_positions_interpolated` / `xpbd_cloth_read_normals_interpolated` return at
+        ///  `alpha`, straight into an engine's interleaved vertex buffer: render vertex v's position goes
+        ///  to the 12 bytes at `(char*)base + v*stride + position_offset` as three native floats, its normal
+        ///  to `... + normal_offset`. Any other byte (UVs, colours, padding) is not touched, and `base`
+        ///  needs no alignment. An offset of -1 skips that attribute.
+        ///
+        ///  `stride`: bytes per vertex. `position_offset`, `normal_offset`: -1 or 0..=stride-12, at least
+        ///  one not -1, the two at least 12 bytes apart. `vertex_count`: the cloth's render vertex count.
+        ///  The buffer spans `stride*(vertex_count-1) + (largest offset used) + 12` bytes.
+        ///
+        ///  Errors, in the order checked: `XPBD_RESULT_NULL_POINTER` (`base` NULL), `XPBD_RESULT_INVALID_ID`,
+        ///  `XPBD_RESULT_WORLD_POISONED`, `XPBD_RESULT_INVALID_ARGUMENT` (an offset below -1, past the
+        ///  stride or overlapping the other, both -1), `XPBD_RESULT_BUFFER_SIZE_MISMATCH` (`vertex_count` is
+        ///  not the cloth's), `XPBD_RESULT_INVALID_ARGUMENT` (`alpha` NaN or outside [0, 1]); nothing
+        ///  written on error. Thread-safe; waits while the world
+        ///  steps.
+        ///
+        ///  # Safety
+        ///  `base`, when not NULL, is writable for the span above, and no other thread uses those bytes
+        ///  during the call.
+        /// </summary>
+        [DllImport(__DllName, EntryPoint = "xpbd_cloth_write_vertices", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        public static extern XpbdResult xpbd_cloth_write_vertices(XpbdClothId cloth, void* @base, uint stride, int position_offset, int normal_offset, uint vertex_count, float alpha);
+
+        /// <summary>
+        ///  Write the axis-aligned box around the cloth in metres to `min3` and `max3` (`float[3]` each):
+        ///  every particle of the last two step states, so it holds every interpolated read too (for
+        ///  culling). Errors: `XPBD_RESULT_NULL_POINTER`, `XPBD_RESULT_INVALID_ID`,
+        ///  `XPBD_RESULT_WORLD_POISONED`; nothing written on error. Thread-safe.
+        ///
+        ///  # Safety
+        ///  `min3` and `max3` are each writable for 3 floats.
+        /// </summary>
+        [DllImport(__DllName, EntryPoint = "xpbd_cloth_get_bounds", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        public static extern XpbdResult xpbd_cloth_get_bounds(XpbdClothId cloth, float* min3, float* max3);
+
+        /// <summary>
+        ///  Put render vertices at new positions in metres between steps (grabbing, engine-side effects):
+        ///  `vertices` (`uint32_t[count]`) at `positions` (`float[3*count]`), or, with `vertices` NULL, every
+        ///  vertex in render order (then `count` must be the vertex count). Velocities stay (see
+        ///  `xpbd_cloth_set_velocities`); welded copies share a particle (the last value wins); a pinned
+        ///  vertex moves with its pin (its current position and target). The moved vertices are drawn
+        ///  where they are put at every alpha until the next step; normals are recomputed.
+        ///
+        ///  Errors: `XPBD_RESULT_NULL_POINTER` (`positions` NULL with count &gt; 0),
+        ///  `XPBD_RESULT_BUFFER_SIZE_MISMATCH` (`vertices` NULL and `count` not the vertex count),
+        ///  `XPBD_RESULT_INVALID_ARGUMENT` (a vertex index out of range, a NaN, infinite or beyond +-1e5 m
+        ///  coordinate; the message names the list position), `XPBD_RESULT_INVALID_ID`,
+        ///  `XPBD_RESULT_WORLD_POISONED`. On error nothing changes. Thread-safe; serialised with the step.
+        ///
+        ///  # Safety
+        ///  `vertices`, when not NULL, holds `count` uint32_t; `positions`, when not NULL, `3*count` floats.
+        /// </summary>
+        [DllImport(__DllName, EntryPoint = "xpbd_cloth_set_positions", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        public static extern XpbdResult xpbd_cloth_set_positions(XpbdClothId cloth, uint* vertices, uint count, float* positions);
+
+        /// <summary>
+        ///  Set render vertices' velocities in m/s between steps: `vertices` (`uint32_t[count]`) to
+        ///  `velocities` (`float[3*count]`), or, with `vertices` NULL, every vertex in render order (then
+        ///  `count` must be the vertex count). Welded copies share a particle (the last value wins); a
+        ///  pinned vertex's velocity is replaced by its pin's motion at the next step.
+        ///
+        ///  Errors: as `xpbd_cloth_set_positions`, with `XPBD_RESULT_INVALID_ARGUMENT` for a NaN or
+        ///  infinite component or a speed above the cloth's `max_particle_speed` (which its explosion guard
+        ///  would reject). On error nothing changes. Thread-safe; serialised with the step.
+        ///
+        ///  # Safety
+        ///  `vertices`, when not NULL, holds `count` uint32_t; `velocities`, when not NULL, `3*count` floats.
+        /// </summary>
+        [DllImport(__DllName, EntryPoint = "xpbd_cloth_set_velocities", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        public static extern XpbdResult xpbd_cloth_set_velocities(XpbdClothId cloth, uint* vertices, uint count, float* velocities);
+
+        /// <summary>
+        ///  Wake a sleeping cloth (see `sleep_speed`): it steps again from the next step on, and its count
+        ///  towards sleep restarts. Harmless on an awake cloth. Pin, parameter, teleport, particle and
+        ///  snapshot calls and colliders moving within reach wake it too. Errors:
+        ///  `XPBD_RESULT_INVALID_ID`, `XPBD_RESULT_WORLD_POISONED`. Thread-safe.
+        /// </summary>
+        [DllImport(__DllName, EntryPoint = "xpbd_cloth_wake", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        public static extern XpbdResult xpbd_cloth_wake(XpbdClothId cloth);
+
+        /// <summary>
+        ///  Write 1 to `*out` if the cloth sleeps (the steps skip it), else 0. Errors:
+        ///  `XPBD_RESULT_NULL_POINTER`, `XPBD_RESULT_INVALID_ID`, `XPBD_RESULT_WORLD_POISONED`. Thread-safe.
+        ///
+        ///  # Safety
+        ///  `out` is writable.
+        /// </summary>
+        [DllImport(__DllName, EntryPoint = "xpbd_cloth_is_sleeping", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        public static extern XpbdResult xpbd_cloth_is_sleeping(XpbdClothId cloth, uint* @out);
 
         /// <summary>
         ///  Write the number of live worlds (created and not yet destroyed) in this process to
@@ -984,6 +1173,22 @@ namespace Xpbd.Native
         ///  Range: 0 (= no stretch limit) or 1 &lt;= s &lt;= 100. Default: 1.03.
         /// </summary>
         public float max_stretch;
+        /// <summary>
+        ///  Sleeping: a cloth whose fastest particle stays below this speed for `sleep_time` stops
+        ///  stepping (a check per step, nothing else) until a pin target, a moving collider within
+        ///  reach, a parameter change, a teleport, a snapshot restore, a particle write or
+        ///  `xpbd_cloth_wake` wakes it. A few mm/s (0.005) for flags and curtains that settle; above the
+        ///  slowest motion that must go on (a cloth creeping over a table edge).
+        ///
+        ///  Unit: m/s. Range: 0 (= never sleep) or 1e-6 &lt;= m/s &lt;= 100. Default: 0 (= never sleep).
+        /// </summary>
+        public float sleep_speed;
+        /// <summary>
+        ///  How long the fastest particle must stay below `sleep_speed` before the cloth sleeps.
+        ///
+        ///  Unit: s. Range: 0 &lt;= s &lt;= 3600. Default: 1.
+        /// </summary>
+        public float sleep_time;
     }
 
     /// <summary>
@@ -1273,6 +1478,22 @@ namespace Xpbd.Native
         ///  Range: 0 (= no stretch limit) or 1 &lt;= s &lt;= 100. Default: 1.03.
         /// </summary>
         public float max_stretch;
+        /// <summary>
+        ///  Sleeping: a cloth whose fastest particle stays below this speed for `sleep_time` stops
+        ///  stepping (a check per step, nothing else) until a pin target, a moving collider within
+        ///  reach, a parameter change, a teleport, a snapshot restore, a particle write or
+        ///  `xpbd_cloth_wake` wakes it. A few mm/s (0.005) for flags and curtains that settle; above the
+        ///  slowest motion that must go on (a cloth creeping over a table edge).
+        ///
+        ///  Unit: m/s. Range: 0 (= never sleep) or 1e-6 &lt;= m/s &lt;= 100. Default: 0 (= never sleep).
+        /// </summary>
+        public float sleep_speed;
+        /// <summary>
+        ///  How long the fastest particle must stay below `sleep_speed` before the cloth sleeps.
+        ///
+        ///  Unit: s. Range: 0 &lt;= s &lt;= 3600. Default: 1.
+        /// </summary>
+        public float sleep_time;
     }
 
     /// <summary>

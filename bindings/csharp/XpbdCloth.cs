@@ -62,6 +62,50 @@ namespace Xpbd
             GC.KeepAlive(world);
         }
 
+        // An instance: a native cloth already created (xpbd_cloth_create_instance) with this many vertices.
+        XpbdCloth(XpbdWorld world, XpbdClothId id, int vertexCount)
+        {
+            this.world = world;
+            Adopt(id.id);
+            VertexCount = vertexCount;
+        }
+
+        /// <summary>
+        /// A new cloth in the same world sharing this one's immutable model (mesh, rest values,
+        /// constraints) and starting from copies of its settings, pins and state
+        /// (xpbd_cloth_create_instance): it steps bit for bit as this one would, and costs a copy of
+        /// the state instead of building the model. Dispose it like any cloth; it outlives this one.
+        /// </summary>
+        public XpbdCloth CreateInstance()
+        {
+            XpbdClothId instance;
+            XpbdLibrary.Check(NativeMethods.xpbd_cloth_create_instance(Id, &instance));
+            GC.KeepAlive(this);
+            return new XpbdCloth(world, instance, VertexCount);
+        }
+
+        /// <summary>
+        /// Whether the cloth sleeps (its sleep_speed setting: a still cloth stops stepping until a
+        /// pin, setting, teleport, particle write, snapshot or nearby moving collider wakes it).
+        /// </summary>
+        public bool IsSleeping
+        {
+            get
+            {
+                uint sleeping;
+                XpbdLibrary.Check(NativeMethods.xpbd_cloth_is_sleeping(Id, &sleeping));
+                GC.KeepAlive(this);
+                return sleeping != 0;
+            }
+        }
+
+        /// <summary>Wake a sleeping cloth: it steps again from the next step on.</summary>
+        public void Wake()
+        {
+            XpbdLibrary.Check(NativeMethods.xpbd_cloth_wake(Id));
+            GC.KeepAlive(this);
+        }
+
         /// <summary>The world this cloth lives in.</summary>
         public XpbdWorld World { get { return world; } }
 
@@ -141,6 +185,160 @@ namespace Xpbd
             XpbdLibrary.Check(normals
                 ? NativeMethods.xpbd_cloth_read_normals(id, p, count)
                 : NativeMethods.xpbd_cloth_read_positions(id, p, count));
+            GC.KeepAlive(this);
+        }
+
+        // ---- The frame loop: reads between the last two step states, vertex buffers, bounds ----
+
+        /// <summary>
+        /// Positions in metres at <paramref name="alpha"/> (0..1, from <see cref="XpbdWorld.Advance"/>)
+        /// between the state before the last step (0) and after it (1), <c>float[3*VertexCount]</c>:
+        /// (1 − alpha)·previous + alpha·current. After a teleport or snapshot restore both states are
+        /// the current one, so the cloth is never drawn between two places.
+        /// </summary>
+        public void ReadPositionsInterpolated(float alpha, float[] destination)
+        {
+            ReadInterpolated(alpha, destination, false);
+        }
+
+        /// <summary>Interpolated positions into caller-pinned memory holding <paramref name="vertexCount"/> × 3 floats.</summary>
+        public void ReadPositionsInterpolated(float alpha, IntPtr destination, int vertexCount)
+        {
+            ReadInterpolated(alpha, destination, vertexCount, false);
+        }
+
+        /// <summary>Interpolated positions into a reused pinned array (no allocation).</summary>
+        public void ReadPositionsInterpolated<T>(float alpha, XpbdPinnedArray<T> destination) where T : struct
+        {
+            if (destination == null) throw new ArgumentNullException("destination");
+            ReadInterpolated(alpha, destination.LivePointer(), destination.VertexCount, false);
+        }
+
+        /// <summary>Normals interpolated as <see cref="ReadPositionsInterpolated(float, float[])"/> (not renormalised; a shader normalises).</summary>
+        public void ReadNormalsInterpolated(float alpha, float[] destination)
+        {
+            ReadInterpolated(alpha, destination, true);
+        }
+
+        /// <summary>Interpolated normals into caller-pinned memory holding <paramref name="vertexCount"/> × 3 floats.</summary>
+        public void ReadNormalsInterpolated(float alpha, IntPtr destination, int vertexCount)
+        {
+            ReadInterpolated(alpha, destination, vertexCount, true);
+        }
+
+        /// <summary>Interpolated normals into a reused pinned array (no allocation).</summary>
+        public void ReadNormalsInterpolated<T>(float alpha, XpbdPinnedArray<T> destination) where T : struct
+        {
+            if (destination == null) throw new ArgumentNullException("destination");
+            ReadInterpolated(alpha, destination.LivePointer(), destination.VertexCount, true);
+        }
+
+        void ReadInterpolated(float alpha, float[] destination, bool normals)
+        {
+            if (destination == null) throw new ArgumentNullException("destination");
+            int vertexCount = VertexCountOf(destination.Length, "destination");
+            fixed (float* p = destination) ReadInterpolated(alpha, (IntPtr)p, vertexCount, normals);
+        }
+
+        void ReadInterpolated(float alpha, IntPtr destination, int vertexCount, bool normals)
+        {
+            XpbdClothId id = Id;
+            uint count = Count(vertexCount, "vertexCount");
+            float* p = (float*)destination;
+            XpbdLibrary.Check(normals
+                ? NativeMethods.xpbd_cloth_read_normals_interpolated(id, alpha, p, count)
+                : NativeMethods.xpbd_cloth_read_positions_interpolated(id, alpha, p, count));
+            GC.KeepAlive(this);
+        }
+
+        /// <summary>
+        /// Write interpolated positions (metres) and normals at <paramref name="alpha"/> straight into
+        /// an interleaved vertex buffer (xpbd_cloth_write_vertices): vertex v's position goes to the 12
+        /// bytes at <paramref name="vertexBuffer"/> + v·<paramref name="stride"/> + <paramref name="positionOffset"/>,
+        /// its normal to ... + <paramref name="normalOffset"/>; −1 skips an attribute. No other byte is
+        /// touched; any alignment works. The memory must span stride·(vertexCount − 1) + largest offset + 12 bytes.
+        /// </summary>
+        public void WriteVertices(IntPtr vertexBuffer, int stride, int positionOffset, int normalOffset, int vertexCount, float alpha)
+        {
+            if (stride < 0) throw new ArgumentOutOfRangeException("stride", stride, "must not be negative");
+            XpbdLibrary.Check(NativeMethods.xpbd_cloth_write_vertices(
+                Id, (void*)vertexBuffer, (uint)stride, positionOffset, normalOffset, Count(vertexCount, "vertexCount"), alpha));
+            GC.KeepAlive(this);
+        }
+
+        /// <summary>
+        /// <see cref="WriteVertices(IntPtr, int, int, int, int, float)"/> into a reused pinned array of
+        /// interleaved vertices (e.g. a struct of position, normal and UV, <paramref name="stride"/> =
+        /// its size) holding at least <see cref="VertexCount"/> vertices' span; no allocation.
+        /// </summary>
+        public void WriteVertices<T>(XpbdPinnedArray<T> vertexBuffer, int stride, int positionOffset, int normalOffset, float alpha) where T : struct
+        {
+            if (vertexBuffer == null) throw new ArgumentNullException("vertexBuffer");
+            IntPtr p = vertexBuffer.LivePointer();
+            long bytes = (long)vertexBuffer.Length * vertexBuffer.ElementSize;
+            long end = Math.Max(positionOffset, normalOffset) + 12;
+            long span = VertexCount == 0 ? 0 : (long)stride * (VertexCount - 1) + end;
+            // The library cannot see the array's length: check it here, or it would write past the end.
+            if (span > bytes)
+            {
+                throw new XpbdBufferSizeMismatchException(
+                    "vertexBuffer: " + bytes + " bytes for " + VertexCount + " vertices of stride " + stride + " (need " + span + ")");
+            }
+            WriteVertices(p, stride, positionOffset, normalOffset, VertexCount, alpha);
+        }
+
+        /// <summary>The axis-aligned box in metres around the last two step states (so around every interpolated read), for culling.</summary>
+        public void GetBounds(out XpbdVector3 min, out XpbdVector3 max)
+        {
+            float* lo = stackalloc float[3];
+            float* hi = stackalloc float[3];
+            XpbdLibrary.Check(NativeMethods.xpbd_cloth_get_bounds(Id, lo, hi));
+            GC.KeepAlive(this);
+            min = new XpbdVector3(lo[0], lo[1], lo[2]);
+            max = new XpbdVector3(hi[0], hi[1], hi[2]);
+        }
+
+        // ---- Particle writes: render vertices, float[3*count] ----
+
+        /// <summary>
+        /// Put <paramref name="vertices"/> (null = every vertex in render order) at <paramref name="positions"/>
+        /// in metres (<c>float[3*count]</c>) between steps, for grabbing: velocities stay, a pinned
+        /// vertex moves with its pin, the moved vertices are drawn where put. Throws
+        /// <see cref="XpbdInvalidArgumentException"/> (index out of range, NaN, beyond 1e5 m) and
+        /// <see cref="XpbdBufferSizeMismatchException"/>; nothing changes then.
+        /// </summary>
+        public void SetPositions(uint[] vertices, float[] positions)
+        {
+            WriteParticles(vertices, positions, false);
+        }
+
+        /// <summary>
+        /// Set the velocities in m/s of <paramref name="vertices"/> (null = every vertex) to
+        /// <paramref name="velocities"/> (<c>float[3*count]</c>); a speed above the cloth's
+        /// max_particle_speed throws <see cref="XpbdInvalidArgumentException"/>.
+        /// </summary>
+        public void SetVelocities(uint[] vertices, float[] velocities)
+        {
+            WriteParticles(vertices, velocities, true);
+        }
+
+        void WriteParticles(uint[] vertices, float[] values, bool velocities)
+        {
+            if (values == null) throw new ArgumentNullException(velocities ? "velocities" : "positions");
+            int count = VertexCountOf(values.Length, velocities ? "velocities" : "positions");
+            if (vertices != null && vertices.Length != count)
+            {
+                throw new XpbdBufferSizeMismatchException(
+                    (velocities ? "velocities" : "positions") + ": " + count + " vectors for " + vertices.Length + " vertices");
+            }
+            fixed (uint* v = vertices)
+            fixed (float* p = values)
+            {
+                XpbdClothId id = Id;
+                XpbdLibrary.Check(velocities
+                    ? NativeMethods.xpbd_cloth_set_velocities(id, v, (uint)count, p)
+                    : NativeMethods.xpbd_cloth_set_positions(id, v, (uint)count, p));
+            }
             GC.KeepAlive(this);
         }
 

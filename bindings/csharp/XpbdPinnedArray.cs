@@ -1,5 +1,6 @@
 // A managed array pinned once and reused every frame.
 using System;
+using System.Reflection;
 using System.Runtime.InteropServices;
 
 namespace Xpbd
@@ -7,13 +8,18 @@ namespace Xpbd
     /// <summary>
     /// A managed array pinned for its whole life with a <see cref="GCHandle"/>, so that it can be
     /// passed to the library every frame without pinning, copying or allocating. T must be
-    /// blittable: float, uint, or a struct of floats such as UnityEngine.Vector3 (one vertex per
-    /// element), which can then go straight to Mesh.SetVertices. Dispose unpins it; a pinned array
-    /// left to the GC is unpinned by the finalizer.
+    /// unmanaged: float, uint, or a struct of such fields like UnityEngine.Vector3 (one vertex per
+    /// element), which can then go straight to Mesh.SetVertices. A T that holds a reference anywhere
+    /// in its fields is refused at construction with <see cref="ArgumentException"/> (Mono pins such
+    /// arrays, and a read would write floats over the references). Dispose unpins it; a pinned
+    /// array left to the GC is unpinned by the finalizer.
     /// </summary>
     public sealed class XpbdPinnedArray<T> : IDisposable where T : struct
     {
         GCHandle handle;
+
+        // Whether T is unmanaged, and if not the field path that holds a reference: found once per T.
+        static readonly string referencePath = ReferenceIn(typeof(T), typeof(T).Name, 0);
 
         /// <summary>The pinned array; read and write it freely, do not replace it.</summary>
         public T[] Array { get; private set; }
@@ -31,11 +37,30 @@ namespace Xpbd
         public XpbdPinnedArray(T[] array)
         {
             if (array == null) throw new ArgumentNullException("array");
+            if (referencePath != null)
+            {
+                throw new ArgumentException(
+                    "XpbdPinnedArray<" + typeof(T).Name + ">: " + referencePath + " is a reference; a pinned buffer needs an unmanaged type (floats, ints, structs of them)",
+                    "array");
+            }
             ElementSize = Marshal.SizeOf(typeof(T));
             // Throws ArgumentException for non-blittable T: reported at construction, not per frame.
             handle = GCHandle.Alloc(array, GCHandleType.Pinned);
             Array = array;
             Pointer = handle.AddrOfPinnedObject();
+        }
+
+        /// <summary>Null when <paramref name="type"/> holds no reference; else the path to the first one.</summary>
+        static string ReferenceIn(Type type, string path, int depth)
+        {
+            if (type.IsPrimitive || type.IsPointer || type.IsEnum) return null;
+            if (!type.IsValueType || depth > 16) return path;
+            foreach (FieldInfo f in type.GetFields(BindingFlags.Instance | BindingFlags.Public | BindingFlags.NonPublic))
+            {
+                string inner = ReferenceIn(f.FieldType, path + "." + f.Name, depth + 1);
+                if (inner != null) return inner;
+            }
+            return null;
         }
 
         /// <summary>Number of elements.</summary>

@@ -6,6 +6,19 @@ using Xpbd.Native;
 
 namespace Xpbd
 {
+    /// <summary>What one <see cref="XpbdWorld.Advance"/> did.</summary>
+    public struct XpbdAdvance
+    {
+        /// <summary>Fixed steps taken (equal to maxSteps when time was dropped).</summary>
+        public int Steps;
+        /// <summary>Where the frame lies between the last two step states, in [0, 1).</summary>
+        public float Alpha;
+        /// <summary>Seconds dropped because maxSteps was reached (whole steps; 0 normally).</summary>
+        public float DroppedTime;
+        /// <summary>True when a cloth failed its explosion guard in one of the steps and was put back (see <see cref="XpbdCloth.TakeStatus"/>).</summary>
+        public bool Recovered;
+    }
+
     /// <summary>
     /// A simulation world (xpbd_world_*). Create cloths in it with <see cref="CreateCloth(float[], uint[])"/>,
     /// call <see cref="Step"/> once per fixed update, read each cloth's positions. Disposing the
@@ -58,6 +71,58 @@ namespace Xpbd
             if (result == XpbdResult.Ok || result == XpbdResult.SimulationUnstable) Interlocked.Increment(ref stepCount);
             GC.KeepAlive(this);
             XpbdLibrary.Check(result);
+        }
+
+        /// <summary>
+        /// <see cref="Step"/> without the exception for a recovered cloth: returns false when a
+        /// cloth failed its explosion guard (the step still happened, the cloth was put back;
+        /// <see cref="XpbdCloth.TakeStatus"/> says which and why), true otherwise. Misuse (a bad
+        /// dt, a disposed world) still throws. Allocates nothing.
+        /// </summary>
+        public bool TryStep(float dt)
+        {
+            XpbdResult result = NativeMethods.xpbd_world_step(Id, dt);
+            GC.KeepAlive(this);
+            if (result == XpbdResult.SimulationUnstable)
+            {
+                Interlocked.Increment(ref stepCount);
+                return false;
+            }
+            XpbdLibrary.Check(result);
+            Interlocked.Increment(ref stepCount);
+            return true;
+        }
+
+        /// <summary>
+        /// Advance by one rendered frame of <paramref name="frameDt"/> seconds (0..3600) in fixed
+        /// steps of <paramref name="fixedDt"/> (1e-5..1 s), at most <paramref name="maxSteps"/>
+        /// (1..1000) of them (xpbd_world_advance): the world keeps the leftover time, drops whole
+        /// steps beyond <paramref name="maxSteps"/>, and returns <see cref="XpbdAdvance.Alpha"/> for
+        /// the interpolated reads (<see cref="XpbdCloth.ReadPositionsInterpolated(float, float[])"/>,
+        /// <see cref="XpbdCloth.WriteVertices(IntPtr, int, int, int, int, float)"/>). A cloth that
+        /// failed its guard is reported in <see cref="XpbdAdvance.Recovered"/>, not thrown. Allocates
+        /// nothing; throws <see cref="XpbdInvalidArgumentException"/> for arguments out of range.
+        /// </summary>
+        public XpbdAdvance Advance(float frameDt, float fixedDt, int maxSteps)
+        {
+            if (maxSteps < 1) throw new ArgumentOutOfRangeException("maxSteps", maxSteps, "must be at least 1");
+            uint steps = 0;
+            float alpha = 0;
+            XpbdResult result = NativeMethods.xpbd_world_advance(Id, frameDt, fixedDt, (uint)maxSteps, &steps, &alpha);
+            GC.KeepAlive(this);
+            bool recovered = result == XpbdResult.SimulationUnstable;
+            if (!recovered) XpbdLibrary.Check(result);
+            Interlocked.Add(ref stepCount, steps);
+            float dropped = 0;
+            if (steps == (uint)maxSteps) XpbdLibrary.Check(NativeMethods.xpbd_world_last_dropped_time(Id, &dropped));
+            return new XpbdAdvance { Steps = (int)steps, Alpha = alpha, DroppedTime = dropped, Recovered = recovered };
+        }
+
+        /// <summary>Empty the accumulator of <see cref="Advance"/> (after a load or a pause).</summary>
+        public void ResetAccumulator()
+        {
+            XpbdLibrary.Check(NativeMethods.xpbd_world_reset_accumulator(Id));
+            GC.KeepAlive(this);
         }
 
         /// <summary>Gravity in m/s², used from the next step on.</summary>

@@ -222,6 +222,103 @@ fn strain_limit_cost(scenes: &[Scene], steps: usize) -> Result<(), String> {
     Ok(())
 }
 
+/// What the engine's frame loop costs besides the step: packed reads of positions and normals,
+/// the same floats interpolated into a 32-byte-stride vertex buffer, the bounds, and pinning or
+/// releasing one vertex (which rebuilds the constraint layout), and creating a cloth against
+/// creating an instance of it (50 of each, in one world).
+fn frame_loop_cost(scenes: &[Scene], steps: usize) -> Result<(), String> {
+    out!()?;
+    out!("frame loop, after 10 steps: ms per call (1 thread)")?;
+    out!(
+        "{:<11} {:>9} {:>13} {:>8} {:>10} {:>8} {:>8} {:>8} {:>9}",
+        "scene", "vertices", "packed reads", "write 32", "bounds", "pin 1", "unpin 1", "create", "instance"
+    )?;
+    for scene in scenes {
+        let mut w = world(scene, 10, 1, true);
+        for _ in 0..10 {
+            let _ = w.step(DT);
+        }
+        let handle = w.live_handle(0).unwrap();
+        let cloth = w.cloth_mut(handle).unwrap();
+        let n = cloth.vertex_count() as usize;
+        let (mut positions, mut normals) = (vec![[0.0f32; 3]; n], vec![[0.0f32; 3]; n]);
+        let packed = time(steps, 3, || {
+            cloth.read_positions(&mut positions).unwrap();
+            cloth.read_normals(&mut normals).unwrap();
+        });
+        let mut buffer = vec![0u8; 32 * n];
+        let layout = xpbd_cloth::VertexLayout { stride: 32, position_offset: Some(0), normal_offset: Some(12) };
+        let write = time(steps, 3, || cloth.write_vertices(&mut buffer, layout, 0.5).unwrap());
+        let bounds = time(steps, 3, || {
+            std::hint::black_box(cloth.bounds());
+        });
+        let free = (0..n as u32).find(|v| !scene.pins.contains(v)).unwrap_or(0);
+        let (mut pin, mut unpin) = (Vec::new(), Vec::new());
+        for _ in 0..steps.clamp(1, 5) {
+            let t = Instant::now();
+            cloth.set_pinned(&[free], None).map_err(|e| e.to_string())?;
+            pin.push(t.elapsed().as_secs_f64());
+            let t = Instant::now();
+            cloth.unpin(&[free]).map_err(|e| e.to_string())?;
+            unpin.push(t.elapsed().as_secs_f64());
+        }
+        let desc = ClothDesc { params: common::light_stiff_params(), ..ClothDesc::new(&scene.positions, &scene.indices) };
+        let count = 50.min(steps.max(1) * 10);
+        let create = time(count, 0, || {
+            w.add_cloth(&desc).unwrap();
+        });
+        let instance = time(count, 0, || {
+            w.add_instance(handle).unwrap();
+        });
+        out!(
+            "{:<11} {:>9} {:>13.3} {:>8.3} {:>10.4} {:>8.2} {:>8.2} {:>8.2} {:>9.3}",
+            scene.name,
+            n,
+            packed * 1e3,
+            write * 1e3,
+            bounds * 1e3,
+            median(pin) * 1e3,
+            median(unpin) * 1e3,
+            create * 1e3,
+            instance * 1e3
+        )?;
+    }
+    Ok(())
+}
+
+/// Fifty damped 8 × 8 flags held by two corners (the scene of tests/sleeping.rs): the world's step
+/// with sleeping off against the same world once every flag sleeps.
+fn sleeping_cost(steps: usize) -> Result<(), String> {
+    let flags = |sleep: bool| {
+        let mut world = World::new(WorldDesc { thread_count: 1, ..WorldDesc::default() }).unwrap();
+        let (rest, indices) = common::vertical_sheet(8, 0.5);
+        for k in 0..50 {
+            let positions: Vec<[f32; 3]> = rest.iter().map(|p| [p[0] + k as f32, p[1], p[1] * -0.3]).collect();
+            let params =
+                ClothParams { linear_damping: 2.0, sleep_speed: sleep.then_some(0.005), sleep_time: 0.5, ..ClothParams::default() };
+            let h = world.add_cloth(&ClothDesc { params, ..ClothDesc::new(&positions, &indices) }).unwrap();
+            world.cloth_mut(h).unwrap().set_pinned(&[0, 7], None).unwrap();
+        }
+        world
+    };
+    let (mut awake, mut sleeping) = (flags(false), flags(true));
+    let mut settle = 0;
+    while (0..50).any(|i| sleeping.live_handle(i).is_some_and(|h| !sleeping.cloth(h).unwrap().is_sleeping())) {
+        sleeping.step(DT).map_err(|e| e.to_string())?;
+        awake.step(DT).map_err(|e| e.to_string())?;
+        settle += 1;
+        if settle > 3000 {
+            return Err("the flags did not fall asleep in 50 s".into());
+        }
+    }
+    let (awake_s, asleep_s) = interleaved(steps, &mut awake, &mut sleeping);
+    out!()?;
+    out!("sleeping: 50 flags of 8 x 8, 10 substeps, 1 thread, after {settle} steps (all asleep)")?;
+    out!("{:>12} {:>13} {:>7}", "awake ms", "asleep ms", "ratio")?;
+    out!("{:>12.3} {:>13.4} {:>6.2} %", awake_s * 1e3, asleep_s * 1e3, 100.0 * asleep_s / awake_s)?;
+    Ok(())
+}
+
 fn median(mut v: Vec<f64>) -> f64 {
     v.sort_by(f64::total_cmp);
     v[v.len() / 2]
@@ -493,6 +590,8 @@ fn run(args: &ArgMatches) -> Result<(), String> {
     }
 
     strain_limit_cost(&scenes, steps)?;
+    frame_loop_cost(&scenes, steps)?;
+    sleeping_cost(steps)?;
     let with_self_collision: Vec<&Scene> = scenes.iter().filter(|s| s.key == "64" || s.key == "tablecloth").collect();
     if with_self_collision.is_empty() {
         return Ok(());

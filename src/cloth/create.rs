@@ -48,6 +48,7 @@ impl Cloth {
             config,
             layout: Arc::new(layout),
             model: Arc::new(model),
+            sleep: Default::default(),
             world_key: 0,
         };
         cloth.config.apply_pins(&[]);
@@ -55,6 +56,7 @@ impl Cloth {
             cloth.scratch.self_collision.prepare(n); // allocate outside the step
         }
         cloth.update_normals(false);
+        cloth.reset_interpolation();
         Ok(cloth)
     }
 
@@ -63,6 +65,7 @@ impl Cloth {
     pub fn set_params(&mut self, params: ClothParams) -> Result<(), ClothError> {
         let _change = self.begin_change();
         params.validate()?;
+        self.wake();
         if self.config.params.unstable_recovery == UnstableRecovery::Disabled {
             // The guard kept no state while disabled: it starts from the current one.
             self.remember_good_state();

@@ -64,6 +64,14 @@ impl Guard {
     }
 }
 
+impl Guard {
+    /// Forget the recorded failures (an instance starts with a clear status).
+    pub fn clear_status(&mut self) {
+        self.status = ClothStatus::default();
+        self.failed = None;
+    }
+}
+
 impl Cloth {
     /// Before a step of `dt` \[s\] in which colliders move up to `collider_motion` \[m\]: the
     /// displacement bound of the step (nothing when disabled).
@@ -100,6 +108,7 @@ impl Cloth {
             UnstableRecovery::Disabled => {}
         }
         self.update_normals(false);
+        self.reset_interpolation(); // drawn where it was put back, not on the way there
         let status = &mut self.guard.status;
         status.unstable_steps = status.unstable_steps.saturating_add(1);
         status.last = Some(instability);

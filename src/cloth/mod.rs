@@ -8,6 +8,7 @@ mod colouring;
 pub(crate) mod config;
 mod create;
 mod desc;
+mod frame;
 pub mod guard;
 pub mod inertia;
 mod inspect;
@@ -18,12 +19,14 @@ mod output;
 pub(crate) mod pins;
 mod residuals;
 pub(crate) mod scratch;
+mod sleep;
 pub mod snapshot;
 pub(crate) mod state;
 mod state_hash;
 mod teleport;
 
 pub use create::DEFAULT_CONSTRAINT_COLOURING;
+pub use frame::VertexLayout;
 pub use desc::{ClothDesc, ClothParams, DEFAULT_SELF_COLLISION, DEFAULT_WELD_TOLERANCE, MAX_SUBSTEPS};
 pub use guard::{ClothStatus, Instability, InstabilityKind, UnstableRecovery};
 pub use inspect::{BendingView, StretchView, TetherView};
@@ -92,6 +95,8 @@ pub struct Cloth {
     pub(crate) output: ClothOutput,
     /// Explosion guard: last good state, status (see [`guard`]).
     pub(crate) guard: guard::Guard,
+    /// Sleeping (`sleep`): how long it has been still, whether it sleeps.
+    pub(crate) sleep: sleep::Sleep,
     /// The cloth's slot in its world (tells its own particles apart in the inter-cloth snapshot).
     pub(crate) world_key: u32,
 }
@@ -111,6 +116,12 @@ impl Cloth {
     /// that is 0 (None) half the mesh's median rest edge length.
     pub fn self_collision_radius(&self) -> f32 {
         self.config.self_collision_radius
+    }
+
+    /// Whether this cloth and `other` share one immutable model (one is an instance of the other,
+    /// see [`crate::World::add_instance`], or both of a third).
+    pub fn shares_model_with(&self, other: &Cloth) -> bool {
+        Arc::ptr_eq(&self.model, &other.model)
     }
 
     /// Number of render vertices (the length of every render-order output).

@@ -19,6 +19,10 @@ pub(crate) struct ClothOutput {
     pub residuals: LazyResiduals,
     /// Substep length h \[s\] of the last step (0 before the first).
     pub last_substep: f32,
+    /// Positions \[m\] and normals per particle before the last step: the other end of the
+    /// interpolated reads (`super::frame`).
+    pub previous_x: Vec<Vec3>,
+    pub previous_normals: Vec<Vec3>,
 }
 
 impl ClothOutput {
@@ -29,6 +33,8 @@ impl ClothOutput {
             stats: ClothStats::default(),
             residuals: LazyResiduals::with_capacity(residuals),
             last_substep: 0.0,
+            previous_x: vec![Vec3::ZERO; particles],
+            previous_normals: vec![Vec3::ZERO; particles],
         }
     }
 }

@@ -71,6 +71,7 @@ impl Cloth {
     pub fn set_pinned(&mut self, vertices: &[u32], targets: Option<&[[f32; 3]]>) -> Result<(), ClothError> {
         let _change = self.begin_change();
         self.check_vertices(vertices, targets)?;
+        self.wake();
         let state = &mut self.state;
         for (k, &v) in vertices.iter().enumerate() {
             let p = self.model.particle_of_vertex[v as usize];
@@ -103,10 +104,15 @@ impl Cloth {
         if let Some(&v) = vertices.iter().find(|&&v| pins.find(map[v as usize]).is_err()) {
             return Err(ClothError::VertexNotPinned { vertex: v });
         }
+        let mut moved = false;
         for (&v, t) in vertices.iter().zip(targets) {
             if let Ok(i) = pins.find(map[v as usize]) {
+                moved |= pins.target[i] != Vec3::from_array(*t);
                 pins.target[i] = Vec3::from_array(*t);
             }
+        }
+        if moved {
+            self.wake(); // a pin target that moves; the same target every frame lets it sleep
         }
         Ok(())
     }
@@ -116,6 +122,7 @@ impl Cloth {
     pub fn unpin(&mut self, vertices: &[u32]) -> Result<(), ClothError> {
         let _change = self.begin_change();
         self.check_vertices(vertices, None)?;
+        self.wake();
         let (map, pins) = (&self.model.particle_of_vertex, &mut self.state.pins);
         for &v in vertices {
             if let Ok(i) = pins.find(map[v as usize]) {

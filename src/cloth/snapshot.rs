@@ -222,6 +222,7 @@ impl Cloth {
         }
 
         // Valid: apply.
+        self.wake();
         let mut r = Reader { buf, at: HEADER_SIZE };
         let p = &mut self.state;
         p.x.iter_mut().for_each(|x| *x = r.vec3());
@@ -248,6 +249,7 @@ impl Cloth {
         }
         self.remember_good_state();
         self.update_normals(false);
+        self.reset_interpolation();
         Ok(())
     }
 }

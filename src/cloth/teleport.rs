@@ -35,6 +35,7 @@ impl Cloth {
             let expected = "a translation that keeps every particle within ±1e5 m per coordinate";
             return Err(ClothError::InvalidParameter { name: "translation", value: furthest as f64, expected });
         }
+        self.wake();
         let move_point = |x: &mut Vec3| *x = q * *x + t;
         let p = &mut self.state;
         p.x.iter_mut().for_each(move_point);
@@ -46,6 +47,7 @@ impl Cloth {
         p.rest_translation = q * p.rest_translation + t;
         self.remember_good_state();
         self.update_normals(false);
+        self.reset_interpolation();
         Ok(())
     }
 }

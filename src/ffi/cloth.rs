@@ -85,6 +85,45 @@ pub unsafe extern "C" fn xpbd_cloth_create(
     })
 }
 
+/// Create an instance of `source` and write its id to `*out_cloth`: a new cloth in the same world
+/// that shares the source's immutable model (welded mesh, rest values, constraints and their
+/// order and colouring) and starts with copies of its settings, pins and current state, so it
+/// steps bit for bit as the source would from here. Much cheaper than `xpbd_cloth_create` (a copy
+/// of the per-particle state, no welding or constraint building); the shared model lives until
+/// its last cloth is destroyed, and destroying the source does not affect the instance. Changing
+/// an instance's pins gives it constraints of its own. Its guard status starts clear.
+///
+/// Errors: `XPBD_RESULT_NULL_POINTER` (`out_cloth` NULL), `XPBD_RESULT_INVALID_ID`,
+/// `XPBD_RESULT_WORLD_POISONED`, `XPBD_RESULT_CAPACITY_EXCEEDED`; on error nothing is created and
+/// `*out_cloth` is not written. Thread-safe; serialised with other calls on the world.
+///
+/// # Safety
+/// `out_cloth` is writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn xpbd_cloth_create_instance(source: XpbdClothId, out_cloth: *mut XpbdClothId) -> XpbdResult {
+    ffi_boundary("xpbd_cloth_create_instance", || {
+        // SAFETY: the caller's promise in `# Safety` above.
+        let out = unsafe { OutParam::new(out_cloth, "out_cloth")? };
+        let (world, index, generation) = source.unpack()?;
+        let id = with_world(world, |w| {
+            let source = cloth_handle(w, source, index, generation)?;
+            if w.cloth_count() >= MAX_PER_WORLD {
+                return Err(capacity_exceeded());
+            }
+            let handle = w.add_instance(source)?;
+            match object_slot(handle.index, handle.generation) {
+                Some((index, generation)) => Ok(XpbdClothId::pack(world, index, generation)),
+                None => {
+                    w.remove_cloth(handle)?;
+                    Err(capacity_exceeded())
+                }
+            }
+        })?;
+        out.write(id);
+        Ok(())
+    })
+}
+
 /// Destroy a cloth; its id becomes invalid. Errors: `XPBD_RESULT_INVALID_ID` (null, already
 /// destroyed, its world destroyed, or forged), `XPBD_RESULT_WORLD_POISONED`. Thread-safe (any
 /// thread); serialised with other calls on its world.

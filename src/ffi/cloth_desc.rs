@@ -155,6 +155,8 @@ mod tests {
             self_kinetic_friction: 0.6,
             inter_cloth_collision: true,
             max_stretch: Some(1.2),
+            sleep_speed: Some(0.02),
+            sleep_time: 0.75,
         };
         assert_eq!(core.validate(), Ok(()));
         let c = XpbdClothParams::from(&core);

@@ -83,7 +83,8 @@ pub(crate) fn result_code(error: &ClothError) -> XpbdResult {
         | InvalidTimeStep { .. }
         | VertexOutOfRange { .. }
         | VertexNotPinned { .. }
-        | NonFiniteTarget { .. } => XpbdResult::InvalidArgument,
+        | NonFiniteTarget { .. }
+        | InvalidValue { .. } => XpbdResult::InvalidArgument,
         InvalidHandle => XpbdResult::InvalidId,
         SimulationUnstable { .. } => XpbdResult::SimulationUnstable,
         InvalidSnapshot(SnapshotProblem::SizeMismatch { .. }) => XpbdResult::BufferSizeMismatch,

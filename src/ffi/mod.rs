@@ -44,6 +44,8 @@ pub mod status;
 
 pub mod teleport;
 
+pub mod frame;
+
 pub mod snapshot;
 
 pub mod live;
@@ -56,6 +58,7 @@ pub use stats::*;
 pub use collider::*;
 pub use collider_desc::*;
 pub use error::*;
+pub use frame::*;
 pub use ids::*;
 pub use live::*;
 pub use mesh_report::*;

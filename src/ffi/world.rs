@@ -105,20 +105,21 @@ pub extern "C" fn xpbd_world_destroy(world: XpbdWorldId) -> XpbdResult {
 #[unsafe(no_mangle)]
 pub extern "C" fn xpbd_world_step(world: XpbdWorldId, dt: f32) -> XpbdResult {
     ffi_boundary("xpbd_world_step", || {
-        with_world(world, |w| match w.step(dt) {
-            Err(ClothError::SimulationUnstable { cloth, instability, unstable_cloths }) => {
-                // Name the cloth as C knows it: by its id.
-                let id = object_slot(cloth.index, cloth.generation)
-                    .map_or(0, |(index, generation)| XpbdClothId::pack(world, index, generation).id);
-                let name = format!("cloth {id:#018x}");
-                Err(FfiError::new(
-                    XpbdResult::SimulationUnstable,
-                    unstable_message(&name, &instability, unstable_cloths),
-                ))
-            }
-            other => Ok(other?),
-        })
+        with_world(world, |w| w.step(dt).map_err(|e| step_error(world, e)))
     })
+}
+
+/// A step's error as C sees it: `SimulationUnstable` names the cloth by its id.
+pub(crate) fn step_error(world: XpbdWorldId, error: ClothError) -> FfiError {
+    match error {
+        ClothError::SimulationUnstable { cloth, instability, unstable_cloths } => {
+            let id = object_slot(cloth.index, cloth.generation)
+                .map_or(0, |(index, generation)| XpbdClothId::pack(world, index, generation).id);
+            let name = format!("cloth {id:#018x}");
+            FfiError::new(XpbdResult::SimulationUnstable, unstable_message(&name, &instability, unstable_cloths))
+        }
+        other => other.into(),
+    }
 }
 
 /// Set the world's gravity in m/s^2 (x, y, z), used from the next step on.

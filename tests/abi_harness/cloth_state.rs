@@ -35,7 +35,7 @@ fn rigid(q: [f32; 4], t: [f32; 3], x: [f32; 3]) -> [f64; 3] {
 
 impl Harness {
     /// Render positions of a live cloth.
-    fn positions(&mut self, id: XpbdClothId, vertex_count: u32, why: &str) -> Vec<[f32; 3]> {
+    pub(super) fn positions(&mut self, id: XpbdClothId, vertex_count: u32, why: &str) -> Vec<[f32; 3]> {
         let mut read = vec![[f32::NAN; 3]; vertex_count as usize];
         // SAFETY: `read` holds `vertex_count` × 3 floats.
         let got = unsafe { xpbd_cloth_read_positions(id, read.as_mut_ptr().cast(), vertex_count) };

@@ -24,6 +24,7 @@
 #![allow(dead_code)] // the fuzz targets and the tests each use a part
 
 mod cloth_state;
+mod frame_loop;
 pub mod input;
 pub mod mesh;
 
@@ -71,6 +72,10 @@ pub const OPS: &[(&str, Op)] = &[
     ("cloth_get_status", Harness::op_cloth_get_status),
     ("cloth_save_state", Harness::op_cloth_save_state),
     ("cloth_restore_state", Harness::op_cloth_restore_state),
+    ("world_advance", Harness::op_world_advance),
+    ("cloth_frame_read", Harness::op_cloth_frame_read),
+    ("cloth_set_particles", Harness::op_cloth_set_particles),
+    ("cloth_create_instance", Harness::op_cloth_create_instance),
     // Second rows: creating keeps objects alive to work on; stepping is where state changes.
     ("world_step", Harness::op_world_step),
     ("world_create", Harness::op_world_create),

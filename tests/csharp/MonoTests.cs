@@ -21,6 +21,26 @@ struct Vec3
     public float x, y, z;
 }
 
+// An engine's interleaved vertex: position, normal, UV (32 bytes).
+[StructLayout(LayoutKind.Sequential)]
+struct Vertex32
+{
+    public float px, py, pz, nx, ny, nz, u, v;
+}
+
+// Structs a pinned buffer must refuse: a reference directly, or nested in a field.
+struct HoldsReference
+{
+    public float x;
+    public object tag;
+}
+
+struct NestsReference
+{
+    public Vec3 position;
+    public HoldsReference inner;
+}
+
 static unsafe class MonoTests
 {
     static int passed, failed;
@@ -52,6 +72,9 @@ static unsafe class MonoTests
             Run("tracked_collider_follows_its_object_and_carries_the_cloth", TrackedColliderFollowsItsObject);
             Run("snapshots_teleport_and_the_explosion_guard", SnapshotsTeleportAndGuard);
             Run("engine_settings_reach_the_cloth_params", EngineSettingsReachTheClothParams);
+            Run("frame_loop_advances_interpolates_and_writes_vertex_buffers", FrameLoopAdvanceInterpolateWrite);
+            Run("frame_loop_allocates_nothing_and_reports_a_recovered_cloth_without_an_exception", FrameLoopAllocatesNothingAndReportsRecovery);
+            Run("pinned_arrays_refuse_types_that_hold_references", PinnedArraysRefuseReferences);
         }
         Console.WriteLine(passed + " passed, " + failed + " failed");
         return failed == 0 ? 0 : 1;
@@ -1047,5 +1070,164 @@ static unsafe class MonoTests
             Expect(status.unstable_steps == 1 && status.kind == (uint)XpbdInstabilityKind.DisplacementBound, "status of the wild cloth");
             Expect(wild.TakeStatus().unstable_steps == 0 && cloth.TakeStatus().unstable_steps == 0, "status cleared; the other cloth fine");
         }
+    }
+
+    // ---- The frame loop ----
+
+    static void FrameLoopAdvanceInterpolateWrite()
+    {
+        float[] positions;
+        uint[] indices;
+        XpbdGridMesh.Create(8, 8, 1.0f, 1.0f, out positions, out indices);
+        XpbdWorldDesc desc = XpbdWorld.DefaultDesc();
+        desc.thread_count = 1;
+        desc.Gravity = new XpbdVector3(0, -9.81f, 0);
+        using (var world = new XpbdWorld(desc))
+        using (XpbdCloth cloth = world.CreateCloth(positions, indices))
+        {
+            cloth.SetPinned(new uint[] { 0, 7 });
+            XpbdClothParams p = cloth.GetParams();
+            p.WindVelocity = new XpbdVector3(0, 0, 3);
+            p.drag_coefficient = 1;
+            cloth.SetParams(p);
+            Expect(cloth.GetParams().WindVelocity.z == 3, "wind set through the safe property");
+            float[] frames = { 0.007f, 0.016f, 0.033f };
+            double total = 0;
+            int steps = 0;
+            var a0 = new float[3 * 64];
+            var a1 = new float[3 * 64];
+            var at = new float[3 * 64];
+            int checkedFrames = 0;
+            for (int frame = 0; total < 2.0; ++frame)
+            {
+                float dt = frames[frame % 3];
+                total += dt;
+                XpbdAdvance r = world.Advance(dt, 1.0f / 60.0f, 8);
+                Expect(r.Alpha >= 0 && r.Alpha < 1 && !r.Recovered && r.DroppedTime == 0, "alpha " + r.Alpha);
+                steps += r.Steps;
+                if (r.Steps == 0 || r.Alpha == 0) continue;
+                cloth.ReadPositionsInterpolated(0, a0);
+                cloth.ReadPositionsInterpolated(1, a1);
+                cloth.ReadPositionsInterpolated(r.Alpha, at);
+                for (int i = 0; i < a0.Length; ++i)
+                {
+                    // Every intermediate cast to float: the CLR may otherwise keep double precision.
+                    float oneMinus = (float)(1 - r.Alpha);
+                    int v0 = i - i % 3; // the library keeps a vertex whose two states are equal as it is
+                    bool still = a0[v0] == a1[v0] && a0[v0 + 1] == a1[v0 + 1] && a0[v0 + 2] == a1[v0 + 2];
+                    float expected = still ? a1[i] : (float)((float)(a0[i] * oneMinus) + (float)(a1[i] * r.Alpha));
+                    if (Bits(at[i]) != Bits(expected)) { Expect(false, "float " + i + " is not the lerp"); return; }
+                }
+                ++checkedFrames;
+            }
+            long floor = (long)Math.Floor(total / (1.0f / 60.0f));
+            Expect(Math.Abs(steps - floor) <= 1, steps + " steps for " + total + " s");
+            Expect(checkedFrames > 50, "checked " + checkedFrames + " frames");
+            Console.WriteLine("frame loop: " + steps + " steps for " + total.ToString("F3") + " s (floor " + floor + ")");
+
+            // Interleaved vertex buffer: positions and normals land, the UVs stay.
+            const float alpha = 0.3f;
+            var normals = new float[3 * 64];
+            cloth.ReadPositionsInterpolated(alpha, at);
+            cloth.ReadNormalsInterpolated(alpha, normals);
+            using (var vertices = new XpbdPinnedArray<Vertex32>(64))
+            {
+                for (int v = 0; v < 64; ++v) { vertices.Array[v].u = 7; vertices.Array[v].v = -7; }
+                cloth.WriteVertices(vertices, 32, 0, 12, alpha);
+                for (int v = 0; v < 64; ++v)
+                {
+                    Vertex32 x = vertices.Array[v];
+                    Expect(Bits(x.px) == Bits(at[3 * v]) && Bits(x.py) == Bits(at[3 * v + 1]) && Bits(x.pz) == Bits(at[3 * v + 2]), "position " + v);
+                    Expect(Bits(x.nx) == Bits(normals[3 * v]) && Bits(x.nz) == Bits(normals[3 * v + 2]), "normal " + v);
+                    Expect(x.u == 7 && x.v == -7, "uv untouched " + v);
+                }
+                Throws<XpbdInvalidArgumentException>(() => cloth.WriteVertices(vertices, 32, 0, 8, alpha));
+                Throws<XpbdBufferSizeMismatchException>(() => cloth.WriteVertices(vertices, 40, 0, 12, alpha));
+            }
+            XpbdVector3 lo, hi;
+            cloth.GetBounds(out lo, out hi);
+            Expect(lo.x <= at[0] && hi.x >= at[21] && hi.x - lo.x > 0.9f, "bounds " + lo + " " + hi);
+
+            // Particle writes: a vertex put somewhere reads back there; bad input throws, changes nothing.
+            cloth.SetPositions(new uint[] { 63 }, new float[] { 2, 3, 4 });
+            cloth.ReadPositions(at);
+            Expect(at[189] == 2 && at[190] == 3 && at[191] == 4, "vertex 63 where it was put");
+            ulong hash = cloth.StateHash();
+            Throws<XpbdInvalidArgumentException>(() => cloth.SetPositions(new uint[] { 64 }, new float[] { 0, 0, 0 }));
+            Throws<XpbdInvalidArgumentException>(() => cloth.SetVelocities(new uint[] { 1 }, new float[] { float.NaN, 0, 0 }));
+            Throws<XpbdBufferSizeMismatchException>(() => cloth.SetVelocities(new uint[] { 1, 2 }, new float[] { 0, 0, 0 }));
+            Expect(cloth.StateHash() == hash, "rejected writes change nothing");
+            cloth.SetVelocities(null, new float[3 * 64]);
+
+            Expect(!cloth.IsSleeping, "sleeping is off by default");
+            cloth.Wake();
+
+            // An instance continues exactly as its source and outlives it.
+            using (XpbdCloth twin = cloth.CreateInstance())
+            {
+                Expect(twin.StateHash() == cloth.StateHash() && twin.VertexCount == 64, "the instance starts as its source");
+                world.Step(1.0f / 60.0f);
+                Expect(twin.StateHash() == cloth.StateHash(), "and steps as it does");
+                cloth.Dispose();
+                world.Step(1.0f / 60.0f);
+                twin.ReadPositions(at);
+                Expect(!float.IsNaN(at[0]), "the instance outlives its source");
+            }
+        }
+    }
+
+    static void FrameLoopAllocatesNothingAndReportsRecovery()
+    {
+        float[] positions;
+        uint[] indices;
+        XpbdGridMesh.Create(8, 8, 1.0f, 1.0f, out positions, out indices);
+        XpbdWorldDesc single = XpbdWorld.DefaultDesc();
+        single.thread_count = 1;
+        using (var world = new XpbdWorld(single))
+        using (XpbdCloth cloth = world.CreateCloth(positions, indices))
+        using (XpbdCloth wild = world.CreateCloth(positions, indices))
+        using (var vertices = new XpbdPinnedArray<Vertex32>(64))
+        using (var packed = new XpbdPinnedArray<Vec3>(64))
+        {
+            cloth.SetPinned(new uint[] { 0, 7 });
+            var frame = new Action<int>(k =>
+            {
+                XpbdAdvance r = world.Advance(k % 2 == 0 ? 0.011f : 0.023f, 1.0f / 60.0f, 4);
+                cloth.WriteVertices(vertices, 32, 0, 12, r.Alpha);
+                cloth.ReadPositionsInterpolated(r.Alpha, packed);
+                XpbdVector3 lo, hi;
+                cloth.GetBounds(out lo, out hi);
+                world.TryStep(1.0f / 60.0f);
+            });
+            for (int k = 0; k < 10; ++k) frame(k); // JIT and first-call costs
+            long before = GC.GetAllocatedBytesForCurrentThread();
+            for (int k = 10; k < 110; ++k) frame(k);
+            long allocated = GC.GetAllocatedBytesForCurrentThread() - before;
+            Expect(allocated == 0, "no managed allocation in 100 frames of the frame loop, saw " + allocated + " bytes");
+
+            // A recovered cloth: reported by TryStep and Advance, no exception; misuse still throws.
+            XpbdClothParams p = wild.GetParams();
+            p.ExternalAcceleration = new XpbdVector3(0, 1.0e6f, 0);
+            wild.SetParams(p);
+            long steps = world.StepCount;
+            Expect(!world.TryStep(1.0f / 60.0f), "TryStep reports the recovered cloth");
+            Expect(world.StepCount == steps + 1, "the step counted");
+            Expect(wild.TakeStatus().unstable_steps == 1, "status of the recovered cloth");
+            XpbdAdvance a = world.Advance(0.02f, 1.0f / 60.0f, 4);
+            Expect(a.Recovered && a.Steps == 1, "Advance reports it: " + a.Steps + " steps");
+            p.ExternalAcceleration = new XpbdVector3(0, 0, 0);
+            wild.SetParams(p);
+            Expect(world.TryStep(1.0f / 60.0f), "a good step");
+            Throws<XpbdInvalidArgumentException>(() => world.TryStep(-1));
+            Throws<XpbdInvalidArgumentException>(() => world.Advance(float.NaN, 1.0f / 60.0f, 4));
+        }
+    }
+
+    static void PinnedArraysRefuseReferences()
+    {
+        Throws<ArgumentException>(() => new XpbdPinnedArray<HoldsReference>(4));
+        var e = Throws<ArgumentException>(() => new XpbdPinnedArray<NestsReference>(4));
+        Expect(e.Message.Contains("NestsReference.inner.tag"), "names the field: " + e.Message);
+        using (var ok = new XpbdPinnedArray<Vertex32>(4)) Expect(ok.ElementSize == 32, "an unmanaged struct is fine");
     }
 }

@@ -109,7 +109,11 @@ namespace UnityEngine
     public sealed class MeshRenderer : Component { public Material sharedMaterial { get; set; } }
     public class Material : Object { public Material(Shader shader) { } }
     public sealed class Shader : Object { public static Shader Find(string name) { return null; } }
-    public static class Time { public static float fixedDeltaTime { get { return 0.02f; } } }
+    public static class Time
+    {
+        public static float fixedDeltaTime { get { return 0.02f; } }
+        public static float deltaTime { get { return 0.016f; } }
+    }
     public static class Application { public static event Action quitting; }
     public static class Debug
     {

@@ -12,7 +12,7 @@ namespace Xpbd.Unity
     /// <summary>Vertex-colour channel that marks pinned vertices.</summary>
     public enum XpbdColorChannel { Red = 0, Green = 1, Blue = 2, Alpha = 3 }
 
-    /// <summary>Vertices near a Transform, pinned to it (they follow it every fixed step).</summary>
+    /// <summary>Vertices near a Transform, pinned to it (they follow it every frame).</summary>
     [Serializable]
     public struct XpbdTransformPin
     {
@@ -27,9 +27,11 @@ namespace Xpbd.Unity
     /// library. Pins: vertices whose colour channel is at least a threshold, a vertex list (both
     /// follow this object's Transform), and vertices near other Transforms. Colliders: the
     /// Sphere, Capsule and Box colliders listed or found on the chosen layers are pushed to the
-    /// native world once, when the component is enabled, and follow their Transforms every fixed
-    /// step. Steps in FixedUpdate with Time.fixedDeltaTime; writes positions and normals back with
-    /// Mesh.SetVertices/SetNormals from persistent NativeArrays, so a frame allocates nothing.
+    /// native world once, when the component is enabled, and follow their Transforms every frame.
+    /// Every Update advances the world by Time.deltaTime in fixed steps of Time.fixedDeltaTime (the
+    /// library keeps the accumulator), and LateUpdate writes positions and normals interpolated
+    /// between the last two steps back with Mesh.SetVertices/SetNormals from persistent
+    /// NativeArrays, so the cloth does not judder between fixed steps and a frame allocates nothing.
     /// </summary>
     [RequireComponent(typeof(MeshFilter))]
     [DisallowMultipleComponent]
@@ -61,6 +63,8 @@ namespace Xpbd.Unity
         [Range(1, 20)] public int iterations = 1;
         [Tooltip("Gravity in m/s².")]
         public Vector3 gravity = new Vector3(0f, -9.81f, 0f);
+        [Tooltip("Most fixed steps one frame may take; the rest of a longer hitch is dropped so the game does not spiral behind.")]
+        [Range(1, 16)] public int maxStepsPerFrame = 4;
 
         [Header("Pins")]
         [Tooltip("Pin vertices whose colour channel is at least the threshold (paint them in your modelling tool).")]
@@ -104,7 +108,7 @@ namespace Xpbd.Unity
         readonly List<Collider> pushedColliders = new List<Collider>();
         readonly List<XpbdTrackedCollider> trackedColliders = new List<XpbdTrackedCollider>();
         NativeArray<Vector3> positions, normals;
-        long uploadedStep;
+        float alpha; // where this frame lies between the last two steps
 
         /// <summary>The running simulation (null while disabled), for scripts that read statistics or change settings.</summary>
         public XpbdClothSimulation Simulation { get { return simulation; } }
@@ -168,7 +172,7 @@ namespace Xpbd.Unity
 
             positions = new NativeArray<Vector3>(vertexCount, Allocator.Persistent, NativeArrayOptions.UninitializedMemory);
             normals = new NativeArray<Vector3>(vertexCount, Allocator.Persistent, NativeArrayOptions.UninitializedMemory);
-            uploadedStep = simulation.World.StepCount;
+            alpha = 0f;
         }
 
         static uint[] Union(uint[] a, uint[] b)
@@ -179,7 +183,7 @@ namespace Xpbd.Unity
             return XpbdPinSelection.FromList(all, int.MaxValue);
         }
 
-        unsafe XpbdClothDesc ClothDesc()
+        XpbdClothDesc ClothDesc()
         {
             XpbdClothDesc desc = XpbdCloth.DefaultDesc();
             desc.areal_density = arealDensity;
@@ -190,24 +194,20 @@ namespace Xpbd.Unity
             desc.max_stretch = maxStretch;
             desc.weld_tolerance = weldTolerance;
             desc.collision_thickness = collisionThickness;
-            desc.external_acceleration[0] = externalAcceleration.x;
-            desc.external_acceleration[1] = externalAcceleration.y;
-            desc.external_acceleration[2] = externalAcceleration.z;
+            desc.ExternalAcceleration = new XpbdVector3(externalAcceleration.x, externalAcceleration.y, externalAcceleration.z);
             // Inter-cloth collision is not offered: each component simulates in a world of its own.
             XpbdClothSettings.SetSelfCollision(ref desc, selfCollision, selfCollisionRadius, selfStaticFriction, selfKineticFriction);
             XpbdClothSettings.SetRobustness(ref desc, inertiaScale, maxParticleSpeed, unstableRecovery);
             return desc;
         }
 
-        unsafe XpbdWorldDesc WorldDesc()
+        XpbdWorldDesc WorldDesc()
         {
             XpbdWorldDesc desc = XpbdWorld.DefaultDesc();
             desc.substeps = (uint)substeps;
             desc.iterations = (uint)iterations;
             desc.thread_count = 1; // one cloth per world: worker threads would only add overhead
-            desc.gravity[0] = gravity.x;
-            desc.gravity[1] = gravity.y;
-            desc.gravity[2] = gravity.z;
+            desc.Gravity = new XpbdVector3(gravity.x, gravity.y, gravity.z);
             return desc;
         }
 
@@ -217,7 +217,7 @@ namespace Xpbd.Unity
             get { return simulation != null && !simulation.World.IsDisposed; }
         }
 
-        void FixedUpdate()
+        void Update()
         {
             if (!Running) return;
             selfPins.MoveAnchor(XpbdUnity.ToAffine(transform.localToWorldMatrix));
@@ -226,15 +226,13 @@ namespace Xpbd.Unity
                 if (transformPins[i].anchor != null) anchorPins[i].MoveAnchor(XpbdUnity.ToAffine(transformPins[i].anchor.localToWorldMatrix));
             }
             FollowColliders();
-            try
+            XpbdAdvance frame = simulation.Advance(Time.deltaTime, Time.fixedDeltaTime, maxStepsPerFrame);
+            alpha = frame.Alpha;
+            if (frame.Recovered)
             {
-                simulation.Step(Time.fixedDeltaTime);
-            }
-            catch (XpbdSimulationUnstableException e)
-            {
-                // The library already put the cloth back in its last good state (or rest pose) and
-                // stepped every other cloth; report it and keep playing rather than stop the frame.
-                Debug.LogWarning("xpbd_cloth: " + e.Message, this);
+                // The library already put the cloth back in its last good state (or rest pose);
+                // report it and keep playing rather than stop the frame.
+                Debug.LogWarning("xpbd_cloth: the explosion guard recovered the cloth (" + simulation.Cloth.TakeStatus().unstable_steps + " unstable step(s))", this);
             }
         }
 
@@ -277,7 +275,7 @@ namespace Xpbd.Unity
             }
         }
 
-        // Every fixed step, before the step: each collider's pose, reached by the end of the step.
+        // Every frame, before advancing: each collider's pose, reached by the end of the next step.
         // A destroyed Unity collider takes its native one with it.
         void FollowColliders()
         {
@@ -299,10 +297,9 @@ namespace Xpbd.Unity
 
         unsafe void LateUpdate()
         {
-            if (!Running || simulation.World.StepCount == uploadedStep) return;
-            uploadedStep = simulation.World.StepCount;
+            if (!Running) return;
             simulation.ReadLocal(
-                (IntPtr)positions.GetUnsafePtr(), (IntPtr)normals.GetUnsafePtr(), positions.Length,
+                alpha, (IntPtr)positions.GetUnsafePtr(), (IntPtr)normals.GetUnsafePtr(), positions.Length,
                 XpbdUnity.ToAffine(transform.worldToLocalMatrix), XpbdUnity.ToAffine(transform.localToWorldMatrix));
             simulatedMesh.SetVertices(positions);
             simulatedMesh.SetNormals(normals);

@@ -90,6 +90,35 @@ namespace Xpbd
         }
 
         /// <summary>
+        /// Once per rendered frame: send every group's targets, then advance the world by
+        /// <paramref name="frameDt"/> seconds in fixed steps of <paramref name="fixedDt"/> (at most
+        /// <paramref name="maxSteps"/>; see <see cref="XpbdWorld.Advance"/>). The targets are reached
+        /// by the end of the frame's first step. Pass the result's Alpha to <see cref="ReadLocal"/>.
+        /// A recovered cloth is reported in the result, not thrown.
+        /// </summary>
+        public XpbdAdvance Advance(float frameDt, float fixedDt, int maxSteps)
+        {
+            for (int i = 0; i < pinGroups.Count; ++i) pinGroups[i].Send(Cloth);
+            return World.Advance(frameDt, fixedDt, maxSteps);
+        }
+
+        /// <summary>
+        /// <see cref="ReadLocal(IntPtr, IntPtr, int, XpbdAffine, XpbdAffine)"/> at <paramref name="alpha"/>
+        /// between the last two step states (the Alpha of <see cref="Advance"/>), so a frame drawn
+        /// between fixed steps does not judder.
+        /// </summary>
+        public void ReadLocal(float alpha, IntPtr positions, IntPtr normals, int vertexCount, XpbdAffine worldToLocal, XpbdAffine localToWorld)
+        {
+            Cloth.ReadPositionsInterpolated(alpha, positions, vertexCount);
+            worldToLocal.TransformPoints(positions, vertexCount);
+            if (normals != IntPtr.Zero)
+            {
+                Cloth.ReadNormalsInterpolated(alpha, normals, vertexCount);
+                localToWorld.TransformNormalsByTranspose(normals, vertexCount);
+            }
+        }
+
+        /// <summary>
         /// Read positions and normals of all <paramref name="vertexCount"/> render vertices into
         /// caller-pinned buffers (3 floats per vertex, e.g. NativeArray&lt;Vector3&gt;) in the
         /// object's local space: positions through <paramref name="worldToLocal"/>, normals through

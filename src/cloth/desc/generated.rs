@@ -195,6 +195,19 @@ pub struct ClothParams {
     ///
     /// Range: 1 <= s <= 100 when `Some`. Default: `1.03`.
     pub max_stretch: Option<f32>,
+    /// Sleeping: a cloth whose fastest particle stays below this speed for `sleep_time` stops
+    /// stepping (a check per step, nothing else) until a pin target, a moving collider within
+    /// reach, a parameter change, a teleport, a snapshot restore, a particle write or
+    /// `xpbd_cloth_wake` wakes it. `None` means never sleep. A few mm/s (0.005) for flags and
+    /// curtains that settle; above the slowest motion that must go on (a cloth creeping over a
+    /// table edge). See [`crate::World::step`].
+    ///
+    /// Unit: m/s. Range: 1e-6 <= m/s <= 100 when `Some`. Default: `None`.
+    pub sleep_speed: Option<f32>,
+    /// How long the fastest particle must stay below `sleep_speed` before the cloth sleeps.
+    ///
+    /// Unit: s. Range: 0 <= s <= 3600. Default: 1.
+    pub sleep_time: f32,
 }
 
 /// Every field at its declared default.
@@ -234,6 +247,8 @@ pub(super) const DEFAULT: ClothParams = ClothParams {
     self_kinetic_friction: 0.4,
     inter_cloth_collision: false,
     max_stretch: Some(1.03),
+    sleep_speed: None,
+    sleep_time: 1.0,
 };
 
 impl Default for ClothParams {
@@ -285,6 +300,10 @@ impl ClothParams {
         if let Some(value) = self.max_stretch {
             check_range("max_stretch", value, 1.0, 100.0, "1 <= s <= 100")?;
         }
+        if let Some(value) = self.sleep_speed {
+            check_range("sleep_speed", value, 1e-6, 100.0, "1e-6 <= m/s <= 100")?;
+        }
+        check_range("sleep_time", self.sleep_time, 0.0, 3600.0, "0 <= s <= 3600")?;
         Ok(())
     }
 }

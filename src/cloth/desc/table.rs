@@ -505,4 +505,26 @@ pub const CLOTH: &[Param] = &[
                  for knits and elastic fabrics whose compliance should stretch them further.",
         ..BLANK
     },
+    Param {
+        name: "sleep_speed",
+        kind: Kind::Optional { min: 1.0e-6, max: 100.0, zero: "never sleep" },
+        default: Value::F32(0.0),
+        unit: "m/s",
+        doc: "Sleeping: a cloth whose fastest particle stays below this speed for `sleep_time` stops \
+              stepping (a check per step, nothing else) until a pin target, a moving collider within \
+              reach, a parameter change, a teleport, a snapshot restore, a particle write or \
+              `xpbd_cloth_wake` wakes it.",
+        choose: "A few mm/s (0.005) for flags and curtains that settle; above the slowest motion that \
+                 must go on (a cloth creeping over a table edge).",
+        rust_doc: "See [`crate::World::step`].",
+        ..BLANK
+    },
+    Param {
+        name: "sleep_time",
+        kind: Kind::Real { min: 0.0, max: 3600.0 },
+        default: Value::F32(1.0),
+        unit: "s",
+        doc: "How long the fastest particle must stay below `sleep_speed` before the cloth sleeps.",
+        ..BLANK
+    },
 ];

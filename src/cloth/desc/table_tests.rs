@@ -1,7 +1,7 @@
 //! Tests of the parameter table: the generated files are fresh, and the defaults, ranges and
 //! translations the C API and the core apply are the ones the table declares, row by row.
 
-use super::spec::{Kind, Param, Place, Value, num};
+use super::spec::{Kind, Param, Place, Value};
 use super::table::{CLOTH, MATERIAL, MAX_COMPLIANCE};
 use super::{ClothDesc, ClothParams, DEFAULT_SELF_COLLISION, DEFAULT_WELD_TOLERANCE};
 use crate::ffi::cloth_desc::FieldMut;

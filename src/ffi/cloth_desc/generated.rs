@@ -250,6 +250,18 @@ pub struct XpbdClothDesc {
     ///
     /// Range: 0 (= no stretch limit) or 1 <= s <= 100. Default: 1.03.
     pub max_stretch: f32,
+    /// Sleeping: a cloth whose fastest particle stays below this speed for `sleep_time` stops
+    /// stepping (a check per step, nothing else) until a pin target, a moving collider within
+    /// reach, a parameter change, a teleport, a snapshot restore, a particle write or
+    /// `xpbd_cloth_wake` wakes it. A few mm/s (0.005) for flags and curtains that settle; above the
+    /// slowest motion that must go on (a cloth creeping over a table edge).
+    ///
+    /// Unit: m/s. Range: 0 (= never sleep) or 1e-6 <= m/s <= 100. Default: 0 (= never sleep).
+    pub sleep_speed: f32,
+    /// How long the fastest particle must stay below `sleep_speed` before the cloth sleeps.
+    ///
+    /// Unit: s. Range: 0 <= s <= 3600. Default: 1.
+    pub sleep_time: f32,
 }
 
 /// The settings of a cloth that may change after creation: the same fields, meanings, ranges and
@@ -467,6 +479,18 @@ pub struct XpbdClothParams {
     ///
     /// Range: 0 (= no stretch limit) or 1 <= s <= 100. Default: 1.03.
     pub max_stretch: f32,
+    /// Sleeping: a cloth whose fastest particle stays below this speed for `sleep_time` stops
+    /// stepping (a check per step, nothing else) until a pin target, a moving collider within
+    /// reach, a parameter change, a teleport, a snapshot restore, a particle write or
+    /// `xpbd_cloth_wake` wakes it. A few mm/s (0.005) for flags and curtains that settle; above the
+    /// slowest motion that must go on (a cloth creeping over a table edge).
+    ///
+    /// Unit: m/s. Range: 0 (= never sleep) or 1e-6 <= m/s <= 100. Default: 0 (= never sleep).
+    pub sleep_speed: f32,
+    /// How long the fastest particle must stay below `sleep_speed` before the cloth sleeps.
+    ///
+    /// Unit: s. Range: 0 <= s <= 3600. Default: 1.
+    pub sleep_time: f32,
 }
 
 /// What a cloth is made of: masses and compliances. `xpbd_cloth_set_material` replaces these fields
@@ -567,6 +591,8 @@ impl From<&ClothParams> for XpbdClothParams {
             self_kinetic_friction: p.self_kinetic_friction,
             enable_inter_cloth_collision: p.inter_cloth_collision as u32,
             max_stretch: p.max_stretch.unwrap_or(0.0),
+            sleep_speed: p.sleep_speed.unwrap_or(0.0),
+            sleep_time: p.sleep_time,
         }
     }
 }
@@ -617,6 +643,8 @@ impl XpbdClothParams {
             self_kinetic_friction: self.self_kinetic_friction,
             inter_cloth_collision: flag(self.enable_inter_cloth_collision, "enable_inter_cloth_collision")?,
             max_stretch: optional_from_c(self.max_stretch),
+            sleep_speed: optional_from_c(self.sleep_speed),
+            sleep_time: self.sleep_time,
         })
     }
 
@@ -688,6 +716,8 @@ impl XpbdClothDesc {
             self_kinetic_friction: self.self_kinetic_friction,
             enable_inter_cloth_collision: self.enable_inter_cloth_collision,
             max_stretch: self.max_stretch,
+            sleep_speed: self.sleep_speed,
+            sleep_time: self.sleep_time,
         }
     }
 
@@ -738,6 +768,8 @@ impl XpbdClothDesc {
             self_kinetic_friction: params.self_kinetic_friction,
             enable_inter_cloth_collision: params.enable_inter_cloth_collision,
             max_stretch: params.max_stretch,
+            sleep_speed: params.sleep_speed,
+            sleep_time: params.sleep_time,
         }
     }
 }
@@ -786,6 +818,8 @@ impl XpbdClothDesc {
             "self_kinetic_friction" => FieldMut::F32(&mut self.self_kinetic_friction),
             "enable_inter_cloth_collision" => FieldMut::U32(&mut self.enable_inter_cloth_collision),
             "max_stretch" => FieldMut::F32(&mut self.max_stretch),
+            "sleep_speed" => FieldMut::F32(&mut self.sleep_speed),
+            "sleep_time" => FieldMut::F32(&mut self.sleep_time),
             _ => return None,
         })
     }
@@ -831,6 +865,8 @@ impl XpbdClothParams {
             "self_kinetic_friction" => FieldMut::F32(&mut self.self_kinetic_friction),
             "enable_inter_cloth_collision" => FieldMut::U32(&mut self.enable_inter_cloth_collision),
             "max_stretch" => FieldMut::F32(&mut self.max_stretch),
+            "sleep_speed" => FieldMut::F32(&mut self.sleep_speed),
+            "sleep_time" => FieldMut::F32(&mut self.sleep_time),
             _ => return None,
         })
     }
