@@ -38,6 +38,8 @@ pub mod collider_desc;
 
 pub mod collider;
 
+pub mod mesh_shape;
+
 pub mod state;
 
 pub mod status;
@@ -56,6 +58,7 @@ pub use collider_desc::*;
 pub use error::*;
 pub use ids::*;
 pub use live::*;
+pub use mesh_shape::*;
 pub use snapshot::*;
 pub use state::*;
 pub use status::*;
