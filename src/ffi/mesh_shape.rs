@@ -59,8 +59,8 @@ fn capacity_exceeded() -> FfiError {
     )
 }
 
-/// Errors of building a shape: every bad mesh is an invalid argument (DESIGN §9), its message
-/// naming the field.
+/// Errors of building a shape: every bad mesh is an invalid argument (docs/c-cpp.md, "Mesh
+/// colliders"), its message naming the field.
 fn build_error(error: crate::ClothError) -> FfiError {
     FfiError::new(XpbdResult::InvalidArgument, error.to_string())
 }

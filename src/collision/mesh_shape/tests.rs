@@ -97,7 +97,7 @@ fn shell_points(n: usize, reach: f32, seed: u32) -> Vec<Vec3> {
         .collect()
 }
 
-/// Issue 32, test 1: within half a cell of the exact signed distance to the triangles at
+/// Accuracy: within half a cell of the exact signed distance to the triangles at
 /// 10 000 points within 0.2 m of the surface; outside and at least five cells away, normals
 /// within 5° of the direction from the closest point on the mesh, and closer in less than the
 /// mesh's dihedral angle (about 18°). Near an edge or vertex that direction turns by the dihedral angle (about 18° on
@@ -136,7 +136,7 @@ fn sphere_distances_are_within_half_a_cell_and_normals_within_five_degrees() {
     assert!(outside > 4000);
 }
 
-/// Issue 32, test 2 on the sphere with holes: three triangles removed, the sign of 10 000 points
+/// Sign on the sphere with holes: three triangles removed, the sign of 10 000 points
 /// more than two cells from the surface still matches the brute-force winding number of the
 /// complete sphere, and the holes make their neighbourhood use winding numbers.
 #[test]
@@ -163,7 +163,7 @@ fn a_few_holes_do_not_flip_the_inside() {
     assert!(checked > 8000, "{checked}");
 }
 
-/// Issue 32, test 2 on spot.obj (the cow) and table.obj: inside negative, outside positive, on
+/// Sign on spot.obj (the cow) and table.obj: inside negative, outside positive, on
 /// 10 000 samples in the bounding box more than a cell from the surface, against the winding
 /// number.
 #[test]
