@@ -275,11 +275,50 @@ const TABLE_CELL: f32 = 0.005;
 
 /// `data/table.obj` with its distance field. Errors: the file cannot be read or built.
 fn table_mesh() -> Result<DemoMesh, String> {
-    let mesh = crate::mesh_io::load_obj(&data_file("table.obj"))?;
+    demo_mesh("table.obj", Affine3A::IDENTITY, TABLE_CELL)
+}
+
+/// The bundled closed mesh `name` placed by `placement`, with its distance field of cells of
+/// `cell_size` [m]. Errors: the file cannot be read or the field built (as text).
+fn demo_mesh(name: &str, placement: Affine3A, cell_size: f32) -> Result<DemoMesh, String> {
+    let mesh = crate::mesh_io::load_obj(&data_file(name))?;
+    let positions: Vec<[f32; 3]> =
+        mesh.positions.iter().map(|&p| placement.transform_point3(Vec3::from_array(p)).to_array()).collect();
     let triangles: Vec<[u32; 3]> = mesh.indices.chunks_exact(3).map(|t| [t[0], t[1], t[2]]).collect();
-    let desc = MeshShapeDesc { positions: &mesh.positions, triangles: &triangles, cell_size: TABLE_CELL, closed: true };
-    let field = MeshShape::build(&desc).map_err(|e| e.to_string())?;
-    Ok(DemoMesh { positions: mesh.positions, triangles, cell_size: TABLE_CELL, field })
+    let desc = MeshShapeDesc { positions: &positions, triangles: &triangles, cell_size, closed: true };
+    let field = MeshShape::build(&desc).map_err(|e| format!("{name}: {e}"))?;
+    Ok(DemoMesh { positions, triangles, cell_size, field })
+}
+
+/// Scale of Keenan Crane's Spot in the cow scene: 0.8 makes it 1.35 m tall.
+const COW_SCALE: f32 = 0.8;
+
+/// The bundled 1 m grid, stretched to 1.4 m, dropped over `spot.obj` (the cow, a mesh collider)
+/// standing on the floor. Without a readable spot.obj the cloth falls on the floor alone.
+pub fn cow() -> Scene {
+    // Spot's feet are at y = −0.737 in its file: stand it on y = 0.
+    let placement = Affine3A::from_scale_rotation_translation(Vec3::splat(COW_SCALE), Quat::IDENTITY, Vec3::Y * 0.737 * COW_SCALE);
+    let mut colliders: Vec<DemoCollider> =
+        demo_mesh("spot.obj", placement, 0.012).map(|m| DemoCollider { shape: DemoShape::Mesh(Arc::new(m)), friction: 0.6 }).into_iter().collect();
+    colliders.push(DemoCollider { shape: DemoShape::Plane { point: Vec3::ZERO, normal: Vec3::Y }, friction: 0.6 });
+    Scene {
+        name: "cow".into(),
+        mesh_path: data_file("plane_50x50.obj"),
+        placement: Affine3A::from_scale_rotation_translation(Vec3::new(1.4, 1.0, 1.4), Quat::IDENTITY, Vec3::new(0.0, 1.45, 0.15)),
+        pins: PinRule::None,
+        colliders,
+        contact_thickness: 0.005,
+        params: ClothParams { linear_damping: 0.2, ..ClothParams::default() },
+        wind: None,
+        frames: 240,
+        camera: CameraSpec {
+            target: Vec3::new(0.0, 0.75, 0.15),
+            direction: Vec3::new(-1.0, 0.55, 0.8),
+            distance: 3.2,
+            fov_y: 40f32.to_radians(),
+        },
+        cloth_rgb: [70, 140, 90],
+    }
 }
 
 fn box_collider(center: Vec3, half_extents: Vec3) -> DemoCollider {
