@@ -45,19 +45,21 @@ pub unsafe extern "C" fn xpbd_collider_create(
         // SAFETY: the caller's promise in `# Safety` above.
         let (desc, out) = unsafe { (required(desc, "desc")?, OutParam::new(out_collider, "out_collider")?) };
         let mut core_desc = desc.to_core()?;
+        let is_mesh = core_desc.kind == crate::collision::ColliderKind::Mesh;
+        // A null shape id, or one of another world, is a bad field whatever the world: checked
+        // before the world is looked up, as an unknown kind is.
+        let bad_shape = || {
+            FfiError::new(
+                XpbdResult::InvalidArgument,
+                format!("`mesh_shape` {:#018x} is not a live mesh shape of this world", desc.mesh_shape.id),
+            )
+        };
+        if is_mesh && !desc.mesh_shape.unpack().is_ok_and(|(shape_world, ..)| shape_world == world) {
+            return Err(bad_shape());
+        }
         let id = with_world(world, |w| {
-            if core_desc.kind == crate::collision::ColliderKind::Mesh {
-                // A shape of another world, stale or null: the field is wrong, not the call's id.
-                let same_world = desc.mesh_shape.unpack().is_ok_and(|(shape_world, ..)| shape_world == world);
-                core_desc.mesh_shape = match mesh_shape_handle(w, desc.mesh_shape) {
-                    Ok(handle) if same_world => handle,
-                    _ => {
-                        return Err(FfiError::new(
-                            XpbdResult::InvalidArgument,
-                            format!("`mesh_shape` {:#018x} is not a live mesh shape of this world", desc.mesh_shape.id),
-                        ));
-                    }
-                };
+            if is_mesh {
+                core_desc.mesh_shape = mesh_shape_handle(w, desc.mesh_shape).map_err(|_| bad_shape())?;
             }
             // As for cloths: below MAX_PER_WORLD live colliders every slot index fits the id.
             if w.collider_count() >= MAX_PER_WORLD {
