@@ -190,16 +190,16 @@ impl ColliderDesc {
         ColliderDesc { kind: ColliderKind::Box, half_extents, ..ColliderDesc::default() }
     }
 
-    /// Check every field the kind uses and the pose; return the shape and the normalised pose.
-    /// Errors: `InvalidParameter` naming the field (`radius`, `half_height`, `half_extents`,
-    /// `position`, `rotation`, `static_friction`, `kinetic_friction`).
+    /// [`ColliderDesc::validated_with`] for the kinds without a mesh shape.
     #[cfg(test)]
     pub(crate) fn validated(&self) -> Result<(Shape, Vec3, Quat), ClothError> {
         self.validated_with(None)
     }
 
-    /// [`ColliderDesc::validated`] with the mesh shape `mesh` that `mesh_shape` refers to (None:
-    /// it refers to none, `InvalidParameter` naming `mesh_shape` for a mesh collider).
+    /// Check every field the kind uses and the pose; return the shape and the normalised pose.
+    /// `mesh` is the mesh shape `mesh_shape` refers to (None: none). Errors: `InvalidParameter`
+    /// naming the field (`radius`, `half_height`, `half_extents`, `position`, `rotation`,
+    /// `static_friction`, `kinetic_friction`; `mesh_shape` for a mesh collider without a shape).
     pub(crate) fn validated_with(&self, mesh: Option<Arc<MeshShape>>) -> Result<(Shape, Vec3, Quat), ClothError> {
         const MAX: f32 = MAX_COLLIDER_SIZE;
         let shape = match self.kind {

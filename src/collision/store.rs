@@ -154,7 +154,8 @@ impl ColliderStore {
         self.add_with(desc, None)
     }
 
-    /// [`ColliderStore::add`] with the mesh shape a mesh collider's `mesh_shape` refers to.
+    /// Validate `desc` and add the collider (at rest at its pose), with the mesh shape a mesh
+    /// collider's `mesh_shape` refers to (`None`: none). Errors: `InvalidParameter`.
     pub fn add_with(&mut self, desc: &ColliderDesc, mesh: Option<std::sync::Arc<super::MeshShape>>) -> Result<ColliderHandle, ClothError> {
         let (shape, position, rotation) = desc.validated_with(mesh)?;
         let frame = Frame { position, rotation };
