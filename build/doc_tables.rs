@@ -51,12 +51,13 @@ pub const WORLD: &[Param] = &[
 pub const COLLIDER: &[Param] = &[
     Param {
         name: "kind",
-        kind: Kind::Enum { rust: "ColliderKind", c: "XpbdColliderKind", variants: &["Sphere", "Capsule", "Plane", "Box"] },
+        kind: Kind::Enum { rust: "ColliderKind", c: "XpbdColliderKind", variants: &["Sphere", "Capsule", "Plane", "Box", "Mesh"] },
         default: Value::U32(0),
         doc: "Shape: an `XpbdColliderKind` value. A plane is infinite, through `position`, with the local +Y \
               axis as its normal and everything below it solid. `xpbd_default_collider_desc_for(kind)` \
               gives a ready shape of each kind: a sphere of radius 0.5 m, a capsule of radius and half \
-              height 0.5 m, the plane y = 0, a sharp box of half extents 0.5 m.",
+              height 0.5 m, the plane y = 0, a sharp box of half extents 0.5 m; a mesh needs its \
+              `mesh_shape`.",
         ..BLANK
     },
     Param {
@@ -129,6 +130,15 @@ pub const COLLIDER: &[Param] = &[
         default: Value::U32(1),
         doc: "Collision layer bits: a cloth collides with this collider when \
               `layers & cloth collision_mask != 0`.",
+        ..BLANK
+    },
+    Param {
+        name: "mesh_shape",
+        kind: Kind::Raw { c_type: "XpbdMeshShapeId" },
+        default: Value::Null,
+        doc: "Mesh: the mesh shape (`xpbd_mesh_shape_create`) this collider instances, a live shape of the \
+              same world; its local frame is placed by `position` and `rotation`. Others: unused. Default \
+              null.",
         ..BLANK
     },
 ];

@@ -189,6 +189,11 @@ enum XpbdColliderKind
      * Oriented box of `half_extents` along the local X, Y, Z axes, edges rounded by `radius`.
      */
     XPBD_COLLIDER_KIND_BOX = 3,
+    /**
+     * An instance of the mesh shape `mesh_shape` (`xpbd_mesh_shape_create`), its local frame
+     * placed by `position` and `rotation`.
+     */
+    XPBD_COLLIDER_KIND_MESH = 4,
 };
 #ifndef __cplusplus
 #if __STDC_VERSION__ >= 202311L
@@ -1132,6 +1137,19 @@ typedef struct XpbdClothStats {
 } XpbdClothStats;
 
 /**
+ * A mesh shape (a triangle mesh's signed distance field, shared by mesh colliders). Passed by
+ * value; all-zero (`{0}`) is null. Obtained from `xpbd_mesh_shape_create`; becomes invalid after
+ * `xpbd_mesh_shape_destroy` or after its world is destroyed. Encodes its world.
+ */
+typedef struct XpbdMeshShapeId {
+    /**
+     * Opaque; for debugging: bits 0-31 its world's id, 32-39 slot index in the world, 40-46
+     * generation (never 0), 47 set, 48-63 zero. 0 = null.
+     */
+    uint64_t id;
+} XpbdMeshShapeId;
+
+/**
  * Everything `xpbd_collider_create` needs. Get one from `xpbd_default_collider_desc_for(kind)`
  * (that kind's default shape at the origin), then set its dimensions and the pose. Dimensions
  * are in metres in the collider's local frame; each field says which kinds use it, the others
@@ -1141,7 +1159,7 @@ typedef struct XpbdClothStats {
  */
 typedef struct XpbdColliderDesc {
     /**
-     * Shape: an `XpbdColliderKind` value (0 sphere, 1 capsule, 2 plane, 3 box). A `uint32_t`, so
+     * Shape: an `XpbdColliderKind` value (0 sphere, 1 capsule, 2 plane, 3 box, 4 mesh). A `uint32_t`, so
      * that any other value is reported (`XPBD_RESULT_INVALID_ARGUMENT`) instead of being
      * undefined. Default `XPBD_COLLIDER_KIND_SPHERE`.
      */
@@ -1189,6 +1207,11 @@ typedef struct XpbdColliderDesc {
      * `layers & cloth collision_mask != 0`. Default 1.
      */
     uint32_t layers;
+    /**
+     * Mesh: the mesh shape this collider instances, a live shape of the same world (else
+     * `XPBD_RESULT_INVALID_ARGUMENT` naming `mesh_shape`). Others: unused. Default null.
+     */
+    struct XpbdMeshShapeId mesh_shape;
 } XpbdColliderDesc;
 
 /**
@@ -1204,6 +1227,45 @@ typedef struct XpbdColliderId {
      */
     uint64_t id;
 } XpbdColliderId;
+
+/**
+ * What `xpbd_mesh_shape_create` needs: a triangle mesh in the shape's local frame (metres).
+ * Get one from `xpbd_default_mesh_shape_desc()` and set the arrays.
+ */
+typedef struct XpbdMeshShapeDesc {
+    /**
+     * `vertex_count * 3` floats: x, y, z of each vertex in metres (finite, within +-1e5).
+     * Vertices at the same position are welded. Read during the call only.
+     */
+    const float *positions;
+    /**
+     * Number of vertices.
+     */
+    uint32_t vertex_count;
+    /**
+     * `triangle_count * 3` vertex indices (each < `vertex_count`). Read during the call only.
+     */
+    const uint32_t *indices;
+    /**
+     * Number of triangles (at least 1; at most 2^24).
+     */
+    uint32_t triangle_count;
+    /**
+     * Edge of the distance field's cells in metres: 0 = automatic (the bounding-box diagonal /
+     * 100); otherwise 0 < h <= 1e3. Distances are exact at the cell corners and trilinear in
+     * between, so features thinner than about 2 cells are rounded off; the exact band reaches
+     * 4 cells from the surface, so keep cloth collision thicknesses below 4 cells. A cell size
+     * whose field would need more than 256 MiB is refused. Negative or not finite: an error.
+     */
+    float cell_size;
+    /**
+     * 1: a closed surface, solid inside (negative distances; a few small holes are tolerated).
+     * 0: an open surface (a terrain patch, a sheet), two-sided, kept off by the cloth's
+     * collision thickness on both sides. Other values: `XPBD_RESULT_INVALID_ARGUMENT`.
+     * Default 1.
+     */
+    uint32_t closed;
+} XpbdMeshShapeDesc;
 
 /**
  * A cloth's explosion-guard status since it was last read (`xpbd_cloth_get_status`).
@@ -1643,7 +1705,8 @@ struct XpbdColliderDesc xpbd_default_collider_desc(void);
  * - `XPBD_COLLIDER_KIND_SPHERE`: radius 0.5 m;
  * - `XPBD_COLLIDER_KIND_CAPSULE`: radius 0.5 m, half height 0.5 m (2 m tall in all);
  * - `XPBD_COLLIDER_KIND_PLANE`: the plane y = 0, solid below;
- * - `XPBD_COLLIDER_KIND_BOX`: half extents (0.5, 0.5, 0.5) m, sharp edges (radius 0).
+ * - `XPBD_COLLIDER_KIND_BOX`: half extents (0.5, 0.5, 0.5) m, sharp edges (radius 0);
+ * - `XPBD_COLLIDER_KIND_MESH`: no shape yet (`mesh_shape` null: set it).
  *
  * The dimensions the kind does not use are 0. An unknown `kind` is kept, with no dimensions,
  * so that `xpbd_collider_create` reports it (`XPBD_RESULT_INVALID_ARGUMENT` naming `kind`).
@@ -1663,7 +1726,8 @@ struct XpbdColliderDesc xpbd_default_collider_desc_for(uint32_t kind);
  * `XPBD_RESULT_WORLD_POISONED`, `XPBD_RESULT_INVALID_ARGUMENT` (unknown `kind`; a dimension the
  * kind uses that is NaN, <= 0 or above 1e4 m (box rounding: above the smallest half extent); a
  * NaN/Inf position or one beyond +-1e5 m; a rotation that is not a unit quaternion; friction
- * outside 0..=100; the message names the field), `XPBD_RESULT_CAPACITY_EXCEEDED`. Thread-safe;
+ * outside 0..=100; a mesh collider whose `mesh_shape` is not a live shape of `world`; the
+ * message names the field), `XPBD_RESULT_CAPACITY_EXCEEDED`. Thread-safe;
  * serialised with other calls on `world`.
  *
  * # Safety
@@ -1729,6 +1793,62 @@ XpbdResult xpbd_collider_get_desc(struct XpbdColliderId collider,
  * thread); serialised with other calls on its world.
  */
 XpbdResult xpbd_collider_destroy(struct XpbdColliderId collider);
+
+/**
+ * An empty mesh shape descriptor: NULL arrays, counts 0, `cell_size` 0 (automatic), `closed` 1.
+ * Set the arrays: as it is, `xpbd_mesh_shape_create` rejects it (no triangles). Never fails.
+ * Thread-safe.
+ */
+struct XpbdMeshShapeDesc xpbd_default_mesh_shape_desc(void);
+
+/**
+ * Build a signed distance field from the triangle mesh in `desc` and add it to `world` as a
+ * shape that mesh colliders (`XPBD_COLLIDER_KIND_MESH`, `mesh_shape`) instance; write its id to
+ * `*out_shape`. The build (tens of milliseconds for a few thousand triangles; see
+ * docs/performance.md) runs before the world's lock is taken, so other threads may step the
+ * world meanwhile. Nothing is created on error and `*out_shape` is not written.
+ *
+ * Errors: `XPBD_RESULT_NULL_POINTER` (`desc`, `out_shape`, or an array NULL with a non-zero
+ * count), `XPBD_RESULT_INVALID_ID`, `XPBD_RESULT_WORLD_POISONED`,
+ * `XPBD_RESULT_INVALID_ARGUMENT` (no triangles or more than 2^24; an index >= `vertex_count`; a
+ * NaN/Inf position or one beyond +-1e5 m; `cell_size` negative, not finite, above 1e3 m or so
+ * small that the field would need more than 256 MiB; `closed` not 0 or 1; only zero-area
+ * triangles; the message names the field), `XPBD_RESULT_CAPACITY_EXCEEDED` (256 shapes in the
+ * world). Thread-safe.
+ *
+ * # Safety
+ * `desc` points to a valid `XpbdMeshShapeDesc` whose arrays hold the counts it gives;
+ * `out_shape` is writable.
+ */
+XpbdResult xpbd_mesh_shape_create(struct XpbdWorldId world,
+                                  const struct XpbdMeshShapeDesc *desc,
+                                  struct XpbdMeshShapeId *out_shape);
+
+/**
+ * Destroy a mesh shape; its id becomes invalid. Refused while a collider uses it:
+ * `XPBD_RESULT_INVALID_ARGUMENT` naming `mesh_shape` (destroy those colliders first; the shape
+ * stays). Errors also: `XPBD_RESULT_INVALID_ID` (null, destroyed, its world destroyed, another
+ * kind of id, forged), `XPBD_RESULT_WORLD_POISONED`. Thread-safe.
+ */
+XpbdResult xpbd_mesh_shape_destroy(struct XpbdMeshShapeId shape);
+
+/**
+ * Signed distance in metres from `point` (`float[3]`, the shape's local frame, metres) to the
+ * shape's surface, negative inside a closed mesh, written to `*distance`; the unit outward
+ * normal (the gradient of the distance) to `normal` (`float[3]`). The distance is the field the
+ * contacts use: exact at its cell corners, trilinear between, and outside the band (4 cells) a
+ * lower bound. For tests and engine queries.
+ *
+ * Errors: `XPBD_RESULT_NULL_POINTER`, `XPBD_RESULT_INVALID_ARGUMENT` (`point` not finite),
+ * `XPBD_RESULT_INVALID_ID`, `XPBD_RESULT_WORLD_POISONED`. Thread-safe.
+ *
+ * # Safety
+ * `point` holds 3 floats; `distance` is writable; `normal` is writable for 3 floats.
+ */
+XpbdResult xpbd_mesh_shape_distance(struct XpbdMeshShapeId shape,
+                                    const float *point,
+                                    float *distance,
+                                    float *normal);
 
 /**
  * Write a 64-bit hash of the cloth's particle positions and velocities to `*out_hash`.
@@ -2073,6 +2193,16 @@ XpbdResult xpbd_live_cloth_count(uint32_t *out_count);
  * `out_count` is writable.
  */
 XpbdResult xpbd_live_collider_count(uint32_t *out_count);
+
+/**
+ * Write the number of live mesh shapes in all live worlds of this process to `*out_count`
+ * (destroying a world releases its shapes). Meant for leak checks. Errors and threads as
+ * `xpbd_live_cloth_count`.
+ *
+ * # Safety
+ * `out_count` is writable.
+ */
+XpbdResult xpbd_live_mesh_shape_count(uint32_t *out_count);
 
 /**
  * Write what creation made of the cloth's mesh to `*out_report` (`XpbdMeshReport`): welded

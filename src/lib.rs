@@ -50,7 +50,7 @@ pub use cloth::{
     Cloth, ClothDesc, ClothParams, ClothStatus, Energy, Instability, InstabilityKind, MeshInfo, SnapshotProblem,
     UnstableRecovery, VertexLayout,
 };
-pub use collision::{Collider, ColliderDesc, ColliderHandle, ColliderKind, Pose};
+pub use collision::{Collider, ColliderDesc, ColliderHandle, ColliderKind, MeshShape, MeshShapeDesc, MeshShapeHandle, Pose};
 pub use error::ClothError;
 pub use glam::Vec3;
 pub use material::Material;

@@ -2,7 +2,8 @@
 
 use crate::cloth::{Cloth, ClothDesc, MAX_SUBSTEPS};
 use crate::collision::inter_cloth::InterClothSnapshot;
-use crate::collision::{Collider, ColliderDesc, ColliderHandle, ColliderStore, Pose};
+use crate::collision::{Collider, ColliderDesc, ColliderHandle, ColliderKind, ColliderStore, MeshShape, MeshShapeDesc, MeshShapeHandle, Pose};
+use std::sync::Arc;
 use crate::error::{ClothError, check_count, check_range};
 pub use crate::handle::ClothHandle;
 use crate::slot_map::SlotMap;
@@ -82,6 +83,8 @@ pub struct World {
     desc: WorldDesc,
     cloths: SlotMap<Cloth>,
     colliders: ColliderStore,
+    /// Mesh shapes, shared by the mesh colliders that instance them.
+    mesh_shapes: SlotMap<Arc<MeshShape>>,
     /// Joined when the world is dropped (`crate::worker_pool`).
     pool: Option<WorkerPool>,
     /// Particles of the cloths with inter-cloth collision, taken before each step (reused).
@@ -115,6 +118,7 @@ impl World {
             desc,
             cloths: SlotMap::default(),
             colliders: ColliderStore::default(),
+            mesh_shapes: SlotMap::default(),
             pool,
             inter_cloth: InterClothSnapshot::default(),
             accumulator: 0.0,
@@ -194,10 +198,62 @@ impl World {
 
     /// Add a collider, shared by every cloth of the world whose `collision_mask` intersects its
     /// `layers`. It rests at `desc.pose` until moved. Errors: `InvalidParameter` naming the field
-    /// (dimensions, pose, friction); nothing is added on error.
+    /// (dimensions, pose, friction; `mesh_shape` for a mesh collider whose shape is not a live
+    /// shape of this world); nothing is added on error.
     pub fn add_collider(&mut self, desc: &ColliderDesc) -> Result<ColliderHandle, ClothError> {
         let _fp = DefaultFpEnv::enter(); // normalises the rotation (`crate::fp_env`)
-        self.colliders.add(desc)
+        let mesh = match desc.kind {
+            ColliderKind::Mesh => self.mesh_shapes.get(desc.mesh_shape.index, desc.mesh_shape.generation).cloned(),
+            _ => None,
+        };
+        self.colliders.add_with(desc, mesh)
+    }
+
+    /// Build a mesh shape from `desc` ([`MeshShape::build`]) and add it. The build holds only
+    /// `&mut self`; to build off the game thread, call [`MeshShape::build`] there and
+    /// [`World::add_mesh_shape`] here. Errors: those of [`MeshShape::build`].
+    pub fn create_mesh_shape(&mut self, desc: &MeshShapeDesc) -> Result<MeshShapeHandle, ClothError> {
+        let shape = MeshShape::build(desc)?;
+        Ok(self.add_mesh_shape(shape))
+    }
+
+    /// Add a built mesh shape; colliders of kind [`ColliderKind::Mesh`] instance it by handle.
+    /// Never fails.
+    pub fn add_mesh_shape(&mut self, shape: MeshShape) -> MeshShapeHandle {
+        let (index, generation) = self.mesh_shapes.insert(Arc::new(shape));
+        MeshShapeHandle { index, generation }
+    }
+
+    /// The mesh shape behind `handle`. Errors: `InvalidHandle`.
+    pub fn mesh_shape(&self, handle: MeshShapeHandle) -> Result<&MeshShape, ClothError> {
+        self.mesh_shapes.get(handle.index, handle.generation).map(|s| &**s).ok_or(ClothError::InvalidHandle)
+    }
+
+    /// Remove a mesh shape. Errors: `InvalidHandle`; `InvalidParameter` naming `mesh_shape`
+    /// (value: how many colliders use it) while a collider uses it: destroy those first. Nothing
+    /// changes on error.
+    pub fn remove_mesh_shape(&mut self, handle: MeshShapeHandle) -> Result<(), ClothError> {
+        let shape = self.mesh_shapes.get(handle.index, handle.generation).ok_or(ClothError::InvalidHandle)?;
+        let users = Arc::strong_count(shape) - 1;
+        if users > 0 {
+            return Err(ClothError::InvalidParameter {
+                name: "mesh_shape",
+                value: users as f64,
+                expected: "a shape no collider uses (destroy its colliders first)",
+            });
+        }
+        self.mesh_shapes.remove(handle.index, handle.generation);
+        Ok(())
+    }
+
+    /// The handle of the live mesh shape in slot `index`, if any.
+    pub fn live_mesh_shape_handle(&self, index: u32) -> Option<MeshShapeHandle> {
+        self.mesh_shapes.live_generation(index).map(|generation| MeshShapeHandle { index, generation })
+    }
+
+    /// Number of live mesh shapes.
+    pub fn mesh_shape_count(&self) -> usize {
+        self.mesh_shapes.len()
     }
 
     /// Set the pose a collider reaches by the end of the next step. Every substep of that step

@@ -73,6 +73,7 @@ fn c_collider_desc(d: &ColliderDesc) -> XpbdColliderDesc {
         ColliderKind::Capsule => XpbdColliderKind::Capsule,
         ColliderKind::Plane => XpbdColliderKind::Plane,
         ColliderKind::Box => XpbdColliderKind::Box,
+        ColliderKind::Mesh => XpbdColliderKind::Mesh,
     };
     XpbdColliderDesc {
         kind: kind as u32,
@@ -84,6 +85,7 @@ fn c_collider_desc(d: &ColliderDesc) -> XpbdColliderDesc {
         static_friction: d.static_friction,
         kinetic_friction: d.kinetic_friction,
         layers: d.layers,
+        mesh_shape: XpbdMeshShapeId::default(),
     }
 }
 

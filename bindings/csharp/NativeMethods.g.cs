@@ -290,7 +290,8 @@ namespace Xpbd.Native
         ///  `XPBD_RESULT_WORLD_POISONED`, `XPBD_RESULT_INVALID_ARGUMENT` (unknown `kind`; a dimension the
         ///  kind uses that is NaN, &lt;= 0 or above 1e4 m (box rounding: above the smallest half extent); a
         ///  NaN/Inf position or one beyond +-1e5 m; a rotation that is not a unit quaternion; friction
-        ///  outside 0..=100; the message names the field), `XPBD_RESULT_CAPACITY_EXCEEDED`. Thread-safe;
+        ///  outside 0..=100; a mesh collider whose `mesh_shape` is not a live shape of `world`; the
+        ///  message names the field), `XPBD_RESULT_CAPACITY_EXCEEDED`. Thread-safe;
         ///  serialised with other calls on `world`.
         ///
         ///  # Safety
@@ -372,7 +373,8 @@ namespace Xpbd.Native
         ///  - `XPBD_COLLIDER_KIND_SPHERE`: radius 0.5 m;
         ///  - `XPBD_COLLIDER_KIND_CAPSULE`: radius 0.5 m, half height 0.5 m (2 m tall in all);
         ///  - `XPBD_COLLIDER_KIND_PLANE`: the plane y = 0, solid below;
-        ///  - `XPBD_COLLIDER_KIND_BOX`: half extents (0.5, 0.5, 0.5) m, sharp edges (radius 0).
+        ///  - `XPBD_COLLIDER_KIND_BOX`: half extents (0.5, 0.5, 0.5) m, sharp edges (radius 0);
+        ///  - `XPBD_COLLIDER_KIND_MESH`: no shape yet (`mesh_shape` null: set it).
         ///
         ///  The dimensions the kind does not use are 0. An unknown `kind` is kept, with no dimensions,
         ///  so that `xpbd_collider_create` reports it (`XPBD_RESULT_INVALID_ARGUMENT` naming `kind`).
@@ -607,6 +609,17 @@ namespace Xpbd.Native
         public static extern XpbdResult xpbd_live_collider_count(uint* out_count);
 
         /// <summary>
+        ///  Write the number of live mesh shapes in all live worlds of this process to `*out_count`
+        ///  (destroying a world releases its shapes). Meant for leak checks. Errors and threads as
+        ///  `xpbd_live_cloth_count`.
+        ///
+        ///  # Safety
+        ///  `out_count` is writable.
+        /// </summary>
+        [DllImport(__DllName, EntryPoint = "xpbd_live_mesh_shape_count", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        public static extern XpbdResult xpbd_live_mesh_shape_count(uint* out_count);
+
+        /// <summary>
         ///  Write what creation made of the cloth's mesh to `*out_report` (`XpbdMeshReport`): welded
         ///  vertices, duplicate triangles dropped, inconsistent winding found and triangles flipped,
         ///  non-manifold edges and hinges skipped, and the total mass in kg. Errors:
@@ -632,6 +645,61 @@ namespace Xpbd.Native
         /// </summary>
         [DllImport(__DllName, EntryPoint = "xpbd_cloth_read_vertex_masses", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
         public static extern XpbdResult xpbd_cloth_read_vertex_masses(XpbdClothId cloth, float* @out, uint vertex_count);
+
+        /// <summary>
+        ///  An empty mesh shape descriptor: NULL arrays, counts 0, `cell_size` 0 (automatic), `closed` 1.
+        ///  Set the arrays: as it is, `xpbd_mesh_shape_create` rejects it (no triangles). Never fails.
+        ///  Thread-safe.
+        /// </summary>
+        [DllImport(__DllName, EntryPoint = "xpbd_default_mesh_shape_desc", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        public static extern XpbdMeshShapeDesc xpbd_default_mesh_shape_desc();
+
+        /// <summary>
+        ///  Build a signed distance field from the triangle mesh in `desc` and add it to `world` as a
+        ///  shape that mesh colliders (`XPBD_COLLIDER_KIND_MESH`, `mesh_shape`) instance; write its id to
+        ///  `*out_shape`. The build (tens of milliseconds for a few thousand triangles; see
+        ///  docs/performance.md) runs before the world's lock is taken, so other threads may step the
+        ///  world meanwhile. Nothing is created on error and `*out_shape` is not written.
+        ///
+        ///  Errors: `XPBD_RESULT_NULL_POINTER` (`desc`, `out_shape`, or an array NULL with a non-zero
+        ///  count), `XPBD_RESULT_INVALID_ID`, `XPBD_RESULT_WORLD_POISONED`,
+        ///  `XPBD_RESULT_INVALID_ARGUMENT` (no triangles or more than 2^24; an index &gt;= `vertex_count`; a
+        ///  NaN/Inf position or one beyond +-1e5 m; `cell_size` negative, not finite, above 1e3 m or so
+        ///  small that the field would need more than 256 MiB; `closed` not 0 or 1; only zero-area
+        ///  triangles; the message names the field), `XPBD_RESULT_CAPACITY_EXCEEDED` (256 shapes in the
+        ///  world). Thread-safe.
+        ///
+        ///  # Safety
+        ///  `desc` points to a valid `XpbdMeshShapeDesc` whose arrays hold the counts it gives;
+        ///  `out_shape` is writable.
+        /// </summary>
+        [DllImport(__DllName, EntryPoint = "xpbd_mesh_shape_create", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        public static extern XpbdResult xpbd_mesh_shape_create(XpbdWorldId world, XpbdMeshShapeDesc* desc, XpbdMeshShapeId* out_shape);
+
+        /// <summary>
+        ///  Destroy a mesh shape; its id becomes invalid. Refused while a collider uses it:
+        ///  `XPBD_RESULT_INVALID_ARGUMENT` naming `mesh_shape` (destroy those colliders first; the shape
+        ///  stays). Errors also: `XPBD_RESULT_INVALID_ID` (null, destroyed, its world destroyed, another
+        ///  kind of id, forged), `XPBD_RESULT_WORLD_POISONED`. Thread-safe.
+        /// </summary>
+        [DllImport(__DllName, EntryPoint = "xpbd_mesh_shape_destroy", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        public static extern XpbdResult xpbd_mesh_shape_destroy(XpbdMeshShapeId shape);
+
+        /// <summary>
+        ///  Signed distance in metres from `point` (`float[3]`, the shape's local frame, metres) to the
+        ///  shape's surface, negative inside a closed mesh, written to `*distance`; the unit outward
+        ///  normal (the gradient of the distance) to `normal` (`float[3]`). The distance is the field the
+        ///  contacts use: exact at its cell corners, trilinear between, and outside the band (4 cells) a
+        ///  lower bound. For tests and engine queries.
+        ///
+        ///  Errors: `XPBD_RESULT_NULL_POINTER`, `XPBD_RESULT_INVALID_ARGUMENT` (`point` not finite),
+        ///  `XPBD_RESULT_INVALID_ID`, `XPBD_RESULT_WORLD_POISONED`. Thread-safe.
+        ///
+        ///  # Safety
+        ///  `point` holds 3 floats; `distance` is writable; `normal` is writable for 3 floats.
+        /// </summary>
+        [DllImport(__DllName, EntryPoint = "xpbd_mesh_shape_distance", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        public static extern XpbdResult xpbd_mesh_shape_distance(XpbdMeshShapeId shape, float* point, float* distance, float* normal);
 
         /// <summary>
         ///  The ABI version the loaded library implements; compare with `XPBD_ABI_VERSION` from the
@@ -1582,7 +1650,7 @@ namespace Xpbd.Native
     public unsafe partial struct XpbdColliderDesc
     {
         /// <summary>
-        ///  Shape: an `XpbdColliderKind` value (0 sphere, 1 capsule, 2 plane, 3 box). A `uint32_t`, so
+        ///  Shape: an `XpbdColliderKind` value (0 sphere, 1 capsule, 2 plane, 3 box, 4 mesh). A `uint32_t`, so
         ///  that any other value is reported (`XPBD_RESULT_INVALID_ARGUMENT`) instead of being
         ///  undefined. Default `XPBD_COLLIDER_KIND_SPHERE`.
         /// </summary>
@@ -1630,6 +1698,11 @@ namespace Xpbd.Native
         ///  `layers &amp; cloth collision_mask != 0`. Default 1.
         /// </summary>
         public uint layers;
+        /// <summary>
+        ///  Mesh: the mesh shape this collider instances, a live shape of the same world (else
+        ///  `XPBD_RESULT_INVALID_ARGUMENT` naming `mesh_shape`). Others: unused. Default null.
+        /// </summary>
+        public XpbdMeshShapeId mesh_shape;
     }
 
     /// <summary>
@@ -1673,6 +1746,21 @@ namespace Xpbd.Native
         /// <summary>
         ///  Opaque; for debugging: bits 0-31 its world's id, 32-46 slot index in the world, 47 set
         ///  (collider, not cloth), 48-63 generation (never 0). 0 = null.
+        /// </summary>
+        public ulong id;
+    }
+
+    /// <summary>
+    ///  A mesh shape (a triangle mesh's signed distance field, shared by mesh colliders). Passed by
+    ///  value; all-zero (`{0}`) is null. Obtained from `xpbd_mesh_shape_create`; becomes invalid after
+    ///  `xpbd_mesh_shape_destroy` or after its world is destroyed. Encodes its world.
+    /// </summary>
+    [StructLayout(LayoutKind.Sequential)]
+    public unsafe partial struct XpbdMeshShapeId
+    {
+        /// <summary>
+        ///  Opaque; for debugging: bits 0-31 its world's id, 32-39 slot index in the world, 40-46
+        ///  generation (never 0), 47 set, 48-63 zero. 0 = null.
         /// </summary>
         public ulong id;
     }
@@ -1746,6 +1834,47 @@ namespace Xpbd.Native
         ///  inverse mass 0 are infinitely heavy and not counted).
         /// </summary>
         public float total_mass;
+    }
+
+    /// <summary>
+    ///  What `xpbd_mesh_shape_create` needs: a triangle mesh in the shape's local frame (metres).
+    ///  Get one from `xpbd_default_mesh_shape_desc()` and set the arrays.
+    /// </summary>
+    [StructLayout(LayoutKind.Sequential)]
+    public unsafe partial struct XpbdMeshShapeDesc
+    {
+        /// <summary>
+        ///  `vertex_count * 3` floats: x, y, z of each vertex in metres (finite, within +-1e5).
+        ///  Vertices at the same position are welded. Read during the call only.
+        /// </summary>
+        public float* positions;
+        /// <summary>
+        ///  Number of vertices.
+        /// </summary>
+        public uint vertex_count;
+        /// <summary>
+        ///  `triangle_count * 3` vertex indices (each &lt; `vertex_count`). Read during the call only.
+        /// </summary>
+        public uint* indices;
+        /// <summary>
+        ///  Number of triangles (at least 1; at most 2^24).
+        /// </summary>
+        public uint triangle_count;
+        /// <summary>
+        ///  Edge of the distance field's cells in metres: 0 = automatic (the bounding-box diagonal /
+        ///  100); otherwise 0 &lt; h &lt;= 1e3. Distances are exact at the cell corners and trilinear in
+        ///  between, so features thinner than about 2 cells are rounded off; the exact band reaches
+        ///  4 cells from the surface, so keep cloth collision thicknesses below 4 cells. A cell size
+        ///  whose field would need more than 256 MiB is refused. Negative or not finite: an error.
+        /// </summary>
+        public float cell_size;
+        /// <summary>
+        ///  1: a closed surface, solid inside (negative distances; a few small holes are tolerated).
+        ///  0: an open surface (a terrain patch, a sheet), two-sided, kept off by the cloth's
+        ///  collision thickness on both sides. Other values: `XPBD_RESULT_INVALID_ARGUMENT`.
+        ///  Default 1.
+        /// </summary>
+        public uint closed;
     }
 
     /// <summary>
@@ -1940,6 +2069,11 @@ namespace Xpbd.Native
         ///  Oriented box of `half_extents` along the local X, Y, Z axes, edges rounded by `radius`.
         /// </summary>
         Box = 3,
+        /// <summary>
+        ///  An instance of the mesh shape `mesh_shape` (`xpbd_mesh_shape_create`), its local frame
+        ///  placed by `position` and `rotation`.
+        /// </summary>
+        Mesh = 4,
     }
 
     /// <summary>

@@ -126,6 +126,18 @@ namespace Xpbd
             }
         }
 
+        /// <summary>Live mesh shapes in all live worlds of this process; for leak checks, not per frame.</summary>
+        public static int LiveMeshShapeCount
+        {
+            get
+            {
+                EnsureLoaded();
+                uint count;
+                Check(NativeMethods.xpbd_live_mesh_shape_count(&count));
+                return (int)count;
+            }
+        }
+
         /// <summary>Live colliders in all live worlds of this process; for leak checks, not per frame.</summary>
         public static int LiveColliderCount
         {

@@ -214,6 +214,43 @@ namespace Xpbd
         }
 
         /// <summary>
+        /// Build a mesh shape (a signed distance field) from a triangle mesh in its own local frame:
+        /// <paramref name="positions"/> x, y, z per vertex in metres, <paramref name="indices"/> three
+        /// per triangle; <paramref name="cellSize"/> metres (0 = automatic, the bounding-box diagonal
+        /// / 100; keep cloth thicknesses below 8 cells); <paramref name="closed"/>: solid inside (else
+        /// a two-sided open surface). Bake an engine object's scale into the positions. Throws
+        /// <see cref="XpbdInvalidArgumentException"/> for no triangles, an index out of range, a NaN
+        /// position, a negative or non-finite cell size or one needing more than 256 MiB.
+        /// </summary>
+        public XpbdMeshShape CreateMeshShape(float[] positions, uint[] indices, float cellSize, bool closed)
+        {
+            return new XpbdMeshShape(this, positions, indices, cellSize, closed);
+        }
+
+        /// <summary>A closed mesh shape with the automatic cell size (see <see cref="CreateMeshShape(float[], uint[], float, bool)"/>).</summary>
+        public XpbdMeshShape CreateMeshShape(float[] positions, uint[] indices)
+        {
+            return new XpbdMeshShape(this, positions, indices, 0, true);
+        }
+
+        /// <summary>A collider instancing <paramref name="shape"/> (of this world) at the pose, default friction and layer.</summary>
+        public XpbdCollider CreateMeshCollider(XpbdMeshShape shape, XpbdPose pose)
+        {
+            return CreateMeshCollider(shape, pose, XpbdColliderContact.Default);
+        }
+
+        /// <summary>A collider instancing <paramref name="shape"/> at the pose with <paramref name="contact"/>'s friction and layers.</summary>
+        public XpbdCollider CreateMeshCollider(XpbdMeshShape shape, XpbdPose pose, XpbdColliderContact contact)
+        {
+            if (shape == null) throw new ArgumentNullException("shape");
+            XpbdColliderDesc desc = XpbdCollider.Desc(XpbdColliderKind.Mesh, pose, contact);
+            desc.mesh_shape = shape.Id;
+            XpbdCollider collider = new XpbdCollider(this, desc);
+            GC.KeepAlive(shape);
+            return collider;
+        }
+
+        /// <summary>
         /// A collider from a full descriptor (start from <see cref="XpbdCollider.DefaultDesc(XpbdColliderKind)"/>).
         /// Throws <see cref="XpbdInvalidArgumentException"/> naming the field for an unknown kind, a
         /// dimension the kind uses that is NaN, ≤ 0 or above 1e4 m, a bad pose or friction outside

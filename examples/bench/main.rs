@@ -60,6 +60,7 @@ macro_rules! out {
 const DT: f32 = 1.0 / 60.0;
 const GRAVITY: [f32; 3] = [0.0, -9.81, 0.0];
 
+#[derive(Clone)]
 struct Scene {
     /// What `--only` calls it: "32", "64", "128" or "tablecloth".
     key: String,
@@ -338,6 +339,52 @@ fn durations(steps: usize, warmup: usize, mut f: impl FnMut()) -> Vec<f64> {
         .collect()
 }
 
+/// The bundled meshes as mesh shapes: build time (one build, after one untimed) and memory at the
+/// automatic cell size and at 5 mm; then the tablecloth stepped on table.obj as a mesh collider
+/// (5 mm cells) against the bench's box table top, alternately.
+fn mesh_shapes(scenes: &[Scene], steps: usize) -> Result<(), String> {
+    use xpbd_cloth::{MeshShape, MeshShapeDesc};
+    out!()?;
+    out!("mesh shapes (signed distance fields), one build each after an untimed one:")?;
+    out!("{:<11} {:>6} {:>8} {:>9} {:>8} {:>10}", "mesh", "tris", "cell mm", "build ms", "bricks", "memory KiB")?;
+    let load = |name: &str| {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("data").join(name);
+        common::load_obj(&path).map(|(p, i)| (p, i.chunks_exact(3).map(|t| [t[0], t[1], t[2]]).collect::<Vec<[u32; 3]>>()))
+    };
+    for name in ["sphere.obj", "spot.obj", "table.obj"] {
+        let (positions, triangles) = load(name)?;
+        for cell_size in [0.0, 0.005] {
+            let desc = MeshShapeDesc { positions: &positions, triangles: &triangles, cell_size, closed: true };
+            std::hint::black_box(MeshShape::build(&desc).map_err(|e| e.to_string())?);
+            let t = Instant::now();
+            let shape = MeshShape::build(&desc).map_err(|e| e.to_string())?;
+            let ms = t.elapsed().as_secs_f64() * 1e3;
+            out!(
+                "{:<11} {:>6} {:>8.2} {:>9.1} {:>8} {:>10.0}",
+                name,
+                shape.triangle_count(),
+                shape.cell_size() * 1e3,
+                ms,
+                shape.stored_bricks(),
+                shape.memory_bytes() as f64 / 1024.0
+            )?;
+        }
+    }
+    let Some(scene) = scenes.iter().find(|s| s.key == "tablecloth") else { return Ok(()) };
+    let (positions, triangles) = load("table.obj")?;
+    let mut boxes = world(scene, 10, 1, false);
+    let mut mesh = world(&Scene { collider: None, ..scene.clone() }, 10, 1, false);
+    let shape = mesh
+        .create_mesh_shape(&MeshShapeDesc { positions: &positions, triangles: &triangles, cell_size: 0.005, closed: true })
+        .map_err(|e| e.to_string())?;
+    let table = scene.collider.expect("the tablecloth lies on a table");
+    mesh.add_collider(&ColliderDesc { static_friction: table.static_friction, kinetic_friction: table.kinetic_friction, ..ColliderDesc::mesh(shape) })
+        .map_err(|e| e.to_string())?;
+    let (box_s, mesh_s) = interleaved(steps, &mut boxes, &mut mesh);
+    out!("tablecloth, 10 substeps, 1 thread: {:.2} ms/step on the box table top, {:.2} ms/step on table.obj (5 mm cells): {:.2}×", box_s * 1e3, mesh_s * 1e3, mesh_s / box_s)?;
+    Ok(())
+}
+
 /// Median seconds per call of `f` over `steps` calls after `warmup` calls.
 fn time(steps: usize, warmup: usize, f: impl FnMut()) -> f64 {
     median(durations(steps, warmup, f))
@@ -592,6 +639,9 @@ fn run(args: &ArgMatches) -> Result<(), String> {
     strain_limit_cost(&scenes, steps)?;
     frame_loop_cost(&scenes, steps)?;
     sleeping_cost(steps)?;
+    if scenes.iter().any(|s| s.key == "tablecloth") {
+        mesh_shapes(&scenes, steps)?;
+    }
     let with_self_collision: Vec<&Scene> = scenes.iter().filter(|s| s.key == "64" || s.key == "tablecloth").collect();
     if with_self_collision.is_empty() {
         return Ok(());

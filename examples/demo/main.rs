@@ -1,7 +1,8 @@
 //! The xpbd_cloth demo: drape real meshes and look at the result.
 //!
-//! `cargo run --release --example demo` runs the two bundled scenes: a tablecloth falling onto a
-//! table, and a flag pinned to a pole in gusty wind. For each it prints a report (sizes, speed,
+//! `cargo run --release --example demo` runs the three bundled scenes: a tablecloth falling onto
+//! a table (table.obj, a mesh collider), a flag pinned to a pole in gusty wind, and a cloth
+//! dropped over a cow (spot.obj, a mesh collider). For each it prints a report (sizes, speed,
 //! residuals, strain, penetration) and writes into `out/`: `<scene>.png` (contact sheet of 8 frames),
 //! `<scene>.gif` (animation, real time) and `<scene>_final.obj` (the last frame, for Blender).
 //! `--obj FILE` drops any triangle mesh onto a ball instead. Bad input prints the error and exits
@@ -27,7 +28,7 @@ fn command() -> Command {
         .arg(
             Arg::new("scene")
                 .long("scene")
-                .value_parser(["all", "tablecloth", "flag"])
+                .value_parser(["all", "tablecloth", "flag", "cow"])
                 .default_value("all")
                 .help("Built-in scene to run"),
         )
@@ -103,8 +104,10 @@ fn run(args: &ArgMatches) -> Result<(), String> {
         None => {
             let chosen = args.get_one::<String>("scene").expect("has a default").as_str();
             let mut scenes = Vec::new();
-            for s in [scene::tablecloth(), scene::flag()] {
-                if chosen == "all" || chosen == s.name {
+            let all = [("tablecloth", scene::tablecloth as fn() -> scene::Scene), ("flag", scene::flag), ("cow", scene::cow)];
+            for (name, make) in all {
+                if chosen == "all" || chosen == name {
+                    let s = make();
                     let mesh = mesh_io::load_obj(&s.mesh_path)?;
                     scenes.push((s, mesh));
                 }

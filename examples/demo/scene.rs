@@ -1,16 +1,29 @@
 //! Scenes as plain data: which mesh, where it goes, what holds it, what it falls on, the wind, and
-//! where the camera looks. The two built-in scenes use the bundled meshes in `data/`.
+//! where the camera looks. The two built-in scenes use the bundled meshes in `data/`; the
+//! tablecloth falls on `table.obj` as a mesh collider.
 
 use std::f32::consts::{FRAC_PI_2, TAU};
 use std::path::PathBuf;
+use std::sync::Arc;
 use glam::{Affine3A, Quat, Vec3};
-use xpbd_cloth::{ClothParams, ColliderDesc, Material, Pose, World};
+use xpbd_cloth::{ClothParams, ColliderDesc, Material, MeshShape, MeshShapeDesc, Pose, World};
 
 /// Fixed frame step [s]: a 60 Hz game.
 pub const FRAME_DT: f32 = 1.0 / 60.0;
 
+/// A triangle mesh collider in world space [m]: its triangles (drawn) and the library's distance
+/// field of them (`field`, used for the report's penetration; the world builds its own).
+#[derive(Debug, PartialEq)]
+pub struct DemoMesh {
+    pub positions: Vec<[f32; 3]>,
+    pub triangles: Vec<[u32; 3]>,
+    /// Cell of the distance field [m].
+    pub cell_size: f32,
+    pub field: MeshShape,
+}
+
 /// A collider shape, in world space [m]. Static in the built-in scenes.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub enum DemoShape {
     /// The half-space behind a plane: everything with (p − point)·normal < 0 is inside.
     Plane { point: Vec3, normal: Vec3 },
@@ -20,6 +33,8 @@ pub enum DemoShape {
     Sphere { center: Vec3, radius: f32 },
     /// All points within `radius` of the segment a–b.
     Capsule { a: Vec3, b: Vec3, radius: f32 },
+    /// A closed triangle mesh (solid inside).
+    Mesh(Arc<DemoMesh>),
 }
 
 impl DemoShape {
@@ -30,12 +45,13 @@ impl DemoShape {
             DemoShape::Box { .. } => "box",
             DemoShape::Sphere { .. } => "ball",
             DemoShape::Capsule { .. } => "capsule",
+            DemoShape::Mesh(_) => "mesh",
         }
     }
 }
 
 /// A collider of a scene: its shape and its friction coefficient μ [-].
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct DemoCollider {
     pub shape: DemoShape,
     pub friction: f32,
@@ -45,6 +61,7 @@ impl DemoShape {
     /// Signed distance [m] from `p` to the surface: negative inside.
     pub fn signed_distance(&self, p: Vec3) -> f32 {
         match *self {
+            DemoShape::Mesh(ref mesh) => mesh.field.distance(p).0,
             DemoShape::Plane { point, normal } => (p - point).dot(normal.normalize()),
             DemoShape::Box { center, half_extents } => {
                 // Standard box SDF: outside distance from the clamped excess, inside the largest
@@ -133,28 +150,31 @@ pub fn data_file(name: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("data").join(name)
 }
 
-/// The bundled tablecloth (Codim-IPC, 0.7 m × 0.7 m) falling 5 cm onto the table top. The table is
-/// the one of `table.obj` in the same source, approximated by boxes: top, apron, four legs, and the
-/// floor it stands on.
+/// The bundled tablecloth (Codim-IPC, 0.7 m × 0.7 m) falling 5 cm onto `table.obj` of the same
+/// source, a mesh collider, standing on the floor. Without a readable table.obj, the table is
+/// approximated by boxes (top, apron, four legs).
 pub fn tablecloth() -> Scene {
     let top = 0.975;
     let floor = 0.49;
     // The cloth lies as in its source scene, a third of it over the −x edge: it stays on the table
     // only if μ_s exceeds the overhanging weight over the weight on top (≈ 0.37/0.63 = 0.59): the
-    // top gets cotton on a cloth-covered table, about 0.8 (docs/dev/performance-log.md,
+    // table gets cotton on a cloth-covered table, about 0.8 (docs/dev/performance-log.md,
     // "2026-11-29 — Colliders: friction, tunnelling and push-out as tested").
-    let table_top = DemoCollider {
-        friction: 0.8,
-        ..box_collider(Vec3::new(0.0, top - 0.0075, 0.0), Vec3::new(0.223, 0.0075, 0.355))
+    let mut colliders = match table_mesh() {
+        Ok(mesh) => vec![DemoCollider { shape: DemoShape::Mesh(Arc::new(mesh)), friction: 0.8 }],
+        Err(_) => {
+            let table_top = DemoCollider {
+                friction: 0.8,
+                ..box_collider(Vec3::new(0.0, top - 0.0075, 0.0), Vec3::new(0.223, 0.0075, 0.355))
+            };
+            let mut boxes = vec![table_top, box_collider(Vec3::new(0.0, 0.94, 0.0), Vec3::new(0.207, 0.02, 0.337))];
+            for (x, z) in [(-0.186, -0.316), (-0.186, 0.316), (0.186, -0.316), (0.186, 0.316)] {
+                let leg_height = 0.94 - floor;
+                boxes.push(box_collider(Vec3::new(x, floor + 0.5 * leg_height, z), Vec3::new(0.019, 0.5 * leg_height, 0.019)));
+            }
+            boxes
+        }
     };
-    let mut colliders = vec![
-        table_top,
-        box_collider(Vec3::new(0.0, 0.94, 0.0), Vec3::new(0.207, 0.02, 0.337)),
-    ];
-    for (x, z) in [(-0.186, -0.316), (-0.186, 0.316), (0.186, -0.316), (0.186, 0.316)] {
-        let leg_height = 0.94 - floor;
-        colliders.push(box_collider(Vec3::new(x, floor + 0.5 * leg_height, z), Vec3::new(0.019, 0.5 * leg_height, 0.019)));
-    }
     colliders.push(DemoCollider { shape: DemoShape::Plane { point: Vec3::Y * floor, normal: Vec3::Y }, friction: 0.6 });
     Scene {
         name: "tablecloth".into(),
@@ -249,6 +269,58 @@ pub fn drop_onto_ball(mesh_path: PathBuf, lo: Vec3, hi: Vec3) -> Scene {
     }
 }
 
+/// Cell of the table's distance field [m]: a third of its 1.5 cm top, above the 3 mm contact
+/// thickness.
+const TABLE_CELL: f32 = 0.005;
+
+/// `data/table.obj` with its distance field. Errors: the file cannot be read or built.
+fn table_mesh() -> Result<DemoMesh, String> {
+    demo_mesh("table.obj", Affine3A::IDENTITY, TABLE_CELL)
+}
+
+/// The bundled closed mesh `name` placed by `placement`, with its distance field of cells of
+/// `cell_size` [m]. Errors: the file cannot be read or the field built (as text).
+fn demo_mesh(name: &str, placement: Affine3A, cell_size: f32) -> Result<DemoMesh, String> {
+    let mesh = crate::mesh_io::load_obj(&data_file(name))?;
+    let positions: Vec<[f32; 3]> =
+        mesh.positions.iter().map(|&p| placement.transform_point3(Vec3::from_array(p)).to_array()).collect();
+    let triangles: Vec<[u32; 3]> = mesh.indices.chunks_exact(3).map(|t| [t[0], t[1], t[2]]).collect();
+    let desc = MeshShapeDesc { positions: &positions, triangles: &triangles, cell_size, closed: true };
+    let field = MeshShape::build(&desc).map_err(|e| format!("{name}: {e}"))?;
+    Ok(DemoMesh { positions, triangles, cell_size, field })
+}
+
+/// Scale of Keenan Crane's Spot in the cow scene: 0.8 makes it 1.35 m tall.
+const COW_SCALE: f32 = 0.8;
+
+/// The bundled 1 m grid, stretched to 1.4 m, dropped over `spot.obj` (the cow, a mesh collider)
+/// standing on the floor. Without a readable spot.obj the cloth falls on the floor alone.
+pub fn cow() -> Scene {
+    // Spot's feet are at y = −0.737 in its file: stand it on y = 0.
+    let placement = Affine3A::from_scale_rotation_translation(Vec3::splat(COW_SCALE), Quat::IDENTITY, Vec3::Y * 0.737 * COW_SCALE);
+    let mut colliders: Vec<DemoCollider> =
+        demo_mesh("spot.obj", placement, 0.012).map(|m| DemoCollider { shape: DemoShape::Mesh(Arc::new(m)), friction: 0.6 }).into_iter().collect();
+    colliders.push(DemoCollider { shape: DemoShape::Plane { point: Vec3::ZERO, normal: Vec3::Y }, friction: 0.6 });
+    Scene {
+        name: "cow".into(),
+        mesh_path: data_file("plane_50x50.obj"),
+        placement: Affine3A::from_scale_rotation_translation(Vec3::new(1.4, 1.0, 1.4), Quat::IDENTITY, Vec3::new(0.0, 1.45, 0.15)),
+        pins: PinRule::None,
+        colliders,
+        contact_thickness: 0.005,
+        params: ClothParams { linear_damping: 0.2, ..ClothParams::default() },
+        wind: None,
+        frames: 240,
+        camera: CameraSpec {
+            target: Vec3::new(0.0, 0.75, 0.15),
+            direction: Vec3::new(-1.0, 0.55, 0.8),
+            distance: 3.2,
+            fov_y: 40f32.to_radians(),
+        },
+        cloth_rgb: [70, 140, 90],
+    }
+}
+
 fn box_collider(center: Vec3, half_extents: Vec3) -> DemoCollider {
     DemoCollider { shape: DemoShape::Box { center, half_extents }, friction: 0.5 }
 }
@@ -262,21 +334,29 @@ pub fn add_colliders(world: &mut World, scene: &Scene) -> Result<usize, String> 
     for c in &scene.colliders {
         // The demo places and sizes its colliders from the mesh (`--obj`): say so, since the user
         // never gave these values.
-        world
-            .add_collider(&c.to_collider_desc())
-            .map_err(|e| format!("the demo's {} (placed and sized from the mesh) was rejected: {e}", c.shape.noun()))?;
+        let rejected = |e: xpbd_cloth::ClothError| format!("the demo's {} (placed and sized from the mesh) was rejected: {e}", c.shape.noun());
+        let desc = match &c.shape {
+            DemoShape::Mesh(mesh) => {
+                let desc = MeshShapeDesc { positions: &mesh.positions, triangles: &mesh.triangles, cell_size: mesh.cell_size, closed: true };
+                let shape = world.create_mesh_shape(&desc).map_err(rejected)?;
+                ColliderDesc { static_friction: c.friction, kinetic_friction: c.friction, ..ColliderDesc::mesh(shape) }
+            }
+            _ => c.clone().to_collider_desc(),
+        };
+        world.add_collider(&desc).map_err(rejected)?;
     }
     Ok(world.collider_count())
 }
 
 impl DemoCollider {
-    /// The library's description of this collider (static and kinetic friction both μ).
+    /// The library's description of this collider (static and kinetic friction both μ). Meshes:
+    /// see [`add_colliders`], which builds their shape.
     pub fn to_collider_desc(self) -> ColliderDesc {
         let at_rotation = |position: Vec3, up: Vec3| Pose {
             position: position.to_array(),
             rotation: Quat::from_rotation_arc(Vec3::Y, up.normalize()).to_array(),
         };
-        let shape = match self.shape {
+        let shape = match self.shape.clone() {
             // The library's plane has its normal along local +Y and is solid below it.
             DemoShape::Plane { point, normal } => ColliderDesc { pose: at_rotation(point, normal), ..ColliderDesc::plane() },
             DemoShape::Box { center, half_extents } => {
@@ -298,6 +378,7 @@ impl DemoCollider {
                 pose: at_rotation(0.5 * (a + b), b - a),
                 ..ColliderDesc::capsule(radius, 0.5 * a.distance(b))
             },
+            DemoShape::Mesh(_) => ColliderDesc::mesh(Default::default()),
         };
         ColliderDesc { static_friction: self.friction, kinetic_friction: self.friction, ..shape }
     }

@@ -3,7 +3,7 @@
 //! is a flag check; the wake-ups are in the calls that change what the cloth feels.
 
 use super::Cloth;
-use crate::collision::{Collider, ColliderKind};
+use crate::collision::Collider;
 use glam::Vec3;
 
 /// Where a cloth is on its way to sleep.
@@ -67,13 +67,8 @@ impl Cloth {
         if from == to || collider.layers() & self.config.params.collision_mask == 0 {
             return false;
         }
-        let d = collider.desc();
-        let extent = match d.kind {
-            ColliderKind::Plane => return true,
-            ColliderKind::Sphere => d.radius,
-            ColliderKind::Capsule => d.radius + d.half_height,
-            ColliderKind::Box => Vec3::from_array(d.half_extents).length(),
-        };
+        // The shape's bounding ball (none for a plane, which always reaches).
+        let Some(extent) = collider.shape.bounding_radius() else { return true };
         let (a, b) = (Vec3::from_array(from.position), Vec3::from_array(to.position));
         let reach = extent + self.config.params.collision_thickness;
         // The distance from the box to a point of the move is convex along it: a ternary search

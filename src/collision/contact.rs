@@ -75,6 +75,13 @@ pub const SWEEP_TOLERANCE: f32 = 1e-6;
 /// Newton steps before a march settles for the tangent plane at its current point.
 pub const MAX_SWEEP_STEPS: u32 = 24;
 
+/// A mesh's sphere-tracing march stops when the gap is below this \[m\] (its field is exact to
+/// the quantisation of its nodes, a few µm).
+pub const MESH_SWEEP_TOLERANCE: f32 = 1e-5;
+
+/// Sphere-tracing steps of a mesh's march before it settles for the tangent plane there.
+pub const MAX_MESH_SWEEP_STEPS: u32 = 48;
+
 /// A particle counts as touching a collider (for [`crate::ClothStats::contact_count`]) when its
 /// gap d − thickness is at most this fraction of the thickness plus [`SWEEP_TOLERANCE`].
 pub const TOUCHING_FRACTION: f32 = 0.01;
@@ -117,6 +124,9 @@ pub(crate) enum Sweep {
 /// into the contact pass, so that it is compiled with AVX there.
 #[inline(always)]
 pub(crate) fn sweep(shape: &Shape, p0: Vec3, segment: Vec3, thickness: f32, rest_band: f32) -> Sweep {
+    if !shape.is_convex() {
+        return sweep_traced(shape, p0, segment, thickness, rest_band);
+    }
     let (d0, n0) = shape.distance(p0);
     let gap0 = d0 - thickness;
     if gap0 < -rest_band {
@@ -141,6 +151,41 @@ pub(crate) fn sweep(shape: &Shape, p0: Vec3, segment: Vec3, thickness: f32, rest
         let (d, n) = shape.distance(p0 + segment * time);
         (gap, normal) = (d - thickness, n);
         if gap <= SWEEP_TOLERANCE {
+            break;
+        }
+    }
+    hit(time, gap, normal)
+}
+
+/// [`sweep`] for a shape that is not convex (a mesh): sphere tracing (Hart 1996, Sphere
+/// tracing, §2), advancing by gap/‖segment‖, the distance bound, which never passes the first
+/// contact; the tangent plane's shortcuts of the convex march do not hold. The rest as [`sweep`].
+#[inline(never)]
+fn sweep_traced(shape: &Shape, p0: Vec3, segment: Vec3, thickness: f32, rest_band: f32) -> Sweep {
+    let (d0, n0) = shape.distance(p0);
+    let gap0 = d0 - thickness;
+    if gap0 < -rest_band {
+        return Sweep::Deep;
+    }
+    let hit = |time: f32, gap: f32, normal: Vec3| {
+        Sweep::Hit(SweptHit { time, offset: segment * time - normal * gap, normal })
+    };
+    if gap0 <= MESH_SWEEP_TOLERANCE {
+        return hit(0.0, gap0, n0);
+    }
+    let length = segment.length();
+    if !(length > 0.0) {
+        return Sweep::Clear;
+    }
+    let (mut time, mut gap, mut normal) = (0.0f32, gap0, n0);
+    for _ in 0..MAX_MESH_SWEEP_STEPS {
+        time += gap / length;
+        if time >= 1.0 {
+            return Sweep::Clear;
+        }
+        let (d, n) = shape.distance(p0 + segment * time);
+        (gap, normal) = (d - thickness, n);
+        if gap <= MESH_SWEEP_TOLERANCE {
             break;
         }
     }

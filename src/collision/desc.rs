@@ -1,7 +1,10 @@
 //! What a caller passes to create a collider and to move it: a plain descriptor (shape kind,
 //! dimensions, pose, friction, layers) that maps one-to-one onto `XpbdColliderDesc`.
 
+use super::mesh_shape::MeshShape;
 use super::shape::Shape;
+use super::store::MeshShapeHandle;
+use std::sync::Arc;
 use crate::error::{ClothError, check_range, check_unit_quaternion};
 use glam::{Quat, Vec3};
 
@@ -19,12 +22,15 @@ pub enum ColliderKind {
     Plane = 2,
     /// Oriented box of `half_extents` along the local X, Y, Z axes, edges rounded by `radius`.
     Box = 3,
+    /// A triangle mesh's signed distance field ([`crate::collision::MeshShape`], referenced by
+    /// `mesh_shape`), placed by the pose.
+    Mesh = 4,
 }
 
 impl TryFrom<u32> for ColliderKind {
     type Error = ClothError;
 
-    /// The kind with this explicit value (0 sphere, 1 capsule, 2 plane, 3 box), for C callers.
+    /// The kind with this explicit value (0 sphere, 1 capsule, 2 plane, 3 box, 4 mesh), for C callers.
     /// Errors: `InvalidParameter` naming `kind`.
     fn try_from(value: u32) -> Result<Self, ClothError> {
         match value {
@@ -32,10 +38,11 @@ impl TryFrom<u32> for ColliderKind {
             1 => Ok(ColliderKind::Capsule),
             2 => Ok(ColliderKind::Plane),
             3 => Ok(ColliderKind::Box),
+            4 => Ok(ColliderKind::Mesh),
             _ => Err(ClothError::InvalidParameter {
                 name: "kind",
                 value: value as f64,
-                expected: "0 sphere, 1 capsule, 2 plane, 3 box",
+                expected: "0 sphere, 1 capsule, 2 plane, 3 box, 4 mesh",
             }),
         }
     }
@@ -114,6 +121,9 @@ pub struct ColliderDesc {
     /// Collision layer bits of this collider; a cloth collides with it when
     /// `layers & cloth.collision_mask != 0`. Default 1.
     pub layers: u32,
+    /// Mesh: the shape of the world it instances ([`crate::World::add_mesh_shape`]); its local
+    /// frame is placed by `pose`. Others: unused. Default: the null handle.
+    pub mesh_shape: MeshShapeHandle,
 }
 
 impl Default for ColliderDesc {
@@ -132,6 +142,7 @@ impl Default for ColliderDesc {
             static_friction: 0.5,
             kinetic_friction: 0.4,
             layers: 1,
+            mesh_shape: MeshShapeHandle::default(),
         }
     }
 }
@@ -150,6 +161,7 @@ impl ColliderDesc {
             ColliderKind::Capsule => ColliderDesc::capsule(0.5, 0.5),
             ColliderKind::Plane => ColliderDesc::plane(),
             ColliderKind::Box => ColliderDesc::cuboid([0.5; 3]),
+            ColliderKind::Mesh => ColliderDesc::mesh(MeshShapeHandle::default()),
         }
     }
 
@@ -168,15 +180,27 @@ impl ColliderDesc {
         ColliderDesc { kind: ColliderKind::Plane, ..ColliderDesc::default() }
     }
 
+    /// An instance of the mesh shape `mesh_shape`.
+    pub fn mesh(mesh_shape: MeshShapeHandle) -> Self {
+        ColliderDesc { kind: ColliderKind::Mesh, mesh_shape, ..ColliderDesc::default() }
+    }
+
     /// A sharp-edged box of `half_extents` \[m\].
     pub fn cuboid(half_extents: [f32; 3]) -> Self {
         ColliderDesc { kind: ColliderKind::Box, half_extents, ..ColliderDesc::default() }
     }
 
-    /// Check every field the kind uses and the pose; return the shape and the normalised pose.
-    /// Errors: `InvalidParameter` naming the field (`radius`, `half_height`, `half_extents`,
-    /// `position`, `rotation`, `static_friction`, `kinetic_friction`).
+    /// [`ColliderDesc::validated_with`] for the kinds without a mesh shape.
+    #[cfg(test)]
     pub(crate) fn validated(&self) -> Result<(Shape, Vec3, Quat), ClothError> {
+        self.validated_with(None)
+    }
+
+    /// Check every field the kind uses and the pose; return the shape and the normalised pose.
+    /// `mesh` is the mesh shape `mesh_shape` refers to (None: none). Errors: `InvalidParameter`
+    /// naming the field (`radius`, `half_height`, `half_extents`, `position`, `rotation`,
+    /// `static_friction`, `kinetic_friction`; `mesh_shape` for a mesh collider without a shape).
+    pub(crate) fn validated_with(&self, mesh: Option<Arc<MeshShape>>) -> Result<(Shape, Vec3, Quat), ClothError> {
         const MAX: f32 = MAX_COLLIDER_SIZE;
         let shape = match self.kind {
             ColliderKind::Sphere => {
@@ -199,6 +223,16 @@ impl ColliderDesc {
                 check_range("radius", self.radius, 0.0, max_rounding, expected)?;
                 Shape::Box { half_extents, rounding: self.radius }
             }
+            ColliderKind::Mesh => match mesh {
+                Some(mesh) => Shape::Mesh(mesh),
+                None => {
+                    return Err(ClothError::InvalidParameter {
+                        name: "mesh_shape",
+                        value: self.mesh_shape.index as f64,
+                        expected: "a live mesh shape of this world",
+                    });
+                }
+            },
         };
         check_range("static_friction", self.static_friction, 0.0, 100.0, "0 <= mu_s <= 100")?;
         check_range("kinetic_friction", self.kinetic_friction, 0.0, 100.0, "0 <= mu_k <= 100")?;

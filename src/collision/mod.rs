@@ -2,6 +2,8 @@
 //! pair and collision layers. They live in the [`crate::World`] and every cloth of the world
 //! collides with those whose layers intersect its `collision_mask`.
 //!
+//! - Mesh shapes: `mesh_shape.rs` turns a triangle mesh into a sparse signed distance field,
+//!   shared by mesh colliders.
 //! - Shapes: one file each with its signed distance d and outward normal ∇d (`sphere.rs`,
 //!   `capsule.rs`, `plane.rs`, `cuboid.rs`), behind one interface in `shape.rs`.
 //! - Motion: `store.rs` keeps each collider's pose at the end of the last step and its target for
@@ -20,6 +22,7 @@ mod capsule;
 pub(crate) mod contact;
 mod cuboid;
 mod desc;
+pub(crate) mod mesh_shape;
 pub(crate) mod inter_cloth;
 mod plane;
 pub(crate) mod self_collision;
@@ -31,5 +34,6 @@ mod store;
 pub use contact::{MAX_SWEEP_STEPS, SWEEP_TOLERANCE, TOUCHING_FRACTION};
 pub use self_collision::SELF_TOUCHING_FRACTION;
 pub use desc::{ColliderDesc, ColliderKind, MAX_COLLIDER_COORDINATE, MAX_COLLIDER_SIZE, Pose};
-pub use store::{Collider, ColliderHandle};
+pub use mesh_shape::{AUTO_CELLS_PER_DIAGONAL, BAND_CELLS, BRICK, MAX_CELL_SIZE, MAX_MESH_SHAPE_BYTES, MAX_MESH_SHAPE_TRIANGLES, MeshShape, MeshShapeDesc};
+pub use store::{Collider, ColliderHandle, MeshShapeHandle};
 pub(crate) use store::{ColliderStore, SubstepWindow};

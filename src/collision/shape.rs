@@ -1,14 +1,18 @@
-//! The four collider shapes behind one signed-distance interface. Every shape is convex and its
-//! distance is exact (1-Lipschitz), which the swept contact test relies on (see `contact.rs`).
+//! The collider shapes behind one signed-distance interface. The four analytic shapes are convex
+//! and their distance is exact (1-Lipschitz), which the swept contact test's Newton march relies
+//! on; a mesh shape is neither convex nor exact away from its nodes, so its sweep sphere-traces
+//! instead (see `contact.rs`).
 
 use super::capsule::capsule_distance;
 use super::cuboid::box_distance;
 use super::plane::plane_distance;
 use super::sphere::sphere_distance;
+use super::mesh_shape::MeshShape;
 use glam::Vec3;
+use std::sync::Arc;
 
 /// A shape in its collider's local frame, with validated dimensions \[m\].
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub(crate) enum Shape {
     /// Sphere of `radius` around the origin.
     Sphere { radius: f32 },
@@ -18,6 +22,8 @@ pub(crate) enum Shape {
     Plane,
     /// Box of `half_extents` (outer) with edges rounded by `rounding`.
     Box { half_extents: Vec3, rounding: f32 },
+    /// A triangle mesh's distance field, shared with other colliders.
+    Mesh(Arc<MeshShape>),
 }
 
 impl Shape {
@@ -30,11 +36,12 @@ impl Shape {
             Shape::Capsule { radius, half_height } => capsule_distance(p, radius, half_height),
             Shape::Plane => plane_distance(p),
             Shape::Box { half_extents, rounding } => box_distance(p, half_extents, rounding),
+            Shape::Mesh(ref mesh) => mesh.distance(p),
         }
     }
 
     /// A lower bound \[m\] on [`Shape::distance`] at local point `p`, cheaper (no normal): the
-    /// distance itself for the sphere, capsule and plane; for a box the largest per-axis excess
+    /// distance itself for the sphere, capsule, plane and mesh; for a box the largest per-axis excess
     /// max_k(|p_k| − b_k), the distance to the farthest of its three slabs, which is the distance
     /// beside a face and less beyond an edge or a corner (rounding only moves the surface in).
     /// The contacts' second broad phase (`contact.rs`).
@@ -47,6 +54,7 @@ impl Shape {
             }
             Shape::Plane => p.y,
             Shape::Box { half_extents, .. } => (p.abs() - half_extents).max_element(),
+            Shape::Mesh(ref mesh) => mesh.distance(p).0,
         }
     }
 
@@ -58,7 +66,14 @@ impl Shape {
             Shape::Capsule { radius, half_height } => Some(radius + half_height),
             Shape::Plane => None,
             Shape::Box { half_extents, .. } => Some(half_extents.length()),
+            Shape::Mesh(ref mesh) => Some(mesh.bounding_radius()),
         }
+    }
+
+    /// True for the analytic shapes (convex, exact distance); false for a mesh.
+    #[inline(always)]
+    pub fn is_convex(&self) -> bool {
+        !matches!(self, Shape::Mesh(_))
     }
 }
 
@@ -78,7 +93,7 @@ pub(crate) mod tests {
             Shape::Box { half_extents: Vec3::new(0.4, 0.05, 0.3), rounding: 0.0 },
             Shape::Box { half_extents: Vec3::new(0.4, 0.05, 0.3), rounding: 0.04 },
         ];
-        for shape in shapes {
+        for shape in &shapes {
             for p in sample_points(1.0) {
                 let (bound, d) = (shape.distance_lower_bound(p), shape.distance(p).0);
                 assert!(bound <= d + 1e-6, "{shape:?} at {p}: bound {bound} > distance {d}");

@@ -23,6 +23,16 @@ pub struct ColliderHandle {
     pub generation: u32,
 }
 
+/// Identifies a mesh shape in a [`crate::World`]: slot index + generation, like
+/// [`ColliderHandle`]. The default (generation 0) is the null handle, never valid.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct MeshShapeHandle {
+    /// Slot index.
+    pub index: u32,
+    /// Generation of the slot when the shape was added (starts at 1; 0 is never valid).
+    pub generation: u32,
+}
+
 /// A rigid transform local → world: x = rotation · p + position.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub(crate) struct Frame {
@@ -139,8 +149,15 @@ pub(crate) struct ColliderStore {
 
 impl ColliderStore {
     /// Validate `desc` and add the collider (at rest at its pose). Errors: `InvalidParameter`.
+    #[cfg(test)]
     pub fn add(&mut self, desc: &ColliderDesc) -> Result<ColliderHandle, ClothError> {
-        let (shape, position, rotation) = desc.validated()?;
+        self.add_with(desc, None)
+    }
+
+    /// Validate `desc` and add the collider (at rest at its pose), with the mesh shape a mesh
+    /// collider's `mesh_shape` refers to (`None`: none). Errors: `InvalidParameter`.
+    pub fn add_with(&mut self, desc: &ColliderDesc, mesh: Option<std::sync::Arc<super::MeshShape>>) -> Result<ColliderHandle, ClothError> {
+        let (shape, position, rotation) = desc.validated_with(mesh)?;
         let frame = Frame { position, rotation };
         let collider = Collider { desc: *desc, shape, start: frame, target: frame };
         let (index, generation) = self.colliders.insert(collider);

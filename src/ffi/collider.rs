@@ -7,6 +7,7 @@ use super::boundary::ffi_boundary;
 use super::collider_desc::XpbdColliderDesc;
 use super::error::{FfiError, XpbdResult};
 use super::ids::{MAX_PER_WORLD, XpbdColliderId, XpbdWorldId, object_slot};
+use super::mesh_shape::mesh_shape_handle;
 use super::registry::{with_collider, with_world};
 use crate::collision::Pose;
 
@@ -28,7 +29,8 @@ fn capacity_exceeded() -> FfiError {
 /// `XPBD_RESULT_WORLD_POISONED`, `XPBD_RESULT_INVALID_ARGUMENT` (unknown `kind`; a dimension the
 /// kind uses that is NaN, <= 0 or above 1e4 m (box rounding: above the smallest half extent); a
 /// NaN/Inf position or one beyond +-1e5 m; a rotation that is not a unit quaternion; friction
-/// outside 0..=100; the message names the field), `XPBD_RESULT_CAPACITY_EXCEEDED`. Thread-safe;
+/// outside 0..=100; a mesh collider whose `mesh_shape` is not a live shape of `world`; the
+/// message names the field), `XPBD_RESULT_CAPACITY_EXCEEDED`. Thread-safe;
 /// serialised with other calls on `world`.
 ///
 /// # Safety
@@ -42,8 +44,23 @@ pub unsafe extern "C" fn xpbd_collider_create(
     ffi_boundary("xpbd_collider_create", || {
         // SAFETY: the caller's promise in `# Safety` above.
         let (desc, out) = unsafe { (required(desc, "desc")?, OutParam::new(out_collider, "out_collider")?) };
-        let core_desc = desc.to_core()?;
+        let mut core_desc = desc.to_core()?;
+        let is_mesh = core_desc.kind == crate::collision::ColliderKind::Mesh;
+        // A null shape id, or one of another world, is a bad field whatever the world: checked
+        // before the world is looked up, as an unknown kind is.
+        let bad_shape = || {
+            FfiError::new(
+                XpbdResult::InvalidArgument,
+                format!("`mesh_shape` {:#018x} is not a live mesh shape of this world", desc.mesh_shape.id),
+            )
+        };
+        if is_mesh && !desc.mesh_shape.unpack().is_ok_and(|(shape_world, ..)| shape_world == world) {
+            return Err(bad_shape());
+        }
         let id = with_world(world, |w| {
+            if is_mesh {
+                core_desc.mesh_shape = mesh_shape_handle(w, desc.mesh_shape).map_err(|_| bad_shape())?;
+            }
             // As for cloths: below MAX_PER_WORLD live colliders every slot index fits the id.
             if w.collider_count() >= MAX_PER_WORLD {
                 return Err(capacity_exceeded());
@@ -141,7 +158,16 @@ pub unsafe extern "C" fn xpbd_collider_get_desc(
     ffi_boundary("xpbd_collider_get_desc", || {
         // SAFETY: the caller's promise in `# Safety` above.
         let out = unsafe { OutParam::new(out_desc, "out_desc")? };
-        out.write(with_collider(collider, |w, handle| Ok(XpbdColliderDesc::from(&w.collider(handle)?.desc())))?);
+        let (world, ..) = collider.unpack()?;
+        out.write(with_collider(collider, |w, handle| {
+            let desc = w.collider(handle)?.desc();
+            let mut c = XpbdColliderDesc::from(&desc);
+            if desc.kind == crate::collision::ColliderKind::Mesh {
+                let shape = desc.mesh_shape;
+                c.mesh_shape = super::ids::XpbdMeshShapeId::pack(world, shape.index, shape.generation);
+            }
+            Ok(c)
+        })?);
         Ok(())
     })
 }

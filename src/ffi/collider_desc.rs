@@ -3,7 +3,8 @@
 //! fills plain arrays.
 
 use super::error::FfiError;
-use crate::collision::{ColliderDesc, ColliderKind, Pose};
+use super::ids::XpbdMeshShapeId;
+use crate::collision::{ColliderDesc, ColliderKind, MeshShapeHandle, Pose};
 
 /// Collider shape: the values of `XpbdColliderDesc.kind`. Fixed forever; new shapes are only
 /// appended.
@@ -20,6 +21,9 @@ pub enum XpbdColliderKind {
     Plane = 2,
     /// Oriented box of `half_extents` along the local X, Y, Z axes, edges rounded by `radius`.
     Box = 3,
+    /// An instance of the mesh shape `mesh_shape` (`xpbd_mesh_shape_create`), its local frame
+    /// placed by `position` and `rotation`.
+    Mesh = 4,
 }
 
 impl From<ColliderKind> for XpbdColliderKind {
@@ -29,6 +33,7 @@ impl From<ColliderKind> for XpbdColliderKind {
             ColliderKind::Capsule => XpbdColliderKind::Capsule,
             ColliderKind::Plane => XpbdColliderKind::Plane,
             ColliderKind::Box => XpbdColliderKind::Box,
+            ColliderKind::Mesh => XpbdColliderKind::Mesh,
         }
     }
 }
@@ -42,7 +47,7 @@ impl From<ColliderKind> for XpbdColliderKind {
 #[repr(C)]
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct XpbdColliderDesc {
-    /// Shape: an `XpbdColliderKind` value (0 sphere, 1 capsule, 2 plane, 3 box). A `uint32_t`, so
+    /// Shape: an `XpbdColliderKind` value (0 sphere, 1 capsule, 2 plane, 3 box, 4 mesh). A `uint32_t`, so
     /// that any other value is reported (`XPBD_RESULT_INVALID_ARGUMENT`) instead of being
     /// undefined. Default `XPBD_COLLIDER_KIND_SPHERE`.
     pub kind: u32,
@@ -73,6 +78,9 @@ pub struct XpbdColliderDesc {
     /// Collision layer bits: a cloth collides with this collider when
     /// `layers & cloth collision_mask != 0`. Default 1.
     pub layers: u32,
+    /// Mesh: the mesh shape this collider instances, a live shape of the same world (else
+    /// `XPBD_RESULT_INVALID_ARGUMENT` naming `mesh_shape`). Others: unused. Default null.
+    pub mesh_shape: XpbdMeshShapeId,
 }
 
 impl From<&ColliderDesc> for XpbdColliderDesc {
@@ -87,6 +95,8 @@ impl From<&ColliderDesc> for XpbdColliderDesc {
             static_friction: d.static_friction,
             kinetic_friction: d.kinetic_friction,
             layers: d.layers,
+            // The world is not known here: the exports that write a descriptor set the id.
+            mesh_shape: XpbdMeshShapeId::default(),
         }
     }
 }
@@ -105,6 +115,8 @@ impl XpbdColliderDesc {
             static_friction: self.static_friction,
             kinetic_friction: self.kinetic_friction,
             layers: self.layers,
+            // Resolved under the world's lock by `xpbd_collider_create`.
+            mesh_shape: MeshShapeHandle::default(),
         })
     }
 }
@@ -125,7 +137,8 @@ pub extern "C" fn xpbd_default_collider_desc() -> XpbdColliderDesc {
 /// - `XPBD_COLLIDER_KIND_SPHERE`: radius 0.5 m;
 /// - `XPBD_COLLIDER_KIND_CAPSULE`: radius 0.5 m, half height 0.5 m (2 m tall in all);
 /// - `XPBD_COLLIDER_KIND_PLANE`: the plane y = 0, solid below;
-/// - `XPBD_COLLIDER_KIND_BOX`: half extents (0.5, 0.5, 0.5) m, sharp edges (radius 0).
+/// - `XPBD_COLLIDER_KIND_BOX`: half extents (0.5, 0.5, 0.5) m, sharp edges (radius 0);
+/// - `XPBD_COLLIDER_KIND_MESH`: no shape yet (`mesh_shape` null: set it).
 ///
 /// The dimensions the kind does not use are 0. An unknown `kind` is kept, with no dimensions,
 /// so that `xpbd_collider_create` reports it (`XPBD_RESULT_INVALID_ARGUMENT` naming `kind`).
@@ -166,7 +179,7 @@ mod tests {
 
     #[test]
     fn unknown_kind_is_an_invalid_argument_naming_the_field() {
-        for kind in [4, 7, u32::MAX] {
+        for kind in [5, 7, u32::MAX] {
             let e = XpbdColliderDesc { kind, ..xpbd_default_collider_desc() }.to_core().unwrap_err();
             assert_eq!(e.code, XpbdResult::InvalidArgument);
             assert!(e.message.contains("`kind`"), "{}", e.message);

@@ -20,6 +20,12 @@
 //! worlds, and 32 768 cloths plus 32 768 colliders per world, are alive at once. Generations count
 //! 1..=65535 and wrap (skipping 0): a stale id is only mistaken for a live one after its slot has
 //! been reused 65 535 times, the same trade-off as Box2D's 16-bit generation.
+//!
+//! A mesh shape id is its world's id in bits 0–31, its slot index in bits 32–39, a 7-bit
+//! generation (1..=127) in bits 40–46, bit 47 set and bits 48–63 zero: zero there tells it from a
+//! collider id (whose generation is never 0). So at most 256 mesh shapes per world are alive at
+//! once (each shared by any number of colliders), and a stale shape id is mistaken for a live one
+//! only after its slot has been reused 127 times.
 
 use super::error::{FfiError, XpbdResult};
 
@@ -55,6 +61,20 @@ pub struct XpbdColliderId {
     /// (collider, not cloth), 48-63 generation (never 0). 0 = null.
     pub id: u64,
 }
+
+/// A mesh shape (a triangle mesh's signed distance field, shared by mesh colliders). Passed by
+/// value; all-zero (`{0}`) is null. Obtained from `xpbd_mesh_shape_create`; becomes invalid after
+/// `xpbd_mesh_shape_destroy` or after its world is destroyed. Encodes its world.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct XpbdMeshShapeId {
+    /// Opaque; for debugging: bits 0-31 its world's id, 32-39 slot index in the world, 40-46
+    /// generation (never 0), 47 set, 48-63 zero. 0 = null.
+    pub id: u64,
+}
+
+/// Mesh shape slots per world: their ids keep 8 bits for an index.
+pub(crate) const MAX_MESH_SHAPES_PER_WORLD: usize = 1 << 8;
 
 /// World slots: world ids keep 16 bits for an index.
 pub(crate) const MAX_WORLDS: usize = 1 << 16;
@@ -136,6 +156,31 @@ impl XpbdColliderId {
     }
 }
 
+/// The 7-bit generation a mesh shape id stores for a slot generation counted from 1: 1..=127.
+pub(crate) fn mesh_shape_generation(generation: u32) -> u16 {
+    (generation.wrapping_sub(1) % 0x7F) as u16 + 1
+}
+
+impl XpbdMeshShapeId {
+    /// Slot `index` < [`MAX_MESH_SHAPES_PER_WORLD`] and slot generation `generation` in `world`.
+    pub(crate) fn pack(world: XpbdWorldId, index: u32, generation: u32) -> Self {
+        debug_assert!((index as usize) < MAX_MESH_SHAPES_PER_WORLD && world.id >> 32 == 0);
+        let g = mesh_shape_generation(generation) as u64;
+        XpbdMeshShapeId { id: COLLIDER_KIND_BIT | g << 40 | (index as u64) << 32 | world.id }
+    }
+
+    /// (world, slot index, 7-bit generation); `InvalidId` when the bits cannot be a mesh shape id
+    /// (bits 48-63 must be zero, bit 47 set, the generation non-zero).
+    pub(crate) fn unpack(self) -> Result<(XpbdWorldId, u16, u16), FfiError> {
+        let world = XpbdWorldId { id: self.id & 0xFFFF_FFFF };
+        let (index, generation) = ((self.id >> 32) as u16 & 0xFF, (self.id >> 40) as u16 & 0x7F);
+        if self.id >> 48 != 0 || self.id & COLLIDER_KIND_BIT == 0 || generation == 0 || world.unpack().is_err() {
+            return Err(invalid("mesh shape", self.id));
+        }
+        Ok((world, index, generation))
+    }
+}
+
 /// The 16-bit (index, generation) an id stores for a new object in slot `index` with slot
 /// generation `generation`, or `None` when the index does not fit the id's 15 bits.
 pub(crate) fn object_slot(index: u32, generation: u32) -> Option<(u16, u16)> {
@@ -175,6 +220,14 @@ mod tests {
         assert_eq!(kinds_reject(first_cloth.id), [true, false, true]);
         assert_eq!(kinds_reject(first_collider.id), [true, true, false]);
         assert_eq!(kinds_reject(0), [true, true, true]);
+        // Mesh shape ids are none of the others, and the others are no mesh shape ids.
+        let shape = XpbdMeshShapeId::pack(world, 255, 127);
+        assert_eq!(shape.unpack(), Ok((world, 255, 127)));
+        assert_eq!(kinds_reject(shape.id), [true, true, true]);
+        for raw in [world.id, cloth.id, collider.id, first_cloth.id, first_collider.id, 0] {
+            assert!(XpbdMeshShapeId { id: raw }.unpack().is_err(), "{raw:#x}");
+        }
+        assert_eq!(mesh_shape_generation(128), 1);
     }
 
     #[test]

@@ -57,3 +57,19 @@ pub unsafe extern "C" fn xpbd_live_collider_count(out_count: *mut u32) -> XpbdRe
         Ok(())
     })
 }
+
+/// Write the number of live mesh shapes in all live worlds of this process to `*out_count`
+/// (destroying a world releases its shapes). Meant for leak checks. Errors and threads as
+/// `xpbd_live_cloth_count`.
+///
+/// # Safety
+/// `out_count` is writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn xpbd_live_mesh_shape_count(out_count: *mut u32) -> XpbdResult {
+    ffi_boundary("xpbd_live_mesh_shape_count", || {
+        // SAFETY: the caller's promise in `# Safety` above.
+        let out = unsafe { OutParam::new(out_count, "out_count")? };
+        out.write(live_counts().mesh_shapes);
+        Ok(())
+    })
+}

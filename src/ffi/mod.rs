@@ -38,6 +38,8 @@ pub mod collider_desc;
 
 pub mod collider;
 
+pub mod mesh_shape;
+
 pub mod state;
 
 pub mod status;
@@ -62,6 +64,7 @@ pub use frame::*;
 pub use ids::*;
 pub use live::*;
 pub use mesh_report::*;
+pub use mesh_shape::*;
 pub use snapshot::*;
 pub use state::*;
 pub use status::*;

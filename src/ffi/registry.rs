@@ -136,6 +136,8 @@ pub(crate) struct LiveCounts {
     pub cloths: u32,
     /// Colliders in the live worlds.
     pub colliders: u32,
+    /// Mesh shapes in the live worlds.
+    pub mesh_shapes: u32,
 }
 
 /// The live objects in the whole process. Worlds are counted under the table lock; their cloths
@@ -149,6 +151,7 @@ pub(crate) fn live_counts() -> LiveCounts {
             // At most 65 536 worlds × 32 768 = 2^31 of each kind: the sums fit a u32.
             counts.cloths += world.cloth_count() as u32;
             counts.colliders += world.collider_count() as u32;
+            counts.mesh_shapes += world.mesh_shape_count() as u32;
         }
     }
     counts

@@ -1013,8 +1013,9 @@ impl Harness {
         desc.rotation = Self::rotation(r, false);
         let (mut kind_error, mut range_error) = (false, false);
         match r.below(12) {
-            // An unknown kind, from the per-kind default that keeps it for creation to report.
-            0 => (desc, kind_error) = (xpbd_default_collider_desc_for(r.pick(&[4, 99, u32::MAX])), true),
+            // An unknown kind, from the per-kind default that keeps it for creation to report, or a
+            // mesh (4) without its shape: both a bad field, before the world is looked up.
+            0 => (desc, kind_error) = (xpbd_default_collider_desc_for(r.pick(&[4, 5, 99, u32::MAX])), true),
             1 => {
                 (desc.position[r.below(3) as usize], range_error) =
                     (r.pick(&[f32::NAN, 1.5e5, f32::NEG_INFINITY]), true)

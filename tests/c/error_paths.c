@@ -423,8 +423,10 @@ static void collider_errors(void) {
 
     /* Impossible descriptors, each naming its field. */
     XpbdColliderDesc bad = d;
-    bad.kind = 4;
-    EXPECT(xpbd_collider_create(w, &bad, &c), XPBD_RESULT_INVALID_ARGUMENT, "`kind` = 4");
+    bad.kind = 5;
+    EXPECT(xpbd_collider_create(w, &bad, &c), XPBD_RESULT_INVALID_ARGUMENT, "`kind` = 5");
+    bad.kind = XPBD_COLLIDER_KIND_MESH; /* no mesh_shape set */
+    EXPECT(xpbd_collider_create(w, &bad, &c), XPBD_RESULT_INVALID_ARGUMENT, "`mesh_shape`");
     bad.kind = 0xffffffffu;
     EXPECT(xpbd_collider_create(w, &bad, &c), XPBD_RESULT_INVALID_ARGUMENT, "0 sphere, 1 capsule, 2 plane, 3 box");
     bad = d;

@@ -67,6 +67,7 @@ static unsafe class MonoTests
             Run("collider_layers_decide_what_the_cloth_collides_with", ColliderLayersDecideWhatCollides);
             Run("collider_errors_map_to_their_exceptions", ColliderErrorsMapToTheirExceptions);
             Run("mesh_report_counts_a_double_sided_quad_and_masses_read_back", MeshReportAndMasses);
+            Run("mesh_shapes_are_built_shared_and_refuse_destruction_in_use", MeshShapesBuiltSharedAndRefused);
             Run("state_hash_is_equal_for_equal_runs_at_any_thread_count", StateHashEqualForEqualRuns);
             Run("engine_collider_shapes_follow_unity_conventions", EngineShapesFollowUnityConventions);
             Run("tracked_collider_follows_its_object_and_carries_the_cloth", TrackedColliderFollowsItsObject);
@@ -762,6 +763,73 @@ static unsafe class MonoTests
         Expect(Math.Abs(resting - (0.1f + thickness)) < 0.01f * thickness, "rests on the box top + thickness: " + resting);
         // Free fall from 0.2 m for 1 s ends about 4.7 m lower.
         Expect(ignored < -4.0f, "falls through a box on another layer: " + ignored);
+    }
+
+    // A closed box mesh of half extents (hx, hy, hz) m, faces wound outwards.
+    static void BoxMesh(float hx, float hy, float hz, out float[] positions, out uint[] indices)
+    {
+        positions = new float[24];
+        for (int k = 0; k < 8; k++)
+        {
+            positions[3 * k] = (k & 1) != 0 ? hx : -hx;
+            positions[3 * k + 1] = (k & 2) != 0 ? hy : -hy;
+            positions[3 * k + 2] = (k & 4) != 0 ? hz : -hz;
+        }
+        indices = new uint[] { 0, 2, 3, 0, 3, 1, 4, 5, 7, 4, 7, 6, 0, 1, 5, 0, 5, 4, 2, 6, 7, 2, 7, 3, 0, 4, 6, 0, 6, 2, 1, 3, 7, 1, 7, 5 };
+    }
+
+    static void MeshShapesBuiltSharedAndRefused()
+    {
+        using (var world = new XpbdWorld())
+        {
+            float[] positions;
+            uint[] indices;
+            BoxMesh(0.5f, 0.1f, 0.5f, out positions, out indices);
+            int shapes = XpbdLibrary.LiveMeshShapeCount;
+            var e1 = Throws<XpbdInvalidArgumentException>(() => world.CreateMeshShape(positions, new uint[0]));
+            Expect(e1.Message.StartsWith("xpbd_mesh_shape_create:") && e1.Message.Contains("triangles"), "names the field: " + e1.Message);
+            Throws<XpbdInvalidArgumentException>(() => world.CreateMeshShape(positions, indices, -1, true));
+            Throws<XpbdInvalidArgumentException>(() => world.CreateMeshShape(positions, new uint[] { 0, 1, 9 }));
+            Expect(XpbdLibrary.LiveMeshShapeCount == shapes, "nothing half-created");
+
+            XpbdMeshShape table = world.CreateMeshShape(positions, indices, 0.01f, true);
+            float nx, ny, nz;
+            float d = table.Distance(0, 0.3f, 0, out nx, out ny, out nz);
+            Expect(Math.Abs(d - 0.2f) < 1e-4f && Math.Abs(ny - 1) < 1e-3f, "distance above the top: " + d);
+            XpbdCollider a = world.CreateMeshCollider(table, XpbdPose.Identity);
+            XpbdCollider b = world.CreateMeshCollider(table, XpbdPose.At(2, 0, 0), new XpbdColliderContact(0.8f, 0.6f, 1));
+            Expect(a.Kind == XpbdColliderKind.Mesh && b.GetDesc().mesh_shape.id == table.Id.id, "instances read back");
+            Throws<XpbdInvalidArgumentException>(() => table.Destroy());
+            Expect(!table.IsDisposed, "refused: still alive");
+
+            // A cloth laid on the mesh box stays on it.
+            float[] cloth = new float[16 * 16 * 3];
+            for (int k = 0; k < 256; k++)
+            {
+                cloth[3 * k] = (k % 16) * 0.04f - 0.3f;
+                cloth[3 * k + 1] = 0.12f;
+                cloth[3 * k + 2] = (k / 16) * 0.04f - 0.3f;
+            }
+            var tris = new System.Collections.Generic.List<uint>();
+            for (uint j = 0; j < 15; j++)
+                for (uint i = 0; i < 15; i++)
+                {
+                    uint c = j * 16 + i;
+                    tris.AddRange(new uint[] { c, c + 16, c + 1, c + 1, c + 16, c + 17 });
+                }
+            XpbdCloth sheet = world.CreateCloth(cloth, tris.ToArray());
+            for (int s = 0; s < 60; s++) world.Step(1.0f / 60.0f);
+            float[] after = new float[cloth.Length];
+            sheet.ReadPositions(after);
+            float lowest = float.MaxValue;
+            for (int k = 0; k < 256; k++) lowest = Math.Min(lowest, after[3 * k + 1]);
+            Expect(lowest > 0.1f, "the cloth rests on the mesh box: lowest y " + lowest);
+
+            a.Dispose();
+            b.Dispose();
+            table.Destroy();
+            Expect(table.IsDisposed && XpbdLibrary.LiveMeshShapeCount == shapes, "destroyed once unused");
+        }
     }
 
     static void ColliderErrorsMapToTheirExceptions()

@@ -85,6 +85,10 @@ namespace UnityEngine
         public Vector3 center { get; set; }
         public Vector3 size { get; set; }
     }
+    public class MeshCollider : Collider
+    {
+        public Mesh sharedMesh { get; set; }
+    }
     public class PhysicMaterial : Object
     {
         public float dynamicFriction { get; set; }

@@ -77,10 +77,12 @@ namespace Xpbd.Unity
         public XpbdTransformPin[] transformPins = new XpbdTransformPin[0];
 
         [Header("Collisions")]
-        [Tooltip("Every Sphere, Capsule and Box collider on these layers (in the loaded scenes when the cloth is enabled) collides with the cloth. Triggers and disabled colliders are skipped.")]
+        [Tooltip("Every Sphere, Capsule, Box and Mesh collider on these layers (in the loaded scenes when the cloth is enabled) collides with the cloth. Triggers and disabled colliders are skipped.")]
         public LayerMask colliderLayers;
-        [Tooltip("These Sphere, Capsule and Box colliders collide with the cloth whatever their layer.")]
+        [Tooltip("These Sphere, Capsule, Box and Mesh colliders collide with the cloth whatever their layer.")]
         public Collider[] colliders = new Collider[0];
+        [Tooltip("Cell size in metres of the distance fields built from MeshColliders' sharedMesh (scale baked in): 0 = the mesh's bounding-box diagonal / 100. Keep the collision thickness below 8 cells and cells at most a third of the thinnest part.")]
+        [Min(0f)] public float meshCellSize = 0f;
         [Tooltip("Distance in metres the cloth keeps from collider surfaces (contact thickness). Friction comes from each collider's Physic Material (static and dynamic friction; Unity's 0.6 without one).")]
         [Range(0f, 0.1f)] public float collisionThickness = 0.005f;
         [Tooltip("Keep the cloth's own layers apart (folds, a cape on itself), with friction between them. Set a radius suited to the mesh when turning it on.")]
@@ -255,15 +257,15 @@ namespace Xpbd.Unity
             {
                 XpbdEngineShape shape;
                 if (c.isTrigger || !c.enabled) continue;
-                if (!XpbdUnity.TryGetShape(c, out shape))
-                {
-                    Debug.LogWarning(name + ": " + c.GetType().Name + " on " + c.name + " is not supported (Sphere, Capsule and Box colliders are)", this);
-                    continue;
-                }
                 Transform t = c.transform;
                 Quaternion q = t.rotation;
                 try
                 {
+                    if (!XpbdUnity.TryGetShape(c, out shape) && !XpbdUnity.TryGetMeshShape(simulation.World, c, meshCellSize, out shape))
+                    {
+                        Debug.LogWarning(name + ": " + c.GetType().Name + " on " + c.name + " is not supported (Sphere, Capsule, Box and Mesh colliders are)", this);
+                        continue;
+                    }
                     trackedColliders.Add(simulation.AddCollider(shape, XpbdUnity.ToAffine(t.localToWorldMatrix), q.x, q.y, q.z, q.w, XpbdUnity.ContactOf(c)));
                     pushedColliders.Add(c);
                 }

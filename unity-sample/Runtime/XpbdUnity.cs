@@ -52,6 +52,25 @@ namespace Xpbd.Unity
         }
 
         /// <summary>
+        /// A MeshCollider's <c>sharedMesh</c> scaled by its Transform's lossyScale, built into a
+        /// closed mesh shape of <paramref name="world"/> (<see cref="XpbdEngineShape.Mesh"/>; cells of
+        /// <paramref name="cellSize"/> m, 0 = automatic); false for other colliders or no mesh.
+        /// </summary>
+        public static bool TryGetMeshShape(XpbdWorld world, Collider collider, float cellSize, out XpbdEngineShape shape)
+        {
+            var meshCollider = collider as MeshCollider;
+            shape = default(XpbdEngineShape);
+            if (meshCollider == null || meshCollider.sharedMesh == null) return false;
+            Mesh mesh = meshCollider.sharedMesh;
+            int[] triangles = mesh.triangles;
+            var indices = new uint[triangles.Length];
+            for (int i = 0; i < triangles.Length; ++i) indices[i] = (uint)triangles[i];
+            Vector3 s = collider.transform.lossyScale;
+            shape = XpbdEngineShape.Mesh(world, Flatten(mesh.vertices), indices, s.x, s.y, s.z, cellSize);
+            return true;
+        }
+
+        /// <summary>
         /// Friction from the collider's Physic Material (static → μ_s, dynamic → μ_k; Unity's
         /// defaults of 0.6 without one; the cloth has no material to combine with) and its
         /// GameObject's layer as the collider's layer bit.

@@ -25,8 +25,10 @@ namespace Xpbd
     /// </summary>
     public struct XpbdEngineShape
     {
-        /// <summary>Library shape: sphere, capsule or box.</summary>
+        /// <summary>Library shape: sphere, capsule, box or mesh.</summary>
         public XpbdColliderKind Kind;
+        /// <summary>Mesh: the shape it instances, built with the object's scale baked in (<see cref="Mesh"/>).</summary>
+        public XpbdMeshShape MeshShape;
         /// <summary>Sphere/capsule radius in metres (box: edge rounding, 0).</summary>
         public float Radius;
         /// <summary>Capsule: half the length of the axis segment between the cap centres, metres.</summary>
@@ -99,6 +101,32 @@ namespace Xpbd
         }
 
         /// <summary>
+        /// Unity's MeshCollider: its <c>sharedMesh</c> (<paramref name="vertices"/> x, y, z per vertex
+        /// in the object's local space, <paramref name="indices"/> three per triangle) with the lossy
+        /// scale baked into the vertices, built into a closed mesh shape of <paramref name="world"/>
+        /// with cells of <paramref name="cellSize"/> metres (0 = automatic). The pose is the object's
+        /// (no centre offset). Throws <see cref="XpbdInvalidArgumentException"/> for a bad mesh.
+        /// </summary>
+        public static XpbdEngineShape Mesh(XpbdWorld world, float[] vertices, uint[] indices, float scaleX, float scaleY, float scaleZ, float cellSize)
+        {
+            if (world == null) throw new ArgumentNullException("world");
+            if (vertices == null) throw new ArgumentNullException("vertices");
+            var scaled = new float[vertices.Length];
+            for (int i = 0; i + 2 < vertices.Length; i += 3)
+            {
+                scaled[i] = vertices[i] * scaleX;
+                scaled[i + 1] = vertices[i + 1] * scaleY;
+                scaled[i + 2] = vertices[i + 2] * scaleZ;
+            }
+            return new XpbdEngineShape
+            {
+                Kind = XpbdColliderKind.Mesh,
+                MeshShape = world.CreateMeshShape(scaled, indices, cellSize, true),
+                Axis = XpbdAxis.Y,
+            };
+        }
+
+        /// <summary>
         /// The library pose of this shape on an object whose transform is
         /// <paramref name="objectToWorld"/> (Unity: <c>localToWorldMatrix</c>) and whose world
         /// rotation is the unit quaternion (qx, qy, qz, qw) (Unity: <c>transform.rotation</c>):
@@ -139,7 +167,11 @@ namespace Xpbd
         public unsafe XpbdColliderDesc ToDesc(XpbdPose pose, XpbdColliderContact contact)
         {
             XpbdColliderDesc desc = XpbdCollider.Desc(Kind, pose, contact);
-            if (Kind == XpbdColliderKind.Box)
+            if (Kind == XpbdColliderKind.Mesh)
+            {
+                desc.mesh_shape = MeshShape.Id;
+            }
+            else if (Kind == XpbdColliderKind.Box)
             {
                 desc.half_extents[0] = HalfX;
                 desc.half_extents[1] = HalfY;
@@ -187,10 +219,11 @@ namespace Xpbd
             Collider.SetPose(Shape.WorldPose(objectToWorld, qx, qy, qz, qw));
         }
 
-        /// <summary>Destroy the native collider. Harmless twice or after its world was disposed.</summary>
+        /// <summary>Destroy the native collider (and a mesh shape made for it). Harmless twice or after its world was disposed.</summary>
         public void Dispose()
         {
             Collider.Dispose();
+            if (Shape.MeshShape != null) Shape.MeshShape.Dispose();
         }
     }
 }

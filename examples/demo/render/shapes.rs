@@ -28,6 +28,7 @@ impl Solid {
             DemoShape::Sphere { center, radius } => s.add_capsule(center, center, radius),
             DemoShape::Capsule { a, b, radius } => s.add_capsule(a, b, radius),
             DemoShape::Plane { point, normal } => s.add_checkerboard(point, normal, focus, plane_extent, tile),
+            DemoShape::Mesh(ref mesh) => s.add_mesh(&mesh.positions, &mesh.triangles),
         }
         s
     }
@@ -78,6 +79,19 @@ impl Solid {
                 self.triangles.extend([[p + slice, p + next, q + next], [p + slice, q + next, q + slice]]);
                 self.materials.extend([Material::Collider; 2]);
             }
+        }
+    }
+
+    /// A triangle mesh with flat faces (its normals from counter-clockwise winding).
+    fn add_mesh(&mut self, positions: &[[f32; 3]], triangles: &[[u32; 3]]) {
+        for t in triangles {
+            let [a, b, c] = t.map(|i| Vec3::from_array(positions[i as usize]));
+            let Some(n) = (b - a).cross(c - a).try_normalize() else { continue };
+            let base = self.positions.len() as u32;
+            self.positions.extend([a, b, c]);
+            self.normals.extend([n; 3]);
+            self.triangles.push([base, base + 1, base + 2]);
+            self.materials.push(Material::Collider);
         }
     }
 

@@ -6,13 +6,15 @@
 //! | `CapsuleShape3D { radius, height }` along local Y; `height` is the **total** height, caps included (Godot 4) | capsule, `half_height = height/2 − radius` (the axis segment) |
 //! | `BoxShape3D { size }` (full edge lengths) | box, `half_extents = size/2`, sharp edges |
 //! | `WorldBoundaryShape3D { plane }`: points p with n·p = d, solid behind n | plane through n·d, local +Y turned onto n |
+//! | `ConcavePolygonShape3D` (`get_faces()`), an `ArrayMesh` surface | mesh collider of a mesh shape built from [`mesh_from_faces`] / [`mesh_from_surface`], the scale baked in |
 //!
 //! The CollisionShape3D's global transform places the shape. Godot physics expects uniform scale
 //! on shapes; a scale is still honoured here: per axis for boxes, the largest axis for sphere
 //! radii, the horizontal axes for capsule radii and Y for capsule lengths.
 
 use glam::{Affine3A, Mat3, Quat, Vec3};
-use xpbd_cloth::{ColliderDesc, ColliderKind, Pose};
+use super::surface::{SurfaceError, core_triangles};
+use xpbd_cloth::{ColliderDesc, ColliderKind, MeshShapeHandle, Pose};
 
 /// The shapes the bridge understands, with their Godot property values.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -41,6 +43,29 @@ pub enum GodotShape {
         /// Distance d [m] of the plane from the shape's origin along the unit normal.
         d: f32,
     },
+    /// A mesh shape of the world (built from [`mesh_from_faces`] or [`mesh_from_surface`] with
+    /// the CollisionShape3D's scale baked in), placed by the transform's rotation and translation.
+    Mesh {
+        /// The shape ([`xpbd_cloth::World::create_mesh_shape`]).
+        shape: MeshShapeHandle,
+    },
+}
+
+/// Positions scaled per axis by `scale` and triangles counter-clockwise from the front (the
+/// core's convention) from a `ConcavePolygonShape3D.get_faces()` array: three corners per
+/// triangle in Godot's clockwise-front order. Errors: `NotTriangles` (length not a multiple of 3).
+pub fn mesh_from_faces(faces: &[[f32; 3]], scale: Vec3) -> Result<(Vec<[f32; 3]>, Vec<[u32; 3]>), SurfaceError> {
+    mesh_from_surface(faces, None, scale)
+}
+
+/// [`mesh_from_faces`] for an `ArrayMesh` surface: its `vertices` and `indices` (`None`: every
+/// three consecutive vertices), scaled per axis by `scale` (a mirroring scale keeps the faces'
+/// front). Errors: `NotTriangles`, `NegativeIndex`; ranges are the core's.
+pub fn mesh_from_surface(vertices: &[[f32; 3]], indices: Option<&[i32]>, scale: Vec3) -> Result<(Vec<[f32; 3]>, Vec<[u32; 3]>), SurfaceError> {
+    let mirrored = scale.x * scale.y * scale.z < 0.0;
+    let triangles = core_triangles(indices, vertices.len(), mirrored)?;
+    let positions = vertices.iter().map(|v| (Vec3::from_array(*v) * scale).to_array()).collect();
+    Ok((positions, triangles.chunks_exact(3).map(|t| [t[0], t[1], t[2]]).collect()))
 }
 
 /// A core collider description for `shape` placed by the CollisionShape3D's global transform
@@ -50,6 +75,11 @@ pub enum GodotShape {
 pub fn collider_desc(shape: GodotShape, transform: &Affine3A, static_friction: f32, kinetic_friction: f32, layers: u32) -> ColliderDesc {
     let (scale, rotation, translation) = transform.to_scale_rotation_translation();
     let scale = scale.abs();
+    if let GodotShape::Mesh { shape } = shape {
+        // The scale is in the shape's positions already: only the rigid part places it.
+        let pose = Pose { position: translation.to_array(), rotation: rotation.normalize().to_array() };
+        return ColliderDesc { static_friction, kinetic_friction, layers, pose, ..ColliderDesc::mesh(shape) };
+    }
     let pose = |position: Vec3, rotation: Quat| Pose { position: position.to_array(), rotation: rotation.normalize().to_array() };
     let base = ColliderDesc { static_friction, kinetic_friction, layers, pose: pose(translation, rotation), ..ColliderDesc::default() };
     match shape {
@@ -78,6 +108,7 @@ pub fn collider_desc(shape: GodotShape, transform: &Affine3A, static_friction: f
             };
             ColliderDesc { kind: ColliderKind::Plane, pose: Pose { position: point.to_array(), rotation: rotation.to_array() }, ..base }
         }
+        GodotShape::Mesh { .. } => unreachable!("placed above"),
     }
 }
 
@@ -101,6 +132,37 @@ mod tests {
     }
 
     const THICKNESS: f32 = 0.005; // ClothParams::default().collision_thickness
+
+    /// A Godot box (clockwise-front faces, as `get_faces()` lists them) becomes a solid mesh
+    /// collider: a particle dropped on it rests on its scaled top, and inside is negative.
+    #[test]
+    fn concave_polygon_faces_become_a_solid_mesh_collider() {
+        // Corner k has bit a set when coordinate a is +0.5; quads wound clockwise from outside.
+        let corner = |k: usize| [0, 1, 2].map(|a| if k >> a & 1 == 1 { 0.5 } else { -0.5 });
+        let quads = [[0, 1, 3, 2], [4, 6, 7, 5], [0, 4, 5, 1], [2, 3, 7, 6], [0, 2, 6, 4], [1, 5, 7, 3]];
+        let faces: Vec<[f32; 3]> =
+            quads.iter().flat_map(|q| [q[0], q[1], q[2], q[0], q[2], q[3]]).map(corner).collect();
+        let scale = Vec3::new(2.0, 0.4, 2.0);
+        let (positions, triangles) = mesh_from_faces(&faces, scale).unwrap();
+        let mut world = World::new(WorldDesc { thread_count: 1, ..WorldDesc::default() }).unwrap();
+        let shape = world
+            .create_mesh_shape(&xpbd_cloth::MeshShapeDesc { positions: &positions, triangles: &triangles, cell_size: 0.02, closed: true })
+            .unwrap();
+        assert!(world.mesh_shape(shape).unwrap().distance(Vec3::ZERO).0 < -0.15, "inside is negative");
+        let t = Affine3A::from_scale_rotation_translation(scale, Quat::IDENTITY, Vec3::new(0.0, 1.0, 0.0));
+        let c = collider_desc(GodotShape::Mesh { shape }, &t, 0.5, 0.4, 1);
+        assert_eq!((c.kind, c.pose.position), (ColliderKind::Mesh, [0.0, 1.0, 0.0]));
+        world.add_collider(&c).unwrap();
+        let positions = [[0.1f32, 2.0, 0.1]];
+        let cloth = world.add_cloth(&ClothDesc { inverse_masses: Some(&[1.0]), ..ClothDesc::new(&positions, &[]) }).unwrap();
+        for _ in 0..120 {
+            world.step(1.0 / 60.0).unwrap();
+        }
+        let mut out = [[0.0f32; 3]];
+        world.cloth(cloth).unwrap().read_positions(&mut out).unwrap();
+        assert!((out[0][1] - (1.2 + THICKNESS)).abs() < 2e-3, "{:?}", out[0]);
+        assert!(matches!(mesh_from_faces(&faces[..4], scale), Err(SurfaceError::NotTriangles { .. })));
+    }
 
     #[test]
     fn capsule_height_is_godots_total_height() {
