@@ -166,6 +166,19 @@ impl World {
         self.colliders.set_pose(handle, pose)
     }
 
+    /// Move a collider to `pose` at once (a respawn, a cut): its current pose and its target both
+    /// become `pose`, so the next step sees it resting there. Unlike [`World::set_collider_pose`]
+    /// nothing is swept between the old and the new pose, friction carries nothing, and the
+    /// explosion guard does not count the jump. A cloth it lands on is pushed out by the bounded
+    /// push-out (docs/design.md, "Bounded push-out"); teleport the cloth with it
+    /// ([`Cloth::teleport`]) to keep them together. Errors: `InvalidHandle`; `InvalidParameter`
+    /// (`position` not finite or beyond ±1e5 m, `rotation` not a unit quaternion); unchanged on
+    /// error.
+    pub fn teleport_collider(&mut self, handle: ColliderHandle, pose: &Pose) -> Result<(), ClothError> {
+        let _fp = DefaultFpEnv::enter(); // normalises the rotation (`crate::fp_env`)
+        self.colliders.teleport(handle, pose)
+    }
+
     /// Remove a collider; cloths stop colliding with it from the next step.
     /// Errors: `InvalidHandle` for a stale or unknown handle.
     pub fn remove_collider(&mut self, handle: ColliderHandle) -> Result<Collider, ClothError> {
