@@ -70,3 +70,259 @@ fn a_teleported_collider_rests_at_its_new_pose() {
     assert!(world.teleport_collider(c, &bad).is_err());
     assert_eq!(world.collider(c).unwrap().pose().position, [50.0, 0.0, 0.0]);
 }
+
+/// Positions in render order.
+fn read(world: &World, cloth: ClothHandle) -> Vec<[f32; 3]> {
+    common::positions(world, cloth)
+}
+
+fn animated(world: &World, cloth: ClothHandle) -> Vec<[f32; 3]> {
+    let c = world.cloth(cloth).unwrap();
+    let mut out = vec![[0.0; 3]; c.vertex_count() as usize];
+    c.read_animated_positions(&mut out).unwrap();
+    out
+}
+
+fn distance(a: [f32; 3], b: [f32; 3]) -> f32 {
+    xpbd_cloth::Vec3::from_array(a).distance(xpbd_cloth::Vec3::from_array(b))
+}
+
+/// The pose of a rigid motion at time t \[s\]: the rest mesh turned about the vertical axis through
+/// (0.5, 0, 0) at `turn` rad/s and carried along x at `speed` m/s.
+fn moving_pose(rest: &[[f32; 3]], t: f32, speed: f32, turn: f32) -> Vec<[f32; 3]> {
+    let (s, c) = (turn * t).sin_cos();
+    rest.iter().map(|p| {
+        let (x, z) = (p[0] - 0.5, p[2]);
+        [0.5 + c * x + s * z + speed * t, p[1], -s * x + c * z]
+    }).collect()
+}
+
+/// Issue 31, tests 1 and "max distance 0 equals a pin": a sheet whose top row has max distance 0
+/// on a pose moving at 10 m/s and turning 360°/s steps bit for bit as the same sheet with that
+/// row pinned at the same targets, and the row reads back exactly on the pose.
+#[test]
+fn max_distance_zero_moves_a_vertex_bit_for_bit_as_a_pin() {
+    let n = 12;
+    let (rest, indices) = vertical_sheet(n, 1.0);
+    let top: Vec<u32> = (0..n as u32).collect();
+    let (mut world, pinned) = world_with_cloth(one_thread(), &rest, &indices, ClothParams::default());
+    let mut desc = xpbd_cloth::ClothDesc::new(&rest, &indices);
+    desc.params = ClothParams::default();
+    let posed = world.add_cloth(&desc).unwrap();
+    world.cloth_mut(pinned).unwrap().set_pinned(&top, None).unwrap();
+    let mut d = vec![f32::INFINITY; rest.len()];
+    top.iter().for_each(|&v| d[v as usize] = 0.0);
+    let c = world.cloth_mut(posed).unwrap();
+    c.set_max_distances(Some(&d)).unwrap();
+    c.set_animated_pose(&rest, None).unwrap();
+    let mut worst = 0.0f32;
+    for step in 1..=90 {
+        let pose = moving_pose(&rest, step as f32 * DT, 10.0, std::f32::consts::TAU);
+        let targets: Vec<[f32; 3]> = top.iter().map(|&v| pose[v as usize]).collect();
+        world.cloth_mut(pinned).unwrap().set_pin_targets(&top, &targets).unwrap();
+        world.cloth_mut(posed).unwrap().set_animated_pose(&pose, None).unwrap();
+        world.step(DT).unwrap();
+        let (a, b) = (read(&world, pinned), read(&world, posed));
+        let bits = |p: &Vec<[f32; 3]>| p.iter().flat_map(|v| v.map(f32::to_bits)).collect::<Vec<_>>();
+        assert!(bits(&a) == bits(&b), "step {step}: the posed cloth left the pinned one");
+        for &v in &top {
+            worst = worst.max(distance(b[v as usize], pose[v as usize]));
+        }
+    }
+    println!("max distance 0: largest distance from the pose {worst:e} m");
+    assert_eq!(worst, 0.0);
+}
+
+/// Issue 31, test 2: max distance 5 cm (the top row 0) on a pose moving at 10 m/s and turning
+/// 360°/s: after every step every vertex lies within 5 cm + 1e-5 m of its animated position.
+#[test]
+fn max_distance_holds_on_a_fast_turning_pose() {
+    let n = 16;
+    let (rest, indices) = vertical_sheet(n, 1.0);
+    let (mut world, cloth) = world_with_cloth(one_thread(), &rest, &indices, ClothParams::default());
+    let mut d = vec![0.05; rest.len()];
+    d[..n].fill(0.0);
+    let c = world.cloth_mut(cloth).unwrap();
+    c.set_max_distances(Some(&d)).unwrap();
+    c.set_animated_pose(&rest, None).unwrap();
+    let (mut worst, mut strain) = (0.0f32, 0.0f32);
+    for step in 1..=120 {
+        let pose = moving_pose(&rest, step as f32 * DT, 10.0, std::f32::consts::TAU);
+        world.cloth_mut(cloth).unwrap().set_animated_pose(&pose, None).unwrap();
+        world.step(DT).unwrap();
+        let (x, a) = (read(&world, cloth), animated(&world, cloth));
+        worst = worst.max(x.iter().zip(&a).map(|(x, a)| distance(*x, *a)).fold(0.0, f32::max));
+        strain = strain.max(max_strain(&world, cloth));
+    }
+    println!("max distance 5 cm: largest distance from the pose {:.6} m, peak strain {:.2} %", worst, strain * 100.0);
+    assert!(worst <= 0.05 + 1e-5, "{worst}");
+}
+
+/// Issue 31, test 3: a cape (max distance 20 cm, top row kinematic) with a backstop 1 cm behind
+/// a pose that runs backwards at 5 m/s into it: after every step no vertex is inside its backstop
+/// sphere (to 1e-5 m).
+#[test]
+fn backstop_keeps_the_cape_outside_the_body() {
+    let n = 16;
+    let (rest, indices) = vertical_sheet(n, 1.0);
+    let (mut world, cloth) = world_with_cloth(one_thread(), &rest, &indices, ClothParams::default());
+    let v = rest.len();
+    let mut d = vec![0.2; v];
+    d[..n].fill(0.0);
+    let (b, r) = (vec![0.01f32; v], vec![0.5f32; v]);
+    let normals = vec![[0.0, 0.0, -1.0f32]; v]; // away from the body, which is on +z
+    let c = world.cloth_mut(cloth).unwrap();
+    c.set_max_distances(Some(&d)).unwrap();
+    c.set_backstops(Some((&b, &r))).unwrap();
+    c.set_animated_pose(&rest, Some(&normals)).unwrap();
+    let mut deepest = f32::NEG_INFINITY;
+    for step in 1..=120 {
+        let t = step as f32 * DT;
+        let pose: Vec<[f32; 3]> = rest.iter().map(|p| [p[0], p[1], p[2] - 5.0 * t]).collect();
+        world.cloth_mut(cloth).unwrap().set_animated_pose(&pose, Some(&normals)).unwrap();
+        world.step(DT).unwrap();
+        for (x, a) in read(&world, cloth).iter().zip(&pose) {
+            let centre = [a[0], a[1], a[2] + b[0] + r[0]];
+            deepest = deepest.max(r[0] - distance(*x, centre));
+        }
+    }
+    println!("backstop: deepest inside its sphere {deepest:e} m (negative: outside)");
+    assert!(deepest <= 1e-5, "{deepest}");
+}
+
+/// Issue 31, test 4: one heavy triangle driven towards a resting pose with compliance α under
+/// gravity settles α·m·g below it (m each corner's mass), within 1 % at 30, 60 and 144 Hz.
+#[test]
+fn anim_drive_hangs_alpha_m_g_below_the_pose_at_any_rate() {
+    let positions = [[0.0, 0.0, 0.0], [0.1, 0.0, 0.0], [0.05, 0.0, 0.0866]];
+    let indices = [0u32, 1, 2];
+    let density = 100.0f32;
+    let area = 0.5 * 0.1 * 0.0866;
+    let m = density * area / 3.0;
+    let alpha = 1e-2f32;
+    let g = 9.81f32;
+    for hz in [30.0f32, 60.0, 144.0] {
+        let mut params = ClothParams::default();
+        params.material.areal_density = density;
+        params.linear_damping = 1.0;
+        let (mut world, cloth) = world_with_cloth(one_thread(), &positions, &indices, params);
+        let c = world.cloth_mut(cloth).unwrap();
+        c.set_anim_drive(Some(&[alpha; 3])).unwrap();
+        c.set_animated_pose(&positions, None).unwrap();
+        for _ in 0..(10.0 * hz) as usize {
+            world.step(1.0 / hz).unwrap();
+        }
+        let x = read(&world, cloth);
+        let offset = -x.iter().map(|p| p[1]).sum::<f32>() / 3.0;
+        let expected = alpha * m * g;
+        println!("{hz} Hz: offset {offset:.6} m, alpha*m*g {expected:.6} m, error {:.3} %", (offset / expected - 1.0) * 100.0);
+        assert!((offset / expected - 1.0).abs() < 0.01, "{hz} Hz: {offset} vs {expected}");
+    }
+}
+
+/// Bad input never half-changes anything: wrong lengths, NaN, negative distances, welded copies
+/// that disagree, joint matrices without a skin.
+#[test]
+fn bad_animation_input_is_rejected_and_changes_nothing() {
+    let (rest, indices) = vertical_sheet(4, 1.0);
+    let (mut world, cloth) = world_with_cloth(one_thread(), &rest, &indices, ClothParams::default());
+    let c = world.cloth_mut(cloth).unwrap();
+    assert!(c.set_animated_pose(&rest[1..], None).is_err());
+    let mut nan = rest.clone();
+    nan[3][1] = f32::NAN;
+    assert!(c.set_animated_pose(&nan, None).is_err());
+    assert!(c.set_max_distances(Some(&[-1.0; 16])).is_err());
+    assert!(c.set_max_distances(Some(&[f32::NAN; 16])).is_err());
+    assert!(c.set_anim_drive(Some(&[-1.0; 16])).is_err());
+    assert!(c.set_backstops(Some((&[0.0; 16], &[-1.0; 16]))).is_err());
+    assert!(c.set_joint_matrices(&[[0.0; 16]]).is_err());
+    let mut out = vec![[0.0; 3]; 16];
+    c.read_animated_positions(&mut out).unwrap();
+    assert_eq!(out, rest, "the bind pose before any pose");
+    world.step(DT).unwrap();
+    assert_eq!(world.cloth(cloth).unwrap().pinned_particles().len(), 0);
+}
+
+/// Column-major 4×4 of uniform scale `s`, rotation `angle` about unit `axis`, translation `t`,
+/// built entry by entry (Rodrigues), in f64.
+fn srt(s: f64, axis: [f64; 3], angle: f64, t: [f64; 3]) -> [f64; 16] {
+    let (sn, c) = angle.sin_cos();
+    let [x, y, z] = axis;
+    let r = [
+        [c + x * x * (1.0 - c), x * y * (1.0 - c) - z * sn, x * z * (1.0 - c) + y * sn],
+        [y * x * (1.0 - c) + z * sn, c + y * y * (1.0 - c), y * z * (1.0 - c) - x * sn],
+        [z * x * (1.0 - c) - y * sn, z * y * (1.0 - c) + x * sn, c + z * z * (1.0 - c)],
+    ];
+    let mut m = [0.0; 16];
+    for col in 0..3 {
+        for row in 0..3 {
+            m[col * 4 + row] = s * r[row][col];
+        }
+    }
+    m[12..15].copy_from_slice(&t);
+    m[15] = 1.0;
+    m
+}
+
+fn mul(a: &[f64; 16], b: &[f64; 16]) -> [f64; 16] {
+    let mut m = [0.0; 16];
+    for col in 0..4 {
+        for row in 0..4 {
+            m[col * 4 + row] = (0..4).map(|k| a[k * 4 + row] * b[col * 4 + k]).sum();
+        }
+    }
+    m
+}
+
+fn apply(m: &[f64; 16], p: [f64; 3]) -> [f64; 3] {
+    std::array::from_fn(|row| m[row] * p[0] + m[4 + row] * p[1] + m[8 + row] * p[2] + m[12 + row])
+}
+
+/// Issue 31, test 5: the library's skinned pose equals linear blend skinning written here in
+/// f64 (4 joints with unequal weights, rotation + translation + uniform scale, non-identity
+/// inverse binds) to 1e-6 m, and kinematic vertices (max distance 0) read back on it.
+#[test]
+fn library_skinning_equals_an_independent_lbs() {
+    let n = 6;
+    let (rest, indices) = vertical_sheet(n, 1.0);
+    let (mut world, cloth) = world_with_cloth(one_thread(), &rest, &indices, ClothParams::default());
+    let axis = |a: [f64; 3]| {
+        let l = (a[0] * a[0] + a[1] * a[1] + a[2] * a[2]).sqrt();
+        a.map(|c| c / l)
+    };
+    let binds: Vec<[f64; 16]> = (0..4).map(|j| srt(1.0, [0.0, 1.0, 0.0], 0.1 * j as f64, [-0.25 * j as f64, 0.1, 0.0])).collect();
+    let worlds: Vec<[f64; 16]> = (0..4)
+        .map(|j| srt(0.8 + 0.15 * j as f64, axis([1.0, 2.0 + j as f64, 0.5]), 0.4 + 0.5 * j as f64, [0.3 * j as f64, -0.2, 0.1 * j as f64]))
+        .collect();
+    let to_f32 = |m: &[f64; 16]| m.map(|c| c as f32);
+    let joints: Vec<[u32; 4]> = (0..rest.len()).map(|i| [(i % 4) as u32, ((i + 1) % 4) as u32, ((i + 2) % 4) as u32, ((i + 3) % 4) as u32]).collect();
+    let weights: Vec<[f32; 4]> = (0..rest.len()).map(|i| [0.4, 0.3, 0.2, 0.1].map(|w: f32| w + 0.01 * (i % 3) as f32)).collect();
+    let skin = xpbd_cloth::SkinDesc {
+        inverse_bind_matrices: &binds.iter().map(to_f32).collect::<Vec<_>>(),
+        joint_indices: &joints,
+        joint_weights: &weights,
+    };
+    let c = world.cloth_mut(cloth).unwrap();
+    c.set_skin(Some(&skin)).unwrap();
+    c.set_max_distances(Some(&vec![0.0; rest.len()])).unwrap();
+    c.set_joint_matrices(&worlds.iter().map(to_f32).collect::<Vec<_>>()).unwrap();
+    world.step(DT).unwrap();
+    let (pose, x) = (animated(&world, cloth), read(&world, cloth));
+    let mut worst = 0.0f64;
+    for i in 0..rest.len() {
+        let sum: f64 = weights[i].iter().map(|&w| w as f64).sum();
+        let mut expected = [0.0f64; 3];
+        for k in 0..4 {
+            let j = joints[i][k] as usize;
+            let p = apply(&mul(&worlds[j], &binds[j]), rest[i].map(|c| c as f64));
+            for d in 0..3 {
+                expected[d] += weights[i][k] as f64 / sum * p[d];
+            }
+        }
+        for d in 0..3 {
+            worst = worst.max((pose[i][d] as f64 - expected[d]).abs()).max((x[i][d] as f64 - expected[d]).abs());
+        }
+    }
+    println!("LBS: largest difference from the f64 reference {worst:e} m");
+    assert!(worst < 1e-6, "{worst}");
+}

@@ -70,7 +70,7 @@ impl Cloth {
         self.gather(&self.output.normals, out)
     }
 
-    fn gather(&self, per_particle: &[Vec3], out: &mut [[f32; 3]]) -> Result<(), ClothError> {
+    pub(crate) fn gather(&self, per_particle: &[Vec3], out: &mut [[f32; 3]]) -> Result<(), ClothError> {
         let map = &self.model.particle_of_vertex;
         if out.len() != map.len() {
             return Err(ClothError::BufferSizeMismatch { expected: map.len(), got: out.len() });

@@ -42,6 +42,7 @@ impl Cloth {
         p.v.iter_mut().for_each(|v| *v = q * *v);
         p.pins.start.iter_mut().for_each(move_point);
         p.pins.target.iter_mut().for_each(move_point);
+        p.animation.teleport(q, t);
         p.rest_rotation = (q * p.rest_rotation).normalize();
         p.rest_translation = q * p.rest_translation + t;
         self.remember_good_state();
