@@ -1196,6 +1196,29 @@ typedef struct XpbdClothStatus {
     uint32_t recovery;
 } XpbdClothStatus;
 
+/**
+ * A skin binding for `xpbd_cloth_set_skin`: the mesh as created is the bind pose.
+ */
+typedef struct XpbdSkinDesc {
+    /**
+     * Number of joints J (1..=65536).
+     */
+    uint32_t joint_count;
+    /**
+     * Inverse bind matrix per joint, `float[16*joint_count]`, column-major (m[12..14] the
+     * translation): mesh space -> the joint's space.
+     */
+    const float *inverse_bind_matrices;
+    /**
+     * Four joint indices per render vertex, `uint32_t[4*vertex_count]`, each < joint_count.
+     */
+    const uint32_t *joint_indices;
+    /**
+     * Their weights, `float[4*vertex_count]`, each >= 0, not all 0 (normalised to sum 1).
+     */
+    const float *joint_weights;
+} XpbdSkinDesc;
+
 #ifdef __cplusplus
 extern "C" {
 #endif // __cplusplus
@@ -1677,6 +1700,140 @@ XpbdResult xpbd_cloth_get_status(struct XpbdClothId cloth, struct XpbdClothStatu
 XpbdResult xpbd_cloth_teleport(struct XpbdClothId cloth,
                                const float *translation,
                                const float *rotation);
+
+/**
+ * Bind the cloth's animated pose to a skeleton (linear blend skinning; the mesh as created is the
+ * bind pose); `desc` NULL removes the skin. From the next `xpbd_cloth_set_joint_matrices` the
+ * library skins the pose at every substep, the joints interpolated by translation, rotation
+ * (slerp) and scale.
+ *
+ * Errors: `XPBD_RESULT_NULL_POINTER` (an array of `desc` NULL), `XPBD_RESULT_INVALID_ARGUMENT`
+ * (`joint_count` 0 or above 65536, a non-finite matrix entry, a joint index >= joint_count,
+ * a weight negative or non-finite, a vertex whose weights sum to 0, welded copies of a vertex
+ * with different joints or weights; the skin is unchanged), `XPBD_RESULT_INVALID_ID`,
+ * `XPBD_RESULT_WORLD_POISONED`. Thread-safe.
+ *
+ * # Safety
+ * `desc`, when not NULL, points to an `XpbdSkinDesc` whose arrays hold the sizes it documents.
+ */
+XpbdResult xpbd_cloth_set_skin(struct XpbdClothId cloth, const struct XpbdSkinDesc *desc);
+
+/**
+ * The joints' world matrices reached by the end of the next step (`float[16*joint_count]`,
+ * column-major, m[12..14] the translation; rotation, translation and scale, no shear). The
+ * animated pose is skinned from them; every substep sees the joints interpolated from the last
+ * step's matrices (the first call: these). Replaces a pose given by `xpbd_cloth_set_animated_pose`.
+ *
+ * Errors: `XPBD_RESULT_NULL_POINTER`, `XPBD_RESULT_INVALID_ARGUMENT` (no skin set, `joint_count`
+ * not the skin's, a non-finite entry or a zero scale; nothing changes), `XPBD_RESULT_INVALID_ID`,
+ * `XPBD_RESULT_WORLD_POISONED`. Thread-safe.
+ *
+ * # Safety
+ * `matrices` holds `16*joint_count` readable floats.
+ */
+XpbdResult xpbd_cloth_set_joint_matrices(struct XpbdClothId cloth,
+                                         const float *matrices,
+                                         uint32_t joint_count);
+
+/**
+ * The animated pose reached by the end of the next step, interpolated across its substeps:
+ * `positions` in metres (`float[3*vertex_count]`, required) and unit `normals`
+ * (`float[3*vertex_count]`; NULL: computed from the animated positions). The first pose is
+ * taken as the start too. Until a pose (or skin + matrices) is given, max distances, backstops
+ * and the anim drive are stored but inactive.
+ *
+ * Errors: `XPBD_RESULT_NULL_POINTER` (`positions` NULL), `XPBD_RESULT_INVALID_ARGUMENT`
+ * (`vertex_count` not the cloth's, a NaN/Inf position or one beyond +-1e5 m, a non-finite
+ * normal; nothing changes), `XPBD_RESULT_INVALID_ID`, `XPBD_RESULT_WORLD_POISONED`. Thread-safe.
+ *
+ * # Safety
+ * `positions` holds `3*vertex_count` floats; `normals`, when not NULL, too.
+ */
+XpbdResult xpbd_cloth_set_animated_pose(struct XpbdClothId cloth,
+                                        const float *positions,
+                                        const float *normals,
+                                        uint32_t vertex_count);
+
+/**
+ * Per-vertex max distance d in metres (`float[vertex_count]`, each >= 0, INFINITY for none;
+ * welded copies must agree), or NULL to clear: after every step each vertex lies within d of
+ * its animated position (hard). d = 0 makes the vertex kinematic on the pose, moved exactly as a
+ * pinned vertex and anchoring tethers like one. Changing values is O(vertices); changing which
+ * vertices have d = 0 rebuilds the tethers as `xpbd_cloth_set_pinned` does.
+ *
+ * Errors: `XPBD_RESULT_INVALID_ARGUMENT` (`vertex_count` not the cloth's, a NaN or negative
+ * distance, welded copies that differ; nothing changes), `XPBD_RESULT_INVALID_ID`,
+ * `XPBD_RESULT_WORLD_POISONED`. Thread-safe.
+ *
+ * # Safety
+ * `distances`, when not NULL, holds `vertex_count` floats.
+ */
+XpbdResult xpbd_cloth_set_max_distances(struct XpbdClothId cloth,
+                                        const float *distances,
+                                        uint32_t vertex_count);
+
+/**
+ * Per-vertex backstop: distance b in metres (`float[vertex_count]`, finite within +-1e5) and
+ * radius r in metres (`float[vertex_count]`, 0..=1e5, 0 = none); both NULL clears. Each vertex
+ * stays outside the sphere of radius r centred at a - (b + r)*n behind its animated position a
+ * and normal n (hard), so cloth never passes behind the body surface.
+ *
+ * Errors: `XPBD_RESULT_NULL_POINTER` (one array NULL, the other not),
+ * `XPBD_RESULT_INVALID_ARGUMENT` (`vertex_count` not the cloth's, an out-of-range value, welded
+ * copies that differ; nothing changes), `XPBD_RESULT_INVALID_ID`, `XPBD_RESULT_WORLD_POISONED`.
+ * Thread-safe.
+ *
+ * # Safety
+ * `distances` and `radii`, when not NULL, hold `vertex_count` floats each.
+ */
+XpbdResult xpbd_cloth_set_backstops(struct XpbdClothId cloth,
+                                    const float *distances,
+                                    const float *radii,
+                                    uint32_t vertex_count);
+
+/**
+ * Per-vertex anim drive compliance alpha in m/N (`float[vertex_count]`, 0..=1e20, INFINITY for
+ * none; welded copies must agree), or NULL to clear: an XPBD soft attachment C = |x - a| to the
+ * animated position (Macklin et al. 2016, eq. 18), the same stiffness at any time step and
+ * substep count (a vertex of mass m under gravity g hangs alpha*m*g below its pose).
+ *
+ * Errors: `XPBD_RESULT_INVALID_ARGUMENT` (`vertex_count` not the cloth's, an out-of-range or
+ * NaN compliance, welded copies that differ; nothing changes), `XPBD_RESULT_INVALID_ID`,
+ * `XPBD_RESULT_WORLD_POISONED`. Thread-safe.
+ *
+ * # Safety
+ * `compliances`, when not NULL, holds `vertex_count` floats.
+ */
+XpbdResult xpbd_cloth_set_anim_drive(struct XpbdClothId cloth,
+                                     const float *compliances,
+                                     uint32_t vertex_count);
+
+/**
+ * Write the animated pose the next step reaches (`float[3*vertex_count]`, metres): the last pose
+ * given or skinned; the mesh as created before any.
+ *
+ * Errors: `XPBD_RESULT_NULL_POINTER`, `XPBD_RESULT_INVALID_ARGUMENT` (`vertex_count` not the
+ * cloth's; nothing written), `XPBD_RESULT_INVALID_ID`, `XPBD_RESULT_WORLD_POISONED`. Thread-safe.
+ *
+ * # Safety
+ * `out` is writable for `3*vertex_count` floats.
+ */
+XpbdResult xpbd_cloth_read_animated_positions(struct XpbdClothId cloth,
+                                              float *out,
+                                              uint32_t vertex_count);
+
+/**
+ * Write the animated pose's unit normals (`float[3*vertex_count]`), as
+ * `xpbd_cloth_read_animated_positions` (the rest mesh's normals before any pose).
+ *
+ * Errors: as `xpbd_cloth_read_animated_positions`.
+ *
+ * # Safety
+ * `out` is writable for `3*vertex_count` floats.
+ */
+XpbdResult xpbd_cloth_read_animated_normals(struct XpbdClothId cloth,
+                                            float *out,
+                                            uint32_t vertex_count);
 
 /**
  * Write the size in bytes of a snapshot of the cloth's current state to `*out_size`:

@@ -44,6 +44,8 @@ pub mod status;
 
 pub mod teleport;
 
+pub mod animation;
+
 pub mod snapshot;
 
 pub mod live;
@@ -60,6 +62,7 @@ pub use snapshot::*;
 pub use state::*;
 pub use status::*;
 pub use teleport::*;
+pub use animation::*;
 pub use world::*;
 
 /// Version of the C ABI described by this header. It changes whenever a function, struct layout
