@@ -93,6 +93,10 @@ fn bad_character_input_returns_its_code_and_changes_nothing() {
         let (mut p, mut q) = ([0.0f32; 3], [0.0f32; 4]);
         ok(xpbd_collider_get_pose(collider, p.as_mut_ptr(), q.as_mut_ptr()));
         assert_eq!(p, [50.0, 0.0, 0.0]);
+        let bad_rotation = [0.0f32, 0.0, 0.0, 2.0];
+        assert_eq!(xpbd_cloth_set_reference_frame(cloth, p.as_ptr(), bad_rotation.as_ptr()), XpbdResult::InvalidArgument);
+        assert_eq!(xpbd_cloth_set_reference_frame(cloth, null(), rotation.as_ptr()), XpbdResult::NullPointer);
+        ok(xpbd_cloth_set_reference_frame(cloth, [0.0f32; 3].as_ptr(), rotation.as_ptr()));
     }
     ok(xpbd_world_step(world, DT));
     assert_eq!(bits(&c_positions(cloth)), bits(&rest), "skinned at the bind pose with identity joints");

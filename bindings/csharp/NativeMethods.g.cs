@@ -166,6 +166,24 @@ namespace Xpbd.Native
         public static extern XpbdResult xpbd_cloth_read_animated_normals(XpbdClothId cloth, float* @out, uint vertex_count);
 
         /// <summary>
+        ///  The reference frame of local-space inertia (the character's root), reached by the end of the
+        ///  next step: `position` in metres (`float[3]`, each within +-1e5) and `rotation` local -&gt; world
+        ///  (`float[4]`, unit quaternion x, y, z, w, length 1 +- 1e-3). Call it every step; the first call
+        ///  is the start too. With `linear_inertia` / `angular_inertia` (XpbdClothParams) below 1 the
+        ///  free particles are carried each substep by that share of the frame's motion, with no velocity
+        ///  added, and a given animated pose is interpolated in the frame (a snap turn along the arc).
+        ///
+        ///  Errors: `XPBD_RESULT_NULL_POINTER`, `XPBD_RESULT_INVALID_ARGUMENT` (NaN/Inf or out-of-range
+        ///  position, non-unit rotation; unchanged), `XPBD_RESULT_INVALID_ID`, `XPBD_RESULT_WORLD_POISONED`.
+        ///  Thread-safe.
+        ///
+        ///  # Safety
+        ///  `position` holds 3 floats and `rotation` 4.
+        /// </summary>
+        [DllImport(__DllName, EntryPoint = "xpbd_cloth_set_reference_frame", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        public static extern XpbdResult xpbd_cloth_set_reference_frame(XpbdClothId cloth, float* position, float* rotation);
+
+        /// <summary>
         ///  Create a cloth in `world` from a render mesh and write its id to `*out_cloth`.
         ///
         ///  Everything is validated before anything is allocated; on error nothing is created and
@@ -1123,6 +1141,35 @@ namespace Xpbd.Native
         ///  Range: 0 (= no stretch limit) or 1 &lt;= s &lt;= 100. Default: 1.03.
         /// </summary>
         public float max_stretch;
+        /// <summary>
+        ///  Blend b between the animated pose and the simulation in what is read back: positions a +
+        ///  b*(x - a) and normals likewise (normalised), for fading cloth in and out (LOD, cut-scenes).
+        ///  The simulation itself is unchanged. No effect until the cloth has an animated pose
+        ///  (xpbd_cloth_set_animated_pose, or a skin and joint matrices).
+        ///
+        ///  Range: 0 &lt;= x &lt;= 1. Default: 1.
+        /// </summary>
+        public float simulation_blend;
+        /// <summary>
+        ///  Linear inertia: the fraction of the reference frame's translation
+        ///  (xpbd_cloth_set_reference_frame) the free particles feel. Each substep they are carried by
+        ///  (1 - linear_inertia) of the frame's translation over it, positions and substep start
+        ///  together, so no velocity is added. 1: plain world-space physics; 0: the cloth moves with the
+        ///  frame as in local space. No effect without a reference frame. Low (0 to 0.3) for capes and
+        ///  skirts of fast characters; 1 for cloth not worn.
+        ///
+        ///  Range: 0 &lt;= x &lt;= 1. Default: 1.
+        /// </summary>
+        public float linear_inertia;
+        /// <summary>
+        ///  Angular inertia: the fraction of the reference frame's rotation the free particles feel;
+        ///  each substep they (and their velocities) are turned about the frame's origin by (1 -
+        ///  angular_inertia) of its rotation over it (slerp). 1: plain physics; 0: a snap turn carries
+        ///  the cloth round with the character.
+        ///
+        ///  Range: 0 &lt;= x &lt;= 1. Default: 1.
+        /// </summary>
+        public float angular_inertia;
     }
 
     /// <summary>
@@ -1408,6 +1455,35 @@ namespace Xpbd.Native
         ///  Range: 0 (= no stretch limit) or 1 &lt;= s &lt;= 100. Default: 1.03.
         /// </summary>
         public float max_stretch;
+        /// <summary>
+        ///  Blend b between the animated pose and the simulation in what is read back: positions a +
+        ///  b*(x - a) and normals likewise (normalised), for fading cloth in and out (LOD, cut-scenes).
+        ///  The simulation itself is unchanged. No effect until the cloth has an animated pose
+        ///  (xpbd_cloth_set_animated_pose, or a skin and joint matrices).
+        ///
+        ///  Range: 0 &lt;= x &lt;= 1. Default: 1.
+        /// </summary>
+        public float simulation_blend;
+        /// <summary>
+        ///  Linear inertia: the fraction of the reference frame's translation
+        ///  (xpbd_cloth_set_reference_frame) the free particles feel. Each substep they are carried by
+        ///  (1 - linear_inertia) of the frame's translation over it, positions and substep start
+        ///  together, so no velocity is added. 1: plain world-space physics; 0: the cloth moves with the
+        ///  frame as in local space. No effect without a reference frame. Low (0 to 0.3) for capes and
+        ///  skirts of fast characters; 1 for cloth not worn.
+        ///
+        ///  Range: 0 &lt;= x &lt;= 1. Default: 1.
+        /// </summary>
+        public float linear_inertia;
+        /// <summary>
+        ///  Angular inertia: the fraction of the reference frame's rotation the free particles feel;
+        ///  each substep they (and their velocities) are turned about the frame's origin by (1 -
+        ///  angular_inertia) of its rotation over it (slerp). 1: plain physics; 0: a snap turn carries
+        ///  the cloth round with the character.
+        ///
+        ///  Range: 0 &lt;= x &lt;= 1. Default: 1.
+        /// </summary>
+        public float angular_inertia;
     }
 
     /// <summary>

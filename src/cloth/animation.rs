@@ -32,6 +32,16 @@ pub(crate) struct Animation {
     pub kinematic: Vec<u32>,
     /// The skin binding and joint matrices, when the library skins the pose.
     pub skin: Option<Box<Skin>>,
+    /// The reference frame of local-space inertia, once given.
+    pub frame: Option<ReferenceFrame>,
+}
+
+/// The engine's reference frame (the character's root): its pose at the start of the next step
+/// and the pose it reaches by the end, each (position \[m\], unit rotation local → world).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct ReferenceFrame {
+    pub start: (Vec3, Quat),
+    pub target: (Vec3, Quat),
 }
 
 impl Animation {
@@ -93,6 +103,20 @@ impl Animation {
         if let Some(skin) = &mut self.skin {
             skin.teleport(q, t);
         }
+        if let Some(frame) = &mut self.frame {
+            for (p, r) in [&mut frame.start, &mut frame.target] {
+                (*p, *r) = (q * *p + t, (q * *r).normalize());
+            }
+        }
+    }
+
+    /// The largest distance \[m\] the frame's carry moves a particle of `x` in the next step
+    /// (translation plus rotation angle × distance from the frame), for the explosion guard.
+    pub fn largest_carry(&self, x: &[Vec3]) -> f32 {
+        let Some(f) = self.frame else { return 0.0 };
+        let angle = (f.target.1 * f.start.1.conjugate()).normalize().to_axis_angle().1.abs();
+        let reach = x.iter().map(|p| p.distance(f.start.0)).fold(0.0f32, f32::max);
+        f.start.0.distance(f.target.0) + angle.min(std::f32::consts::PI) * reach
     }
 }
 
@@ -251,6 +275,27 @@ impl Cloth {
             return self.gather(&normals, out);
         }
         self.gather(&self.state.animation.normal_target, out)
+    }
+
+    /// The reference frame of local-space inertia (the character's root) reached by the end of the
+    /// next step: `position` \[m\] (each component finite within ±1e5) and `rotation` local → world
+    /// (unit quaternion `[x, y, z, w]`, length 1 ± 1e-3, renormalised); the first call is the start
+    /// too. With `linear_inertia` / `angular_inertia` below 1 the free particles are carried,
+    /// each substep, by that share of the frame's motion over it (docs/design.md, "Character
+    /// cloth"). Errors: `InvalidParameter` (`position`, `rotation`); unchanged on error.
+    pub fn set_reference_frame(&mut self, position: [f32; 3], rotation: [f32; 4]) -> Result<(), ClothError> {
+        let m = crate::mesh::MAX_COORDINATE;
+        for c in position {
+            crate::error::check_range("position", c, -m, m, "finite m within +-1e5 per component")?;
+        }
+        let q = crate::error::check_unit_quaternion("rotation", rotation)?;
+        let pose = (Vec3::from_array(position), q);
+        let a = &mut self.state.animation;
+        match &mut a.frame {
+            Some(frame) => frame.target = pose,
+            None => a.frame = Some(ReferenceFrame { start: pose, target: pose }),
+        }
+        Ok(())
     }
 
     /// The pose buffers and the solver's, sized (the rest pose) the first time anything of the

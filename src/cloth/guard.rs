@@ -75,7 +75,7 @@ impl Cloth {
         }
         let pins = &self.state.pins;
         let d_pins = pins.start.iter().zip(&pins.target).map(|(s, t)| s.distance(*t)).fold(0.0f32, f32::max);
-        let d_pins = d_pins.max(self.state.animation.largest_move());
+        let d_pins = d_pins.max(self.state.animation.largest_move()) + self.state.animation.largest_carry(&self.state.x);
         self.guard.bound = d_pins + collider_motion + 2.0 * self.model.rest_extent + params.max_particle_speed * dt;
     }
 

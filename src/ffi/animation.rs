@@ -249,3 +249,27 @@ fn check_count(actual: u32, given: u32) -> Result<(), FfiError> {
     }
     Err(FfiError::new(XpbdResult::InvalidArgument, format!("`vertex_count` is {given}, the cloth has {actual} vertices")))
 }
+
+/// The reference frame of local-space inertia (the character's root), reached by the end of the
+/// next step: `position` in metres (`float[3]`, each within +-1e5) and `rotation` local -> world
+/// (`float[4]`, unit quaternion x, y, z, w, length 1 +- 1e-3). Call it every step; the first call
+/// is the start too. With `linear_inertia` / `angular_inertia` (XpbdClothParams) below 1 the
+/// free particles are carried each substep by that share of the frame's motion, with no velocity
+/// added, and a given animated pose is interpolated in the frame (a snap turn along the arc).
+///
+/// Errors: `XPBD_RESULT_NULL_POINTER`, `XPBD_RESULT_INVALID_ARGUMENT` (NaN/Inf or out-of-range
+/// position, non-unit rotation; unchanged), `XPBD_RESULT_INVALID_ID`, `XPBD_RESULT_WORLD_POISONED`.
+/// Thread-safe.
+///
+/// # Safety
+/// `position` holds 3 floats and `rotation` 4.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn xpbd_cloth_set_reference_frame(cloth: XpbdClothId, position: *const f32, rotation: *const f32) -> XpbdResult {
+    ffi_boundary("xpbd_cloth_set_reference_frame", || {
+        // SAFETY: the caller's promise in `# Safety` above; `[f32; N]` has f32's alignment.
+        let (position, rotation) = unsafe {
+            (*super::args::required(position.cast::<[f32; 3]>(), "position")?, *super::args::required(rotation.cast::<[f32; 4]>(), "rotation")?)
+        };
+        with_cloth(cloth, |c| c.set_reference_frame(position, rotation))
+    })
+}

@@ -155,6 +155,9 @@ mod tests {
             self_kinetic_friction: 0.6,
             inter_cloth_collision: true,
             max_stretch: Some(1.2),
+            simulation_blend: 0.5,
+            linear_inertia: 0.25,
+            angular_inertia: 0.75,
         };
         assert_eq!(core.validate(), Ok(()));
         let c = XpbdClothParams::from(&core);

@@ -3,6 +3,7 @@
 //! substeps ([`team_step`] for a cloth split over threads whose every phase can be a team's
 //! colours, else [`sequential`]), and leaves the outputs.
 
+mod frame;
 mod iteration;
 mod motion;
 mod plan;
@@ -90,6 +91,8 @@ pub(crate) struct Step<'a> {
     /// The cloth has an animated pose (`crate::cloth::animation`), and constraints relative to it.
     pub animate: bool,
     pub animation_constraints: bool,
+    /// (linear, angular) inertia when the cloth has a reference frame and either is below 1.
+    pub carry: Option<(f32, f32)>,
 }
 
 impl<'a> Step<'a> {
@@ -130,6 +133,7 @@ impl<'a> Step<'a> {
             stretch_limit: cloth.config.stretch_limit,
             animate: cloth.state.animation.posed,
             animation_constraints: cloth.state.animation.constrains(),
+            carry: cloth.state.animation.frame.and((params.linear_inertia < 1.0 || params.angular_inertia < 1.0).then_some((params.linear_inertia, params.angular_inertia))),
         }
     }
 }
@@ -201,6 +205,9 @@ fn finish_step(cloth: &mut Cloth, step: &Step) {
     cloth.state.pins.finish_step();
     if cloth.state.animation.posed {
         cloth.state.animation.finish_step();
+    }
+    if let Some(frame) = &mut cloth.state.animation.frame {
+        frame.start = frame.target;
     }
     cloth.output.last_substep = step.h;
     cloth.update_normals(step.parallel);

@@ -11,6 +11,9 @@ pub(crate) enum Phase {
     /// Aerodynamic drag and lift from each triangle's velocity relative to the air
     /// (Keckeisen et al. 2004), added to the velocities.
     Wind,
+    /// Free particles and their velocities carried by the part of the reference frame's motion
+    /// over the substep their linear and angular inertia leave out (`solver/frame.rs`).
+    Carry,
     /// Free particles: x_prev ← x, v ← v + h·(g + a), x ← x + h·v (XPBD, Macklin et al. 2016, Alg. 1).
     Predict,
     /// The animated pose for this substep's end (interpolated or skinned), particles of max
@@ -37,7 +40,7 @@ pub(crate) struct Substep {
 /// Small Steps XPBD (Macklin et al. 2019): each step of Δt is n substeps of h = Δt/n, each of
 /// these (docs/design.md, "Substep order").
 pub(crate) const SUBSTEP: Substep = Substep {
-    begin: &[Phase::Wind, Phase::Predict, Phase::Animate, Phase::Pins, Phase::ResetLambda],
+    begin: &[Phase::Wind, Phase::Carry, Phase::Predict, Phase::Animate, Phase::Pins, Phase::ResetLambda],
     iteration: &[
         &Bending,       // signed dihedral angle of every interior edge
         &Stretch,       // every edge's length, outward from the anchors ...
@@ -72,6 +75,7 @@ impl Step<'_> {
             Phase::Predict | Phase::Pins | Phase::ResetLambda | Phase::UpdateVelocity => true,
             Phase::LimitDepenetration => self.collide,
             Phase::Animate => self.animate,
+            Phase::Carry => self.carry.is_some(),
         }
     }
 

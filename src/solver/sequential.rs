@@ -53,6 +53,7 @@ fn run_phase(phase: Phase, parts: &mut Parts, step: &Step, substep: &SubstepInfo
             }
         }
         Phase::Predict => move_particles(parts, step.motion, Pass::Predict, step.parallel),
+        Phase::Carry => super::frame::carry_with_frame(parts, step, substep),
         Phase::Animate => place_pose(parts, substep.index, step.substeps),
         Phase::Pins => move_pins(parts, substep.index, step.substeps),
         Phase::ResetLambda => {}

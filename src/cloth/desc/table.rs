@@ -501,4 +501,36 @@ pub const CLOTH: &[Param] = &[
                  for knits and elastic fabrics whose compliance should stretch them further.",
         ..BLANK
     },
+    Param {
+        name: "simulation_blend",
+        kind: Kind::Real { min: 0.0, max: 1.0 },
+        default: Value::F32(1.0),
+        doc: "Blend b between the animated pose and the simulation in what is read back: positions \
+              a + b*(x - a) and normals likewise (normalised), for fading cloth in and out (LOD, cut-scenes). \
+              The simulation itself is unchanged. No effect until the cloth has an animated pose \
+              (xpbd_cloth_set_animated_pose, or a skin and joint matrices).",
+        ..BLANK
+    },
+    Param {
+        name: "linear_inertia",
+        kind: Kind::Real { min: 0.0, max: 1.0 },
+        default: Value::F32(1.0),
+        doc: "Linear inertia: the fraction of the reference frame's translation (xpbd_cloth_set_reference_frame) \
+              the free particles feel. Each substep they are carried by (1 - linear_inertia) of the frame's \
+              translation over it, positions and substep start together, so no velocity is added. 1: plain \
+              world-space physics; 0: the cloth moves with the frame as in local space. No effect without a \
+              reference frame.",
+        choose: "Low (0 to 0.3) for capes and skirts of fast characters; 1 for cloth not worn.",
+        ..BLANK
+    },
+    Param {
+        name: "angular_inertia",
+        kind: Kind::Real { min: 0.0, max: 1.0 },
+        default: Value::F32(1.0),
+        doc: "Angular inertia: the fraction of the reference frame's rotation the free particles feel; each \
+              substep they (and their velocities) are turned about the frame's origin by (1 - angular_inertia) \
+              of its rotation over it (slerp). 1: plain physics; 0: a snap turn carries the cloth round with \
+              the character.",
+        ..BLANK
+    },
 ];

@@ -246,6 +246,29 @@ pub struct XpbdClothDesc {
     ///
     /// Range: 0 (= no stretch limit) or 1 <= s <= 100. Default: 1.03.
     pub max_stretch: f32,
+    /// Blend b between the animated pose and the simulation in what is read back: positions a +
+    /// b*(x - a) and normals likewise (normalised), for fading cloth in and out (LOD, cut-scenes).
+    /// The simulation itself is unchanged. No effect until the cloth has an animated pose
+    /// (xpbd_cloth_set_animated_pose, or a skin and joint matrices).
+    ///
+    /// Range: 0 <= x <= 1. Default: 1.
+    pub simulation_blend: f32,
+    /// Linear inertia: the fraction of the reference frame's translation
+    /// (xpbd_cloth_set_reference_frame) the free particles feel. Each substep they are carried by
+    /// (1 - linear_inertia) of the frame's translation over it, positions and substep start
+    /// together, so no velocity is added. 1: plain world-space physics; 0: the cloth moves with the
+    /// frame as in local space. No effect without a reference frame. Low (0 to 0.3) for capes and
+    /// skirts of fast characters; 1 for cloth not worn.
+    ///
+    /// Range: 0 <= x <= 1. Default: 1.
+    pub linear_inertia: f32,
+    /// Angular inertia: the fraction of the reference frame's rotation the free particles feel;
+    /// each substep they (and their velocities) are turned about the frame's origin by (1 -
+    /// angular_inertia) of its rotation over it (slerp). 1: plain physics; 0: a snap turn carries
+    /// the cloth round with the character.
+    ///
+    /// Range: 0 <= x <= 1. Default: 1.
+    pub angular_inertia: f32,
 }
 
 /// The settings of a cloth that may change after creation: the same fields, meanings, ranges and
@@ -459,6 +482,29 @@ pub struct XpbdClothParams {
     ///
     /// Range: 0 (= no stretch limit) or 1 <= s <= 100. Default: 1.03.
     pub max_stretch: f32,
+    /// Blend b between the animated pose and the simulation in what is read back: positions a +
+    /// b*(x - a) and normals likewise (normalised), for fading cloth in and out (LOD, cut-scenes).
+    /// The simulation itself is unchanged. No effect until the cloth has an animated pose
+    /// (xpbd_cloth_set_animated_pose, or a skin and joint matrices).
+    ///
+    /// Range: 0 <= x <= 1. Default: 1.
+    pub simulation_blend: f32,
+    /// Linear inertia: the fraction of the reference frame's translation
+    /// (xpbd_cloth_set_reference_frame) the free particles feel. Each substep they are carried by
+    /// (1 - linear_inertia) of the frame's translation over it, positions and substep start
+    /// together, so no velocity is added. 1: plain world-space physics; 0: the cloth moves with the
+    /// frame as in local space. No effect without a reference frame. Low (0 to 0.3) for capes and
+    /// skirts of fast characters; 1 for cloth not worn.
+    ///
+    /// Range: 0 <= x <= 1. Default: 1.
+    pub linear_inertia: f32,
+    /// Angular inertia: the fraction of the reference frame's rotation the free particles feel;
+    /// each substep they (and their velocities) are turned about the frame's origin by (1 -
+    /// angular_inertia) of its rotation over it (slerp). 1: plain physics; 0: a snap turn carries
+    /// the cloth round with the character.
+    ///
+    /// Range: 0 <= x <= 1. Default: 1.
+    pub angular_inertia: f32,
 }
 
 /// What a cloth is made of: masses and compliances. `xpbd_cloth_set_material` replaces these fields
@@ -559,6 +605,9 @@ impl From<&ClothParams> for XpbdClothParams {
             self_kinetic_friction: p.self_kinetic_friction,
             enable_inter_cloth_collision: p.inter_cloth_collision as u32,
             max_stretch: p.max_stretch.unwrap_or(0.0),
+            simulation_blend: p.simulation_blend,
+            linear_inertia: p.linear_inertia,
+            angular_inertia: p.angular_inertia,
         }
     }
 }
@@ -609,6 +658,9 @@ impl XpbdClothParams {
             self_kinetic_friction: self.self_kinetic_friction,
             inter_cloth_collision: flag(self.enable_inter_cloth_collision, "enable_inter_cloth_collision")?,
             max_stretch: optional_from_c(self.max_stretch),
+            simulation_blend: self.simulation_blend,
+            linear_inertia: self.linear_inertia,
+            angular_inertia: self.angular_inertia,
         })
     }
 
@@ -680,6 +732,9 @@ impl XpbdClothDesc {
             self_kinetic_friction: self.self_kinetic_friction,
             enable_inter_cloth_collision: self.enable_inter_cloth_collision,
             max_stretch: self.max_stretch,
+            simulation_blend: self.simulation_blend,
+            linear_inertia: self.linear_inertia,
+            angular_inertia: self.angular_inertia,
         }
     }
 
@@ -730,6 +785,9 @@ impl XpbdClothDesc {
             self_kinetic_friction: params.self_kinetic_friction,
             enable_inter_cloth_collision: params.enable_inter_cloth_collision,
             max_stretch: params.max_stretch,
+            simulation_blend: params.simulation_blend,
+            linear_inertia: params.linear_inertia,
+            angular_inertia: params.angular_inertia,
         }
     }
 }
@@ -778,6 +836,9 @@ impl XpbdClothDesc {
             "self_kinetic_friction" => FieldMut::F32(&mut self.self_kinetic_friction),
             "enable_inter_cloth_collision" => FieldMut::U32(&mut self.enable_inter_cloth_collision),
             "max_stretch" => FieldMut::F32(&mut self.max_stretch),
+            "simulation_blend" => FieldMut::F32(&mut self.simulation_blend),
+            "linear_inertia" => FieldMut::F32(&mut self.linear_inertia),
+            "angular_inertia" => FieldMut::F32(&mut self.angular_inertia),
             _ => return None,
         })
     }
@@ -823,6 +884,9 @@ impl XpbdClothParams {
             "self_kinetic_friction" => FieldMut::F32(&mut self.self_kinetic_friction),
             "enable_inter_cloth_collision" => FieldMut::U32(&mut self.enable_inter_cloth_collision),
             "max_stretch" => FieldMut::F32(&mut self.max_stretch),
+            "simulation_blend" => FieldMut::F32(&mut self.simulation_blend),
+            "linear_inertia" => FieldMut::F32(&mut self.linear_inertia),
+            "angular_inertia" => FieldMut::F32(&mut self.angular_inertia),
             _ => return None,
         })
     }

@@ -60,12 +60,27 @@ pub(crate) fn place_pose(parts: &mut Parts, substep: u32, substeps: u32) {
                 (pose[i], normal[i]) = skin.skin(i, r);
             }
         }
-        _ => {
-            for i in 0..pose.len() {
-                pose[i] = a.position(i, substep, substeps);
-                normal[i] = a.normal(i, substep, substeps);
+        _ => match a.frame.filter(|f| f.start != f.target && substep + 1 < substeps) {
+            // A pose given in a moving reference frame is interpolated in that frame and carried
+            // by the frame interpolated (lerp, slerp), so a turning character's pose turns along
+            // the arc, as its free particles are carried, not along the chord.
+            Some(f) => {
+                let s = (substep + 1) as f32 / substeps as f32;
+                let (p, q) = (f.start.0.lerp(f.target.0, s), f.start.1.slerp(f.target.1, s).normalize());
+                let (qs, qt) = (f.start.1.conjugate(), f.target.1.conjugate());
+                for i in 0..pose.len() {
+                    let (from, to) = (qs * (a.start[i] - f.start.0), qt * (a.target[i] - f.target.0));
+                    pose[i] = q * from.lerp(to, s) + p;
+                    normal[i] = (q * (qs * a.normal_start[i]).lerp(qt * a.normal_target[i], s)).normalize_or_zero();
+                }
             }
-        }
+            None => {
+                for i in 0..pose.len() {
+                    pose[i] = a.position(i, substep, substeps);
+                    normal[i] = a.normal(i, substep, substeps);
+                }
+            }
+        },
     }
     for &p in &a.kinematic {
         let row = &mut s.rows[p as usize];
