@@ -581,7 +581,7 @@ typedef struct XpbdClothParams {
      * The simulation itself is unchanged. No effect until the cloth has an animated pose
      * (xpbd_cloth_set_animated_pose, or a skin and joint matrices).
      *
-     * Range: 0 <= x <= 1. Default: 1.
+     * Range: 0 <= b <= 1. Default: 1.
      */
     float simulation_blend;
     /**
@@ -592,7 +592,7 @@ typedef struct XpbdClothParams {
      * frame as in local space. No effect without a reference frame. Low (0 to 0.3) for capes and
      * skirts of fast characters; 1 for cloth not worn.
      *
-     * Range: 0 <= x <= 1. Default: 1.
+     * Range: 0 <= s_lin <= 1. Default: 1.
      */
     float linear_inertia;
     /**
@@ -601,7 +601,7 @@ typedef struct XpbdClothParams {
      * angular_inertia) of its rotation over it (slerp). 1: plain physics; 0: a snap turn carries
      * the cloth round with the character.
      *
-     * Range: 0 <= x <= 1. Default: 1.
+     * Range: 0 <= s_ang <= 1. Default: 1.
      */
     float angular_inertia;
 } XpbdClothParams;
@@ -1008,7 +1008,7 @@ typedef struct XpbdClothDesc {
      * The simulation itself is unchanged. No effect until the cloth has an animated pose
      * (xpbd_cloth_set_animated_pose, or a skin and joint matrices).
      *
-     * Range: 0 <= x <= 1. Default: 1.
+     * Range: 0 <= b <= 1. Default: 1.
      */
     float simulation_blend;
     /**
@@ -1019,7 +1019,7 @@ typedef struct XpbdClothDesc {
      * frame as in local space. No effect without a reference frame. Low (0 to 0.3) for capes and
      * skirts of fast characters; 1 for cloth not worn.
      *
-     * Range: 0 <= x <= 1. Default: 1.
+     * Range: 0 <= s_lin <= 1. Default: 1.
      */
     float linear_inertia;
     /**
@@ -1028,7 +1028,7 @@ typedef struct XpbdClothDesc {
      * angular_inertia) of its rotation over it (slerp). 1: plain physics; 0: a snap turn carries
      * the cloth round with the character.
      *
-     * Range: 0 <= x <= 1. Default: 1.
+     * Range: 0 <= s_ang <= 1. Default: 1.
      */
     float angular_inertia;
 } XpbdClothDesc;

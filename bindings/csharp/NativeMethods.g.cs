@@ -1147,7 +1147,7 @@ namespace Xpbd.Native
         ///  The simulation itself is unchanged. No effect until the cloth has an animated pose
         ///  (xpbd_cloth_set_animated_pose, or a skin and joint matrices).
         ///
-        ///  Range: 0 &lt;= x &lt;= 1. Default: 1.
+        ///  Range: 0 &lt;= b &lt;= 1. Default: 1.
         /// </summary>
         public float simulation_blend;
         /// <summary>
@@ -1158,7 +1158,7 @@ namespace Xpbd.Native
         ///  frame as in local space. No effect without a reference frame. Low (0 to 0.3) for capes and
         ///  skirts of fast characters; 1 for cloth not worn.
         ///
-        ///  Range: 0 &lt;= x &lt;= 1. Default: 1.
+        ///  Range: 0 &lt;= s_lin &lt;= 1. Default: 1.
         /// </summary>
         public float linear_inertia;
         /// <summary>
@@ -1167,7 +1167,7 @@ namespace Xpbd.Native
         ///  angular_inertia) of its rotation over it (slerp). 1: plain physics; 0: a snap turn carries
         ///  the cloth round with the character.
         ///
-        ///  Range: 0 &lt;= x &lt;= 1. Default: 1.
+        ///  Range: 0 &lt;= s_ang &lt;= 1. Default: 1.
         /// </summary>
         public float angular_inertia;
     }
@@ -1461,7 +1461,7 @@ namespace Xpbd.Native
         ///  The simulation itself is unchanged. No effect until the cloth has an animated pose
         ///  (xpbd_cloth_set_animated_pose, or a skin and joint matrices).
         ///
-        ///  Range: 0 &lt;= x &lt;= 1. Default: 1.
+        ///  Range: 0 &lt;= b &lt;= 1. Default: 1.
         /// </summary>
         public float simulation_blend;
         /// <summary>
@@ -1472,7 +1472,7 @@ namespace Xpbd.Native
         ///  frame as in local space. No effect without a reference frame. Low (0 to 0.3) for capes and
         ///  skirts of fast characters; 1 for cloth not worn.
         ///
-        ///  Range: 0 &lt;= x &lt;= 1. Default: 1.
+        ///  Range: 0 &lt;= s_lin &lt;= 1. Default: 1.
         /// </summary>
         public float linear_inertia;
         /// <summary>
@@ -1481,7 +1481,7 @@ namespace Xpbd.Native
         ///  angular_inertia) of its rotation over it (slerp). 1: plain physics; 0: a snap turn carries
         ///  the cloth round with the character.
         ///
-        ///  Range: 0 &lt;= x &lt;= 1. Default: 1.
+        ///  Range: 0 &lt;= s_ang &lt;= 1. Default: 1.
         /// </summary>
         public float angular_inertia;
     }

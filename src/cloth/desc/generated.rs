@@ -197,7 +197,7 @@ pub struct ClothParams {
     /// The simulation itself is unchanged. No effect until the cloth has an animated pose
     /// (xpbd_cloth_set_animated_pose, or a skin and joint matrices).
     ///
-    /// Range: 0 <= x <= 1. Default: 1.
+    /// Range: 0 <= b <= 1. Default: 1.
     pub simulation_blend: f32,
     /// Linear inertia: the fraction of the reference frame's translation
     /// (xpbd_cloth_set_reference_frame) the free particles feel. Each substep they are carried by
@@ -206,14 +206,14 @@ pub struct ClothParams {
     /// frame as in local space. No effect without a reference frame. Low (0 to 0.3) for capes and
     /// skirts of fast characters; 1 for cloth not worn.
     ///
-    /// Range: 0 <= x <= 1. Default: 1.
+    /// Range: 0 <= s_lin <= 1. Default: 1.
     pub linear_inertia: f32,
     /// Angular inertia: the fraction of the reference frame's rotation the free particles feel;
     /// each substep they (and their velocities) are turned about the frame's origin by (1 -
     /// angular_inertia) of its rotation over it (slerp). 1: plain physics; 0: a snap turn carries
     /// the cloth round with the character.
     ///
-    /// Range: 0 <= x <= 1. Default: 1.
+    /// Range: 0 <= s_ang <= 1. Default: 1.
     pub angular_inertia: f32,
 }
 
@@ -308,9 +308,9 @@ impl ClothParams {
         if let Some(value) = self.max_stretch {
             check_range("max_stretch", value, 1.0, 100.0, "1 <= s <= 100")?;
         }
-        check_range("simulation_blend", self.simulation_blend, 0.0, 1.0, "0 <= x <= 1")?;
-        check_range("linear_inertia", self.linear_inertia, 0.0, 1.0, "0 <= x <= 1")?;
-        check_range("angular_inertia", self.angular_inertia, 0.0, 1.0, "0 <= x <= 1")?;
+        check_range("simulation_blend", self.simulation_blend, 0.0, 1.0, "0 <= b <= 1")?;
+        check_range("linear_inertia", self.linear_inertia, 0.0, 1.0, "0 <= s_lin <= 1")?;
+        check_range("angular_inertia", self.angular_inertia, 0.0, 1.0, "0 <= s_ang <= 1")?;
         Ok(())
     }
 }

@@ -505,6 +505,7 @@ pub const CLOTH: &[Param] = &[
         name: "simulation_blend",
         kind: Kind::Real { min: 0.0, max: 1.0 },
         default: Value::F32(1.0),
+        symbol: "b",
         doc: "Blend b between the animated pose and the simulation in what is read back: positions \
               a + b*(x - a) and normals likewise (normalised), for fading cloth in and out (LOD, cut-scenes). \
               The simulation itself is unchanged. No effect until the cloth has an animated pose \
@@ -515,6 +516,7 @@ pub const CLOTH: &[Param] = &[
         name: "linear_inertia",
         kind: Kind::Real { min: 0.0, max: 1.0 },
         default: Value::F32(1.0),
+        symbol: "s_lin",
         doc: "Linear inertia: the fraction of the reference frame's translation (xpbd_cloth_set_reference_frame) \
               the free particles feel. Each substep they are carried by (1 - linear_inertia) of the frame's \
               translation over it, positions and substep start together, so no velocity is added. 1: plain \
@@ -527,6 +529,7 @@ pub const CLOTH: &[Param] = &[
         name: "angular_inertia",
         kind: Kind::Real { min: 0.0, max: 1.0 },
         default: Value::F32(1.0),
+        symbol: "s_ang",
         doc: "Angular inertia: the fraction of the reference frame's rotation the free particles feel; each \
               substep they (and their velocities) are turned about the frame's origin by (1 - angular_inertia) \
               of its rotation over it (slerp). 1: plain physics; 0: a snap turn carries the cloth round with \
