@@ -23,7 +23,7 @@ fn max_strain(world: &World, cloth: ClothHandle) -> f32 {
 /// A 1 m sheet hung from its top corners with a capsule 0.3 m behind it, after 1 s; the capsule
 /// is then moved 50 m through the sheet to the far side by `mv`, one step taken: the peak
 /// strain of the next 30 steps.
-fn strain_after_collider_jump(mv: impl Fn(&mut World, xpbd_cloth::ColliderHandle, &Pose)) -> (f32, f32) {
+fn strain_after_collider_jump(mv: impl Fn(&mut World, xpbd_cloth::ColliderHandle, &Pose)) -> (f32, f32, bool) {
     let n = 21;
     let (positions, indices) = vertical_sheet(n, 1.0);
     let (mut world, cloth) = world_with_cloth(one_thread(), &positions, &indices, ClothParams::default());
@@ -36,23 +36,29 @@ fn strain_after_collider_jump(mv: impl Fn(&mut World, xpbd_cloth::ColliderHandle
     let before = max_strain(&world, cloth);
     mv(&mut world, capsule, &Pose::at([0.5, -0.5, 49.7]));
     let mut peak = 0.0f32;
+    let reported = world.step(DT).is_err();
+    peak = peak.max(max_strain(&world, cloth));
     for _ in 0..30 {
-        let _ = world.step(DT);
+        world.step(DT).unwrap();
         peak = peak.max(max_strain(&world, cloth));
     }
-    (before, peak)
+    (before, peak, reported)
 }
 
 /// Test 7 of issue 31: a collider teleported 50 m through a hanging sheet leaves its strain as it
-/// was (the capsule is never swept through it), where `set_collider_pose` over the same jump
-/// drags the sheet along.
+/// was (the capsule is never swept through it). `set_collider_pose` over the same jump would drag
+/// the sheet along (99 498 % strain before the guard capped a collider's share of its bound):
+/// the guard reports it and puts the sheet back, so it is never a silent wreck.
 #[test]
 fn a_collider_teleported_50_m_through_a_sheet_leaves_its_strain_unchanged() {
-    let (before, teleported) = strain_after_collider_jump(|w, c, p| w.teleport_collider(c, p).unwrap());
-    let (_, swept) = strain_after_collider_jump(|w, c, p| w.set_collider_pose(c, p).unwrap());
-    println!("strain before {:.3} %, after a teleport {:.3} %, after set_pose {:.1} %", before * 100.0, teleported * 100.0, swept * 100.0);
+    let (before, teleported, reported) = strain_after_collider_jump(|w, c, p| w.teleport_collider(c, p).unwrap());
+    assert!(!reported, "a teleport trips no guard");
+    let (_, swept, reported) = strain_after_collider_jump(|w, c, p| w.set_collider_pose(c, p).unwrap());
+    println!("strain before {:.3} %, after a teleport {:.3} %, after set_pose {:.3} % (reported: {reported})", before * 100.0, teleported * 100.0, swept * 100.0);
     assert!(teleported <= before.max(0.0) + 1e-3, "teleport: {teleported} (before {before})");
     assert!(teleported < 0.05);
+    assert!(reported, "the set_pose jump was not reported");
+    assert!(swept < 0.05, "after set_pose the sheet was left wrecked: {swept}");
 }
 
 /// A teleport's pose is the current pose at once and the target (no motion in the next step);
