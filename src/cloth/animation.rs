@@ -156,7 +156,9 @@ impl Cloth {
     /// Errors: `BufferSizeMismatch` (either length), `NonFiniteTarget` (a position NaN, infinite or
     /// beyond ±1e5 m, or a normal not finite; `position` is the vertex); state unchanged on error.
     pub fn set_animated_pose(&mut self, positions: &[[f32; 3]], normals: Option<&[[f32; 3]]>) -> Result<(), ClothError> {
-        let _change = self.begin_change();
+        // Residual statistics read neither the pose nor these values: nothing to settle (the
+        // kinematic set's relayout settles them itself); the default floating-point mode only.
+        let _fp = crate::fp_env::DefaultFpEnv::enter();
         let model = std::sync::Arc::clone(&self.model);
         let map = &model.particle_of_vertex;
         for buffer in std::iter::once(positions).chain(normals) {
@@ -201,7 +203,9 @@ impl Cloth {
     /// Errors: `BufferSizeMismatch`, `InvalidParameter` (`max_distances`: NaN or negative, or
     /// welded copies that differ); state unchanged on error.
     pub fn set_max_distances(&mut self, distances: Option<&[f32]>) -> Result<(), ClothError> {
-        let _change = self.begin_change();
+        // Residual statistics read neither the pose nor these values: nothing to settle (the
+        // kinematic set's relayout settles them itself); the default floating-point mode only.
+        let _fp = crate::fp_env::DefaultFpEnv::enter();
         let values = match distances {
             Some(d) => per_particle(self, d, "max_distances", "a distance >= 0 m (infinity: none)", |d| d >= 0.0)?,
             None => Vec::new(),
@@ -221,7 +225,9 @@ impl Cloth {
     /// Errors: `BufferSizeMismatch`, `InvalidParameter` (`backstop_distances`,
     /// `backstop_radii`); state unchanged on error.
     pub fn set_backstops(&mut self, backstops: Option<(&[f32], &[f32])>) -> Result<(), ClothError> {
-        let _change = self.begin_change();
+        // Residual statistics read neither the pose nor these values: nothing to settle (the
+        // kinematic set's relayout settles them itself); the default floating-point mode only.
+        let _fp = crate::fp_env::DefaultFpEnv::enter();
         let m = crate::mesh::MAX_COORDINATE;
         let (distance, radius) = match backstops {
             Some((b, r)) => (
@@ -245,7 +251,9 @@ impl Cloth {
     /// Errors: `BufferSizeMismatch`, `InvalidParameter` (`anim_drive_compliances`); state
     /// unchanged on error.
     pub fn set_anim_drive(&mut self, compliances: Option<&[f32]>) -> Result<(), ClothError> {
-        let _change = self.begin_change();
+        // Residual statistics read neither the pose nor these values: nothing to settle (the
+        // kinematic set's relayout settles them itself); the default floating-point mode only.
+        let _fp = crate::fp_env::DefaultFpEnv::enter();
         let values = match compliances {
             Some(c) => per_particle(self, c, "anim_drive_compliances", "a compliance 0 <= alpha <= 1e20 m/N (infinity: none)", |c| {
                 (0.0..=MAX_COMPLIANCE).contains(&c) || c == f32::INFINITY
@@ -333,6 +341,7 @@ impl Cloth {
             false => Vec::new(),
         };
         if kinematic != a.kinematic {
+            self.settle_stats();
             self.state.animation.kinematic = kinematic;
             self.refresh_inverse_masses();
             self.relayout();

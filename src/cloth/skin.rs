@@ -83,6 +83,19 @@ impl Skin {
     /// `rest` and its unit normal (LBS: x = Σ wₖ·Mₖ·x_rest).
     #[inline]
     pub fn skin(&self, i: usize, rest: Vec3) -> (Vec3, Vec3) {
+        let m = self.blend(i);
+        (m.transform_point3(rest), (Mat3::from_mat4(m) * self.bind_normals[i]).normalize_or_zero())
+    }
+
+    /// Particle `i`'s position only (when no backstop needs the normal).
+    #[inline]
+    pub fn skin_position(&self, i: usize, rest: Vec3) -> Vec3 {
+        self.blend(i).transform_point3(rest)
+    }
+
+    /// Σ wₖ·Mₖ over particle `i`'s joints.
+    #[inline]
+    fn blend(&self, i: usize) -> Mat4 {
         let (joints, weights) = (self.joints[i], self.weights[i]);
         let mut m = Mat4::ZERO;
         for k in 0..MAX_JOINTS_PER_VERTEX {
@@ -90,7 +103,7 @@ impl Skin {
                 m += self.matrices[joints[k] as usize] * weights[k];
             }
         }
-        (m.transform_point3(rest), (Mat3::from_mat4(m) * self.bind_normals[i]).normalize_or_zero())
+        m
     }
 
     pub fn finish_step(&mut self) {
@@ -129,7 +142,9 @@ impl Cloth {
     /// `joint_weights`: negative, non-finite or all 0); `BufferSizeMismatch` (per-vertex arrays
     /// not `vertex_count` long); state unchanged on error.
     pub fn set_skin(&mut self, desc: Option<&SkinDesc>) -> Result<(), ClothError> {
-        let _change = self.begin_change();
+        // Residual statistics read neither the pose nor these values: nothing to settle (the
+        // kinematic set's relayout settles them itself); the default floating-point mode only.
+        let _fp = crate::fp_env::DefaultFpEnv::enter();
         let Some(desc) = desc else {
             self.state.animation.skin = None;
             return Ok(());
@@ -192,7 +207,9 @@ impl Cloth {
     /// non-finite entry, or a scale of 0), `BufferSizeMismatch` (not `joint_count` matrices);
     /// state unchanged on error.
     pub fn set_joint_matrices(&mut self, matrices: &[[f32; 16]]) -> Result<(), ClothError> {
-        let _change = self.begin_change();
+        // Residual statistics read neither the pose nor these values: nothing to settle (the
+        // kinematic set's relayout settles them itself); the default floating-point mode only.
+        let _fp = crate::fp_env::DefaultFpEnv::enter();
         let Some(skin) = self.state.animation.skin.as_deref() else {
             return Err(invalid("skin", 0.0, "a skin set with set_skin before joint matrices"));
         };

@@ -56,8 +56,15 @@ pub(crate) fn place_pose(parts: &mut Parts, substep: u32, substeps: u32) {
     match a.skin.as_deref_mut().filter(|skin| skin.posed) {
         Some(skin) if substep + 1 < substeps => {
             skin.matrices_at((substep + 1) as f32 / substeps as f32);
-            for (i, &r) in rest.iter().enumerate() {
-                (pose[i], normal[i]) = skin.skin(i, r);
+            if a.backstop_radius.is_empty() {
+                // Only the backstop reads the normals.
+                for (i, &r) in rest.iter().enumerate() {
+                    pose[i] = skin.skin_position(i, r);
+                }
+            } else {
+                for (i, &r) in rest.iter().enumerate() {
+                    (pose[i], normal[i]) = skin.skin(i, r);
+                }
             }
         }
         _ => match a.frame.filter(|f| f.start != f.target && substep + 1 < substeps) {
