@@ -426,3 +426,54 @@ fn simulation_blend_fades_the_read_back_between_pose_and_simulation() {
         assert!(worst < 1e-6, "blend {blend}: {worst}");
     }
 }
+
+/// Issue 31, test 7 (respawn): a cape worn in its character's frame (inertia 0.5) with a torso
+/// capsule; at step 30 the root, the cape (`Cloth::teleport`) and the capsule
+/// (`World::teleport_collider`) jump 50 m and turn 90°: the step after, and the 20 after it, no
+/// edge is stretched 5 %, and no guard trips.
+#[test]
+fn a_respawn_50_m_away_and_turned_90_degrees_does_not_stretch_the_cape() {
+    let n = 16;
+    let (rest, indices) = vertical_sheet(n, 1.0);
+    let params = ClothParams { linear_inertia: 0.5, angular_inertia: 0.5, ..ClothParams::default() };
+    let (mut world, cloth) = world_with_cloth(one_thread(), &rest, &indices, params);
+    let origin = xpbd_cloth::Vec3::new(0.5, 0.0, 0.15);
+    let torso_local = xpbd_cloth::Vec3::new(0.0, -0.4, 0.0);
+    let capsule = world
+        .add_collider(&ColliderDesc { pose: Pose::at((origin + torso_local).to_array()), ..ColliderDesc::capsule(0.1, 0.25) })
+        .unwrap();
+    let mut d = vec![f32::INFINITY; rest.len()];
+    d[..n].fill(0.0);
+    world.cloth_mut(cloth).unwrap().set_max_distances(Some(&d)).unwrap();
+    let jump = xpbd_cloth::Vec3::new(50.0, 0.0, 0.0);
+    let turn = glam_quat(xpbd_cloth::Vec3::Y, std::f32::consts::FRAC_PI_2);
+    let (mut before, mut after) = (0.0f32, 0.0f32);
+    for step in 0..=50 {
+        let walked = xpbd_cloth::Vec3::new(0.0, 0.0, -2.0 * step as f32 * DT);
+        // The root: walking along −z, and after the respawn the same walk carried by the jump.
+        let (rotation, position) = if step < 30 {
+            ([0.0, 0.0, 0.0, 1.0], origin + walked)
+        } else {
+            (turn, rotate(turn, origin + walked) + jump)
+        };
+        if step == 30 {
+            // The relative transform from the old root to the new one: rotation `turn` about the
+            // world origin, then `jump` (the walk's step between is the usual motion).
+            world.cloth_mut(cloth).unwrap().teleport(jump.to_array(), turn).unwrap();
+            let old = world.collider(capsule).unwrap().pose();
+            let moved = rotate(turn, xpbd_cloth::Vec3::from_array(old.position)) + jump;
+            world.teleport_collider(capsule, &Pose { position: moved.to_array(), rotation: turn }).unwrap();
+        }
+        let frame = |p: [f32; 3]| (rotate(rotation, xpbd_cloth::Vec3::from_array(p) - origin) + position).to_array();
+        let pose: Vec<[f32; 3]> = rest.iter().map(|&p| frame(p)).collect();
+        let c = world.cloth_mut(cloth).unwrap();
+        c.set_reference_frame(position.to_array(), rotation).unwrap();
+        c.set_animated_pose(&pose, None).unwrap();
+        world.set_collider_pose(capsule, &Pose { position: frame((origin + torso_local).to_array()), rotation }).unwrap();
+        world.step(DT).expect("no guard trips");
+        let strain = max_strain(&world, cloth);
+        if step < 30 { before = before.max(strain) } else { after = after.max(strain) }
+    }
+    println!("respawn: peak strain before {:.3} %, from the step after {:.3} %", before * 100.0, after * 100.0);
+    assert!(after < 0.05, "{after}");
+}
