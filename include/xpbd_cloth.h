@@ -1762,6 +1762,31 @@ XpbdResult xpbd_cloth_teleport(struct XpbdClothId cloth,
                                const float *rotation);
 
 /**
+ * Teleport a character in one call: every cloth of `cloths` (`XpbdClothId[cloth_count]`) as
+ * `xpbd_cloth_teleport` and every collider of `colliders` (`XpbdColliderId[collider_count]`)
+ * as `xpbd_collider_teleport` to its pose moved by the same rigid transform x -> R*x + t
+ * (`translation` `float[3]` metres, `rotation` `float[4]` unit quaternion x, y, z, w), all or
+ * nothing: a respawn moves the cape, the skirt and the body's colliders together without a sweep
+ * or a guard trip. Pass the relative transform of the character's root, B*A^-1.
+ *
+ * Errors: `XPBD_RESULT_NULL_POINTER`, `XPBD_RESULT_INVALID_ID` (`world`, or an id that is not a
+ * live object of `world`), `XPBD_RESULT_INVALID_ARGUMENT` (as `xpbd_cloth_teleport`, or a
+ * collider moved beyond +-1e5 m); nothing moves on error. `XPBD_RESULT_WORLD_POISONED`.
+ * Thread-safe; serialised with the world's step.
+ *
+ * # Safety
+ * `cloths` holds `cloth_count` ids and `colliders` `collider_count` (either NULL when its count
+ * is 0); `translation` 3 floats, `rotation` 4.
+ */
+XpbdResult xpbd_world_teleport(struct XpbdWorldId world,
+                               const struct XpbdClothId *cloths,
+                               uint32_t cloth_count,
+                               const struct XpbdColliderId *colliders,
+                               uint32_t collider_count,
+                               const float *translation,
+                               const float *rotation);
+
+/**
  * Bind the cloth's animated pose to a skeleton (linear blend skinning; the mesh as created is the
  * bind pose); `desc` NULL removes the skin. From the next `xpbd_cloth_set_joint_matrices` the
  * library skins the pose at every substep, the joints interpolated by translation, rotation

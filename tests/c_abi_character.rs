@@ -93,12 +93,32 @@ fn bad_character_input_returns_its_code_and_changes_nothing() {
         let (mut p, mut q) = ([0.0f32; 3], [0.0f32; 4]);
         ok(xpbd_collider_get_pose(collider, p.as_mut_ptr(), q.as_mut_ptr()));
         assert_eq!(p, [50.0, 0.0, 0.0]);
+        // The character in one call: cloth and collider 10 m along y, all or nothing.
+        let up = [0.0f32, 10.0, 0.0];
+        let before = c_positions(cloth);
+        let other = c_world(1);
+        let foreign = c_cloth(other, &rest, &indices);
+        let bad = [cloth, foreign];
+        assert_eq!(xpbd_world_teleport(world, bad.as_ptr(), 2, &collider, 1, up.as_ptr(), rotation.as_ptr()), XpbdResult::InvalidId);
+        assert_eq!(xpbd_world_teleport(world, &cloth, 1, &collider, 1, up.as_ptr(), bad_quaternion().as_ptr()), XpbdResult::InvalidArgument);
+        assert_eq!(bits(&c_positions(cloth)), bits(&before), "nothing moved");
+        ok(xpbd_world_teleport(world, &cloth, 1, &collider, 1, up.as_ptr(), rotation.as_ptr()));
+        ok(xpbd_collider_get_pose(collider, p.as_mut_ptr(), q.as_mut_ptr()));
+        assert_eq!(p, [50.0, 10.0, 0.0]);
+        assert!(c_positions(cloth).iter().zip(&before).all(|(a, b)| (a[1] - b[1] - 10.0).abs() < 1e-5));
+        ok(xpbd_world_destroy(other));
         let bad_rotation = [0.0f32, 0.0, 0.0, 2.0];
         assert_eq!(xpbd_cloth_set_reference_frame(cloth, p.as_ptr(), bad_rotation.as_ptr()), XpbdResult::InvalidArgument);
         assert_eq!(xpbd_cloth_set_reference_frame(cloth, null(), rotation.as_ptr()), XpbdResult::NullPointer);
         ok(xpbd_cloth_set_reference_frame(cloth, [0.0f32; 3].as_ptr(), rotation.as_ptr()));
     }
     ok(xpbd_world_step(world, DT));
-    assert_eq!(bits(&c_positions(cloth)), bits(&rest), "skinned at the bind pose with identity joints");
+    // The teleport carried the skin's joints with the cloth: the kinematic cloth stays 10 m up.
+    let up: Vec<[f32; 3]> = rest.iter().map(|p| [p[0], p[1] + 10.0, p[2]]).collect();
+    assert_eq!(bits(&c_positions(cloth)), bits(&up), "skinned at the teleported bind pose");
     ok(xpbd_world_destroy(world));
+}
+
+fn bad_quaternion() -> [f32; 4] {
+    [0.0, 0.0, 0.0, 2.0]
 }

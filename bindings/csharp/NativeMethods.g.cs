@@ -720,6 +720,26 @@ namespace Xpbd.Native
         public static extern XpbdResult xpbd_cloth_teleport(XpbdClothId cloth, float* translation, float* rotation);
 
         /// <summary>
+        ///  Teleport a character in one call: every cloth of `cloths` (`XpbdClothId[cloth_count]`) as
+        ///  `xpbd_cloth_teleport` and every collider of `colliders` (`XpbdColliderId[collider_count]`)
+        ///  as `xpbd_collider_teleport` to its pose moved by the same rigid transform x -&gt; R*x + t
+        ///  (`translation` `float[3]` metres, `rotation` `float[4]` unit quaternion x, y, z, w), all or
+        ///  nothing: a respawn moves the cape, the skirt and the body's colliders together without a sweep
+        ///  or a guard trip. Pass the relative transform of the character's root, B*A^-1.
+        ///
+        ///  Errors: `XPBD_RESULT_NULL_POINTER`, `XPBD_RESULT_INVALID_ID` (`world`, or an id that is not a
+        ///  live object of `world`), `XPBD_RESULT_INVALID_ARGUMENT` (as `xpbd_cloth_teleport`, or a
+        ///  collider moved beyond +-1e5 m); nothing moves on error. `XPBD_RESULT_WORLD_POISONED`.
+        ///  Thread-safe; serialised with the world's step.
+        ///
+        ///  # Safety
+        ///  `cloths` holds `cloth_count` ids and `colliders` `collider_count` (either NULL when its count
+        ///  is 0); `translation` 3 floats, `rotation` 4.
+        /// </summary>
+        [DllImport(__DllName, EntryPoint = "xpbd_world_teleport", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        public static extern XpbdResult xpbd_world_teleport(XpbdWorldId world, XpbdClothId* cloths, uint cloth_count, XpbdColliderId* colliders, uint collider_count, float* translation, float* rotation);
+
+        /// <summary>
         ///  Default world settings: gravity (0, -9.81, 0) m/s^2, 10 substeps, 1 iteration, one thread per
         ///  core. Never fails. Thread-safe.
         /// </summary>
