@@ -484,3 +484,26 @@ fn a_respawn_50_m_away_and_turned_90_degrees_does_not_stretch_the_cape() {
     println!("respawn: peak strain before {:.3} %, from the step after {:.3} %", before * 100.0, after * 100.0);
     assert!(after < 0.05, "{after}");
 }
+
+/// Nothing changes for existing users: a cloth given a moving reference frame at inertia 1 (the
+/// default) steps bit for bit as one without, and an animated pose with no constraints set
+/// changes no bit either.
+#[test]
+fn a_reference_frame_at_inertia_1_and_a_bare_pose_change_no_bit() {
+    let n = 10;
+    let (rest, indices) = vertical_sheet(n, 1.0);
+    let (mut world, plain) = world_with_cloth(one_thread(), &rest, &indices, ClothParams::default());
+    let framed = world.add_cloth(&xpbd_cloth::ClothDesc::new(&rest, &indices)).unwrap();
+    for c in [plain, framed] {
+        world.cloth_mut(c).unwrap().set_pinned(&[0, n as u32 - 1], None).unwrap();
+    }
+    for step in 0..60 {
+        let turn = glam_quat(xpbd_cloth::Vec3::Y, 0.05 * step as f32);
+        let c = world.cloth_mut(framed).unwrap();
+        c.set_reference_frame([step as f32 * 0.1, 0.0, 0.0], turn).unwrap();
+        c.set_animated_pose(&moving_pose(&rest, step as f32 * DT, 3.0, 1.0), None).unwrap();
+        world.step(DT).unwrap();
+        let bits = |c| read(&world, c).iter().flat_map(|v| v.map(f32::to_bits)).collect::<Vec<_>>();
+        assert!(bits(plain) == bits(framed), "step {step}");
+    }
+}

@@ -1,5 +1,6 @@
-//! The mutable simulation state of a cloth: exactly what a snapshot holds ([`super::snapshot`]),
-//! of which the state hash covers the positions and velocities ([`super::state_hash`]).
+//! The mutable simulation state of a cloth: what a snapshot holds ([`super::snapshot`]), of which
+//! the state hash covers the positions and velocities ([`super::state_hash`]), and the animated
+//! pose, which the engine gives again every step and a snapshot does not keep.
 
 use super::animation::Animation;
 use super::pins::Pins;
