@@ -82,8 +82,14 @@
  * percentiles; `linear_damping` defaults to 3/s; `self_collision_radius` 0 means half the mesh's
  * median edge; creation drops duplicate triangles and makes the winding consistent
  * (`xpbd_cloth_get_mesh_report` says what it changed); `xpbd_cloth_read_vertex_masses`.
+ * 5: the frame loop (`xpbd_world_advance`, interpolated reads, `xpbd_cloth_write_vertices`,
+ * `xpbd_cloth_get_bounds`, particle writes, instances, sleeping: `XpbdClothDesc`/`XpbdClothParams`
+ * grew `sleep_speed`, `sleep_time`), mesh shapes and `XPBD_COLLIDER_KIND_MESH` (`XpbdColliderDesc`
+ * grew `mesh_shape`: 72 bytes, 8-byte aligned), character cloth (animated pose, skin, max distance,
+ * backstop, anim drive, reference frame, teleports; `XpbdClothDesc`/`XpbdClothParams` grew
+ * `simulation_blend`, `linear_inertia`, `angular_inertia`).
  */
-#define XPBD_ABI_VERSION 4
+#define XPBD_ABI_VERSION 5
 
 /**
  * Result of every fallible `xpbd_*` function (an `int32_t`). `XPBD_RESULT_OK` (0) is success;
@@ -517,9 +523,10 @@ typedef struct XpbdClothParams {
      * Explosion guard: the largest plausible particle speed v_max. After every step a cloth with a
      * NaN/infinite position or velocity, or a vertex that moved farther than d_pins + d_colliders
      * + 2*L + v_max*dt (d_pins: the largest pin move of the step; d_colliders: the largest
-     * collider move of the step, rotation not counted; L: the diagonal of the rest pose's bounding
-     * box; all in metres), is unstable: see `unstable_recovery`. Above the fastest real motion;
-     * the default is above the terminal speed of any cloth.
+     * collider move of the step, rotation not counted, at most v_max*dt, so a collider jump that
+     * drags the cloth is reported; L: the diagonal of the rest pose's bounding box; all in
+     * metres), is unstable: see `unstable_recovery`. Above the fastest real motion; the default is
+     * above the terminal speed of any cloth.
      *
      * Unit: m/s. Range: 0.001 <= m/s <= 1e6. Default: 100.
      */
@@ -602,6 +609,35 @@ typedef struct XpbdClothParams {
      * Unit: s. Range: 0 <= s <= 3600. Default: 1.
      */
     float sleep_time;
+    /**
+     * Blend b between the animated pose and the simulation in what is read back: positions a +
+     * b*(x - a) and normals likewise (normalised), for fading cloth in and out (LOD, cut-scenes).
+     * The simulation itself is unchanged. No effect until the cloth has an animated pose
+     * (xpbd_cloth_set_animated_pose, or a skin and joint matrices).
+     *
+     * Range: 0 <= b <= 1. Default: 1.
+     */
+    float simulation_blend;
+    /**
+     * Linear inertia: the fraction of the reference frame's translation
+     * (xpbd_cloth_set_reference_frame) the free particles feel. Each substep they are carried by
+     * (1 - linear_inertia) of the frame's translation over it, positions and substep start
+     * together, so no velocity is added. 1: plain world-space physics; 0: the cloth moves with the
+     * frame as in local space. No effect without a reference frame. Low (0 to 0.3) for capes and
+     * skirts of fast characters; 1 for cloth not worn.
+     *
+     * Range: 0 <= s_lin <= 1. Default: 1.
+     */
+    float linear_inertia;
+    /**
+     * Angular inertia: the fraction of the reference frame's rotation the free particles feel;
+     * each substep they (and their velocities) are turned about the frame's origin by (1 -
+     * angular_inertia) of its rotation over it (slerp). 1: plain physics; 0: a snap turn carries
+     * the cloth round with the character.
+     *
+     * Range: 0 <= s_ang <= 1. Default: 1.
+     */
+    float angular_inertia;
 } XpbdClothParams;
 
 /**
@@ -935,9 +971,10 @@ typedef struct XpbdClothDesc {
      * Explosion guard: the largest plausible particle speed v_max. After every step a cloth with a
      * NaN/infinite position or velocity, or a vertex that moved farther than d_pins + d_colliders
      * + 2*L + v_max*dt (d_pins: the largest pin move of the step; d_colliders: the largest
-     * collider move of the step, rotation not counted; L: the diagonal of the rest pose's bounding
-     * box; all in metres), is unstable: see `unstable_recovery`. Above the fastest real motion;
-     * the default is above the terminal speed of any cloth.
+     * collider move of the step, rotation not counted, at most v_max*dt, so a collider jump that
+     * drags the cloth is reported; L: the diagonal of the rest pose's bounding box; all in
+     * metres), is unstable: see `unstable_recovery`. Above the fastest real motion; the default is
+     * above the terminal speed of any cloth.
      *
      * Unit: m/s. Range: 0.001 <= m/s <= 1e6. Default: 100.
      */
@@ -1020,6 +1057,35 @@ typedef struct XpbdClothDesc {
      * Unit: s. Range: 0 <= s <= 3600. Default: 1.
      */
     float sleep_time;
+    /**
+     * Blend b between the animated pose and the simulation in what is read back: positions a +
+     * b*(x - a) and normals likewise (normalised), for fading cloth in and out (LOD, cut-scenes).
+     * The simulation itself is unchanged. No effect until the cloth has an animated pose
+     * (xpbd_cloth_set_animated_pose, or a skin and joint matrices).
+     *
+     * Range: 0 <= b <= 1. Default: 1.
+     */
+    float simulation_blend;
+    /**
+     * Linear inertia: the fraction of the reference frame's translation
+     * (xpbd_cloth_set_reference_frame) the free particles feel. Each substep they are carried by
+     * (1 - linear_inertia) of the frame's translation over it, positions and substep start
+     * together, so no velocity is added. 1: plain world-space physics; 0: the cloth moves with the
+     * frame as in local space. No effect without a reference frame. Low (0 to 0.3) for capes and
+     * skirts of fast characters; 1 for cloth not worn.
+     *
+     * Range: 0 <= s_lin <= 1. Default: 1.
+     */
+    float linear_inertia;
+    /**
+     * Angular inertia: the fraction of the reference frame's rotation the free particles feel;
+     * each substep they (and their velocities) are turned about the frame's origin by (1 -
+     * angular_inertia) of its rotation over it (slerp). 1: plain physics; 0: a snap turn carries
+     * the cloth round with the character.
+     *
+     * Range: 0 <= s_ang <= 1. Default: 1.
+     */
+    float angular_inertia;
 } XpbdClothDesc;
 
 /**
@@ -1299,6 +1365,29 @@ typedef struct XpbdClothStatus {
      */
     uint32_t recovery;
 } XpbdClothStatus;
+
+/**
+ * A skin binding for `xpbd_cloth_set_skin`: the mesh as created is the bind pose.
+ */
+typedef struct XpbdSkinDesc {
+    /**
+     * Number of joints J (1..=65536).
+     */
+    uint32_t joint_count;
+    /**
+     * Inverse bind matrix per joint, `float[16*joint_count]`, column-major (m[12..14] the
+     * translation): mesh space -> the joint's space.
+     */
+    const float *inverse_bind_matrices;
+    /**
+     * Four joint indices per render vertex, `uint32_t[4*vertex_count]`, each < joint_count.
+     */
+    const uint32_t *joint_indices;
+    /**
+     * Their weights, `float[4*vertex_count]`, each >= 0, not all 0 (normalised to sum 1).
+     */
+    const float *joint_weights;
+} XpbdSkinDesc;
 
 /**
  * What the library made of a cloth's render mesh at creation (counts after welding), and its
@@ -1760,6 +1849,28 @@ XpbdResult xpbd_collider_set_pose(struct XpbdColliderId collider,
                                   const float *rotation);
 
 /**
+ * Move the collider to a pose at once: `position` in metres (`float[3]`, finite, each within
+ * +-1e5) and `rotation` local -> world as a unit quaternion (`float[4]`, x, y, z, w; length
+ * 1 +- 1e-3, renormalised). Its current pose and its target both become this pose, so the next
+ * `xpbd_world_step` sees it resting there: nothing is swept between the old and the new pose
+ * (a respawn through a cape does not tear it), friction carries nothing, and the explosion guard
+ * does not count the jump. A cloth it lands inside is pushed out at most
+ * `max_depenetration_speed`; teleport the cloth with it (`xpbd_cloth_teleport`) to keep them
+ * together. Both arrays are read during the call only.
+ *
+ * Errors: `XPBD_RESULT_NULL_POINTER` (`position` or `rotation` NULL),
+ * `XPBD_RESULT_INVALID_ARGUMENT` (NaN/Inf or out-of-range position, non-unit or non-finite
+ * rotation; the pose is unchanged), `XPBD_RESULT_INVALID_ID`, `XPBD_RESULT_WORLD_POISONED`.
+ * Thread-safe; serialised with the world's step.
+ *
+ * # Safety
+ * `position` holds 3 floats and `rotation` 4 floats.
+ */
+XpbdResult xpbd_collider_teleport(struct XpbdColliderId collider,
+                                  const float *position,
+                                  const float *rotation);
+
+/**
  * Write the collider's current pose: `out_position` (`float[3]`, metres) and `out_rotation`
  * (`float[4]`, unit quaternion x, y, z, w). Current means reached at the end of the last step
  * (the creation pose before the first step): a pose passed to `xpbd_collider_set_pose` shows
@@ -1902,6 +2013,31 @@ XpbdResult xpbd_cloth_get_status(struct XpbdClothId cloth, struct XpbdClothStatu
  * `translation` points to 3 readable floats and `rotation` to 4.
  */
 XpbdResult xpbd_cloth_teleport(struct XpbdClothId cloth,
+                               const float *translation,
+                               const float *rotation);
+
+/**
+ * Teleport a character in one call: every cloth of `cloths` (`XpbdClothId[cloth_count]`) as
+ * `xpbd_cloth_teleport` and every collider of `colliders` (`XpbdColliderId[collider_count]`)
+ * as `xpbd_collider_teleport` to its pose moved by the same rigid transform x -> R*x + t
+ * (`translation` `float[3]` metres, `rotation` `float[4]` unit quaternion x, y, z, w), all or
+ * nothing: a respawn moves the cape, the skirt and the body's colliders together without a sweep
+ * or a guard trip. Pass the relative transform of the character's root, B*A^-1.
+ *
+ * Errors: `XPBD_RESULT_NULL_POINTER`, `XPBD_RESULT_INVALID_ID` (`world`, or an id that is not a
+ * live object of `world`), `XPBD_RESULT_INVALID_ARGUMENT` (as `xpbd_cloth_teleport`, or a
+ * collider moved beyond +-1e5 m); nothing moves on error. `XPBD_RESULT_WORLD_POISONED`.
+ * Thread-safe; serialised with the world's step.
+ *
+ * # Safety
+ * `cloths` holds `cloth_count` ids and `colliders` `collider_count` (either NULL when its count
+ * is 0); `translation` 3 floats, `rotation` 4.
+ */
+XpbdResult xpbd_world_teleport(struct XpbdWorldId world,
+                               const struct XpbdClothId *cloths,
+                               uint32_t cloth_count,
+                               const struct XpbdColliderId *colliders,
+                               uint32_t collider_count,
                                const float *translation,
                                const float *rotation);
 
@@ -2086,6 +2222,159 @@ XpbdResult xpbd_cloth_wake(struct XpbdClothId cloth);
  * `out` is writable.
  */
 XpbdResult xpbd_cloth_is_sleeping(struct XpbdClothId cloth, uint32_t *out);
+
+/**
+ * Bind the cloth's animated pose to a skeleton (linear blend skinning; the mesh as created is the
+ * bind pose); `desc` NULL removes the skin. From the next `xpbd_cloth_set_joint_matrices` the
+ * library skins the pose at every substep, the joints interpolated by translation, rotation
+ * (slerp) and scale.
+ *
+ * Errors: `XPBD_RESULT_NULL_POINTER` (an array of `desc` NULL), `XPBD_RESULT_INVALID_ARGUMENT`
+ * (`joint_count` 0 or above 65536, a non-finite matrix entry, a joint index >= joint_count,
+ * a weight negative or non-finite, a vertex whose weights sum to 0, welded copies of a vertex
+ * with different joints or weights; the skin is unchanged), `XPBD_RESULT_INVALID_ID`,
+ * `XPBD_RESULT_WORLD_POISONED`. Thread-safe.
+ *
+ * # Safety
+ * `desc`, when not NULL, points to an `XpbdSkinDesc` whose arrays hold the sizes it documents.
+ */
+XpbdResult xpbd_cloth_set_skin(struct XpbdClothId cloth, const struct XpbdSkinDesc *desc);
+
+/**
+ * The joints' world matrices reached by the end of the next step (`float[16*joint_count]`,
+ * column-major, m[12..14] the translation; rotation, translation and scale, no shear). The
+ * animated pose is skinned from them; every substep sees the joints interpolated from the last
+ * step's matrices (the first call: these). Replaces a pose given by `xpbd_cloth_set_animated_pose`.
+ *
+ * Errors: `XPBD_RESULT_NULL_POINTER`, `XPBD_RESULT_INVALID_ARGUMENT` (no skin set, `joint_count`
+ * not the skin's, a non-finite entry or a zero scale; nothing changes), `XPBD_RESULT_INVALID_ID`,
+ * `XPBD_RESULT_WORLD_POISONED`. Thread-safe.
+ *
+ * # Safety
+ * `matrices` holds `16*joint_count` readable floats.
+ */
+XpbdResult xpbd_cloth_set_joint_matrices(struct XpbdClothId cloth,
+                                         const float *matrices,
+                                         uint32_t joint_count);
+
+/**
+ * The animated pose reached by the end of the next step, interpolated across its substeps:
+ * `positions` in metres (`float[3*vertex_count]`, required) and unit `normals`
+ * (`float[3*vertex_count]`; NULL: computed from the animated positions). The first pose is
+ * taken as the start too. Until a pose (or skin + matrices) is given, max distances, backstops
+ * and the anim drive are stored but inactive.
+ *
+ * Errors: `XPBD_RESULT_NULL_POINTER` (`positions` NULL), `XPBD_RESULT_INVALID_ARGUMENT`
+ * (`vertex_count` not the cloth's, a NaN/Inf position or one beyond +-1e5 m, a non-finite
+ * normal; nothing changes), `XPBD_RESULT_INVALID_ID`, `XPBD_RESULT_WORLD_POISONED`. Thread-safe.
+ *
+ * # Safety
+ * `positions` holds `3*vertex_count` floats; `normals`, when not NULL, too.
+ */
+XpbdResult xpbd_cloth_set_animated_pose(struct XpbdClothId cloth,
+                                        const float *positions,
+                                        const float *normals,
+                                        uint32_t vertex_count);
+
+/**
+ * Per-vertex max distance d in metres (`float[vertex_count]`, each >= 0, INFINITY for none;
+ * welded copies must agree), or NULL to clear: after every step each vertex lies within d of
+ * its animated position (hard). d = 0 makes the vertex kinematic on the pose, moved exactly as a
+ * pinned vertex and anchoring tethers like one. Changing values is O(vertices); changing which
+ * vertices have d = 0 rebuilds the tethers as `xpbd_cloth_set_pinned` does.
+ *
+ * Errors: `XPBD_RESULT_INVALID_ARGUMENT` (`vertex_count` not the cloth's, a NaN or negative
+ * distance, welded copies that differ; nothing changes), `XPBD_RESULT_INVALID_ID`,
+ * `XPBD_RESULT_WORLD_POISONED`. Thread-safe.
+ *
+ * # Safety
+ * `distances`, when not NULL, holds `vertex_count` floats.
+ */
+XpbdResult xpbd_cloth_set_max_distances(struct XpbdClothId cloth,
+                                        const float *distances,
+                                        uint32_t vertex_count);
+
+/**
+ * Per-vertex backstop: distance b in metres (`float[vertex_count]`, finite within +-1e5) and
+ * radius r in metres (`float[vertex_count]`, 0..=1e5, 0 = none); both NULL clears. Each vertex
+ * stays outside the sphere of radius r centred at a - (b + r)*n behind its animated position a
+ * and normal n (hard), so cloth never passes behind the body surface.
+ *
+ * Errors: `XPBD_RESULT_NULL_POINTER` (one array NULL, the other not),
+ * `XPBD_RESULT_INVALID_ARGUMENT` (`vertex_count` not the cloth's, an out-of-range value, welded
+ * copies that differ; nothing changes), `XPBD_RESULT_INVALID_ID`, `XPBD_RESULT_WORLD_POISONED`.
+ * Thread-safe.
+ *
+ * # Safety
+ * `distances` and `radii`, when not NULL, hold `vertex_count` floats each.
+ */
+XpbdResult xpbd_cloth_set_backstops(struct XpbdClothId cloth,
+                                    const float *distances,
+                                    const float *radii,
+                                    uint32_t vertex_count);
+
+/**
+ * Per-vertex anim drive compliance alpha in m/N (`float[vertex_count]`, 0..=1e20, INFINITY for
+ * none; welded copies must agree), or NULL to clear: an XPBD soft attachment C = |x - a| to the
+ * animated position (Macklin et al. 2016, eq. 18), the same stiffness at any time step and
+ * substep count (a vertex of mass m under gravity g hangs alpha*m*g below its pose).
+ *
+ * Errors: `XPBD_RESULT_INVALID_ARGUMENT` (`vertex_count` not the cloth's, an out-of-range or
+ * NaN compliance, welded copies that differ; nothing changes), `XPBD_RESULT_INVALID_ID`,
+ * `XPBD_RESULT_WORLD_POISONED`. Thread-safe.
+ *
+ * # Safety
+ * `compliances`, when not NULL, holds `vertex_count` floats.
+ */
+XpbdResult xpbd_cloth_set_anim_drive(struct XpbdClothId cloth,
+                                     const float *compliances,
+                                     uint32_t vertex_count);
+
+/**
+ * Write the animated pose the next step reaches (`float[3*vertex_count]`, metres): the last pose
+ * given or skinned; the mesh as created before any.
+ *
+ * Errors: `XPBD_RESULT_NULL_POINTER`, `XPBD_RESULT_INVALID_ARGUMENT` (`vertex_count` not the
+ * cloth's; nothing written), `XPBD_RESULT_INVALID_ID`, `XPBD_RESULT_WORLD_POISONED`. Thread-safe.
+ *
+ * # Safety
+ * `out` is writable for `3*vertex_count` floats.
+ */
+XpbdResult xpbd_cloth_read_animated_positions(struct XpbdClothId cloth,
+                                              float *out,
+                                              uint32_t vertex_count);
+
+/**
+ * Write the animated pose's unit normals (`float[3*vertex_count]`), as
+ * `xpbd_cloth_read_animated_positions` (the rest mesh's normals before any pose).
+ *
+ * Errors: as `xpbd_cloth_read_animated_positions`.
+ *
+ * # Safety
+ * `out` is writable for `3*vertex_count` floats.
+ */
+XpbdResult xpbd_cloth_read_animated_normals(struct XpbdClothId cloth,
+                                            float *out,
+                                            uint32_t vertex_count);
+
+/**
+ * The reference frame of local-space inertia (the character's root), reached by the end of the
+ * next step: `position` in metres (`float[3]`, each within +-1e5) and `rotation` local -> world
+ * (`float[4]`, unit quaternion x, y, z, w, length 1 +- 1e-3). Call it every step; the first call
+ * is the start too. With `linear_inertia` / `angular_inertia` (XpbdClothParams) below 1 the
+ * free particles are carried each substep by that share of the frame's motion, with no velocity
+ * added, and a given animated pose is interpolated in the frame (a snap turn along the arc).
+ *
+ * Errors: `XPBD_RESULT_NULL_POINTER`, `XPBD_RESULT_INVALID_ARGUMENT` (NaN/Inf or out-of-range
+ * position, non-unit rotation; unchanged), `XPBD_RESULT_INVALID_ID`, `XPBD_RESULT_WORLD_POISONED`.
+ * Thread-safe.
+ *
+ * # Safety
+ * `position` holds 3 floats and `rotation` 4.
+ */
+XpbdResult xpbd_cloth_set_reference_frame(struct XpbdClothId cloth,
+                                          const float *position,
+                                          const float *rotation);
 
 /**
  * Write the size in bytes of a snapshot of the cloth's current state to `*out_size`:

@@ -51,6 +51,7 @@ pub use cloth::{
     UnstableRecovery, VertexLayout,
 };
 pub use collision::{Collider, ColliderDesc, ColliderHandle, ColliderKind, MeshShape, MeshShapeDesc, MeshShapeHandle, Pose};
+pub use cloth::skin::SkinDesc;
 pub use error::ClothError;
 pub use glam::Vec3;
 pub use material::Material;

@@ -266,6 +266,52 @@ impl World {
         self.colliders.set_pose(handle, pose)
     }
 
+    /// Move a collider to `pose` at once (a respawn, a cut): its current pose and its target both
+    /// become `pose`, so the next step sees it resting there. Unlike [`World::set_collider_pose`]
+    /// nothing is swept between the old and the new pose, friction carries nothing, and the
+    /// explosion guard does not count the jump. A cloth it lands on is pushed out by the bounded
+    /// push-out (docs/design.md, "Bounded push-out"); teleport the cloth with it
+    /// ([`Cloth::teleport`]) to keep them together. Errors: `InvalidHandle`; `InvalidParameter`
+    /// (`position` not finite or beyond ±1e5 m, `rotation` not a unit quaternion); unchanged on
+    /// error.
+    pub fn teleport_collider(&mut self, handle: ColliderHandle, pose: &Pose) -> Result<(), ClothError> {
+        let _fp = DefaultFpEnv::enter(); // normalises the rotation (`crate::fp_env`)
+        self.colliders.teleport(handle, pose)
+    }
+
+    /// Teleport a character: every cloth of `cloths` as [`Cloth::teleport`] and every collider of
+    /// `colliders` to its pose moved by the same rigid transform x ← R·x + t (its current pose and
+    /// target both, as [`World::teleport_collider`]), all or nothing. Pass the relative transform
+    /// of the character's root, B·A⁻¹. Errors: `InvalidHandle` (any handle), `InvalidParameter`
+    /// (`translation`, `rotation`, or a collider or particle moved beyond ±1e5 m); nothing moves
+    /// on error.
+    pub fn teleport(&mut self, cloths: &[ClothHandle], colliders: &[ColliderHandle], translation: [f32; 3], rotation: [f32; 4]) -> Result<(), ClothError> {
+        let _fp = DefaultFpEnv::enter();
+        let mut q = glam::Quat::IDENTITY;
+        for &c in cloths {
+            q = self.cloth(c)?.check_teleport(translation, rotation)?;
+        }
+        let q = if cloths.is_empty() { crate::cloth::Cloth::check_teleport_args(translation, rotation)? } else { q };
+        let t = Vec3::from_array(translation);
+        let mut poses = Vec::with_capacity(colliders.len());
+        for &c in colliders {
+            let pose = self.colliders.get(c)?.pose();
+            let position = q * Vec3::from_array(pose.position) + t;
+            let rotation = (q * glam::Quat::from_array(pose.rotation)).normalize();
+            let moved = Pose { position: position.to_array(), rotation: rotation.to_array() };
+            moved.validated()?;
+            poses.push(moved);
+        }
+        for &c in cloths {
+            let _change = self.cloth(c)?.begin_change();
+            self.cloth_mut(c)?.apply_teleport(t, q);
+        }
+        for (&c, pose) in colliders.iter().zip(&poses) {
+            self.colliders.teleport(c, pose)?;
+        }
+        Ok(())
+    }
+
     /// Remove a collider; cloths stop colliding with it from the next step.
     /// Errors: `InvalidHandle` for a stale or unknown handle.
     pub fn remove_collider(&mut self, handle: ColliderHandle) -> Result<Collider, ClothError> {

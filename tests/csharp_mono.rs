@@ -129,6 +129,29 @@ fn csharp_bindings_pass_under_mono_and_match_the_rust_api_to_the_bit() {
     assert!(stdout.contains("library name: xpbd_cloth"), "{stdout}");
     assert_hanging_cloth_matches_rust(&stdout, &["float[]", "IntPtr", "pinned float[]", "pinned Vec3[]"]);
     assert_drape_on_sphere_matches_rust(&stdout);
+    assert_character_matches_rust(&stdout);
+}
+
+/// Issue 31, test 9: the `character bits: ...` line (MonoTests.cs `CharacterClothFollowsItsPose`:
+/// a 10 × 10 hanging grid, top row max distance 0, the rest 5 cm, its pose carried along x at
+/// 10 m/s for 60 steps) equals the same scene through the Rust API: positions and state hash.
+fn assert_character_matches_rust(stdout: &str) {
+    let (rest, indices) = ffi_common::hanging_grid(10);
+    let mut world = xpbd_cloth::World::new(xpbd_cloth::WorldDesc { thread_count: 1, ..Default::default() }).unwrap();
+    let cloth = world.add_cloth(&xpbd_cloth::ClothDesc::new(&rest, &indices)).unwrap();
+    let d: Vec<f32> = (0..rest.len()).map(|i| if i < 10 { 0.0 } else { 0.05 }).collect();
+    world.cloth_mut(cloth).unwrap().set_max_distances(Some(&d)).unwrap();
+    for step in 1..=60 {
+        let pose: Vec<[f32; 3]> = rest.iter().map(|p| [p[0] + 10.0 * step as f32 / 60.0, p[1], p[2]]).collect();
+        world.cloth_mut(cloth).unwrap().set_animated_pose(&pose, None).unwrap();
+        world.step(1.0 / 60.0).unwrap();
+    }
+    let c = world.cloth(cloth).unwrap();
+    let mut x = vec![[0.0f32; 3]; rest.len()];
+    c.read_positions(&mut x).unwrap();
+    let expected = format!("positions-fnv1a {:016x} state-hash {:016x}", fnv1a(&x), c.state_hash());
+    let line = stdout.lines().find_map(|l| l.strip_prefix("character bits: ")).expect("a `character bits:` line");
+    assert_eq!(line, expected, "C# character scene differs from the Rust API\n{stdout}");
 }
 
 /// The `drape bits: ...` line equals the Rust API's run of `examples/c/drape_on_sphere.c`'s

@@ -35,11 +35,161 @@ namespace Xpbd.Native
         ///  percentiles; `linear_damping` defaults to 3/s; `self_collision_radius` 0 means half the mesh's
         ///  median edge; creation drops duplicate triangles and makes the winding consistent
         ///  (`xpbd_cloth_get_mesh_report` says what it changed); `xpbd_cloth_read_vertex_masses`.
+        ///  5: the frame loop (`xpbd_world_advance`, interpolated reads, `xpbd_cloth_write_vertices`,
+        ///  `xpbd_cloth_get_bounds`, particle writes, instances, sleeping: `XpbdClothDesc`/`XpbdClothParams`
+        ///  grew `sleep_speed`, `sleep_time`), mesh shapes and `XPBD_COLLIDER_KIND_MESH` (`XpbdColliderDesc`
+        ///  grew `mesh_shape`: 72 bytes, 8-byte aligned), character cloth (animated pose, skin, max distance,
+        ///  backstop, anim drive, reference frame, teleports; `XpbdClothDesc`/`XpbdClothParams` grew
+        ///  `simulation_blend`, `linear_inertia`, `angular_inertia`).
         /// </summary>
-        public const uint XPBD_ABI_VERSION = 4;
+        public const uint XPBD_ABI_VERSION = 5;
 
 
 
+
+        /// <summary>
+        ///  Bind the cloth's animated pose to a skeleton (linear blend skinning; the mesh as created is the
+        ///  bind pose); `desc` NULL removes the skin. From the next `xpbd_cloth_set_joint_matrices` the
+        ///  library skins the pose at every substep, the joints interpolated by translation, rotation
+        ///  (slerp) and scale.
+        ///
+        ///  Errors: `XPBD_RESULT_NULL_POINTER` (an array of `desc` NULL), `XPBD_RESULT_INVALID_ARGUMENT`
+        ///  (`joint_count` 0 or above 65536, a non-finite matrix entry, a joint index &gt;= joint_count,
+        ///  a weight negative or non-finite, a vertex whose weights sum to 0, welded copies of a vertex
+        ///  with different joints or weights; the skin is unchanged), `XPBD_RESULT_INVALID_ID`,
+        ///  `XPBD_RESULT_WORLD_POISONED`. Thread-safe.
+        ///
+        ///  # Safety
+        ///  `desc`, when not NULL, points to an `XpbdSkinDesc` whose arrays hold the sizes it documents.
+        /// </summary>
+        [DllImport(__DllName, EntryPoint = "xpbd_cloth_set_skin", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        public static extern XpbdResult xpbd_cloth_set_skin(XpbdClothId cloth, XpbdSkinDesc* desc);
+
+        /// <summary>
+        ///  The joints' world matrices reached by the end of the next step (`float[16*joint_count]`,
+        ///  column-major, m[12..14] the translation; rotation, translation and scale, no shear). The
+        ///  animated pose is skinned from them; every substep sees the joints interpolated from the last
+        ///  step's matrices (the first call: these). Replaces a pose given by `xpbd_cloth_set_animated_pose`.
+        ///
+        ///  Errors: `XPBD_RESULT_NULL_POINTER`, `XPBD_RESULT_INVALID_ARGUMENT` (no skin set, `joint_count`
+        ///  not the skin's, a non-finite entry or a zero scale; nothing changes), `XPBD_RESULT_INVALID_ID`,
+        ///  `XPBD_RESULT_WORLD_POISONED`. Thread-safe.
+        ///
+        ///  # Safety
+        ///  `matrices` holds `16*joint_count` readable floats.
+        /// </summary>
+        [DllImport(__DllName, EntryPoint = "xpbd_cloth_set_joint_matrices", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        public static extern XpbdResult xpbd_cloth_set_joint_matrices(XpbdClothId cloth, float* matrices, uint joint_count);
+
+        /// <summary>
+        ///  The animated pose reached by the end of the next step, interpolated across its substeps:
+        ///  `positions` in metres (`float[3*vertex_count]`, required) and unit `normals`
+        ///  (`float[3*vertex_count]`; NULL: computed from the animated positions). The first pose is
+        ///  taken as the start too. Until a pose (or skin + matrices) is given, max distances, backstops
+        ///  and the anim drive are stored but inactive.
+        ///
+        ///  Errors: `XPBD_RESULT_NULL_POINTER` (`positions` NULL), `XPBD_RESULT_INVALID_ARGUMENT`
+        ///  (`vertex_count` not the cloth's, a NaN/Inf position or one beyond +-1e5 m, a non-finite
+        ///  normal; nothing changes), `XPBD_RESULT_INVALID_ID`, `XPBD_RESULT_WORLD_POISONED`. Thread-safe.
+        ///
+        ///  # Safety
+        ///  `positions` holds `3*vertex_count` floats; `normals`, when not NULL, too.
+        /// </summary>
+        [DllImport(__DllName, EntryPoint = "xpbd_cloth_set_animated_pose", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        public static extern XpbdResult xpbd_cloth_set_animated_pose(XpbdClothId cloth, float* positions, float* normals, uint vertex_count);
+
+        /// <summary>
+        ///  Per-vertex max distance d in metres (`float[vertex_count]`, each &gt;= 0, INFINITY for none;
+        ///  welded copies must agree), or NULL to clear: after every step each vertex lies within d of
+        ///  its animated position (hard). d = 0 makes the vertex kinematic on the pose, moved exactly as a
+        ///  pinned vertex and anchoring tethers like one. Changing values is O(vertices); changing which
+        ///  vertices have d = 0 rebuilds the tethers as `xpbd_cloth_set_pinned` does.
+        ///
+        ///  Errors: `XPBD_RESULT_INVALID_ARGUMENT` (`vertex_count` not the cloth's, a NaN or negative
+        ///  distance, welded copies that differ; nothing changes), `XPBD_RESULT_INVALID_ID`,
+        ///  `XPBD_RESULT_WORLD_POISONED`. Thread-safe.
+        ///
+        ///  # Safety
+        ///  `distances`, when not NULL, holds `vertex_count` floats.
+        /// </summary>
+        [DllImport(__DllName, EntryPoint = "xpbd_cloth_set_max_distances", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        public static extern XpbdResult xpbd_cloth_set_max_distances(XpbdClothId cloth, float* distances, uint vertex_count);
+
+        /// <summary>
+        ///  Per-vertex backstop: distance b in metres (`float[vertex_count]`, finite within +-1e5) and
+        ///  radius r in metres (`float[vertex_count]`, 0..=1e5, 0 = none); both NULL clears. Each vertex
+        ///  stays outside the sphere of radius r centred at a - (b + r)*n behind its animated position a
+        ///  and normal n (hard), so cloth never passes behind the body surface.
+        ///
+        ///  Errors: `XPBD_RESULT_NULL_POINTER` (one array NULL, the other not),
+        ///  `XPBD_RESULT_INVALID_ARGUMENT` (`vertex_count` not the cloth's, an out-of-range value, welded
+        ///  copies that differ; nothing changes), `XPBD_RESULT_INVALID_ID`, `XPBD_RESULT_WORLD_POISONED`.
+        ///  Thread-safe.
+        ///
+        ///  # Safety
+        ///  `distances` and `radii`, when not NULL, hold `vertex_count` floats each.
+        /// </summary>
+        [DllImport(__DllName, EntryPoint = "xpbd_cloth_set_backstops", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        public static extern XpbdResult xpbd_cloth_set_backstops(XpbdClothId cloth, float* distances, float* radii, uint vertex_count);
+
+        /// <summary>
+        ///  Per-vertex anim drive compliance alpha in m/N (`float[vertex_count]`, 0..=1e20, INFINITY for
+        ///  none; welded copies must agree), or NULL to clear: an XPBD soft attachment C = |x - a| to the
+        ///  animated position (Macklin et al. 2016, eq. 18), the same stiffness at any time step and
+        ///  substep count (a vertex of mass m under gravity g hangs alpha*m*g below its pose).
+        ///
+        ///  Errors: `XPBD_RESULT_INVALID_ARGUMENT` (`vertex_count` not the cloth's, an out-of-range or
+        ///  NaN compliance, welded copies that differ; nothing changes), `XPBD_RESULT_INVALID_ID`,
+        ///  `XPBD_RESULT_WORLD_POISONED`. Thread-safe.
+        ///
+        ///  # Safety
+        ///  `compliances`, when not NULL, holds `vertex_count` floats.
+        /// </summary>
+        [DllImport(__DllName, EntryPoint = "xpbd_cloth_set_anim_drive", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        public static extern XpbdResult xpbd_cloth_set_anim_drive(XpbdClothId cloth, float* compliances, uint vertex_count);
+
+        /// <summary>
+        ///  Write the animated pose the next step reaches (`float[3*vertex_count]`, metres): the last pose
+        ///  given or skinned; the mesh as created before any.
+        ///
+        ///  Errors: `XPBD_RESULT_NULL_POINTER`, `XPBD_RESULT_INVALID_ARGUMENT` (`vertex_count` not the
+        ///  cloth's; nothing written), `XPBD_RESULT_INVALID_ID`, `XPBD_RESULT_WORLD_POISONED`. Thread-safe.
+        ///
+        ///  # Safety
+        ///  `out` is writable for `3*vertex_count` floats.
+        /// </summary>
+        [DllImport(__DllName, EntryPoint = "xpbd_cloth_read_animated_positions", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        public static extern XpbdResult xpbd_cloth_read_animated_positions(XpbdClothId cloth, float* @out, uint vertex_count);
+
+        /// <summary>
+        ///  Write the animated pose's unit normals (`float[3*vertex_count]`), as
+        ///  `xpbd_cloth_read_animated_positions` (the rest mesh's normals before any pose).
+        ///
+        ///  Errors: as `xpbd_cloth_read_animated_positions`.
+        ///
+        ///  # Safety
+        ///  `out` is writable for `3*vertex_count` floats.
+        /// </summary>
+        [DllImport(__DllName, EntryPoint = "xpbd_cloth_read_animated_normals", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        public static extern XpbdResult xpbd_cloth_read_animated_normals(XpbdClothId cloth, float* @out, uint vertex_count);
+
+        /// <summary>
+        ///  The reference frame of local-space inertia (the character's root), reached by the end of the
+        ///  next step: `position` in metres (`float[3]`, each within +-1e5) and `rotation` local -&gt; world
+        ///  (`float[4]`, unit quaternion x, y, z, w, length 1 +- 1e-3). Call it every step; the first call
+        ///  is the start too. With `linear_inertia` / `angular_inertia` (XpbdClothParams) below 1 the
+        ///  free particles are carried each substep by that share of the frame's motion, with no velocity
+        ///  added, and a given animated pose is interpolated in the frame (a snap turn along the arc).
+        ///
+        ///  Errors: `XPBD_RESULT_NULL_POINTER`, `XPBD_RESULT_INVALID_ARGUMENT` (NaN/Inf or out-of-range
+        ///  position, non-unit rotation; unchanged), `XPBD_RESULT_INVALID_ID`, `XPBD_RESULT_WORLD_POISONED`.
+        ///  Thread-safe.
+        ///
+        ///  # Safety
+        ///  `position` holds 3 floats and `rotation` 4.
+        /// </summary>
+        [DllImport(__DllName, EntryPoint = "xpbd_cloth_set_reference_frame", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        public static extern XpbdResult xpbd_cloth_set_reference_frame(XpbdClothId cloth, float* position, float* rotation);
 
         /// <summary>
         ///  Create a cloth in `world` from a render mesh and write its id to `*out_cloth`.
@@ -320,6 +470,27 @@ namespace Xpbd.Native
         /// </summary>
         [DllImport(__DllName, EntryPoint = "xpbd_collider_set_pose", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
         public static extern XpbdResult xpbd_collider_set_pose(XpbdColliderId collider, float* position, float* rotation);
+
+        /// <summary>
+        ///  Move the collider to a pose at once: `position` in metres (`float[3]`, finite, each within
+        ///  +-1e5) and `rotation` local -&gt; world as a unit quaternion (`float[4]`, x, y, z, w; length
+        ///  1 +- 1e-3, renormalised). Its current pose and its target both become this pose, so the next
+        ///  `xpbd_world_step` sees it resting there: nothing is swept between the old and the new pose
+        ///  (a respawn through a cape does not tear it), friction carries nothing, and the explosion guard
+        ///  does not count the jump. A cloth it lands inside is pushed out at most
+        ///  `max_depenetration_speed`; teleport the cloth with it (`xpbd_cloth_teleport`) to keep them
+        ///  together. Both arrays are read during the call only.
+        ///
+        ///  Errors: `XPBD_RESULT_NULL_POINTER` (`position` or `rotation` NULL),
+        ///  `XPBD_RESULT_INVALID_ARGUMENT` (NaN/Inf or out-of-range position, non-unit or non-finite
+        ///  rotation; the pose is unchanged), `XPBD_RESULT_INVALID_ID`, `XPBD_RESULT_WORLD_POISONED`.
+        ///  Thread-safe; serialised with the world's step.
+        ///
+        ///  # Safety
+        ///  `position` holds 3 floats and `rotation` 4 floats.
+        /// </summary>
+        [DllImport(__DllName, EntryPoint = "xpbd_collider_teleport", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        public static extern XpbdResult xpbd_collider_teleport(XpbdColliderId collider, float* position, float* rotation);
 
         /// <summary>
         ///  Write the collider's current pose: `out_position` (`float[3]`, metres) and `out_rotation`
@@ -841,6 +1012,26 @@ namespace Xpbd.Native
         public static extern XpbdResult xpbd_cloth_teleport(XpbdClothId cloth, float* translation, float* rotation);
 
         /// <summary>
+        ///  Teleport a character in one call: every cloth of `cloths` (`XpbdClothId[cloth_count]`) as
+        ///  `xpbd_cloth_teleport` and every collider of `colliders` (`XpbdColliderId[collider_count]`)
+        ///  as `xpbd_collider_teleport` to its pose moved by the same rigid transform x -&gt; R*x + t
+        ///  (`translation` `float[3]` metres, `rotation` `float[4]` unit quaternion x, y, z, w), all or
+        ///  nothing: a respawn moves the cape, the skirt and the body's colliders together without a sweep
+        ///  or a guard trip. Pass the relative transform of the character's root, B*A^-1.
+        ///
+        ///  Errors: `XPBD_RESULT_NULL_POINTER`, `XPBD_RESULT_INVALID_ID` (`world`, or an id that is not a
+        ///  live object of `world`), `XPBD_RESULT_INVALID_ARGUMENT` (as `xpbd_cloth_teleport`, or a
+        ///  collider moved beyond +-1e5 m); nothing moves on error. `XPBD_RESULT_WORLD_POISONED`.
+        ///  Thread-safe; serialised with the world's step.
+        ///
+        ///  # Safety
+        ///  `cloths` holds `cloth_count` ids and `colliders` `collider_count` (either NULL when its count
+        ///  is 0); `translation` 3 floats, `rotation` 4.
+        /// </summary>
+        [DllImport(__DllName, EntryPoint = "xpbd_world_teleport", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        public static extern XpbdResult xpbd_world_teleport(XpbdWorldId world, XpbdClothId* cloths, uint cloth_count, XpbdColliderId* colliders, uint collider_count, float* translation, float* rotation);
+
+        /// <summary>
         ///  Default world settings: gravity (0, -9.81, 0) m/s^2, 10 substeps, 1 iteration, one thread per
         ///  core. Never fails. Thread-safe.
         /// </summary>
@@ -909,6 +1100,31 @@ namespace Xpbd.Native
         public static extern XpbdResult xpbd_world_set_gravity(XpbdWorldId world, float x, float y, float z);
 
 
+    }
+
+    /// <summary>
+    ///  A skin binding for `xpbd_cloth_set_skin`: the mesh as created is the bind pose.
+    /// </summary>
+    [StructLayout(LayoutKind.Sequential)]
+    public unsafe partial struct XpbdSkinDesc
+    {
+        /// <summary>
+        ///  Number of joints J (1..=65536).
+        /// </summary>
+        public uint joint_count;
+        /// <summary>
+        ///  Inverse bind matrix per joint, `float[16*joint_count]`, column-major (m[12..14] the
+        ///  translation): mesh space -&gt; the joint's space.
+        /// </summary>
+        public float* inverse_bind_matrices;
+        /// <summary>
+        ///  Four joint indices per render vertex, `uint32_t[4*vertex_count]`, each &lt; joint_count.
+        /// </summary>
+        public uint* joint_indices;
+        /// <summary>
+        ///  Their weights, `float[4*vertex_count]`, each &gt;= 0, not all 0 (normalised to sum 1).
+        /// </summary>
+        public float* joint_weights;
     }
 
     /// <summary>
@@ -1172,9 +1388,10 @@ namespace Xpbd.Native
         ///  Explosion guard: the largest plausible particle speed v_max. After every step a cloth with a
         ///  NaN/infinite position or velocity, or a vertex that moved farther than d_pins + d_colliders
         ///  + 2*L + v_max*dt (d_pins: the largest pin move of the step; d_colliders: the largest
-        ///  collider move of the step, rotation not counted; L: the diagonal of the rest pose's bounding
-        ///  box; all in metres), is unstable: see `unstable_recovery`. Above the fastest real motion;
-        ///  the default is above the terminal speed of any cloth.
+        ///  collider move of the step, rotation not counted, at most v_max*dt, so a collider jump that
+        ///  drags the cloth is reported; L: the diagonal of the rest pose's bounding box; all in
+        ///  metres), is unstable: see `unstable_recovery`. Above the fastest real motion; the default is
+        ///  above the terminal speed of any cloth.
         ///
         ///  Unit: m/s. Range: 0.001 &lt;= m/s &lt;= 1e6. Default: 100.
         /// </summary>
@@ -1257,6 +1474,35 @@ namespace Xpbd.Native
         ///  Unit: s. Range: 0 &lt;= s &lt;= 3600. Default: 1.
         /// </summary>
         public float sleep_time;
+        /// <summary>
+        ///  Blend b between the animated pose and the simulation in what is read back: positions a +
+        ///  b*(x - a) and normals likewise (normalised), for fading cloth in and out (LOD, cut-scenes).
+        ///  The simulation itself is unchanged. No effect until the cloth has an animated pose
+        ///  (xpbd_cloth_set_animated_pose, or a skin and joint matrices).
+        ///
+        ///  Range: 0 &lt;= b &lt;= 1. Default: 1.
+        /// </summary>
+        public float simulation_blend;
+        /// <summary>
+        ///  Linear inertia: the fraction of the reference frame's translation
+        ///  (xpbd_cloth_set_reference_frame) the free particles feel. Each substep they are carried by
+        ///  (1 - linear_inertia) of the frame's translation over it, positions and substep start
+        ///  together, so no velocity is added. 1: plain world-space physics; 0: the cloth moves with the
+        ///  frame as in local space. No effect without a reference frame. Low (0 to 0.3) for capes and
+        ///  skirts of fast characters; 1 for cloth not worn.
+        ///
+        ///  Range: 0 &lt;= s_lin &lt;= 1. Default: 1.
+        /// </summary>
+        public float linear_inertia;
+        /// <summary>
+        ///  Angular inertia: the fraction of the reference frame's rotation the free particles feel;
+        ///  each substep they (and their velocities) are turned about the frame's origin by (1 -
+        ///  angular_inertia) of its rotation over it (slerp). 1: plain physics; 0: a snap turn carries
+        ///  the cloth round with the character.
+        ///
+        ///  Range: 0 &lt;= s_ang &lt;= 1. Default: 1.
+        /// </summary>
+        public float angular_inertia;
     }
 
     /// <summary>
@@ -1477,9 +1723,10 @@ namespace Xpbd.Native
         ///  Explosion guard: the largest plausible particle speed v_max. After every step a cloth with a
         ///  NaN/infinite position or velocity, or a vertex that moved farther than d_pins + d_colliders
         ///  + 2*L + v_max*dt (d_pins: the largest pin move of the step; d_colliders: the largest
-        ///  collider move of the step, rotation not counted; L: the diagonal of the rest pose's bounding
-        ///  box; all in metres), is unstable: see `unstable_recovery`. Above the fastest real motion;
-        ///  the default is above the terminal speed of any cloth.
+        ///  collider move of the step, rotation not counted, at most v_max*dt, so a collider jump that
+        ///  drags the cloth is reported; L: the diagonal of the rest pose's bounding box; all in
+        ///  metres), is unstable: see `unstable_recovery`. Above the fastest real motion; the default is
+        ///  above the terminal speed of any cloth.
         ///
         ///  Unit: m/s. Range: 0.001 &lt;= m/s &lt;= 1e6. Default: 100.
         /// </summary>
@@ -1562,6 +1809,35 @@ namespace Xpbd.Native
         ///  Unit: s. Range: 0 &lt;= s &lt;= 3600. Default: 1.
         /// </summary>
         public float sleep_time;
+        /// <summary>
+        ///  Blend b between the animated pose and the simulation in what is read back: positions a +
+        ///  b*(x - a) and normals likewise (normalised), for fading cloth in and out (LOD, cut-scenes).
+        ///  The simulation itself is unchanged. No effect until the cloth has an animated pose
+        ///  (xpbd_cloth_set_animated_pose, or a skin and joint matrices).
+        ///
+        ///  Range: 0 &lt;= b &lt;= 1. Default: 1.
+        /// </summary>
+        public float simulation_blend;
+        /// <summary>
+        ///  Linear inertia: the fraction of the reference frame's translation
+        ///  (xpbd_cloth_set_reference_frame) the free particles feel. Each substep they are carried by
+        ///  (1 - linear_inertia) of the frame's translation over it, positions and substep start
+        ///  together, so no velocity is added. 1: plain world-space physics; 0: the cloth moves with the
+        ///  frame as in local space. No effect without a reference frame. Low (0 to 0.3) for capes and
+        ///  skirts of fast characters; 1 for cloth not worn.
+        ///
+        ///  Range: 0 &lt;= s_lin &lt;= 1. Default: 1.
+        /// </summary>
+        public float linear_inertia;
+        /// <summary>
+        ///  Angular inertia: the fraction of the reference frame's rotation the free particles feel;
+        ///  each substep they (and their velocities) are turned about the frame's origin by (1 -
+        ///  angular_inertia) of its rotation over it (slerp). 1: plain physics; 0: a snap turn carries
+        ///  the cloth round with the character.
+        ///
+        ///  Range: 0 &lt;= s_ang &lt;= 1. Default: 1.
+        /// </summary>
+        public float angular_inertia;
     }
 
     /// <summary>

@@ -530,6 +530,130 @@ namespace Xpbd
             GC.KeepAlive(this);
         }
 
+        // ---- Character cloth (docs/c-cpp.md, "Character cloth") ----
+
+        /// <summary>
+        /// The animated pose reached by the end of the next step: <paramref name="positions"/>
+        /// <c>float[3*VertexCount]</c> in metres and optional unit <paramref name="normals"/>
+        /// (same shape; null: computed from the positions). Throws on a wrong length or NaN.
+        /// </summary>
+        public void SetAnimatedPose(float[] positions, float[] normals)
+        {
+            if (positions == null) throw new ArgumentNullException("positions");
+            CheckPerVertex(positions, 3, "positions");
+            if (normals != null) CheckPerVertex(normals, 3, "normals");
+            fixed (float* p = positions)
+            fixed (float* n = normals)
+            {
+                XpbdLibrary.Check(NativeMethods.xpbd_cloth_set_animated_pose(Id, p, n, (uint)VertexCount));
+            }
+            GC.KeepAlive(this);
+        }
+
+        /// <summary>Per-vertex max distance in metres (<c>float[VertexCount]</c>; 0 = kinematic on the pose), or null to clear.</summary>
+        public void SetMaxDistances(float[] distances)
+        {
+            if (distances != null) CheckPerVertex(distances, 1, "distances");
+            fixed (float* d = distances)
+            {
+                XpbdLibrary.Check(NativeMethods.xpbd_cloth_set_max_distances(Id, d, (uint)VertexCount));
+            }
+            GC.KeepAlive(this);
+        }
+
+        /// <summary>Per-vertex backstop distance and radius in metres (<c>float[VertexCount]</c> each), or both null to clear.</summary>
+        public void SetBackstops(float[] distances, float[] radii)
+        {
+            if ((distances == null) != (radii == null)) throw new ArgumentNullException(distances == null ? "distances" : "radii");
+            if (distances != null) { CheckPerVertex(distances, 1, "distances"); CheckPerVertex(radii, 1, "radii"); }
+            fixed (float* b = distances)
+            fixed (float* r = radii)
+            {
+                XpbdLibrary.Check(NativeMethods.xpbd_cloth_set_backstops(Id, b, r, (uint)VertexCount));
+            }
+            GC.KeepAlive(this);
+        }
+
+        /// <summary>Per-vertex anim drive compliance in m/N (<c>float[VertexCount]</c>), or null to clear.</summary>
+        public void SetAnimDrive(float[] compliances)
+        {
+            if (compliances != null) CheckPerVertex(compliances, 1, "compliances");
+            fixed (float* c = compliances)
+            {
+                XpbdLibrary.Check(NativeMethods.xpbd_cloth_set_anim_drive(Id, c, (uint)VertexCount));
+            }
+            GC.KeepAlive(this);
+        }
+
+        /// <summary>
+        /// Bind the pose to a skeleton (linear blend skinning): <paramref name="inverseBindMatrices"/>
+        /// <c>float[16*jointCount]</c> column-major, <paramref name="jointIndices"/> <c>uint[4*VertexCount]</c>,
+        /// <paramref name="jointWeights"/> <c>float[4*VertexCount]</c>.
+        /// </summary>
+        public void SetSkin(float[] inverseBindMatrices, uint[] jointIndices, float[] jointWeights)
+        {
+            if (inverseBindMatrices == null) throw new ArgumentNullException("inverseBindMatrices");
+            if (jointIndices == null) throw new ArgumentNullException("jointIndices");
+            if (jointWeights == null) throw new ArgumentNullException("jointWeights");
+            if (inverseBindMatrices.Length == 0 || inverseBindMatrices.Length % 16 != 0)
+            {
+                throw new XpbdBufferSizeMismatchException("inverseBindMatrices: " + inverseBindMatrices.Length + " floats (need 16 per joint)");
+            }
+            if (jointIndices.Length != 4 * (long)VertexCount)
+            {
+                throw new XpbdBufferSizeMismatchException("jointIndices: " + jointIndices.Length + " for " + VertexCount + " vertices (need 4 per vertex)");
+            }
+            CheckPerVertex(jointWeights, 4, "jointWeights");
+            fixed (float* m = inverseBindMatrices)
+            fixed (uint* j = jointIndices)
+            fixed (float* w = jointWeights)
+            {
+                var desc = new XpbdSkinDesc { joint_count = (uint)(inverseBindMatrices.Length / 16), inverse_bind_matrices = m, joint_indices = j, joint_weights = w };
+                XpbdLibrary.Check(NativeMethods.xpbd_cloth_set_skin(Id, &desc));
+            }
+            GC.KeepAlive(this);
+        }
+
+        /// <summary>The joints' world matrices for the end of the next step, <c>float[16*jointCount]</c> column-major.</summary>
+        public void SetJointMatrices(float[] matrices)
+        {
+            if (matrices == null) throw new ArgumentNullException("matrices");
+            if (matrices.Length % 16 != 0) throw new XpbdBufferSizeMismatchException("matrices: " + matrices.Length + " floats (need 16 per joint)");
+            fixed (float* m = matrices)
+            {
+                XpbdLibrary.Check(NativeMethods.xpbd_cloth_set_joint_matrices(Id, m, (uint)(matrices.Length / 16)));
+            }
+            GC.KeepAlive(this);
+        }
+
+        /// <summary>The character's root for local-space inertia, reached by the end of the next step.</summary>
+        public void SetReferenceFrame(XpbdPose pose)
+        {
+            XpbdLibrary.Check(NativeMethods.xpbd_cloth_set_reference_frame(Id, &pose.X, &pose.Qx));
+            GC.KeepAlive(this);
+        }
+
+        /// <summary>Copy the animated pose (<c>float[3*VertexCount]</c>, metres) into <paramref name="destination"/>.</summary>
+        public void ReadAnimatedPositions(float[] destination)
+        {
+            CheckPerVertex(destination, 3, "destination");
+            fixed (float* d = destination)
+            {
+                XpbdLibrary.Check(NativeMethods.xpbd_cloth_read_animated_positions(Id, d, (uint)VertexCount));
+            }
+            GC.KeepAlive(this);
+        }
+
+        void CheckPerVertex(Array values, int perVertex, string name)
+        {
+            if (values == null) throw new ArgumentNullException(name);
+            if (values.Length != perVertex * (long)VertexCount)
+            {
+                throw new XpbdBufferSizeMismatchException(
+                    name + ": " + values.Length + " values for " + VertexCount + " vertices (need " + perVertex + " per vertex)");
+            }
+        }
+
         /// <summary>
         /// The explosion guard's status since the last call, then cleared: how many steps failed
         /// (<c>unstable_steps</c>, 0 = all good) and the latest failure (kind, render vertex,

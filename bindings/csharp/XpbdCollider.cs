@@ -144,6 +144,16 @@ namespace Xpbd
             SetPose(new XpbdPose(x, y, z, qx, qy, qz, qw));
         }
 
+        /// <summary>
+        /// Jump to <paramref name="pose"/> at once (a respawn): no sweep through the cloth, no
+        /// friction carry, no guard trip (xpbd_collider_teleport). Throws on a bad pose (unchanged).
+        /// </summary>
+        public void Teleport(XpbdPose pose)
+        {
+            XpbdLibrary.Check(NativeMethods.xpbd_collider_teleport(Id, &pose.X, &pose.Qx));
+            GC.KeepAlive(this);
+        }
+
         /// <summary>The pose reached at the end of the last step (the creation pose before the first).</summary>
         public XpbdPose GetPose()
         {

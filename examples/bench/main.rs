@@ -21,7 +21,9 @@
 //! share nothing). Then many small cloths in one world, as an engine with many characters steps
 //! them (16 grids of 16² with the 64² grid, 64 with 128²), on 1 and 2 threads, with a check that
 //! every cloth's state hash is the same on both (the bench fails otherwise). A table times the strain
-//! limit (`max_stretch`) off and on. These rows run without self-collision; a last table times the 64²
+//! limit (`max_stretch`) off and on, and one the character cloth (a 1 225-vertex cape pinned, or
+//! skinned by 4 joints with max distance and backstop, or with its max distances changed every
+//! step). These rows run without self-collision; a last table times the 64²
 //! grid and the tablecloth with self-collision off and on (radius half the mean edge
 //! length, as recommended), one thread, 10 substeps, with the candidate pairs and contacts of the
 //! last step.
@@ -318,6 +320,100 @@ fn sleeping_cost(steps: usize) -> Result<(), String> {
     out!("{:>12} {:>13} {:>7}", "awake ms", "asleep ms", "ratio")?;
     out!("{:>12.3} {:>13.4} {:>6.2} %", awake_s * 1e3, asleep_s * 1e3, 100.0 * asleep_s / awake_s)?;
     Ok(())
+}
+
+/// The character cloth's cost (issue 31, test 8): a 1 m cape of 35 × 35 vertices, 10 substeps,
+/// one thread, its top row carried sideways: pinned and moved by `set_pin_targets` (the
+/// baseline); skinned by the library (4 joints, 4 unequal weights per vertex, joint matrices per
+/// step) with max distance (top row 0, else 10 cm) and a backstop on every vertex; and the same
+/// with every max distance changed every step; and the pose passed in by the engine instead of
+/// skinned (`set_animated_pose` per step, normals computed).
+fn character_cost(steps: usize) -> Result<(), String> {
+    let n = 35;
+    let (positions, indices) = common::vertical_sheet(n, 1.0);
+    let v = positions.len();
+    let top: Vec<u32> = (0..n as u32).collect();
+    let make = || {
+        let mut w = World::new(WorldDesc { thread_count: 1, substeps: 10, ..WorldDesc::default() }).unwrap();
+        let c = w.add_cloth(&ClothDesc::new(&positions, &indices)).unwrap();
+        (w, c)
+    };
+    let translation = |k: usize| 0.3 * (k as f32 * DT * 3.0).sin();
+    let joint = |k: usize, j: usize| glam_like_translation(translation(k) * (1.0 + 0.1 * j as f32));
+    let (mut pinned, pc) = make();
+    pinned.cloth_mut(pc).unwrap().set_pinned(&top, None).map_err(|e| e.to_string())?;
+    let inverse_binds = vec![glam_like_translation(0.0); 4];
+    let joints = vec![[0u32, 1, 2, 3]; v];
+    let weights = vec![[0.4f32, 0.3, 0.2, 0.1]; v];
+    let mut d = vec![0.1f32; v];
+    d[..n].fill(0.0);
+    let (backstop_distance, backstop_radius) = (vec![0.01f32; v], vec![0.5f32; v]);
+    let skinned_world = || -> Result<(World, xpbd_cloth::ClothHandle), String> {
+        let (mut w, h) = make();
+        let c = w.cloth_mut(h).unwrap();
+        let skin = xpbd_cloth::SkinDesc { inverse_bind_matrices: &inverse_binds, joint_indices: &joints, joint_weights: &weights };
+        c.set_skin(Some(&skin)).map_err(|e| e.to_string())?;
+        c.set_max_distances(Some(&d)).map_err(|e| e.to_string())?;
+        c.set_backstops(Some((&backstop_distance, &backstop_radius))).map_err(|e| e.to_string())?;
+        Ok((w, h))
+    };
+    let (mut skinned, sc) = skinned_world()?;
+    let (mut changing, _) = skinned_world()?;
+    let (mut given, gc) = skinned_world()?;
+    given.cloth_mut(gc).unwrap().set_skin(None).map_err(|e| e.to_string())?;
+    let mut t_given = Vec::new();
+    let (mut t_pin, mut t_skin, mut t_change) = (Vec::new(), Vec::new(), Vec::new());
+    let mut d2 = d.clone();
+    for k in 0..steps + 10 {
+        let targets: Vec<[f32; 3]> = top.iter().map(|&i| {
+            let p = positions[i as usize];
+            [p[0] + translation(k), p[1], p[2]]
+        }).collect();
+        let matrices: Vec<[f32; 16]> = (0..4).map(|j| joint(k, j)).collect();
+        let t = Instant::now();
+        pinned.cloth_mut(pc).unwrap().set_pin_targets(&top, &targets).unwrap();
+        pinned.step(DT).unwrap();
+        let a = t.elapsed().as_secs_f64();
+        let t = Instant::now();
+        skinned.cloth_mut(sc).unwrap().set_joint_matrices(&matrices).unwrap();
+        skinned.step(DT).unwrap();
+        let b = t.elapsed().as_secs_f64();
+        for x in d2[n..].iter_mut() {
+            *x = 0.1 + 0.01 * (k % 3) as f32;
+        }
+        let t = Instant::now();
+        let c = changing.cloth_mut(sc).unwrap();
+        c.set_max_distances(Some(&d2)).unwrap();
+        c.set_joint_matrices(&matrices).unwrap();
+        changing.step(DT).unwrap();
+        let c3 = t.elapsed().as_secs_f64();
+        let pose: Vec<[f32; 3]> = positions.iter().map(|p| [p[0] + translation(k), p[1], p[2]]).collect();
+        let t = Instant::now();
+        given.cloth_mut(gc).unwrap().set_animated_pose(&pose, None).unwrap();
+        given.step(DT).unwrap();
+        let g = t.elapsed().as_secs_f64();
+        if k >= 10 {
+            t_given.push(g);
+            t_pin.push(a);
+            t_skin.push(b);
+            t_change.push(c3);
+        }
+    }
+    let (a, b, c) = (median(t_pin), median(t_skin), median(t_change));
+    out!()?;
+    out!("character cloth, 35² cape (1 225 vertices), 10 substeps, 1 thread, colour order:")?;
+    out!("{:<44} {:>8} {:>7}", "row", "ms/step", "ratio")?;
+    out!("{:<44} {:>8.3} {:>6.2}×", "top row pinned (set_pin_targets per step)", a * 1e3, 1.0)?;
+    out!("{:<44} {:>8.3} {:>6.2}×", "skinned 4 joints + max distance + backstop", b * 1e3, b / a)?;
+    out!("{:<44} {:>8.3} {:>6.2}×", "  and every max distance changed per step", c * 1e3, c / a)?;
+    let g = median(t_given);
+    out!("{:<44} {:>8.3} {:>6.2}×", "pose given per step + max distance + backstop", g * 1e3, g / a)?;
+    Ok(())
+}
+
+/// A column-major translation along x by `x` m.
+fn glam_like_translation(x: f32) -> [f32; 16] {
+    [1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, x, 0.0, 0.0, 1.0]
 }
 
 fn median(mut v: Vec<f64>) -> f64 {
@@ -642,6 +738,7 @@ fn run(args: &ArgMatches) -> Result<(), String> {
     if scenes.iter().any(|s| s.key == "tablecloth") {
         mesh_shapes(&scenes, steps)?;
     }
+    character_cost(steps)?;
     let with_self_collision: Vec<&Scene> = scenes.iter().filter(|s| s.key == "64" || s.key == "tablecloth").collect();
     if with_self_collision.is_empty() {
         return Ok(());

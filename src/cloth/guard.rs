@@ -11,7 +11,9 @@
 //! from where it started the step, with d_pins the largest distance a pinned particle was asked to
 //! move in this step (|target − start|; free particles may be dragged that far by tethers),
 //! d_colliders the largest distance a collider of the world moves in this step (it may push cloth
-//! that far; a collider's rotation is not counted), L the
+//! that far; a collider's rotation is not counted), but at most v_max·dt: a collider moved faster
+//! than any cloth may move is a jump, and a cloth it drags along fails the check instead of
+//! passing silently wrecked (teleport colliders with `World::teleport_collider`), L the
 //! diagonal of the cloth's rest-pose bounding box (a cloth can fold over at most its own size in one
 //! step, which also covers any contact thickness, millimetres against metres) and v_max
 //! [`crate::ClothParams::max_particle_speed`] (default 100 m/s, above the terminal speed of any cloth:
@@ -83,6 +85,8 @@ impl Cloth {
         }
         let pins = &self.state.pins;
         let d_pins = pins.start.iter().zip(&pins.target).map(|(s, t)| s.distance(*t)).fold(0.0f32, f32::max);
+        let d_pins = d_pins.max(self.state.animation.largest_move()) + self.state.animation.largest_carry(&self.state.x);
+        let collider_motion = collider_motion.min(params.max_particle_speed * dt);
         self.guard.bound = d_pins + collider_motion + 2.0 * self.model.rest_extent + params.max_particle_speed * dt;
     }
 

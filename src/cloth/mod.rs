@@ -4,6 +4,7 @@
 //! state hash cover); the solver's scratch (`scratch`); the outputs (normals, statistics) and the
 //! explosion guard.
 
+pub(crate) mod animation;
 mod colouring;
 pub(crate) mod config;
 mod create;
@@ -20,6 +21,7 @@ pub(crate) mod pins;
 mod residuals;
 pub(crate) mod scratch;
 mod sleep;
+pub mod skin;
 pub mod snapshot;
 pub(crate) mod state;
 mod state_hash;

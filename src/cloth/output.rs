@@ -64,19 +64,43 @@ impl Energy {
 impl Cloth {
     /// Copy positions \[m\] in render-vertex order into `out` (`[f32; 3] × vertex_count`).
     /// Copies of a welded vertex read the same position. Errors: `BufferSizeMismatch`.
+    ///
+    /// With an animated pose and `simulation_blend` b < 1, each reads a + b·(x − a), a the
+    /// animated position (docs/design.md, "Character cloth").
     pub fn read_positions(&self, out: &mut [[f32; 3]]) -> Result<(), ClothError> {
-        self.gather(&self.state.x, out)
+        self.gather(&self.state.x, out)?;
+        if let Some(b) = self.blend() {
+            for (o, &p) in out.iter_mut().zip(&self.model.particle_of_vertex) {
+                let a = self.state.animation.target[p as usize];
+                *o = (a + (Vec3::from_array(*o) - a) * b).to_array();
+            }
+        }
+        Ok(())
+    }
+
+    /// The simulation blend when the read-back is blended with the animated pose.
+    fn blend(&self) -> Option<f32> {
+        let b = self.config.params.simulation_blend;
+        (self.state.animation.posed && b < 1.0).then_some(b)
     }
 
     /// Copy unit normals in render-vertex order into `out` (`[f32; 3] × vertex_count`): per particle,
     /// the area-weighted average of the adjacent triangle normals (so smooth across welded seams),
     /// oriented by the triangles' winding (counter-clockwise = front). Particles without triangles
     /// read (0, 0, 0). Updated at the end of every step. Errors: `BufferSizeMismatch`.
+    /// Blended with the animated normals as the positions are (normalised).
     pub fn read_normals(&self, out: &mut [[f32; 3]]) -> Result<(), ClothError> {
-        self.gather(&self.output.normals, out)
+        self.gather(&self.output.normals, out)?;
+        if let Some(b) = self.blend() {
+            for (o, &p) in out.iter_mut().zip(&self.model.particle_of_vertex) {
+                let a = self.state.animation.normal_target[p as usize];
+                *o = a.lerp(Vec3::from_array(*o), b).normalize_or_zero().to_array();
+            }
+        }
+        Ok(())
     }
 
-    fn gather(&self, per_particle: &[Vec3], out: &mut [[f32; 3]]) -> Result<(), ClothError> {
+    pub(crate) fn gather(&self, per_particle: &[Vec3], out: &mut [[f32; 3]]) -> Result<(), ClothError> {
         let map = &self.model.particle_of_vertex;
         if out.len() != map.len() {
             return Err(ClothError::BufferSizeMismatch { expected: map.len(), got: out.len() });

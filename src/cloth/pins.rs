@@ -144,5 +144,9 @@ impl Cloth {
     /// w = w_free, then 0 for pinned particles.
     pub(crate) fn refresh_inverse_masses(&mut self) {
         self.config.apply_pins(&self.state.pins.particles);
+        // Particles kinematic on the animated pose (max distance 0) are anchors as pins are.
+        for &p in &self.state.animation.kinematic {
+            self.config.w[p as usize] = 0.0;
+        }
     }
 }

@@ -34,6 +34,28 @@ pub(crate) struct SolverScratch {
     /// of a substep \[N\]. 16-byte `Vec3A`s: each particle sums its triangles' vectors, one SIMD
     /// load and add each.
     pub per_triangle: Vec<Vec3A>,
+    /// The animated pose of the current substep, sized when an animation is first set.
+    pub animation: AnimationScratch,
+}
+
+/// The animated pose at the end of the current substep (`crate::cloth::animation`) and the anim
+/// drive's multipliers.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct AnimationScratch {
+    /// Animated position a \[m\] and unit normal per particle.
+    pub x: Vec<Vec3>,
+    pub n: Vec<Vec3>,
+    /// The anim drive's λ \[N·s²\] per particle, 0 at each substep's start.
+    pub lambda: Vec<f32>,
+}
+
+impl AnimationScratch {
+    /// Sized for `particles` (allocates only the first time).
+    pub fn fit(&mut self, particles: usize) {
+        self.x.resize(particles, Vec3::ZERO);
+        self.n.resize(particles, Vec3::ZERO);
+        self.lambda.resize(particles, 0.0);
+    }
 }
 
 impl SolverScratch {
@@ -50,6 +72,7 @@ impl SolverScratch {
             inter_cloth: InterClothPairs::default(),
             strain_limit: StrainLimitScratch::default(),
             per_triangle: vec![Vec3A::ZERO; triangles],
+            animation: AnimationScratch::default(),
         };
         scratch.fit(layout);
         scratch

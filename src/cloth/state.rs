@@ -1,6 +1,8 @@
-//! The mutable simulation state of a cloth: exactly what a snapshot holds ([`super::snapshot`]),
-//! of which the state hash covers the positions and velocities ([`super::state_hash`]).
+//! The mutable simulation state of a cloth: what a snapshot holds ([`super::snapshot`]), of which
+//! the state hash covers the positions and velocities ([`super::state_hash`]), and the animated
+//! pose, which the engine gives again every step and a snapshot does not keep.
 
+use super::animation::Animation;
 use super::pins::Pins;
 use glam::{Quat, Vec3};
 
@@ -17,6 +19,8 @@ pub(crate) struct ClothState {
     /// translation): the rest pose now lies at `rest_rotation · rest + rest_translation`.
     pub rest_rotation: Quat,
     pub rest_translation: Vec3,
+    /// The animated pose and the constraints relative to it (empty until set).
+    pub animation: Animation,
 }
 
 impl ClothState {
@@ -28,6 +32,7 @@ impl ClothState {
             pins: Pins::default(),
             rest_rotation: Quat::IDENTITY,
             rest_translation: Vec3::ZERO,
+            animation: Animation::default(),
         }
     }
 }

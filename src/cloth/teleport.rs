@@ -24,17 +24,35 @@ impl Cloth {
     /// otherwise carry a cloth there step by step) or `rotation`; nothing moves on error.
     pub fn teleport(&mut self, translation: [f32; 3], rotation: [f32; 4]) -> Result<(), ClothError> {
         let _change = self.begin_change();
+        let q = self.check_teleport(translation, rotation)?;
+        self.apply_teleport(Vec3::from_array(translation), q);
+        Ok(())
+    }
+
+    /// The checks of a teleport's translation and rotation alone; returns the normalised rotation.
+    pub(crate) fn check_teleport_args(translation: [f32; 3], rotation: [f32; 4]) -> Result<glam::Quat, ClothError> {
         let m = MAX_TELEPORT_TRANSLATION;
         for c in translation {
             check_range("translation", c, -m, m, "finite m within ±1e5 per component")?;
         }
-        let q = check_unit_quaternion("rotation", rotation)?;
+        check_unit_quaternion("rotation", rotation)
+    }
+
+    /// The checks of [`Cloth::teleport`], changing nothing; returns the normalised rotation.
+    pub(crate) fn check_teleport(&self, translation: [f32; 3], rotation: [f32; 4]) -> Result<glam::Quat, ClothError> {
+        let m = MAX_TELEPORT_TRANSLATION;
+        let q = Self::check_teleport_args(translation, rotation)?;
         let t = Vec3::from_array(translation);
         let furthest = self.state.x.iter().map(|x| (q * *x + t).abs().max_element()).fold(0.0, f32::max);
         if furthest > m {
             let expected = "a translation that keeps every particle within ±1e5 m per coordinate";
             return Err(ClothError::InvalidParameter { name: "translation", value: furthest as f64, expected });
         }
+        Ok(q)
+    }
+
+    /// [`Cloth::teleport`] after its checks passed.
+    pub(crate) fn apply_teleport(&mut self, t: Vec3, q: glam::Quat) {
         self.wake();
         let move_point = |x: &mut Vec3| *x = q * *x + t;
         let p = &mut self.state;
@@ -43,11 +61,11 @@ impl Cloth {
         p.v.iter_mut().for_each(|v| *v = q * *v);
         p.pins.start.iter_mut().for_each(move_point);
         p.pins.target.iter_mut().for_each(move_point);
+        p.animation.teleport(q, t);
         p.rest_rotation = (q * p.rest_rotation).normalize();
         p.rest_translation = q * p.rest_translation + t;
         self.remember_good_state();
         self.update_normals(false);
         self.reset_interpolation();
-        Ok(())
     }
 }

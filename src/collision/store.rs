@@ -178,6 +178,17 @@ impl ColliderStore {
         Ok(())
     }
 
+    /// Jump to `pose` at once: start and target both become it, so the next step sees no motion
+    /// (no sweep through the cloth, no friction carry, nothing for the guard to count).
+    /// Errors: `InvalidHandle`, `InvalidParameter` (`position`, `rotation`); unchanged on error.
+    pub fn teleport(&mut self, handle: ColliderHandle, pose: &Pose) -> Result<(), ClothError> {
+        let collider = self.colliders.get_mut(handle.index, handle.generation).ok_or(ClothError::InvalidHandle)?;
+        let (position, rotation) = pose.validated()?;
+        collider.start = Frame { position, rotation };
+        collider.target = collider.start;
+        Ok(())
+    }
+
     /// The handle of the live collider in slot `index`, if any.
     pub fn live_handle(&self, index: u32) -> Option<ColliderHandle> {
         self.colliders.live_generation(index).map(|generation| ColliderHandle { index, generation })

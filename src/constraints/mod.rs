@@ -3,6 +3,7 @@
 //! `solve` (a Gauss–Seidel sweep) and one `residuals` (|C| for the statistics).
 
 pub(crate) mod access;
+pub(crate) mod animated;
 pub(crate) mod lanes;
 pub(crate) mod layout;
 pub(crate) mod strain_limit;

@@ -157,6 +157,9 @@ mod tests {
             max_stretch: Some(1.2),
             sleep_speed: Some(0.02),
             sleep_time: 0.75,
+            simulation_blend: 0.5,
+            linear_inertia: 0.25,
+            angular_inertia: 0.75,
         };
         assert_eq!(core.validate(), Ok(()));
         let c = XpbdClothParams::from(&core);

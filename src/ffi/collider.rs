@@ -113,6 +113,40 @@ pub unsafe extern "C" fn xpbd_collider_set_pose(
     })
 }
 
+/// Move the collider to a pose at once: `position` in metres (`float[3]`, finite, each within
+/// +-1e5) and `rotation` local -> world as a unit quaternion (`float[4]`, x, y, z, w; length
+/// 1 +- 1e-3, renormalised). Its current pose and its target both become this pose, so the next
+/// `xpbd_world_step` sees it resting there: nothing is swept between the old and the new pose
+/// (a respawn through a cape does not tear it), friction carries nothing, and the explosion guard
+/// does not count the jump. A cloth it lands inside is pushed out at most
+/// `max_depenetration_speed`; teleport the cloth with it (`xpbd_cloth_teleport`) to keep them
+/// together. Both arrays are read during the call only.
+///
+/// Errors: `XPBD_RESULT_NULL_POINTER` (`position` or `rotation` NULL),
+/// `XPBD_RESULT_INVALID_ARGUMENT` (NaN/Inf or out-of-range position, non-unit or non-finite
+/// rotation; the pose is unchanged), `XPBD_RESULT_INVALID_ID`, `XPBD_RESULT_WORLD_POISONED`.
+/// Thread-safe; serialised with the world's step.
+///
+/// # Safety
+/// `position` holds 3 floats and `rotation` 4 floats.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn xpbd_collider_teleport(
+    collider: XpbdColliderId,
+    position: *const f32,
+    rotation: *const f32,
+) -> XpbdResult {
+    ffi_boundary("xpbd_collider_teleport", || {
+        // SAFETY: the caller's promise in `# Safety` above; `[f32; N]` has f32's alignment.
+        let pose = unsafe {
+            Pose {
+                position: *required(position.cast::<[f32; 3]>(), "position")?,
+                rotation: *required(rotation.cast::<[f32; 4]>(), "rotation")?,
+            }
+        };
+        with_collider(collider, |w, handle| Ok(w.teleport_collider(handle, &pose)?))
+    })
+}
+
 /// Write the collider's current pose: `out_position` (`float[3]`, metres) and `out_rotation`
 /// (`float[4]`, unit quaternion x, y, z, w). Current means reached at the end of the last step
 /// (the creation pose before the first step): a pose passed to `xpbd_collider_set_pose` shows

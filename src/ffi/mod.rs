@@ -47,6 +47,7 @@ pub mod status;
 pub mod teleport;
 
 pub mod frame;
+pub mod animation;
 
 pub mod snapshot;
 
@@ -69,6 +70,7 @@ pub use snapshot::*;
 pub use state::*;
 pub use status::*;
 pub use teleport::*;
+pub use animation::*;
 pub use world::*;
 
 /// Version of the C ABI described by this header. It changes whenever a function, struct layout
@@ -83,7 +85,13 @@ pub use world::*;
 /// percentiles; `linear_damping` defaults to 3/s; `self_collision_radius` 0 means half the mesh's
 /// median edge; creation drops duplicate triangles and makes the winding consistent
 /// (`xpbd_cloth_get_mesh_report` says what it changed); `xpbd_cloth_read_vertex_masses`.
-pub const XPBD_ABI_VERSION: u32 = 4;
+/// 5: the frame loop (`xpbd_world_advance`, interpolated reads, `xpbd_cloth_write_vertices`,
+/// `xpbd_cloth_get_bounds`, particle writes, instances, sleeping: `XpbdClothDesc`/`XpbdClothParams`
+/// grew `sleep_speed`, `sleep_time`), mesh shapes and `XPBD_COLLIDER_KIND_MESH` (`XpbdColliderDesc`
+/// grew `mesh_shape`: 72 bytes, 8-byte aligned), character cloth (animated pose, skin, max distance,
+/// backstop, anim drive, reference frame, teleports; `XpbdClothDesc`/`XpbdClothParams` grew
+/// `simulation_blend`, `linear_inertia`, `angular_inertia`).
+pub const XPBD_ABI_VERSION: u32 = 5;
 
 /// The ABI version the loaded library implements; compare with `XPBD_ABI_VERSION` from the
 /// header you compiled against. Never fails. Thread-safe.

@@ -187,7 +187,7 @@ pub(crate) fn cloth_handle(
 }
 
 /// The core handle of the live collider that `index`/`generation` name in `world`.
-fn collider_handle(world: &World, id: XpbdColliderId, index: u16, generation: u16) -> Result<ColliderHandle, FfiError> {
+pub(crate) fn collider_handle(world: &World, id: XpbdColliderId, index: u16, generation: u16) -> Result<ColliderHandle, FfiError> {
     match world.live_collider_handle(index as u32) {
         Some(h) if short_generation(h.generation) == generation => Ok(h),
         _ => Err(invalid("collider", id.id)),

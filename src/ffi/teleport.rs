@@ -3,8 +3,9 @@
 use super::args::required;
 use super::boundary::ffi_boundary;
 use super::error::{FfiError, XpbdResult};
-use super::ids::XpbdClothId;
-use super::registry::with_cloth;
+use super::args::slice_in;
+use super::ids::{XpbdClothId, XpbdColliderId, XpbdWorldId, invalid};
+use super::registry::{cloth_handle, collider_handle, with_cloth, with_world};
 
 /// Move the whole cloth by a rigid transform between steps, without adding velocity: every vertex
 /// x becomes R*x + t (R the rotation `rotation` about the world origin, then the translation
@@ -37,6 +38,63 @@ pub unsafe extern "C" fn xpbd_cloth_teleport(
         let (translation, rotation) =
             unsafe { (fixed::<3>(translation, "translation")?, fixed::<4>(rotation, "rotation")?) };
         with_cloth(cloth, |c| c.teleport(translation, rotation))
+    })
+}
+
+/// Teleport a character in one call: every cloth of `cloths` (`XpbdClothId[cloth_count]`) as
+/// `xpbd_cloth_teleport` and every collider of `colliders` (`XpbdColliderId[collider_count]`)
+/// as `xpbd_collider_teleport` to its pose moved by the same rigid transform x -> R*x + t
+/// (`translation` `float[3]` metres, `rotation` `float[4]` unit quaternion x, y, z, w), all or
+/// nothing: a respawn moves the cape, the skirt and the body's colliders together without a sweep
+/// or a guard trip. Pass the relative transform of the character's root, B*A^-1.
+///
+/// Errors: `XPBD_RESULT_NULL_POINTER`, `XPBD_RESULT_INVALID_ID` (`world`, or an id that is not a
+/// live object of `world`), `XPBD_RESULT_INVALID_ARGUMENT` (as `xpbd_cloth_teleport`, or a
+/// collider moved beyond +-1e5 m); nothing moves on error. `XPBD_RESULT_WORLD_POISONED`.
+/// Thread-safe; serialised with the world's step.
+///
+/// # Safety
+/// `cloths` holds `cloth_count` ids and `colliders` `collider_count` (either NULL when its count
+/// is 0); `translation` 3 floats, `rotation` 4.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn xpbd_world_teleport(
+    world: XpbdWorldId,
+    cloths: *const XpbdClothId,
+    cloth_count: u32,
+    colliders: *const XpbdColliderId,
+    collider_count: u32,
+    translation: *const f32,
+    rotation: *const f32,
+) -> XpbdResult {
+    ffi_boundary("xpbd_world_teleport", || {
+        // SAFETY: the caller's promise in `# Safety` above.
+        let (cloths, colliders, translation, rotation) = unsafe {
+            (
+                slice_in(cloths, cloth_count as usize, "cloths")?,
+                slice_in(colliders, collider_count as usize, "colliders")?,
+                fixed::<3>(translation, "translation")?,
+                fixed::<4>(rotation, "rotation")?,
+            )
+        };
+        with_world(world, |w| {
+            let mut cloth_handles = Vec::with_capacity(cloths.len());
+            for &id in cloths {
+                let (owner, index, generation) = id.unpack()?;
+                if owner.id != world.id {
+                    return Err(invalid("cloth", id.id));
+                }
+                cloth_handles.push(cloth_handle(w, id, index, generation)?);
+            }
+            let mut collider_handles = Vec::with_capacity(colliders.len());
+            for &id in colliders {
+                let (owner, index, generation) = id.unpack()?;
+                if owner.id != world.id {
+                    return Err(invalid("collider", id.id));
+                }
+                collider_handles.push(collider_handle(w, id, index, generation)?);
+            }
+            Ok(w.teleport(&cloth_handles, &collider_handles, translation, rotation)?)
+        })
     })
 }
 

@@ -3,6 +3,7 @@
 //! substeps ([`team_step`] for a cloth split over threads whose every phase can be a team's
 //! colours, else [`sequential`]), and leaves the outputs.
 
+mod frame;
 mod iteration;
 mod motion;
 mod plan;
@@ -87,6 +88,11 @@ pub(crate) struct Step<'a> {
     pub parallel: bool,
     /// The stretch limit factor (`ClothConfig::stretch_limit`), None when off.
     pub stretch_limit: Option<f32>,
+    /// The cloth has an animated pose (`crate::cloth::animation`), and constraints relative to it.
+    pub animate: bool,
+    pub animation_constraints: bool,
+    /// (linear, angular) inertia when the cloth has a reference frame and either is below 1.
+    pub carry: Option<(f32, f32)>,
 }
 
 impl<'a> Step<'a> {
@@ -125,6 +131,9 @@ impl<'a> Step<'a> {
             inter_cloth: ctx.inter_cloth.filter(|_| params.inter_cloth_collision),
             parallel: cloth.config.colouring && ctx.parallel && cloth.layout.large_enough_to_split(),
             stretch_limit: cloth.config.stretch_limit,
+            animate: cloth.state.animation.posed,
+            animation_constraints: cloth.state.animation.constrains(),
+            carry: cloth.state.animation.frame.and((params.linear_inertia < 1.0 || params.angular_inertia < 1.0).then_some((params.linear_inertia, params.angular_inertia))),
         }
     }
 }
@@ -169,6 +178,7 @@ pub(crate) fn step_cloth(cloth: &mut Cloth, dt: f32, ctx: &StepContext) {
     for &phase in plan::AFTER_SUBSTEPS {
         match phase {
             plan::StepPhase::StrainLimit => strain_limit::limit_strain(&mut parts, &step),
+            plan::StepPhase::AnimationLimits => strain_limit::limit_animation(&mut parts, &step),
         }
     }
     from_rows(&parts.scratch.rows, &mut parts.state.x, step.parallel);
@@ -193,6 +203,12 @@ fn begin_step(parts: &mut Parts, step: &Step, world_key: u32, dt: f32) {
 /// After the substeps: the pins' targets become the next start, the normals and the step's counts.
 fn finish_step(cloth: &mut Cloth, step: &Step) {
     cloth.state.pins.finish_step();
+    if cloth.state.animation.posed {
+        cloth.state.animation.finish_step();
+    }
+    if let Some(frame) = &mut cloth.state.animation.frame {
+        frame.start = frame.target;
+    }
     cloth.output.last_substep = step.h;
     cloth.update_normals(step.parallel);
     let mut stats = ClothStats { substeps: step.substeps, iterations: step.iterations, ..ClothStats::default() };

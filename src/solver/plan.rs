@@ -3,7 +3,7 @@
 //! passes and keeping the positions in the sweeps' rows are their business, not the algorithm's.
 
 use super::Step;
-use super::sweeps::{Bending, Colliders, Constraint, InterCloth, SelfCollision, Stretch, Tethers};
+use super::sweeps::{Animated, Bending, Colliders, Constraint, InterCloth, SelfCollision, Stretch, Tethers};
 
 /// What runs once per substep, outside the iterations.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -11,8 +11,14 @@ pub(crate) enum Phase {
     /// Aerodynamic drag and lift from each triangle's velocity relative to the air
     /// (Keckeisen et al. 2004), added to the velocities.
     Wind,
+    /// Free particles and their velocities carried by the part of the reference frame's motion
+    /// over the substep their linear and angular inertia leave out (`solver/frame.rs`).
+    Carry,
     /// Free particles: x_prev ← x, v ← v + h·(g + a), x ← x + h·v (XPBD, Macklin et al. 2016, Alg. 1).
     Predict,
+    /// The animated pose for this substep's end (interpolated or skinned), particles of max
+    /// distance 0 placed on it (docs/design.md, "Character cloth").
+    Animate,
     /// Kinematic particles to their targets for this substep (never a jump inside a step).
     Pins,
     /// λ = 0 for every constraint, and the contacts' per-substep state (Small Steps: no warm start).
@@ -34,12 +40,13 @@ pub(crate) struct Substep {
 /// Small Steps XPBD (Macklin et al. 2019): each step of Δt is n substeps of h = Δt/n, each of
 /// these (docs/design.md, "Substep order").
 pub(crate) const SUBSTEP: Substep = Substep {
-    begin: &[Phase::Wind, Phase::Predict, Phase::Pins, Phase::ResetLambda],
+    begin: &[Phase::Wind, Phase::Carry, Phase::Predict, Phase::Animate, Phase::Pins, Phase::ResetLambda],
     iteration: &[
         &Bending,       // signed dihedral angle of every interior edge
         &Stretch,       // every edge's length, outward from the anchors ...
         &Stretch,       // ... twice (docs/design.md, "Two stretch sweeps per iteration")
         &Tethers,       // long-range attachments: the hard limit on the distance to the anchors
+        &Animated,      // anim drive, max distance, backstop relative to the animated pose
         &SelfCollision, // this cloth's particle pairs, found once per step
         &InterCloth,    // pairs with other cloths' particles
         &Colliders,     // collider contacts with friction, last: no iteration ends inside one
@@ -52,10 +59,13 @@ pub(crate) const SUBSTEP: Substep = Substep {
 pub(crate) enum StepPhase {
     /// No edge longer than the stretch limit (`solver/strain_limit.rs`), velocities corrected.
     StrainLimit,
+    /// The animated pose's max distances and backstops once more, last: they bound what the step
+    /// ends with (`sweeps/animated.rs`).
+    AnimationLimits,
 }
 
 /// The step: the substeps, then these.
-pub(crate) const AFTER_SUBSTEPS: &[StepPhase] = &[StepPhase::StrainLimit];
+pub(crate) const AFTER_SUBSTEPS: &[StepPhase] = &[StepPhase::StrainLimit, StepPhase::AnimationLimits];
 
 impl Step<'_> {
     /// Whether `phase` runs in this step.
@@ -64,6 +74,8 @@ impl Step<'_> {
             Phase::Wind => self.aerodynamics.is_some(),
             Phase::Predict | Phase::Pins | Phase::ResetLambda | Phase::UpdateVelocity => true,
             Phase::LimitDepenetration => self.collide,
+            Phase::Animate => self.animate,
+            Phase::Carry => self.carry.is_some(),
         }
     }
 

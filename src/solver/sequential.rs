@@ -7,7 +7,7 @@
 use super::iteration::IterationWork;
 use super::motion::{Pass, move_particles};
 use super::plan::{Phase, SUBSTEP};
-use super::sweeps::{Constraint, TeamInputs};
+use super::sweeps::{Constraint, TeamInputs, place_pose};
 use super::wind::apply_wind;
 use super::{Parts, Step, SubstepInfo, from_rows, move_pins, to_rows};
 use crate::constraints::team::{SharedSlice, run_team};
@@ -53,6 +53,8 @@ fn run_phase(phase: Phase, parts: &mut Parts, step: &Step, substep: &SubstepInfo
             }
         }
         Phase::Predict => move_particles(parts, step.motion, Pass::Predict, step.parallel),
+        Phase::Carry => super::frame::carry_with_frame(parts, step, substep),
+        Phase::Animate => place_pose(parts, substep.index, step.substeps),
         Phase::Pins => move_pins(parts, substep.index, step.substeps),
         Phase::ResetLambda => {}
         Phase::UpdateVelocity => move_particles(parts, step.motion, Pass::Update, step.parallel),

@@ -10,7 +10,7 @@
 //! (docs/dev/performance-log.md, "2026-12-01 — A strain limit for cloth that stretches like
 //! rubber").
 
-use super::sweeps::{Colliders, Constraint, InterCloth, SelfCollision, Tethers};
+use super::sweeps::{Colliders, Constraint, InterCloth, SelfCollision, Tethers, enforce_limits};
 use super::{Parts, Step, SubstepInfo, from_rows, to_rows};
 use glam::Vec3;
 
@@ -80,6 +80,25 @@ pub(super) fn limit_strain(parts: &mut Parts, step: &Step) {
     // inelastic part is kept: the velocity moving against c (away from the limit) is removed, up
     // to |c|, and none is added. v' = v + t·ĉ with t ∈ [0, −v·ĉ] has |v'| ≤ |v|, so the limit
     // takes energy out and never puts it in (a resting cloth it holds does not jitter).
+    let scale = step.motion.velocity_scale / step.h;
+    let s = &*parts.scratch;
+    for ((v, before), row) in parts.state.v.iter_mut().zip(&s.strain_limit.before).zip(&s.rows) {
+        *v += inelastic_correction(*v, (row.truncate() - *before) * scale);
+    }
+}
+
+/// The animated pose's hard limits (max distance, backstop) at the step's end, after the strain
+/// limit and its contacts, with the same inelastic velocity correction.
+pub(super) fn limit_animation(parts: &mut Parts, step: &Step) {
+    if !(step.animate && step.animation_constraints) {
+        return;
+    }
+    for (before, row) in parts.scratch.strain_limit.before.iter_mut().zip(&parts.scratch.rows) {
+        *before = row.truncate();
+    }
+    if !enforce_limits(parts) {
+        return;
+    }
     let scale = step.motion.velocity_scale / step.h;
     let s = &*parts.scratch;
     for ((v, before), row) in parts.state.v.iter_mut().zip(&s.strain_limit.before).zip(&s.rows) {

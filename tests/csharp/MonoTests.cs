@@ -76,6 +76,7 @@ static unsafe class MonoTests
             Run("frame_loop_advances_interpolates_and_writes_vertex_buffers", FrameLoopAdvanceInterpolateWrite);
             Run("frame_loop_allocates_nothing_and_reports_a_recovered_cloth_without_an_exception", FrameLoopAllocatesNothingAndReportsRecovery);
             Run("pinned_arrays_refuse_types_that_hold_references", PinnedArraysRefuseReferences);
+            Run("character_cloth_follows_its_pose_within_its_max_distances", CharacterClothFollowsItsPose);
         }
         Console.WriteLine(passed + " passed, " + failed + " failed");
         return failed == 0 ? 0 : 1;
@@ -1083,6 +1084,78 @@ static unsafe class MonoTests
             XpbdClothSettings.SetRobustness(ref bad, 1.5f, 100.0f, XpbdUnstableRecovery.LastGoodState);
             var e = Throws<XpbdInvalidArgumentException>(() => world.CreateCloth(positions, indices, null, bad));
             Expect(e.Message.Contains("inertia_scale"), "names the field: " + e.Message);
+        }
+    }
+
+    // Issue 31 through the C# wrapper: the top row kinematic (max distance 0) reads back exactly
+    // on a pose moving at 10 m/s, every other vertex within its 5 cm + 1e-5 m; bad arrays throw
+    // their exceptions; a collider teleport jumps at once; a skin with identity joints holds the
+    // bind pose bit for bit.
+    static void CharacterClothFollowsItsPose()
+    {
+        float[] rest;
+        uint[] indices;
+        XpbdGridMesh.Create(10, 10, 1.0f, 1.0f, out rest, out indices);
+        int n = rest.Length / 3;
+        XpbdWorldDesc single = XpbdWorld.DefaultDesc();
+        single.thread_count = 1;
+        using (var world = new XpbdWorld(single))
+        using (XpbdCloth cloth = world.CreateCloth(rest, indices))
+        {
+            var d = new float[n];
+            for (int i = 0; i < n; ++i) d[i] = i < 10 ? 0.0f : 0.05f;
+            cloth.SetMaxDistances(d);
+            Throws<XpbdBufferSizeMismatchException>(() => cloth.SetMaxDistances(new float[n - 1]));
+            var negative = new float[n];
+            negative[3] = -1;
+            Throws<XpbdInvalidArgumentException>(() => cloth.SetMaxDistances(negative));
+            var pose = new float[3 * n];
+            var x = new float[3 * n];
+            float worst = 0, kinematic = 0;
+            for (int step = 1; step <= 60; ++step)
+            {
+                for (int k = 0; k < 3 * n; ++k) pose[k] = rest[k] + (k % 3 == 0 ? 10.0f * step / 60.0f : 0.0f);
+                cloth.SetAnimatedPose(pose, null);
+                world.Step(1.0f / 60.0f);
+                cloth.ReadPositions(x);
+                for (int i = 0; i < n; ++i)
+                {
+                    float dx = x[3 * i] - pose[3 * i], dy = x[3 * i + 1] - pose[3 * i + 1], dz = x[3 * i + 2] - pose[3 * i + 2];
+                    float dist = (float)Math.Sqrt(dx * dx + dy * dy + dz * dz);
+                    if (i < 10) kinematic = Math.Max(kinematic, dist); else worst = Math.Max(worst, dist);
+                }
+            }
+            Console.WriteLine("  character: kinematic row " + kinematic + " m from the pose, others at most " + worst + " m");
+            Console.WriteLine("character bits: positions-fnv1a " + Fnv1a(x).ToString("x16") + " state-hash " + cloth.StateHash().ToString("x16"));
+            Expect(kinematic == 0, "the kinematic row on the pose");
+            Expect(worst <= 0.05f + 1e-5f, "max distance held: " + worst);
+            var animated = new float[3 * n];
+            cloth.ReadAnimatedPositions(animated);
+            ExpectSameBits(animated, pose, "animated pose read back");
+
+            var weights = new float[4 * n];
+            var joints = new uint[4 * n];
+            for (int i = 0; i < n; ++i) weights[4 * i] = 1;
+            var identity = new float[] { 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1 };
+            cloth.SetSkin(identity, joints, weights);
+            cloth.SetMaxDistances(new float[n]);
+            cloth.SetJointMatrices(identity);
+            world.Step(1.0f / 60.0f);
+            cloth.ReadPositions(x);
+            ExpectSameBits(x, rest, "skinned at the bind pose");
+            Throws<XpbdBufferSizeMismatchException>(() => cloth.SetJointMatrices(new float[15]));
+        }
+        using (var world = new XpbdWorld(single))
+        {
+            XpbdColliderDesc desc = XpbdCollider.DefaultDesc();
+            desc.radius = 0.1f;
+            using (XpbdCollider ball = world.CreateCollider(desc))
+            {
+                ball.Teleport(XpbdPose.At(50, 0, 0));
+                XpbdPose p = ball.GetPose();
+                Expect(p.X == 50 && p.Qw == 1, "teleported at once");
+                Throws<XpbdInvalidArgumentException>(() => ball.Teleport(XpbdPose.At(float.NaN, 0, 0)));
+            }
         }
     }
 

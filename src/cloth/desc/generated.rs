@@ -142,9 +142,10 @@ pub struct ClothParams {
     /// Explosion guard: the largest plausible particle speed v_max. After every step a cloth with a
     /// NaN/infinite position or velocity, or a vertex that moved farther than d_pins + d_colliders
     /// + 2*L + v_max*dt (d_pins: the largest pin move of the step; d_colliders: the largest
-    /// collider move of the step, rotation not counted; L: the diagonal of the rest pose's bounding
-    /// box; all in metres), is unstable: see `unstable_recovery`. Above the fastest real motion;
-    /// the default is above the terminal speed of any cloth. See [`crate::cloth::guard`].
+    /// collider move of the step, rotation not counted, at most v_max*dt, so a collider jump that
+    /// drags the cloth is reported; L: the diagonal of the rest pose's bounding box; all in
+    /// metres), is unstable: see `unstable_recovery`. Above the fastest real motion; the default is
+    /// above the terminal speed of any cloth. See [`crate::cloth::guard`].
     ///
     /// Unit: m/s. Range: 0.001 <= m/s <= 1e6. Default: 100.
     pub max_particle_speed: f32,
@@ -208,6 +209,29 @@ pub struct ClothParams {
     ///
     /// Unit: s. Range: 0 <= s <= 3600. Default: 1.
     pub sleep_time: f32,
+    /// Blend b between the animated pose and the simulation in what is read back: positions a +
+    /// b*(x - a) and normals likewise (normalised), for fading cloth in and out (LOD, cut-scenes).
+    /// The simulation itself is unchanged. No effect until the cloth has an animated pose
+    /// (xpbd_cloth_set_animated_pose, or a skin and joint matrices).
+    ///
+    /// Range: 0 <= b <= 1. Default: 1.
+    pub simulation_blend: f32,
+    /// Linear inertia: the fraction of the reference frame's translation
+    /// (xpbd_cloth_set_reference_frame) the free particles feel. Each substep they are carried by
+    /// (1 - linear_inertia) of the frame's translation over it, positions and substep start
+    /// together, so no velocity is added. 1: plain world-space physics; 0: the cloth moves with the
+    /// frame as in local space. No effect without a reference frame. Low (0 to 0.3) for capes and
+    /// skirts of fast characters; 1 for cloth not worn.
+    ///
+    /// Range: 0 <= s_lin <= 1. Default: 1.
+    pub linear_inertia: f32,
+    /// Angular inertia: the fraction of the reference frame's rotation the free particles feel;
+    /// each substep they (and their velocities) are turned about the frame's origin by (1 -
+    /// angular_inertia) of its rotation over it (slerp). 1: plain physics; 0: a snap turn carries
+    /// the cloth round with the character.
+    ///
+    /// Range: 0 <= s_ang <= 1. Default: 1.
+    pub angular_inertia: f32,
 }
 
 /// Every field at its declared default.
@@ -249,6 +273,9 @@ pub(super) const DEFAULT: ClothParams = ClothParams {
     max_stretch: Some(1.03),
     sleep_speed: None,
     sleep_time: 1.0,
+    simulation_blend: 1.0,
+    linear_inertia: 1.0,
+    angular_inertia: 1.0,
 };
 
 impl Default for ClothParams {
@@ -304,6 +331,9 @@ impl ClothParams {
             check_range("sleep_speed", value, 1e-6, 100.0, "1e-6 <= m/s <= 100")?;
         }
         check_range("sleep_time", self.sleep_time, 0.0, 3600.0, "0 <= s <= 3600")?;
+        check_range("simulation_blend", self.simulation_blend, 0.0, 1.0, "0 <= b <= 1")?;
+        check_range("linear_inertia", self.linear_inertia, 0.0, 1.0, "0 <= s_lin <= 1")?;
+        check_range("angular_inertia", self.angular_inertia, 0.0, 1.0, "0 <= s_ang <= 1")?;
         Ok(())
     }
 }

@@ -419,7 +419,8 @@ pub const CLOTH: &[Param] = &[
         doc: "Explosion guard: the largest plausible particle speed v_max. After every step a cloth with a \
               NaN/infinite position or velocity, or a vertex that moved farther than d_pins + d_colliders \
               + 2*L + v_max*dt (d_pins: the largest pin move of the step; d_colliders: the largest \
-              collider move of the step, rotation not counted; L: the diagonal of the rest pose's bounding \
+              collider move of the step, rotation not counted, at most v_max*dt, so a collider jump that \
+              drags the cloth is reported; L: the diagonal of the rest pose's bounding \
               box; all in metres), is unstable: see `unstable_recovery`.",
         choose: "Above the fastest real motion; the default is above the terminal speed of any cloth.",
         rust_doc: "See [`crate::cloth::guard`].",
@@ -525,6 +526,41 @@ pub const CLOTH: &[Param] = &[
         default: Value::F32(1.0),
         unit: "s",
         doc: "How long the fastest particle must stay below `sleep_speed` before the cloth sleeps.",
+        ..BLANK
+    },
+    Param {
+        name: "simulation_blend",
+        kind: Kind::Real { min: 0.0, max: 1.0 },
+        default: Value::F32(1.0),
+        symbol: "b",
+        doc: "Blend b between the animated pose and the simulation in what is read back: positions \
+              a + b*(x - a) and normals likewise (normalised), for fading cloth in and out (LOD, cut-scenes). \
+              The simulation itself is unchanged. No effect until the cloth has an animated pose \
+              (xpbd_cloth_set_animated_pose, or a skin and joint matrices).",
+        ..BLANK
+    },
+    Param {
+        name: "linear_inertia",
+        kind: Kind::Real { min: 0.0, max: 1.0 },
+        default: Value::F32(1.0),
+        symbol: "s_lin",
+        doc: "Linear inertia: the fraction of the reference frame's translation (xpbd_cloth_set_reference_frame) \
+              the free particles feel. Each substep they are carried by (1 - linear_inertia) of the frame's \
+              translation over it, positions and substep start together, so no velocity is added. 1: plain \
+              world-space physics; 0: the cloth moves with the frame as in local space. No effect without a \
+              reference frame.",
+        choose: "Low (0 to 0.3) for capes and skirts of fast characters; 1 for cloth not worn.",
+        ..BLANK
+    },
+    Param {
+        name: "angular_inertia",
+        kind: Kind::Real { min: 0.0, max: 1.0 },
+        default: Value::F32(1.0),
+        symbol: "s_ang",
+        doc: "Angular inertia: the fraction of the reference frame's rotation the free particles feel; each \
+              substep they (and their velocities) are turned about the frame's origin by (1 - angular_inertia) \
+              of its rotation over it (slerp). 1: plain physics; 0: a snap turn carries the cloth round with \
+              the character.",
         ..BLANK
     },
 ];

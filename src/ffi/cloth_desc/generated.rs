@@ -196,9 +196,10 @@ pub struct XpbdClothDesc {
     /// Explosion guard: the largest plausible particle speed v_max. After every step a cloth with a
     /// NaN/infinite position or velocity, or a vertex that moved farther than d_pins + d_colliders
     /// + 2*L + v_max*dt (d_pins: the largest pin move of the step; d_colliders: the largest
-    /// collider move of the step, rotation not counted; L: the diagonal of the rest pose's bounding
-    /// box; all in metres), is unstable: see `unstable_recovery`. Above the fastest real motion;
-    /// the default is above the terminal speed of any cloth.
+    /// collider move of the step, rotation not counted, at most v_max*dt, so a collider jump that
+    /// drags the cloth is reported; L: the diagonal of the rest pose's bounding box; all in
+    /// metres), is unstable: see `unstable_recovery`. Above the fastest real motion; the default is
+    /// above the terminal speed of any cloth.
     ///
     /// Unit: m/s. Range: 0.001 <= m/s <= 1e6. Default: 100.
     pub max_particle_speed: f32,
@@ -262,6 +263,29 @@ pub struct XpbdClothDesc {
     ///
     /// Unit: s. Range: 0 <= s <= 3600. Default: 1.
     pub sleep_time: f32,
+    /// Blend b between the animated pose and the simulation in what is read back: positions a +
+    /// b*(x - a) and normals likewise (normalised), for fading cloth in and out (LOD, cut-scenes).
+    /// The simulation itself is unchanged. No effect until the cloth has an animated pose
+    /// (xpbd_cloth_set_animated_pose, or a skin and joint matrices).
+    ///
+    /// Range: 0 <= b <= 1. Default: 1.
+    pub simulation_blend: f32,
+    /// Linear inertia: the fraction of the reference frame's translation
+    /// (xpbd_cloth_set_reference_frame) the free particles feel. Each substep they are carried by
+    /// (1 - linear_inertia) of the frame's translation over it, positions and substep start
+    /// together, so no velocity is added. 1: plain world-space physics; 0: the cloth moves with the
+    /// frame as in local space. No effect without a reference frame. Low (0 to 0.3) for capes and
+    /// skirts of fast characters; 1 for cloth not worn.
+    ///
+    /// Range: 0 <= s_lin <= 1. Default: 1.
+    pub linear_inertia: f32,
+    /// Angular inertia: the fraction of the reference frame's rotation the free particles feel;
+    /// each substep they (and their velocities) are turned about the frame's origin by (1 -
+    /// angular_inertia) of its rotation over it (slerp). 1: plain physics; 0: a snap turn carries
+    /// the cloth round with the character.
+    ///
+    /// Range: 0 <= s_ang <= 1. Default: 1.
+    pub angular_inertia: f32,
 }
 
 /// The settings of a cloth that may change after creation: the same fields, meanings, ranges and
@@ -425,9 +449,10 @@ pub struct XpbdClothParams {
     /// Explosion guard: the largest plausible particle speed v_max. After every step a cloth with a
     /// NaN/infinite position or velocity, or a vertex that moved farther than d_pins + d_colliders
     /// + 2*L + v_max*dt (d_pins: the largest pin move of the step; d_colliders: the largest
-    /// collider move of the step, rotation not counted; L: the diagonal of the rest pose's bounding
-    /// box; all in metres), is unstable: see `unstable_recovery`. Above the fastest real motion;
-    /// the default is above the terminal speed of any cloth.
+    /// collider move of the step, rotation not counted, at most v_max*dt, so a collider jump that
+    /// drags the cloth is reported; L: the diagonal of the rest pose's bounding box; all in
+    /// metres), is unstable: see `unstable_recovery`. Above the fastest real motion; the default is
+    /// above the terminal speed of any cloth.
     ///
     /// Unit: m/s. Range: 0.001 <= m/s <= 1e6. Default: 100.
     pub max_particle_speed: f32,
@@ -491,6 +516,29 @@ pub struct XpbdClothParams {
     ///
     /// Unit: s. Range: 0 <= s <= 3600. Default: 1.
     pub sleep_time: f32,
+    /// Blend b between the animated pose and the simulation in what is read back: positions a +
+    /// b*(x - a) and normals likewise (normalised), for fading cloth in and out (LOD, cut-scenes).
+    /// The simulation itself is unchanged. No effect until the cloth has an animated pose
+    /// (xpbd_cloth_set_animated_pose, or a skin and joint matrices).
+    ///
+    /// Range: 0 <= b <= 1. Default: 1.
+    pub simulation_blend: f32,
+    /// Linear inertia: the fraction of the reference frame's translation
+    /// (xpbd_cloth_set_reference_frame) the free particles feel. Each substep they are carried by
+    /// (1 - linear_inertia) of the frame's translation over it, positions and substep start
+    /// together, so no velocity is added. 1: plain world-space physics; 0: the cloth moves with the
+    /// frame as in local space. No effect without a reference frame. Low (0 to 0.3) for capes and
+    /// skirts of fast characters; 1 for cloth not worn.
+    ///
+    /// Range: 0 <= s_lin <= 1. Default: 1.
+    pub linear_inertia: f32,
+    /// Angular inertia: the fraction of the reference frame's rotation the free particles feel;
+    /// each substep they (and their velocities) are turned about the frame's origin by (1 -
+    /// angular_inertia) of its rotation over it (slerp). 1: plain physics; 0: a snap turn carries
+    /// the cloth round with the character.
+    ///
+    /// Range: 0 <= s_ang <= 1. Default: 1.
+    pub angular_inertia: f32,
 }
 
 /// What a cloth is made of: masses and compliances. `xpbd_cloth_set_material` replaces these fields
@@ -593,6 +641,9 @@ impl From<&ClothParams> for XpbdClothParams {
             max_stretch: p.max_stretch.unwrap_or(0.0),
             sleep_speed: p.sleep_speed.unwrap_or(0.0),
             sleep_time: p.sleep_time,
+            simulation_blend: p.simulation_blend,
+            linear_inertia: p.linear_inertia,
+            angular_inertia: p.angular_inertia,
         }
     }
 }
@@ -645,6 +696,9 @@ impl XpbdClothParams {
             max_stretch: optional_from_c(self.max_stretch),
             sleep_speed: optional_from_c(self.sleep_speed),
             sleep_time: self.sleep_time,
+            simulation_blend: self.simulation_blend,
+            linear_inertia: self.linear_inertia,
+            angular_inertia: self.angular_inertia,
         })
     }
 
@@ -718,6 +772,9 @@ impl XpbdClothDesc {
             max_stretch: self.max_stretch,
             sleep_speed: self.sleep_speed,
             sleep_time: self.sleep_time,
+            simulation_blend: self.simulation_blend,
+            linear_inertia: self.linear_inertia,
+            angular_inertia: self.angular_inertia,
         }
     }
 
@@ -770,6 +827,9 @@ impl XpbdClothDesc {
             max_stretch: params.max_stretch,
             sleep_speed: params.sleep_speed,
             sleep_time: params.sleep_time,
+            simulation_blend: params.simulation_blend,
+            linear_inertia: params.linear_inertia,
+            angular_inertia: params.angular_inertia,
         }
     }
 }
@@ -820,6 +880,9 @@ impl XpbdClothDesc {
             "max_stretch" => FieldMut::F32(&mut self.max_stretch),
             "sleep_speed" => FieldMut::F32(&mut self.sleep_speed),
             "sleep_time" => FieldMut::F32(&mut self.sleep_time),
+            "simulation_blend" => FieldMut::F32(&mut self.simulation_blend),
+            "linear_inertia" => FieldMut::F32(&mut self.linear_inertia),
+            "angular_inertia" => FieldMut::F32(&mut self.angular_inertia),
             _ => return None,
         })
     }
@@ -867,6 +930,9 @@ impl XpbdClothParams {
             "max_stretch" => FieldMut::F32(&mut self.max_stretch),
             "sleep_speed" => FieldMut::F32(&mut self.sleep_speed),
             "sleep_time" => FieldMut::F32(&mut self.sleep_time),
+            "simulation_blend" => FieldMut::F32(&mut self.simulation_blend),
+            "linear_inertia" => FieldMut::F32(&mut self.linear_inertia),
+            "angular_inertia" => FieldMut::F32(&mut self.angular_inertia),
             _ => return None,
         })
     }

@@ -3,6 +3,7 @@
 //! colours of a team of threads. The formulas and kernels live with the constraints
 //! (`crate::constraints`, `crate::collision`); the order is the plan's ([`super::plan::SUBSTEP`]).
 
+mod animated;
 mod bending;
 mod colliders;
 mod inter_cloth;
@@ -10,6 +11,7 @@ mod self_collision;
 mod stretch;
 mod tethers;
 
+pub(crate) use animated::{Animated, enforce_limits, place_pose};
 pub(crate) use bending::Bending;
 pub(crate) use colliders::Colliders;
 pub(crate) use inter_cloth::InterCloth;

@@ -4,5 +4,6 @@
 pub mod params;
 pub mod pins;
 pub mod shapes;
+pub mod skin;
 pub mod surface;
 pub mod vertex_buffer;
