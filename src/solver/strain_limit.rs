@@ -80,11 +80,7 @@ pub(super) fn limit_strain(parts: &mut Parts, step: &Step) {
     // inelastic part is kept: the velocity moving against c (away from the limit) is removed, up
     // to |c|, and none is added. v' = v + t·ĉ with t ∈ [0, −v·ĉ] has |v'| ≤ |v|, so the limit
     // takes energy out and never puts it in (a resting cloth it holds does not jitter).
-    let scale = step.motion.velocity_scale / step.h;
-    let s = &*parts.scratch;
-    for ((v, before), row) in parts.state.v.iter_mut().zip(&s.strain_limit.before).zip(&s.rows) {
-        *v += inelastic_correction(*v, (row.truncate() - *before) * scale);
-    }
+    correct_velocities(parts, step);
 }
 
 /// The animated pose's hard limits (max distance, backstop) at the step's end, after the strain
@@ -99,6 +95,12 @@ pub(super) fn limit_animation(parts: &mut Parts, step: &Step) {
     if !enforce_limits(parts) {
         return;
     }
+    correct_velocities(parts, step);
+}
+
+/// Each particle's velocity takes the inelastic part of what moved it since `strain_limit.before`
+/// (the rows hold the positions), as the last substep's velocity update would have.
+fn correct_velocities(parts: &mut Parts, step: &Step) {
     let scale = step.motion.velocity_scale / step.h;
     let s = &*parts.scratch;
     for ((v, before), row) in parts.state.v.iter_mut().zip(&s.strain_limit.before).zip(&s.rows) {
