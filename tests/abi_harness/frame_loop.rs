@@ -104,7 +104,9 @@ impl Harness {
                 let overlap = po >= 0 && no >= 0 && (po as i64 - no as i64).abs() < 12;
                 let bad_layout = po < -1 || no < -1 || !fits(po) || !fits(no) || overlap || (po == -1 && no == -1);
                 let end = po.max(no) as i64 + 12;
-                let span = if count == 0 { 0 } else { stride as i64 * (count as i64 - 1) + end };
+                // A bad layout must be refused before any write: it gets the spare bytes only (an
+                // offset of i32::MAX would otherwise ask the harness for 2 GiB).
+                let span = if count == 0 || bad_layout { 0 } else { stride as i64 * (count as i64 - 1) + end };
                 let mut buf = vec![CANARY; misalign + span.max(0) as usize + 16];
                 let base = if null { std::ptr::null_mut() } else { buf.as_mut_ptr().wrapping_add(misalign).cast() };
                 let want = outcome(&[
