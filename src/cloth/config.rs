@@ -69,9 +69,15 @@ pub fn compliance_strain(rest_length: &[f32], compliance: &[f32], w_free: &[f32]
         return 0.0;
     }
     let per_length: f64 = rest_length.iter().zip(compliance).map(|(&l, &a)| if l > 0.0 { (a / l) as f64 } else { 0.0 }).sum::<f64>() / edges as f64;
-    let mass: f64 = w_free.iter().filter(|&&w| w > 0.0).map(|&w| 1.0 / w as f64).sum();
+    let mass = free_mass(w_free);
     let strain = 2.0 * per_length * STANDARD_GRAVITY as f64 * mass / (edges as f64).sqrt();
     strain.min(1.0e6) as f32
+}
+
+/// Σ 1/w \[kg\] over the particles of finite mass (w > 0) of `w_free` \[1/kg\], in f64 in particle
+/// order; particles given inverse mass 0 are not counted.
+pub fn free_mass(w_free: &[f32]) -> f64 {
+    w_free.iter().filter(|&&w| w > 0.0).map(|&w| 1.0 / w as f64).sum()
 }
 
 impl ClothConfig {

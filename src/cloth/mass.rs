@@ -9,7 +9,7 @@ impl Cloth {
     /// inverse mass 0 at creation (infinitely heavy) are not counted. Summed in f64 in particle
     /// order.
     pub fn total_mass(&self) -> f32 {
-        self.config.w_free.iter().filter(|&&w| w > 0.0).map(|&w| 1.0 / w as f64).sum::<f64>() as f32
+        super::config::free_mass(&self.config.w_free) as f32
     }
 
     /// Copy each render vertex's mass \[kg\] into `out` (`vertex_count` entries, render order): its

@@ -3,7 +3,7 @@
 //! edge non-manifold) and the winding made consistent across each orientable connected part, so
 //! that normals, wind and bending see one front side.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 /// What [`repair`] changed.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -30,11 +30,11 @@ pub fn repair(triangles: &mut Vec<[u32; 3]>) -> Repairs {
     let non_manifold_edges = given.values().filter(|u| u.len() > 2).count() as u32;
     drop(given);
     let before = triangles.len();
-    let mut seen: HashMap<[u32; 3], ()> = HashMap::with_capacity(before);
+    let mut seen: HashSet<[u32; 3]> = HashSet::with_capacity(before);
     triangles.retain(|t| {
         let mut key = *t;
         key.sort_unstable();
-        seen.insert(key, ()).is_none()
+        seen.insert(key)
     });
     let duplicate_triangles = (before - triangles.len()) as u32;
     let flipped_triangles = orient(triangles);

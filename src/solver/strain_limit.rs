@@ -12,6 +12,7 @@
 
 use super::sweeps::{Colliders, Constraint, InterCloth, SelfCollision, Tethers, enforce_limits};
 use super::{Parts, Step, SubstepInfo, from_rows, to_rows};
+use crate::cloth::scratch::SolverScratch;
 use glam::Vec3;
 
 /// Rounds over the violated edges and their neighbours per step at most. The first finds them
@@ -32,10 +33,7 @@ pub(super) fn limit_strain(parts: &mut Parts, step: &Step) {
     if l.candidates.is_empty() {
         return;
     }
-    // The positions before, to turn what moved into velocity.
-    for (before, row) in s.strain_limit.before.iter_mut().zip(&s.rows) {
-        *before = row.truncate();
-    }
+    remember_positions(s);
     let (start, incident) = (&layout.particle_edge_start, &layout.particle_edges);
     let l = &mut s.strain_limit;
     for _ in 0..MAX_ROUNDS {
@@ -89,13 +87,19 @@ pub(super) fn limit_animation(parts: &mut Parts, step: &Step) {
     if !(step.animate && step.animation_constraints) {
         return;
     }
-    for (before, row) in parts.scratch.strain_limit.before.iter_mut().zip(&parts.scratch.rows) {
-        *before = row.truncate();
-    }
+    remember_positions(parts.scratch);
     if !enforce_limits(parts) {
         return;
     }
     correct_velocities(parts, step);
+}
+
+/// The positions the rows hold now, into `strain_limit.before`: what moves them from here on
+/// becomes velocity ([`correct_velocities`]).
+fn remember_positions(s: &mut SolverScratch) {
+    for (before, row) in s.strain_limit.before.iter_mut().zip(&s.rows) {
+        *before = row.truncate();
+    }
 }
 
 /// Each particle's velocity takes the inelastic part of what moved it since `strain_limit.before`
