@@ -42,6 +42,7 @@ fn compile(variant: &str, defines: &[&str]) -> PathBuf {
     let mut sources = Vec::new();
     cs_files(&crate_dir().join("bindings/csharp"), &mut sources);
     sources.push(crate_dir().join("tests/csharp/MonoTests.cs"));
+    sources.push(crate_dir().join("tests/csharp/SkinningTests.cs"));
     let mut mcs = Command::new("mcs");
     mcs.args(["-unsafe", "-warnaserror+", "-debug-", "-nologo"]).arg(format!("-out:{}", exe.display()));
     if !defines.is_empty() {
