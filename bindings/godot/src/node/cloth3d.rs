@@ -166,7 +166,7 @@ pub struct XpbdCloth3D {
 
     /// The Skeleton3D whose skinned pose the cloth follows (the surface's ARRAY_BONES /
     /// ARRAY_WEIGHTS and the mesh instance's Skin). Empty: this node's parent if it is a
-    /// Skeleton3D, else none (free cloth).
+    /// Skeleton3D and the surface is skinned, else none (free cloth).
     #[export_group(name = "Worn cloth", prefix = "")]
     #[export(node_path = ("Skeleton3D"))]
     skeleton: NodePath,
@@ -340,7 +340,7 @@ impl XpbdCloth3D {
         let indices = core_triangles(surface.indices.as_deref(), surface.positions.len(), is_mirroring(&transform))
             .map_err(|e| e.to_string())?;
 
-        let skeleton = self.find_skeleton()?;
+        let skeleton = self.find_skeleton(surface.bones.is_some())?;
         let inspector = self.inspector_params()?;
         let mut params = inspector.to_params(&ClothParams::default());
         (params.linear_inertia, params.angular_inertia) = (self.linear_inertia, self.angular_inertia);
@@ -425,13 +425,13 @@ impl XpbdCloth3D {
     }
 
     /// The Skeleton3D of a worn cloth: `skeleton` if set (an error if it is not a Skeleton3D),
-    /// else the parent if it is one, else none.
-    fn find_skeleton(&self) -> Result<Option<Gd<Skeleton3D>>, String> {
+    /// else the parent if it is one and the surface is skinned (`skinned`), else none.
+    fn find_skeleton(&self, skinned: bool) -> Result<Option<Gd<Skeleton3D>>, String> {
         if !self.skeleton.is_empty() {
             let node = self.base().get_node_or_null(&self.skeleton).ok_or("skeleton is set but not found")?;
             return node.try_cast::<Skeleton3D>().map(Some).map_err(|_| "skeleton is not a Skeleton3D".into());
         }
-        Ok(self.base().get_parent().and_then(|p| p.try_cast::<Skeleton3D>().ok()))
+        Ok(self.base().get_parent().and_then(|p| p.try_cast::<Skeleton3D>().ok()).filter(|_| skinned))
     }
 
     /// Max distances, backstops and anim drive of a worn cloth from the inspector (colour channel
