@@ -8,7 +8,7 @@ use super::to_affine;
 use crate::convert::limits::{self, LimitSource};
 use crate::convert::params::{InspectorParams, recovery_from_index, recovery_index};
 use crate::convert::pins::{self, AnchoredPin, ColorChannel};
-use crate::convert::surface::{WorldToLocal, core_triangles, is_mirroring, to_world};
+use crate::convert::surface::{WorldToLocal, core_triangles, is_mirroring, read_local_interpolated, to_world};
 use glam::Vec3;
 use godot::builtin::{Array, NodePath, PackedFloat32Array, PackedInt32Array, StringName, VarDictionary, Vector3};
 use godot::classes::{Engine, INode3D, Mesh, MeshInstance3D, Node3D, ProjectSettings, Skeleton3D};
@@ -513,14 +513,9 @@ impl XpbdCloth3D {
             return Err("the MeshInstance3D was freed".into());
         }
         let cloth = sim.world.cloth(sim.cloth).map_err(|e| e.to_string())?;
-        cloth.read_positions_interpolated(alpha, &mut sim.positions).map_err(|e| e.to_string())?;
-        cloth.read_normals_interpolated(alpha, &mut sim.normals).map_err(|e| e.to_string())?;
         let to_local = WorldToLocal::new(&to_affine(&sim.instance.get_global_transform())).map_err(|e| e.to_string())?;
         let (positions, normals) = sim.surface.scratch();
-        for (i, (p, n)) in sim.positions.iter().zip(&sim.normals).enumerate() {
-            positions[i] = to_local.point(*p);
-            normals[i] = to_local.normal(*n);
-        }
+        read_local_interpolated(cloth, alpha, &to_local, &mut sim.positions, &mut sim.normals, positions, normals).map_err(|e| e.to_string())?;
         sim.surface.upload();
         Ok(())
     }
