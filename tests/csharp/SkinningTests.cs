@@ -115,11 +115,19 @@ static unsafe partial class MonoTests
         using (var pinned = new XpbdClothSimulation(local, indices, rendererNow, XpbdCloth.DefaultDesc(), world))
         using (var free = new XpbdClothSimulation(local, indices, rendererNow, XpbdCloth.DefaultDesc(), world))
         {
+            // Bad input changes nothing: a joint index beyond the bind poses, a short array.
+            var badJoints = (uint[])joints.Clone();
+            badJoints[5] = 3;
+            Throws<XpbdInvalidArgumentException>(() => pinned.Skin.BindSkin(bindposes, badJoints, weights));
+            Throws<XpbdBufferSizeMismatchException>(() => pinned.Skin.BindSkin(bindposes, new uint[4], new float[4]));
+            Expect(pinned.Skin.JointCount == 0, "no skin after refused bindings");
+            Throws<ArgumentOutOfRangeException>(() => pinned.Skin.SetBone(0, XpbdAffine.Identity));
             foreach (XpbdClothSimulation sim in new[] { pinned, free })
             {
                 sim.Skin.BindSkin(bindposes, joints, weights);
                 Expect(sim.Skin.JointCount == 3, "three joints");
             }
+            Throws<ArgumentOutOfRangeException>(() => pinned.Skin.SetBone(3, XpbdAffine.Identity));
             Throws<XpbdInvalidArgumentException>(() => pinned.Skin.SetMaxDistances(Filled(n, -1f)));
             var zero = new float[n];
             zero[n - 1] = 1e-9f; // the seam copy differs; its first copy's value wins
