@@ -41,7 +41,7 @@ struct NestsReference
     public HoldsReference inner;
 }
 
-static unsafe class MonoTests
+static unsafe partial class MonoTests
 {
     static int passed, failed;
 
@@ -77,6 +77,8 @@ static unsafe class MonoTests
             Run("frame_loop_allocates_nothing_and_reports_a_recovered_cloth_without_an_exception", FrameLoopAllocatesNothingAndReportsRecovery);
             Run("pinned_arrays_refuse_types_that_hold_references", PinnedArraysRefuseReferences);
             Run("character_cloth_follows_its_pose_within_its_max_distances", CharacterClothFollowsItsPose);
+            Run("skin_conversions_trim_sort_and_renormalise_bone_weights", SkinConversionsTrimSortAndRenormalise);
+            Run("skinned_simulation_follows_the_hand_skinned_pose", SkinnedSimulationFollowsTheHandSkinnedPose);
         }
         Console.WriteLine(passed + " passed, " + failed + " failed");
         return failed == 0 ? 0 : 1;

@@ -54,7 +54,11 @@ namespace UnityEngine
         public static Vector3 zero { get { return default(Vector3); } }
         public static Vector3 operator -(Vector3 a, Vector3 b) { return a; }
     }
-    public struct Color { public float r, g, b, a; }
+    public struct Color
+    {
+        public float r, g, b, a;
+        public Color(float r, float g, float b, float a) { this.r = r; this.g = g; this.b = b; this.a = a; }
+    }
     public struct Quaternion { public float x, y, z, w; }
     public struct LayerMask
     {
@@ -103,6 +107,8 @@ namespace UnityEngine
         public Vector3[] vertices { get; set; }
         public int[] triangles { get; set; }
         public Color[] colors { get; set; }
+        public Matrix4x4[] bindposes { get; set; }
+        public BoneWeight[] boneWeights { get; set; }
         public void MarkDynamic() { }
         public void RecalculateNormals() { }
         public void RecalculateBounds() { }
@@ -110,7 +116,36 @@ namespace UnityEngine
         public void SetNormals<T>(Unity.Collections.NativeArray<T> inNormals) where T : struct { }
     }
     public sealed class MeshFilter : Component { public Mesh sharedMesh { get; set; } }
-    public sealed class MeshRenderer : Component { public Material sharedMaterial { get; set; } }
+    public class Renderer : Component
+    {
+        public bool enabled { get; set; }
+        public Material sharedMaterial { get; set; }
+        public Material[] sharedMaterials { get; set; }
+    }
+    public sealed class MeshRenderer : Renderer { }
+    public class SkinnedMeshRenderer : Renderer
+    {
+        public Transform[] bones { get; set; }
+        public Transform rootBone { get; set; }
+        public Mesh sharedMesh { get; set; }
+        public void BakeMesh(Mesh mesh, bool useScale) { }
+    }
+    public struct BoneWeight
+    {
+        public float weight0 { get; set; }
+        public float weight1 { get; set; }
+        public float weight2 { get; set; }
+        public float weight3 { get; set; }
+        public int boneIndex0 { get; set; }
+        public int boneIndex1 { get; set; }
+        public int boneIndex2 { get; set; }
+        public int boneIndex3 { get; set; }
+    }
+    public sealed class Gizmos
+    {
+        public static Color color { get; set; }
+        public static void DrawWireSphere(Vector3 center, float radius) { }
+    }
     public class Material : Object { public Material(Shader shader) { } }
     public sealed class Shader : Object { public static Shader Find(string name) { return null; } }
     public static class Time

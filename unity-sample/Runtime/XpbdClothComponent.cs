@@ -32,11 +32,12 @@ namespace Xpbd.Unity
     /// library keeps the accumulator), and LateUpdate writes positions and normals interpolated
     /// between the last two steps back with Mesh.SetVertices/SetNormals from persistent
     /// NativeArrays, so the cloth does not judder between fixed steps and a frame allocates nothing.
+    /// On a SkinnedMeshRenderer the cloth is worn (XpbdClothComponent.Worn.cs): it follows the
+    /// skinned pose within per-vertex max distances and backstops.
     /// </summary>
-    [RequireComponent(typeof(MeshFilter))]
     [DisallowMultipleComponent]
     [AddComponentMenu("Physics/XPBD Cloth")]
-    public sealed class XpbdClothComponent : MonoBehaviour
+    public sealed partial class XpbdClothComponent : MonoBehaviour
     {
         [Header("Material (SI units)")]
         [Tooltip("Mass per unit area in kg/m². Silk ≈ 0.05, cotton shirt ≈ 0.15, denim ≈ 0.4, canvas ≈ 0.5.")]
@@ -136,9 +137,8 @@ namespace Xpbd.Unity
 
         void Create()
         {
-            meshFilter = GetComponent<MeshFilter>();
-            originalMesh = meshFilter.sharedMesh;
-            if (originalMesh == null) throw new InvalidOperationException(name + ": the MeshFilter has no mesh");
+            originalMesh = SourceMesh(out meshFilter);
+            if (originalMesh == null) throw new InvalidOperationException(name + ": the " + (skinnedRenderer != null ? "SkinnedMeshRenderer" : "MeshFilter") + " has no mesh");
             simulatedMesh = Instantiate(originalMesh);
             simulatedMesh.name = originalMesh.name + " (XPBD cloth)";
             simulatedMesh.MarkDynamic();
@@ -170,6 +170,7 @@ namespace Xpbd.Unity
                 anchorPins[i] = simulation.Pin(near, XpbdUnity.ToAffine(anchor.localToWorldMatrix));
             }
 
+            BindWornCloth(originalMesh, vertexCount);
             PushColliders();
 
             positions = new NativeArray<Vector3>(vertexCount, Allocator.Persistent, NativeArrayOptions.UninitializedMemory);
@@ -200,6 +201,8 @@ namespace Xpbd.Unity
             // Inter-cloth collision is not offered: each component simulates in a world of its own.
             XpbdClothSettings.SetSelfCollision(ref desc, selfCollision, selfCollisionRadius, selfStaticFriction, selfKineticFriction);
             XpbdClothSettings.SetRobustness(ref desc, inertiaScale, maxParticleSpeed, unstableRecovery);
+            desc.linear_inertia = linearInertia;
+            desc.angular_inertia = angularInertia;
             return desc;
         }
 
@@ -321,6 +324,7 @@ namespace Xpbd.Unity
             if (meshFilter != null && originalMesh != null) meshFilter.sharedMesh = originalMesh;
             if (simulatedMesh != null) Destroy(simulatedMesh);
             simulatedMesh = null;
+            ReleaseWorn();
         }
 
         void Reset()

@@ -29,6 +29,26 @@ namespace Xpbd
             return m;
         }
 
+        /// <summary>The composition a·b (apply <paramref name="b"/> first, then <paramref name="a"/>).</summary>
+        public static XpbdAffine Multiply(XpbdAffine a, XpbdAffine b)
+        {
+            return new XpbdAffine
+            {
+                M00 = a.M00 * b.M00 + a.M01 * b.M10 + a.M02 * b.M20,
+                M01 = a.M00 * b.M01 + a.M01 * b.M11 + a.M02 * b.M21,
+                M02 = a.M00 * b.M02 + a.M01 * b.M12 + a.M02 * b.M22,
+                M03 = a.M00 * b.M03 + a.M01 * b.M13 + a.M02 * b.M23 + a.M03,
+                M10 = a.M10 * b.M00 + a.M11 * b.M10 + a.M12 * b.M20,
+                M11 = a.M10 * b.M01 + a.M11 * b.M11 + a.M12 * b.M21,
+                M12 = a.M10 * b.M02 + a.M11 * b.M12 + a.M12 * b.M22,
+                M13 = a.M10 * b.M03 + a.M11 * b.M13 + a.M12 * b.M23 + a.M13,
+                M20 = a.M20 * b.M00 + a.M21 * b.M10 + a.M22 * b.M20,
+                M21 = a.M20 * b.M01 + a.M21 * b.M11 + a.M22 * b.M21,
+                M22 = a.M20 * b.M02 + a.M21 * b.M12 + a.M22 * b.M22,
+                M23 = a.M20 * b.M03 + a.M21 * b.M13 + a.M22 * b.M23 + a.M23,
+            };
+        }
+
         /// <summary>
         /// The inverse transform (A⁻¹ from the adjugate and determinant; t' = −A⁻¹·t). Throws
         /// <see cref="ArgumentException"/> for a singular matrix (a zero scale).

@@ -39,6 +39,7 @@ namespace Xpbd
                 World.Dispose(); // never half-create
                 throw;
             }
+            Skin = new XpbdSkinDrive(Cloth, localToWorld);
         }
 
         /// <summary>The world (one per simulation; single-threaded worlds suit one cloth).</summary>
@@ -46,6 +47,13 @@ namespace Xpbd
 
         /// <summary>The cloth.</summary>
         public XpbdCloth Cloth { get; private set; }
+
+        /// <summary>
+        /// The worn-cloth drive (skin, bone transforms, max distance, backstop); unused until
+        /// <see cref="XpbdSkinDrive.BindSkin"/>. Its bind poses are relative to the mesh as placed at
+        /// creation (the constructor's localToWorld).
+        /// </summary>
+        public XpbdSkinDrive Skin { get; private set; }
 
         /// <summary>
         /// Pin <paramref name="vertices"/> where they are at creation and make them follow the anchor
@@ -82,15 +90,15 @@ namespace Xpbd
             return collider;
         }
 
-        /// <summary>Send every group's targets, then advance the world by <paramref name="dt"/> seconds.</summary>
+        /// <summary>Send every group's targets and the skin's bones, then advance the world by <paramref name="dt"/> seconds.</summary>
         public void Step(float dt)
         {
-            for (int i = 0; i < pinGroups.Count; ++i) pinGroups[i].Send(Cloth);
+            SendTargets();
             World.Step(dt);
         }
 
         /// <summary>
-        /// Once per rendered frame: send every group's targets, then advance the world by
+        /// Once per rendered frame: send every group's targets and the skin's bones, then advance the world by
         /// <paramref name="frameDt"/> seconds in fixed steps of <paramref name="fixedDt"/> (at most
         /// <paramref name="maxSteps"/>; see <see cref="XpbdWorld.Advance"/>). The targets are reached
         /// by the end of the frame's first step. Pass the result's Alpha to <see cref="ReadLocal"/>.
@@ -98,8 +106,14 @@ namespace Xpbd
         /// </summary>
         public XpbdAdvance Advance(float frameDt, float fixedDt, int maxSteps)
         {
-            for (int i = 0; i < pinGroups.Count; ++i) pinGroups[i].Send(Cloth);
+            SendTargets();
             return World.Advance(frameDt, fixedDt, maxSteps);
+        }
+
+        void SendTargets()
+        {
+            for (int i = 0; i < pinGroups.Count; ++i) pinGroups[i].Send(Cloth);
+            Skin.Send();
         }
 
         /// <summary>

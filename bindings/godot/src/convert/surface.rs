@@ -133,6 +133,30 @@ impl WorldToLocal {
     }
 }
 
+/// One rendered frame of the node: positions and normals at `alpha` (0..1) between the cloth's
+/// last two step states, brought into the mesh instance's local space by `to_local`. `world_*`
+/// are scratch of `vertex_count` entries; `local_*` receive the result (same length). Errors: the
+/// core's (`alpha` outside [0, 1], lengths); the outputs are untouched then.
+pub fn read_local_interpolated(
+    cloth: &xpbd_cloth::Cloth,
+    alpha: f32,
+    to_local: &WorldToLocal,
+    world_positions: &mut [[f32; 3]],
+    world_normals: &mut [[f32; 3]],
+    local_positions: &mut [Vec3],
+    local_normals: &mut [Vec3],
+) -> Result<(), xpbd_cloth::ClothError> {
+    cloth.read_positions_interpolated(alpha, world_positions)?;
+    cloth.read_normals_interpolated(alpha, world_normals)?;
+    for (out, p) in local_positions.iter_mut().zip(world_positions.iter()) {
+        *out = to_local.point(*p);
+    }
+    for (out, n) in local_normals.iter_mut().zip(world_normals.iter()) {
+        *out = to_local.normal(*n);
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -203,6 +227,54 @@ mod tests {
         // A shear keeps rows apart from columns: row 0 = (1, 2, 0) means x' = x + 2y.
         let shear = affine_from_rows([[1.0, 2.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]], [0.0; 3]);
         assert_eq!(shear.transform_vector3(Vec3::Y), Vec3::new(2.0, 1.0, 0.0));
+    }
+
+    /// A frame drawn between two steps: alpha 0 and 1 give the two states themselves, bit for bit,
+    /// in local space; alpha 0.5 their midpoint.
+    #[test]
+    fn interpolated_frames_lie_between_the_last_two_steps() {
+        let transform = Affine3A::from_scale_rotation_translation(Vec3::new(1.5, 1.0, 0.5), Quat::from_rotation_x(0.4), Vec3::new(1.0, 2.0, 0.0));
+        let local: Vec<[f32; 3]> = (0..16).map(|i| [(i % 4) as f32 * 0.2, 0.0, (i / 4) as f32 * 0.2]).collect();
+        let mut godot = Vec::new();
+        for r in 0..3 {
+            for c in 0..3 {
+                let v = r * 4 + c;
+                godot.extend_from_slice(&[v, v + 1, v + 4, v + 4, v + 1, v + 5]);
+            }
+        }
+        let tris = core_triangles(Some(&godot), 16, false).unwrap();
+        let mut world = World::new(WorldDesc { thread_count: 1, ..WorldDesc::default() }).unwrap();
+        let h = world.add_cloth(&ClothDesc::new(&to_world(&local, &transform), &tris)).unwrap();
+        world.cloth_mut(h).unwrap().set_pinned(&[0, 3], None).unwrap();
+        let back = WorldToLocal::new(&transform).unwrap();
+        let (mut wp, mut wn) = (vec![[0.0; 3]; 16], vec![[0.0; 3]; 16]);
+        let mut frame = |world: &World, alpha: f32| {
+            let (mut lp, mut ln) = (vec![Vec3::ZERO; 16], vec![Vec3::ZERO; 16]);
+            read_local_interpolated(world.cloth(h).unwrap(), alpha, &back, &mut wp, &mut wn, &mut lp, &mut ln).unwrap();
+            (lp, ln)
+        };
+        for _ in 0..5 {
+            world.step(1.0 / 60.0).unwrap();
+        }
+        let mut before = vec![[0.0; 3]; 16];
+        world.cloth(h).unwrap().read_positions(&mut before).unwrap();
+        world.step(1.0 / 60.0).unwrap();
+        let mut after = vec![[0.0; 3]; 16];
+        world.cloth(h).unwrap().read_positions(&mut after).unwrap();
+        let (p0, _) = frame(&world, 0.0);
+        let (p1, n1) = frame(&world, 1.0);
+        let (half, _) = frame(&world, 0.5);
+        assert!(before != after, "the cloth moved in the last step");
+        for v in 0..16 {
+            assert_eq!(p0[v], back.point(before[v]));
+            assert_eq!(p1[v], back.point(after[v]));
+            let mid = back.point(std::array::from_fn(|k| 0.5 * before[v][k] + 0.5 * after[v][k]));
+            assert!((half[v] - mid).length() < 1e-6, "vertex {v}: {} vs {mid}", half[v]);
+            assert!((n1[v].length() - 1.0).abs() < 1e-5, "unit local normal");
+        }
+        let (mut bad, mut bad_normals) = (vec![Vec3::ZERO; 16], vec![Vec3::ZERO; 16]);
+        let r = read_local_interpolated(world.cloth(h).unwrap(), 1.5, &back, &mut wp, &mut wn, &mut bad, &mut bad_normals);
+        assert!(r.is_err() && bad.iter().all(|p| *p == Vec3::ZERO), "alpha 1.5 refused, output untouched");
     }
 
     #[test]

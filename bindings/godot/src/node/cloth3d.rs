@@ -1,22 +1,27 @@
-//! `XpbdCloth3D`: a Node3D that simulates the first surface of a MeshInstance3D as cloth.
+//! `XpbdCloth3D`: a Node3D that simulates the first surface of a MeshInstance3D as cloth, free
+//! or worn (driven by a Skeleton3D's skinned pose within per-vertex max distances and backstops).
 
 use super::colliders::{ColliderSettings, ColliderSync};
-use super::surface_link::{SurfaceLink, read_first_surface};
+use super::skeleton_link::SkeletonLink;
+use super::surface_link::{SurfaceArrays, SurfaceLink, read_first_surface};
 use super::to_affine;
+use crate::convert::limits::{self, LimitSource};
 use crate::convert::params::{InspectorParams, recovery_from_index, recovery_index};
 use crate::convert::pins::{self, AnchoredPin, ColorChannel};
-use crate::convert::surface::{WorldToLocal, core_triangles, is_mirroring, to_world};
+use crate::convert::surface::{WorldToLocal, core_triangles, is_mirroring, read_local_interpolated, to_world};
 use glam::Vec3;
-use godot::builtin::{Array, NodePath, PackedInt32Array, StringName, VarDictionary, Vector3};
-use godot::classes::{INode3D, Mesh, MeshInstance3D, Node3D, ProjectSettings};
+use godot::builtin::{Array, NodePath, PackedFloat32Array, PackedInt32Array, StringName, VarDictionary, Vector3};
+use godot::classes::{Engine, INode3D, Mesh, MeshInstance3D, Node3D, ProjectSettings, Skeleton3D};
 use godot::global::godot_error;
 use godot::obj::{Base, Gd, Singleton, WithBaseField};
 use godot::prelude::{GodotClass, godot_api};
-use xpbd_cloth::{ClothDesc, ClothHandle, ClothParams, World, WorldDesc};
+use xpbd_cloth::{Cloth, ClothDesc, ClothHandle, ClothParams, World, WorldDesc};
 
 /// Simulates the first surface of a MeshInstance3D as cloth (XPBD, Macklin et al. 2016, with
-/// Small Steps, Macklin et al. 2019), stepped with the physics tick. Add it next to the mesh,
-/// set `mesh_instance`, choose pins, and put the colliders' bodies in `collider_group`.
+/// Small Steps, Macklin et al. 2019), stepped with the physics tick and drawn every frame
+/// interpolated between the last two ticks. Add it next to the mesh, set `mesh_instance`, choose
+/// pins, and put the colliders' bodies in `collider_group`. Under a Skeleton3D (or with
+/// `skeleton` set) the cloth is worn: it follows the mesh's skinned pose within max distances.
 #[derive(GodotClass)]
 #[class(base = Node3D)]
 pub struct XpbdCloth3D {
@@ -159,6 +164,54 @@ pub struct XpbdCloth3D {
     #[export(enum = (LastGoodState = 0, RestPose = 1, Disabled = 2))]
     unstable_recovery: i64,
 
+    /// The Skeleton3D whose skinned pose the cloth follows (the surface's ARRAY_BONES /
+    /// ARRAY_WEIGHTS and the mesh instance's Skin). Empty: this node's parent if it is a
+    /// Skeleton3D and the surface is skinned, else none (free cloth).
+    #[export_group(name = "Worn cloth", prefix = "")]
+    #[export(node_path = ("Skeleton3D"))]
+    skeleton: NodePath,
+    /// Max distance: how far each vertex may leave its skinned position (0 = moves with the skin).
+    #[export(enum = (None = 0, VertexColor = 1, Array = 2))]
+    max_distance_source: i64,
+    /// Vertex colour channel holding the max distance (0–1 × `max_distance_scale`).
+    #[export(enum = (Red = 0, Green = 1, Blue = 2, Alpha = 3))]
+    max_distance_channel: i64,
+    /// Max distance of a channel value of 1.
+    #[export(range = (0.0, 1.0, 0.001, or_greater, suffix = "m"))]
+    max_distance_scale: f32,
+    /// Max distance [m] per surface vertex (Array source).
+    #[export]
+    max_distances: PackedFloat32Array,
+    /// Backstop: each vertex stays outside a sphere of `backstop_radius` whose surface lies the
+    /// backstop distance behind its skinned position, so cloth never passes behind the body.
+    #[export(enum = (None = 0, VertexColor = 1, Array = 2))]
+    backstop_source: i64,
+    /// Vertex colour channel holding the backstop distance (0–1 × `backstop_scale`).
+    #[export(enum = (Red = 0, Green = 1, Blue = 2, Alpha = 3))]
+    backstop_channel: i64,
+    /// Backstop distance of a channel value of 1.
+    #[export(range = (0.0, 0.5, 0.001, or_greater, suffix = "m"))]
+    backstop_scale: f32,
+    /// Backstop distance [m] per surface vertex (Array source).
+    #[export]
+    backstop_distances: PackedFloat32Array,
+    /// Backstop sphere radius (every vertex): large against a flat body, about a limb's radius on a limb.
+    #[export(range = (0.0, 2.0, 0.001, or_greater, suffix = "m"))]
+    backstop_radius: f32,
+    /// Pull every vertex towards its skinned position (an XPBD soft attachment of `anim_drive_compliance`).
+    #[export]
+    anim_drive: bool,
+    /// Anim drive compliance α: a particle of mass m under gravity g hangs α·m·g below its pose.
+    #[export(range = (0.0, 1.0, 0.00001, or_greater, suffix = "m/N"))]
+    anim_drive_compliance: f32,
+    /// Fraction of the skeleton's translation the cloth feels: 1 = plain physics, 0 = running does
+    /// not stream the cloth out.
+    #[export(range = (0.0, 1.0, 0.01))]
+    linear_inertia: f32,
+    /// Fraction of the skeleton's rotation the cloth feels: 0 = a snap turn carries it round.
+    #[export(range = (0.0, 1.0, 0.01))]
+    angular_inertia: f32,
+
     sim: Option<Simulation>,
     base: Base<Node3D>,
 }
@@ -180,10 +233,12 @@ struct Simulation {
     pin_targets: Vec<[f32; 3]>,
     colliders: ColliderSync,
     applied: InspectorParams,
+    /// Linear and angular inertia as last given to the core.
+    inertia: (f32, f32),
+    /// The skeleton of a worn cloth.
+    skeleton: Option<SkeletonLink>,
     positions: Vec<[f32; 3]>,
     normals: Vec<[f32; 3]>,
-    /// A step ran since the mesh was last written.
-    dirty: bool,
 }
 
 impl XpbdCloth3D {
@@ -285,8 +340,10 @@ impl XpbdCloth3D {
         let indices = core_triangles(surface.indices.as_deref(), surface.positions.len(), is_mirroring(&transform))
             .map_err(|e| e.to_string())?;
 
+        let skeleton = self.find_skeleton(surface.bones.is_some())?;
         let inspector = self.inspector_params()?;
-        let params = inspector.to_params(&ClothParams::default());
+        let mut params = inspector.to_params(&ClothParams::default());
+        (params.linear_inertia, params.angular_inertia) = (self.linear_inertia, self.angular_inertia);
         params.validate().map_err(|e| e.to_string())?;
         let threads = self.threads;
         let mut world = World::new(WorldDesc { gravity: Self::project_gravity(), thread_count: threads, ..WorldDesc::default() })
@@ -329,7 +386,25 @@ impl XpbdCloth3D {
             world.cloth_mut(cloth).and_then(|c| c.set_pinned(&pin_vertices, None)).map_err(|e| e.to_string())?;
         }
 
-        let surface_link = SurfaceLink::attach(&mut instance, &source, &surface)?;
+        let skeleton = match skeleton {
+            Some(skeleton) => {
+                let c = world.cloth_mut(cloth).map_err(|e| e.to_string())?;
+                let mut link = SkeletonLink::attach(skeleton, &instance, &surface, transform, c)?;
+                self.apply_limits(c, &surface)?;
+                link.send(c)?;
+                // Start on the skinned pose: the character is rarely in its bind pose.
+                let mut pose = vec![[0.0; 3]; n];
+                c.read_animated_positions(&mut pose).map_err(|e| e.to_string())?;
+                c.set_positions(None, &pose).map_err(|e| e.to_string())?;
+                Some(link)
+            }
+            None => None,
+        };
+
+        let surface_link = SurfaceLink::attach(&mut instance, &source, &surface, skeleton.is_some())?;
+        if let Some(link) = &skeleton {
+            link.unskin(&mut instance);
+        }
         Ok(Simulation {
             world,
             cloth,
@@ -342,15 +417,51 @@ impl XpbdCloth3D {
             pin_targets,
             colliders: ColliderSync::default(),
             applied: inspector,
+            inertia: (self.linear_inertia, self.angular_inertia),
+            skeleton,
             positions: vec![[0.0; 3]; n],
             normals: vec![[0.0; 3]; n],
-            dirty: true,
         })
     }
 
-    /// One physics tick: inspector changes, collider poses, pin targets, then the step.
+    /// The Skeleton3D of a worn cloth: `skeleton` if set (an error if it is not a Skeleton3D),
+    /// else the parent if it is one and the surface is skinned (`skinned`), else none.
+    fn find_skeleton(&self, skinned: bool) -> Result<Option<Gd<Skeleton3D>>, String> {
+        if !self.skeleton.is_empty() {
+            let node = self.base().get_node_or_null(&self.skeleton).ok_or("skeleton is set but not found")?;
+            return node.try_cast::<Skeleton3D>().map(Some).map_err(|_| "skeleton is not a Skeleton3D".into());
+        }
+        Ok(self.base().get_parent().and_then(|p| p.try_cast::<Skeleton3D>().ok()).filter(|_| skinned))
+    }
+
+    /// Max distances, backstops and anim drive of a worn cloth from the inspector (colour channel
+    /// × scale or arrays; welded copies take their first copy's value). Errors: a readable message.
+    fn apply_limits(&self, cloth: &mut Cloth, surface: &SurfaceArrays) -> Result<(), String> {
+        let n = surface.positions.len();
+        let map = cloth.particle_map().to_vec();
+        let limit = |source: i64, channel: i64, scale: f32, array: &PackedFloat32Array, what: &str| -> Result<Option<Vec<f32>>, String> {
+            let source = LimitSource::from_inspector(source, channel, scale, array.as_slice()).ok_or(format!("{what}: source must be 0–2 and channel 0–3"))?;
+            let mut values = limits::per_vertex(source, surface.colors.as_deref(), n).map_err(|e| format!("{what}: {e}"))?;
+            if let Some(v) = values.as_mut() {
+                limits::unify_welded(&map, v);
+            }
+            Ok(values)
+        };
+        let max = limit(self.max_distance_source, self.max_distance_channel, self.max_distance_scale, &self.max_distances, "max distances")?;
+        cloth.set_max_distances(max.as_deref()).map_err(|e| e.to_string())?;
+        let backstop = limit(self.backstop_source, self.backstop_channel, self.backstop_scale, &self.backstop_distances, "backstop distances")?;
+        let radii = backstop.as_ref().map(|b| vec![self.backstop_radius; b.len()]);
+        cloth.set_backstops(backstop.as_deref().zip(radii.as_deref())).map_err(|e| e.to_string())?;
+        if self.anim_drive {
+            cloth.set_anim_drive(Some(&vec![self.anim_drive_compliance; n])).map_err(|e| e.to_string())?;
+        }
+        Ok(())
+    }
+
+    /// One physics tick: inspector changes, collider poses, pin targets, bones, then the step.
     fn tick(&mut self, delta: f32) -> Result<(), String> {
         let params = self.inspector_params()?;
+        let inertia = (self.linear_inertia, self.angular_inertia);
         let settings = self.collider_settings();
         let group = self.collider_group.clone();
         let root = self.base().clone().upcast::<godot::classes::Node>();
@@ -362,6 +473,12 @@ impl XpbdCloth3D {
             let core = params.to_params(sim.world.cloth(sim.cloth).map_err(|e| e.to_string())?.params());
             sim.world.cloth_mut(sim.cloth).and_then(|c| c.set_params(core)).map_err(|e| e.to_string())?;
             sim.applied = params;
+        }
+        if inertia != sim.inertia {
+            let cloth = sim.world.cloth_mut(sim.cloth).map_err(|e| e.to_string())?;
+            let core = ClothParams { linear_inertia: inertia.0, angular_inertia: inertia.1, ..*cloth.params() };
+            cloth.set_params(core).map_err(|e| e.to_string())?;
+            sim.inertia = inertia;
         }
         sim.colliders.update(&mut sim.world, &root, &group, settings);
         if !sim.pin_vertices.is_empty() {
@@ -380,27 +497,26 @@ impl XpbdCloth3D {
             let cloth = sim.world.cloth_mut(sim.cloth).map_err(|e| e.to_string())?;
             cloth.set_pin_targets(&sim.pin_vertices, &sim.pin_targets).map_err(|e| e.to_string())?;
         }
+        if let Some(link) = sim.skeleton.as_mut() {
+            link.send(sim.world.cloth_mut(sim.cloth).map_err(|e| e.to_string())?)?;
+        }
         sim.world.step(delta).map_err(|e| e.to_string())?;
-        sim.dirty = true;
         Ok(())
     }
 
-    /// Write the last step's positions and normals into the mesh instance's surface.
-    fn write_back(sim: &mut Simulation) -> Result<(), String> {
+    /// Write positions and normals at `alpha` between the last two ticks (Godot's physics
+    /// interpolation fraction) into the mesh instance's surface, so a frame drawn between ticks
+    /// does not judder. The core's `write_vertices` does not fit here: Godot wants local-space
+    /// positions and octahedral normals ([`crate::convert::vertex_buffer`]).
+    fn write_back(sim: &mut Simulation, alpha: f32) -> Result<(), String> {
         if !sim.instance.is_instance_valid() {
             return Err("the MeshInstance3D was freed".into());
         }
         let cloth = sim.world.cloth(sim.cloth).map_err(|e| e.to_string())?;
-        cloth.read_positions(&mut sim.positions).map_err(|e| e.to_string())?;
-        cloth.read_normals(&mut sim.normals).map_err(|e| e.to_string())?;
         let to_local = WorldToLocal::new(&to_affine(&sim.instance.get_global_transform())).map_err(|e| e.to_string())?;
         let (positions, normals) = sim.surface.scratch();
-        for (i, (p, n)) in sim.positions.iter().zip(&sim.normals).enumerate() {
-            positions[i] = to_local.point(*p);
-            normals[i] = to_local.normal(*n);
-        }
+        read_local_interpolated(cloth, alpha, &to_local, &mut sim.positions, &mut sim.normals, positions, normals).map_err(|e| e.to_string())?;
         sim.surface.upload();
-        sim.dirty = false;
         Ok(())
     }
 
@@ -416,6 +532,9 @@ impl XpbdCloth3D {
             && sim.instance.is_instance_valid()
         {
             sim.instance.set_mesh(&sim.source);
+            if let Some(link) = &sim.skeleton {
+                link.restore(&mut sim.instance);
+            }
         }
     }
 
@@ -473,6 +592,20 @@ impl INode3D for XpbdCloth3D {
             inertia_scale: 0.0,
             max_particle_speed: 0.0,
             unstable_recovery: 0,
+            skeleton: NodePath::default(),
+            max_distance_source: 0,
+            max_distance_channel: 1,
+            max_distance_scale: 0.1,
+            max_distances: PackedFloat32Array::new(),
+            backstop_source: 0,
+            backstop_channel: 2,
+            backstop_scale: 0.02,
+            backstop_distances: PackedFloat32Array::new(),
+            backstop_radius: 0.5,
+            anim_drive: false,
+            anim_drive_compliance: 1.0e-3,
+            linear_inertia: 1.0,
+            angular_inertia: 1.0,
             sim: None,
             base,
         };
@@ -493,9 +626,9 @@ impl INode3D for XpbdCloth3D {
 
     fn process(&mut self, _delta: f64) {
         let Some(sim) = self.sim.as_mut() else { return };
-        if sim.dirty
-            && let Err(e) = Self::write_back(sim)
-        {
+        let fraction = Engine::singleton().get_physics_interpolation_fraction() as f32;
+        let alpha = if fraction.is_finite() { fraction.clamp(0.0, 1.0) } else { 1.0 };
+        if let Err(e) = Self::write_back(sim, alpha) {
             self.fail("writing the mesh failed", e);
         }
     }

@@ -7,6 +7,7 @@
 
 mod cloth3d;
 mod colliders;
+mod skeleton_link;
 mod surface_link;
 
 use crate::convert::surface::affine_from_rows;

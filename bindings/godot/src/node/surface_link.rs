@@ -21,6 +21,10 @@ pub struct SurfaceArrays {
     pub colors: Option<Vec<[f32; 4]>>,
     /// Tangents `[x, y, z, binormal sign]`, if the surface has them.
     pub tangents: Option<Vec<[f32; 4]>>,
+    /// `ARRAY_BONES` (4 or 8 bind indices per vertex), if the surface is skinned.
+    pub bones: Option<Vec<i32>>,
+    /// `ARRAY_WEIGHTS` (same layout), if the surface is skinned.
+    pub weights: Option<Vec<f32>>,
     /// The Godot arrays themselves, to build the runtime copy.
     pub arrays: VarArray,
 }
@@ -58,7 +62,13 @@ pub fn read_first_surface(mesh: &Gd<Mesh>) -> Result<SurfaceArrays, String> {
     let tangents = array_at(&arrays, ArrayType::TANGENT)
         .and_then(|v| v.try_to::<godot::builtin::PackedFloat32Array>().ok())
         .map(|a| a.as_slice().chunks_exact(4).map(|t| [t[0], t[1], t[2], t[3]]).collect());
-    Ok(SurfaceArrays { positions, indices, colors, tangents, arrays })
+    let bones = array_at(&arrays, ArrayType::BONES)
+        .and_then(|v| v.try_to::<godot::builtin::PackedInt32Array>().ok())
+        .map(|a| a.as_slice().to_vec());
+    let weights = array_at(&arrays, ArrayType::WEIGHTS)
+        .and_then(|v| v.try_to::<godot::builtin::PackedFloat32Array>().ok())
+        .map(|a| a.as_slice().to_vec());
+    Ok(SurfaceArrays { positions, indices, colors, tangents, bones, weights, arrays })
 }
 
 /// The runtime copy of the mesh, its vertex buffer layout and the preallocated bytes.
@@ -72,12 +82,21 @@ pub struct SurfaceLink {
 
 impl SurfaceLink {
     /// Give `instance` an uncompressed, dynamically updatable copy of `surface` (keeping the
-    /// source surface's material) and prepare its vertex buffer. Errors: a readable message.
-    pub fn attach(instance: &mut Gd<MeshInstance3D>, source: &Gd<Mesh>, surface: &SurfaceArrays) -> Result<Self, String> {
+    /// source surface's material; without bones and weights when `unskinned`, as a worn cloth
+    /// draws its simulated vertices itself) and prepare its vertex buffer. Errors: a readable message.
+    pub fn attach(instance: &mut Gd<MeshInstance3D>, source: &Gd<Mesh>, surface: &SurfaceArrays, unskinned: bool) -> Result<Self, String> {
         let mut mesh = ArrayMesh::new_gd();
+        let mut arrays = surface.arrays.duplicate_shallow(); // Godot arrays are shared: leave the source's alone
+        if unskinned {
+            for kind in [ArrayType::BONES, ArrayType::WEIGHTS] {
+                if (kind.ord() as usize) < arrays.len() {
+                    arrays.set(kind.ord() as usize, &Variant::nil());
+                }
+            }
+        }
         // No attribute compression (positions stay plain floats the writer can fill); dynamic
         // update tells the Compatibility renderer the buffer changes every frame.
-        mesh.add_surface_from_arrays_ex(PrimitiveType::TRIANGLES, &surface.arrays)
+        mesh.add_surface_from_arrays_ex(PrimitiveType::TRIANGLES, &arrays)
             .flags(godot::classes::mesh::ArrayFormat::FLAG_USE_DYNAMIC_UPDATE)
             .done();
         if mesh.get_surface_count() != 1 {
