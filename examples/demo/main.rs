@@ -102,7 +102,7 @@ fn run(args: &ArgMatches) -> Result<(), String> {
         Some(path) => {
             let mesh = mesh_io::load_obj(path)?;
             let (lo, hi) = bounds(&mesh.positions);
-            jobs.push(Job::Mesh(scene::drop_onto_ball(path.clone(), lo, hi), mesh));
+            jobs.push(Job::Mesh(Box::new(scene::drop_onto_ball(path.clone(), lo, hi)), mesh));
         }
         None => {
             let chosen = args.get_one::<String>("scene").expect("has a default").as_str();
@@ -111,7 +111,7 @@ fn run(args: &ArgMatches) -> Result<(), String> {
                 if chosen == "all" || chosen == name {
                     let s = make();
                     let mesh = mesh_io::load_obj(&s.mesh_path)?;
-                    jobs.push(Job::Mesh(s, mesh));
+                    jobs.push(Job::Mesh(Box::new(s), mesh));
                 }
             }
             if chosen == "all" || chosen == "character" {
@@ -135,7 +135,7 @@ fn run(args: &ArgMatches) -> Result<(), String> {
 
 /// A scene to run: a mesh draped by `simulate`, or the animated character.
 enum Job {
-    Mesh(scene::Scene, mesh_io::TriangleMesh),
+    Mesh(Box<scene::Scene>, mesh_io::TriangleMesh),
     Character,
 }
 

@@ -39,11 +39,15 @@ impl CharacterReport {
             0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
             n => n as usize,
         };
+        let respawn = match self.respawn_distance {
+            0.0 => "respawn not reached in these frames".to_string(),
+            d => format!("respawn {d:.1} m away"),
+        };
         writeln!(
             out,
-            "character — a figure of {} capsules: walk, run, 90° snap turn, respawn {:.1} m away; {} frames of 1/60 s, \
+            "character — a figure of {} capsules: walk, run, 90° snap turn, {respawn}; {} frames of 1/60 s, \
              {} substeps × {} iteration(s), {threads} thread(s)",
-            self.capsules, self.respawn_distance, self.frames, self.world.substeps, self.world.iterations
+            self.capsules, self.frames, self.world.substeps, self.world.iterations
         )?;
         for g in &self.garments {
             let mut driven = vec!["LBS skin (4 joints per vertex)", "max distance"];
