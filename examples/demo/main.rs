@@ -1,13 +1,15 @@
 //! The xpbd_cloth demo: drape real meshes and look at the result.
 //!
-//! `cargo run --release --example demo` runs the three bundled scenes: a tablecloth falling onto
-//! a table (table.obj, a mesh collider), a flag pinned to a pole in gusty wind, and a cloth
-//! dropped over a cow (spot.obj, a mesh collider). For each it prints a report (sizes, speed,
-//! residuals, strain, penetration) and writes into `out/`: `<scene>.png` (contact sheet of 8 frames),
+//! `cargo run --release --example demo` runs the bundled scenes: a tablecloth falling onto a table
+//! (table.obj, a mesh collider), a flag pinned to a pole in gusty wind, a cloth dropped over a cow
+//! (spot.obj, a mesh collider), and a character of capsules that walks, runs, snap-turns and
+//! respawns in a skinned skirt and cape. For each it prints a report (sizes, speed, residuals or
+//! the character's limits, strain, penetration) and writes into `out/`: `<scene>.png` (contact sheet of 8 frames),
 //! `<scene>.gif` (animation, real time) and `<scene>_final.obj` (the last frame, for Blender).
 //! `--obj FILE` drops any triangle mesh onto a ball instead. Bad input prints the error and exits
 //! with status 1; it never panics.
 
+mod character;
 mod mesh_io;
 mod output;
 mod render;
@@ -28,7 +30,7 @@ fn command() -> Command {
         .arg(
             Arg::new("scene")
                 .long("scene")
-                .value_parser(["all", "tablecloth", "flag", "cow"])
+                .value_parser(["all", "tablecloth", "flag", "cow", "character"])
                 .default_value("all")
                 .help("Built-in scene to run"),
         )
@@ -46,7 +48,7 @@ fn command() -> Command {
                 // "-1" as a value (a range or parse error), not as an unknown option.
                 .allow_negative_numbers(true)
                 .value_parser(value_parser!(u32).range(1..=100_000))
-                .help("Frames of 1/60 s to simulate [default: 240 per built-in scene, 120 for --obj]"),
+                .help("Frames of 1/60 s to simulate [default: 240 per built-in scene, 300 for character, 120 for --obj]"),
         )
         .arg(
             Arg::new("substeps")
@@ -95,35 +97,56 @@ fn run(args: &ArgMatches) -> Result<(), String> {
         threads: *args.get_one::<u32>("threads").expect("has a default"),
         out_dir: args.get_one::<PathBuf>("out").expect("has a default").clone(),
     };
-    let scenes = match args.get_one::<PathBuf>("obj") {
+    let mut jobs = Vec::new();
+    match args.get_one::<PathBuf>("obj") {
         Some(path) => {
             let mesh = mesh_io::load_obj(path)?;
             let (lo, hi) = bounds(&mesh.positions);
-            vec![(scene::drop_onto_ball(path.clone(), lo, hi), mesh)]
+            jobs.push(Job::Mesh(Box::new(scene::drop_onto_ball(path.clone(), lo, hi)), mesh));
         }
         None => {
             let chosen = args.get_one::<String>("scene").expect("has a default").as_str();
-            let mut scenes = Vec::new();
             let all = [("tablecloth", scene::tablecloth as fn() -> scene::Scene), ("flag", scene::flag), ("cow", scene::cow)];
             for (name, make) in all {
                 if chosen == "all" || chosen == name {
                     let s = make();
                     let mesh = mesh_io::load_obj(&s.mesh_path)?;
-                    scenes.push((s, mesh));
+                    jobs.push(Job::Mesh(Box::new(s), mesh));
                 }
             }
-            scenes
+            if chosen == "all" || chosen == "character" {
+                jobs.push(Job::Character);
+            }
         }
-    };
+    }
     // Every scene's outputs opened before the first scene runs: an unwritable one (of any scene)
     // fails the run at once, not after the scenes before it have been simulated.
-    let outputs: Vec<SceneOutputs> =
-        scenes.iter().map(|(scene, _)| SceneOutputs::open(&opts.out_dir, &scene.name)).collect::<Result<_, _>>()?;
-    for ((scene, mesh), outputs) in scenes.iter().zip(outputs) {
-        let report = simulate::run(scene, mesh, &opts, outputs)?;
-        report.write_to(&mut std::io::stdout().lock()).map_err(|e| format!("writing the report to standard output: {e}"))?;
+    let outputs: Vec<SceneOutputs> = jobs.iter().map(|job| SceneOutputs::open(&opts.out_dir, job.name())).collect::<Result<_, _>>()?;
+    for (job, outputs) in jobs.iter().zip(outputs) {
+        let stdout = &mut std::io::stdout().lock();
+        let written = match job {
+            Job::Mesh(scene, mesh) => simulate::run(scene, mesh, &opts, outputs)?.write_to(stdout),
+            Job::Character => character::run(&opts, outputs)?.write_to(stdout),
+        };
+        written.map_err(|e| format!("writing the report to standard output: {e}"))?;
     }
     Ok(())
+}
+
+/// A scene to run: a mesh draped by `simulate`, or the animated character.
+enum Job {
+    Mesh(Box<scene::Scene>, mesh_io::TriangleMesh),
+    Character,
+}
+
+impl Job {
+    /// The scene's name, which its output files start with.
+    fn name(&self) -> &str {
+        match self {
+            Job::Mesh(scene, _) => &scene.name,
+            Job::Character => "character",
+        }
+    }
 }
 
 /// Bounding box of the finite positions (NaN coordinates are reported later by the library).

@@ -127,7 +127,7 @@ fn residual_line(out: &mut impl Write, name: &str, s: &ConstraintStats, unit: &s
 }
 
 /// A path relative to the repository when it is inside it.
-fn shown(path: &Path) -> String {
+pub fn shown(path: &Path) -> String {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     path.strip_prefix(root).unwrap_or(path).display().to_string()
 }

@@ -23,13 +23,13 @@ pub struct Options {
 }
 
 /// GIF size [pixels] and cadence: every 3rd frame of 60 Hz = 20 pictures per second, real time.
-const GIF_SIZE: (usize, usize) = (480, 360);
-const GIF_EVERY: u32 = 3;
-const GIF_DELAY_CENTISECONDS: u16 = 5;
+pub const GIF_SIZE: (usize, usize) = (480, 360);
+pub const GIF_EVERY: u32 = 3;
+pub const GIF_DELAY_CENTISECONDS: u16 = 5;
 /// Contact sheet: 8 tiles, 4 per row, evenly spaced in time from the first to the last frame.
-const TILE_SIZE: (usize, usize) = (320, 240);
-const TILES: u32 = 8;
-const TILE_COLUMNS: usize = 4;
+pub const TILE_SIZE: (usize, usize) = (320, 240);
+pub const TILES: u32 = 8;
+pub const TILE_COLUMNS: usize = 4;
 
 /// Simulate `scene` on `mesh` and write `outputs` (opened by the caller before any scene runs).
 pub fn run(scene: &Scene, mesh: &TriangleMesh, opts: &Options, outputs: SceneOutputs) -> Result<Report, String> {

@@ -13,7 +13,7 @@ mod shapes;
 
 pub use raster::Canvas;
 
-use crate::scene::{DemoShape, Scene};
+use crate::scene::{CameraSpec, DemoCollider, DemoShape, Scene};
 use camera::{Camera, ScreenPoint};
 use glam::Vec3;
 use palette::Material;
@@ -22,8 +22,9 @@ use shapes::Solid;
 /// Shade of ground in shadow [0, 1] (palette: 0 = ambient only).
 const SHADOW_SHADE: f32 = 0.1;
 
-/// Draws one scene at one resolution. The colliders and their shadows never move, so they are
-/// drawn once into `background`; each frame copies it and adds the cloth.
+/// Draws one scene at one resolution. The colliders and their shadows are drawn once into
+/// `background` (a scene whose colliders move makes a renderer per picture); each frame copies it
+/// and adds the cloth.
 pub struct Renderer {
     camera: Camera,
     /// Unit vector towards the light.
@@ -35,13 +36,18 @@ pub struct Renderer {
 
 impl Renderer {
     pub fn new(scene: &Scene, width: usize, height: usize) -> Renderer {
-        let camera = Camera::new(&scene.camera, width, height);
-        let towards_eye = scene.camera.direction.normalize();
+        Renderer::for_view(&scene.camera, &scene.colliders, width, height)
+    }
+
+    /// A renderer of `colliders` seen from `view`: for scenes whose camera or colliders move, one
+    /// per picture.
+    pub fn for_view(view: &CameraSpec, colliders: &[DemoCollider], width: usize, height: usize) -> Renderer {
+        let camera = Camera::new(view, width, height);
+        let towards_eye = view.direction.normalize();
         let right = Vec3::Y.cross(towards_eye).normalize_or_zero();
         // Key light from above, a little to the right of and in front of the cloth.
         let light = (towards_eye + Vec3::Y * 1.5 + right * 0.5).normalize();
-        let planes = scene
-            .colliders
+        let planes = colliders
             .iter()
             .filter_map(|c| match c.shape {
                 DemoShape::Plane { point, normal } => Some((point, normal.normalize())),
@@ -51,14 +57,13 @@ impl Renderer {
         let mut renderer = Renderer { camera, light, planes, background: Canvas::new(width, height) };
 
         // Checkerboard tiles of a round size near a tenth of the viewing distance.
-        let distance = scene.camera.distance;
+        let distance = view.distance;
         let tile = 10f32.powf(distance.log10().floor()) / 4.0;
-        let solids: Vec<(bool, Solid)> = scene
-            .colliders
+        let solids: Vec<(bool, Solid)> = colliders
             .iter()
             .map(|c| {
                 let is_plane = matches!(c.shape, DemoShape::Plane { .. });
-                (is_plane, Solid::of_shape(&c.shape, scene.camera.target, 2.0 * distance, tile))
+                (is_plane, Solid::of_shape(&c.shape, view.target, 2.0 * distance, tile))
             })
             .collect();
         let mut background = renderer.background.clone();
