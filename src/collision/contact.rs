@@ -63,7 +63,7 @@
 //! tan θ < μ_s and slides with acceleration g·(sin θ − μ_k·cos θ).
 
 use super::shape::Shape;
-use super::store::{Collider, ColliderStore, Frame, SubstepWindow};
+use super::store::{Carry, Collider, ColliderStore, Frame, SubstepWindow};
 use crate::parallel::{PARTICLE_CHUNK, chunks_mut_in_parallel};
 use crate::constraints::access::floats_of;
 use glam::{Quat, Vec3, Vec4};
@@ -326,6 +326,10 @@ impl ContactScratch {
     /// One Gauss–Seidel sweep over all (collider in `settings.mask`, free particle) pairs, the
     /// colliders moving as `window` says: march the particle's motion since the substep began
     /// (x_prev → x, relative to the collider) and project the contact it finds, then friction.
+    /// `carry` is the rigid motion the reference frame gave the particles at the substep's start
+    /// (x_prev included): the march starts from where they were before it, so a collider moving
+    /// with the frame sees them where they were relative to it, and a world collider sees the whole
+    /// motion.
     ///
     /// - First hit inside the motion: the half-space at the hit point (the particle stays on the
     ///   side it came from, whatever its speed).
@@ -345,6 +349,7 @@ impl ContactScratch {
         w: &[f32],
         colliders: &ColliderStore,
         window: SubstepWindow,
+        carry: Option<Carry>,
         settings: &ContactSettings,
         parallel: bool,
     ) {
@@ -368,6 +373,7 @@ impl ContactScratch {
                 continue;
             }
             let (begin, end) = collider.substep_frames(window);
+            let begin = carry.map_or(begin, |c| c.moved(begin));
             let far = FarTest::new(&collider.shape, &begin, &end, settings.thickness);
             let pass = ContactPass { collider, begin, end, far, settings };
             if parallel {
@@ -688,7 +694,7 @@ mod tests {
             let mut deep = 0;
             for substep in 0..4 {
                 scratch.begin_substep();
-                scratch.solve(&mut x, &x_prev, &w, &store, SubstepWindow::new(substep, 4), &settings, false);
+                scratch.solve(&mut x, &x_prev, &w, &store, SubstepWindow::new(substep, 4), None, &settings, false);
                 deep += scratch.deep.iter().filter(|&&d| d).count();
             }
             (x.iter().flat_map(|p| p.to_array().map(f32::to_bits)).collect::<Vec<u32>>(), deep)

@@ -36,4 +36,4 @@ pub use self_collision::SELF_TOUCHING_FRACTION;
 pub use desc::{ColliderDesc, ColliderKind, MAX_COLLIDER_COORDINATE, MAX_COLLIDER_SIZE, Pose};
 pub use mesh_shape::{AUTO_CELLS_PER_DIAGONAL, BAND_CELLS, BRICK, MAX_CELL_SIZE, MAX_MESH_SHAPE_BYTES, MAX_MESH_SHAPE_TRIANGLES, MeshShape, MeshShapeDesc};
 pub use store::{Collider, ColliderHandle, MeshShapeHandle};
-pub(crate) use store::{ColliderStore, SubstepWindow};
+pub(crate) use store::{Carry, ColliderStore, SubstepWindow};

@@ -53,6 +53,24 @@ impl Frame {
     }
 }
 
+/// The rigid motion a substep's reference-frame carry gave the cloth's free particles
+/// (`solver/frame.rs`): y = rotation·(x − from) + to.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct Carry {
+    /// Unit quaternion.
+    pub rotation: Quat,
+    pub from: Vec3,
+    pub to: Vec3,
+}
+
+impl Carry {
+    /// `frame` moved by the carry. A carried particle's substep start read in it is where its
+    /// uncarried start lies in `frame`: (C∘F)⁻¹(C(x)) = F⁻¹(x).
+    pub fn moved(self, frame: Frame) -> Frame {
+        Frame { position: self.rotation * (frame.position - self.from) + self.to, rotation: (self.rotation * frame.rotation).normalize() }
+    }
+}
+
 /// Which part of the current step a substep covers: it starts at fraction `begin` and ends at
 /// fraction `end` of the step (substep i of n: i/n → (i+1)/n).
 #[derive(Clone, Copy, Debug)]

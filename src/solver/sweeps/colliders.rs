@@ -1,4 +1,5 @@
-//! Collider contacts with friction (`crate::collision::contact`).
+//! Collider contacts with friction (`crate::collision::contact`), marched from the particles'
+//! starts before the substep's reference-frame carry (`solver/frame.rs`).
 
 use super::Constraint;
 use crate::solver::{Parts, Step, SubstepInfo};
@@ -20,11 +21,12 @@ impl Constraint for Colliders {
     }
 
     fn solve(&self, parts: &mut Parts, step: &Step, substep: &SubstepInfo, fresh: bool) {
+        let carry = crate::solver::frame::substep_carry(parts, step, substep);
         let s = &mut *parts.scratch;
         if fresh {
             s.contacts.begin_substep();
         }
         let (x, w) = (&mut parts.state.x, &parts.config.w);
-        s.contacts.solve(x, &s.x_prev, w, step.ctx.colliders, substep.window, &step.contact, step.parallel);
+        s.contacts.solve(x, &s.x_prev, w, step.ctx.colliders, substep.window, carry, &step.contact, step.parallel);
     }
 }
