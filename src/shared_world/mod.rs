@@ -35,6 +35,21 @@ use stepper::{Job, Stepper};
 ///
 /// Dropping it waits for a running step, then drops the world and joins the thread that runs
 /// asynchronous steps.
+///
+/// ```
+/// use xpbd_cloth::{ClothDesc, SharedWorld, World, WorldDesc};
+/// let positions = [[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 0.0, 1.0], [1.0, 0.0, 1.0]];
+/// let mut world = World::new(WorldDesc::default()).unwrap();
+/// let cloth = world.add_cloth(&ClothDesc::new(&positions, &[0, 2, 1, 1, 2, 3])).unwrap();
+/// let world = SharedWorld::new(world);
+/// world.step_begin(1.0 / 60.0).unwrap(); // returns at once; the world steps on its own thread
+/// let mut out = [[0.0f32; 3]; 4];
+/// world.read(cloth, |c| c.read_positions(&mut out)).unwrap().unwrap(); // the state at step_begin
+/// assert_eq!(out, positions);
+/// world.step_end().unwrap(); // waits; what World::step returns
+/// world.read(cloth, |c| c.read_positions(&mut out)).unwrap().unwrap();
+/// assert!(out[3][1] < 0.0); // fallen under gravity
+/// ```
 pub struct SharedWorld {
     inner: Arc<Inner>,
 }
