@@ -290,8 +290,11 @@ impl SharedWorld {
         let mut slot = self.inner.wait_returned(slot)?;
         match slot.begun.take() {
             Some(Some(result)) => result,
-            // Unreachable: the step sets its result before it gives the world back.
-            _ => Err(ClothError::WorldPoisoned),
+            // Closed meanwhile (the bracket was dropped with the world).
+            _ if slot.closed => Err(ClothError::InvalidHandle),
+            // Another thread ended this bracket meanwhile (the step sets its result before it
+            // gives the world back, so a pending bracket always has one here).
+            _ => Err(ClothError::StepNotBegun),
         }
     }
 
