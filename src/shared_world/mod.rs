@@ -388,3 +388,44 @@ impl Drop for SharedWorld {
         drop(self.close());
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cloth::ClothDesc;
+    use crate::world::WorldDesc;
+
+    fn shared_square() -> (SharedWorld, ClothHandle) {
+        let positions = [[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 0.0, 1.0], [1.0, 0.0, 1.0]];
+        let mut world = World::new(WorldDesc { thread_count: 1, ..WorldDesc::default() }).unwrap();
+        let cloth = world.add_cloth(&ClothDesc::new(&positions, &[0, 2, 1, 1, 2, 3])).unwrap();
+        (SharedWorld::new(world), cloth)
+    }
+
+    #[test]
+    fn a_panic_in_a_step_outside_the_lock_poisons_the_world_and_gives_it_back() {
+        let (shared, cloth) = shared_square();
+        shared.step(1.0 / 60.0).unwrap();
+        let caught = catch_unwind(AssertUnwindSafe(|| shared.step_outside(|_| true, |_| -> () { panic!("solver bug") })));
+        assert!(caught.is_err(), "the panic is passed on");
+        assert_eq!(shared.with(|_| ()), Err(ClothError::WorldPoisoned));
+        assert_eq!(shared.read(cloth, |r| r.vertex_count()), Err(ClothError::WorldPoisoned));
+        assert_eq!(shared.step(1.0 / 60.0), Err(ClothError::WorldPoisoned));
+        assert_eq!(shared.step_begin(1.0 / 60.0), Err(ClothError::WorldPoisoned));
+        assert_eq!(shared.step_end(), Err(ClothError::WorldPoisoned));
+        // The world came back (its memory is released by the drop), not lost with the panic.
+        assert!(shared.into_inner().is_some());
+    }
+
+    #[test]
+    fn reads_of_a_removed_cloth_fail_and_a_new_cloth_reads_live_inside_a_bracket() {
+        let (shared, cloth) = shared_square();
+        shared.step_begin(1.0 / 60.0).unwrap();
+        let other = shared.with(|w| w.add_instance(cloth).unwrap()).unwrap();
+        assert_eq!(shared.read(other, |r| r.vertex_count()), Ok(4));
+        shared.with(|w| w.remove_cloth(cloth).unwrap()).unwrap();
+        assert_eq!(shared.read(cloth, |r| r.vertex_count()), Err(ClothError::InvalidHandle));
+        shared.step_end().unwrap();
+        assert_eq!(shared.step_end(), Err(ClothError::StepNotBegun));
+    }
+}
