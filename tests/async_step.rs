@@ -223,7 +223,7 @@ fn rust_shared_world_reads_the_copy_during_a_step_and_steps_like_world_step() {
     let posed = |w: &mut World, c: ClothHandle| {
         let cloth = w.cloth_mut(c).unwrap();
         cloth.set_animated_pose(&pose, None).unwrap();
-        let params = xpbd_cloth::ClothParams { simulation_blend: 0.75, ..cloth.params().clone() };
+        let params = xpbd_cloth::ClothParams { simulation_blend: 0.75, ..*cloth.params() };
         cloth.set_params(params).unwrap();
     };
     shared.with(|w| posed(w, cloth)).unwrap();

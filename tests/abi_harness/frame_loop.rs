@@ -51,10 +51,10 @@ impl Harness {
         if let Some((name, got)) = refused {
             self.expect(name, format_args!("{:#x} (inside a bracket)", id.id), got, XpbdResult::StepInProgress);
         }
-        if let (Some((c, n)), Some(read_before)) = (first, read_before) {
-            if read(c, n) != read_before {
-                self.fail(format!("a read of cloth {:#x} between step_begin and step_end is not the state at begin", c.id));
-            }
+        if let (Some((c, n)), Some(read_before)) = (first, read_before)
+            && read(c, n) != read_before
+        {
+            self.fail(format!("a read of cloth {:#x} between step_begin and step_end is not the state at begin", c.id));
         }
         let got = xpbd_world_step_end(id);
         let want = if got == XpbdResult::SimulationUnstable { got } else { OK };
