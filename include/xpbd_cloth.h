@@ -298,7 +298,8 @@ typedef struct XpbdWorldDesc {
     uint32_t iterations;
     /**
      * Worker threads that step the world's cloths in parallel, 0..=256: 0 = one per core,
-     * 1 = only the thread that calls `xpbd_world_step` (no threads are created). Results are
+     * 1 = only the thread that calls `xpbd_world_step` (no worker threads are created; the first
+     * `xpbd_world_step_begin` starts the world's one stepping thread all the same). Results are
      * bitwise identical for every value. Default 0.
      */
     uint32_t thread_count;

@@ -2370,7 +2370,8 @@ namespace Xpbd.Native
         public uint iterations;
         /// <summary>
         ///  Worker threads that step the world's cloths in parallel, 0..=256: 0 = one per core,
-        ///  1 = only the thread that calls `xpbd_world_step` (no threads are created). Results are
+        ///  1 = only the thread that calls `xpbd_world_step` (no worker threads are created; the first
+        ///  `xpbd_world_step_begin` starts the world's one stepping thread all the same). Results are
         ///  bitwise identical for every value. Default 0.
         /// </summary>
         public uint thread_count;

@@ -20,7 +20,8 @@ pub struct XpbdWorldDesc {
     /// Solver iterations per substep, 1..=1000. Default 1 (more substeps beat more iterations).
     pub iterations: u32,
     /// Worker threads that step the world's cloths in parallel, 0..=256: 0 = one per core,
-    /// 1 = only the thread that calls `xpbd_world_step` (no threads are created). Results are
+    /// 1 = only the thread that calls `xpbd_world_step` (no worker threads are created; the first
+    /// `xpbd_world_step_begin` starts the world's one stepping thread all the same). Results are
     /// bitwise identical for every value. Default 0.
     pub thread_count: u32,
 }
