@@ -159,6 +159,15 @@ enum XpbdResult
      * of another mesh, or non-finite values. The message says which; the cloth is unchanged.
      */
     XPBD_RESULT_INVALID_SNAPSHOT = 10,
+    /**
+     * `xpbd_world_step_end` without an `xpbd_world_step_begin` since the last `step_end`.
+     */
+    XPBD_RESULT_STEP_NOT_BEGUN = 11,
+    /**
+     * `xpbd_world_step_begin`, `xpbd_world_step` or `xpbd_world_advance` between an
+     * `xpbd_world_step_begin` and its `xpbd_world_step_end`: nothing starts; end the step first.
+     */
+    XPBD_RESULT_STEP_IN_PROGRESS = 12,
 };
 #ifndef __cplusplus
 #if __STDC_VERSION__ >= 202311L
@@ -289,7 +298,8 @@ typedef struct XpbdWorldDesc {
     uint32_t iterations;
     /**
      * Worker threads that step the world's cloths in parallel, 0..=256: 0 = one per core,
-     * 1 = only the thread that calls `xpbd_world_step` (no threads are created). Results are
+     * 1 = only the thread that calls `xpbd_world_step` (no worker threads are created; the first
+     * `xpbd_world_step_begin` starts the world's one stepping thread all the same). Results are
      * bitwise identical for every value. Default 0.
      */
     uint32_t thread_count;
@@ -1536,9 +1546,51 @@ XpbdResult xpbd_world_destroy(struct XpbdWorldId world);
  * (dt < 1e-5 s, NaN or > 1 s; nothing moves), `XPBD_RESULT_SIMULATION_UNSTABLE` (one or more cloths
  * failed their guard: every cloth has stepped, the unstable ones were put back as their
  * `unstable_recovery` says; the message names the first one's id, `xpbd_cloth_get_status` reads
- * each cloth's details). Thread-safe: calls on one world are serialised.
+ * each cloth's details), `XPBD_RESULT_STEP_IN_PROGRESS` (between `xpbd_world_step_begin` and
+ * `xpbd_world_step_end`; nothing moves).
+ *
+ * Threads: thread-safe; other calls on this world wait for the step, except the render reads
+ * (`xpbd_cloth_read_positions`, `xpbd_cloth_read_normals`, their `_interpolated` forms,
+ * `xpbd_cloth_write_vertices`, `xpbd_cloth_get_bounds`), which return at once with the state
+ * before the step (double buffered: the step first copies it, positions and normals).
  */
 XpbdResult xpbd_world_step(struct XpbdWorldId world, float dt);
+
+/**
+ * Start `xpbd_world_step(world, dt)` on the world's own thread and return at once, so the
+ * caller's thread works while the world steps; `xpbd_world_step_end` waits for it and returns its
+ * result. The thread (one per world, named `xpbd-cloth-step`) is started by the first call and
+ * ended by `xpbd_world_destroy`; with `thread_count` > 1 it hands the cloths to the world's
+ * worker threads as `xpbd_world_step` does. If the system refuses the thread, the step runs on
+ * the calling thread before this returns (the result is still returned by `step_end`).
+ *
+ * Until `xpbd_world_step_end`: the render reads of the world's cloths
+ * (`xpbd_cloth_read_positions`, `xpbd_cloth_read_normals`, their `_interpolated` forms,
+ * `xpbd_cloth_write_vertices`, `xpbd_cloth_get_bounds`) return at once the state as it was when
+ * this was called (also once the step has finished), bit for bit what they returned just before
+ * it; every other call on the world or its cloths waits until the step has finished and then
+ * works on the stepped world; `xpbd_world_step`, `xpbd_world_advance` and a second
+ * `xpbd_world_step_begin` are refused; `xpbd_world_destroy` waits for the step and drops the
+ * world (the result is lost).
+ *
+ * Errors (nothing starts, nothing changes): `XPBD_RESULT_STEP_IN_PROGRESS` (begun and not
+ * ended), `XPBD_RESULT_INVALID_ARGUMENT` (dt < 1e-5 s, NaN or > 1 s), `XPBD_RESULT_INVALID_ID`,
+ * `XPBD_RESULT_WORLD_POISONED`. Thread-safe; waits first for a step another thread runs.
+ */
+XpbdResult xpbd_world_step_begin(struct XpbdWorldId world, float dt);
+
+/**
+ * Wait for the step `xpbd_world_step_begin` started and return what `xpbd_world_step` would have
+ * returned for it: `XPBD_RESULT_OK`, or `XPBD_RESULT_SIMULATION_UNSTABLE` (every cloth stepped;
+ * see `xpbd_world_step`). The state is bitwise the one `xpbd_world_step(world, dt)` leaves. From
+ * its return on, reads return the stepped state.
+ *
+ * Errors: `XPBD_RESULT_STEP_NOT_BEGUN` (no `xpbd_world_step_begin` since the last
+ * `xpbd_world_step_end`; nothing changes), `XPBD_RESULT_PANIC` (the step panicked: a bug; the
+ * world is poisoned from then on), `XPBD_RESULT_INVALID_ID`, `XPBD_RESULT_WORLD_POISONED`.
+ * Thread-safe: any thread may end a step another thread began.
+ */
+XpbdResult xpbd_world_step_end(struct XpbdWorldId world);
 
 /**
  * Set the world's gravity in m/s^2 (x, y, z), used from the next step on.
@@ -1645,7 +1697,12 @@ XpbdResult xpbd_cloth_particle_count(struct XpbdClothId cloth, uint32_t *out_cou
  *
  * Errors: `XPBD_RESULT_NULL_POINTER` (`out` NULL with vertex_count > 0), `XPBD_RESULT_INVALID_ID`,
  * `XPBD_RESULT_WORLD_POISONED`, `XPBD_RESULT_BUFFER_SIZE_MISMATCH` (`vertex_count` differs from
- * the cloth's render vertex count; `out` untouched). Thread-safe; waits while the world steps.
+ * the cloth's render vertex count; `out` untouched).
+ *
+ * Threads: thread-safe, and never waits for a step: while the world steps (`xpbd_world_step` or
+ * `xpbd_world_advance` on another thread, or between `xpbd_world_step_begin` and
+ * `xpbd_world_step_end`) it returns the state before that step, bit for bit (a copy the step
+ * takes first). It waits only for another thread's short call on the world.
  *
  * # Safety
  * `out`, when not NULL, is writable for `3*vertex_count` floats.
@@ -1666,7 +1723,8 @@ XpbdResult xpbd_cloth_read_normals(struct XpbdClothId cloth, float *out, uint32_
 /**
  * Copy the render vertex -> particle map into `out`, `uint32_t[vertex_count]`: `out[v]` is the
  * particle (0..particle count) simulating render vertex `v`; welded copies share one. Fixed for
- * the cloth's lifetime. Ownership, errors and threads as `xpbd_cloth_read_positions`.
+ * the cloth's lifetime. Ownership and errors as `xpbd_cloth_read_positions`. Thread-safe; waits
+ * while the world steps.
  *
  * # Safety
  * `out`, when not NULL, is writable for `vertex_count` uint32_t.
@@ -2054,6 +2112,10 @@ XpbdResult xpbd_world_teleport(struct XpbdWorldId world,
  * `frame_dt`: 0..=3600 s. `fixed_dt`: 1e-5..=1 s. `max_steps`: 1..=1000. `steps_taken`,
  * `alpha`: written when not NULL.
  *
+ * Threads: as `xpbd_world_step` (render reads from other threads return the state before the
+ * call at once while it steps); refused with `XPBD_RESULT_STEP_IN_PROGRESS` between
+ * `xpbd_world_step_begin` and `xpbd_world_step_end`.
+ *
  * Errors: `XPBD_RESULT_INVALID_ARGUMENT` (`frame_dt`, `fixed_dt` or `max_steps` out of range,
  * NaN; nothing changes, nothing written), `XPBD_RESULT_INVALID_ID`, `XPBD_RESULT_WORLD_POISONED`,
  * `XPBD_RESULT_SIMULATION_UNSTABLE` (a cloth failed its explosion guard in one of the steps; as
@@ -2100,7 +2162,8 @@ XpbdResult xpbd_world_reset_accumulator(struct XpbdWorldId world);
  * Errors: `XPBD_RESULT_NULL_POINTER` (`out` NULL with vertex_count > 0),
  * `XPBD_RESULT_INVALID_ARGUMENT` (`alpha` NaN or outside [0, 1]), `XPBD_RESULT_BUFFER_SIZE_MISMATCH`
  * (`vertex_count` is not the cloth's), `XPBD_RESULT_INVALID_ID`, `XPBD_RESULT_WORLD_POISONED`;
- * `out` untouched on error. Thread-safe; waits while the world steps.
+ * `out` untouched on error. Threads as `xpbd_cloth_read_positions`: never waits for a step
+ * (during one it reads the two states before it).
  *
  * # Safety
  * `out`, when not NULL, is writable for `3*vertex_count` floats.
@@ -2140,8 +2203,8 @@ XpbdResult xpbd_cloth_read_normals_interpolated(struct XpbdClothId cloth,
  * `XPBD_RESULT_WORLD_POISONED`, `XPBD_RESULT_INVALID_ARGUMENT` (an offset below -1, past the
  * stride or overlapping the other, both -1), `XPBD_RESULT_BUFFER_SIZE_MISMATCH` (`vertex_count` is
  * not the cloth's), `XPBD_RESULT_INVALID_ARGUMENT` (`alpha` NaN or outside [0, 1]); nothing
- * written on error. Thread-safe; waits while the world
- * steps.
+ * written on error. Threads as `xpbd_cloth_read_positions`: never waits for a step (during one
+ * it writes the two states before it).
  *
  * # Safety
  * `base`, when not NULL, is writable for the span above, and no other thread uses those bytes
@@ -2159,7 +2222,8 @@ XpbdResult xpbd_cloth_write_vertices(struct XpbdClothId cloth,
  * Write the axis-aligned box around the cloth in metres to `min3` and `max3` (`float[3]` each):
  * every particle of the last two step states, so it holds every interpolated read too (for
  * culling). Errors: `XPBD_RESULT_NULL_POINTER`, `XPBD_RESULT_INVALID_ID`,
- * `XPBD_RESULT_WORLD_POISONED`; nothing written on error. Thread-safe.
+ * `XPBD_RESULT_WORLD_POISONED`; nothing written on error. Threads as `xpbd_cloth_read_positions`:
+ * never waits for a step (during one: the box of the two states before it).
  *
  * # Safety
  * `min3` and `max3` are each writable for 3 floats.

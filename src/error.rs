@@ -136,6 +136,20 @@ pub enum ClothError {
     },
     /// A state snapshot passed to [`crate::Cloth::restore_state`] was rejected (state unchanged).
     InvalidSnapshot(SnapshotProblem),
+    /// [`crate::SharedWorld::step_end`] without a `step_begin` since the last `step_end`.
+    StepNotBegun,
+    /// A step, advance or `step_begin` of a [`crate::SharedWorld`] between its `step_begin` and
+    /// `step_end` (nothing starts; call `step_end` first).
+    StepInProgress,
+    /// A panic while a [`crate::SharedWorld`] was being changed or stepped: its state cannot be
+    /// trusted, and only dropping it works.
+    WorldPoisoned,
+    /// The asynchronous step of a [`crate::SharedWorld`] panicked (a bug in xpbd_cloth): reported
+    /// once by `step_end`; the world is poisoned from then on.
+    StepPanicked {
+        /// The panic's message.
+        message: String,
+    },
 }
 
 impl fmt::Display for ClothError {
@@ -193,6 +207,10 @@ impl fmt::Display for ClothError {
                 write!(f, "`{name}` at list position {position} is invalid: expected {expected}")
             }
             InvalidSnapshot(problem) => write!(f, "snapshot rejected: {problem}"),
+            StepNotBegun => write!(f, "no step was begun: call step_begin before step_end"),
+            StepInProgress => write!(f, "a step was begun and not ended: call step_end first"),
+            WorldPoisoned => write!(f, "the world was poisoned by an earlier panic while it was being changed; only destroying it works"),
+            StepPanicked { message } => write!(f, "internal panic in the asynchronous step ({message}); this is a bug in xpbd_cloth, please report it"),
         }
     }
 }

@@ -44,10 +44,11 @@ pub mod stats;
 #[cfg(test)]
 mod test_util;
 pub mod world;
+pub mod shared_world;
 mod worker_pool;
 
 pub use cloth::{
-    Cloth, ClothDesc, ClothParams, ClothStatus, Energy, Instability, InstabilityKind, MeshInfo, SnapshotProblem,
+    Cloth, ClothDesc, ClothParams, ClothReads, ClothStatus, Energy, Instability, InstabilityKind, MeshInfo, SnapshotProblem,
     UnstableRecovery, VertexLayout,
 };
 pub use collision::{Collider, ColliderDesc, ColliderHandle, ColliderKind, MeshShape, MeshShapeDesc, MeshShapeHandle, Pose};
@@ -57,3 +58,4 @@ pub use glam::Vec3;
 pub use material::Material;
 pub use stats::{ClothStats, ConstraintStats};
 pub use world::{Advance, ClothHandle, World, WorldDesc};
+pub use shared_world::SharedWorld;

@@ -83,7 +83,7 @@ impl Drop for Joiner {
 
 /// Threads started without `std::thread` on Linux (see the module comment), with std's elsewhere.
 #[cfg(target_os = "linux")]
-mod os_thread {
+pub(crate) mod os_thread {
     use std::ffi::{CString, c_char, c_int, c_ulong, c_void};
     use std::sync::Arc;
     use std::sync::atomic::{AtomicU32, Ordering};
@@ -196,7 +196,7 @@ mod os_thread {
 }
 
 #[cfg(not(target_os = "linux"))]
-mod os_thread {
+pub(crate) mod os_thread {
     use std::io;
     use std::thread::JoinHandle;
 

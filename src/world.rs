@@ -191,6 +191,12 @@ impl World {
         self.cloths.live_generation(index).map(|generation| ClothHandle { index, generation })
     }
 
+    /// Every live cloth with its handle, in slot order.
+    pub fn cloths(&self) -> impl Iterator<Item = (ClothHandle, &Cloth)> {
+        let cloths = &self.cloths;
+        cloths.iter().filter_map(move |(index, c)| cloths.live_generation(index).map(|generation| (ClothHandle { index, generation }, c)))
+    }
+
     /// Number of live cloths.
     pub fn cloth_count(&self) -> usize {
         self.cloths.len()

@@ -1,9 +1,12 @@
 //! Stress (docs/robustness.md, "Testing the C ABI"): 8 threads hammer 8 worlds of their own plus
-//! one shared world through the C ABI — create, pin, step, read, move colliders, destroy — while
-//! thread 0 keeps replacing the shared world under the others. Checks: no error except the expected
-//! `XPBD_RESULT_INVALID_ID` on a shared world that was just replaced, every read sees a whole
-//! state, no deadlock (the workers finish within a generous bound), and no leak: live counts return
-//! to zero and the bytes held through the global allocator return to their level before the test.
+//! one shared world through the C ABI — create, pin, step (also asynchronously, reading inside
+//! the bracket), read, move colliders, destroy — while thread 0 keeps replacing the shared world
+//! under the others. Checks: no error except the expected `XPBD_RESULT_INVALID_ID` on a shared
+//! world that was just replaced and, on the shared world, `XPBD_RESULT_STEP_IN_PROGRESS` (another
+//! thread's bracket is open) and `XPBD_RESULT_STEP_NOT_BEGUN` (another thread ended ours); every
+//! read sees a whole state, no deadlock (the workers finish within a generous bound), and no leak:
+//! live counts return to zero and the bytes held through the global allocator return to their
+//! level before the test.
 //!
 //! Runs `XPBD_STRESS_SECONDS` seconds (default 2; the documented long run is 20:
 //! `XPBD_STRESS_SECONDS=20 cargo test --profile ci --test abi_stress -- --nocapture`).
@@ -181,7 +184,16 @@ fn work(index: usize, deadline: Instant) -> Worker {
             let (p, q) = ([0.5, 0.3, 0.2 - 0.1 * k as f32], [0.0, 0.0, 0.0, 1.0]);
             // SAFETY: 3 and 4 floats.
             w.check("xpbd_collider_set_pose", unsafe { xpbd_collider_set_pose(sphere, p.as_ptr(), q.as_ptr()) }, &[]);
-            w.check("xpbd_world_step", xpbd_world_step(own, DT), &[]);
+            if k == 1 {
+                // An asynchronous step: the reads in between answer from the copy at once.
+                w.check("xpbd_world_step_begin", xpbd_world_step_begin(own, DT), &[]);
+                for &(c, n) in &own_cloths {
+                    read_and_check(&mut w, c, n, |_| &[]);
+                }
+                w.check("xpbd_world_step_end", xpbd_world_step_end(own), &[]);
+            } else {
+                w.check("xpbd_world_step", xpbd_world_step(own, DT), &[]);
+            }
         }
         for &(c, n) in &own_cloths {
             read_and_check(&mut w, c, n, |_| &[]);
@@ -202,8 +214,24 @@ fn work(index: usize, deadline: Instant) -> Worker {
         let shared = XpbdWorldId { id: SHARED.load(Ordering::SeqCst) };
         let n = 4;
         if let Some(c) = create_cloth(&mut w, shared, n, Worker::shared_allowed) {
-            w.check("xpbd_world_step", xpbd_world_step(shared, DT), Worker::shared_allowed(shared));
-            read_and_check(&mut w, c, n, Worker::shared_allowed);
+            // Another thread may be inside a step_begin..step_end bracket of the shared world
+            // (refusing steps) or may end this thread's bracket first.
+            // The codes allowed besides those, decided after the call (as `shared_allowed`).
+            let or_replaced = |world, code| match Worker::shared_allowed(world).is_empty() {
+                true => vec![code],
+                false => vec![XpbdResult::InvalidId, code],
+            };
+            if round.is_multiple_of(2) {
+                let got = xpbd_world_step(shared, DT);
+                w.check("xpbd_world_step", got, &or_replaced(shared, XpbdResult::StepInProgress));
+                read_and_check(&mut w, c, n, Worker::shared_allowed);
+            } else {
+                let got = xpbd_world_step_begin(shared, DT);
+                w.check("xpbd_world_step_begin", got, &or_replaced(shared, XpbdResult::StepInProgress));
+                read_and_check(&mut w, c, n, Worker::shared_allowed);
+                let got = xpbd_world_step_end(shared);
+                w.check("xpbd_world_step_end", got, &or_replaced(shared, XpbdResult::StepNotBegun));
+            }
             w.check("xpbd_cloth_destroy", xpbd_cloth_destroy(c), Worker::shared_allowed(shared));
         }
     }

@@ -38,6 +38,8 @@ namespace Xpbd
                 case XpbdResult.WorldPoisoned: return new XpbdWorldPoisonedException(message);
                 case XpbdResult.CapacityExceeded: return new XpbdCapacityExceededException(message);
                 case XpbdResult.InvalidSnapshot: return new XpbdInvalidSnapshotException(message);
+                case XpbdResult.StepNotBegun: return new XpbdStepNotBegunException(message);
+                case XpbdResult.StepInProgress: return new XpbdStepInProgressException(message);
                 default: return new XpbdException(result, "xpbd_cloth returned result code " + (int)result + ": " + message);
             }
         }
@@ -107,6 +109,21 @@ namespace Xpbd
     public sealed class XpbdInvalidSnapshotException : XpbdException
     {
         public XpbdInvalidSnapshotException(string message) : base(XpbdResult.InvalidSnapshot, message) { }
+    }
+
+    /// <summary><see cref="XpbdWorld.StepEnd"/> without a <see cref="XpbdWorld.StepBegin"/> since the last StepEnd.</summary>
+    public sealed class XpbdStepNotBegunException : XpbdException
+    {
+        public XpbdStepNotBegunException(string message) : base(XpbdResult.StepNotBegun, message) { }
+    }
+
+    /// <summary>
+    /// <see cref="XpbdWorld.StepBegin"/>, <see cref="XpbdWorld.Step"/> or <see cref="XpbdWorld.Advance"/>
+    /// between a StepBegin and its <see cref="XpbdWorld.StepEnd"/>: nothing started; end the step first.
+    /// </summary>
+    public sealed class XpbdStepInProgressException : XpbdException
+    {
+        public XpbdStepInProgressException(string message) : base(XpbdResult.StepInProgress, message) { }
     }
 
     /// <summary>

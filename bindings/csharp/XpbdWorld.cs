@@ -23,7 +23,10 @@ namespace Xpbd
     /// A simulation world (xpbd_world_*). Create cloths in it with <see cref="CreateCloth(float[], uint[])"/>,
     /// call <see cref="Step"/> once per fixed update, read each cloth's positions. Disposing the
     /// world destroys its cloths and colliders too (their wrappers then throw <see cref="ObjectDisposedException"/>).
-    /// Calls on one world may come from any thread; the library serialises them.
+    /// Calls on one world may come from any thread; the library serialises them, except that the
+    /// render reads of a cloth never wait for a step: while one runs (<see cref="Step"/> on another
+    /// thread, or between <see cref="StepBegin"/> and <see cref="StepEnd"/>) they return the state
+    /// before it.
     /// </summary>
     public sealed unsafe class XpbdWorld : XpbdNativeObject
     {
@@ -82,6 +85,56 @@ namespace Xpbd
         public bool TryStep(float dt)
         {
             XpbdResult result = NativeMethods.xpbd_world_step(Id, dt);
+            GC.KeepAlive(this);
+            if (result == XpbdResult.SimulationUnstable)
+            {
+                Interlocked.Increment(ref stepCount);
+                return false;
+            }
+            XpbdLibrary.Check(result);
+            Interlocked.Increment(ref stepCount);
+            return true;
+        }
+
+        /// <summary>
+        /// Start a step of <paramref name="dt"/> seconds (1e-5..1) on the world's own thread and
+        /// return at once (xpbd_world_step_begin), e.g. at the end of FixedUpdate; finish it with
+        /// <see cref="StepEnd"/> or <see cref="TryStepEnd"/> before the next one. Until then the
+        /// render reads of the world's cloths (ReadPositions, ReadNormals, their Interpolated forms,
+        /// WriteVertices, GetBounds) return at once the state as it was at this call; every other
+        /// call on the world or its cloths waits for the step to finish. Throws
+        /// <see cref="XpbdStepInProgressException"/> when a step is already begun,
+        /// <see cref="XpbdInvalidArgumentException"/> for a bad dt (nothing starts). Allocates nothing.
+        /// </summary>
+        public void StepBegin(float dt)
+        {
+            XpbdResult result = NativeMethods.xpbd_world_step_begin(Id, dt);
+            GC.KeepAlive(this);
+            XpbdLibrary.Check(result);
+        }
+
+        /// <summary>
+        /// Wait for the step <see cref="StepBegin"/> started (xpbd_world_step_end): the state is then
+        /// bitwise what <see cref="Step"/> leaves, and reads return it. Throws like <see cref="Step"/>
+        /// (<see cref="XpbdSimulationUnstableException"/> for a recovered cloth, counted in
+        /// <see cref="StepCount"/>), and <see cref="XpbdStepNotBegunException"/> without a StepBegin.
+        /// </summary>
+        public void StepEnd()
+        {
+            XpbdResult result = NativeMethods.xpbd_world_step_end(Id);
+            if (result == XpbdResult.Ok || result == XpbdResult.SimulationUnstable) Interlocked.Increment(ref stepCount);
+            GC.KeepAlive(this);
+            XpbdLibrary.Check(result);
+        }
+
+        /// <summary>
+        /// <see cref="StepEnd"/> without the exception for a recovered cloth, as <see cref="TryStep"/>:
+        /// false when a cloth failed its explosion guard (the step still happened), true otherwise.
+        /// Misuse (no StepBegin, a disposed world) still throws. Allocates nothing.
+        /// </summary>
+        public bool TryStepEnd()
+        {
+            XpbdResult result = NativeMethods.xpbd_world_step_end(Id);
             GC.KeepAlive(this);
             if (result == XpbdResult.SimulationUnstable)
             {

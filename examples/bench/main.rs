@@ -23,7 +23,9 @@
 //! every cloth's state hash is the same on both (the bench fails otherwise). A table times the strain
 //! limit (`max_stretch`) off and on, and one the character cloth (a 1 225-vertex cape pinned, or
 //! skinned by 4 joints with max distance and backstop, or with its max distances changed every
-//! step). These rows run without self-collision; a last table times the 64²
+//! step), and one the asynchronous step: a `SharedWorld` step (which copies positions and normals
+//! for the double-buffered reads) against a plain one, and a read idle, during an asynchronous
+//! step, and a call that waits for the step. These rows run without self-collision; a last table times the 64²
 //! grid and the tablecloth with self-collision off and on (radius half the mean edge
 //! length, as recommended), one thread, 10 substeps, with the candidate pairs and contacts of the
 //! last step.
@@ -284,6 +286,84 @@ fn frame_loop_cost(scenes: &[Scene], steps: usize) -> Result<(), String> {
             median(unpin) * 1e3,
             create * 1e3,
             instance * 1e3
+        )?;
+    }
+    Ok(())
+}
+
+/// The asynchronous step and the double-buffered reads (`SharedWorld`, what the C ABI holds per
+/// world), 10 substeps, 1 thread, coloured: a plain `World::step` and a `SharedWorld::step` (which
+/// first copies each cloth's positions and normals for the reads) in alternation, their difference
+/// being the copy's cost (within the noise of a loaded machine), and how long `step_begin` takes to
+/// return (the copy plus the hand-over to the stepping thread: the caller's whole cost of a step);
+/// then a packed read of positions and normals when idle, during an
+/// asynchronous step (between `step_begin` and `step_end`, answered from the copy), and a call
+/// that waits for the step (`with`, as every read did before) issued at the same moment.
+fn async_step_cost(scenes: &[Scene], steps: usize) -> Result<(), String> {
+    out!()?;
+    out!("asynchronous step and double-buffered reads, 10 substeps, 1 thread, coloured: medians")?;
+    out!(
+        "{:<11} {:>9} {:>8} {:>10} {:>9} {:>9} {:>10} {:>12} {:>12}",
+        "scene", "vertices", "step ms", "shared ms", "extra µs", "begin µs", "read idle", "read in step", "wait in step"
+    )?;
+    for scene in scenes {
+        let mut plain = world(scene, 10, 1, true);
+        let shared = xpbd_cloth::SharedWorld::new(world(scene, 10, 1, true));
+        let handle = plain.live_handle(0).unwrap();
+        let (mut plain_t, mut shared_t) = (Vec::new(), Vec::new());
+        for k in 0..steps + 10 {
+            let t = Instant::now();
+            plain.step(DT).unwrap();
+            let t_plain = t.elapsed().as_secs_f64();
+            let t = Instant::now();
+            shared.step(DT).unwrap();
+            if k >= 10 {
+                plain_t.push(t_plain);
+                shared_t.push(t.elapsed().as_secs_f64());
+            }
+        }
+        let shared_hash = shared.with(|w| w.cloth(handle).unwrap().state_hash()).map_err(|e| e.to_string())?;
+        if shared_hash != plain.cloth(handle).unwrap().state_hash() {
+            return Err(format!("{}: SharedWorld::step and World::step disagree (a bug)", scene.name));
+        }
+        let n = plain.cloth(handle).unwrap().vertex_count() as usize;
+        let (mut positions, mut normals) = (vec![[0.0f32; 3]; n], vec![[0.0f32; 3]; n]);
+        let mut read = || {
+            shared
+                .read(handle, |r| {
+                    r.read_positions(&mut positions).unwrap();
+                    r.read_normals(&mut normals).unwrap();
+                })
+                .unwrap()
+        };
+        let idle = time(steps, 3, &mut read);
+        let (mut begin, mut in_step, mut waiting) = (Vec::new(), Vec::new(), Vec::new());
+        for _ in 0..steps {
+            let t = Instant::now();
+            shared.step_begin(DT).unwrap();
+            begin.push(t.elapsed().as_secs_f64());
+            let t = Instant::now();
+            read();
+            in_step.push(t.elapsed().as_secs_f64());
+            shared.step_end().unwrap();
+            shared.step_begin(DT).unwrap();
+            let t = Instant::now();
+            std::hint::black_box(shared.with(|w| w.cloth(handle).unwrap().state_hash()).unwrap());
+            waiting.push(t.elapsed().as_secs_f64());
+            shared.step_end().unwrap();
+        }
+        let (plain_s, shared_s) = (median(plain_t), median(shared_t));
+        out!(
+            "{:<11} {:>9} {:>8.2} {:>10.2} {:>9.0} {:>9.0} {:>7.3} ms {:>9.3} ms {:>9.3} ms",
+            scene.name,
+            n,
+            plain_s * 1e3,
+            shared_s * 1e3,
+            (shared_s - plain_s) * 1e6,
+            median(begin) * 1e6,
+            idle * 1e3,
+            median(in_step) * 1e3,
+            median(waiting) * 1e3
         )?;
     }
     Ok(())
@@ -734,6 +814,7 @@ fn run(args: &ArgMatches) -> Result<(), String> {
 
     strain_limit_cost(&scenes, steps)?;
     frame_loop_cost(&scenes, steps)?;
+    async_step_cost(&scenes, steps)?;
     sleeping_cost(steps)?;
     if scenes.iter().any(|s| s.key == "tablecloth") {
         mesh_shapes(&scenes, steps)?;

@@ -9,9 +9,8 @@
 //! states the current one ([`Cloth::reset_interpolation`]), so no read draws it between two places.
 
 use super::Cloth;
-use crate::error::{ClothError, check_range};
+use crate::error::ClothError;
 use glam::Vec3;
-use std::mem::MaybeUninit;
 
 /// Where positions and normals go in an interleaved vertex buffer (all in bytes).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -58,23 +57,6 @@ impl VertexLayout {
     }
 }
 
-/// `(1 − t)·a + t·b`, with t = 0 and t = 1 returning `a` and `b` themselves (−0.0 included), and
-/// `b` wherever `a == b` (a particle at rest, or reset, is drawn exactly where it is).
-#[inline]
-fn lerp(a: Vec3, b: Vec3, t: f32) -> Vec3 {
-    if t == 0.0 {
-        a
-    } else if t == 1.0 || a == b {
-        b
-    } else {
-        a * (1.0 - t) + b * t
-    }
-}
-
-fn check_alpha(alpha: f32) -> Result<(), ClothError> {
-    check_range("alpha", alpha, 0.0, 1.0, "0 <= alpha <= 1 (0 = previous step, 1 = last step)")
-}
-
 impl Cloth {
     /// Before a step: the state it starts from becomes the previous state of the interpolation.
     pub(crate) fn record_previous(&mut self) {
@@ -88,18 +70,6 @@ impl Cloth {
         self.record_previous();
     }
 
-    fn gather_interpolated(&self, previous: &[Vec3], current: &[Vec3], alpha: f32, out: &mut [[f32; 3]]) -> Result<(), ClothError> {
-        check_alpha(alpha)?;
-        let map = &self.model.particle_of_vertex;
-        if out.len() != map.len() {
-            return Err(ClothError::BufferSizeMismatch { expected: map.len(), got: out.len() });
-        }
-        for (o, &p) in out.iter_mut().zip(map) {
-            *o = lerp(previous[p as usize], current[p as usize], alpha).to_array();
-        }
-        Ok(())
-    }
-
     /// Positions \[m\] in render-vertex order (`[f32; 3] × vertex_count`) at `alpha` ∈ [0, 1]
     /// between the state before the last step (0) and after it (1): `(1 − alpha)·previous +
     /// alpha·current` per component in f32; the two states themselves at 0 and 1, and the current
@@ -108,7 +78,7 @@ impl Cloth {
     /// one. Errors: `InvalidParameter` (`alpha` NaN or outside [0, 1]), `BufferSizeMismatch`;
     /// `out` untouched on error.
     pub fn read_positions_interpolated(&self, alpha: f32, out: &mut [[f32; 3]]) -> Result<(), ClothError> {
-        self.gather_interpolated(&self.output.previous_x, &self.state.x, alpha, out)
+        self.reads().read_positions_interpolated(alpha, out)
     }
 
     /// Normals in render-vertex order (`[f32; 3] × vertex_count`) interpolated as
@@ -116,7 +86,7 @@ impl Cloth {
     /// length dips slightly below 1 (a shader normalises anyway), so that 0 and 1 stay exact.
     /// Errors as `read_positions_interpolated`.
     pub fn read_normals_interpolated(&self, alpha: f32, out: &mut [[f32; 3]]) -> Result<(), ClothError> {
-        self.gather_interpolated(&self.output.previous_normals, &self.output.normals, alpha, out)
+        self.reads().read_normals_interpolated(alpha, out)
     }
 
     /// Write interpolated positions \[m\] and normals (as [`Cloth::read_positions_interpolated`],
@@ -127,50 +97,13 @@ impl Cloth {
     /// Errors: `InvalidParameter` (`alpha`, or a layout [`VertexLayout::span`] rejects),
     /// `BufferSizeMismatch` (buffer shorter than the span); nothing written on error.
     pub fn write_vertices(&self, buffer: &mut [u8], layout: VertexLayout, alpha: f32) -> Result<(), ClothError> {
-        // SAFETY: `&mut [u8]` and `&mut [MaybeUninit<u8>]` have the same layout, and only
-        // initialised bytes are written through it.
-        let buffer = unsafe { &mut *(buffer as *mut [u8] as *mut [MaybeUninit<u8>]) };
-        self.write_vertices_uninit(buffer, layout, alpha)
-    }
-
-    /// [`Cloth::write_vertices`] into memory that may be uninitialised (the C ABI's engine buffers).
-    pub(crate) fn write_vertices_uninit(
-        &self,
-        buffer: &mut [MaybeUninit<u8>],
-        layout: VertexLayout,
-        alpha: f32,
-    ) -> Result<(), ClothError> {
-        check_alpha(alpha)?;
-        let map = &self.model.particle_of_vertex;
-        let span = layout.span(map.len())?;
-        if buffer.len() < span {
-            return Err(ClothError::BufferSizeMismatch { expected: span, got: buffer.len() });
-        }
-        let put = |buffer: &mut [MaybeUninit<u8>], at: usize, v: Vec3| {
-            let bytes = v.to_array().map(f32::to_ne_bytes);
-            for (d, s) in buffer[at..at + 12].iter_mut().zip(bytes.as_flattened()) {
-                d.write(*s);
-            }
-        };
-        let out = &self.output;
-        for (k, &p) in map.iter().enumerate() {
-            let (p, base) = (p as usize, k * layout.stride);
-            if let Some(o) = layout.position_offset {
-                put(buffer, base + o, lerp(out.previous_x[p], self.state.x[p], alpha));
-            }
-            if let Some(o) = layout.normal_offset {
-                put(buffer, base + o, lerp(out.previous_normals[p], out.normals[p], alpha));
-            }
-        }
-        Ok(())
+        self.reads().write_vertices(buffer, layout, alpha)
     }
 
     /// Axis-aligned box `(min, max)` \[m\] around every particle of the last two step states, so it
     /// holds every interpolated read too (up to the rounding of the interpolation, ~1e-7 relative).
     pub fn bounds(&self) -> ([f32; 3], [f32; 3]) {
-        let all = self.state.x.iter().chain(&self.output.previous_x);
-        let (lo, hi) = all.fold((Vec3::INFINITY, Vec3::NEG_INFINITY), |(lo, hi), x| (lo.min(*x), hi.max(*x)));
-        (lo.to_array(), hi.to_array())
+        self.reads().bounds()
     }
 
     /// Check a write of `len` values to render vertices `vertices` (all when `None`):

@@ -17,6 +17,7 @@ mod mass;
 pub(crate) mod model;
 mod normals;
 mod output;
+pub(crate) mod reads;
 pub(crate) mod pins;
 mod residuals;
 pub(crate) mod scratch;
@@ -34,6 +35,7 @@ pub use guard::{ClothStatus, Instability, InstabilityKind, UnstableRecovery};
 pub use inspect::{BendingView, StretchView, TetherView};
 pub use model::{ClothModel, ISOLATED_PARTICLE_MASS};
 pub use output::Energy;
+pub use reads::ClothReads;
 pub use snapshot::{SNAPSHOT_VERSION, SnapshotProblem};
 pub use teleport::MAX_TELEPORT_TRANSLATION;
 

@@ -68,18 +68,11 @@ impl Cloth {
     /// With an animated pose and `simulation_blend` b < 1, each reads a + b·(x − a), a the
     /// animated position (docs/design.md, "Character cloth").
     pub fn read_positions(&self, out: &mut [[f32; 3]]) -> Result<(), ClothError> {
-        self.gather(&self.state.x, out)?;
-        if let Some(b) = self.blend() {
-            for (o, &p) in out.iter_mut().zip(&self.model.particle_of_vertex) {
-                let a = self.state.animation.target[p as usize];
-                *o = (a + (Vec3::from_array(*o) - a) * b).to_array();
-            }
-        }
-        Ok(())
+        self.reads().read_positions(out)
     }
 
     /// The simulation blend when the read-back is blended with the animated pose.
-    fn blend(&self) -> Option<f32> {
+    pub(crate) fn blend(&self) -> Option<f32> {
         let b = self.config.params.simulation_blend;
         (self.state.animation.posed && b < 1.0).then_some(b)
     }
@@ -90,14 +83,7 @@ impl Cloth {
     /// read (0, 0, 0). Updated at the end of every step. Errors: `BufferSizeMismatch`.
     /// Blended with the animated normals as the positions are (normalised).
     pub fn read_normals(&self, out: &mut [[f32; 3]]) -> Result<(), ClothError> {
-        self.gather(&self.output.normals, out)?;
-        if let Some(b) = self.blend() {
-            for (o, &p) in out.iter_mut().zip(&self.model.particle_of_vertex) {
-                let a = self.state.animation.normal_target[p as usize];
-                *o = a.lerp(Vec3::from_array(*o), b).normalize_or_zero().to_array();
-            }
-        }
-        Ok(())
+        self.reads().read_normals(out)
     }
 
     pub(crate) fn gather(&self, per_particle: &[Vec3], out: &mut [[f32; 3]]) -> Result<(), ClothError> {

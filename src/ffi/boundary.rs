@@ -3,9 +3,10 @@
 //! and a panic becomes `XPBD_RESULT_PANIC` instead of unwinding into C (which would be undefined
 //! behaviour). One place to review: no export catches, formats or maps errors on its own.
 //!
-//! Poisoning: a world lives behind its own `Mutex`. A panic while a call holds that lock poisons
-//! the mutex (std semantics), and every later lock attempt reports `XPBD_RESULT_WORLD_POISONED`
-//! (see `registry`), so nothing ever runs on a half-updated world. A panic outside any world lock
+//! Poisoning: a world lives behind its own `Mutex` (in a `SharedWorld`). A panic while a call holds
+//! that lock poisons the mutex (std semantics), and a panic in a step, which runs with the world
+//! moved out of the lock, sets the `SharedWorld`'s poisoned flag; every later call reports
+//! `XPBD_RESULT_WORLD_POISONED` (see `registry`), so nothing ever runs on a half-updated world. A panic outside any world lock
 //! (argument translation) touched no shared state and poisons nothing.
 
 use super::error::{FfiError, XpbdResult, set_last_error};

@@ -6,7 +6,7 @@ use super::boundary::ffi_boundary;
 use super::cloth_desc::{XpbdClothDesc, XpbdClothMaterial, XpbdClothParams};
 use super::error::{FfiError, XpbdResult};
 use super::ids::{MAX_PER_WORLD, XpbdClothId, XpbdWorldId, object_slot};
-use super::registry::{cloth_handle, read_cloth, with_cloth, with_world};
+use super::registry::{cloth_handle, read_cloth, read_frame, with_cloth, with_world};
 use crate::cloth::ClothDesc;
 use crate::error::ClothError;
 use super::stats::XpbdClothStats;
@@ -177,7 +177,12 @@ pub unsafe extern "C" fn xpbd_cloth_particle_count(cloth: XpbdClothId, out_count
 ///
 /// Errors: `XPBD_RESULT_NULL_POINTER` (`out` NULL with vertex_count > 0), `XPBD_RESULT_INVALID_ID`,
 /// `XPBD_RESULT_WORLD_POISONED`, `XPBD_RESULT_BUFFER_SIZE_MISMATCH` (`vertex_count` differs from
-/// the cloth's render vertex count; `out` untouched). Thread-safe; waits while the world steps.
+/// the cloth's render vertex count; `out` untouched).
+///
+/// Threads: thread-safe, and never waits for a step: while the world steps (`xpbd_world_step` or
+/// `xpbd_world_advance` on another thread, or between `xpbd_world_step_begin` and
+/// `xpbd_world_step_end`) it returns the state before that step, bit for bit (a copy the step
+/// takes first). It waits only for another thread's short call on the world.
 ///
 /// # Safety
 /// `out`, when not NULL, is writable for `3*vertex_count` floats.
@@ -186,7 +191,7 @@ pub unsafe extern "C" fn xpbd_cloth_read_positions(cloth: XpbdClothId, out: *mut
     ffi_boundary("xpbd_cloth_read_positions", || {
         // SAFETY: the caller's promise in `# Safety` above.
         let out = unsafe { vec3_out(out, vertex_count, "out")? };
-        with_cloth(cloth, |c| c.read_positions(out))
+        read_frame(cloth, |c| c.read_positions(out))
     })
 }
 
@@ -202,13 +207,14 @@ pub unsafe extern "C" fn xpbd_cloth_read_normals(cloth: XpbdClothId, out: *mut f
     ffi_boundary("xpbd_cloth_read_normals", || {
         // SAFETY: the caller's promise in `# Safety` above.
         let out = unsafe { vec3_out(out, vertex_count, "out")? };
-        with_cloth(cloth, |c| c.read_normals(out))
+        read_frame(cloth, |c| c.read_normals(out))
     })
 }
 
 /// Copy the render vertex -> particle map into `out`, `uint32_t[vertex_count]`: `out[v]` is the
 /// particle (0..particle count) simulating render vertex `v`; welded copies share one. Fixed for
-/// the cloth's lifetime. Ownership, errors and threads as `xpbd_cloth_read_positions`.
+/// the cloth's lifetime. Ownership and errors as `xpbd_cloth_read_positions`. Thread-safe; waits
+/// while the world steps.
 ///
 /// # Safety
 /// `out`, when not NULL, is writable for `vertex_count` uint32_t.

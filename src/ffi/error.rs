@@ -49,6 +49,11 @@ pub enum XpbdResult {
     /// magic, another format version, a checksum mismatch (changed or corrupted bytes), a snapshot
     /// of another mesh, or non-finite values. The message says which; the cloth is unchanged.
     InvalidSnapshot = 10,
+    /// `xpbd_world_step_end` without an `xpbd_world_step_begin` since the last `step_end`.
+    StepNotBegun = 11,
+    /// `xpbd_world_step_begin`, `xpbd_world_step` or `xpbd_world_advance` between an
+    /// `xpbd_world_step_begin` and its `xpbd_world_step_end`: nothing starts; end the step first.
+    StepInProgress = 12,
 }
 
 /// An error on its way out through the boundary: the code to return and the message to store.
@@ -89,6 +94,10 @@ pub(crate) fn result_code(error: &ClothError) -> XpbdResult {
         SimulationUnstable { .. } => XpbdResult::SimulationUnstable,
         InvalidSnapshot(SnapshotProblem::SizeMismatch { .. }) => XpbdResult::BufferSizeMismatch,
         InvalidSnapshot(_) => XpbdResult::InvalidSnapshot,
+        StepNotBegun => XpbdResult::StepNotBegun,
+        StepInProgress => XpbdResult::StepInProgress,
+        WorldPoisoned => XpbdResult::WorldPoisoned,
+        StepPanicked { .. } => XpbdResult::Panic,
     }
 }
 

@@ -6,7 +6,7 @@ use super::args::{OutParam, slice_in, vec3_in, vec3_out};
 use super::boundary::ffi_boundary;
 use super::error::{FfiError, XpbdResult};
 use super::ids::{XpbdClothId, XpbdWorldId};
-use super::registry::{read_cloth, with_cloth, with_world};
+use super::registry::{read_cloth, read_frame, with_cloth, with_shared, with_world};
 use super::world::step_error;
 use crate::cloth::VertexLayout;
 use crate::error::ClothError;
@@ -23,6 +23,10 @@ use std::mem::MaybeUninit;
 ///
 /// `frame_dt`: 0..=3600 s. `fixed_dt`: 1e-5..=1 s. `max_steps`: 1..=1000. `steps_taken`,
 /// `alpha`: written when not NULL.
+///
+/// Threads: as `xpbd_world_step` (render reads from other threads return the state before the
+/// call at once while it steps); refused with `XPBD_RESULT_STEP_IN_PROGRESS` between
+/// `xpbd_world_step_begin` and `xpbd_world_step_end`.
 ///
 /// Errors: `XPBD_RESULT_INVALID_ARGUMENT` (`frame_dt`, `fixed_dt` or `max_steps` out of range,
 /// NaN; nothing changes, nothing written), `XPBD_RESULT_INVALID_ID`, `XPBD_RESULT_WORLD_POISONED`,
@@ -46,7 +50,7 @@ pub unsafe extern "C" fn xpbd_world_advance(
         let steps_out = unsafe { optional_out(steps_taken, "steps_taken")? };
         // SAFETY: as above.
         let alpha_out = unsafe { optional_out(alpha, "alpha")? };
-        let report = with_world(world, |w| Ok(w.advance(frame_dt, fixed_dt, max_steps)?))?;
+        let report = with_shared(world, |w| w.advance(frame_dt, fixed_dt, max_steps))?.map_err(|e| step_error(world, e))?;
         if let Some(out) = steps_out {
             out.write(report.steps);
         }
@@ -113,7 +117,8 @@ pub extern "C" fn xpbd_world_reset_accumulator(world: XpbdWorldId) -> XpbdResult
 /// Errors: `XPBD_RESULT_NULL_POINTER` (`out` NULL with vertex_count > 0),
 /// `XPBD_RESULT_INVALID_ARGUMENT` (`alpha` NaN or outside [0, 1]), `XPBD_RESULT_BUFFER_SIZE_MISMATCH`
 /// (`vertex_count` is not the cloth's), `XPBD_RESULT_INVALID_ID`, `XPBD_RESULT_WORLD_POISONED`;
-/// `out` untouched on error. Thread-safe; waits while the world steps.
+/// `out` untouched on error. Threads as `xpbd_cloth_read_positions`: never waits for a step
+/// (during one it reads the two states before it).
 ///
 /// # Safety
 /// `out`, when not NULL, is writable for `3*vertex_count` floats.
@@ -127,7 +132,7 @@ pub unsafe extern "C" fn xpbd_cloth_read_positions_interpolated(
     ffi_boundary("xpbd_cloth_read_positions_interpolated", || {
         // SAFETY: the caller's promise in `# Safety` above.
         let out = unsafe { vec3_out(out, vertex_count, "out")? };
-        with_cloth(cloth, |c| c.read_positions_interpolated(alpha, out))
+        read_frame(cloth, |c| c.read_positions_interpolated(alpha, out))
     })
 }
 
@@ -148,7 +153,7 @@ pub unsafe extern "C" fn xpbd_cloth_read_normals_interpolated(
     ffi_boundary("xpbd_cloth_read_normals_interpolated", || {
         // SAFETY: the caller's promise in `# Safety` above.
         let out = unsafe { vec3_out(out, vertex_count, "out")? };
-        with_cloth(cloth, |c| c.read_normals_interpolated(alpha, out))
+        read_frame(cloth, |c| c.read_normals_interpolated(alpha, out))
     })
 }
 
@@ -167,8 +172,8 @@ pub unsafe extern "C" fn xpbd_cloth_read_normals_interpolated(
 /// `XPBD_RESULT_WORLD_POISONED`, `XPBD_RESULT_INVALID_ARGUMENT` (an offset below -1, past the
 /// stride or overlapping the other, both -1), `XPBD_RESULT_BUFFER_SIZE_MISMATCH` (`vertex_count` is
 /// not the cloth's), `XPBD_RESULT_INVALID_ARGUMENT` (`alpha` NaN or outside [0, 1]); nothing
-/// written on error. Thread-safe; waits while the world
-/// steps.
+/// written on error. Threads as `xpbd_cloth_read_positions`: never waits for a step (during one
+/// it writes the two states before it).
 ///
 /// # Safety
 /// `base`, when not NULL, is writable for the span above, and no other thread uses those bytes
@@ -192,7 +197,7 @@ pub unsafe extern "C" fn xpbd_cloth_write_vertices(
             v if v >= 0 => Ok(Some(v as usize)),
             v => Err(ClothError::InvalidParameter { name, value: v as f64, expected: "-1 (skip) or a byte offset >= 0" }),
         };
-        read_cloth(cloth, |c| {
+        read_frame(cloth, |c| {
             let layout = VertexLayout {
                 stride: stride as usize,
                 position_offset: offset(position_offset, "position_offset")?,
@@ -207,15 +212,15 @@ pub unsafe extern "C" fn xpbd_cloth_write_vertices(
             // thread, and MaybeUninit bytes need no initialisation or alignment.
             let buffer = unsafe { std::slice::from_raw_parts_mut(base.cast::<MaybeUninit<u8>>(), span) };
             c.write_vertices_uninit(buffer, layout, alpha)
-        })??;
-        Ok(())
+        })
     })
 }
 
 /// Write the axis-aligned box around the cloth in metres to `min3` and `max3` (`float[3]` each):
 /// every particle of the last two step states, so it holds every interpolated read too (for
 /// culling). Errors: `XPBD_RESULT_NULL_POINTER`, `XPBD_RESULT_INVALID_ID`,
-/// `XPBD_RESULT_WORLD_POISONED`; nothing written on error. Thread-safe.
+/// `XPBD_RESULT_WORLD_POISONED`; nothing written on error. Threads as `xpbd_cloth_read_positions`:
+/// never waits for a step (during one: the box of the two states before it).
 ///
 /// # Safety
 /// `min3` and `max3` are each writable for 3 floats.
@@ -226,7 +231,7 @@ pub unsafe extern "C" fn xpbd_cloth_get_bounds(cloth: XpbdClothId, min3: *mut f3
         let (lo, hi) = unsafe {
             (OutParam::new(min3.cast::<[f32; 3]>(), "min3")?, OutParam::new(max3.cast::<[f32; 3]>(), "max3")?)
         };
-        let (min, max) = read_cloth(cloth, |c| c.bounds())?;
+        let (min, max) = read_frame(cloth, |c| Ok::<_, FfiError>(c.bounds()))?;
         lo.write(min);
         hi.write(max);
         Ok(())

@@ -4,11 +4,13 @@
 //! comment here is the C documentation too, so it is written for C programmers.
 //!
 //! Every export has one shape: check arguments (`args`) → find the id (`registry`) → lock the
-//! world → call the core → map the error (`error`), all inside `ffi_boundary` (`boundary`), so no
-//! panic crosses into C. No simulation logic lives here.
+//! world (or, for the steps and the render reads, go through its `SharedWorld`, which steps it
+//! outside the lock and answers reads from a copy meanwhile) → call the core → map the error
+//! (`error`), all inside `ffi_boundary` (`boundary`), so no panic crosses into C. No simulation
+//! logic lives here.
 //!
 //! - `ids`: `XpbdWorldId`, `XpbdClothId`, `XpbdColliderId` and their bit packing.
-//! - `registry`: the global world table and the per-world locks (the thread contract).
+//! - `registry`: the global world table and the per-world `SharedWorld`s (the thread contract).
 //! - `world`, `cloth`, `collider`: the exports; `cloth_desc`, `collider_desc`: the descriptors and
 //!   their translation to the core.
 //! - `live`: live-object counts for leak checks (the C# finalizer tests use them).

@@ -1,14 +1,16 @@
 //! The process-wide table of worlds behind the ids.
 //!
 //! Locking: one `Mutex` around the table, held only to find, insert or remove a slot (never while
-//! a world runs), and one `Mutex` per world, held for the whole of a call on that world or its
-//! cloths. So different worlds step in parallel, calls on one world are serialised (a call waits
-//! while that world steps), and destroy works from any thread.
+//! a world runs), and per world a [`SharedWorld`]: its lock is held for the whole of a call on that
+//! world or its cloths, except for steps, which run with the world moved out of the lock. So
+//! different worlds step in parallel, calls on one world are serialised (a call waits while that
+//! world steps), the render reads (`read_frame`) answer from the copy taken before the step
+//! instead of waiting, and destroy works from any thread.
 //!
-//! Destroy takes the world out of the table (new calls see `XPBD_RESULT_INVALID_ID`), then takes
-//! the world's lock, which waits for a call in flight to finish, and drops the world there: when
+//! Destroy takes the world out of the table (new calls see `XPBD_RESULT_INVALID_ID`), then closes
+//! it, which waits for a call or step in flight to finish, and drops the world there: when
 //! `xpbd_world_destroy` returns, the world's memory and threads are released. A call that found the
-//! world just before it was destroyed and locks it afterwards finds it empty and reports
+//! world just before it was destroyed and locks it afterwards finds it closed and reports
 //! `XPBD_RESULT_INVALID_ID` too.
 //!
 //! Unloading: when the last world is destroyed the table's vectors are freed (only a generation
@@ -17,13 +19,15 @@
 
 use super::error::{FfiError, XpbdResult};
 use super::ids::{MAX_WORLDS, XpbdClothId, XpbdColliderId, XpbdWorldId, invalid, short_generation};
-use crate::cloth::Cloth;
+use crate::cloth::{Cloth, ClothReads};
 use crate::collision::ColliderHandle;
+use crate::error::ClothError;
+use crate::shared_world::SharedWorld;
 use crate::world::{ClothHandle, World};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
-/// A world's lock. `None` once destroyed.
-type WorldCell = Arc<Mutex<Option<World>>>;
+/// A world and its lock; closed once destroyed.
+type WorldCell = Arc<SharedWorld>;
 
 struct Slot {
     /// Generation of the slot's current (or last) world; 0 before first use.
@@ -106,7 +110,7 @@ impl Registry {
 /// Add `world` to the table and return its id. Errors: `CapacityExceeded` (the world is dropped,
 /// after the table's lock is released: dropping joins its threads).
 pub(crate) fn insert_world(world: World) -> Result<XpbdWorldId, FfiError> {
-    let cell = Arc::new(Mutex::new(Some(world)));
+    let cell = Arc::new(SharedWorld::new(world));
     let id = registry().insert(Arc::clone(&cell));
     drop(cell); // on error the last reference: the world is dropped here, outside the lock
     id
@@ -121,10 +125,9 @@ fn find(id: XpbdWorldId) -> Result<WorldCell, FfiError> {
 /// Works on a poisoned world. Errors: `InvalidId`.
 pub(crate) fn remove_world(id: XpbdWorldId) -> Result<(), FfiError> {
     let cell = registry().take(id)?;
-    // Waits for a call in flight on this world. A poisoned world is dropped all the same: dropping
-    // releases memory and threads and needs no consistent simulation state.
-    let world = cell.lock().unwrap_or_else(PoisonError::into_inner).take();
-    drop(world);
+    // Waits for a call or step in flight on this world. A poisoned world is dropped all the same:
+    // dropping releases memory and threads and needs no consistent simulation state.
+    drop(cell.close());
     Ok(())
 }
 
@@ -147,29 +150,51 @@ pub(crate) fn live_counts() -> LiveCounts {
     let cells: Vec<WorldCell> = registry().slots.iter().filter_map(|s| s.world.clone()).collect();
     let mut counts = LiveCounts { worlds: cells.len() as u32, ..LiveCounts::default() };
     for cell in cells {
-        if let Some(world) = cell.lock().unwrap_or_else(PoisonError::into_inner).as_ref() {
+        let inner = cell.inspect(|world| (world.cloth_count(), world.collider_count(), world.mesh_shape_count()));
+        if let Some((cloths, colliders, mesh_shapes)) = inner {
             // At most 65 536 worlds × 32 768 = 2^31 of each kind: the sums fit a u32.
-            counts.cloths += world.cloth_count() as u32;
-            counts.colliders += world.collider_count() as u32;
-            counts.mesh_shapes += world.mesh_shape_count() as u32;
+            counts.cloths += cloths as u32;
+            counts.colliders += colliders as u32;
+            counts.mesh_shapes += mesh_shapes as u32;
         }
     }
     counts
 }
 
-/// Run `f` on the world behind `id`, holding its lock. Errors: `InvalidId`, `WorldPoisoned`, or
-/// what `f` returns.
+/// A `SharedWorld` error as C sees it: a closed world is an invalid id.
+pub(crate) fn world_error(id: XpbdWorldId, error: ClothError) -> FfiError {
+    match error {
+        ClothError::InvalidHandle => invalid("world", id.id),
+        other => other.into(),
+    }
+}
+
+/// Run `f` on the world behind `id`, holding its lock (waiting while it steps). Errors:
+/// `InvalidId`, `WorldPoisoned`, or what `f` returns.
 pub(crate) fn with_world<T>(id: XpbdWorldId, f: impl FnOnce(&mut World) -> Result<T, FfiError>) -> Result<T, FfiError> {
-    let cell = find(id)?;
-    let mut guard = cell.lock().map_err(|_| {
-        FfiError::new(
-            XpbdResult::WorldPoisoned,
-            "the world was poisoned by an earlier panic while it was being changed; only xpbd_world_destroy works on it",
-        )
-    })?;
-    match guard.as_mut() {
-        Some(world) => f(world),
-        None => Err(invalid("world", id.id)),
+    find(id)?.with(f).map_err(|e| world_error(id, e))?
+}
+
+/// Run `f` on the shared world behind `id` (the steps, which release its lock while they run).
+/// Errors: `InvalidId` (outer); `f`'s own result is passed on for the caller to map
+/// (`ClothError::InvalidHandle` there: the world was destroyed meanwhile).
+pub(crate) fn with_shared<T>(id: XpbdWorldId, f: impl FnOnce(&SharedWorld) -> T) -> Result<T, FfiError> {
+    Ok(f(&*find(id)?))
+}
+
+/// Run `f` on the render reads of the cloth behind `id` without waiting for a step: the live
+/// cloth when its world is idle, the copy taken before the step while it steps (see
+/// [`SharedWorld::read`]). Errors: `InvalidId`, `WorldPoisoned`, or `f`'s error.
+pub(crate) fn read_frame<T, E>(id: XpbdClothId, f: impl FnOnce(ClothReads<'_>) -> Result<T, E>) -> Result<T, FfiError>
+where
+    FfiError: From<E>,
+{
+    let (world_id, index, generation) = id.unpack()?;
+    let read = find(world_id)?.read_where(index as u32, |g| short_generation(g) == generation, f);
+    match read {
+        Ok(result) => Ok(result?),
+        Err(ClothError::InvalidHandle) => Err(invalid("cloth", id.id)),
+        Err(other) => Err(other.into()),
     }
 }
 
@@ -251,7 +276,7 @@ mod tests {
 
     #[test]
     fn an_emptied_table_is_freed_and_its_ids_stay_rejected() {
-        let cell = || Arc::new(Mutex::new(Some(World::new(WorldDesc { thread_count: 1, ..WorldDesc::default() }).unwrap())));
+        let cell = || Arc::new(SharedWorld::new(World::new(WorldDesc { thread_count: 1, ..WorldDesc::default() }).unwrap()));
         let mut reg = Registry::new();
         let (a, b) = (reg.insert(cell()).unwrap(), reg.insert(cell()).unwrap());
         assert_eq!((a.unpack(), b.unpack()), (Ok((0, 1)), Ok((1, 1))));

@@ -1,6 +1,7 @@
 //! Operations of the engine's frame loop: `xpbd_world_advance`, the interpolated reads,
 //! `xpbd_cloth_write_vertices`, bounds, and particle writes (`xpbd_cloth_set_positions` /
-//! `set_velocities`), instances. Split from `mod.rs`, whose model and checks they use.
+//! `set_velocities`), instances, the asynchronous step (`xpbd_world_step_begin` / `_end`). Split
+//! from `mod.rs`, whose model and checks they use.
 
 use super::input::Input;
 use super::{ClothModel, Harness, OK, outcome};
@@ -12,6 +13,57 @@ use XpbdResult::{BufferSizeMismatch, InvalidArgument, InvalidId, NullPointer};
 const CANARY: u8 = 0xA7;
 
 impl Harness {
+    /// `xpbd_world_step_end` with nothing begun (1 in 4), then `xpbd_world_step_begin` with a valid or
+    /// invalid dt; when it began: a second begin or a synchronous step (both refused), a read of
+    /// the first cloth (the state at begin, bit for bit), and `xpbd_world_step_end`. The model
+    /// keeps no open bracket: every program sees whole ones.
+    pub fn op_world_step_async(&mut self, r: &mut Input) {
+        let id = self.pick_world(r);
+        let world = self.world_index(id);
+        let before = self.snapshot();
+        if r.chance(25) {
+            let got = xpbd_world_step_end(id);
+            let want = outcome(&[(world.is_none(), InvalidId), (true, XpbdResult::StepNotBegun)]);
+            self.expect("xpbd_world_step_end", format_args!("{:#x} (not begun)", id.id), got, want);
+            self.unchanged_since(&before, "xpbd_world_step_end without a begin");
+        }
+        let dt = r.pick(&[1.0f32 / 60.0, 1.0 / 60.0, 1.0 / 30.0, 0.0, -1.0 / 60.0, f32::NAN, 1.5, 1e-30]);
+        let want = outcome(&[(world.is_none(), InvalidId), (!(1.0e-5..=1.0).contains(&dt), InvalidArgument)]);
+        let first = world.and_then(|w| self.worlds[w].cloths.first()).map(|c| (c.id, c.vertex_count));
+        let read = |cloth: XpbdClothId, n: u32| {
+            let mut out = vec![[f32::NAN; 3]; n as usize];
+            // SAFETY: `out` holds `n` × 3 floats.
+            let got = unsafe { xpbd_cloth_read_positions(cloth, out.as_mut_ptr().cast(), n) };
+            (got, out.iter().map(|p| p.map(f32::to_bits)).collect::<Vec<_>>())
+        };
+        let read_before = first.map(|(c, n)| read(c, n));
+        let got = xpbd_world_step_begin(id, dt);
+        self.expect("xpbd_world_step_begin", format_args!("{:#x}, {dt}", id.id), got, want);
+        if got != OK {
+            self.unchanged_since(&before, "failed xpbd_world_step_begin");
+            return;
+        }
+        let refused = match r.below(4) {
+            0 => Some(("xpbd_world_step_begin", xpbd_world_step_begin(id, dt))),
+            1 => Some(("xpbd_world_step", xpbd_world_step(id, dt))),
+            _ => None,
+        };
+        if let Some((name, got)) = refused {
+            self.expect(name, format_args!("{:#x} (inside a bracket)", id.id), got, XpbdResult::StepInProgress);
+        }
+        if let (Some((c, n)), Some(read_before)) = (first, read_before)
+            && read(c, n) != read_before
+        {
+            self.fail(format!("a read of cloth {:#x} between step_begin and step_end is not the state at begin", c.id));
+        }
+        let got = xpbd_world_step_end(id);
+        let want = if got == XpbdResult::SimulationUnstable { got } else { OK };
+        self.expect("xpbd_world_step_end", format_args!("{:#x}", id.id), got, want);
+        if got == XpbdResult::SimulationUnstable {
+            self.check_unstable_step_was_recovered(id);
+        }
+    }
+
     /// `xpbd_world_advance` with valid or invalid times and step limits (at most 4 steps, so a
     /// program stays fast), outputs NULL or not.
     pub fn op_world_advance(&mut self, r: &mut Input) {

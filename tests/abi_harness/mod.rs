@@ -76,6 +76,7 @@ pub const OPS: &[(&str, Op)] = &[
     ("cloth_frame_read", Harness::op_cloth_frame_read),
     ("cloth_set_particles", Harness::op_cloth_set_particles),
     ("cloth_create_instance", Harness::op_cloth_create_instance),
+    ("world_step_async", Harness::op_world_step_async),
     // Second rows: creating keeps objects alive to work on; stepping is where state changes.
     ("world_step", Harness::op_world_step),
     ("world_create", Harness::op_world_create),

@@ -113,6 +113,15 @@ static void world_errors(XpbdWorldId *out_world) {
     EXPECT_OK(xpbd_world_step(w, 1.0f)); /* exactly 1 s is allowed */
     EXPECT(xpbd_world_set_gravity(w, 0.0f, INFINITY, 0.0f), XPBD_RESULT_INVALID_ARGUMENT, "gravity");
 
+    /* The asynchronous step: calls in the wrong order get codes of their own. */
+    EXPECT(xpbd_world_step_end(w), XPBD_RESULT_STEP_NOT_BEGUN, "xpbd_world_step_end: no step was begun");
+    EXPECT(xpbd_world_step_begin(w, 0.0f), XPBD_RESULT_INVALID_ARGUMENT, "time step 0");
+    EXPECT(xpbd_world_step_end(w), XPBD_RESULT_STEP_NOT_BEGUN, NULL); /* the bad dt began nothing */
+    EXPECT_OK(xpbd_world_step_begin(w, 1.0f / 60.0f));
+    EXPECT(xpbd_world_step_begin(w, 1.0f / 60.0f), XPBD_RESULT_STEP_IN_PROGRESS, "call step_end first");
+    EXPECT(xpbd_world_step(w, 1.0f / 60.0f), XPBD_RESULT_STEP_IN_PROGRESS, "xpbd_world_step:");
+    EXPECT_OK(xpbd_world_step_end(w));
+
     /* Null, forged and wrong-kind world ids. */
     XpbdWorldId null_world = {0};
     EXPECT(xpbd_world_step(null_world, 0.01f), XPBD_RESULT_INVALID_ID, "world id 0x0000000000000000");

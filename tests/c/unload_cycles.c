@@ -1,6 +1,6 @@
 /*
  * The library unloads after use: N cycles (default 50) of dlopen -> create a world with 2 worker
- * threads -> add a cloth, step, fail a call (so the calling thread has a last error message) ->
+ * threads -> add a cloth, step (once asynchronously), fail a call (so the calling thread has a last error message) ->
  * destroy -> dlclose. After every create the process has exactly 2 threads more than before the
  * first dlopen, after every destroy exactly as many as before (destroy joined its workers), and
  * after every dlclose no mapping of the library is left in /proc/self/maps (nothing pinned it:
@@ -55,6 +55,8 @@ struct api {
     struct XpbdWorldDesc (*default_world_desc)(void);
     XpbdResult (*world_create)(const struct XpbdWorldDesc *, struct XpbdWorldId *);
     XpbdResult (*world_step)(struct XpbdWorldId, float);
+    XpbdResult (*world_step_begin)(struct XpbdWorldId, float);
+    XpbdResult (*world_step_end)(struct XpbdWorldId);
     XpbdResult (*world_destroy)(struct XpbdWorldId);
     struct XpbdClothDesc (*default_cloth_desc)(void);
     XpbdResult (*cloth_create)(struct XpbdWorldId, const struct XpbdClothDesc *, struct XpbdClothId *);
@@ -76,7 +78,8 @@ static int lookup(void *lib, const char *name, void *fn, size_t size) {
 
 static int load_api(void *lib, struct api *api) {
     return LOOKUP(lib, api, abi_version) && LOOKUP(lib, api, default_world_desc) && LOOKUP(lib, api, world_create)
-        && LOOKUP(lib, api, world_step) && LOOKUP(lib, api, world_destroy) && LOOKUP(lib, api, default_cloth_desc)
+        && LOOKUP(lib, api, world_step) && LOOKUP(lib, api, world_step_begin) && LOOKUP(lib, api, world_step_end)
+        && LOOKUP(lib, api, world_destroy) && LOOKUP(lib, api, default_cloth_desc)
         && LOOKUP(lib, api, cloth_create) && LOOKUP(lib, api, last_error_message)
         && LOOKUP(lib, api, live_world_count);
 }
@@ -125,6 +128,9 @@ static int use_library(const struct api *api, int baseline, int cycle) {
     for (int s = 0; ok && s < 3; ++s) {
         ok = api->world_step(world, 1.0f / 60.0f) == XPBD_RESULT_OK;
     }
+    /* An asynchronous step starts the world's stepping thread, which destroy must join too. */
+    ok = ok && api->world_step_begin(world, 1.0f / 60.0f) == XPBD_RESULT_OK
+        && api->world_step_end(world) == XPBD_RESULT_OK;
     if (!ok) {
         fprintf(stderr, "cycle %d: creating or stepping the cloth failed\n", cycle);
     }

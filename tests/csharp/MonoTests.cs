@@ -75,6 +75,7 @@ static unsafe partial class MonoTests
             Run("engine_settings_reach_the_cloth_params", EngineSettingsReachTheClothParams);
             Run("frame_loop_advances_interpolates_and_writes_vertex_buffers", FrameLoopAdvanceInterpolateWrite);
             Run("frame_loop_allocates_nothing_and_reports_a_recovered_cloth_without_an_exception", FrameLoopAllocatesNothingAndReportsRecovery);
+            Run("async_step_reads_the_state_at_begin_and_ends_like_step", AsyncStepReadsTheStateAtBeginAndEndsLikeStep);
             Run("pinned_arrays_refuse_types_that_hold_references", PinnedArraysRefuseReferences);
             Run("character_cloth_follows_its_pose_within_its_max_distances", CharacterClothFollowsItsPose);
             Run("skin_conversions_trim_sort_and_renormalise_bone_weights", SkinConversionsTrimSortAndRenormalise);
@@ -1341,6 +1342,9 @@ static unsafe partial class MonoTests
                 XpbdVector3 lo, hi;
                 cloth.GetBounds(out lo, out hi);
                 world.TryStep(1.0f / 60.0f);
+                world.StepBegin(1.0f / 60.0f);
+                cloth.WriteVertices(vertices, 32, 0, 12, r.Alpha);
+                world.TryStepEnd();
             });
             for (int k = 0; k < 10; ++k) frame(k); // JIT and first-call costs
             long before = GC.GetAllocatedBytesForCurrentThread();
@@ -1364,6 +1368,69 @@ static unsafe partial class MonoTests
             Throws<XpbdInvalidArgumentException>(() => world.TryStep(-1));
             Throws<XpbdInvalidArgumentException>(() => world.Advance(float.NaN, 1.0f / 60.0f, 4));
         }
+    }
+
+    // A step begun with StepBegin: the reads until StepEnd are bitwise the ones before it (the
+    // library keeps that state for them, so this holds whether or not the step has finished), and
+    // StepEnd leaves the state Step leaves on a twin world. Calls in the wrong order throw their
+    // exceptions and change nothing.
+    static void AsyncStepReadsTheStateAtBeginAndEndsLikeStep()
+    {
+        float[] positions;
+        uint[] indices;
+        XpbdGridMesh.Create(32, 32, 1.0f, 1.0f, out positions, out indices);
+        int n = positions.Length / 3;
+        XpbdWorldDesc desc = XpbdWorld.DefaultDesc();
+        desc.thread_count = 2;
+        using (var world = new XpbdWorld(desc))
+        using (var twinWorld = new XpbdWorld(desc))
+        using (XpbdCloth cloth = world.CreateCloth(positions, indices))
+        using (XpbdCloth twin = twinWorld.CreateCloth(positions, indices))
+        {
+            cloth.SetPinned(new uint[] { 0, 31 });
+            twin.SetPinned(new uint[] { 0, 31 });
+            for (int k = 0; k < 2; ++k)
+            {
+                world.Step(1.0f / 60.0f);
+                twinWorld.Step(1.0f / 60.0f);
+            }
+            float[] before = new float[3 * n], normalsBefore = new float[3 * n], read = new float[3 * n];
+            cloth.ReadPositions(before);
+            cloth.ReadNormals(normalsBefore);
+            long steps = world.StepCount;
+            world.StepBegin(1.0f / 60.0f);
+            cloth.ReadPositions(read);
+            Expect(BitsEqual(read, before), "positions read after StepBegin are the state at StepBegin");
+            cloth.ReadNormals(read);
+            Expect(BitsEqual(read, normalsBefore), "normals read after StepBegin are the state at StepBegin");
+            Throws<XpbdStepInProgressException>(() => world.StepBegin(1.0f / 60.0f));
+            Throws<XpbdStepInProgressException>(() => world.Step(1.0f / 60.0f));
+            Expect(world.TryStepEnd(), "TryStepEnd: a good step");
+            Expect(world.StepCount == steps + 1, "the async step counted once");
+            twinWorld.Step(1.0f / 60.0f);
+            float[] after = new float[3 * n], twinAfter = new float[3 * n];
+            cloth.ReadPositions(after);
+            twin.ReadPositions(twinAfter);
+            Expect(BitsEqual(after, twinAfter), "StepEnd leaves what Step leaves");
+            Expect(cloth.StateHash() == twin.StateHash(), "same state hash as the twin stepped with Step");
+            Expect(!BitsEqual(after, before), "the step moved the cloth");
+            var e = Throws<XpbdStepNotBegunException>(() => world.StepEnd());
+            Expect(e.Message.StartsWith("xpbd_world_step_end:"), "message: " + e.Message);
+            Throws<XpbdInvalidArgumentException>(() => world.StepBegin(0.0f));
+            Throws<XpbdStepNotBegunException>(() => world.StepEnd());
+            Expect(cloth.StateHash() == twin.StateHash() && world.StepCount == steps + 1, "refused calls changed nothing");
+        }
+    }
+
+    static bool BitsEqual(float[] a, float[] b)
+    {
+        if (a.Length != b.Length) return false;
+        for (int i = 0; i < a.Length; ++i)
+        {
+            float x = a[i], y = b[i];
+            if (*(int*)&x != *(int*)&y) return false;
+        }
+        return true;
     }
 
     static void PinnedArraysRefuseReferences()

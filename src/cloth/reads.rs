@@ -1,0 +1,234 @@
+//! The render reads of a cloth (positions, normals, both interpolated, interleaved vertex buffers,
+//! bounds) over one view of the data they need, [`ClothReads`], so that a live cloth and the copy a
+//! [`crate::SharedWorld`] keeps for readers during a step give the same bits by construction.
+
+use super::Cloth;
+use super::model::ClothModel;
+use crate::error::{ClothError, check_range};
+use glam::Vec3;
+use std::mem::MaybeUninit;
+use std::sync::Arc;
+
+/// What the render reads see of one cloth: borrowed from the live cloth ([`Cloth::reads`]) or from
+/// the copy of it taken before a step ([`crate::SharedWorld::read`]). Every read of it returns the
+/// same bits as the [`Cloth`] method of the same name on the cloth it was taken from.
+#[derive(Clone, Copy, Debug)]
+pub struct ClothReads<'a> {
+    /// Render vertex → particle, `vertex_count` entries.
+    map: &'a [u32],
+    /// Positions \[m\] per particle after the last step and before it.
+    x: &'a [Vec3],
+    previous_x: &'a [Vec3],
+    /// Unit normals per particle after the last step and before it.
+    normals: &'a [Vec3],
+    previous_normals: &'a [Vec3],
+    /// The simulation blend b < 1 with the animated positions and normals, when posed.
+    blend: Option<(f32, &'a [Vec3], &'a [Vec3])>,
+}
+
+/// `(1 − t)·a + t·b`, with t = 0 and t = 1 returning `a` and `b` themselves (−0.0 included), and
+/// `b` wherever `a == b` (a particle at rest, or reset, is drawn exactly where it is).
+#[inline]
+fn lerp(a: Vec3, b: Vec3, t: f32) -> Vec3 {
+    if t == 0.0 {
+        a
+    } else if t == 1.0 || a == b {
+        b
+    } else {
+        a * (1.0 - t) + b * t
+    }
+}
+
+fn check_alpha(alpha: f32) -> Result<(), ClothError> {
+    check_range("alpha", alpha, 0.0, 1.0, "0 <= alpha <= 1 (0 = previous step, 1 = last step)")
+}
+
+impl<'a> ClothReads<'a> {
+    /// Number of render vertices (the length of every render-order read).
+    pub fn vertex_count(&self) -> u32 {
+        self.map.len() as u32
+    }
+
+    /// As [`Cloth::read_positions`].
+    pub fn read_positions(&self, out: &mut [[f32; 3]]) -> Result<(), ClothError> {
+        self.gather(self.x, out)?;
+        if let Some((b, target, _)) = self.blend {
+            for (o, &p) in out.iter_mut().zip(self.map) {
+                let a = target[p as usize];
+                *o = (a + (Vec3::from_array(*o) - a) * b).to_array();
+            }
+        }
+        Ok(())
+    }
+
+    /// As [`Cloth::read_normals`].
+    pub fn read_normals(&self, out: &mut [[f32; 3]]) -> Result<(), ClothError> {
+        self.gather(self.normals, out)?;
+        if let Some((b, _, normal_target)) = self.blend {
+            for (o, &p) in out.iter_mut().zip(self.map) {
+                let a = normal_target[p as usize];
+                *o = a.lerp(Vec3::from_array(*o), b).normalize_or_zero().to_array();
+            }
+        }
+        Ok(())
+    }
+
+    fn gather(&self, per_particle: &[Vec3], out: &mut [[f32; 3]]) -> Result<(), ClothError> {
+        if out.len() != self.map.len() {
+            return Err(ClothError::BufferSizeMismatch { expected: self.map.len(), got: out.len() });
+        }
+        for (o, &p) in out.iter_mut().zip(self.map) {
+            *o = per_particle[p as usize].to_array();
+        }
+        Ok(())
+    }
+
+    fn gather_interpolated(&self, previous: &[Vec3], current: &[Vec3], alpha: f32, out: &mut [[f32; 3]]) -> Result<(), ClothError> {
+        check_alpha(alpha)?;
+        if out.len() != self.map.len() {
+            return Err(ClothError::BufferSizeMismatch { expected: self.map.len(), got: out.len() });
+        }
+        for (o, &p) in out.iter_mut().zip(self.map) {
+            *o = lerp(previous[p as usize], current[p as usize], alpha).to_array();
+        }
+        Ok(())
+    }
+
+    /// As [`Cloth::read_positions_interpolated`].
+    pub fn read_positions_interpolated(&self, alpha: f32, out: &mut [[f32; 3]]) -> Result<(), ClothError> {
+        self.gather_interpolated(self.previous_x, self.x, alpha, out)
+    }
+
+    /// As [`Cloth::read_normals_interpolated`].
+    pub fn read_normals_interpolated(&self, alpha: f32, out: &mut [[f32; 3]]) -> Result<(), ClothError> {
+        self.gather_interpolated(self.previous_normals, self.normals, alpha, out)
+    }
+
+    /// As [`Cloth::write_vertices`].
+    pub fn write_vertices(&self, buffer: &mut [u8], layout: super::VertexLayout, alpha: f32) -> Result<(), ClothError> {
+        // SAFETY: `&mut [u8]` and `&mut [MaybeUninit<u8>]` have the same layout, and only
+        // initialised bytes are written through it.
+        let buffer = unsafe { &mut *(buffer as *mut [u8] as *mut [MaybeUninit<u8>]) };
+        self.write_vertices_uninit(buffer, layout, alpha)
+    }
+
+    /// [`ClothReads::write_vertices`] into memory that may be uninitialised (the C ABI's engine
+    /// buffers).
+    pub(crate) fn write_vertices_uninit(
+        &self,
+        buffer: &mut [MaybeUninit<u8>],
+        layout: super::VertexLayout,
+        alpha: f32,
+    ) -> Result<(), ClothError> {
+        check_alpha(alpha)?;
+        let span = layout.span(self.map.len())?;
+        if buffer.len() < span {
+            return Err(ClothError::BufferSizeMismatch { expected: span, got: buffer.len() });
+        }
+        let put = |buffer: &mut [MaybeUninit<u8>], at: usize, v: Vec3| {
+            let bytes = v.to_array().map(f32::to_ne_bytes);
+            for (d, s) in buffer[at..at + 12].iter_mut().zip(bytes.as_flattened()) {
+                d.write(*s);
+            }
+        };
+        for (k, &p) in self.map.iter().enumerate() {
+            let (p, base) = (p as usize, k * layout.stride);
+            if let Some(o) = layout.position_offset {
+                put(buffer, base + o, lerp(self.previous_x[p], self.x[p], alpha));
+            }
+            if let Some(o) = layout.normal_offset {
+                put(buffer, base + o, lerp(self.previous_normals[p], self.normals[p], alpha));
+            }
+        }
+        Ok(())
+    }
+
+    /// As [`Cloth::bounds`].
+    pub fn bounds(&self) -> ([f32; 3], [f32; 3]) {
+        let all = self.x.iter().chain(self.previous_x);
+        let (lo, hi) = all.fold((Vec3::INFINITY, Vec3::NEG_INFINITY), |(lo, hi), x| (lo.min(*x), hi.max(*x)));
+        (lo.to_array(), hi.to_array())
+    }
+}
+
+/// An owned copy of what [`ClothReads`] sees of a cloth, refreshed before each step of a
+/// [`crate::SharedWorld`]; its buffers are reused from step to step.
+#[derive(Debug)]
+pub(crate) struct ReadCopy {
+    model: Arc<ClothModel>,
+    x: Vec<Vec3>,
+    previous_x: Vec<Vec3>,
+    normals: Vec<Vec3>,
+    previous_normals: Vec<Vec3>,
+    /// The blend b, and the animated positions and normals when b applies (else empty).
+    blend: Option<f32>,
+    target: Vec<Vec3>,
+    normal_target: Vec<Vec3>,
+}
+
+/// Make `dst` a copy of `src`, reusing its allocation when it is large enough.
+fn copy_into(dst: &mut Vec<Vec3>, src: &[Vec3]) {
+    dst.clear();
+    dst.extend_from_slice(src);
+}
+
+impl ReadCopy {
+    /// A copy of `cloth`'s reads.
+    pub fn of(cloth: &Cloth) -> ReadCopy {
+        let mut copy = ReadCopy {
+            model: Arc::clone(&cloth.model),
+            x: Vec::new(),
+            previous_x: Vec::new(),
+            normals: Vec::new(),
+            previous_normals: Vec::new(),
+            blend: None,
+            target: Vec::new(),
+            normal_target: Vec::new(),
+        };
+        copy.refresh(cloth);
+        copy
+    }
+
+    /// Copy `cloth`'s reads into this copy's buffers.
+    pub fn refresh(&mut self, cloth: &Cloth) {
+        if !Arc::ptr_eq(&self.model, &cloth.model) {
+            self.model = Arc::clone(&cloth.model);
+        }
+        copy_into(&mut self.x, &cloth.state.x);
+        copy_into(&mut self.previous_x, &cloth.output.previous_x);
+        copy_into(&mut self.normals, &cloth.output.normals);
+        copy_into(&mut self.previous_normals, &cloth.output.previous_normals);
+        self.blend = cloth.blend();
+        if self.blend.is_some() {
+            copy_into(&mut self.target, &cloth.state.animation.target);
+            copy_into(&mut self.normal_target, &cloth.state.animation.normal_target);
+        }
+    }
+
+    /// The reads of the copied cloth.
+    pub fn reads(&self) -> ClothReads<'_> {
+        ClothReads {
+            map: &self.model.particle_of_vertex,
+            x: &self.x,
+            previous_x: &self.previous_x,
+            normals: &self.normals,
+            previous_normals: &self.previous_normals,
+            blend: self.blend.map(|b| (b, &self.target[..], &self.normal_target[..])),
+        }
+    }
+}
+
+impl Cloth {
+    /// The render reads of this cloth's current state (see [`ClothReads`]).
+    pub fn reads(&self) -> ClothReads<'_> {
+        let animation = &self.state.animation;
+        ClothReads {
+            map: &self.model.particle_of_vertex,
+            x: &self.state.x,
+            previous_x: &self.output.previous_x,
+            normals: &self.output.normals,
+            previous_normals: &self.output.previous_normals,
+            blend: self.blend().map(|b| (b, &animation.target[..], &animation.normal_target[..])),
+        }
+    }
+}

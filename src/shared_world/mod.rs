@@ -1,0 +1,431 @@
+//! A [`World`] that other threads can read while it steps: the asynchronous step
+//! ([`SharedWorld::step_begin`] / [`SharedWorld::step_end`]) and render reads that never wait for a
+//! step (docs/design.md, "Thread contract").
+//!
+//! Double buffer: before every step the render reads of each cloth (positions and normals of the
+//! last two step states, the animated pose when blended) are copied into buffers the
+//! `SharedWorld` owns ([`ReadCopy`]), and the world is moved out of the lock to be stepped. A
+//! read that finds the world out, or inside a `step_begin`..`step_end` bracket, answers from the
+//! copy; every other call waits until the step gives the world back. The lock itself is only ever
+//! held for short calls, never for a step.
+
+mod gate;
+mod stepper;
+
+pub use gate::StepHold;
+
+use crate::cloth::ClothReads;
+use crate::cloth::reads::ReadCopy;
+use crate::error::ClothError;
+use crate::world::{Advance, ClothHandle, MAX_TIME_STEP, MIN_TIME_STEP, World};
+use gate::Gate;
+use std::panic::{AssertUnwindSafe, catch_unwind, resume_unwind};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
+use stepper::{Job, Stepper};
+
+/// A world behind a lock, stepped without holding it, so that the render reads of its cloths
+/// ([`SharedWorld::read`]) return at once while a step runs on another thread or on the world's
+/// own threads ([`SharedWorld::step_begin`]). `Sync`: share it by reference or in an `Arc`.
+///
+/// Which calls wait: [`SharedWorld::with`] (every call on the world or its cloths) waits while a
+/// step runs; [`SharedWorld::read`] never waits for a step (only for another thread's short call
+/// inside `with`). Between [`SharedWorld::step_begin`] and [`SharedWorld::step_end`] reads return
+/// the state as it was at `step_begin`, even once the step has finished; after `step_end` they
+/// return the stepped state.
+///
+/// Dropping it waits for a running step, then drops the world and joins the thread that runs
+/// asynchronous steps.
+///
+/// ```
+/// use xpbd_cloth::{ClothDesc, SharedWorld, World, WorldDesc};
+/// let positions = [[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 0.0, 1.0], [1.0, 0.0, 1.0]];
+/// let mut world = World::new(WorldDesc::default()).unwrap();
+/// let cloth = world.add_cloth(&ClothDesc::new(&positions, &[0, 2, 1, 1, 2, 3])).unwrap();
+/// let world = SharedWorld::new(world);
+/// world.step_begin(1.0 / 60.0).unwrap(); // returns at once; the world steps on its own thread
+/// let mut out = [[0.0f32; 3]; 4];
+/// world.read(cloth, |c| c.read_positions(&mut out)).unwrap().unwrap(); // the state at step_begin
+/// assert_eq!(out, positions);
+/// world.step_end().unwrap(); // waits; what World::step returns
+/// world.read(cloth, |c| c.read_positions(&mut out)).unwrap().unwrap();
+/// assert!(out[3][1] < 0.0); // fallen under gravity
+/// ```
+pub struct SharedWorld {
+    inner: Arc<Inner>,
+}
+
+impl std::fmt::Debug for SharedWorld {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SharedWorld").finish_non_exhaustive()
+    }
+}
+
+/// What the stepping thread shares with the `SharedWorld`.
+struct Inner {
+    slot: Mutex<Slot>,
+    /// Notified whenever a step gives the world back.
+    returned: Condvar,
+    /// Lets a test hold a finished step before it gives the world back ([`StepHold`]).
+    gate: Gate,
+}
+
+struct Slot {
+    /// `None` while a step has it, and after [`SharedWorld::into_inner`].
+    world: Option<World>,
+    /// A step has the world (moved out of the lock).
+    stepping: bool,
+    /// Between `step_begin` and `step_end`: the step's result once it has finished.
+    begun: Option<Option<Result<(), ClothError>>>,
+    /// A step panicked: the world's state cannot be trusted.
+    poisoned: bool,
+    /// [`SharedWorld::into_inner`] or the drop has begun: every call is refused.
+    closed: bool,
+    /// The render reads of every cloth as they were before the last step, by slot index (with the
+    /// full generation of the cloth they were copied from).
+    copies: Vec<Option<(u32, ReadCopy)>>,
+    /// The thread of asynchronous steps, started by the first `step_begin`.
+    stepper: Option<Stepper>,
+}
+
+impl Slot {
+    /// The world, if the slot is usable. Errors: `InvalidHandle` (closed), `WorldPoisoned`.
+    fn world_mut(&mut self) -> Result<&mut World, ClothError> {
+        if self.closed {
+            return Err(ClothError::InvalidHandle);
+        }
+        if self.poisoned {
+            return Err(ClothError::WorldPoisoned);
+        }
+        self.world.as_mut().ok_or(ClothError::InvalidHandle)
+    }
+
+    /// Copy every cloth's reads and move the world out for a step.
+    fn take_for_step(&mut self) -> Option<World> {
+        let world = self.world.take()?;
+        publish(&world, &mut self.copies);
+        self.stepping = true;
+        Some(world)
+    }
+}
+
+/// Refresh `copies` from `world`: one copy per live cloth, none for empty slots.
+fn publish(world: &World, copies: &mut Vec<Option<(u32, ReadCopy)>>) {
+    for (handle, cloth) in world.cloths() {
+        let i = handle.index as usize;
+        if copies.len() <= i {
+            copies.resize_with(i + 1, || None);
+        }
+        match &mut copies[i] {
+            Some((generation, copy)) => {
+                *generation = handle.generation;
+                copy.refresh(cloth);
+            }
+            empty => *empty = Some((handle.generation, ReadCopy::of(cloth))),
+        }
+    }
+    for (i, copy) in copies.iter_mut().enumerate() {
+        if copy.is_some() && world.live_handle(i as u32).is_none() {
+            *copy = None;
+        }
+    }
+}
+
+/// The message of a panic's payload.
+fn panic_text(payload: &(dyn std::any::Any + Send)) -> String {
+    match (payload.downcast_ref::<&str>(), payload.downcast_ref::<String>()) {
+        (Some(s), _) => (*s).to_owned(),
+        (_, Some(s)) => s.clone(),
+        _ => "non-string payload".to_owned(),
+    }
+}
+
+impl Inner {
+    /// The slot's lock. Errors: `WorldPoisoned` (a panic inside [`SharedWorld::with`]).
+    fn lock(&self) -> Result<MutexGuard<'_, Slot>, ClothError> {
+        self.slot.lock().map_err(|_| ClothError::WorldPoisoned)
+    }
+
+    /// Wait while a step has the world.
+    fn wait_returned<'a>(&self, mut slot: MutexGuard<'a, Slot>) -> Result<MutexGuard<'a, Slot>, ClothError> {
+        while slot.stepping {
+            slot = self.returned.wait(slot).map_err(|_| ClothError::WorldPoisoned)?;
+        }
+        Ok(slot)
+    }
+
+    /// The lock once no step has the world.
+    fn lock_idle(&self) -> Result<MutexGuard<'_, Slot>, ClothError> {
+        self.wait_returned(self.lock()?)
+    }
+
+    /// A step gives the world back: after `panicked` the world is poisoned; `result` is an
+    /// asynchronous step's, for `step_end`.
+    fn give_back(&self, world: World, panicked: bool, result: Option<Result<(), ClothError>>) {
+        self.gate.pass();
+        // A panic inside `with` poisons the mutex, not the data: the slot is consistent.
+        let mut slot = self.slot.lock().unwrap_or_else(PoisonError::into_inner);
+        slot.world = Some(world);
+        slot.stepping = false;
+        slot.poisoned |= panicked;
+        if let (Some(result), Some(begun)) = (result, slot.begun.as_mut()) {
+            *begun = Some(result);
+        }
+        drop(slot);
+        self.returned.notify_all();
+    }
+}
+
+impl SharedWorld {
+    /// Share `world`.
+    pub fn new(world: World) -> SharedWorld {
+        let slot = Slot {
+            world: Some(world),
+            stepping: false,
+            begun: None,
+            poisoned: false,
+            closed: false,
+            copies: Vec::new(),
+            stepper: None,
+        };
+        let inner = Inner { slot: Mutex::new(slot), returned: Condvar::new(), gate: Gate::default() };
+        SharedWorld { inner: Arc::new(inner) }
+    }
+
+    /// Run `f` on the world, waiting while a step runs. A panic inside `f` poisons the world.
+    /// Errors: `WorldPoisoned`, `InvalidHandle` (after [`SharedWorld::into_inner`] began).
+    pub fn with<T>(&self, f: impl FnOnce(&mut World) -> T) -> Result<T, ClothError> {
+        let mut slot = self.inner.lock_idle()?;
+        Ok(f(slot.world_mut()?))
+    }
+
+    /// Run `f` on the world moved out of the lock when `will_step` says it steps (reads then answer
+    /// from the copy), under the lock otherwise. Errors: as [`SharedWorld::with`], and
+    /// `StepInProgress` inside a `step_begin`..`step_end` bracket.
+    fn step_outside<T>(&self, will_step: impl FnOnce(&World) -> bool, f: impl FnOnce(&mut World) -> T) -> Result<T, ClothError> {
+        let mut slot = self.inner.lock_idle()?;
+        if slot.begun.is_some() {
+            return Err(ClothError::StepInProgress);
+        }
+        let world = slot.world_mut()?;
+        if !will_step(world) {
+            return Ok(f(world));
+        }
+        let Some(mut world) = slot.take_for_step() else {
+            return Err(ClothError::InvalidHandle);
+        };
+        drop(slot);
+        let outcome = catch_unwind(AssertUnwindSafe(|| f(&mut world)));
+        self.inner.give_back(world, outcome.is_err(), None);
+        match outcome {
+            Ok(value) => Ok(value),
+            Err(payload) => resume_unwind(payload),
+        }
+    }
+
+    /// [`World::step`] without holding the lock: reads from other threads meanwhile return the
+    /// state before the step at once. Errors: those of [`World::step`], `StepInProgress` (between
+    /// `step_begin` and `step_end`), `WorldPoisoned`, `InvalidHandle` (closed). A panic in the
+    /// step poisons the world and is passed on.
+    pub fn step(&self, dt: f32) -> Result<(), ClothError> {
+        self.step_outside(|_| (MIN_TIME_STEP..=MAX_TIME_STEP).contains(&dt), |w| w.step(dt))?
+    }
+
+    /// [`World::advance`] as [`SharedWorld::step`] does [`World::step`]: without the lock when it
+    /// takes a step. Errors: those of [`World::advance`] and of [`SharedWorld::step`].
+    pub fn advance(&self, frame_dt: f32, fixed_dt: f32, max_steps: u32) -> Result<Advance, ClothError> {
+        let will_step = |w: &World| {
+            (MIN_TIME_STEP..=MAX_TIME_STEP).contains(&fixed_dt) && w.accumulated_time() + frame_dt as f64 >= fixed_dt as f64
+        };
+        self.step_outside(will_step, |w| w.advance(frame_dt, fixed_dt, max_steps))?
+    }
+
+    /// Start [`World::step`]`(dt)` on a thread of the world's own and return at once (waiting
+    /// first if another thread's step runs). Until [`SharedWorld::step_end`], reads return the
+    /// state at this call and every other call waits for the step to finish. The thread is started
+    /// by the first call and joined when the world is dropped; if the system refuses it, the step
+    /// runs here, before this returns.
+    ///
+    /// Errors (nothing starts): `StepInProgress` (already begun), `InvalidTimeStep` (unless
+    /// 1e-5 s ≤ dt ≤ 1 s), `WorldPoisoned`, `InvalidHandle` (closed).
+    pub fn step_begin(&self, dt: f32) -> Result<(), ClothError> {
+        let mut slot = self.inner.lock_idle()?;
+        if slot.begun.is_some() {
+            return Err(ClothError::StepInProgress);
+        }
+        if !(MIN_TIME_STEP..=MAX_TIME_STEP).contains(&dt) {
+            return Err(ClothError::InvalidTimeStep { dt });
+        }
+        slot.world_mut()?;
+        if slot.stepper.is_none() {
+            slot.stepper = Stepper::start();
+        }
+        let Some(world) = slot.take_for_step() else {
+            return Err(ClothError::InvalidHandle);
+        };
+        slot.begun = Some(None);
+        let job = Job { world, dt, inner: Arc::clone(&self.inner) };
+        match slot.stepper.as_ref() {
+            Some(stepper) => stepper.run(job),
+            None => {
+                drop(slot);
+                job.run();
+            }
+        }
+        Ok(())
+    }
+
+    /// Wait for the step [`SharedWorld::step_begin`] started and return what [`World::step`]
+    /// returned (the same state as a synchronous step: bitwise). From here on reads return the
+    /// stepped state. Errors: `StepNotBegun` (no `step_begin` since the last `step_end`), the
+    /// step's own errors (`SimulationUnstable`), `StepPanicked` once if the step panicked (the
+    /// world is poisoned), `WorldPoisoned`, `InvalidHandle` (closed).
+    pub fn step_end(&self) -> Result<(), ClothError> {
+        let slot = self.inner.lock()?;
+        if slot.closed {
+            return Err(ClothError::InvalidHandle);
+        }
+        if slot.begun.is_none() {
+            return Err(if slot.poisoned { ClothError::WorldPoisoned } else { ClothError::StepNotBegun });
+        }
+        let mut slot = self.inner.wait_returned(slot)?;
+        match slot.begun.take() {
+            Some(Some(result)) => result,
+            // Closed meanwhile (the bracket was dropped with the world).
+            _ if slot.closed => Err(ClothError::InvalidHandle),
+            // Another thread ended this bracket meanwhile (the step sets its result before it
+            // gives the world back, so a pending bracket always has one here).
+            _ => Err(ClothError::StepNotBegun),
+        }
+    }
+
+    /// Whether a `step_begin` awaits its `step_end`.
+    pub fn step_begun(&self) -> Result<bool, ClothError> {
+        Ok(self.inner.lock()?.begun.is_some())
+    }
+
+    /// Run `f` on the render reads of the cloth `handle` ([`ClothReads`]): of the live cloth when
+    /// the world is idle, of the copy taken before the step while a step runs or between
+    /// `step_begin` and `step_end`. Never waits for a step. Errors: `InvalidHandle` (a stale
+    /// handle, or closed), `WorldPoisoned`.
+    pub fn read<T>(&self, handle: ClothHandle, f: impl FnOnce(ClothReads<'_>) -> T) -> Result<T, ClothError> {
+        self.read_where(handle.index, |g| g == handle.generation, f)
+    }
+
+    /// [`SharedWorld::read`] for the cloth in slot `index` whose generation `matches` (the C ABI
+    /// keeps a shortened generation).
+    pub(crate) fn read_where<T>(&self, index: u32, matches: impl Fn(u32) -> bool, f: impl FnOnce(ClothReads<'_>) -> T) -> Result<T, ClothError> {
+        let slot = self.inner.lock()?;
+        if slot.closed {
+            return Err(ClothError::InvalidHandle);
+        }
+        if slot.poisoned {
+            return Err(ClothError::WorldPoisoned);
+        }
+        let copy = match slot.copies.get(index as usize) {
+            Some(Some((generation, copy))) if matches(*generation) => Some(copy),
+            _ => None,
+        };
+        match (slot.world.as_ref(), copy) {
+            // The world is here: the handle must name a live cloth (one removed during a bracket
+            // is gone); one created during the bracket has no copy and reads live.
+            (Some(world), copy) => {
+                let handle = world.live_handle(index).filter(|h| matches(h.generation)).ok_or(ClothError::InvalidHandle)?;
+                let cloth = world.cloth(handle)?;
+                match copy {
+                    Some(copy) if slot.begun.is_some() => Ok(f(copy.reads())),
+                    _ => Ok(f(cloth.reads())),
+                }
+            }
+            (None, Some(copy)) => Ok(f(copy.reads())),
+            (None, None) => Err(ClothError::InvalidHandle),
+        }
+    }
+
+    /// Run `f` on the world whatever its state (poisoned included), waiting while a step runs;
+    /// `None` once closed. For leak counts.
+    pub(crate) fn inspect<T>(&self, f: impl FnOnce(&World) -> T) -> Option<T> {
+        let slot = self.inner.slot.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut slot = slot;
+        while slot.stepping {
+            slot = self.inner.returned.wait(slot).unwrap_or_else(PoisonError::into_inner);
+        }
+        slot.world.as_ref().map(f)
+    }
+
+    /// Refuse every further call, wait for a running step, join the stepping thread and return
+    /// the world (`None` if already closed). Works on a poisoned world.
+    pub(crate) fn close(&self) -> Option<World> {
+        let mut slot = self.inner.slot.lock().unwrap_or_else(PoisonError::into_inner);
+        slot.closed = true;
+        while slot.stepping {
+            slot = self.inner.returned.wait(slot).unwrap_or_else(PoisonError::into_inner);
+        }
+        let (world, stepper) = (slot.world.take(), slot.stepper.take());
+        slot.copies = Vec::new();
+        slot.begun = None;
+        drop(slot);
+        self.inner.returned.notify_all();
+        drop(stepper); // joins the thread
+        world
+    }
+
+    /// The world back, after waiting for a running step (a pending `step_end` result is
+    /// dropped). A world a step panicked in is returned as it is (its state cannot be trusted).
+    pub fn into_inner(self) -> Option<World> {
+        self.close()
+    }
+
+    /// For tests: hold every step that finishes from now on before it gives the world back,
+    /// until the returned [`StepHold`] is dropped, so that a test can read provably during a step.
+    #[doc(hidden)]
+    pub fn hold_steps(&self) -> StepHold {
+        StepHold::new(Arc::clone(&self.inner))
+    }
+}
+
+impl Drop for SharedWorld {
+    fn drop(&mut self) {
+        drop(self.close());
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cloth::ClothDesc;
+    use crate::world::WorldDesc;
+
+    fn shared_square() -> (SharedWorld, ClothHandle) {
+        let positions = [[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 0.0, 1.0], [1.0, 0.0, 1.0]];
+        let mut world = World::new(WorldDesc { thread_count: 1, ..WorldDesc::default() }).unwrap();
+        let cloth = world.add_cloth(&ClothDesc::new(&positions, &[0, 2, 1, 1, 2, 3])).unwrap();
+        (SharedWorld::new(world), cloth)
+    }
+
+    #[test]
+    fn a_panic_in_a_step_outside_the_lock_poisons_the_world_and_gives_it_back() {
+        let (shared, cloth) = shared_square();
+        shared.step(1.0 / 60.0).unwrap();
+        let caught = catch_unwind(AssertUnwindSafe(|| shared.step_outside(|_| true, |_| -> () { panic!("solver bug") })));
+        assert!(caught.is_err(), "the panic is passed on");
+        assert_eq!(shared.with(|_| ()), Err(ClothError::WorldPoisoned));
+        assert_eq!(shared.read(cloth, |r| r.vertex_count()), Err(ClothError::WorldPoisoned));
+        assert_eq!(shared.step(1.0 / 60.0), Err(ClothError::WorldPoisoned));
+        assert_eq!(shared.step_begin(1.0 / 60.0), Err(ClothError::WorldPoisoned));
+        assert_eq!(shared.step_end(), Err(ClothError::WorldPoisoned));
+        // The world came back (its memory is released by the drop), not lost with the panic.
+        assert!(shared.into_inner().is_some());
+    }
+
+    #[test]
+    fn reads_of_a_removed_cloth_fail_and_a_new_cloth_reads_live_inside_a_bracket() {
+        let (shared, cloth) = shared_square();
+        shared.step_begin(1.0 / 60.0).unwrap();
+        let other = shared.with(|w| w.add_instance(cloth).unwrap()).unwrap();
+        assert_eq!(shared.read(other, |r| r.vertex_count()), Ok(4));
+        shared.with(|w| w.remove_cloth(cloth).unwrap()).unwrap();
+        assert_eq!(shared.read(cloth, |r| r.vertex_count()), Err(ClothError::InvalidHandle));
+        shared.step_end().unwrap();
+        assert_eq!(shared.step_end(), Err(ClothError::StepNotBegun));
+    }
+}

@@ -1,0 +1,89 @@
+//! The thread that runs a [`super::SharedWorld`]'s asynchronous steps: one per world, started by
+//! its first `step_begin`, waiting for one job at a time, joined when the world is dropped. It is
+//! started like the world's worker threads (`crate::worker_pool::os_thread`), so a library unloaded
+//! after its worlds are destroyed leaves nothing behind.
+
+use super::{Inner, panic_text};
+use crate::error::ClothError;
+use crate::world::World;
+use crate::worker_pool::os_thread;
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::{Arc, Condvar, Mutex, PoisonError};
+
+/// One asynchronous step: the world moved out of its lock, the step length \[s\], and where to
+/// give the world back.
+pub(super) struct Job {
+    pub world: World,
+    pub dt: f32,
+    pub inner: Arc<Inner>,
+}
+
+impl Job {
+    /// Step the world and give it back with the result; a panic becomes `StepPanicked` and
+    /// poisons the world.
+    pub fn run(self) {
+        let Job { mut world, dt, inner } = self;
+        let outcome = catch_unwind(AssertUnwindSafe(|| world.step(dt)));
+        let panicked = outcome.is_err();
+        let result = outcome.unwrap_or_else(|payload| Err(ClothError::StepPanicked { message: panic_text(payload.as_ref()) }));
+        inner.give_back(world, panicked, Some(result));
+    }
+}
+
+/// The job waiting for the thread, or the order to stop.
+#[derive(Default)]
+struct Mailbox {
+    job: Option<Job>,
+    stop: bool,
+}
+
+#[derive(Default)]
+struct Shared {
+    mailbox: Mutex<Mailbox>,
+    posted: Condvar,
+}
+
+/// The thread and its mailbox. Dropping it stops and joins the thread (after its current job).
+pub(super) struct Stepper {
+    shared: Arc<Shared>,
+    thread: Option<os_thread::Thread>,
+}
+
+impl Stepper {
+    /// Start the thread, named `xpbd-cloth-step`. `None` if the system refuses it.
+    pub fn start() -> Option<Stepper> {
+        let shared = Arc::new(Shared::default());
+        let theirs = Arc::clone(&shared);
+        let run = Box::new(move || {
+            crate::fp_env::set_default_fp_env();
+            loop {
+                let mut mailbox = theirs.mailbox.lock().unwrap_or_else(PoisonError::into_inner);
+                while mailbox.job.is_none() && !mailbox.stop {
+                    mailbox = theirs.posted.wait(mailbox).unwrap_or_else(PoisonError::into_inner);
+                }
+                let Some(job) = mailbox.job.take() else { return };
+                drop(mailbox);
+                job.run();
+            }
+        });
+        let thread = os_thread::spawn(Some("xpbd-cloth-step".to_owned()), run).ok()?;
+        Some(Stepper { shared, thread: Some(thread) })
+    }
+
+    /// Hand `job` to the thread. The caller posts one job at a time (`step_begin` is refused
+    /// until the last one has given the world back and been ended).
+    pub fn run(&self, job: Job) {
+        self.shared.mailbox.lock().unwrap_or_else(PoisonError::into_inner).job = Some(job);
+        self.shared.posted.notify_one();
+    }
+}
+
+impl Drop for Stepper {
+    fn drop(&mut self) {
+        self.shared.mailbox.lock().unwrap_or_else(PoisonError::into_inner).stop = true;
+        self.shared.posted.notify_one();
+        if let Some(thread) = self.thread.take() {
+            thread.join();
+        }
+    }
+}

@@ -1,0 +1,253 @@
+//! The asynchronous step and double-buffered reads (docs/design.md, "Thread contract";
+//! docs/c-cpp.md, "The asynchronous step"): while a step runs, whether begun with
+//! `xpbd_world_step_begin` or run by another thread's `xpbd_world_step`, the render reads of a
+//! 128 × 128 cloth return the state before the step bit for bit. That they do so during the step
+//! and without waiting for it is made certain by a test hook, not a timer: the finished step is
+//! held before it gives the world back (`hold_world_steps`), and the reads return meanwhile.
+//! `step_end` leaves the state a synchronous `xpbd_world_step` does (same state hash on a twin
+//! world); calls in the wrong order get their own codes and change nothing.
+
+mod ffi_common;
+
+use ffi_common::{bits, c_hanging_cloth, c_positions, c_world, hanging_grid, ok};
+use xpbd_cloth::ffi::*;
+use xpbd_cloth::{ClothDesc, ClothHandle, ClothReads, SharedWorld, VertexLayout, World, WorldDesc};
+
+const DT: f32 = 1.0 / 60.0;
+const N: usize = 128;
+
+fn hash(cloth: XpbdClothId) -> u64 {
+    let mut h = 0;
+    // SAFETY: valid out-parameter.
+    ok(unsafe { xpbd_cloth_state_hash(cloth, &mut h) });
+    h
+}
+
+/// Every render read of a cloth through the C ABI, as bytes: positions, normals, both
+/// interpolated at alpha 0.375, a 32-byte-stride vertex buffer at alpha 0.625, and the bounds.
+fn c_reads(cloth: XpbdClothId) -> Vec<Vec<u32>> {
+    // Not read from the cloth: `xpbd_cloth_vertex_count` waits for a running step.
+    let n = N * N;
+    let mut reads = Vec::new();
+    let mut vec3 = |f: &dyn Fn(*mut f32) -> XpbdResult| {
+        let mut out = vec![[0.0f32; 3]; n];
+        ok(f(out.as_mut_ptr().cast()));
+        reads.push(bits(&out).concat());
+    };
+    // SAFETY (every call below): a buffer of exactly n 3-vectors.
+    vec3(&|p| unsafe { xpbd_cloth_read_positions(cloth, p, n as u32) });
+    vec3(&|p| unsafe { xpbd_cloth_read_normals(cloth, p, n as u32) });
+    vec3(&|p| unsafe { xpbd_cloth_read_positions_interpolated(cloth, 0.375, p, n as u32) });
+    vec3(&|p| unsafe { xpbd_cloth_read_normals_interpolated(cloth, 0.375, p, n as u32) });
+    let mut buffer = vec![0u32; 8 * n];
+    // SAFETY: 32 bytes per vertex, positions at 0 and normals at 16, inside the buffer.
+    ok(unsafe { xpbd_cloth_write_vertices(cloth, buffer.as_mut_ptr().cast(), 32, 0, 16, n as u32, 0.625) });
+    reads.push(buffer);
+    let (mut lo, mut hi) = ([0.0f32; 3], [0.0f32; 3]);
+    // SAFETY: two writable float[3].
+    ok(unsafe { xpbd_cloth_get_bounds(cloth, lo.as_mut_ptr(), hi.as_mut_ptr()) });
+    reads.push(bits(&[lo, hi]).concat());
+    reads
+}
+
+/// A world of `threads` threads with a 128 × 128 hanging cloth, stepped `steps` times (so the two
+/// step states of the interpolated reads differ).
+fn c_scene(threads: u32, steps: u32) -> (XpbdWorldId, XpbdClothId) {
+    let world = c_world(threads);
+    let cloth = c_hanging_cloth(world, N);
+    for _ in 0..steps {
+        ok(xpbd_world_step(world, DT));
+    }
+    (world, cloth)
+}
+
+#[test]
+fn reads_during_an_async_step_return_the_state_before_it_and_step_end_matches_a_synchronous_step() {
+    for threads in [1, 2] {
+        let (world, cloth) = c_scene(threads, 3);
+        let (twin_world, twin) = c_scene(threads, 3);
+        let before = c_reads(cloth);
+        assert_eq!(before, c_reads(twin));
+        let hold = hold_world_steps(world).unwrap();
+        ok(xpbd_world_step_begin(world, DT));
+        // The step has run and waits to give the world back: these reads happen during it, and
+        // return without it (the step cannot finish before the hold is dropped).
+        hold.wait_for_step();
+        assert_eq!(c_reads(cloth), before, "threads {threads}: a read during the step");
+        drop(hold);
+        // Until step_end the reads keep the state at step_begin, whether or not the step finished.
+        assert_eq!(c_reads(cloth), before, "threads {threads}: a read before step_end");
+        ok(xpbd_world_step_end(world));
+        ok(xpbd_world_step(twin_world, DT));
+        let after = c_reads(cloth);
+        assert_eq!(hash(cloth), hash(twin), "threads {threads}: step_end leaves what xpbd_world_step does");
+        assert_eq!(after, c_reads(twin));
+        for (k, (a, b)) in after.iter().zip(&before).enumerate() {
+            assert_ne!(a, b, "threads {threads}: read {k} after the step equals the one before");
+        }
+        ok(xpbd_world_destroy(world));
+        ok(xpbd_world_destroy(twin_world));
+    }
+}
+
+#[test]
+fn reads_during_another_threads_synchronous_step_return_the_state_before_it() {
+    let (world, cloth) = c_scene(2, 2);
+    let (twin_world, twin) = c_scene(2, 2);
+    let before = c_reads(cloth);
+    let hold = hold_world_steps(world).unwrap();
+    let stepper = std::thread::spawn(move || xpbd_world_step(world, DT));
+    hold.wait_for_step();
+    assert_eq!(c_reads(cloth), before);
+    drop(hold);
+    assert_eq!(stepper.join().unwrap(), XpbdResult::Ok);
+    ok(xpbd_world_step(twin_world, DT));
+    assert_eq!(hash(cloth), hash(twin));
+    assert_ne!(c_reads(cloth)[0], before[0]);
+    // The same for advance when it takes a step.
+    let before = c_reads(cloth);
+    let hold = hold_world_steps(world).unwrap();
+    let stepper = std::thread::spawn(move || {
+        let (mut steps, mut alpha) = (0, 0.0);
+        // SAFETY: valid out-parameters.
+        (unsafe { xpbd_world_advance(world, DT * 1.5, DT, 4, &mut steps, &mut alpha) }, steps)
+    });
+    hold.wait_for_step();
+    assert_eq!(c_reads(cloth), before);
+    drop(hold);
+    assert_eq!(stepper.join().unwrap(), (XpbdResult::Ok, 1));
+    ok(xpbd_world_step(twin_world, DT));
+    assert_eq!(hash(cloth), hash(twin));
+    ok(xpbd_world_destroy(world));
+    ok(xpbd_world_destroy(twin_world));
+}
+
+#[test]
+fn calls_in_the_wrong_order_are_refused_with_their_codes_and_change_nothing() {
+    let (world, cloth) = c_scene(1, 1);
+    let h = hash(cloth);
+    assert_eq!(xpbd_world_step_end(world), XpbdResult::StepNotBegun);
+    for dt in [0.0, f32::NAN, -DT, 2.0, 1e-6] {
+        assert_eq!(xpbd_world_step_begin(world, dt), XpbdResult::InvalidArgument, "dt {dt}");
+        assert_eq!(xpbd_world_step_end(world), XpbdResult::StepNotBegun, "nothing began for dt {dt}");
+    }
+    assert_eq!(hash(cloth), h);
+    ok(xpbd_world_step_begin(world, DT));
+    assert_eq!(xpbd_world_step_begin(world, DT), XpbdResult::StepInProgress);
+    assert_eq!(xpbd_world_step(world, DT), XpbdResult::StepInProgress);
+    let (mut steps, mut alpha) = (7, 0.5);
+    // SAFETY: valid out-parameters.
+    let advance = unsafe { xpbd_world_advance(world, DT, DT, 1, &mut steps, &mut alpha) };
+    assert_eq!((advance, steps, alpha), (XpbdResult::StepInProgress, 7, 0.5));
+    ok(xpbd_world_step_end(world));
+    assert_eq!(xpbd_world_step_end(world), XpbdResult::StepNotBegun);
+    // One step happened, the refused ones none: a twin stepped twice in all has the same state.
+    let (twin_world, twin) = c_scene(1, 2);
+    assert_eq!(hash(cloth), hash(twin));
+    let stale = world;
+    ok(xpbd_world_destroy(world));
+    assert_eq!(xpbd_world_step_begin(stale, DT), XpbdResult::InvalidId);
+    assert_eq!(xpbd_world_step_end(stale), XpbdResult::InvalidId);
+    ok(xpbd_world_destroy(twin_world));
+}
+
+#[test]
+fn other_calls_wait_for_the_async_step_and_destroy_ends_it() {
+    let (world, cloth) = c_scene(2, 1);
+    let (twin_world, twin) = c_scene(2, 1);
+    ok(xpbd_world_step_begin(world, DT));
+    // A call that is not a render read waits for the step and sees the stepped world.
+    ok(xpbd_world_step(twin_world, DT));
+    assert_eq!(hash(cloth), hash(twin));
+    // Reads still return the state at step_begin until step_end.
+    assert_ne!(c_positions(cloth), c_positions(twin));
+    ok(xpbd_world_step_end(world));
+    assert_eq!(bits(&c_positions(cloth)), bits(&c_positions(twin)));
+    // A cloth created and one destroyed inside a bracket: the new one reads live, the old id fails.
+    let (positions, indices) = hanging_grid(4);
+    ok(xpbd_world_step_begin(world, DT));
+    let fresh = ffi_common::c_cloth(world, &positions, &indices);
+    assert_eq!(bits(&c_positions(fresh)), bits(&positions));
+    ok(xpbd_cloth_destroy(cloth));
+    let mut out = vec![[0.0f32; 3]; N * N];
+    // SAFETY: a buffer of N*N 3-vectors.
+    let read = unsafe { xpbd_cloth_read_positions(cloth, out.as_mut_ptr().cast(), (N * N) as u32) };
+    assert_eq!(read, XpbdResult::InvalidId);
+    ok(xpbd_world_step_end(world));
+    // Destroy during a bracket waits for the step and frees the world.
+    ok(xpbd_world_step_begin(world, DT));
+    ok(xpbd_world_destroy(world));
+    assert_eq!(xpbd_world_step_end(world), XpbdResult::InvalidId);
+    ok(xpbd_world_destroy(twin_world));
+}
+
+/// A 128 × 128 hanging cloth pinned at its top corners in a world of `threads` threads.
+fn rust_scene(threads: u32) -> (World, ClothHandle) {
+    let mut world = World::new(WorldDesc { thread_count: threads, ..WorldDesc::default() }).unwrap();
+    let (positions, indices) = hanging_grid(N);
+    let cloth = world.add_cloth(&ClothDesc::new(&positions, &indices)).unwrap();
+    world.cloth_mut(cloth).unwrap().set_pinned(&[0, N as u32 - 1], None).unwrap();
+    (world, cloth)
+}
+
+/// Every render read of `reads`, as bits (as `c_reads`).
+fn rust_reads(reads: ClothReads<'_>) -> Vec<Vec<u32>> {
+    let n = reads.vertex_count() as usize;
+    let mut out = vec![[0.0f32; 3]; n];
+    let mut all = Vec::new();
+    let mut push = |out: &[[f32; 3]]| all.push(bits(out).concat());
+    reads.read_positions(&mut out).unwrap();
+    push(&out);
+    reads.read_normals(&mut out).unwrap();
+    push(&out);
+    reads.read_positions_interpolated(0.375, &mut out).unwrap();
+    push(&out);
+    reads.read_normals_interpolated(0.375, &mut out).unwrap();
+    push(&out);
+    let mut buffer = vec![0u8; 32 * n];
+    let layout = VertexLayout { stride: 32, position_offset: Some(0), normal_offset: Some(16) };
+    reads.write_vertices(&mut buffer, layout, 0.625).unwrap();
+    all.push(buffer.chunks(4).map(|b| u32::from_ne_bytes(b.try_into().unwrap())).collect());
+    let (lo, hi) = reads.bounds();
+    all.push(bits(&[lo, hi]).concat());
+    all
+}
+
+#[test]
+fn rust_shared_world_reads_the_copy_during_a_step_and_steps_like_world_step() {
+    let (world, cloth) = rust_scene(2);
+    let (mut twin, twin_cloth) = rust_scene(2);
+    let shared = SharedWorld::new(world);
+    // An animated pose with a simulation blend below 1: the reads blend it in, the copy too.
+    let pose: Vec<[f32; 3]> = hanging_grid(N).0.iter().map(|p| [p[0], p[1], 0.05]).collect();
+    let posed = |w: &mut World, c: ClothHandle| {
+        let cloth = w.cloth_mut(c).unwrap();
+        cloth.set_animated_pose(&pose, None).unwrap();
+        let params = xpbd_cloth::ClothParams { simulation_blend: 0.75, ..*cloth.params() };
+        cloth.set_params(params).unwrap();
+    };
+    shared.with(|w| posed(w, cloth)).unwrap();
+    posed(&mut twin, twin_cloth);
+    for _ in 0..2 {
+        shared.step(DT).unwrap();
+        twin.step(DT).unwrap();
+    }
+    let before = shared.read(cloth, rust_reads).unwrap();
+    assert_eq!(before, rust_reads(twin.cloth(twin_cloth).unwrap().reads()));
+    let hold = shared.hold_steps();
+    shared.step_begin(DT).unwrap();
+    hold.wait_for_step();
+    assert!(shared.step_begun().unwrap());
+    assert_eq!(shared.read(cloth, rust_reads).unwrap(), before);
+    drop(hold);
+    shared.step_end().unwrap();
+    twin.step(DT).unwrap();
+    let after = shared.read(cloth, rust_reads).unwrap();
+    assert_eq!(after, rust_reads(twin.cloth(twin_cloth).unwrap().reads()));
+    assert_ne!(after[0], before[0]);
+    let hash = shared.with(|w| w.cloth(cloth).unwrap().state_hash()).unwrap();
+    assert_eq!(hash, twin.cloth(twin_cloth).unwrap().state_hash());
+    assert_eq!(shared.step_end(), Err(xpbd_cloth::ClothError::StepNotBegun));
+    let world = shared.into_inner().unwrap();
+    assert_eq!(world.cloth(cloth).unwrap().state_hash(), hash);
+}
