@@ -1,13 +1,18 @@
 //! Linear blend skinning of the animated pose by the library (docs/design.md, "Character
 //! cloth"): a binding set once (inverse bind matrices, up to 4 joints and weights per vertex),
-//! then the joints' world matrices per step. A substep's pose is skinned with the joint
-//! transforms interpolated between the last step's and the new ones by translation (lerp),
-//! rotation (slerp) and scale (lerp), never entry-wise: a lerped rotation matrix shrinks what it
-//! turns (a 90° turn to cos 45° ≈ 0.71 of its length half way).
+//! then the joints' world matrices per step, from which the step's end pose is skinned (LBS).
+//! Between the step's start and end poses each substep carries a vertex with its dominant joint
+//! (the largest weight), whose transform is interpolated by translation (lerp), rotation (slerp)
+//! and scale (lerp), never entry-wise: a lerped rotation matrix shrinks what it turns (a 90° turn
+//! to cos 45° ≈ 0.71 of its length half way). The vertex's position in that joint's frame is
+//! lerped from start to end, so a vertex bound to one joint moves exactly rigidly; a blended one
+//! follows its other joints' motion relative to the dominant joint along the chord, within
+//! Σₖ wₖ·rₖ·(1 − cos(θₖ/2)) of per-substep LBS (θₖ: joint k's turn relative to the dominant joint
+//! in the step, rₖ: the vertex's distance from joint k).
 
 use super::Cloth;
 use crate::error::ClothError;
-use glam::{Mat3, Mat4, Quat, Vec3};
+use glam::{Mat3A, Mat4, Quat, Vec3, Vec3A};
 
 /// Joints per vertex at most.
 pub const MAX_JOINTS_PER_VERTEX: usize = 4;
@@ -66,31 +71,35 @@ pub(crate) struct Skin {
     pub target: Vec<JointPose>,
     /// Joint matrices have been given since the binding or the last `set_animated_pose`.
     pub posed: bool,
-    /// The skinning matrices of the current substep (world · inverse bind), per joint.
+    /// The skinning matrices (world · inverse bind) of the step's end, per joint.
     pub matrices: Vec<Mat4>,
+    /// Per particle: its dominant joint (the largest weight, the first of equal ones).
+    pub dominant: Vec<u32>,
+    /// Per particle: the pose's position J⁻¹·a \[m\] and normal R⁻¹·n in its dominant joint's
+    /// frame (J the joint's world transform, R its rotation) at the start and the end of the step.
+    pub local_start: Vec<Vec3A>,
+    pub local_target: Vec<Vec3A>,
+    pub local_normal_start: Vec<Vec3A>,
+    pub local_normal_target: Vec<Vec3A>,
+    /// Per joint: its world transform and rotation at the current substep (scratch).
+    pub frames: Vec<Mat4>,
+    pub rotations: Vec<Mat3A>,
 }
 
 impl Skin {
-    /// The skinning matrices at fraction `s` of the step (exactly the targets' at s ≥ 1).
-    pub fn matrices_at(&mut self, s: f32) {
-        for ((m, (a, b)), inverse) in self.matrices.iter_mut().zip(self.start.iter().zip(&self.target)).zip(&self.inverse_bind) {
-            let pose = if s >= 1.0 { *b } else { a.towards(b, s) };
-            *m = pose.matrix() * *inverse;
+    /// The skinning matrices of the step's end (the targets').
+    fn matrices_at_target(&mut self) {
+        for ((m, b), inverse) in self.matrices.iter_mut().zip(&self.target).zip(&self.inverse_bind) {
+            *m = b.matrix() * *inverse;
         }
     }
 
-    /// Particle `i` skinned with the current matrices: its position \[m\] from the rest position
-    /// `rest` and its unit normal (LBS: x = Σ wₖ·Mₖ·x_rest).
+    /// Particle `i` skinned with the step's end matrices: its position \[m\] from the rest
+    /// position `rest` and its unit normal (LBS: x = Σ wₖ·Mₖ·x_rest).
     #[inline]
-    pub fn skin(&self, i: usize, rest: Vec3) -> (Vec3, Vec3) {
+    fn skin(&self, i: usize, rest: Vec3) -> (Vec3, Vec3) {
         let m = self.blend(i);
-        (m.transform_point3(rest), (Mat3::from_mat4(m) * self.bind_normals[i]).normalize_or_zero())
-    }
-
-    /// Particle `i`'s position only (when no backstop needs the normal).
-    #[inline]
-    pub fn skin_position(&self, i: usize, rest: Vec3) -> Vec3 {
-        self.blend(i).transform_point3(rest)
+        (m.transform_point3(rest), m.transform_vector3(self.bind_normals[i]).normalize_or_zero())
     }
 
     /// Σ wₖ·Mₖ over particle `i`'s joints.
@@ -106,11 +115,56 @@ impl Skin {
         m
     }
 
-    pub fn finish_step(&mut self) {
-        self.start.copy_from_slice(&self.target);
+    /// The end pose `pose` \[m\] and unit `normals` in each particle's dominant joint frame at the
+    /// step's end (`local_target`, `local_normal_target`).
+    fn localise_target(&mut self, pose: &[Vec3], normals: &[Vec3]) {
+        for ((f, r), j) in self.frames.iter_mut().zip(&mut self.rotations).zip(&self.target) {
+            *f = j.matrix().inverse();
+            *r = Mat3A::from_quat(j.rotation.conjugate());
+        }
+        for (i, &k) in self.dominant.iter().enumerate() {
+            self.local_target[i] = self.frames[k as usize].transform_point3a(pose[i].into());
+            self.local_normal_target[i] = self.rotations[k as usize] * Vec3A::from(normals[i]);
+        }
     }
 
-    /// Carry the joints by the rigid transform x ← q·x + t (a teleport of the cloth).
+    /// The joints' world transforms and rotations at fraction `s` of the step, for
+    /// [`Skin::place`].
+    pub fn frames_at(&mut self, s: f32) {
+        for ((f, r), (a, b)) in self.frames.iter_mut().zip(&mut self.rotations).zip(self.start.iter().zip(&self.target)) {
+            let pose = a.towards(b, s);
+            *f = pose.matrix();
+            *r = Mat3A::from_quat(pose.rotation);
+        }
+    }
+
+    /// The pose at fraction `s` of the step (after [`Skin::frames_at`] with the same `s`): each
+    /// particle's dominant joint transform applied to its lerped local position, into `pose`
+    /// \[m\]; with `normals`, its rotation applied to the lerped local normal, not renormalised
+    /// (unit for a vertex bound to one joint, else at least cos(θ/2) long, θ the normal's turn
+    /// relative to the joint in the step).
+    pub fn place(&self, s: f32, pose: &mut [Vec3A], normals: Option<&mut [Vec3A]>) {
+        let frames = self.local_start.iter().zip(&self.local_target).zip(&self.dominant);
+        for (p, ((&from, &to), &k)) in pose.iter_mut().zip(frames) {
+            *p = self.frames[k as usize].transform_point3a(from.lerp(to, s));
+        }
+        if let Some(normals) = normals {
+            let frames = self.local_normal_start.iter().zip(&self.local_normal_target).zip(&self.dominant);
+            for (n, ((&from, &to), &k)) in normals.iter_mut().zip(frames) {
+                *n = self.rotations[k as usize] * from.lerp(to, s);
+            }
+        }
+    }
+
+    /// After a step: the joints and the local pose reached become the next start.
+    pub fn finish_step(&mut self) {
+        self.start.copy_from_slice(&self.target);
+        self.local_start.copy_from_slice(&self.local_target);
+        self.local_normal_start.copy_from_slice(&self.local_normal_target);
+    }
+
+    /// Carry the joints by the rigid transform x ← q·x + t (a teleport of the cloth; the pose in
+    /// the joints' frames is unchanged).
     pub fn teleport(&mut self, q: Quat, t: Vec3) {
         for j in self.start.iter_mut().chain(self.target.iter_mut()) {
             j.rotation = (q * j.rotation).normalize();
@@ -183,6 +237,7 @@ impl Cloth {
         let mut bind_normals = vec![Vec3::ZERO; n];
         super::animation::area_weighted_normals(&self.model.rest, &self.model.triangles, &mut bind_normals);
         let identity = JointPose { scale: Vec3::ONE, rotation: Quat::IDENTITY, translation: Vec3::ZERO };
+        let dominant = weights.iter().zip(&joints).map(|(w, j)| j[(1..MAX_JOINTS_PER_VERTEX).fold(0, |best, k| if w[k] > w[best] { k } else { best })]).collect();
         self.prepare_animation();
         self.state.animation.skin = Some(Box::new(Skin {
             inverse_bind,
@@ -193,14 +248,22 @@ impl Cloth {
             target: vec![identity; joint_count],
             posed: false,
             matrices: vec![Mat4::IDENTITY; joint_count],
+            dominant,
+            local_start: vec![Vec3A::ZERO; n],
+            local_target: vec![Vec3A::ZERO; n],
+            local_normal_start: vec![Vec3A::ZERO; n],
+            local_normal_target: vec![Vec3A::ZERO; n],
+            frames: vec![Mat4::IDENTITY; joint_count],
+            rotations: vec![Mat3A::IDENTITY; joint_count],
         }));
         Ok(())
     }
 
     /// The joints' world matrices reached by the end of the next step (`[f32; 16] × joint_count`,
     /// column-major, `m[12..15]` the translation; rotation, translation and scale only: shear is
-    /// not kept by the decomposition). The animated pose is skinned from them (LBS) and every
-    /// substep sees the joints interpolated from the last step's matrices (the first call: these).
+    /// not kept by the decomposition). The step's end pose is skinned from them (LBS); every
+    /// substep carries each vertex with its dominant joint interpolated from the last step's
+    /// matrices (the first call: these), module docs.
     /// Replaces a pose given by [`Cloth::set_animated_pose`].
     ///
     /// Errors: `InvalidHandle`-free: `InvalidParameter` (`skin`: no skin set; `joint_matrices`: a
@@ -228,13 +291,17 @@ impl Cloth {
         let a = &mut self.state.animation;
         let skin = a.skin.as_deref_mut().expect("checked above");
         skin.target = poses;
-        if !skin.posed || !a.posed {
-            skin.start.copy_from_slice(&skin.target);
-            skin.posed = true;
-        }
-        skin.matrices_at(1.0);
+        skin.matrices_at_target();
         for (i, &r) in rest.iter().enumerate() {
             (a.target[i], a.normal_target[i]) = skin.skin(i, r);
+        }
+        skin.localise_target(&a.target, &a.normal_target);
+        if !skin.posed || !a.posed {
+            // The first skinned pose: the substeps start where the step ends.
+            skin.start.copy_from_slice(&skin.target);
+            skin.local_start.copy_from_slice(&skin.local_target);
+            skin.local_normal_start.copy_from_slice(&skin.local_normal_target);
+            skin.posed = true;
         }
         self.pose_given();
         Ok(())
@@ -245,34 +312,104 @@ impl Cloth {
 mod tests {
     use super::*;
 
-    /// A joint turning 90° about z in one step: every substep's skinning keeps a rigidly bound
-    /// edge's length within 1e-5 (relative), where lerping the matrices' entries shrinks it to
-    /// cos 45° ≈ 0.707 half way.
-    #[test]
-    fn slerped_joints_keep_a_rigid_turn_rigid_at_every_substep() {
-        let identity = JointPose { scale: Vec3::ONE, rotation: Quat::IDENTITY, translation: Vec3::ZERO };
-        let turned = JointPose { rotation: Quat::from_rotation_z(std::f32::consts::FRAC_PI_2), translation: Vec3::new(0.3, 0.0, 0.0), ..identity };
+    const IDENTITY: JointPose = JointPose { scale: Vec3::ONE, rotation: Quat::IDENTITY, translation: Vec3::ZERO };
+
+    /// A skin of `joints` joints (identity inverse binds) over `rest`, with per-particle joints
+    /// and weights, posed from `start` to `target` as `set_joint_matrices` does.
+    fn posed_skin(rest: &[Vec3], joints: Vec<[u32; 4]>, weights: Vec<[f32; 4]>, start: Vec<JointPose>, target: Vec<JointPose>) -> Skin {
+        let (n, j) = (rest.len(), start.len());
+        let dominant = joints.iter().zip(&weights).map(|(j, w)| j[(0..4).fold(0, |b, k| if w[k] > w[b] { k } else { b })]).collect();
         let mut skin = Skin {
-            inverse_bind: vec![Mat4::IDENTITY],
-            joints: vec![[0; 4]; 2],
-            weights: vec![[1.0, 0.0, 0.0, 0.0]; 2],
-            bind_normals: vec![Vec3::Z; 2],
-            start: vec![identity],
-            target: vec![turned],
+            inverse_bind: vec![Mat4::IDENTITY; j],
+            joints,
+            weights,
+            bind_normals: vec![Vec3::Z; n],
+            start: start.clone(),
+            target: start,
             posed: true,
-            matrices: vec![Mat4::IDENTITY],
+            matrices: vec![Mat4::IDENTITY; j],
+            dominant,
+            local_start: vec![Vec3A::ZERO; n],
+            local_target: vec![Vec3A::ZERO; n],
+            local_normal_start: vec![Vec3A::ZERO; n],
+            local_normal_target: vec![Vec3A::ZERO; n],
+            frames: vec![Mat4::IDENTITY; j],
+            rotations: vec![Mat3A::IDENTITY; j],
         };
-        let (p, q) = (Vec3::new(0.0, 0.0, 0.0), Vec3::new(1.0, 0.0, 0.0));
+        for target in [None, Some(target)] {
+            if let Some(t) = target {
+                skin.finish_step();
+                skin.target = t;
+            }
+            skin.matrices_at_target();
+            let (pose, normals): (Vec<Vec3>, Vec<Vec3>) = (0..n).map(|i| skin.skin(i, rest[i])).unzip();
+            skin.localise_target(&pose, &normals);
+        }
+        skin
+    }
+
+    /// Per-substep LBS written out: the joints interpolated (lerp, slerp, lerp) to `s`, then
+    /// x = Σ wₖ·Mₖ(s)·x_rest (identity inverse binds).
+    fn lbs_at(skin: &Skin, i: usize, rest: Vec3, s: f32) -> Vec3 {
+        (0..4).map(|k| skin.start[skin.joints[i][k] as usize].towards(&skin.target[skin.joints[i][k] as usize], s).matrix().transform_point3(rest) * skin.weights[i][k]).sum()
+    }
+
+    /// A joint turning 90° about z (and moving) in one step: every substep keeps an edge bound to
+    /// it rigid to 1e-5 (relative), where lerping the matrices' entries shrinks it to
+    /// cos 45° ≈ 0.707 half way; its normals stay unit and turn with it.
+    #[test]
+    fn a_rigid_turn_stays_rigid_at_every_substep() {
+        let turned = JointPose { rotation: Quat::from_rotation_z(std::f32::consts::FRAC_PI_2), translation: Vec3::new(0.3, 0.0, 0.0), ..IDENTITY };
+        let rest = [Vec3::ZERO, Vec3::X];
+        let mut skin = posed_skin(&rest, vec![[0; 4]; 2], vec![[1.0, 0.0, 0.0, 0.0]; 2], vec![IDENTITY], vec![turned]);
         let substeps = 10;
         let mut worst = 0.0f32;
-        for i in 1..=substeps {
-            skin.matrices_at(i as f32 / substeps as f32);
-            let length = skin.skin(0, p).0.distance(skin.skin(1, q).0);
+        for k in 1..=substeps {
+            let s = k as f32 / substeps as f32;
+            skin.frames_at(s);
+            let (mut pose, mut normals) = ([Vec3A::ZERO; 2], [Vec3A::ZERO; 2]);
+            skin.place(s, &mut pose, Some(&mut normals));
+            let length = pose[0].distance(pose[1]);
             worst = worst.max((length - 1.0).abs());
+            for i in 0..2 {
+                assert!(Vec3::from(pose[i]).distance(lbs_at(&skin, i, rest[i], s)) < 1e-5);
+                assert!(normals[i].distance(Vec3A::Z) < 1e-6, "{}", normals[i]);
+            }
         }
         assert!(worst < 1e-5, "{worst}");
         let lerped = Mat4::IDENTITY * 0.5 + turned.matrix() * 0.5;
-        let shrunk = lerped.transform_point3(p).distance(lerped.transform_point3(q));
+        let shrunk = lerped.transform_point3(rest[0]).distance(lerped.transform_point3(rest[1]));
         assert!((shrunk - std::f32::consts::FRAC_1_SQRT_2).abs() < 1e-5, "{shrunk}");
+    }
+
+    /// A vertex blended between a joint that stays and one turning θ = 60° about z: at every
+    /// substep within the stated bound w·r·(1 − cos(θ/2)) of per-substep LBS, exactly on it at
+    /// the step's ends, and (being the same motion) on it when both joints turn together.
+    #[test]
+    fn a_blended_vertex_stays_within_the_chord_bound_of_per_substep_lbs() {
+        let theta = std::f32::consts::FRAC_PI_3;
+        let turned = JointPose { rotation: Quat::from_rotation_z(theta), ..IDENTITY };
+        let rest = [Vec3::new(0.8, 0.3, 0.1)];
+        let (w, r) = (0.3f32, rest[0].length());
+        for (start, target, bound) in [
+            (vec![IDENTITY, IDENTITY], vec![IDENTITY, turned], w * r * (1.0 - (theta / 2.0).cos())),
+            (vec![IDENTITY, IDENTITY], vec![turned, turned], 1e-6),
+        ] {
+            let mut skin = posed_skin(&rest, vec![[0, 1, 0, 0]], vec![[1.0 - w, w, 0.0, 0.0]], start, target);
+            let mut worst = 0.0f32;
+            for k in 0..=10 {
+                let s = k as f32 / 10.0;
+                skin.frames_at(s);
+                let mut pose = [Vec3A::ZERO];
+                skin.place(s, &mut pose, None);
+                let error = Vec3::from(pose[0]).distance(lbs_at(&skin, 0, rest[0], s));
+                if k == 0 || k == 10 {
+                    assert!(error < 1e-6, "{error} at s = {s}");
+                }
+                worst = worst.max(error);
+            }
+            assert!(worst <= bound + 1e-6, "{worst} > {bound}");
+            assert!(worst > 0.25 * bound || bound < 1e-5, "the bound is not tight: {worst} vs {bound}");
+        }
     }
 }

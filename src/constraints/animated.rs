@@ -2,7 +2,7 @@
 //! cloth"): the anim drive (soft, XPBD), the max distance and the backstop (hard inequalities).
 //! Each moves only the particle: the pose is kinematic.
 
-use glam::Vec3;
+use glam::{Vec3, Vec3A};
 
 /// Anim drive: C = ‖x − a‖ with compliance α \[m/N\], projected with the XPBD update (Macklin,
 /// Müller & Chentanez 2016, eq. 18) for one particle of inverse mass `w` \[1/kg\] against the
@@ -26,7 +26,7 @@ pub(crate) fn drive(x: &mut Vec3, a: Vec3, w: f32, alpha_tilde: f32, lambda: f32
 /// Max distance: ‖x − a‖ ≤ `d` \[m\], hard (α = 0, so the XPBD update is the projection onto the
 /// ball). Returns whether x moved.
 #[inline]
-pub(crate) fn max_distance(x: &mut Vec3, a: Vec3, d: f32) -> bool {
+pub(crate) fn max_distance(x: &mut Vec3A, a: Vec3A, d: f32) -> bool {
     let offset = *x - a;
     let length_sq = offset.length_squared();
     if !(length_sq > d * d) {
@@ -39,12 +39,18 @@ pub(crate) fn max_distance(x: &mut Vec3, a: Vec3, d: f32) -> bool {
     true
 }
 
-/// Backstop: the particle stays outside the sphere of radius `r` \[m\] centred at a − (b + r)·n
-/// (`b` \[m\] the backstop distance behind the animated unit normal `n`): C = r − ‖x − c‖ ≤ 0,
-/// projected to the sphere's surface (along n when x is at its centre). Returns whether x moved.
+/// The backstop sphere's centre a − (b + r)·n for animated position `a` \[m\], unit normal `n`,
+/// backstop distance `b` \[m\] behind it and radius `r` \[m\].
 #[inline]
-pub(crate) fn backstop(x: &mut Vec3, a: Vec3, n: Vec3, b: f32, r: f32) -> bool {
-    let centre = a - n * (b + r);
+pub(crate) fn backstop_centre(a: Vec3A, n: Vec3A, b: f32, r: f32) -> Vec3A {
+    a - n * (b + r)
+}
+
+/// Backstop: the particle stays outside the sphere of radius `r` \[m\] centred at `centre`
+/// ([`backstop_centre`]): C = r − ‖x − c‖ ≤ 0, projected to the sphere's surface (along `n`, the
+/// animated normal, when x is at its centre). Returns whether x moved.
+#[inline]
+pub(crate) fn backstop(x: &mut Vec3A, centre: Vec3A, r: f32, n: Vec3A) -> bool {
     let offset = *x - centre;
     let length_sq = offset.length_squared();
     if !(length_sq < r * r) {
@@ -80,21 +86,22 @@ mod tests {
 
     #[test]
     fn max_distance_and_backstop_project_onto_their_spheres() {
-        let a = Vec3::new(10.0, 2.0, -3.0);
-        let mut x = a + Vec3::new(0.3, -0.4, 0.0);
+        let a = Vec3A::new(10.0, 2.0, -3.0);
+        let mut x = a + Vec3A::new(0.3, -0.4, 0.0);
         assert!(max_distance(&mut x, a, 0.05));
         assert!(x.distance(a) <= 0.05 + 1e-7, "{}", x.distance(a));
         assert!(!max_distance(&mut x, a, 0.05));
-        let n = Vec3::Y;
+        let n = Vec3A::Y;
         let (b, r) = (0.01, 0.5);
-        let mut inside = a - Vec3::new(0.0, 0.2, 0.0);
-        assert!(backstop(&mut inside, a, n, b, r));
-        let centre = a - n * (b + r);
+        let centre = backstop_centre(a, n, b, r);
+        assert_eq!(centre, a - Vec3A::new(0.0, b + r, 0.0));
+        let mut inside = a - Vec3A::new(0.0, 0.2, 0.0);
+        assert!(backstop(&mut inside, centre, r, n));
         assert!(inside.distance(centre) >= r);
-        let mut outside = a + Vec3::new(0.0, 0.1, 0.0);
-        assert!(!backstop(&mut outside, a, n, b, r));
+        let mut outside = a + Vec3A::new(0.0, 0.1, 0.0);
+        assert!(!backstop(&mut outside, centre, r, n));
         let mut at_centre = centre;
-        assert!(backstop(&mut at_centre, a, n, b, r));
+        assert!(backstop(&mut at_centre, centre, r, n));
         assert!((at_centre - (centre + n * r)).length() < 1e-5);
     }
 
@@ -104,8 +111,9 @@ mod tests {
         let a = Vec3::ONE;
         let mut x = a;
         assert_eq!(drive(&mut x, a, 1.0, 0.0, 0.0), 0.0);
+        let (a, mut x) = (Vec3A::from(a), Vec3A::from(x));
         assert!(!max_distance(&mut x, a, 0.0));
-        let mut y = a + Vec3::X;
+        let mut y = a + Vec3A::X;
         assert!(max_distance(&mut y, a, 0.0));
         assert!(y.is_finite());
     }
