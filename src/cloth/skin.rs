@@ -122,9 +122,10 @@ impl Skin {
             *f = j.matrix().inverse();
             *r = Mat3A::from_quat(j.rotation.conjugate());
         }
-        for (i, &k) in self.dominant.iter().enumerate() {
-            self.local_target[i] = self.frames[k as usize].transform_point3a(pose[i].into());
-            self.local_normal_target[i] = self.rotations[k as usize] * Vec3A::from(normals[i]);
+        let locals = self.local_target.iter_mut().zip(self.local_normal_target.iter_mut());
+        for ((&k, (x, n)), (&p, &normal)) in self.dominant.iter().zip(locals).zip(pose.iter().zip(normals)) {
+            *x = self.frames[k as usize].transform_point3a(p.into());
+            *n = self.rotations[k as usize] * Vec3A::from(normal);
         }
     }
 
@@ -140,18 +141,26 @@ impl Skin {
 
     /// The pose at fraction `s` of the step (after [`Skin::frames_at`] with the same `s`): each
     /// particle's dominant joint transform applied to its lerped local position, into `pose`
-    /// \[m\]; with `normals`, its rotation applied to the lerped local normal, not renormalised
-    /// (unit for a vertex bound to one joint, else at least cos(θ/2) long, θ the normal's turn
-    /// relative to the joint in the step).
-    pub fn place(&self, s: f32, pose: &mut [Vec3A], normals: Option<&mut [Vec3A]>) {
-        let frames = self.local_start.iter().zip(&self.local_target).zip(&self.dominant);
-        for (p, ((&from, &to), &k)) in pose.iter_mut().zip(frames) {
-            *p = self.frames[k as usize].transform_point3a(from.lerp(to, s));
-        }
-        if let Some(normals) = normals {
-            let frames = self.local_normal_start.iter().zip(&self.local_normal_target).zip(&self.dominant);
-            for (n, ((&from, &to), &k)) in normals.iter_mut().zip(frames) {
-                *n = self.rotations[k as usize] * from.lerp(to, s);
+    /// \[m\]. With `backstops` (the centres' buffer, distances b and radii r \[m\] per particle), the
+    /// backstop centres a − (b + r)·n too, n the joint's rotation of the lerped local normal, not
+    /// renormalised (unit for a vertex bound to one joint, else at least cos(θ/2) long, θ the
+    /// normal's turn relative to the joint in the step).
+    pub fn place(&self, s: f32, pose: &mut [Vec3A], backstops: Option<(&mut [Vec3A], &[f32], &[f32])>) {
+        let locals = self.local_start.iter().zip(&self.local_target).zip(&self.dominant);
+        match backstops {
+            None => {
+                for (p, ((&from, &to), &k)) in pose.iter_mut().zip(locals) {
+                    *p = self.frames[k as usize].transform_point3a(from.lerp(to, s));
+                }
+            }
+            Some((centres, distance, radius)) => {
+                let normals = self.local_normal_start.iter().zip(&self.local_normal_target);
+                let backstops = centres.iter_mut().zip(distance.iter().zip(radius));
+                for ((p, ((&from, &to), &k)), ((n0, n1), (c, (&b, &r)))) in pose.iter_mut().zip(locals).zip(normals.zip(backstops)) {
+                    let k = k as usize;
+                    *p = self.frames[k].transform_point3a(from.lerp(to, s));
+                    *c = *p - self.rotations[k] * n0.lerp(*n1, s) * (b + r);
+                }
             }
         }
     }
@@ -188,7 +197,8 @@ fn matrix(m: &[f32; 16], name: &'static str) -> Result<Mat4, ClothError> {
 impl Cloth {
     /// Bind the animated pose to a skeleton (`None`: remove the skin). The mesh as created is the
     /// bind pose. From the next [`Cloth::set_joint_matrices`] on the library skins the pose
-    /// (linear blend skinning) at every substep. Welded copies of a vertex must have the same
+    /// (linear blend skinning) at each step's end and carries it over the substeps with each
+    /// vertex's dominant joint (module docs). Welded copies of a vertex must have the same
     /// joints and weights.
     ///
     /// Errors: `InvalidParameter` (`joint_count`: 0 or above [`MAX_JOINTS`]; `inverse_bind_matrices`:
@@ -292,8 +302,8 @@ impl Cloth {
         let skin = a.skin.as_deref_mut().expect("checked above");
         skin.target = poses;
         skin.matrices_at_target();
-        for (i, &r) in rest.iter().enumerate() {
-            (a.target[i], a.normal_target[i]) = skin.skin(i, r);
+        for (i, ((x, n), &r)) in a.target.iter_mut().zip(a.normal_target.iter_mut()).zip(rest).enumerate() {
+            (*x, *n) = skin.skin(i, r);
         }
         skin.localise_target(&a.target, &a.normal_target);
         if !skin.posed || !a.posed {
@@ -367,8 +377,10 @@ mod tests {
         for k in 1..=substeps {
             let s = k as f32 / substeps as f32;
             skin.frames_at(s);
-            let (mut pose, mut normals) = ([Vec3A::ZERO; 2], [Vec3A::ZERO; 2]);
-            skin.place(s, &mut pose, Some(&mut normals));
+            // Backstop centres 1 m behind the pose: the normals, as pose − centre.
+            let (mut pose, mut centres) = ([Vec3A::ZERO; 2], [Vec3A::ZERO; 2]);
+            skin.place(s, &mut pose, Some((&mut centres, &[0.5; 2], &[0.5; 2])));
+            let normals = [pose[0] - centres[0], pose[1] - centres[1]];
             let length = pose[0].distance(pose[1]);
             worst = worst.max((length - 1.0).abs());
             for i in 0..2 {

@@ -2,6 +2,10 @@
 //! cloth"): the anim drive (soft, XPBD), the max distance and the backstop (hard inequalities).
 //! Each moves only the particle: the pose is kinematic.
 
+use super::access::SolverParticle;
+use super::lanes::{LANES, LaneSet, Lanes, V3};
+#[cfg(target_arch = "x86_64")]
+use super::lanes_avx::{Lanes8, avx_available};
 use glam::{Vec3, Vec3A};
 
 /// Anim drive: C = ‖x − a‖ with compliance α \[m/N\], projected with the XPBD update (Macklin,
@@ -60,6 +64,129 @@ pub(crate) fn backstop(x: &mut Vec3A, centre: Vec3A, r: f32, n: Vec3A) -> bool {
     let direction = if length > 0.0 { offset / length } else { n };
     *x = centre + direction * (r * (1.0 + 1e-6));
     true
+}
+
+/// The hard limits of every particle for one pass, per particle (each slice as long as the rows,
+/// or empty where that limit is off).
+pub(crate) struct Limits<'a> {
+    /// Animated positions a \[m\].
+    pub pose: &'a [Vec3A],
+    /// Max distances d \[m\] (∞: none).
+    pub max_distance: &'a [f32],
+    /// Backstop sphere centres \[m\] ([`backstop_centre`]), radii r \[m\] (0: none) and the
+    /// direction out of a sphere for a particle at its centre (unit).
+    pub centres: &'a [Vec3A],
+    pub radius: &'a [f32],
+    pub normals: &'a [Vec3],
+}
+
+impl Limits<'_> {
+    /// Each free particle of `rows` (w > 0): its max distance, then its backstop; returns whether
+    /// any particle moved. The particles that need either are found a register of lanes at a
+    /// time, with the very comparisons of the scalar projections (the same dot product order), so
+    /// the same particles move, by the same bits, whatever the register width.
+    pub(crate) fn project(&self, rows: &mut [SolverParticle]) -> bool {
+        if self.max_distance.is_empty() && self.radius.is_empty() {
+            return false;
+        }
+        #[cfg(target_arch = "x86_64")]
+        if avx_available() {
+            // SAFETY: the CPU has AVX (checked above).
+            return unsafe { self.project_avx(rows) };
+        }
+        self.project_lane_wise::<LANES, Lanes>(rows)
+    }
+
+    /// [`Self::project`] 8 particles at a time.
+    ///
+    /// # Safety
+    /// The CPU must have AVX.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx")]
+    unsafe fn project_avx(&self, rows: &mut [SolverParticle]) -> bool {
+        self.project_lane_wise::<8, Lanes8>(rows)
+    }
+
+    /// [`Self::project`] with `N` lanes: ‖x − a‖² > d² or ‖x − c‖² < r² flags a particle, which
+    /// [`Self::project_one`] then projects (it checks again, so a flag only saves work).
+    #[inline(always)]
+    fn project_lane_wise<const N: usize, L: LaneSet<N>>(&self, rows: &mut [SolverParticle]) -> bool {
+        let n = rows.len();
+        let batched = n / N * N;
+        let (one, zero) = (L::splat(1.0), L::splat(0.0));
+        let mut moved = false;
+        for first in (0..batched).step_by(N) {
+            let x = lanes_of::<N, L>(&rows[first..first + N]);
+            let mut flagged = zero.gt(zero);
+            if !self.max_distance.is_empty() {
+                let offset = x.sub(lanes_of::<N, L>(&self.pose[first..first + N]));
+                let d = L::load(self.max_distance, first);
+                flagged = L::either(flagged, offset.dot(offset).gt(d * d));
+            }
+            if !self.radius.is_empty() {
+                let offset = x.sub(lanes_of::<N, L>(&self.centres[first..first + N]));
+                let r = L::load(self.radius, first);
+                flagged = L::either(flagged, (r * r).gt(offset.dot(offset)));
+            }
+            if L::any(flagged) {
+                for (l, flag) in L::select(flagged, one, zero).to_array().into_iter().enumerate() {
+                    if flag != 0.0 {
+                        moved |= self.project_one(rows, first + l);
+                    }
+                }
+            }
+        }
+        for i in batched..n {
+            moved |= self.project_one(rows, i);
+        }
+        moved
+    }
+
+    /// Particle `i`'s max distance, then its backstop, if it is free; whether it moved.
+    #[inline]
+    fn project_one(&self, rows: &mut [SolverParticle], i: usize) -> bool {
+        let row = &mut rows[i];
+        if row.w == 0.0 {
+            return false;
+        }
+        let mut x = Vec3A::from_vec4(*row);
+        let mut moved = self.max_distance.get(i).is_some_and(|&d| max_distance(&mut x, self.pose[i], d));
+        if let Some(&r) = self.radius.get(i).filter(|&&r| r > 0.0) {
+            moved |= backstop(&mut x, self.centres[i], r, self.normals[i].into());
+        }
+        if moved {
+            *row = x.extend(row.w);
+        }
+        moved
+    }
+}
+
+/// A 16-byte vector's four numbers (x, y, z and w or padding).
+struct Vec4Bits([f32; 4]);
+
+impl From<SolverParticle> for Vec4Bits {
+    #[inline(always)]
+    fn from(v: SolverParticle) -> Vec4Bits {
+        Vec4Bits(v.to_array())
+    }
+}
+
+impl From<Vec3A> for Vec4Bits {
+    #[inline(always)]
+    fn from(v: Vec3A) -> Vec4Bits {
+        Vec4Bits(v.extend(0.0).to_array())
+    }
+}
+
+/// The `N` vectors `v` (rows or `Vec3A`s: 16 bytes, x, y, z first) as lanes of x, y and z.
+#[inline(always)]
+fn lanes_of<const N: usize, L: LaneSet<N>>(v: &[impl Copy + Into<Vec4Bits>]) -> V3<L> {
+    let v: &[_; N] = v.try_into().expect("N vectors");
+    let mut rows = [[0.0; 4]; N];
+    for l in 0..N {
+        rows[l] = v[l].into().0;
+    }
+    L::rows_to_lanes(rows).0
 }
 
 #[cfg(test)]

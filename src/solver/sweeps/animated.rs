@@ -6,7 +6,7 @@
 use super::Constraint;
 use crate::cloth::animation::Animation;
 use crate::constraints::access::SolverParticle;
-use crate::constraints::animated::{backstop, backstop_centre, drive, max_distance};
+use crate::constraints::animated::{Limits, backstop_centre, drive};
 use crate::solver::{Parts, Step, SubstepInfo};
 use glam::{Vec3, Vec3A};
 
@@ -50,37 +50,8 @@ impl Constraint for Animated {
 /// `centres` (along the step's end normal where a particle sits at its centre); returns whether
 /// any particle moved.
 fn project_limits(rows: &mut [SolverParticle], a: &Animation, pose: &[Vec3A], centres: &[Vec3A]) -> bool {
-    let mut moved = false;
-    match (a.max_distance.is_empty(), a.backstop_radius.is_empty()) {
-        (false, false) => {
-            let limits = pose.iter().zip(&a.max_distance).zip(centres.iter().zip(&a.backstop_radius).zip(&a.normal_target));
-            for (row, ((&p, &d), ((&c, &r), &n))) in rows.iter_mut().zip(limits) {
-                project(row, &mut moved, |x| max_distance(x, p, d) | (r > 0.0 && backstop(x, c, r, n.into())));
-            }
-        }
-        (false, true) => {
-            for (row, (&p, &d)) in rows.iter_mut().zip(pose.iter().zip(&a.max_distance)) {
-                project(row, &mut moved, |x| max_distance(x, p, d));
-            }
-        }
-        (true, false) => {
-            for (row, ((&c, &r), &n)) in rows.iter_mut().zip(centres.iter().zip(&a.backstop_radius).zip(&a.normal_target)) {
-                project(row, &mut moved, |x| r > 0.0 && backstop(x, c, r, n.into()));
-            }
-        }
-        (true, true) => {}
-    }
-    moved
-}
-
-/// One free particle's `limit` (moving the position it is given; true when it did) on its row.
-#[inline(always)]
-fn project(row: &mut SolverParticle, moved: &mut bool, limit: impl FnOnce(&mut Vec3A) -> bool) {
-    let mut x = Vec3A::from_vec4(*row);
-    if row.w != 0.0 && limit(&mut x) {
-        *row = x.extend(row.w);
-        *moved = true;
-    }
+    let limits = Limits { pose, max_distance: &a.max_distance, centres, radius: &a.backstop_radius, normals: &a.normal_target };
+    limits.project(rows)
 }
 
 /// The animated pose at the end of `substep` and the backstop centres on it, and the kinematic
@@ -98,15 +69,8 @@ pub(crate) fn place_pose(parts: &mut Parts, substep: u32, substeps: u32) {
     let backstops = !a.backstop_radius.is_empty();
     match a.skin.as_deref_mut().filter(|skin| skin.posed && !last) {
         Some(skin) => {
-            // The normals go into the centres' buffer, then become the centres.
             skin.frames_at(t);
-            skin.place(t, pose, backstops.then_some(&mut centres[..]));
-            if backstops {
-                let offsets = a.backstop_distance.iter().zip(&a.backstop_radius);
-                for ((c, &p), (&b, &r)) in centres.iter_mut().zip(pose.iter()).zip(offsets) {
-                    *c = backstop_centre(p, *c, b, r);
-                }
-            }
+            skin.place(t, pose, backstops.then_some((&mut centres[..], &a.backstop_distance[..], &a.backstop_radius[..])));
         }
         None => match a.frame.filter(|f| f.start != f.target && !last) {
             // A pose given in a moving reference frame is interpolated in that frame and carried
