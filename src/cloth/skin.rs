@@ -94,25 +94,23 @@ impl Skin {
         }
     }
 
-    /// Particle `i` skinned with the step's end matrices: its position \[m\] from the rest
-    /// position `rest` and its unit normal (LBS: x = Σ wₖ·Mₖ·x_rest).
-    #[inline]
-    fn skin(&self, i: usize, rest: Vec3) -> (Vec3, Vec3) {
-        let m = self.blend(i);
-        (m.transform_point3(rest), m.transform_vector3(self.bind_normals[i]).normalize_or_zero())
-    }
-
-    /// Σ wₖ·Mₖ over particle `i`'s joints.
-    #[inline]
-    fn blend(&self, i: usize) -> Mat4 {
-        let (joints, weights) = (self.joints[i], self.weights[i]);
-        let mut m = Mat4::ZERO;
-        for k in 0..MAX_JOINTS_PER_VERTEX {
-            if weights[k] != 0.0 {
-                m += self.matrices[joints[k] as usize] * weights[k];
+    /// Every particle skinned with the step's end matrices from its rest position `rest` \[m\]:
+    /// its position into `pose` \[m\] and its unit normal into `normals` (LBS:
+    /// x = Σ wₖ·Mₖ·x_rest, n = normalise(Σ wₖ·Mₖ·n_rest), each joint's transform weighted).
+    fn skin_all(&self, rest: &[Vec3], pose: &mut [Vec3], normals: &mut [Vec3]) {
+        let bindings = self.joints.iter().zip(&self.weights).zip(rest.iter().zip(&self.bind_normals));
+        for ((x, n), ((joints, weights), (&r, &b))) in pose.iter_mut().zip(normals.iter_mut()).zip(bindings) {
+            let (r, b) = (Vec3A::from(r), Vec3A::from(b));
+            let (mut p, mut v) = (Vec3A::ZERO, Vec3A::ZERO);
+            for (&j, &w) in joints.iter().zip(weights) {
+                if w != 0.0 {
+                    let m = &self.matrices[j as usize];
+                    p += m.transform_point3a(r) * w;
+                    v += m.transform_vector3a(b) * w;
+                }
             }
+            (*x, *n) = (p.into(), v.normalize_or_zero().into());
         }
-        m
     }
 
     /// The end pose `pose` \[m\] and unit `normals` in each particle's dominant joint frame at the
@@ -302,9 +300,7 @@ impl Cloth {
         let skin = a.skin.as_deref_mut().expect("checked above");
         skin.target = poses;
         skin.matrices_at_target();
-        for (i, ((x, n), &r)) in a.target.iter_mut().zip(a.normal_target.iter_mut()).zip(rest).enumerate() {
-            (*x, *n) = skin.skin(i, r);
-        }
+        skin.skin_all(rest, &mut a.target, &mut a.normal_target);
         skin.localise_target(&a.target, &a.normal_target);
         if !skin.posed || !a.posed {
             // The first skinned pose: the substeps start where the step ends.
@@ -352,7 +348,8 @@ mod tests {
                 skin.target = t;
             }
             skin.matrices_at_target();
-            let (pose, normals): (Vec<Vec3>, Vec<Vec3>) = (0..n).map(|i| skin.skin(i, rest[i])).unzip();
+            let (mut pose, mut normals) = (vec![Vec3::ZERO; n], vec![Vec3::ZERO; n]);
+            skin.skin_all(rest, &mut pose, &mut normals);
             skin.localise_target(&pose, &normals);
         }
         skin
