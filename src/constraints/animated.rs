@@ -244,4 +244,66 @@ mod tests {
         assert!(max_distance(&mut y, a, 0.0));
         assert!(y.is_finite());
     }
+
+    /// The lane-wise limit pass (4 lanes, and 8 where the CPU has AVX) moves the same particles by
+    /// the same bits as projecting every particle one by one, with either limit alone or both: 203
+    /// particles (no multiple of a width), about a third beyond their max distance, a third inside
+    /// their backstop, every tenth kinematic. Afterwards every free particle is within its max
+    /// distance (both limits: before the backstop's last word) or outside its backstop.
+    #[test]
+    fn lane_wise_limits_move_the_same_particles_by_the_same_bits_as_one_by_one() {
+        let n = 203;
+        let mut seed = 12345u32;
+        let mut random = move || {
+            seed = seed.wrapping_mul(1664525).wrapping_add(1013904223);
+            (seed >> 8) as f32 / (1u32 << 24) as f32 - 0.5
+        };
+        let mut v3 = || Vec3A::new(random(), random(), random());
+        let pose: Vec<Vec3A> = (0..n).map(|i| Vec3A::new(i as f32 * 0.01, 1.0, 0.0) + v3() * 0.1).collect();
+        let normals: Vec<Vec3> = (0..n).map(|_| Vec3::from(v3() + Vec3A::Z).normalize()).collect();
+        let (b, r) = (0.01, 0.2);
+        let centres: Vec<Vec3A> = pose.iter().zip(&normals).map(|(&a, &n)| backstop_centre(a, n.into(), b, r)).collect();
+        let d = vec![0.05f32; n];
+        let radius = vec![r; n];
+        let rows: Vec<SolverParticle> = (0..n)
+            .map(|i| {
+                let w = if i % 10 == 0 { 0.0 } else { 1.0 };
+                (pose[i] + v3() * 0.12 - Vec3A::from(normals[i]) * 0.03).extend(w)
+            })
+            .collect();
+        let bits = |rows: &[SolverParticle]| rows.iter().flat_map(|r| r.to_array().map(f32::to_bits)).collect::<Vec<_>>();
+        for (max, back) in [(true, true), (true, false), (false, true)] {
+            let limits = Limits {
+                pose: &pose,
+                max_distance: if max { &d } else { &[] },
+                centres: &centres,
+                radius: if back { &radius } else { &[] },
+                normals: &normals,
+            };
+            let mut one_by_one = rows.clone();
+            let moved: usize = (0..n).filter(|&i| limits.project_one(&mut one_by_one, i)).count();
+            assert!(moved > n / 4, "{moved} of {n} moved: the case tests little");
+            let mut four = rows.clone();
+            assert!(limits.project_lane_wise::<LANES, Lanes>(&mut four));
+            assert!(bits(&four) == bits(&one_by_one), "4 lanes differ ({max}, {back})");
+            #[cfg(target_arch = "x86_64")]
+            if avx_available() {
+                let mut eight = rows.clone();
+                // SAFETY: the CPU has AVX (checked above).
+                assert!(unsafe { limits.project_avx(&mut eight) });
+                assert!(bits(&eight) == bits(&one_by_one), "8 lanes differ ({max}, {back})");
+            }
+            for (i, row) in one_by_one.iter().enumerate().filter(|(_, row)| row.w != 0.0) {
+                let x = Vec3A::from_vec4(*row);
+                if back {
+                    assert!(x.distance(centres[i]) >= r * (1.0 - 1e-6), "particle {i} inside its backstop");
+                } else {
+                    assert!(x.distance(pose[i]) <= 0.05 * (1.0 + 1e-6), "particle {i} beyond its max distance");
+                }
+            }
+            for i in (0..n).step_by(10) {
+                assert!(one_by_one[i] == rows[i], "kinematic particle {i} moved");
+            }
+        }
+    }
 }
