@@ -22,8 +22,8 @@
 //! them (16 grids of 16² with the 64² grid, 64 with 128²), on 1 and 2 threads, with a check that
 //! every cloth's state hash is the same on both (the bench fails otherwise). A table times the strain
 //! limit (`max_stretch`) off and on, and one the character cloth (a 1 225-vertex cape pinned, or
-//! skinned by 4 joints with max distance and backstop, or with its max distances changed every
-//! step). These rows run without self-collision; a last table times the 64²
+//! skinned by 4 joints with max distance and backstop, the joints translating or also turning,
+//! or with its max distances changed every step). These rows run without self-collision; a last table times the 64²
 //! grid and the tablecloth with self-collision off and on (radius half the mean edge
 //! length, as recommended), one thread, 10 substeps, with the candidate pairs and contacts of the
 //! last step.
