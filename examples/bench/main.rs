@@ -22,10 +22,10 @@
 //! them (16 grids of 16² with the 64² grid, 64 with 128²), on 1 and 2 threads, with a check that
 //! every cloth's state hash is the same on both (the bench fails otherwise). A table times the strain
 //! limit (`max_stretch`) off and on, and one the character cloth (a 1 225-vertex cape pinned, or
-//! skinned by 4 joints with max distance and backstop, or with its max distances changed every
-//! step), and one the asynchronous step: a `SharedWorld` step (which copies positions and normals
-//! for the double-buffered reads) against a plain one, and a read idle, during an asynchronous
-//! step, and a call that waits for the step. These rows run without self-collision; a last table times the 64²
+//! skinned by 4 joints with max distance and backstop, the joints translating or also turning,
+//! or with its max distances changed every step), and one the asynchronous step: a `SharedWorld`
+//! step (which copies positions and normals for the double-buffered reads) against a plain one,
+//! and a read idle, during an asynchronous step, and a call that waits for the step. These rows run without self-collision; a last table times the 64²
 //! grid and the tablecloth with self-collision off and on (radius half the mean edge
 //! length, as recommended), one thread, 10 substeps, with the candidate pairs and contacts of the
 //! last step.
@@ -405,9 +405,10 @@ fn sleeping_cost(steps: usize) -> Result<(), String> {
 /// The character cloth's cost (issue 31, test 8): a 1 m cape of 35 × 35 vertices, 10 substeps,
 /// one thread, its top row carried sideways: pinned and moved by `set_pin_targets` (the
 /// baseline); skinned by the library (4 joints, 4 unequal weights per vertex, joint matrices per
-/// step) with max distance (top row 0, else 10 cm) and a backstop on every vertex; and the same
-/// with every max distance changed every step; and the pose passed in by the engine instead of
-/// skinned (`set_animated_pose` per step, normals computed).
+/// step) with max distance (top row 0, else 10 cm) and a backstop on every vertex; the same with
+/// the joints also turning about the vertical (up to 0.5 rad, 1.5 rad/s); the same with every max
+/// distance changed every step; and the pose passed in by the engine instead of skinned
+/// (`set_animated_pose` per step, normals computed).
 fn character_cost(steps: usize) -> Result<(), String> {
     let n = 35;
     let (positions, indices) = common::vertical_sheet(n, 1.0);
@@ -420,6 +421,12 @@ fn character_cost(steps: usize) -> Result<(), String> {
     };
     let translation = |k: usize| 0.3 * (k as f32 * DT * 3.0).sin();
     let joint = |k: usize, j: usize| glam_like_translation(translation(k) * (1.0 + 0.1 * j as f32));
+    let turning_joint = |k: usize, j: usize| {
+        let mut m = joint(k, j);
+        let (s, c) = (0.5 * (k as f32 * DT * 3.0).sin() * (1.0 + 0.1 * j as f32)).sin_cos();
+        (m[0], m[2], m[8], m[10]) = (c, -s, s, c);
+        m
+    };
     let (mut pinned, pc) = make();
     pinned.cloth_mut(pc).unwrap().set_pinned(&top, None).map_err(|e| e.to_string())?;
     let inverse_binds = vec![glam_like_translation(0.0); 4];
@@ -439,10 +446,11 @@ fn character_cost(steps: usize) -> Result<(), String> {
     };
     let (mut skinned, sc) = skinned_world()?;
     let (mut changing, _) = skinned_world()?;
+    let (mut turning, _) = skinned_world()?;
     let (mut given, gc) = skinned_world()?;
     given.cloth_mut(gc).unwrap().set_skin(None).map_err(|e| e.to_string())?;
     let mut t_given = Vec::new();
-    let (mut t_pin, mut t_skin, mut t_change) = (Vec::new(), Vec::new(), Vec::new());
+    let (mut t_pin, mut t_skin, mut t_change, mut t_turn) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     let mut d2 = d.clone();
     for k in 0..steps + 10 {
         let targets: Vec<[f32; 3]> = top.iter().map(|&i| {
@@ -458,6 +466,11 @@ fn character_cost(steps: usize) -> Result<(), String> {
         skinned.cloth_mut(sc).unwrap().set_joint_matrices(&matrices).unwrap();
         skinned.step(DT).unwrap();
         let b = t.elapsed().as_secs_f64();
+        let turned: Vec<[f32; 16]> = (0..4).map(|j| turning_joint(k, j)).collect();
+        let t = Instant::now();
+        turning.cloth_mut(sc).unwrap().set_joint_matrices(&turned).unwrap();
+        turning.step(DT).unwrap();
+        let r = t.elapsed().as_secs_f64();
         for x in d2[n..].iter_mut() {
             *x = 0.1 + 0.01 * (k % 3) as f32;
         }
@@ -477,6 +490,7 @@ fn character_cost(steps: usize) -> Result<(), String> {
             t_pin.push(a);
             t_skin.push(b);
             t_change.push(c3);
+            t_turn.push(r);
         }
     }
     let (a, b, c) = (median(t_pin), median(t_skin), median(t_change));
@@ -485,6 +499,8 @@ fn character_cost(steps: usize) -> Result<(), String> {
     out!("{:<44} {:>8} {:>7}", "row", "ms/step", "ratio")?;
     out!("{:<44} {:>8.3} {:>6.2}×", "top row pinned (set_pin_targets per step)", a * 1e3, 1.0)?;
     out!("{:<44} {:>8.3} {:>6.2}×", "skinned 4 joints + max distance + backstop", b * 1e3, b / a)?;
+    let r = median(t_turn);
+    out!("{:<44} {:>8.3} {:>6.2}×", "  the same, joints turning", r * 1e3, r / a)?;
     out!("{:<44} {:>8.3} {:>6.2}×", "  and every max distance changed per step", c * 1e3, c / a)?;
     let g = median(t_given);
     out!("{:<44} {:>8.3} {:>6.2}×", "pose given per step + max distance + backstop", g * 1e3, g / a)?;

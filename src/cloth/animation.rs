@@ -63,18 +63,6 @@ impl Animation {
         }
     }
 
-    /// The unit normal at the end of substep `substep` of `substeps` (lerp, normalised; zero
-    /// where the pose has none).
-    #[inline]
-    pub fn normal(&self, i: usize, substep: u32, substeps: u32) -> Vec3 {
-        if substep + 1 >= substeps {
-            self.normal_target[i]
-        } else {
-            let s = (substep + 1) as f32 / substeps as f32;
-            self.normal_start[i].lerp(self.normal_target[i], s).normalize_or_zero()
-        }
-    }
-
     /// After a step: the pose reached becomes the next start.
     pub fn finish_step(&mut self) {
         self.start.copy_from_slice(&self.target);

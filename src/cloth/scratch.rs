@@ -42,9 +42,10 @@ pub(crate) struct SolverScratch {
 /// drive's multipliers.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct AnimationScratch {
-    /// Animated position a \[m\] and unit normal per particle.
-    pub x: Vec<Vec3>,
-    pub n: Vec<Vec3>,
+    /// Animated position a \[m\] and backstop sphere centre \[m\] per particle (the centre only
+    /// with backstops set).
+    pub x: Vec<Vec3A>,
+    pub centre: Vec<Vec3A>,
     /// The anim drive's λ \[N·s²\] per particle, 0 at each substep's start.
     pub lambda: Vec<f32>,
 }
@@ -52,8 +53,8 @@ pub(crate) struct AnimationScratch {
 impl AnimationScratch {
     /// Sized for `particles` (allocates only the first time).
     pub fn fit(&mut self, particles: usize) {
-        self.x.resize(particles, Vec3::ZERO);
-        self.n.resize(particles, Vec3::ZERO);
+        self.x.resize(particles, Vec3A::ZERO);
+        self.centre.resize(particles, Vec3A::ZERO);
         self.lambda.resize(particles, 0.0);
     }
 }

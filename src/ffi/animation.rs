@@ -45,8 +45,8 @@ unsafe fn optional<'a>(ptr: *const f32, count: u32, name: &str) -> Result<Option
 
 /// Bind the cloth's animated pose to a skeleton (linear blend skinning; the mesh as created is the
 /// bind pose); `desc` NULL removes the skin. From the next `xpbd_cloth_set_joint_matrices` the
-/// library skins the pose at every substep, the joints interpolated by translation, rotation
-/// (slerp) and scale.
+/// library skins the pose at each step's end and carries every vertex over the substeps with its
+/// dominant joint (the largest weight), interpolated by translation, rotation (slerp) and scale.
 ///
 /// Errors: `XPBD_RESULT_NULL_POINTER` (an array of `desc` NULL), `XPBD_RESULT_INVALID_ARGUMENT`
 /// (`joint_count` 0 or above 65536, a non-finite matrix entry, a joint index >= joint_count,
@@ -81,8 +81,9 @@ pub unsafe extern "C" fn xpbd_cloth_set_skin(cloth: XpbdClothId, desc: *const Xp
 
 /// The joints' world matrices reached by the end of the next step (`float[16*joint_count]`,
 /// column-major, m[12..14] the translation; rotation, translation and scale, no shear). The
-/// animated pose is skinned from them; every substep sees the joints interpolated from the last
-/// step's matrices (the first call: these). Replaces a pose given by `xpbd_cloth_set_animated_pose`.
+/// step's end pose is skinned from them (LBS); every substep carries each vertex with its dominant
+/// joint interpolated from the last step's matrices (the first call: these), exactly for a vertex
+/// bound to one joint. Replaces a pose given by `xpbd_cloth_set_animated_pose`.
 ///
 /// Errors: `XPBD_RESULT_NULL_POINTER`, `XPBD_RESULT_INVALID_ARGUMENT` (no skin set, `joint_count`
 /// not the skin's, a non-finite entry or a zero scale; nothing changes), `XPBD_RESULT_INVALID_ID`,

@@ -1,11 +1,14 @@
 //! The animated pose (`crate::cloth::animation`): placed for each substep, its kinematic
 //! particles moved onto it, and the per-particle constraints relative to it projected
 //! (`crate::constraints::animated`): anim drive, max distance, backstop, in that order, so the
-//! hard limits have the last word within the sweep.
+//! hard limits have the last word. Each moves only its own particle.
 
 use super::Constraint;
-use crate::constraints::animated::{backstop, drive, max_distance};
+use crate::cloth::animation::Animation;
+use crate::constraints::access::SolverParticle;
+use crate::constraints::animated::{Limits, backstop_centre, drive};
 use crate::solver::{Parts, Step, SubstepInfo};
+use glam::{Vec3, Vec3A};
 
 /// The constraints of each particle relative to its animated position.
 pub(crate) struct Animated;
@@ -25,66 +28,77 @@ impl Constraint for Animated {
 
     fn solve(&self, parts: &mut Parts, step: &Step, _: &SubstepInfo, fresh: bool) {
         let (a, s) = (&parts.state.animation, &mut *parts.scratch);
-        let (pose, normal, lambda) = (&s.animation.x, &s.animation.n, &mut s.animation.lambda);
-        let inverse_h_sq = 1.0 / (step.h * step.h);
-        for (i, row) in s.rows.iter_mut().enumerate() {
-            let w = row.w;
-            if w == 0.0 {
-                continue;
+        let (pose, lambda) = (&s.animation.x, &mut s.animation.lambda);
+        if !a.drive_compliance.is_empty() {
+            // The drive first, in its own pass: each constraint moves only its particle, so the
+            // order per particle (drive, then the limits) is all that matters.
+            let inverse_h_sq = 1.0 / (step.h * step.h);
+            for (((row, &p), &alpha), lambda) in s.rows.iter_mut().zip(pose).zip(&a.drive_compliance).zip(lambda.iter_mut()) {
+                if row.w == 0.0 || !alpha.is_finite() {
+                    continue;
+                }
+                let mut x = row.truncate();
+                *lambda = drive(&mut x, p.into(), row.w, alpha * inverse_h_sq, if fresh { 0.0 } else { *lambda });
+                *row = x.extend(row.w);
             }
-            let mut x = row.truncate();
-            if let Some(&alpha) = a.drive_compliance.get(i).filter(|c| c.is_finite()) {
-                let l = if fresh { 0.0 } else { lambda[i] };
-                lambda[i] = drive(&mut x, pose[i], w, alpha * inverse_h_sq, l);
-            }
-            if let Some(&d) = a.max_distance.get(i) {
-                max_distance(&mut x, pose[i], d);
-            }
-            if let Some(&r) = a.backstop_radius.get(i).filter(|&&r| r > 0.0) {
-                backstop(&mut x, pose[i], normal[i], a.backstop_distance[i], r);
-            }
-            *row = x.extend(w);
         }
+        project_limits(&mut s.rows, a, pose, &s.animation.centre);
     }
 }
 
-/// The animated pose at the end of `substep` (interpolated, or skinned with the joints
-/// interpolated), and the kinematic particles (max distance 0) placed on it as pins are.
+/// Each free particle of `rows`: its max distance from `pose`, then its backstop around
+/// `centres` (along the step's end normal where a particle sits at its centre); returns whether
+/// any particle moved.
+fn project_limits(rows: &mut [SolverParticle], a: &Animation, pose: &[Vec3A], centres: &[Vec3A]) -> bool {
+    let limits = Limits { pose, max_distance: &a.max_distance, centres, radius: &a.backstop_radius, normals: &a.normal_target };
+    limits.project(rows)
+}
+
+/// The animated pose at the end of `substep` and the backstop centres on it, and the kinematic
+/// particles (max distance 0) placed on the pose as pins are. The pose: a skinned one carried by
+/// each vertex's dominant joint (`crate::cloth::skin`), else lerped from the step's start to its
+/// end (in the reference frame when one moves), exactly the end pose at the last substep. The
+/// backstop normal in between is the lerp of the start and end normals (or the dominant joint's
+/// turn of them), not renormalised: its centre lies up to (b + r)·(1 − cos(θ/2)) nearer the pose
+/// than a unit normal's would (θ the normal's turn in the step), none at the step's end.
 pub(crate) fn place_pose(parts: &mut Parts, substep: u32, substeps: u32) {
-    let (a, s, rest) = (&mut parts.state.animation, &mut *parts.scratch, &parts.model.rest);
-    let (pose, normal) = (&mut s.animation.x, &mut s.animation.n);
-    match a.skin.as_deref_mut().filter(|skin| skin.posed) {
-        Some(skin) if substep + 1 < substeps => {
-            skin.matrices_at((substep + 1) as f32 / substeps as f32);
-            if a.backstop_radius.is_empty() {
-                // Only the backstop reads the normals.
-                for (i, &r) in rest.iter().enumerate() {
-                    pose[i] = skin.skin_position(i, r);
-                }
-            } else {
-                for (i, &r) in rest.iter().enumerate() {
-                    (pose[i], normal[i]) = skin.skin(i, r);
-                }
-            }
+    let (a, s) = (&mut parts.state.animation, &mut *parts.scratch);
+    let (pose, centres) = (&mut s.animation.x, &mut s.animation.centre);
+    let last = substep + 1 >= substeps;
+    let t = (substep + 1) as f32 / substeps as f32;
+    let backstops = !a.backstop_radius.is_empty();
+    match a.skin.as_deref_mut().filter(|skin| skin.posed && !last) {
+        Some(skin) => {
+            skin.frames_at(t);
+            skin.place(t, pose, backstops.then_some((&mut centres[..], &a.backstop_distance[..], &a.backstop_radius[..])));
         }
-        _ => match a.frame.filter(|f| f.start != f.target && substep + 1 < substeps) {
+        None => match a.frame.filter(|f| f.start != f.target && !last) {
             // A pose given in a moving reference frame is interpolated in that frame and carried
             // by the frame interpolated (lerp, slerp), so a turning character's pose turns along
             // the arc, as its free particles are carried, not along the chord.
             Some(f) => {
-                let s = (substep + 1) as f32 / substeps as f32;
-                let (p, q) = (f.start.0.lerp(f.target.0, s), f.start.1.slerp(f.target.1, s).normalize());
+                let (p, q) = (f.start.0.lerp(f.target.0, t), f.start.1.slerp(f.target.1, t).normalize());
                 let (qs, qt) = (f.start.1.conjugate(), f.target.1.conjugate());
                 for i in 0..pose.len() {
                     let (from, to) = (qs * (a.start[i] - f.start.0), qt * (a.target[i] - f.target.0));
-                    pose[i] = q * from.lerp(to, s) + p;
-                    normal[i] = (q * (qs * a.normal_start[i]).lerp(qt * a.normal_target[i], s)).normalize_or_zero();
+                    pose[i] = (q * from.lerp(to, t) + p).into();
+                    if backstops {
+                        let n: Vec3 = q * (qs * a.normal_start[i]).lerp(qt * a.normal_target[i], t);
+                        centres[i] = backstop_centre(pose[i], n.into(), a.backstop_distance[i], a.backstop_radius[i]);
+                    }
                 }
             }
             None => {
-                for i in 0..pose.len() {
-                    pose[i] = a.position(i, substep, substeps);
-                    normal[i] = a.normal(i, substep, substeps);
+                for (i, p) in pose.iter_mut().enumerate() {
+                    *p = a.position(i, substep, substeps).into();
+                }
+                if backstops {
+                    let normals = a.normal_start.iter().zip(&a.normal_target);
+                    let offsets = a.backstop_distance.iter().zip(&a.backstop_radius);
+                    for ((c, &p), ((&n0, &n1), (&b, &r))) in centres.iter_mut().zip(pose.iter()).zip(normals.zip(offsets)) {
+                        let n = if last { n1 } else { n0.lerp(n1, t) };
+                        *c = backstop_centre(p, n.into(), b, r);
+                    }
                 }
             }
         },
@@ -99,22 +113,6 @@ pub(crate) fn place_pose(parts: &mut Parts, substep: u32, substeps: u32) {
 /// (the strain limit and the contacts may have moved a particle out of them); returns whether any
 /// particle moved. The caller turns what moved into velocity as the strain limit does.
 pub(crate) fn enforce_limits(parts: &mut Parts) -> bool {
-    let (a, s) = (&parts.state.animation, &mut *parts.scratch);
-    let (pose, normal) = (&s.animation.x, &s.animation.n);
-    let mut moved = false;
-    for (i, row) in s.rows.iter_mut().enumerate() {
-        if row.w == 0.0 {
-            continue;
-        }
-        let mut x = row.truncate();
-        let mut changed = a.max_distance.get(i).is_some_and(|&d| max_distance(&mut x, pose[i], d));
-        if let Some(&r) = a.backstop_radius.get(i).filter(|&&r| r > 0.0) {
-            changed |= backstop(&mut x, pose[i], normal[i], a.backstop_distance[i], r);
-        }
-        if changed {
-            moved = true;
-            *row = x.extend(row.w);
-        }
-    }
-    moved
+    let s = &mut *parts.scratch;
+    project_limits(&mut s.rows, &parts.state.animation, &s.animation.x, &s.animation.centre)
 }
