@@ -87,7 +87,7 @@ impl Cloth {
     /// or settings changed; never during a step), with the multipliers and compliances to match.
     pub(crate) fn relayout(&mut self) {
         let options = LayoutOptions { coloured: self.config.colouring, tethers: self.config.params.enable_tethers };
-        let layout = ConstraintLayout::build(&self.model.constraints, &self.config.w, &self.state.x, options);
+        let layout = ConstraintLayout::build_after(Some(&self.layout), &self.model.constraints, &self.config.w, &self.state.x, options);
         self.use_layout(layout);
     }
 
