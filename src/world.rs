@@ -156,7 +156,9 @@ impl World {
     /// live until the last cloth using them is removed. Changing the instance's pins or colouring
     /// gives it a layout of its own. Its guard status starts clear. Errors: `InvalidHandle`.
     pub fn add_instance(&mut self, source: ClothHandle) -> Result<ClothHandle, ClothError> {
-        let mut instance = self.cloth(source)?.clone();
+        let source = self.cloth_mut(source)?;
+        source.settle_layout(); // the instance shares the layout in place
+        let mut instance = source.clone();
         instance.guard.clear_status();
         let (index, generation) = self.cloths.insert(instance);
         if let Some(cloth) = self.cloths.get_mut(index, generation) {

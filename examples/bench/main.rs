@@ -226,15 +226,16 @@ fn strain_limit_cost(scenes: &[Scene], steps: usize) -> Result<(), String> {
 }
 
 /// What the engine's frame loop costs besides the step: packed reads of positions and normals,
-/// the same floats interpolated into a 32-byte-stride vertex buffer, the bounds, and pinning or
-/// releasing one vertex (which rebuilds the constraint layout), and creating a cloth against
-/// creating an instance of it (50 of each, in one world).
+/// the same floats interpolated into a 32-byte-stride vertex buffer, the bounds, pinning or
+/// releasing one vertex (the call, and "layout": the call and the wait for the constraint layout
+/// it rebuilds, which a large cloth builds in the background and the next step would wait for),
+/// and creating a cloth against creating an instance of it (50 of each, in one world).
 fn frame_loop_cost(scenes: &[Scene], steps: usize) -> Result<(), String> {
     out!()?;
     out!("frame loop, after 10 steps: ms per call (1 thread)")?;
     out!(
-        "{:<11} {:>9} {:>13} {:>8} {:>10} {:>8} {:>8} {:>8} {:>9}",
-        "scene", "vertices", "packed reads", "write 32", "bounds", "pin 1", "unpin 1", "create", "instance"
+        "{:<11} {:>9} {:>13} {:>8} {:>10} {:>8} {:>8} {:>8} {:>8} {:>9}",
+        "scene", "vertices", "packed reads", "write 32", "bounds", "pin 1", "unpin 1", "layout", "create", "instance"
     )?;
     for scene in scenes {
         let mut w = world(scene, 10, 1, true);
@@ -256,14 +257,22 @@ fn frame_loop_cost(scenes: &[Scene], steps: usize) -> Result<(), String> {
             std::hint::black_box(cloth.bounds());
         });
         let free = (0..n as u32).find(|v| !scene.pins.contains(v)).unwrap_or(0);
-        let (mut pin, mut unpin) = (Vec::new(), Vec::new());
+        let (mut pin, mut unpin, mut layout) = (Vec::new(), Vec::new(), Vec::new());
         for _ in 0..steps.clamp(1, 5) {
             let t = Instant::now();
             cloth.set_pinned(&[free], None).map_err(|e| e.to_string())?;
             pin.push(t.elapsed().as_secs_f64());
+            std::hint::black_box(cloth.tether_constraints().particle.len()); // its layout, built
             let t = Instant::now();
             cloth.unpin(&[free]).map_err(|e| e.to_string())?;
             unpin.push(t.elapsed().as_secs_f64());
+            std::hint::black_box(cloth.tether_constraints().particle.len());
+            let t = Instant::now();
+            cloth.set_pinned(&[free], None).map_err(|e| e.to_string())?;
+            std::hint::black_box(cloth.tether_constraints().particle.len()); // waits for the build
+            layout.push(t.elapsed().as_secs_f64());
+            cloth.unpin(&[free]).map_err(|e| e.to_string())?;
+            std::hint::black_box(cloth.tether_constraints().particle.len());
         }
         let desc = ClothDesc { params: common::light_stiff_params(), ..ClothDesc::new(&scene.positions, &scene.indices) };
         let count = 50.min(steps.max(1) * 10);
@@ -274,7 +283,7 @@ fn frame_loop_cost(scenes: &[Scene], steps: usize) -> Result<(), String> {
             w.add_instance(handle).unwrap();
         });
         out!(
-            "{:<11} {:>9} {:>13.3} {:>8.3} {:>10.4} {:>8.2} {:>8.2} {:>8.2} {:>9.3}",
+            "{:<11} {:>9} {:>13.3} {:>8.3} {:>10.4} {:>8.3} {:>8.3} {:>8.2} {:>8.2} {:>9.3}",
             scene.name,
             n,
             packed * 1e3,
@@ -282,6 +291,7 @@ fn frame_loop_cost(scenes: &[Scene], steps: usize) -> Result<(), String> {
             bounds * 1e3,
             median(pin) * 1e3,
             median(unpin) * 1e3,
+            median(layout) * 1e3,
             create * 1e3,
             instance * 1e3
         )?;

@@ -128,6 +128,23 @@ impl ClothConfig {
         self.stretch_limit = self.params.max_stretch.map(|s| s.max(1.0 + strain));
     }
 
+    /// A copy with the parameters and the free inverse masses only (no per-constraint values, no
+    /// `w`): what [`Self::derive_compliances`] needs.
+    pub fn limits_only(&self) -> ClothConfig {
+        ClothConfig {
+            params: self.params,
+            colouring: self.colouring,
+            w_free: self.w_free.clone(),
+            w: Vec::new(),
+            stretch_compliance: Vec::new(),
+            bend_compliance: Vec::new(),
+            compliance_strain: self.compliance_strain,
+            tether_factor: self.tether_factor,
+            stretch_limit: self.stretch_limit,
+            self_collision_radius: self.self_collision_radius,
+        }
+    }
+
     /// `w` ← `w_free`, then 0 for the `pinned` particles.
     pub fn apply_pins(&mut self, pinned: &[u32]) {
         self.w.copy_from_slice(&self.w_free);

@@ -50,6 +50,7 @@ impl Cloth {
             model: Arc::new(model),
             sleep: Default::default(),
             world_key: 0,
+            pending: Default::default(),
         };
         cloth.config.apply_pins(&[]);
         if desc.params.self_collision {
@@ -65,6 +66,7 @@ impl Cloth {
     pub fn set_params(&mut self, params: ClothParams) -> Result<(), ClothError> {
         let _change = self.begin_change();
         params.validate()?;
+        self.settle_layout();
         self.wake();
         if self.config.params.unstable_recovery == UnstableRecovery::Disabled {
             // The guard kept no state while disabled: it starts from the current one.
@@ -81,14 +83,6 @@ impl Cloth {
             self.relayout();
         }
         Ok(())
-    }
-
-    /// Build the layout again for the current anchors, colouring and tether setting (after pins
-    /// or settings changed; never during a step), with the multipliers and compliances to match.
-    pub(crate) fn relayout(&mut self) {
-        let options = LayoutOptions { coloured: self.config.colouring, tethers: self.config.params.enable_tethers };
-        let layout = ConstraintLayout::build_after(Some(&self.layout), &self.model.constraints, &self.config.w, &self.state.x, options);
-        self.use_layout(layout);
     }
 
     /// Make `layout` the cloth's, with the multipliers and compliances in its order.
