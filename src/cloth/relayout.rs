@@ -1,10 +1,12 @@
 //! Rebuilding the constraint layout after the anchors change (pins, max distance 0, a snapshot's
 //! pins, the tether setting), off the caller's thread. The change itself (which particles are
 //! anchors, their inverse mass 0) takes effect at once; the layout that goes with it is built from
-//! the inputs of that moment on a background thread and put in place at the start of the next
-//! step, which waits for it if it is not done. Whatever thread builds it and whenever it finishes,
-//! the layout is the one an immediate rebuild would give (the same function of the same inputs),
-//! so the step's bits do not depend on timing (docs/design.md, "Pins").
+//! the inputs of that moment as a job on the world's thread pool and put in place at the start of
+//! the next step, which waits for it if it is not done (a world of one thread, which creates no
+//! threads, and a small cloth build it at once). Whatever thread builds it and whenever it finishes, the layout is the one an immediate
+//! rebuild would give (the same function of the same inputs), so the step's bits do not depend on
+//! timing (docs/design.md, "Pins"). The pool's threads are the world's own, joined when it is
+//! destroyed (`crate::worker_pool`): no thread outlives the world.
 
 use super::Cloth;
 use super::config::ClothConfig;
@@ -12,12 +14,14 @@ use super::model::ClothModel;
 use super::scratch::{StrainLimitScratch, follow};
 use crate::constraints::layout::{ConstraintLayout, LayoutOptions};
 use crate::fp_env::DefaultFpEnv;
+use crate::worker_pool::WorkerPool;
 use glam::Vec3;
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, OnceLock, Weak};
 
-/// Fewest stretch and bending constraints of a cloth whose layout is built on a background thread;
-/// a smaller one's is built at once (a fraction of a millisecond, less than starting a thread is
-/// worth: docs/dev/performance-log.md, "2026-12-01 — Pin changes without a stall").
+/// Fewest stretch and bending constraints (edges + hinges) of a cloth whose layout is built after a
+/// pin change by a job on the world's pool or by the next step; a smaller cloth's is built at once
+/// (well under a millisecond: docs/dev/performance-log.md, "2026-12-01 — Pin changes without a
+/// stall").
 pub const BACKGROUND_MIN_CONSTRAINTS: usize = 5_000;
 
 /// A layout with what is stored in its order: compliances, the limits derived from them, and the
@@ -68,7 +72,7 @@ impl Inputs {
     }
 }
 
-/// A layout being built: by a background thread, or by whoever needs it first (the others wait).
+/// A layout being built: by a pool job, or by whoever needs it first (the others wait).
 #[derive(Debug)]
 pub(crate) struct PendingLayout {
     inputs: Inputs,
@@ -82,14 +86,25 @@ impl PendingLayout {
     }
 }
 
-/// A cloth's pending layout, if any. A copy of the cloth gets its own copy of the pending layout
-/// (built first), so that only the background thread ever shares it.
-#[derive(Debug, Default)]
-pub(crate) struct PendingSlot(Option<Arc<PendingLayout>>);
+/// A cloth's pending layout, if any, and the pool of the world it is in, which builds it. A copy
+/// of the cloth gets its own copy of the pending layout (built first), so that only a pool job
+/// ever shares it.
+#[derive(Default)]
+pub(crate) struct PendingSlot {
+    pending: Option<Arc<PendingLayout>>,
+    /// The world's pool (none in a world of one thread, or once the world is gone).
+    pub pool: Weak<WorkerPool>,
+}
+
+impl std::fmt::Debug for PendingSlot {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PendingSlot").field("pending", &self.pending).field("pool", &(self.pool.strong_count() > 0)).finish()
+    }
+}
 
 impl Clone for PendingSlot {
     fn clone(&self) -> Self {
-        PendingSlot(self.0.as_ref().map(|p| {
+        let pending = self.pending.as_ref().map(|p| {
             let built = OnceLock::from(p.get().clone());
             let i = &p.inputs;
             let inputs = Inputs {
@@ -103,7 +118,8 @@ impl Clone for PendingSlot {
                 bend_lambda: Vec::new(),
             };
             Arc::new(PendingLayout { inputs, built })
-        }))
+        });
+        PendingSlot { pending, pool: self.pool.clone() }
     }
 }
 
@@ -120,8 +136,9 @@ pub(crate) struct InEffect<'a> {
 impl Cloth {
     /// Build the layout again for the current anchors, colouring and tether setting (after pins
     /// or settings changed; never during a step), with the multipliers and compliances to match:
-    /// for a cloth of at least [`BACKGROUND_MIN_CONSTRAINTS`] on a background thread, in place at
-    /// the next step ([`Self::settle_layout`]); for a smaller one now.
+    /// for a cloth of at least [`BACKGROUND_MIN_CONSTRAINTS`] in a world with a pool by a job on
+    /// the pool (or by whoever needs it first), in place at the next step
+    /// ([`Self::settle_layout`]); otherwise now.
     pub(crate) fn relayout(&mut self) {
         let options = LayoutOptions { coloured: self.config.colouring, tethers: self.config.params.enable_tethers };
         let inputs = Inputs {
@@ -136,27 +153,31 @@ impl Cloth {
         };
         let pending = Arc::new(PendingLayout { inputs, built: OnceLock::new() });
         let constraints = self.model.constraints.edges.len() + self.model.constraints.hinges.len();
-        if constraints < BACKGROUND_MIN_CONSTRAINTS {
-            self.pending.0 = Some(pending);
+        let pool = self.pending.pool.upgrade().filter(|_| constraints >= BACKGROUND_MIN_CONSTRAINTS);
+        self.pending.pending = Some(pending.clone());
+        let Some(pool) = pool else {
+            // No pool (a world of one thread creates no threads), or a small cloth: built now.
+            drop(pending);
             return self.settle_layout();
-        }
-        // The thread holds a weak reference: a layout superseded before the thread starts is
-        // never built. Without a thread, the next step builds it.
+        };
+        // The job holds a weak reference: a layout superseded before the job starts is never
+        // built. A panic stays in the job (the step that needs the layout builds it again and
+        // reports it there).
         let weak = Arc::downgrade(&pending);
-        let _ = std::thread::Builder::new().name("xpbd-cloth layout".into()).spawn(move || {
+        drop(pending);
+        pool.spawn(move || {
             if let Some(pending) = weak.upgrade() {
-                pending.get();
+                let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| pending.get()));
             }
         });
-        self.pending.0 = Some(pending);
     }
 
     /// Put the pending layout in place, built first if it is not (at the start of a step, and
     /// before anything that changes what it was built from). Allocates nothing once it is built.
     pub(crate) fn settle_layout(&mut self) {
-        let Some(mut pending) = self.pending.0.take() else { return };
+        let Some(mut pending) = self.pending.pending.take() else { return };
         pending.get();
-        // Built: a background thread still holding it is about to let go.
+        // Built: a pool job still holding it is about to let go.
         let relaid = loop {
             match Arc::try_unwrap(pending) {
                 Ok(p) => break p.built.into_inner().expect("built above"),
@@ -177,7 +198,7 @@ impl Cloth {
 
     /// The constraints, compliances and multipliers as the next step will use them.
     pub(crate) fn in_effect(&self) -> InEffect<'_> {
-        match &self.pending.0 {
+        match &self.pending.pending {
             Some(p) => {
                 let r = p.get();
                 InEffect { layout: &r.layout, config: &r.config, stretch_lambda: &r.stretch_lambda, bend_lambda: &r.bend_lambda, tether_lambda: &r.tether_lambda }
@@ -195,17 +216,20 @@ mod tests {
     use super::BACKGROUND_MIN_CONSTRAINTS;
     use crate::cloth::{Cloth, ClothDesc};
     use crate::constraints::layout::{ConstraintLayout, LayoutOptions};
+    use crate::{World, WorldDesc};
 
-    /// A 48 × 48 grid (above [`BACKGROUND_MIN_CONSTRAINTS`]: its layouts are built in the
-    /// background) with tethers.
-    fn cloth() -> Cloth {
+    /// A 48 × 48 grid (above [`BACKGROUND_MIN_CONSTRAINTS`]: its layouts are built by pool jobs)
+    /// with tethers, taken out of a world of two threads (kept, so that its pool lives).
+    fn cloth() -> (World, Cloth) {
         let (positions, indices) = crate::test_util::grid(48, 0.05, 0.0);
         let mut desc = ClothDesc::new(&positions, &indices);
         desc.params.enable_tethers = true;
-        let cloth = Cloth::new(&desc).unwrap();
+        let mut world = World::new(WorldDesc { thread_count: 2, ..WorldDesc::default() }).unwrap();
+        let handle = world.add_cloth(&desc).unwrap();
+        let cloth = world.remove_cloth(handle).unwrap();
         let constraints = cloth.model.constraints.edges.len() + cloth.model.constraints.hinges.len();
         assert!(constraints >= BACKGROUND_MIN_CONSTRAINTS, "{constraints}");
-        cloth
+        (world, cloth)
     }
 
     /// Every stored array of two layouts, bit for bit.
@@ -231,19 +255,19 @@ mod tests {
     /// over by creation index, as a rebuild on the spot gives them.
     #[test]
     fn a_pending_layout_equals_one_built_from_scratch() {
-        let mut cloth = cloth();
+        let (_world, mut cloth) = cloth();
         let lambda: Vec<f32> = (0..cloth.scratch.stretch_lambda.len()).map(|k| k as f32 * 1e-3).collect();
         cloth.scratch.stretch_lambda.copy_from_slice(&lambda);
         let before = cloth.layout.clone();
         cloth.set_pinned(&[0, 47, 2000], None).unwrap();
         cloth.unpin(&[2000]).unwrap(); // supersedes the first pending layout
         cloth.set_pinned(&[1200], Some(&[[1.0, 0.5, 0.25]])).unwrap();
-        assert!(cloth.pending.0.is_some(), "a large cloth's layout is built in the background");
+        assert!(cloth.pending.pending.is_some(), "a large cloth's layout is pending");
         assert!(cloth.layout.tethers.particle.is_empty(), "the layout in place is the old one until the step");
         // What the views show already (they wait for the pending layout).
         let viewed = cloth.tether_constraints().particle.to_vec();
         cloth.settle_layout();
-        assert!(cloth.pending.0.is_none());
+        assert!(cloth.pending.pending.is_none());
         assert_eq!(viewed, cloth.layout.tethers.particle);
         assert_eq!(cloth.pinned_particles(), [0, 47, 1200]);
 
@@ -265,12 +289,23 @@ mod tests {
     /// A copy of a cloth with a pending layout gets the same layout, and the original keeps it.
     #[test]
     fn a_copy_of_a_cloth_with_a_pending_layout_settles_to_the_same_layout() {
-        let mut cloth = cloth();
+        let (_world, mut cloth) = cloth();
         cloth.set_pinned(&[0, 47], None).unwrap();
         let mut copy = cloth.clone();
         copy.settle_layout();
         cloth.settle_layout();
         assert_same(&cloth.layout, &copy.layout);
+        assert!(!cloth.layout.tethers.particle.is_empty());
+    }
+
+    /// Without a pool (a world of one thread creates no threads) a pin change builds its layout at
+    /// once.
+    #[test]
+    fn without_a_pool_the_layout_is_built_at_once() {
+        let (_world, mut cloth) = cloth();
+        cloth.pending.pool = std::sync::Weak::new();
+        cloth.set_pinned(&[0, 47], None).unwrap();
+        assert!(cloth.pending.pending.is_none());
         assert!(!cloth.layout.tethers.particle.is_empty());
     }
 }
