@@ -298,6 +298,22 @@ mod tests {
         assert!(!cloth.layout.tethers.particle.is_empty());
     }
 
+    /// Pinning pinned vertices again (new targets) and releasing unpinned ones keep the layout: the
+    /// anchors are the same.
+    #[test]
+    fn calls_that_keep_the_anchors_keep_the_layout() {
+        let (_world, mut cloth) = cloth();
+        cloth.set_pinned(&[0, 47], None).unwrap();
+        cloth.settle_layout();
+        let layout = cloth.layout.clone();
+        cloth.set_pinned(&[47], Some(&[[0.5, 0.5, 0.5]])).unwrap();
+        cloth.unpin(&[100, 200]).unwrap();
+        assert!(cloth.pending.pending.is_none());
+        assert!(std::sync::Arc::ptr_eq(&layout, &cloth.layout));
+        cloth.unpin(&[47]).unwrap();
+        assert!(cloth.pending.pending.is_some(), "a released pin changes the anchors");
+    }
+
     /// Without a pool (a world of one thread creates no threads) a pin change builds its layout at
     /// once.
     #[test]
