@@ -8,7 +8,7 @@ mod common;
 
 use common::vertical_sheet;
 use xpbd_cloth::cloth::BACKGROUND_MIN_CONSTRAINTS;
-use xpbd_cloth::{ClothDesc, ClothError, ClothHandle, World, WorldDesc};
+use xpbd_cloth::{ClothDesc, ClothError, ClothHandle, ClothParams, World, WorldDesc};
 
 const DT: f32 = 1.0 / 60.0;
 /// Vertices per side of the sheet.
@@ -67,7 +67,8 @@ fn pinning_after_creation_gives_the_bits_of_a_cloth_created_with_those_anchors()
 /// A pin added and one released mid-swing: the steps after them give the same bits in a world of
 /// one thread (built at once) and in worlds with a pool, whether the step starts at once (it waits
 /// for the pool job or builds the layout itself) or after a view has waited for it, and an
-/// instance made before the step steps like its source.
+/// instance made before the step steps like its source; a wind change between the pin change and
+/// the step is taken too.
 #[test]
 fn a_pin_change_mid_swing_gives_the_same_bits_however_its_layout_is_built() {
     let run = |threads: u32, wait_in_view: bool, instance: bool| {
@@ -77,6 +78,9 @@ fn a_pin_change_mid_swing_gives_the_same_bits_however_its_layout_is_built() {
         let c = world.cloth_mut(cloth).unwrap();
         c.set_pinned(&[(N * N - 1) as u32], Some(&[[1.2, -0.6, 0.3]])).unwrap();
         c.unpin(&[0]).unwrap();
+        // A setting that needs no layout (wind), changed while the layout is pending.
+        let params = ClothParams { wind_velocity: [3.0, 0.0, 1.0], drag_coefficient: 1.0, ..c.params().clone() };
+        c.set_params(params).unwrap();
         if wait_in_view {
             assert!(!c.tether_constraints().particle.is_empty());
         }

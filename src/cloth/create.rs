@@ -66,7 +66,10 @@ impl Cloth {
     pub fn set_params(&mut self, params: ClothParams) -> Result<(), ClothError> {
         let _change = self.begin_change();
         params.validate()?;
-        self.settle_layout();
+        if !self.config.derives_the_same(&params) {
+            // The compliances and limits are stored in the layout's order: the pending one first.
+            self.settle_layout();
+        }
         self.wake();
         if self.config.params.unstable_recovery == UnstableRecovery::Disabled {
             // The guard kept no state while disabled: it starts from the current one.

@@ -314,6 +314,26 @@ mod tests {
         assert!(cloth.pending.pending.is_some(), "a released pin changes the anchors");
     }
 
+    /// A settings change that derives nothing new (wind) leaves the layout pending; one that
+    /// changes the compliances (the material) puts it in place first, and derives them in its order.
+    #[test]
+    fn settings_wait_for_a_pending_layout_only_where_they_are_stored_in_its_order() {
+        let (_world, mut cloth) = cloth();
+        cloth.set_pinned(&[0, 47], None).unwrap();
+        let wind = crate::ClothParams { wind_velocity: [2.0, 0.0, 0.0], drag_coefficient: 1.0, ..cloth.config.params };
+        cloth.set_params(wind).unwrap();
+        assert!(cloth.pending.pending.is_some());
+        let mut heavier = wind;
+        heavier.material.areal_density *= 2.0;
+        heavier.stretch_compliance = None;
+        cloth.set_params(heavier).unwrap();
+        assert!(cloth.pending.pending.is_none());
+        let mut expected = cloth.config.clone();
+        expected.derive(&cloth.model, &cloth.layout);
+        assert_eq!(cloth.config.stretch_compliance, expected.stretch_compliance);
+        assert_eq!(cloth.config.w_free, expected.w_free);
+    }
+
     /// Without a pool (a world of one thread creates no threads) a pin change builds its layout at
     /// once.
     #[test]
