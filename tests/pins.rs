@@ -79,7 +79,7 @@ fn a_pin_change_mid_swing_gives_the_same_bits_however_its_layout_is_built() {
         c.set_pinned(&[(N * N - 1) as u32], Some(&[[1.2, -0.6, 0.3]])).unwrap();
         c.unpin(&[0]).unwrap();
         // A setting that needs no layout (wind), changed while the layout is pending.
-        let params = ClothParams { wind_velocity: [3.0, 0.0, 1.0], drag_coefficient: 1.0, ..c.params().clone() };
+        let params = ClothParams { wind_velocity: [3.0, 0.0, 1.0], drag_coefficient: 1.0, ..*c.params() };
         c.set_params(params).unwrap();
         if wait_in_view {
             assert!(!c.tether_constraints().particle.is_empty());
