@@ -159,3 +159,24 @@ fn pinning_one_vertex_of_the_tablecloth_gives_the_bits_of_creating_it_pinned() {
     assert_eq!(hashes(&mut pinned, c1, 6), hashes(&mut created, c0, 6));
     assert!(!created.cloth(c0).unwrap().tether_constraints().particle.is_empty());
 }
+
+/// Anchors survive a settings change: pinned vertices and vertices kinematic on the animated pose
+/// (max distance 0) keep inverse mass 0 after `set_params`, the others get the new material's.
+#[test]
+fn set_params_keeps_pins_and_kinematic_vertices_at_inverse_mass_zero() {
+    let (positions, _) = vertical_sheet(N, 1.0);
+    let (mut world, c) = sheet(1, None);
+    let cloth = world.cloth_mut(c).unwrap();
+    cloth.set_pinned(&[0], None).unwrap();
+    let mut d = vec![f32::INFINITY; N * N];
+    d[N - 1] = 0.0;
+    cloth.set_max_distances(Some(&d)).unwrap();
+    cloth.set_animated_pose(&positions, None).unwrap();
+    let w = |cloth: &xpbd_cloth::Cloth| [0, N - 1, 1000].map(|p| cloth.particle_inverse_masses()[p]);
+    assert_eq!(w(cloth)[..2], [0.0, 0.0]);
+    let mut params = *cloth.params();
+    params.material.areal_density *= 2.0;
+    let free = w(cloth)[2];
+    cloth.set_params(params).unwrap();
+    assert_eq!(w(cloth), [0.0, 0.0, free / 2.0]);
+}

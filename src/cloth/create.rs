@@ -78,7 +78,7 @@ impl Cloth {
         let tethers_changed = params.enable_tethers != self.config.params.enable_tethers;
         self.config.params = params;
         self.config.derive(&self.model, &self.layout);
-        self.config.apply_pins(&self.state.pins.particles);
+        self.refresh_inverse_masses(); // pins and particles kinematic on the pose at 0
         if params.self_collision {
             self.scratch.self_collision.prepare(self.model.particle_count()); // allocate outside the step
         }
