@@ -3,7 +3,7 @@
 use crate::cloth::{Cloth, ClothDesc, MAX_SUBSTEPS};
 use crate::collision::inter_cloth::InterClothSnapshot;
 use crate::collision::{Collider, ColliderDesc, ColliderHandle, ColliderKind, ColliderStore, MeshShape, MeshShapeDesc, MeshShapeHandle, Pose};
-use std::sync::Arc;
+use std::sync::{Arc, Weak};
 use crate::error::{ClothError, check_count, check_range};
 pub use crate::handle::ClothHandle;
 use crate::slot_map::SlotMap;
@@ -86,7 +86,7 @@ pub struct World {
     /// Mesh shapes, shared by the mesh colliders that instance them.
     mesh_shapes: SlotMap<Arc<MeshShape>>,
     /// Joined when the world is dropped (`crate::worker_pool`).
-    pool: Option<WorkerPool>,
+    pool: Option<Arc<WorkerPool>>,
     /// Particles of the cloths with inter-cloth collision, taken before each step (reused).
     inter_cloth: InterClothSnapshot,
     /// Frame time not yet stepped by [`World::advance`] \[s\] (f64: no drift over hours).
@@ -112,7 +112,7 @@ impl World {
         let pool = if desc.thread_count == 1 {
             None
         } else {
-            WorkerPool::new(desc.thread_count as usize)
+            WorkerPool::new(desc.thread_count as usize).map(Arc::new)
         };
         Ok(World {
             desc,
@@ -144,6 +144,7 @@ impl World {
         let (index, generation) = self.cloths.insert(Cloth::new(desc)?);
         if let Some(cloth) = self.cloths.get_mut(index, generation) {
             cloth.world_key = index;
+            cloth.pending.pool = self.pool.as_ref().map_or_else(Weak::new, Arc::downgrade);
         }
         Ok(ClothHandle { index, generation })
     }
@@ -156,7 +157,9 @@ impl World {
     /// live until the last cloth using them is removed. Changing the instance's pins or colouring
     /// gives it a layout of its own. Its guard status starts clear. Errors: `InvalidHandle`.
     pub fn add_instance(&mut self, source: ClothHandle) -> Result<ClothHandle, ClothError> {
-        let mut instance = self.cloth(source)?.clone();
+        let source = self.cloth_mut(source)?;
+        source.settle_layout(); // the instance shares the layout in place
+        let mut instance = source.clone();
         instance.guard.clear_status();
         let (index, generation) = self.cloths.insert(instance);
         if let Some(cloth) = self.cloths.get_mut(index, generation) {

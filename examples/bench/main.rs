@@ -228,15 +228,17 @@ fn strain_limit_cost(scenes: &[Scene], steps: usize) -> Result<(), String> {
 }
 
 /// What the engine's frame loop costs besides the step: packed reads of positions and normals,
-/// the same floats interpolated into a 32-byte-stride vertex buffer, the bounds, and pinning or
-/// releasing one vertex (which rebuilds the constraint layout), and creating a cloth against
-/// creating an instance of it (50 of each, in one world).
+/// the same floats interpolated into a 32-byte-stride vertex buffer, the bounds, pinning or
+/// releasing one vertex in a world of two threads (the call; "layout": the call and the wait for
+/// the constraint layout it rebuilds in a pool job, which the next step would wait for; "1
+/// thread": pinning in a one-thread world, which builds the layout at once), and creating a cloth
+/// against creating an instance of it (50 of each, in one world).
 fn frame_loop_cost(scenes: &[Scene], steps: usize) -> Result<(), String> {
     out!()?;
-    out!("frame loop, after 10 steps: ms per call (1 thread)")?;
+    out!("frame loop, after 10 steps: ms per call (1 thread; pin 1, unpin 1 and layout with 2)")?;
     out!(
-        "{:<11} {:>9} {:>13} {:>8} {:>10} {:>8} {:>8} {:>8} {:>9}",
-        "scene", "vertices", "packed reads", "write 32", "bounds", "pin 1", "unpin 1", "create", "instance"
+        "{:<11} {:>9} {:>13} {:>8} {:>10} {:>8} {:>8} {:>8} {:>9} {:>8} {:>9}",
+        "scene", "vertices", "packed reads", "write 32", "bounds", "pin 1", "unpin 1", "layout", "1 thread", "create", "instance"
     )?;
     for scene in scenes {
         let mut w = world(scene, 10, 1, true);
@@ -258,15 +260,15 @@ fn frame_loop_cost(scenes: &[Scene], steps: usize) -> Result<(), String> {
             std::hint::black_box(cloth.bounds());
         });
         let free = (0..n as u32).find(|v| !scene.pins.contains(v)).unwrap_or(0);
-        let (mut pin, mut unpin) = (Vec::new(), Vec::new());
-        for _ in 0..steps.clamp(1, 5) {
-            let t = Instant::now();
-            cloth.set_pinned(&[free], None).map_err(|e| e.to_string())?;
-            pin.push(t.elapsed().as_secs_f64());
-            let t = Instant::now();
-            cloth.unpin(&[free]).map_err(|e| e.to_string())?;
-            unpin.push(t.elapsed().as_secs_f64());
+        // This one-thread world builds a pin change's layout at once; a world with a pool (two
+        // threads) in a job, which the views below wait for.
+        let (_, _, at_once) = pin_costs(cloth, free, steps)?;
+        let mut pooled = world(scene, 10, 2, true);
+        for _ in 0..10 {
+            let _ = pooled.step(DT);
         }
+        let pooled_cloth = pooled.live_handle(0).unwrap();
+        let (pin, unpin, layout) = pin_costs(pooled.cloth_mut(pooled_cloth).unwrap(), free, steps)?;
         let desc = ClothDesc { params: common::light_stiff_params(), ..ClothDesc::new(&scene.positions, &scene.indices) };
         let count = 50.min(steps.max(1) * 10);
         let create = time(count, 0, || {
@@ -276,14 +278,16 @@ fn frame_loop_cost(scenes: &[Scene], steps: usize) -> Result<(), String> {
             w.add_instance(handle).unwrap();
         });
         out!(
-            "{:<11} {:>9} {:>13.3} {:>8.3} {:>10.4} {:>8.2} {:>8.2} {:>8.2} {:>9.3}",
+            "{:<11} {:>9} {:>13.3} {:>8.3} {:>10.4} {:>8.3} {:>8.3} {:>8.2} {:>9.2} {:>8.2} {:>9.3}",
             scene.name,
             n,
             packed * 1e3,
             write * 1e3,
             bounds * 1e3,
-            median(pin) * 1e3,
-            median(unpin) * 1e3,
+            pin * 1e3,
+            unpin * 1e3,
+            layout * 1e3,
+            at_once * 1e3,
             create * 1e3,
             instance * 1e3
         )?;
@@ -367,6 +371,30 @@ fn async_step_cost(scenes: &[Scene], steps: usize) -> Result<(), String> {
         )?;
     }
     Ok(())
+}
+
+/// Median seconds of pinning vertex `free` of `cloth`, of releasing it (the calls only), and of
+/// pinning it and waiting for the layout it rebuilds (the call and a view, which waits for it).
+fn pin_costs(cloth: &mut xpbd_cloth::Cloth, free: u32, steps: usize) -> Result<(f64, f64, f64), String> {
+    let (mut pin, mut unpin, mut layout) = (Vec::new(), Vec::new(), Vec::new());
+    let built = |cloth: &xpbd_cloth::Cloth| std::hint::black_box(cloth.tether_constraints().particle.len());
+    for _ in 0..steps.clamp(1, 5) {
+        let t = Instant::now();
+        cloth.set_pinned(&[free], None).map_err(|e| e.to_string())?;
+        pin.push(t.elapsed().as_secs_f64());
+        built(cloth);
+        let t = Instant::now();
+        cloth.unpin(&[free]).map_err(|e| e.to_string())?;
+        unpin.push(t.elapsed().as_secs_f64());
+        built(cloth);
+        let t = Instant::now();
+        cloth.set_pinned(&[free], None).map_err(|e| e.to_string())?;
+        built(cloth);
+        layout.push(t.elapsed().as_secs_f64());
+        cloth.unpin(&[free]).map_err(|e| e.to_string())?;
+        built(cloth);
+    }
+    Ok((median(pin), median(unpin), median(layout)))
 }
 
 /// Fifty damped 8 × 8 flags held by two corners (the scene of tests/sleeping.rs): the world's step

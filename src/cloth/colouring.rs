@@ -31,6 +31,7 @@ impl Cloth {
             return;
         }
         let _change = self.begin_change();
+        self.settle_layout();
         self.config.colouring = enabled;
         let options = LayoutOptions { coloured: enabled, tethers: self.config.params.enable_tethers };
         let layout = ConstraintLayout::with_tethers(&self.model.constraints, &self.config.w, self.layout.tethers.clone(), options);

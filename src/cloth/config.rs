@@ -128,6 +128,41 @@ impl ClothConfig {
         self.stretch_limit = self.params.max_stretch.map(|s| s.max(1.0 + strain));
     }
 
+    /// Whether `params` give the same derived values as the current ones (free inverse masses,
+    /// collision radius, compliances, limits, tethers on or off): they agree bit for bit on every
+    /// field [`Self::derive`] reads. Then a change of the other settings (wind, gravity, damping …)
+    /// needs no pending layout in place.
+    pub fn derives_the_same(&self, params: &ClothParams) -> bool {
+        let bits = |p: &ClothParams| {
+            // Every field of the material (a new one fails to compile here).
+            let crate::material::Material { areal_density, youngs_modulus, poisson_ratio, thickness } = p.material;
+            let some = |v: Option<f32>| v.map(f32::to_bits);
+            (
+                [areal_density, youngs_modulus, poisson_ratio, thickness, p.tether_slack, p.collision_thickness].map(f32::to_bits),
+                [some(p.stretch_compliance), some(p.bend_compliance), some(p.max_stretch), some(p.self_collision_radius)],
+                p.enable_tethers,
+            )
+        };
+        bits(&self.params) == bits(params)
+    }
+
+    /// A copy with the parameters and the free inverse masses only (no per-constraint values, no
+    /// `w`): what [`Self::derive_compliances`] needs.
+    pub fn limits_only(&self) -> ClothConfig {
+        ClothConfig {
+            params: self.params,
+            colouring: self.colouring,
+            w_free: self.w_free.clone(),
+            w: Vec::new(),
+            stretch_compliance: Vec::new(),
+            bend_compliance: Vec::new(),
+            compliance_strain: self.compliance_strain,
+            tether_factor: self.tether_factor,
+            stretch_limit: self.stretch_limit,
+            self_collision_radius: self.self_collision_radius,
+        }
+    }
+
     /// `w` ← `w_free`, then 0 for the `pinned` particles.
     pub fn apply_pins(&mut self, pinned: &[u32]) {
         self.w.copy_from_slice(&self.w_free);

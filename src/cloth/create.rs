@@ -50,6 +50,7 @@ impl Cloth {
             model: Arc::new(model),
             sleep: Default::default(),
             world_key: 0,
+            pending: Default::default(),
         };
         cloth.config.apply_pins(&[]);
         if desc.params.self_collision {
@@ -65,6 +66,10 @@ impl Cloth {
     pub fn set_params(&mut self, params: ClothParams) -> Result<(), ClothError> {
         let _change = self.begin_change();
         params.validate()?;
+        if !self.config.derives_the_same(&params) {
+            // The compliances and limits are stored in the layout's order: the pending one first.
+            self.settle_layout();
+        }
         self.wake();
         if self.config.params.unstable_recovery == UnstableRecovery::Disabled {
             // The guard kept no state while disabled: it starts from the current one.
@@ -73,7 +78,7 @@ impl Cloth {
         let tethers_changed = params.enable_tethers != self.config.params.enable_tethers;
         self.config.params = params;
         self.config.derive(&self.model, &self.layout);
-        self.config.apply_pins(&self.state.pins.particles);
+        self.refresh_inverse_masses(); // pins and particles kinematic on the pose at 0
         if params.self_collision {
             self.scratch.self_collision.prepare(self.model.particle_count()); // allocate outside the step
         }
@@ -81,14 +86,6 @@ impl Cloth {
             self.relayout();
         }
         Ok(())
-    }
-
-    /// Build the layout again for the current anchors, colouring and tether setting (after pins
-    /// or settings changed; never during a step), with the multipliers and compliances to match.
-    pub(crate) fn relayout(&mut self) {
-        let options = LayoutOptions { coloured: self.config.colouring, tethers: self.config.params.enable_tethers };
-        let layout = ConstraintLayout::build(&self.model.constraints, &self.config.w, &self.state.x, options);
-        self.use_layout(layout);
     }
 
     /// Make `layout` the cloth's, with the multipliers and compliances in its order.

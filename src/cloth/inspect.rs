@@ -53,31 +53,34 @@ pub struct TetherView<'a> {
 impl Cloth {
     /// The stretch constraints (edges, rest lengths, compliances, last λ).
     pub fn stretch_constraints(&self) -> StretchView<'_> {
-        let s = &self.layout.stretch;
+        let e = self.in_effect();
+        let s = &e.layout.stretch;
         StretchView {
             edges: &s.edges,
             rest_length: &s.rest_length,
-            compliance: &self.config.stretch_compliance,
-            lambda: &self.scratch.stretch_lambda,
+            compliance: &e.config.stretch_compliance,
+            lambda: e.stretch_lambda,
             colour_start: &s.colour_start,
         }
     }
 
     /// The bending constraints (hinges, rest angles, compliances, last λ).
     pub fn bending_constraints(&self) -> BendingView<'_> {
-        let b = &self.layout.bending;
+        let e = self.in_effect();
+        let b = &e.layout.bending;
         BendingView {
             hinges: &b.hinges,
             rest_angle: &b.rest_angle,
-            compliance: &self.config.bend_compliance,
-            lambda: &self.scratch.bend_lambda,
+            compliance: &e.config.bend_compliance,
+            lambda: e.bend_lambda,
             colour_start: &b.colour_start,
         }
     }
 
     /// The tethers (particle, anchor, rest geodesic distance, last λ); empty without pins.
     pub fn tether_constraints(&self) -> TetherView<'_> {
-        let t = &self.layout.tethers;
-        TetherView { particle: &t.particle, anchor: &t.anchor, geodesic_distance: &t.geodesic_distance, factor: self.config.tether_factor, lambda: &self.scratch.tether_lambda }
+        let e = self.in_effect();
+        let t = &e.layout.tethers;
+        TetherView { particle: &t.particle, anchor: &t.anchor, geodesic_distance: &t.geodesic_distance, factor: e.config.tether_factor, lambda: e.tether_lambda }
     }
 }

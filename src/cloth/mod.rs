@@ -19,6 +19,7 @@ mod normals;
 mod output;
 pub(crate) mod reads;
 pub(crate) mod pins;
+mod relayout;
 mod residuals;
 pub(crate) mod scratch;
 mod sleep;
@@ -29,6 +30,7 @@ mod state_hash;
 mod teleport;
 
 pub use create::DEFAULT_CONSTRAINT_COLOURING;
+pub use relayout::BACKGROUND_MIN_CONSTRAINTS;
 pub use frame::VertexLayout;
 pub use desc::{ClothDesc, ClothParams, DEFAULT_SELF_COLLISION, DEFAULT_WELD_TOLERANCE, MAX_SUBSTEPS};
 pub use guard::{ClothStatus, Instability, InstabilityKind, UnstableRecovery};
@@ -103,6 +105,8 @@ pub struct Cloth {
     pub(crate) sleep: sleep::Sleep,
     /// The cloth's slot in its world (tells its own particles apart in the inter-cloth snapshot).
     pub(crate) world_key: u32,
+    /// The layout for anchors changed since the last step, being built (`relayout`).
+    pub(crate) pending: relayout::PendingSlot,
 }
 
 impl Cloth {

@@ -116,12 +116,12 @@ impl Cloth {
             let complementary = |lambda: &[f32], compliance: &[f32]| -> f32 {
                 lambda.iter().zip(compliance).map(|(l, a)| 0.5 * a * (l * inv_h2).powi(2)).sum()
             };
-            let (params, scratch, config) = (&self.config.params, &self.scratch, &self.config);
+            let (params, now) = (&self.config.params, self.in_effect());
             if params.enable_stretch {
-                e.elastic += complementary(&scratch.stretch_lambda, &config.stretch_compliance);
+                e.elastic += complementary(now.stretch_lambda, &now.config.stretch_compliance);
             }
             if params.enable_bending {
-                e.elastic += complementary(&scratch.bend_lambda, &config.bend_compliance);
+                e.elastic += complementary(now.bend_lambda, &now.config.bend_compliance);
             }
         }
         e

@@ -3,7 +3,8 @@
 //! A pinned particle has inverse mass 0 for the solver. Its target for a step is reached at the end
 //! of that step; substep i of n places it at lerp(start, target, (i+1)/n), so a moved pin never
 //! teleports inside a substep. Changing which particles are pinned builds the constraint layout
-//! again (tethers, edge order; allocation, not per step).
+//! again (tethers, edge order; allocation, not per step), for a large cloth in a world with threads
+//! as a job on its pool (`super::relayout`).
 
 use super::Cloth;
 use crate::error::ClothError;
@@ -64,7 +65,10 @@ impl Cloth {
     /// Pin render vertices (`u32 × count`) at `targets` \[m\] (`[f32; 3] × count`), or where they are
     /// now when `targets` is `None`. A target away from the current position is reached at the end
     /// of the next step, interpolated over its substeps. Pinning an already pinned vertex moves its
-    /// target. Copies of a welded vertex share one particle: the last target given wins.
+    /// target (and nothing else). Copies of a welded vertex share one particle: the last target
+    /// given wins. A new pin rebuilds the constraint layout: for a cloth of [`crate::cloth::BACKGROUND_MIN_CONSTRAINTS`]
+    /// or more edges and hinges in a world with a pool as a pool job that the next step waits for,
+    /// else during the call; the same layout either way.
     ///
     /// Errors: `VertexOutOfRange`, `BufferSizeMismatch` (targets length), `NonFiniteTarget` (NaN,
     /// infinite or beyond ±1e5 m); state is unchanged on error.
@@ -73,6 +77,7 @@ impl Cloth {
         self.check_vertices(vertices, targets)?;
         self.wake();
         let state = &mut self.state;
+        let mut added = false;
         for (k, &v) in vertices.iter().enumerate() {
             let p = self.model.particle_of_vertex[v as usize];
             let current = state.x[p as usize];
@@ -83,11 +88,15 @@ impl Cloth {
                     state.pins.particles.insert(i, p);
                     state.pins.start.insert(i, current);
                     state.pins.target.insert(i, target);
+                    added = true;
                 }
             }
         }
-        self.refresh_inverse_masses();
-        self.relayout();
+        // Only new anchors change the layout (moved targets do not).
+        if added {
+            self.refresh_inverse_masses();
+            self.relayout();
+        }
         Ok(())
     }
 
@@ -118,21 +127,26 @@ impl Cloth {
     }
 
     /// Release pinned render vertices (`u32 × count`); they keep the velocity of their last pinned
-    /// motion. Vertices that are not pinned are ignored. Errors: `VertexOutOfRange` (state unchanged).
+    /// motion. Vertices that are not pinned are ignored. Releasing one rebuilds the layout as
+    /// [`Self::set_pinned`] does. Errors: `VertexOutOfRange` (state unchanged).
     pub fn unpin(&mut self, vertices: &[u32]) -> Result<(), ClothError> {
         let _change = self.begin_change();
         self.check_vertices(vertices, None)?;
         self.wake();
         let (map, pins) = (&self.model.particle_of_vertex, &mut self.state.pins);
+        let mut removed = false;
         for &v in vertices {
             if let Ok(i) = pins.find(map[v as usize]) {
                 pins.particles.remove(i);
                 pins.start.remove(i);
                 pins.target.remove(i);
+                removed = true;
             }
         }
-        self.refresh_inverse_masses();
-        self.relayout();
+        if removed {
+            self.refresh_inverse_masses();
+            self.relayout();
+        }
         Ok(())
     }
 

@@ -112,14 +112,14 @@ pub(crate) struct StrainLimitScratch {
 }
 
 impl StrainLimitScratch {
-    fn sized(edges: usize, particles: usize) -> Self {
+    pub(crate) fn sized(edges: usize, particles: usize) -> Self {
         let before = vec![Vec3::ZERO; particles];
         StrainLimitScratch { candidates: Vec::with_capacity(edges), next: Vec::with_capacity(edges), stamp: vec![0; edges], round: 0, before }
     }
 }
 
 /// `values` (one per constraint stored in creation order `old`) stored in creation order `new`.
-fn follow(values: &[f32], old: &[u32], new: &[u32]) -> Vec<f32> {
+pub(crate) fn follow(values: &[f32], old: &[u32], new: &[u32]) -> Vec<f32> {
     let mut by_creation = vec![0.0; values.len()];
     for (&c, &v) in old.iter().zip(values) {
         by_creation[c as usize] = v;

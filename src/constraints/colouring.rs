@@ -4,12 +4,21 @@
 
 use crate::mesh::adjacency::Adjacency;
 
-/// Colours already taken at each particle, a bit set per block of 64 colours.
-struct TakenColours(Vec<Vec<u64>>);
+/// Colours already taken at each particle: a bit set of `blocks` blocks of 64 colours per particle,
+/// stored flat (most meshes need one block; a colour beyond them widens every particle's set).
+struct TakenColours {
+    bits: Vec<u64>,
+    blocks: usize,
+}
 
 impl TakenColours {
     fn new(particle_count: usize) -> Self {
-        TakenColours(vec![Vec::new(); particle_count])
+        TakenColours { bits: vec![0; particle_count], blocks: 1 }
+    }
+
+    #[inline]
+    fn block(&self, p: u32, block: usize) -> u64 {
+        if block < self.blocks { self.bits[p as usize * self.blocks + block] } else { 0 }
     }
 
     /// The smallest colour ≥ `from` that none of `ids` has taken.
@@ -17,7 +26,7 @@ impl TakenColours {
         let mut colour = from;
         loop {
             let (block, bit) = ((colour / 64) as usize, colour % 64);
-            let used = ids.iter().fold(0u64, |m, &p| m | self.0[p as usize].get(block).copied().unwrap_or(0));
+            let used = ids.iter().fold(0u64, |m, &p| m | self.block(p, block));
             let free = !used >> bit;
             if free != 0 {
                 return colour + free.trailing_zeros();
@@ -28,13 +37,22 @@ impl TakenColours {
 
     fn take(&mut self, ids: &[u32], colour: u32) {
         let (block, bit) = ((colour / 64) as usize, colour % 64);
-        for &p in ids {
-            let t = &mut self.0[p as usize];
-            if t.len() <= block {
-                t.resize(block + 1, 0);
-            }
-            t[block] |= 1 << bit;
+        if block >= self.blocks {
+            self.widen(block + 1);
         }
+        for &p in ids {
+            self.bits[p as usize * self.blocks + block] |= 1 << bit;
+        }
+    }
+
+    /// Room for `blocks` blocks per particle, the colours taken kept.
+    fn widen(&mut self, blocks: usize) {
+        let particles = self.bits.len() / self.blocks;
+        let mut bits = vec![0u64; particles * blocks];
+        for (new, old) in bits.chunks_exact_mut(blocks).zip(self.bits.chunks_exact(self.blocks)) {
+            new[..old.len()].copy_from_slice(old);
+        }
+        (self.bits, self.blocks) = (bits, blocks);
     }
 }
 
@@ -93,11 +111,10 @@ pub fn anchor_hops(edges: &[[u32; 2]], particle_count: usize, is_anchor: impl Fn
 /// preferred colour; one colour per hop level lets a sweep reach as far as the anchor order. Returns one colour per edge (`u32[edges.len()]`). Deterministic; runs at
 /// creation and when pins change, never per step.
 pub fn wavefront_colours(edges: &[[u32; 2]], hop: &[u32], palette: u32) -> Vec<u32> {
-    let mut visit: Vec<u32> = (0..edges.len() as u32).collect();
-    visit.sort_by_key(|&e| {
-        let [i, j] = edges[e as usize];
-        hop[i as usize].min(hop[j as usize])
-    });
+    // By hop, ties in storage order: (hop, index) keys are unique, so an unstable sort.
+    let mut keyed: Vec<u64> = edges.iter().enumerate().map(|(e, &[i, j])| ((hop[i as usize].min(hop[j as usize]) as u64) << 32) | e as u64).collect();
+    keyed.sort_unstable();
+    let visit = keyed.iter().map(|&k| k as u32);
     let mut taken = TakenColours::new(hop.len());
     // The largest colour of the edges that reached each particle from a nearer one.
     let mut reached_by: Vec<Option<u32>> = vec![None; hop.len()];
@@ -156,11 +173,13 @@ pub fn colour_order(colours: &[u32]) -> (Vec<u32>, Vec<u32>) {
 /// (`u32[n]`, new position k holds constraint `order[k]`) and the colour starts
 /// (`u32[colour_count + 1]`).
 pub fn colour_order_by_particle<const K: usize>(colours: &[u32], constraints: &[[u32; K]]) -> (Vec<u32>, Vec<u32>) {
-    let (mut order, start) = colour_order(colours);
+    let (order, start) = colour_order(colours);
+    // (lowest particle, storage index) keys are unique: an unstable sort gives the stable order.
+    let mut keyed: Vec<u64> = order.iter().map(|&k| ((lowest_particle(&constraints[k as usize]) as u64) << 32) | k as u64).collect();
     for range in start.windows(2) {
-        order[range[0] as usize..range[1] as usize].sort_by_key(|&k| lowest_particle(&constraints[k as usize]));
+        keyed[range[0] as usize..range[1] as usize].sort_unstable();
     }
-    (order, start)
+    (keyed.iter().map(|&k| k as u32).collect(), start)
 }
 
 /// The lowest particle index of a constraint: the key [`colour_order_by_particle`] sorts a colour

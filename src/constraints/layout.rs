@@ -79,6 +79,13 @@ impl ConstraintLayout {
     /// with the straight tethers of pose `x` \[m\] first ([`TetherConstraints::put_straight_groups_first`]).
     /// Allocates; runs when a cloth is created or its anchors or colouring change, never per step.
     pub fn build(rest: &RestConstraints, w: &[f32], x: &[Vec3], options: LayoutOptions) -> ConstraintLayout {
+        Self::build_after(None, rest, w, x, options)
+    }
+
+    /// [`Self::build`], taking the bending constraints from `previous` (a layout of the same
+    /// `rest`) when it was built with the same colouring: their order depends on nothing else, so
+    /// the result is the same.
+    pub fn build_after(previous: Option<&ConstraintLayout>, rest: &RestConstraints, w: &[f32], x: &[Vec3], options: LayoutOptions) -> ConstraintLayout {
         let tethers = if options.tethers {
             let mut tethers = TetherConstraints::build(rest.particle_count, &rest.distance_links, &rest.distance_length, w);
             if rest.planar {
@@ -89,13 +96,20 @@ impl ConstraintLayout {
         } else {
             TetherConstraints::default()
         };
-        Self::with_tethers(rest, w, tethers, options)
+        Self::assemble(previous, rest, w, tethers, options)
     }
 
     /// The layout of `rest` for the anchors `w == 0` with `tethers` as given (built for the same
     /// anchors), for a change of colouring that keeps the tethers' order.
     pub fn with_tethers(rest: &RestConstraints, w: &[f32], tethers: TetherConstraints, options: LayoutOptions) -> ConstraintLayout {
+        Self::assemble(None, rest, w, tethers, options)
+    }
+
+    /// The layout of `rest` for the anchors `w == 0` with `tethers`, the bending constraints
+    /// taken from `previous` where [`Self::build_after`] may.
+    fn assemble(previous: Option<&ConstraintLayout>, rest: &RestConstraints, w: &[f32], tethers: TetherConstraints, options: LayoutOptions) -> ConstraintLayout {
         let n = rest.particle_count;
+        let kept_bending = previous.filter(|p| p.options.coloured == options.coloured && p.particle_count == n && p.hinge_creation.len() == rest.hinges.len());
         let mut layout = ConstraintLayout {
             stretch: StretchConstraints {
                 edges: rest.edges.clone(),
@@ -118,7 +132,10 @@ impl ConstraintLayout {
             particle_count: n,
         };
         layout.order_stretch_from_anchors(w);
-        layout.colour_bending();
+        match kept_bending {
+            Some(p) => (layout.bending, layout.hinge_creation) = (p.bending.clone(), p.hinge_creation.clone()),
+            None => layout.colour_bending(),
+        }
         (layout.particle_edge_start, layout.particle_edges) = incidence(&layout.stretch.edges, n);
         assert!(layout.prepare_rows(n), "a mesh constraint refers to a particle beyond {n}");
         layout
@@ -156,16 +173,22 @@ impl ConstraintLayout {
         for (&p, &d) in self.tethers.particle.iter().zip(&self.tethers.geodesic_distance) {
             distance[p as usize] = distance[p as usize].min(d);
         }
-        let key = |e: usize| {
-            let [i, j] = self.stretch.edges[e];
-            distance[i as usize].min(distance[j as usize])
-        };
-        let mut order: Vec<u32> = (0..self.stretch.edges.len() as u32).collect();
+        // (distance, creation index) packed into one integer key that sorts like the pair: the
+        // creation indices are unique, so the unstable sort gives the stable sort's order.
         let creation = &self.edge_creation;
-        order.sort_by(|&a, &b| {
-            let (a, b) = (a as usize, b as usize);
-            key(a).total_cmp(&key(b)).then(creation[a].cmp(&creation[b]))
-        });
+        let mut keyed: Vec<u64> = self.stretch.edges.iter().zip(creation).map(|(&[i, j], &c)| {
+            let d = distance[i as usize].min(distance[j as usize]);
+            ((ordered_bits(d) as u64) << 32) | c as u64
+        }).collect();
+        keyed.sort_unstable();
+        let position: Vec<u32> = {
+            let mut at = vec![0u32; creation.len()];
+            for (k, &c) in creation.iter().enumerate() {
+                at[c as usize] = k as u32;
+            }
+            at
+        };
+        let order: Vec<u32> = keyed.iter().map(|&k| position[(k & 0xffff_ffff) as usize]).collect();
         self.permute_edges(&order);
         if self.options.coloured {
             self.colour_stretch(w);
@@ -215,6 +238,12 @@ impl ConstraintLayout {
     }
 }
 
+/// `d`'s bits as an unsigned integer that orders like [`f32::total_cmp`] orders the floats.
+fn ordered_bits(d: f32) -> u32 {
+    let b = d.to_bits();
+    if b >> 31 == 1 { !b } else { b | 0x8000_0000 }
+}
+
 /// The edges at each particle (compressed: `start[p]..start[p + 1]` of the list), in edge order.
 fn incidence(edges: &[[u32; 2]], particle_count: usize) -> (Vec<u32>, Vec<u32>) {
     let mut start = vec![0u32; particle_count + 1];
@@ -259,4 +288,20 @@ fn stretch_palette(split: bool, edges: usize, greedy_count: u32, max_hop: u32) -
     let narrow = greedy_count + 1;
     let cap = (edges / MIN_EDGES_PER_COLOUR) as u32;
     narrow.max((max_hop + 1).min(cap))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::ordered_bits;
+
+    /// The integer key orders floats as `f32::total_cmp` does, signed zeros and infinities included.
+    #[test]
+    fn ordered_bits_sort_like_total_cmp() {
+        let values = [f32::NEG_INFINITY, -3.5, -1e-30, -0.0, 0.0, 1e-38, 0.25, 1.0, 7e20, f32::MAX, f32::INFINITY];
+        for a in values {
+            for b in values {
+                assert_eq!(ordered_bits(a).cmp(&ordered_bits(b)), a.total_cmp(&b), "{a} vs {b}");
+            }
+        }
+    }
 }

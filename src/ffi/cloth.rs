@@ -242,7 +242,10 @@ pub unsafe extern "C" fn xpbd_cloth_read_particle_map(
 /// or where they are now when `targets` is NULL. A target away from the current position is
 /// reached at the end of the next step, interpolated across its substeps (no teleport). Pinning a
 /// pinned vertex moves its target; welded copies share one particle (the last target wins). Pins
-/// get tethers when enabled. Arrays are read during the call only.
+/// get tethers when enabled. Arrays are read during the call only. A change of which vertices are
+/// pinned rebuilds the tethers and the constraint order: for a cloth of 5000 or more edges and
+/// hinges in a world with threads as a job on the world's pool, which the next step waits for (the
+/// call returns at once), otherwise during the call; the result is the same either way.
 ///
 /// Errors: `XPBD_RESULT_NULL_POINTER` (`vertices` NULL with count > 0),
 /// `XPBD_RESULT_INVALID_ARGUMENT` (a vertex index >= vertex count, a NaN/Inf target or one beyond

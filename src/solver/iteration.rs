@@ -83,6 +83,7 @@ mod tests {
         let mut cloth = world.remove_cloth(handle).unwrap();
         cloth.set_pinned(&[0, n as u32 - 1, (n * n - 1) as u32], None).unwrap();
         cloth.set_constraint_colouring(true);
+        cloth.settle_layout(); // the tests below read and change the layout in place
         cloth
     }
 

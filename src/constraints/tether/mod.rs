@@ -73,6 +73,61 @@ pub struct TetherConstraints {
     pub(crate) row_offsets: RowOffsets<2>,
 }
 
+/// A particle's settled (anchor, rest distance \[m\]) labels of the K-nearest-anchors search, in
+/// order of distance.
+#[derive(Clone, Copy)]
+struct Labels<const K: usize> {
+    settled: [(u32, f64); K],
+    len: usize,
+}
+
+impl<const K: usize> Default for Labels<K> {
+    fn default() -> Self {
+        Labels { settled: [(0, 0.0); K], len: 0 }
+    }
+}
+
+impl<const K: usize> Labels<K> {
+    fn has(&self, anchor: u32) -> bool {
+        self.settled[..self.len].iter().any(|&(a, _)| a == anchor)
+    }
+
+    fn push(&mut self, anchor: u32, d: f64) {
+        self.settled[self.len] = (anchor, d);
+        self.len += 1;
+    }
+}
+
+/// The shortest distances \[m\] pushed for a particle from its last few anchors.
+#[derive(Clone, Copy)]
+struct Pushed([(u32, f64); PUSHED_REMEMBERED]);
+
+/// Anchors whose shortest pushed distance a particle remembers ([`Pushed`]).
+const PUSHED_REMEMBERED: usize = 4;
+
+impl Default for Pushed {
+    fn default() -> Self {
+        Pushed([(u32::MAX, f64::INFINITY); PUSHED_REMEMBERED])
+    }
+}
+
+impl Pushed {
+    /// Whether distance `d` from `anchor` is worth a push: shorter than any pushed before from it
+    /// (or from an anchor no longer remembered). Remembers it, in place of the longest entry.
+    fn offer(&mut self, anchor: u32, d: f64) -> bool {
+        if let Some(e) = self.0.iter_mut().find(|e| e.0 == anchor) {
+            if d >= e.1 {
+                return false;
+            }
+            e.1 = d;
+            return true;
+        }
+        let slot = (0..PUSHED_REMEMBERED).max_by(|&a, &b| self.0[a].1.total_cmp(&self.0[b].1).then(b.cmp(&a))).unwrap_or(0);
+        self.0[slot] = (anchor, d);
+        true
+    }
+}
+
 impl TetherConstraints {
     /// Rebuild the tethers for the current set of kinematic particles (`w == 0`): each free particle
     /// is tied to its [`TETHERS_PER_PARTICLE`] nearest anchors by rest mesh distance (a K-nearest-
@@ -92,7 +147,11 @@ impl TetherConstraints {
         let graph = Adjacency::new(particle_count, links, |k| link_length[k]);
 
         // Up to K settled (anchor, distance) labels per particle, in order of distance.
-        let mut labels: Vec<Vec<(u32, f64)>> = vec![Vec::new(); particle_count];
+        let mut labels = vec![Labels::<K>::default(); particle_count];
+        // The smallest distance pushed so far for a few (particle, anchor) pairs: a push that is
+        // not shorter is skipped. That changes no label: the shorter entry pops first and either
+        // settles the pair (the longer one would then be skipped) or finds the particle full.
+        let mut pushed = vec![Pushed::default(); particle_count];
         // Heap of (distance bits, particle, anchor): f64 bits of non-negative numbers order like
         // the numbers; ties broken by indices, so the result is deterministic.
         let mut heap = BinaryHeap::new();
@@ -103,15 +162,16 @@ impl TetherConstraints {
         }
         while let Some(Reverse((d_bits, p, anchor))) = heap.pop() {
             let l = &mut labels[p as usize];
-            if l.len() >= K || l.iter().any(|&(a, _)| a == anchor) {
+            if l.len >= K || l.has(anchor) {
                 continue;
             }
             let d = f64::from_bits(d_bits);
-            l.push((anchor, d));
+            l.push(anchor, d);
             for &(q, len) in graph.links_of(p as usize) {
                 let lq = &labels[q as usize];
-                if lq.len() < K && !lq.iter().any(|&(a, _)| a == anchor) {
-                    heap.push(Reverse(((d + len as f64).to_bits(), q, anchor)));
+                let dq = d + len as f64;
+                if lq.len < K && !lq.has(anchor) && pushed[q as usize].offer(anchor, dq) {
+                    heap.push(Reverse((dq.to_bits(), q, anchor)));
                 }
             }
         }
@@ -119,7 +179,7 @@ impl TetherConstraints {
         let mut t = TetherConstraints::default();
         for (p, l) in labels.iter().enumerate() {
             if w[p] > 0.0 {
-                for &(anchor, d) in l {
+                for &(anchor, d) in &l.settled[..l.len] {
                     t.particle.push(p as u32);
                     t.anchor.push(anchor);
                     t.geodesic_distance.push(d as f32);

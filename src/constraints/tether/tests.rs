@@ -226,3 +226,71 @@ impl TeamWork for TetherTeam<'_> {
         self.t.project_range(self.w, self.slack, self.compliance, self.k, self.fresh, begin, lambda, x);
     }
 }
+
+/// The K-nearest-anchors search without skipped pushes or fixed-size labels: every relaxation is
+/// pushed, labels are vectors. `(particle, anchor, distance)` per tether, particle order.
+fn nearest_anchors_plainly(particle_count: usize, links: &[[u32; 2]], length: &[f32], w: &[f32]) -> Vec<(u32, u32, f32)> {
+    use std::cmp::Reverse;
+    let graph = crate::mesh::adjacency::Adjacency::new(particle_count, links, |k| length[k]);
+    let mut labels: Vec<Vec<(u32, f64)>> = vec![Vec::new(); particle_count];
+    let mut heap = std::collections::BinaryHeap::new();
+    for (p, &wp) in w.iter().enumerate() {
+        if wp == 0.0 {
+            heap.push(Reverse((0u64, p as u32, p as u32)));
+        }
+    }
+    while let Some(Reverse((d_bits, p, anchor))) = heap.pop() {
+        let l = &mut labels[p as usize];
+        if l.len() >= TETHERS_PER_PARTICLE || l.iter().any(|&(a, _)| a == anchor) {
+            continue;
+        }
+        let d = f64::from_bits(d_bits);
+        l.push((anchor, d));
+        for &(q, len) in graph.links_of(p as usize) {
+            let lq = &labels[q as usize];
+            if lq.len() < TETHERS_PER_PARTICLE && !lq.iter().any(|&(a, _)| a == anchor) {
+                heap.push(Reverse(((d + len as f64).to_bits(), q, anchor)));
+            }
+        }
+    }
+    let free = labels.iter().enumerate().filter(|&(p, _)| w[p] > 0.0);
+    free.flat_map(|(p, l)| l.iter().map(move |&(a, d)| (p as u32, a, d as f32))).collect()
+}
+
+/// `build`'s tethers equal the plain search's, bit for bit, on a grid with uneven link lengths and
+/// few or many anchors (many: a particle sees more anchors than it remembers pushes from).
+#[test]
+fn the_tether_search_finds_the_labels_of_the_plain_search() {
+    let (nx, ny) = (31, 27);
+    let n = nx * ny;
+    let mut links = Vec::new();
+    for j in 0..ny {
+        for i in 0..nx {
+            let p = (j * nx + i) as u32;
+            if i + 1 < nx {
+                links.push([p, p + 1]);
+            }
+            if j + 1 < ny {
+                links.push([p, p + nx as u32]);
+                if i + 1 < nx {
+                    links.push([p, p + nx as u32 + 1]);
+                }
+            }
+        }
+    }
+    let mut u = crate::test_util::uniform(77);
+    // Lengths on a coarse grid of values, so that equal distances (ties) occur.
+    let length: Vec<f32> = links.iter().map(|_| 0.05 + ((u() + 1.0) * 2.0).floor() * 0.025).collect();
+    for every in [n, 97, 11, 3] {
+        let w: Vec<f32> = (0..n).map(|p| if p % every == 5 % every { 0.0 } else { 1.0 }).collect();
+        let built = TetherConstraints::build(n, &links, &length, &w);
+        let mut found: Vec<(u32, u32, f32)> = (0..built.particle.len()).map(|c| (built.particle[c], built.anchor[c], built.geodesic_distance[c])).collect();
+        let mut plain = nearest_anchors_plainly(n, &links, &length, &w);
+        let key = |t: &(u32, u32, f32)| (t.0, t.2.to_bits(), t.1);
+        found.sort_by_key(key);
+        plain.sort_by_key(key);
+        assert!(!plain.is_empty());
+        let bits = |v: &[(u32, u32, f32)]| v.iter().map(|&(p, a, d)| (p, a, d.to_bits())).collect::<Vec<_>>();
+        assert_eq!(bits(&found), bits(&plain), "anchors every {every}");
+    }
+}

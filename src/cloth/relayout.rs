@@ -1,0 +1,347 @@
+//! Rebuilding the constraint layout after the anchors change (pins, max distance 0, a snapshot's
+//! pins, the tether setting), off the caller's thread. The change itself (which particles are
+//! anchors, their inverse mass 0) takes effect at once; the layout that goes with it is built from
+//! the inputs of that moment as a job on the world's thread pool and put in place at the start of
+//! the next step, which waits for it if it is not done (a world of one thread, which creates no
+//! threads, and a small cloth build it at once). Whatever thread builds it and whenever it finishes, the layout is the one an immediate
+//! rebuild would give (the same function of the same inputs), so the step's bits do not depend on
+//! timing (docs/design.md, "Pins"). The pool's threads are the world's own, joined when it is
+//! destroyed (`crate::worker_pool`): no thread outlives the world.
+
+use super::Cloth;
+use super::config::ClothConfig;
+use super::model::ClothModel;
+use super::scratch::{StrainLimitScratch, follow};
+use crate::constraints::layout::{ConstraintLayout, LayoutOptions};
+use crate::fp_env::DefaultFpEnv;
+use crate::worker_pool::WorkerPool;
+use glam::Vec3;
+use std::sync::{Arc, OnceLock, Weak};
+
+/// Fewest stretch and bending constraints (edges + hinges) of a cloth whose layout is built after a
+/// pin change by a job on the world's pool or by the next step; a smaller cloth's is built at once
+/// (well under a millisecond: docs/dev/performance-log.md, "2026-12-01 — Pin changes without a
+/// stall").
+pub const BACKGROUND_MIN_CONSTRAINTS: usize = 5_000;
+
+/// A layout with what is stored in its order: compliances, the limits derived from them, and the
+/// multipliers carried over from the previous layout.
+#[derive(Clone, Debug)]
+pub(crate) struct Relaid {
+    layout: Arc<ConstraintLayout>,
+    /// The compliances and limits of the new order (the other fields are not used).
+    config: ClothConfig,
+    stretch_lambda: Vec<f32>,
+    bend_lambda: Vec<f32>,
+    tether_lambda: Vec<f32>,
+    strain_limit: StrainLimitScratch,
+}
+
+/// What a layout is built from, copied when the anchors change.
+#[derive(Debug)]
+struct Inputs {
+    model: Arc<ClothModel>,
+    /// The layout in place: its bending order is kept, its multipliers followed.
+    previous: Arc<ConstraintLayout>,
+    /// Inverse masses \[1/kg\] with the new anchors at 0, and positions \[m\], per particle.
+    w: Vec<f32>,
+    x: Vec<Vec3>,
+    options: LayoutOptions,
+    /// Parameters and free inverse masses, for the compliances and limits.
+    config: ClothConfig,
+    /// The multipliers in `previous`' order.
+    stretch_lambda: Vec<f32>,
+    bend_lambda: Vec<f32>,
+}
+
+impl Inputs {
+    fn build(&self) -> Relaid {
+        // The layout's arithmetic in the default mode, whichever thread runs it.
+        let _fp = DefaultFpEnv::enter();
+        let layout = ConstraintLayout::build_after(Some(&self.previous), &self.model.constraints, &self.w, &self.x, self.options);
+        let mut config = self.config.clone();
+        config.derive_compliances(&self.model, &layout);
+        Relaid {
+            stretch_lambda: follow(&self.stretch_lambda, &self.previous.edge_creation, &layout.edge_creation),
+            bend_lambda: follow(&self.bend_lambda, &self.previous.hinge_creation, &layout.hinge_creation),
+            tether_lambda: vec![0.0; layout.tethers.particle.len()],
+            strain_limit: StrainLimitScratch::sized(layout.stretch.edges.len(), self.w.len()),
+            layout: Arc::new(layout),
+            config,
+        }
+    }
+}
+
+/// A layout being built: by a pool job, or by whoever needs it first (the others wait).
+#[derive(Debug)]
+pub(crate) struct PendingLayout {
+    inputs: Inputs,
+    built: OnceLock<Relaid>,
+}
+
+impl PendingLayout {
+    /// The layout, built now unless it is built or being built (then this waits for it).
+    fn get(&self) -> &Relaid {
+        self.built.get_or_init(|| self.inputs.build())
+    }
+}
+
+/// A cloth's pending layout, if any, and the pool of the world it is in, which builds it. A copy
+/// of the cloth gets its own copy of the pending layout (built first), so that only a pool job
+/// ever shares it.
+#[derive(Default)]
+pub(crate) struct PendingSlot {
+    pending: Option<Arc<PendingLayout>>,
+    /// The world's pool (none in a world of one thread, or once the world is gone).
+    pub pool: Weak<WorkerPool>,
+}
+
+impl std::fmt::Debug for PendingSlot {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PendingSlot").field("pending", &self.pending).field("pool", &(self.pool.strong_count() > 0)).finish()
+    }
+}
+
+impl Clone for PendingSlot {
+    fn clone(&self) -> Self {
+        let pending = self.pending.as_ref().map(|p| {
+            let built = OnceLock::from(p.get().clone());
+            let i = &p.inputs;
+            let inputs = Inputs {
+                model: i.model.clone(),
+                previous: i.previous.clone(),
+                w: Vec::new(),
+                x: Vec::new(),
+                options: i.options,
+                config: i.config.clone(),
+                stretch_lambda: Vec::new(),
+                bend_lambda: Vec::new(),
+            };
+            Arc::new(PendingLayout { inputs, built })
+        });
+        PendingSlot { pending, pool: self.pool.clone() }
+    }
+}
+
+/// What the cloth's constraints are as the next step will solve them: the layout in place, or the
+/// pending one (waited for).
+pub(crate) struct InEffect<'a> {
+    pub layout: &'a ConstraintLayout,
+    pub config: &'a ClothConfig,
+    pub stretch_lambda: &'a [f32],
+    pub bend_lambda: &'a [f32],
+    pub tether_lambda: &'a [f32],
+}
+
+impl Cloth {
+    /// Build the layout again for the current anchors, colouring and tether setting (after pins
+    /// or settings changed; never during a step), with the multipliers and compliances to match:
+    /// for a cloth of at least [`BACKGROUND_MIN_CONSTRAINTS`] in a world with a pool by a job on
+    /// the pool (or by whoever needs it first), in place at the next step
+    /// ([`Self::settle_layout`]); otherwise now.
+    pub(crate) fn relayout(&mut self) {
+        let options = LayoutOptions { coloured: self.config.colouring, tethers: self.config.params.enable_tethers };
+        let inputs = Inputs {
+            model: self.model.clone(),
+            previous: self.layout.clone(),
+            w: self.config.w.clone(),
+            x: self.state.x.clone(),
+            options,
+            config: self.config.limits_only(),
+            stretch_lambda: self.scratch.stretch_lambda.clone(),
+            bend_lambda: self.scratch.bend_lambda.clone(),
+        };
+        let pending = Arc::new(PendingLayout { inputs, built: OnceLock::new() });
+        let constraints = self.model.constraints.edges.len() + self.model.constraints.hinges.len();
+        let pool = self.pending.pool.upgrade().filter(|_| constraints >= BACKGROUND_MIN_CONSTRAINTS);
+        self.pending.pending = Some(pending.clone());
+        let Some(pool) = pool else {
+            // No pool (a world of one thread creates no threads), or a small cloth: built now.
+            drop(pending);
+            return self.settle_layout();
+        };
+        // The job holds a weak reference: a layout superseded before the job starts is never
+        // built. A panic stays in the job (the step that needs the layout builds it again and
+        // reports it there).
+        let weak = Arc::downgrade(&pending);
+        drop(pending);
+        pool.spawn(move || {
+            if let Some(pending) = weak.upgrade() {
+                let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| pending.get()));
+            }
+        });
+    }
+
+    /// Put the pending layout in place, built first if it is not (at the start of a step, and
+    /// before anything that changes what it was built from). Allocates nothing once it is built.
+    pub(crate) fn settle_layout(&mut self) {
+        let Some(mut pending) = self.pending.pending.take() else { return };
+        pending.get();
+        // Built: a pool job still holding it is about to let go.
+        let relaid = loop {
+            match Arc::try_unwrap(pending) {
+                Ok(p) => break p.built.into_inner().expect("built above"),
+                Err(shared) => {
+                    pending = shared;
+                    std::thread::yield_now();
+                }
+            }
+        };
+        let Relaid { layout, config, stretch_lambda, bend_lambda, tether_lambda, strain_limit } = relaid;
+        self.layout = layout;
+        let c = &mut self.config;
+        (c.stretch_compliance, c.bend_compliance) = (config.stretch_compliance, config.bend_compliance);
+        (c.compliance_strain, c.tether_factor, c.stretch_limit) = (config.compliance_strain, config.tether_factor, config.stretch_limit);
+        let s = &mut self.scratch;
+        (s.stretch_lambda, s.bend_lambda, s.tether_lambda, s.strain_limit) = (stretch_lambda, bend_lambda, tether_lambda, strain_limit);
+    }
+
+    /// The constraints, compliances and multipliers as the next step will use them.
+    pub(crate) fn in_effect(&self) -> InEffect<'_> {
+        match &self.pending.pending {
+            Some(p) => {
+                let r = p.get();
+                InEffect { layout: &r.layout, config: &r.config, stretch_lambda: &r.stretch_lambda, bend_lambda: &r.bend_lambda, tether_lambda: &r.tether_lambda }
+            }
+            None => {
+                let s = &self.scratch;
+                InEffect { layout: &self.layout, config: &self.config, stretch_lambda: &s.stretch_lambda, bend_lambda: &s.bend_lambda, tether_lambda: &s.tether_lambda }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::BACKGROUND_MIN_CONSTRAINTS;
+    use crate::cloth::{Cloth, ClothDesc};
+    use crate::constraints::layout::{ConstraintLayout, LayoutOptions};
+    use crate::{World, WorldDesc};
+
+    /// A 48 × 48 grid (above [`BACKGROUND_MIN_CONSTRAINTS`]: its layouts are built by pool jobs)
+    /// with tethers, taken out of a world of two threads (kept, so that its pool lives).
+    fn cloth() -> (World, Cloth) {
+        let (positions, indices) = crate::test_util::grid(48, 0.05, 0.0);
+        let mut desc = ClothDesc::new(&positions, &indices);
+        desc.params.enable_tethers = true;
+        let mut world = World::new(WorldDesc { thread_count: 2, ..WorldDesc::default() }).unwrap();
+        let handle = world.add_cloth(&desc).unwrap();
+        let cloth = world.remove_cloth(handle).unwrap();
+        let constraints = cloth.model.constraints.edges.len() + cloth.model.constraints.hinges.len();
+        assert!(constraints >= BACKGROUND_MIN_CONSTRAINTS, "{constraints}");
+        (world, cloth)
+    }
+
+    /// Every stored array of two layouts, bit for bit.
+    fn assert_same(a: &ConstraintLayout, b: &ConstraintLayout) {
+        let bits = |v: &[f32]| v.iter().map(|f| f.to_bits()).collect::<Vec<u32>>();
+        assert_eq!(a.stretch.edges, b.stretch.edges);
+        assert_eq!(bits(&a.stretch.rest_length), bits(&b.stretch.rest_length));
+        assert_eq!(a.stretch.colour_start, b.stretch.colour_start);
+        assert_eq!(a.bending.hinges, b.bending.hinges);
+        assert_eq!(bits(&a.bending.rest_angle), bits(&b.bending.rest_angle));
+        assert_eq!(a.bending.colour_start, b.bending.colour_start);
+        assert_eq!((&a.edge_creation, &a.hinge_creation), (&b.edge_creation, &b.hinge_creation));
+        assert_eq!((&a.particle_edge_start, &a.particle_edges), (&b.particle_edge_start, &b.particle_edges));
+        let (s, t) = (&a.tethers, &b.tethers);
+        assert_eq!((&s.particle, &s.anchor, s.full_groups_end), (&t.particle, &t.anchor, t.full_groups_end));
+        assert_eq!(bits(&s.geodesic_distance), bits(&t.geodesic_distance));
+        assert_eq!(a.options, b.options);
+    }
+
+    /// After pin changes (pinning, superseding a pending layout, releasing), the layout put in
+    /// place and the values stored in its order equal a layout built from nothing for the same
+    /// anchors and pose (no bending order kept, no earlier layout), with the multipliers carried
+    /// over by creation index, as a rebuild on the spot gives them.
+    #[test]
+    fn a_pending_layout_equals_one_built_from_scratch() {
+        let (_world, mut cloth) = cloth();
+        let lambda: Vec<f32> = (0..cloth.scratch.stretch_lambda.len()).map(|k| k as f32 * 1e-3).collect();
+        cloth.scratch.stretch_lambda.copy_from_slice(&lambda);
+        let before = cloth.layout.clone();
+        cloth.set_pinned(&[0, 47, 2000], None).unwrap();
+        cloth.unpin(&[2000]).unwrap(); // supersedes the first pending layout
+        cloth.set_pinned(&[1200], Some(&[[1.0, 0.5, 0.25]])).unwrap();
+        assert!(cloth.pending.pending.is_some(), "a large cloth's layout is pending");
+        assert!(cloth.layout.tethers.particle.is_empty(), "the layout in place is the old one until the step");
+        // What the views show already (they wait for the pending layout).
+        let viewed = cloth.tether_constraints().particle.to_vec();
+        cloth.settle_layout();
+        assert!(cloth.pending.pending.is_none());
+        assert_eq!(viewed, cloth.layout.tethers.particle);
+        assert_eq!(cloth.pinned_particles(), [0, 47, 1200]);
+
+        let options = LayoutOptions { coloured: cloth.config.colouring, tethers: true };
+        let scratch = ConstraintLayout::build(&cloth.model.constraints, &cloth.config.w, &cloth.state.x, options);
+        assert_same(&cloth.layout, &scratch);
+        let mut eager = cloth.config.clone();
+        eager.derive_compliances(&cloth.model, &scratch);
+        assert_eq!(cloth.config.stretch_compliance, eager.stretch_compliance);
+        assert_eq!(cloth.config.bend_compliance, eager.bend_compliance);
+        assert_eq!(cloth.config.tether_factor.to_bits(), eager.tether_factor.to_bits());
+        for (k, &c) in cloth.layout.edge_creation.iter().enumerate() {
+            let old = before.edge_creation.iter().position(|&e| e == c).unwrap();
+            assert_eq!(cloth.scratch.stretch_lambda[k].to_bits(), lambda[old].to_bits());
+        }
+        assert_eq!(cloth.scratch.tether_lambda, vec![0.0; cloth.layout.tethers.particle.len()]);
+    }
+
+    /// A copy of a cloth with a pending layout gets the same layout, and the original keeps it.
+    #[test]
+    fn a_copy_of_a_cloth_with_a_pending_layout_settles_to_the_same_layout() {
+        let (_world, mut cloth) = cloth();
+        cloth.set_pinned(&[0, 47], None).unwrap();
+        let mut copy = cloth.clone();
+        copy.settle_layout();
+        cloth.settle_layout();
+        assert_same(&cloth.layout, &copy.layout);
+        assert!(!cloth.layout.tethers.particle.is_empty());
+    }
+
+    /// Pinning pinned vertices again (new targets) and releasing unpinned ones keep the layout: the
+    /// anchors are the same.
+    #[test]
+    fn calls_that_keep_the_anchors_keep_the_layout() {
+        let (_world, mut cloth) = cloth();
+        cloth.set_pinned(&[0, 47], None).unwrap();
+        cloth.settle_layout();
+        let layout = cloth.layout.clone();
+        cloth.set_pinned(&[47], Some(&[[0.5, 0.5, 0.5]])).unwrap();
+        cloth.unpin(&[100, 200]).unwrap();
+        assert!(cloth.pending.pending.is_none());
+        assert!(std::sync::Arc::ptr_eq(&layout, &cloth.layout));
+        cloth.unpin(&[47]).unwrap();
+        assert!(cloth.pending.pending.is_some(), "a released pin changes the anchors");
+    }
+
+    /// A settings change that derives nothing new (wind) leaves the layout pending; one that
+    /// changes the compliances (the material) puts it in place first, and derives them in its order.
+    #[test]
+    fn settings_wait_for_a_pending_layout_only_where_they_are_stored_in_its_order() {
+        let (_world, mut cloth) = cloth();
+        cloth.set_pinned(&[0, 47], None).unwrap();
+        let wind = crate::ClothParams { wind_velocity: [2.0, 0.0, 0.0], drag_coefficient: 1.0, ..cloth.config.params };
+        cloth.set_params(wind).unwrap();
+        assert!(cloth.pending.pending.is_some());
+        let mut heavier = wind;
+        heavier.material.areal_density *= 2.0;
+        heavier.stretch_compliance = None;
+        cloth.set_params(heavier).unwrap();
+        assert!(cloth.pending.pending.is_none());
+        let mut expected = cloth.config.clone();
+        expected.derive(&cloth.model, &cloth.layout);
+        assert_eq!(cloth.config.stretch_compliance, expected.stretch_compliance);
+        assert_eq!(cloth.config.w_free, expected.w_free);
+    }
+
+    /// Without a pool (a world of one thread creates no threads) a pin change builds its layout at
+    /// once.
+    #[test]
+    fn without_a_pool_the_layout_is_built_at_once() {
+        let (_world, mut cloth) = cloth();
+        cloth.pending.pool = std::sync::Weak::new();
+        cloth.set_pinned(&[0, 47], None).unwrap();
+        assert!(cloth.pending.pending.is_none());
+        assert!(!cloth.layout.tethers.particle.is_empty());
+    }
+}
