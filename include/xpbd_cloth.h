@@ -88,8 +88,13 @@
  * grew `mesh_shape`: 72 bytes, 8-byte aligned), character cloth (animated pose, skin, max distance,
  * backstop, anim drive, reference frame, teleports; `XpbdClothDesc`/`XpbdClothParams` grew
  * `simulation_blend`, `linear_inertia`, `angular_inertia`).
+ * 6: the asynchronous step (`xpbd_world_step_begin`, `xpbd_world_step_end`,
+ * `XPBD_RESULT_STEP_NOT_BEGUN`, `XPBD_RESULT_STEP_IN_PROGRESS`; render reads answer during a step
+ * with the state before it); a pin change on a large cloth in a world with threads returns before
+ * its layout is built (the next step puts it in place); a skinned pose moves each vertex with its
+ * dominant joint between the step's ends.
  */
-#define XPBD_ABI_VERSION 5
+#define XPBD_ABI_VERSION 6
 
 /**
  * Result of every fallible `xpbd_*` function (an `int32_t`). `XPBD_RESULT_OK` (0) is success;
