@@ -4,7 +4,7 @@
 //!
 //! Double buffer: before every step the render reads of each cloth (positions and normals of the
 //! last two step states, the animated pose when blended) are copied into buffers the
-//! `SharedWorld` owns ([`ReadCopy`]), and the world is moved out of the lock to be stepped. A
+//! `SharedWorld` owns (`ReadCopy`), and the world is moved out of the lock to be stepped. A
 //! read that finds the world out, or inside a `step_begin`..`step_end` bracket, answers from the
 //! copy; every other call waits until the step gives the world back. The lock itself is only ever
 //! held for short calls, never for a step.
