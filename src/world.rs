@@ -118,7 +118,7 @@ impl World {
             desc,
             cloths: SlotMap::default(),
             colliders: ColliderStore::default(),
-            mesh_shapes: SlotMap::default(),
+            mesh_shapes: SlotMap::with_max_generation(crate::slot_map::MAX_MESH_SHAPE_GENERATION),
             pool,
             inter_cloth: InterClothSnapshot::default(),
             accumulator: 0.0,
