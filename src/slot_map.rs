@@ -2,7 +2,10 @@
 //!
 //! A handle is (slot index, generation). Removing an object bumps nothing; creating one in a freed
 //! slot bumps that slot's generation, so a handle kept from the removed object no longer matches
-//! and is reported as invalid instead of reaching the new occupant (Box2D v3's id scheme).
+//! and is reported as invalid instead of reaching the new occupant (Box2D v3's id scheme). A slot
+//! whose generation reached the map's [`SlotMap::max_generation`] is retired when it is freed
+//! rather than reused, so a generation never wraps and no kept handle ever names a later object
+//! (the C ABI's ids store 16 or 7 bits of it).
 
 use rayon::prelude::*;
 
@@ -18,15 +21,36 @@ struct Slot<T> {
 pub(crate) struct SlotMap<T> {
     slots: Vec<Slot<T>>,
     free: Vec<u32>,
+    /// Live objects.
+    live: usize,
+    /// The last generation a slot is given; freed after it, the slot is retired.
+    max_generation: u32,
 }
+
+/// Generations of cloth and collider slots: 1..=65 535, what a C ABI id stores in 16 bits.
+pub(crate) const MAX_OBJECT_GENERATION: u32 = 0xFFFF;
+
+/// Generations of mesh shape slots: 1..=127, what a C ABI mesh shape id stores in 7 bits.
+pub(crate) const MAX_MESH_SHAPE_GENERATION: u32 = 0x7F;
 
 impl<T> Default for SlotMap<T> {
     fn default() -> Self {
-        SlotMap { slots: Vec::new(), free: Vec::new() }
+        Self::with_max_generation(MAX_OBJECT_GENERATION)
     }
 }
 
 impl<T> SlotMap<T> {
+    /// An empty map whose slots are retired after generation `max_generation` (≥ 1).
+    pub fn with_max_generation(max_generation: u32) -> Self {
+        SlotMap { slots: Vec::new(), free: Vec::new(), live: 0, max_generation: max_generation.max(1) }
+    }
+
+    /// The last generation a slot is given before it is retired.
+    #[cfg(test)]
+    pub fn max_generation(&self) -> u32 {
+        self.max_generation
+    }
+
     /// Store `value`; returns its (index, generation). Generations start at 1, so an all-zero
     /// handle is never valid.
     pub fn insert(&mut self, value: T) -> (u32, u32) {
@@ -38,8 +62,9 @@ impl<T> SlotMap<T> {
             }
         };
         let slot = &mut self.slots[index as usize];
-        slot.generation = slot.generation.wrapping_add(1).max(1);
+        slot.generation += 1;
         slot.value = Some(value);
+        self.live += 1;
         (index, slot.generation)
     }
 
@@ -67,16 +92,20 @@ impl<T> SlotMap<T> {
         }
     }
 
-    /// Take the object out; its slot becomes reusable (with a new generation).
+    /// Take the object out; its slot becomes reusable (with a new generation), or is retired
+    /// once it has had the last generation.
     pub fn remove(&mut self, index: u32, generation: u32) -> Option<T> {
         self.get(index, generation)?;
-        self.free.push(index);
+        if generation < self.max_generation {
+            self.free.push(index);
+        }
+        self.live -= 1;
         self.slots[index as usize].value.take()
     }
 
     /// Number of live objects.
     pub fn len(&self) -> usize {
-        self.slots.len() - self.free.len()
+        self.live
     }
 
     /// Live objects with their slot index, in slot order.
@@ -114,5 +143,29 @@ mod tests {
         assert_eq!(m.get(b, gb), Some(&"b"));
         assert_eq!(m.get(0, 0), None);
         assert_eq!(m.len(), 1);
+    }
+
+    /// A slot created and freed over and over reaches its last generation and is retired: the
+    /// next object takes a new slot, and every handle of the retired slot stays invalid.
+    #[test]
+    fn a_slot_past_its_last_generation_is_retired_not_wrapped() {
+        let mut m = SlotMap::with_max_generation(5);
+        assert_eq!(m.max_generation(), 5);
+        let first = m.insert(0);
+        m.remove(first.0, first.1);
+        let mut handles = vec![first];
+        for k in 1..5 {
+            let h = m.insert(k);
+            assert_eq!(h, (0, k as u32 + 1), "slot 0 is reused up to its last generation");
+            assert_eq!(m.remove(h.0, h.1), Some(k));
+            handles.push(h);
+        }
+        let next = m.insert(99);
+        assert_eq!(next, (1, 1), "slot 0 retired after generation 5");
+        assert_eq!(m.len(), 1);
+        for (i, g) in handles {
+            assert_eq!(m.get(i, g), None);
+        }
+        assert_eq!(m.iter().map(|(i, v)| (i, *v)).collect::<Vec<_>>(), vec![(1, 99)]);
     }
 }

@@ -118,7 +118,7 @@ impl World {
             desc,
             cloths: SlotMap::default(),
             colliders: ColliderStore::default(),
-            mesh_shapes: SlotMap::default(),
+            mesh_shapes: SlotMap::with_max_generation(crate::slot_map::MAX_MESH_SHAPE_GENERATION),
             pool,
             inter_cloth: InterClothSnapshot::default(),
             accumulator: 0.0,
@@ -222,8 +222,22 @@ impl World {
     /// `&mut self`; to build off the game thread, call [`MeshShape::build`] there and
     /// [`World::add_mesh_shape`] here. Errors: those of [`MeshShape::build`].
     pub fn create_mesh_shape(&mut self, desc: &MeshShapeDesc) -> Result<MeshShapeHandle, ClothError> {
-        let shape = MeshShape::build(desc)?;
+        let shape = Self::build_mesh_shape_on(self.pool.clone(), desc)?;
         Ok(self.add_mesh_shape(shape))
+    }
+
+    /// Build a mesh shape on `pool` (a world's, [`Self::mesh_shape_pool`]), or on the calling
+    /// thread alone without one, so a world of one thread starts no thread for it either.
+    pub(crate) fn build_mesh_shape_on(pool: Option<Arc<WorkerPool>>, desc: &MeshShapeDesc) -> Result<MeshShape, ClothError> {
+        match pool {
+            Some(pool) => pool.install(|| MeshShape::build_on(desc, true)),
+            None => MeshShape::build_on(desc, false),
+        }
+    }
+
+    /// The pool [`Self::build_mesh_shape_on`] takes for this world's mesh shapes.
+    pub(crate) fn mesh_shape_pool(&self) -> Option<Arc<WorkerPool>> {
+        self.pool.clone()
     }
 
     /// Add a built mesh shape; colliders of kind [`ColliderKind::Mesh`] instance it by handle.

@@ -279,6 +279,8 @@ fn invalid(name: &'static str, value: f64, expected: &'static str) -> ClothError
 impl MeshShape {
     /// Build the distance field of `desc` (module docs). Runs on the calling thread's rayon pool
     /// (the global one unless called inside another), holding no lock: build off the game thread.
+    /// [`crate::World::create_mesh_shape`] and the C ABI build on the world's own threads instead
+    /// (on the calling thread in a world of one thread), so no thread outlives the world.
     ///
     /// Errors (nothing is allocated beyond the build's own scratch): `InvalidParameter` naming
     /// - `triangles` (none, or more than [`MAX_MESH_SHAPE_TRIANGLES`]; value: the count),
@@ -288,6 +290,12 @@ impl MeshShape {
     ///   [`MAX_MESH_SHAPE_BYTES`]; value: the cell size),
     /// - `triangles` with value 0 when every triangle has zero area.
     pub fn build(desc: &MeshShapeDesc) -> Result<MeshShape, ClothError> {
+        Self::build_on(desc, true)
+    }
+
+    /// [`Self::build`] split over the current rayon pool when `parallel`, on the calling thread
+    /// alone otherwise (the same field either way: every node is computed on its own).
+    pub(crate) fn build_on(desc: &MeshShapeDesc, parallel: bool) -> Result<MeshShape, ClothError> {
         let count = desc.triangles.len();
         if count == 0 || count > MAX_MESH_SHAPE_TRIANGLES {
             return Err(invalid("triangles", count as f64, "1 ..= 2^24 triangles"));
@@ -389,24 +397,26 @@ impl MeshShape {
         };
         // Coarse nodes, one z slice per task.
         let coarse_dims = bricks.map(|b| b + 1);
-        let coarse: Vec<f32> = (0..coarse_dims[2])
-            .into_par_iter()
-            .flat_map_iter(|z| {
-                let mut hint = 0;
-                let mut slice = Vec::with_capacity(coarse_dims[0] * coarse_dims[1]);
-                for y in 0..coarse_dims[1] {
-                    for x in 0..coarse_dims[0] {
-                        let p = origin + Vec3::new(x as f32, y as f32, z as f32) * brick_size;
-                        slice.push(value(p, &mut hint));
-                    }
+        let coarse_slice = |z: usize| {
+            let mut hint = 0;
+            let mut slice = Vec::with_capacity(coarse_dims[0] * coarse_dims[1]);
+            for y in 0..coarse_dims[1] {
+                for x in 0..coarse_dims[0] {
+                    let p = origin + Vec3::new(x as f32, y as f32, z as f32) * brick_size;
+                    slice.push(value(p, &mut hint));
                 }
-                slice
-            })
-            .collect();
+            }
+            slice
+        };
+        let coarse: Vec<f32> = if parallel {
+            (0..coarse_dims[2]).into_par_iter().flat_map_iter(coarse_slice).collect()
+        } else {
+            (0..coarse_dims[2]).flat_map(coarse_slice).collect()
+        };
         let quantum = (band + 2.0 * half_diagonal + cell) / i16::MAX as f32;
         let stored_bricks: Vec<usize> = (0..brick_slot.len()).filter(|&b| brick_slot[b] != EMPTY).collect();
         let mut fine = vec![0i16; stored * BRICK_NODES];
-        fine.par_chunks_mut(BRICK_NODES).zip(stored_bricks.par_iter()).for_each(|(nodes, &b)| {
+        let fill_brick = |(nodes, &b): (&mut [i16], &usize)| {
             let (bx, by, bz) = (b % bricks[0], b / bricks[0] % bricks[1], b / (bricks[0] * bricks[1]));
             let corner = origin + Vec3::new(bx as f32, by as f32, bz as f32) * brick_size;
             let mut hint = 0;
@@ -416,7 +426,12 @@ impl MeshShape {
                 let q = (value(p, &mut hint) / quantum).round();
                 *node = q.clamp(-i16::MAX as f32, i16::MAX as f32) as i16;
             }
-        });
+        };
+        if parallel {
+            fine.par_chunks_mut(BRICK_NODES).zip(stored_bricks.par_iter()).for_each(fill_brick);
+        } else {
+            fine.chunks_mut(BRICK_NODES).zip(stored_bricks.iter()).for_each(fill_brick);
+        }
         debug_assert!(stored_bricks.iter().enumerate().all(|(k, &b)| brick_slot[b] as usize == k));
         Ok(MeshShape {
             origin,

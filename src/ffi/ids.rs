@@ -18,14 +18,16 @@
 //! need one, cloth and collider ids set bits a world id must not, and bit 47 tells a cloth from a
 //! collider even when both sit in slot 0 of the same world with generation 1. At most 65 536
 //! worlds, and 32 768 cloths plus 32 768 colliders per world, are alive at once. Generations count
-//! 1..=65535 and wrap (skipping 0): a stale id is only mistaken for a live one after its slot has
-//! been reused 65 535 times, the same trade-off as Box2D's 16-bit generation.
+//! 1..=65535 and never wrap: a slot that has had generation 65 535 is retired when freed and never
+//! reused, so a stale id is never mistaken for a live one. (A world can so create 32 768 × 65 535
+//! cloths, and as many colliders, over its life; the process 65 536 × 65 535 worlds.)
 //!
 //! A mesh shape id is its world's id in bits 0–31, its slot index in bits 32–39, a 7-bit
 //! generation (1..=127) in bits 40–46, bit 47 set and bits 48–63 zero: zero there tells it from a
 //! collider id (whose generation is never 0). So at most 256 mesh shapes per world are alive at
-//! once (each shared by any number of colliders), and a stale shape id is mistaken for a live one
-//! only after its slot has been reused 127 times.
+//! once (each shared by any number of colliders); a slot that has had generation 127 is retired, so
+//! a stale shape id is never mistaken for a live one, and a world can create 256 × 127 = 32 512 mesh
+//! shapes over its life (then `XPBD_RESULT_CAPACITY_EXCEEDED`).
 
 use super::error::{FfiError, XpbdResult};
 

@@ -6,7 +6,7 @@ use super::boundary::ffi_boundary;
 use super::error::{FfiError, XpbdResult};
 use super::ids::{MAX_MESH_SHAPES_PER_WORLD, XpbdMeshShapeId, XpbdWorldId, mesh_shape_generation};
 use super::registry::with_world;
-use crate::collision::{MeshShape, MeshShapeDesc, MeshShapeHandle};
+use crate::collision::{MeshShapeDesc, MeshShapeHandle};
 use crate::world::World;
 use glam::Vec3;
 
@@ -102,9 +102,11 @@ pub unsafe extern "C" fn xpbd_mesh_shape_create(
             other => return Err(FfiError::new(XpbdResult::InvalidArgument, format!("`closed` = {other}: expected 0 or 1"))),
         };
         // Fail fast on a bad world before the build.
-        with_world(world, |w| if w.mesh_shape_count() >= MAX_MESH_SHAPES_PER_WORLD { Err(capacity_exceeded()) } else { Ok(()) })?;
-        let shape = MeshShape::build(&MeshShapeDesc { positions, triangles: indices, cell_size: desc.cell_size, closed })
-            .map_err(build_error)?;
+        let pool = with_world(world, |w| if w.mesh_shape_count() >= MAX_MESH_SHAPES_PER_WORLD { Err(capacity_exceeded()) } else { Ok(w.mesh_shape_pool()) })?;
+        // Built without the world's lock, on the world's own threads (joined when it is destroyed)
+        // or on this one: never on rayon's global pool, whose threads would outlive every world.
+        let shape_desc = MeshShapeDesc { positions, triangles: indices, cell_size: desc.cell_size, closed };
+        let shape = World::build_mesh_shape_on(pool, &shape_desc).map_err(build_error)?;
         let id = with_world(world, |w| {
             if w.mesh_shape_count() >= MAX_MESH_SHAPES_PER_WORLD {
                 return Err(capacity_exceeded());

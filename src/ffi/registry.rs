@@ -74,7 +74,7 @@ impl Registry {
             }
         };
         let slot = &mut self.slots[index as usize];
-        slot.generation = slot.generation.checked_add(1).unwrap_or(1);
+        slot.generation += 1; // below u16::MAX: slots at it are retired (`take`)
         slot.world = Some(cell);
         Ok(XpbdWorldId::pack(index, slot.generation))
     }
@@ -97,11 +97,19 @@ impl Registry {
             _ => None,
         };
         let cell = cell.ok_or_else(|| invalid("world", id.id))?;
-        self.free.push(index);
-        if self.free.len() == self.slots.len() {
-            self.first_generation = self.slots.iter().map(|s| s.generation).max().unwrap_or(0);
-            self.slots = Vec::new();
-            self.free = Vec::new();
+        // A slot that had the last generation is retired, never reused: a generation never wraps,
+        // so no kept id names a later world.
+        if generation < u16::MAX {
+            self.free.push(index);
+        }
+        if self.slots.iter().all(|s| s.world.is_none()) {
+            let highest = self.slots.iter().map(|s| s.generation).max().unwrap_or(0);
+            // Freed only while new slots can start above every generation handed out.
+            if highest < u16::MAX {
+                self.first_generation = highest;
+                self.slots = Vec::new();
+                self.free = Vec::new();
+            }
         }
         Ok(cell)
     }
@@ -295,6 +303,27 @@ mod tests {
             assert_eq!(reg.find(old).unwrap_err().code, XpbdResult::InvalidId);
         }
         assert!(reg.find(d).is_ok());
+    }
+
+    /// A world slot that had generation 65 535 is retired when freed: its ids stay rejected, the
+    /// next world takes a new slot, and the table is kept (new slots could not start above it).
+    #[test]
+    fn a_slot_at_the_last_generation_is_retired() {
+        let cell = || Arc::new(SharedWorld::new(World::new(WorldDesc { thread_count: 1, ..WorldDesc::default() }).unwrap()));
+        let mut reg = Registry { first_generation: u16::MAX - 2, ..Registry::new() };
+        let a = reg.insert(cell()).unwrap();
+        reg.take(a).unwrap();
+        let b = reg.insert(cell()).unwrap();
+        assert_eq!((a.unpack(), b.unpack()), (Ok((0, u16::MAX - 1)), Ok((0, u16::MAX))));
+        reg.take(b).unwrap();
+        assert_eq!(reg.slots.len(), 1, "a retired slot keeps the table");
+        // A new slot starts above the generation handed out when the table was last emptied (a's).
+        let c = reg.insert(cell()).unwrap();
+        assert_eq!(c.unpack(), Ok((1, u16::MAX)));
+        for old in [a, b] {
+            assert_eq!(reg.find(old).unwrap_err().code, XpbdResult::InvalidId);
+        }
+        reg.take(c).unwrap();
     }
 
     #[test]

@@ -1,7 +1,8 @@
 /*
  * The library unloads after use: N cycles (default 50) of dlopen -> create a world with 2 worker
- * threads -> add a cloth, step (once asynchronously), fail a call (so the calling thread has a last error message) ->
- * destroy -> dlclose. After every create the process has exactly 2 threads more than before the
+ * threads -> build a mesh shape in it and in a world of one thread (neither starts a thread) ->
+ * add a cloth, step (once asynchronously), fail a call (so the calling thread has a last error
+ * message) -> destroy -> dlclose. After every create the process has exactly 2 threads more than before the
  * first dlopen, after every destroy exactly as many as before (destroy joined its workers), and
  * after every dlclose no mapping of the library is left in /proc/self/maps (nothing pinned it:
  * no thread-local destructor, no thread, no registration). Linux only.
@@ -62,6 +63,8 @@ struct api {
     XpbdResult (*cloth_create)(struct XpbdWorldId, const struct XpbdClothDesc *, struct XpbdClothId *);
     size_t (*last_error_message)(char *, size_t);
     XpbdResult (*live_world_count)(uint32_t *);
+    struct XpbdMeshShapeDesc (*default_mesh_shape_desc)(void);
+    XpbdResult (*mesh_shape_create)(struct XpbdWorldId, const struct XpbdMeshShapeDesc *, struct XpbdMeshShapeId *);
 };
 
 /* Look up `name`; a data pointer becomes a function pointer through memcpy (ISO C has no cast). */
@@ -81,7 +84,28 @@ static int load_api(void *lib, struct api *api) {
         && LOOKUP(lib, api, world_step) && LOOKUP(lib, api, world_step_begin) && LOOKUP(lib, api, world_step_end)
         && LOOKUP(lib, api, world_destroy) && LOOKUP(lib, api, default_cloth_desc)
         && LOOKUP(lib, api, cloth_create) && LOOKUP(lib, api, last_error_message)
-        && LOOKUP(lib, api, live_world_count);
+        && LOOKUP(lib, api, live_world_count) && LOOKUP(lib, api, default_mesh_shape_desc)
+        && LOOKUP(lib, api, mesh_shape_create);
+}
+
+/* Build a mesh shape (a tetrahedron) in `world`: it runs on the world's own threads, or on the
+ * calling thread in a world of one thread, so it must start no thread. 1 on success. */
+static int build_mesh_shape(const struct api *api, struct XpbdWorldId world, int threads, int cycle) {
+    static const float corners[12] = {0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1};
+    static const uint32_t faces[12] = {0, 2, 1, 0, 1, 3, 0, 3, 2, 1, 2, 3};
+    struct XpbdMeshShapeDesc desc = api->default_mesh_shape_desc();
+    desc.positions = corners, desc.vertex_count = 4, desc.indices = faces, desc.triangle_count = 4;
+    desc.cell_size = 0.02f;
+    struct XpbdMeshShapeId shape;
+    if (api->mesh_shape_create(world, &desc, &shape) != XPBD_RESULT_OK) {
+        fprintf(stderr, "cycle %d: xpbd_mesh_shape_create failed\n", cycle);
+        return 0;
+    }
+    if (thread_count() != threads) {
+        fprintf(stderr, "cycle %d: %d threads after a mesh shape build, %d before\n", cycle, thread_count(), threads);
+        return 0;
+    }
+    return 1;
 }
 
 /* Cloth vertices per side: 64 x 64 has more constraints than the solver's threshold for splitting
@@ -103,6 +127,17 @@ static int use_library(const struct api *api, int baseline, int cycle) {
         return 0;
     }
     int with_world = thread_count();
+    if (!build_mesh_shape(api, world, with_world, cycle)) {
+        return 0;
+    }
+    struct XpbdWorldDesc single = api->default_world_desc();
+    single.thread_count = 1;
+    struct XpbdWorldId alone = {0};
+    if (api->world_create(&single, &alone) != XPBD_RESULT_OK || thread_count() != with_world
+        || !build_mesh_shape(api, alone, with_world, cycle) || api->world_destroy(alone) != XPBD_RESULT_OK) {
+        fprintf(stderr, "cycle %d: a world of one thread started a thread (or failed)\n", cycle);
+        return 0;
+    }
 
     /* A 1 m square of N x N vertices, horizontal, two triangles per quad. */
     static float positions[3 * N * N];

@@ -247,3 +247,16 @@ fn bad_meshes_get_specific_errors() {
     assert_eq!(name(MeshShapeDesc { positions: &line, ..desc }), "triangles");
 }
 
+
+/// The build on the calling thread alone (a world of one thread) gives the field the parallel
+/// build gives, bit for bit: every node is computed on its own.
+#[test]
+fn the_serial_build_equals_the_parallel_one() {
+    let (positions, triangles) = load_obj("spot.obj");
+    let desc = MeshShapeDesc { positions: &positions, triangles: &triangles, cell_size: 0.03, closed: true };
+    let (serial, parallel) = (MeshShape::build_on(&desc, false).unwrap(), MeshShape::build_on(&desc, true).unwrap());
+    assert!(serial.stored_bricks() > 0);
+    assert_eq!(serial.brick_slot, parallel.brick_slot);
+    assert_eq!(serial.fine, parallel.fine);
+    assert_eq!(serial.coarse.iter().map(|v| v.to_bits()).collect::<Vec<_>>(), parallel.coarse.iter().map(|v| v.to_bits()).collect::<Vec<_>>());
+}
