@@ -686,3 +686,40 @@ fn joint_matrices_are_validated_per_joint_and_f32_round_off_passes() {
         assert!(matches!(e, xpbd_cloth::ClothError::InvalidValue { name: "inverse_bind_matrices", position: 1, .. }), "{e:?}");
     }
 }
+
+/// Issue finding 5 (docs: a no-op `set_params` moves no particle and changes no velocity): a
+/// skinned, moving sheet with kinematic corners (max distance 0), and one driven by a given pose,
+/// step bit for bit as their twins when the unchanged settings are set again at step 30.
+#[test]
+fn a_no_op_set_params_changes_no_bit_of_a_posed_cloth() {
+    for skinned in [true, false] {
+        let run = |no_op: bool| {
+            let (mut world, cloth, _, rest) = skinned_sheet([0.0; 3]);
+            for step in 0..60 {
+                let c = world.cloth_mut(cloth).unwrap();
+                let t = step as f32 * 0.02;
+                if skinned {
+                    let mut m = glam::Mat4::from_rotation_translation(glam::Quat::from_rotation_y(t), glam::Vec3::new(t, 0.0, 0.0));
+                    m.w_axis.y = 0.1 * t;
+                    c.set_joint_matrices(&[m.to_cols_array()]).unwrap();
+                } else {
+                    c.set_animated_pose(&moving_pose(&rest, step as f32 * DT, 3.0, 1.0), None).unwrap();
+                }
+                if no_op && step == 30 {
+                    let params = *c.params();
+                    c.set_params(params).unwrap();
+                }
+                world.step(DT).unwrap();
+            }
+            let c = world.cloth(cloth).unwrap();
+            (read(&world, cloth), c.state_hash())
+        };
+        let (plain, touched) = (run(false), run(true));
+        assert_eq!(bits_of(&plain.0), bits_of(&touched.0), "positions, skinned: {skinned}");
+        assert_eq!(plain.1, touched.1, "state hash (velocities too), skinned: {skinned}");
+    }
+}
+
+fn bits_of(x: &[[f32; 3]]) -> Vec<[u32; 3]> {
+    x.iter().map(|p| p.map(f32::to_bits)).collect()
+}
