@@ -723,3 +723,28 @@ fn a_no_op_set_params_changes_no_bit_of_a_posed_cloth() {
 fn bits_of(x: &[[f32; 3]]) -> Vec<[u32; 3]> {
     x.iter().map(|p| p.map(f32::to_bits)).collect()
 }
+
+/// Putting the cloth on happens once, when a pose and a limit first meet, whichever comes last:
+/// a bare pose 5 m away moves nothing; the anim drive set next puts every particle that is not
+/// pinned on the pose at rest, the pinned corner staying at its pin; a later pose is not snapped to.
+#[test]
+fn the_cloth_is_put_on_when_pose_and_limits_first_meet_pins_staying() {
+    let (rest, indices) = vertical_sheet(6, 1.0);
+    let (mut world, cloth) = world_with_cloth(one_thread(), &rest, &indices, ClothParams::default());
+    let shifted = |dx: f32| rest.iter().map(|p| [p[0] + dx, p[1], p[2]]).collect::<Vec<_>>();
+    let c = world.cloth_mut(cloth).unwrap();
+    c.set_pinned(&[0], None).unwrap();
+    c.set_animated_pose(&shifted(5.0), None).unwrap();
+    assert_eq!(read(&world, cloth), rest, "a pose without limits moves nothing");
+    world.step(DT).unwrap();
+    let c = world.cloth_mut(cloth).unwrap();
+    let pin = c.particle_positions()[0].to_array();
+    c.set_anim_drive(Some(&vec![1e-3; rest.len()])).unwrap();
+    let mut expected = shifted(5.0);
+    expected[0] = pin;
+    assert_eq!(read(&world, cloth), expected, "on the pose, the pinned vertex at its pin");
+    assert!(world.cloth(cloth).unwrap().particle_velocities().iter().all(|v| *v == xpbd_cloth::Vec3::ZERO));
+    let c = world.cloth_mut(cloth).unwrap();
+    c.set_animated_pose(&shifted(5.5), None).unwrap();
+    assert_eq!(read(&world, cloth), expected, "only the first meeting puts the cloth on");
+}

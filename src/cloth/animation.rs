@@ -153,7 +153,10 @@ impl Cloth {
     /// interpolated over its substeps (linearly, like pin targets): `positions` \[m\] in render
     /// order (`[f32; 3] × vertex_count`) and optional unit `normals` (`[f32; 3] × vertex_count`,
     /// normalised here; `None`: the area-weighted normals of the animated positions, as the cloth's
-    /// own). The first pose is taken as the start too (no interpolation from the rest pose). Welded
+    /// own). The first pose is taken as the start too (no interpolation from the rest pose), and
+    /// a cloth with max distances, backstops or an anim drive is put on it: every particle not
+    /// pinned at its animated position, at rest, as by a teleport (so is a posed cloth when the
+    /// first of them is set; docs/design.md, "Putting the cloth on"). Welded
     /// copies share a particle: the last copy's values win. Replaces a skin's pose until the next
     /// [`Cloth::set_joint_matrices`]. Costs O(vertices), no rebuild (unless the pose switches on
     /// kinematic vertices of max distance 0 for the first time: tethers are rebuilt as for pins).

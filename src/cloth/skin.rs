@@ -398,7 +398,8 @@ impl Cloth {
     /// column-major, `m[12..15]` the translation within ±1e5 m; rotation, translation and a
     /// nonzero scale along the joint's axes only, the last row (0, 0, 0, 1)). The step's end pose is skinned from them (LBS); every
     /// substep carries each vertex with its dominant joint interpolated from the last step's
-    /// matrices (the first call: these), module docs.
+    /// matrices (the first call: these, and the cloth is put on the pose as
+    /// [`Cloth::set_animated_pose`] says), module docs.
     /// Replaces a pose given by [`Cloth::set_animated_pose`].
     ///
     /// Errors: `InvalidParameter` (`skin`: no skin set), `BufferSizeMismatch` (not `joint_count`

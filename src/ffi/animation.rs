@@ -143,7 +143,9 @@ pub unsafe extern "C" fn xpbd_cloth_set_animated_pose(
 /// welded copies must agree), or NULL to clear: after every step each vertex lies within d of
 /// its animated position (hard). d = 0 makes the vertex kinematic on the pose, moved exactly as a
 /// pinned vertex and anchoring tethers like one. Changing values is O(vertices); changing which
-/// vertices have d = 0 rebuilds the tethers as `xpbd_cloth_set_pinned` does.
+/// vertices have d = 0 rebuilds the tethers as `xpbd_cloth_set_pinned` does. The first limit
+/// (max distance, backstop or anim drive) set on a posed cloth puts it on its pose, as
+/// `xpbd_cloth_set_animated_pose` describes.
 ///
 /// Errors: `XPBD_RESULT_INVALID_ARGUMENT` (`vertex_count` not the cloth's, a NaN or negative
 /// distance, welded copies that differ; nothing changes), `XPBD_RESULT_INVALID_ID`,
