@@ -156,7 +156,7 @@ impl Cloth {
     /// own). The first pose is taken as the start too (no interpolation from the rest pose), and
     /// a cloth with max distances, backstops or an anim drive is put on it: every particle not
     /// pinned at its animated position, at rest, as by a teleport (so is a posed cloth when the
-    /// first of them is set; docs/design.md, "Putting the cloth on"). Welded
+    /// first of them is set; docs/design.md, "Character cloth"). Welded
     /// copies share a particle: the last copy's values win. Replaces a skin's pose until the next
     /// [`Cloth::set_joint_matrices`]. Costs O(vertices), no rebuild (unless the pose switches on
     /// kinematic vertices of max distance 0 for the first time: tethers are rebuilt as for pins).
