@@ -122,3 +122,66 @@ fn bad_character_input_returns_its_code_and_changes_nothing() {
 fn bad_quaternion() -> [f32; 4] {
     [0.0, 0.0, 0.0, 2.0]
 }
+
+fn last_message() -> String {
+    let mut buf = vec![0 as std::ffi::c_char; 1024];
+    // SAFETY: buf holds 1024 writable bytes; the library NUL-terminates within them.
+    unsafe {
+        xpbd_last_error_message(buf.as_mut_ptr(), buf.len());
+        std::ffi::CStr::from_ptr(buf.as_ptr()).to_string_lossy().into_owned()
+    }
+}
+
+/// The new-user trial's spawn (issue findings 1 and 2): a skinned cape created at the origin
+/// whose joint is 10 m away starts on it, so no step is unstable and it hangs there; a joint
+/// matrix beyond ±1e5 m, sheared or singular returns INVALID_ARGUMENT naming the joint and
+/// leaves the pose as it was.
+#[test]
+fn a_cape_skinned_10_m_away_starts_there_and_bad_joint_matrices_are_rejected() {
+    let n = 8;
+    let (rest, indices) = hanging_grid(n);
+    let v = rest.len();
+    let world = c_world(1);
+    let cloth = c_cloth(world, &rest, &indices);
+    let identity = [1.0f32, 0., 0., 0., 0., 1., 0., 0., 0., 0., 1., 0., 0., 0., 0., 1.];
+    let (joints, weights) = (vec![[0u32; 4]; v], vec![[1.0f32, 0.0, 0.0, 0.0]; v]);
+    let mut d = vec![0.1f32; v];
+    (d[0], d[n - 1]) = (0.0, 0.0);
+    let mut spawn = identity;
+    spawn[12] = 10.0;
+    let skinned: Vec<[f32; 3]> = rest.iter().map(|p| [p[0] + 10.0, p[1], p[2]]).collect();
+    // SAFETY: every array holds the counts passed and outlives its call.
+    unsafe {
+        let skin = XpbdSkinDesc { joint_count: 1, inverse_bind_matrices: identity.as_ptr(), joint_indices: joints.as_ptr().cast(), joint_weights: weights.as_ptr().cast() };
+        ok(xpbd_cloth_set_skin(cloth, &skin));
+        ok(xpbd_cloth_set_max_distances(cloth, d.as_ptr(), v as u32));
+        for step in 0..120 {
+            ok(xpbd_cloth_set_joint_matrices(cloth, spawn.as_ptr(), 1));
+            assert_eq!(xpbd_world_step(world, DT), XpbdResult::Ok, "step {step}: {}", last_message());
+        }
+        let x = c_positions(cloth);
+        assert_eq!((x[0], x[n - 1]), (skinned[0], skinned[n - 1]), "kinematic corners on the pose");
+        assert!(x.iter().zip(&skinned).all(|(x, a)| (0..3).map(|c| (x[c] - a[c]).powi(2)).sum::<f32>().sqrt() <= 0.1 + 1e-5));
+        let mut bad = spawn;
+        bad[12] = 1e9;
+        let mut sheared = spawn;
+        sheared[4] = 0.5;
+        let mut flat = spawn;
+        flat[10] = 0.0;
+        for (m, word) in [(bad, "1e5"), (sheared, "shear"), (flat, "nonsingular")] {
+            assert_eq!(xpbd_cloth_set_joint_matrices(cloth, m.as_ptr(), 1), XpbdResult::InvalidArgument);
+            let message = last_message();
+            assert!(message.contains("joint_matrices") && message.contains("position 0") && message.contains(word), "{message}");
+        }
+        let mut animated = vec![[0.0f32; 3]; v];
+        ok(xpbd_cloth_read_animated_positions(cloth, animated.as_mut_ptr().cast(), v as u32));
+        assert_eq!(bits(&animated), bits(&skinned), "the pose is unchanged");
+        let zero = [0.0f32; 16];
+        let skin = XpbdSkinDesc { joint_count: 1, inverse_bind_matrices: zero.as_ptr(), joint_indices: joints.as_ptr().cast(), joint_weights: weights.as_ptr().cast() };
+        assert_eq!(xpbd_cloth_set_skin(cloth, &skin), XpbdResult::InvalidArgument);
+        assert!(last_message().contains("inverse_bind_matrices"), "{}", last_message());
+        ok(xpbd_cloth_set_joint_matrices(cloth, spawn.as_ptr(), 1));
+    }
+    ok(xpbd_world_step(world, DT));
+    ok(xpbd_world_destroy(world));
+}

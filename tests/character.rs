@@ -553,3 +553,198 @@ fn a_leg_swinging_into_cloth_carried_by_its_frame_does_not_sink_into_it() {
         assert!(deepest >= 0.0, "inertia {linear}/{angular}: a particle {:.2} mm inside the leg", -deepest * 1e3);
     }
 }
+
+/// A 1 m vertical sheet (8 × 8) with a one-joint skin (identity inverse bind), its top corners
+/// kinematic (max distance 0) and 0.1 m elsewhere, and the joint's world matrix a translation
+/// by `t` \[m\] (column-major).
+fn skinned_sheet(t: [f32; 3]) -> (World, ClothHandle, [[f32; 16]; 1], Vec<[f32; 3]>) {
+    let n = 8;
+    let (rest, indices) = vertical_sheet(n, 1.0);
+    let (world, cloth) = world_with_cloth(one_thread(), &rest, &indices, ClothParams::default());
+    let mut world = world;
+    let identity: [f32; 16] = std::array::from_fn(|k| if k % 5 == 0 { 1.0 } else { 0.0 });
+    let (joints, weights) = (vec![[0u32; 4]; rest.len()], vec![[1.0f32, 0.0, 0.0, 0.0]; rest.len()]);
+    let c = world.cloth_mut(cloth).unwrap();
+    c.set_skin(Some(&xpbd_cloth::SkinDesc { inverse_bind_matrices: &[identity], joint_indices: &joints, joint_weights: &weights })).unwrap();
+    let mut d = vec![0.1f32; rest.len()];
+    (d[0], d[n - 1]) = (0.0, 0.0);
+    c.set_max_distances(Some(&d)).unwrap();
+    let mut moved = identity;
+    moved[12..15].copy_from_slice(&t);
+    (world, cloth, [moved], rest)
+}
+
+/// Issue finding 1: an engine creates a cape from bind-pose data at the origin and spawns the
+/// character 10 m away. The first pose puts the cloth on it at rest (each particle exactly at its
+/// skinned position, velocity 0), so every step passes the guard and the cape hangs on the
+/// character: the kinematic corners on their pose, every particle within its max distance.
+#[test]
+fn a_worn_cloth_starts_on_its_first_pose_metres_away() {
+    let t = [10.0, 0.0, -3.0];
+    let (mut world, cloth, joints, rest) = skinned_sheet(t);
+    world.cloth_mut(cloth).unwrap().set_joint_matrices(&joints).unwrap();
+    let skinned: Vec<[f32; 3]> = rest.iter().map(|p| [p[0] + t[0], p[1] + t[1], p[2] + t[2]]).collect();
+    assert_eq!(read(&world, cloth), skinned, "put on the pose before the first step");
+    assert!(world.cloth(cloth).unwrap().particle_velocities().iter().all(|v| *v == xpbd_cloth::Vec3::ZERO));
+    for step in 0..120 {
+        world.cloth_mut(cloth).unwrap().set_joint_matrices(&joints).unwrap();
+        world.step(DT).unwrap_or_else(|e| panic!("step {step}: {e}"));
+    }
+    let x = read(&world, cloth);
+    for (k, (x, a)) in x.iter().zip(&skinned).enumerate() {
+        let limit = if k == 0 || k == 7 { 0.0 } else { 0.1 + 1e-5 };
+        assert!(distance(*x, *a) <= limit, "vertex {k}: {x:?} vs pose {a:?}");
+    }
+    // The same with a pose the engine skinned, 20 m away, and the anim drive alone.
+    let (rest, indices) = vertical_sheet(8, 1.0);
+    let (mut world, cloth) = world_with_cloth(one_thread(), &rest, &indices, ClothParams::default());
+    let pose: Vec<[f32; 3]> = rest.iter().map(|p| [p[0] + 20.0, p[1], p[2]]).collect();
+    world.cloth_mut(cloth).unwrap().set_anim_drive(Some(&vec![1e-3; rest.len()])).unwrap();
+    for step in 0..60 {
+        world.cloth_mut(cloth).unwrap().set_animated_pose(&pose, None).unwrap();
+        world.step(DT).unwrap_or_else(|e| panic!("step {step}: {e}"));
+    }
+    let worst = read(&world, cloth).iter().zip(&pose).map(|(x, a)| distance(*x, *a)).fold(0.0, f32::max);
+    assert!(worst < 0.01, "hangs on its pose: {worst} m");
+}
+
+/// The guard counts how far the pose pulls the particles that follow it, as it counts a pin's
+/// move from its particle: a worn sheet whose free particles (max distance ∞) stayed 10 m behind
+/// a pose that walked away in small steps is pulled onto it in one step when max distances of
+/// 0.1 m are set, and that step passes (before, only the pose's own 6 cm move was counted).
+#[test]
+fn the_guard_counts_the_pull_of_the_pose_on_the_particles_that_follow_it() {
+    let (rest, indices) = vertical_sheet(8, 1.0);
+    let weightless = WorldDesc { gravity: [0.0; 3], ..one_thread() };
+    let (mut world, cloth) = world_with_cloth(weightless, &rest, &indices, ClothParams::default());
+    world.cloth_mut(cloth).unwrap().set_max_distances(Some(&vec![f32::INFINITY; rest.len()])).unwrap();
+    let shifted = |dx: f32| rest.iter().map(|p| [p[0] + dx, p[1], p[2]]).collect::<Vec<_>>();
+    for step in 0..=160 {
+        world.cloth_mut(cloth).unwrap().set_animated_pose(&shifted(step as f32 * 0.0625), None).unwrap();
+        world.step(DT).unwrap();
+    }
+    assert_eq!(read(&world, cloth), rest, "nothing follows a pose at max distance infinity");
+    let c = world.cloth_mut(cloth).unwrap();
+    c.set_max_distances(Some(&vec![0.1; rest.len()])).unwrap();
+    c.set_animated_pose(&shifted(10.0), None).unwrap();
+    world.step(DT).expect("the pull onto the pose is inside the guard's bound");
+    let worst = read(&world, cloth).iter().zip(&shifted(10.0)).map(|(x, a)| distance(*x, *a)).fold(0.0, f32::max);
+    assert!(worst <= 0.1 + 1e-5, "{worst}");
+}
+
+/// Issue finding 2: joint matrices are checked as the docs define them (finite, translation
+/// within ±1e5 m, last row (0, 0, 0, 1), nonsingular, rotation · axis scale without shear), the
+/// inverse bind matrices as affine and nonsingular; each error names the list and the joint, and
+/// changes nothing. Real engines' matrices (f32 products of rotations and scales) pass.
+#[test]
+fn joint_matrices_are_validated_per_joint_and_f32_round_off_passes() {
+    let (mut world, cloth, joints, rest) = skinned_sheet([0.5, 0.0, 0.0]);
+    let c = world.cloth_mut(cloth).unwrap();
+    c.set_joint_matrices(&joints).unwrap();
+    let (hash, mut before) = (c.state_hash(), vec![[0.0; 3]; rest.len()]);
+    c.read_animated_positions(&mut before).unwrap();
+    let bad = |edit: &dyn Fn(&mut [f32; 16])| {
+        let mut m = joints[0];
+        edit(&mut m);
+        m
+    };
+    let cases: [(&dyn Fn(&mut [f32; 16]), &str); 6] = [
+        (&|m| m[12] = 1e9, "translation"),
+        (&|m| m[13] = f32::NAN, "finite"),
+        (&|m| m[4] = 0.5, "shear"),
+        (&|m| m[3] = 0.5, "last row"),
+        (&|m| m[..12].fill(0.0), "nonsingular"),
+        (&|m| m[0] = 0.0, "nonsingular"),
+    ];
+    for (edit, word) in cases {
+        // Joint 0 of a 2-joint list would be a length error: the skin has 1 joint, so it is at 0.
+        match c.set_joint_matrices(&[bad(edit)]) {
+            Err(e @ xpbd_cloth::ClothError::InvalidValue { name: "joint_matrices", position: 0, .. }) => {
+                assert!(e.to_string().contains(word), "{e} lacks {word:?}")
+            }
+            other => panic!("{word}: {other:?}"),
+        }
+    }
+    let mut after = vec![[0.0; 3]; rest.len()];
+    c.read_animated_positions(&mut after).unwrap();
+    assert_eq!((c.state_hash(), after), (hash, before), "nothing changed");
+    // An f32 hierarchy of 50 joints turned about different axes and scaled uniformly, the last
+    // one along its own axes (what an engine composes without shear): round-off only.
+    let mut m = glam::Mat4::IDENTITY;
+    for k in 0..50 {
+        let axis = glam::Vec3::new(1.0, k as f32, 2.0).normalize();
+        let scale = if k == 49 { glam::Vec3::new(1.5, 0.5, 1.0) } else { glam::Vec3::splat(1.01) };
+        m = m * glam::Mat4::from_scale_rotation_translation(scale, glam::Quat::from_axis_angle(axis, 0.7), glam::Vec3::X);
+    }
+    c.set_joint_matrices(&[m.to_cols_array()]).expect("a real engine's matrix");
+    // Inverse bind matrices: all zero (singular) and projective are rejected, naming the joint.
+    let (j, w) = (vec![[1u32, 0, 0, 0]; rest.len()], vec![[1.0f32, 0.0, 0.0, 0.0]; rest.len()]);
+    let identity = glam::Mat4::IDENTITY.to_cols_array();
+    for bind in [[0.0; 16], bad(&|m| m[7] = 2.0)] {
+        let desc = xpbd_cloth::SkinDesc { inverse_bind_matrices: &[identity, bind], joint_indices: &j, joint_weights: &w };
+        let e = c.set_skin(Some(&desc)).unwrap_err();
+        assert!(matches!(e, xpbd_cloth::ClothError::InvalidValue { name: "inverse_bind_matrices", position: 1, .. }), "{e:?}");
+    }
+}
+
+/// Issue finding 5 (docs: a no-op `set_params` moves no particle and changes no velocity): a
+/// skinned, moving sheet with kinematic corners (max distance 0), and one driven by a given pose,
+/// step bit for bit as their twins when the unchanged settings are set again at step 30.
+#[test]
+fn a_no_op_set_params_changes_no_bit_of_a_posed_cloth() {
+    for skinned in [true, false] {
+        let run = |no_op: bool| {
+            let (mut world, cloth, _, rest) = skinned_sheet([0.0; 3]);
+            for step in 0..60 {
+                let c = world.cloth_mut(cloth).unwrap();
+                let t = step as f32 * 0.02;
+                if skinned {
+                    let mut m = glam::Mat4::from_rotation_translation(glam::Quat::from_rotation_y(t), glam::Vec3::new(t, 0.0, 0.0));
+                    m.w_axis.y = 0.1 * t;
+                    c.set_joint_matrices(&[m.to_cols_array()]).unwrap();
+                } else {
+                    c.set_animated_pose(&moving_pose(&rest, step as f32 * DT, 3.0, 1.0), None).unwrap();
+                }
+                if no_op && step == 30 {
+                    let params = *c.params();
+                    c.set_params(params).unwrap();
+                }
+                world.step(DT).unwrap();
+            }
+            let c = world.cloth(cloth).unwrap();
+            (read(&world, cloth), c.state_hash())
+        };
+        let (plain, touched) = (run(false), run(true));
+        assert_eq!(bits_of(&plain.0), bits_of(&touched.0), "positions, skinned: {skinned}");
+        assert_eq!(plain.1, touched.1, "state hash (velocities too), skinned: {skinned}");
+    }
+}
+
+fn bits_of(x: &[[f32; 3]]) -> Vec<[u32; 3]> {
+    x.iter().map(|p| p.map(f32::to_bits)).collect()
+}
+
+/// Putting the cloth on happens once, when a pose and a limit first meet, whichever comes last:
+/// a bare pose 5 m away moves nothing; the anim drive set next puts every particle that is not
+/// pinned on the pose at rest, the pinned corner staying at its pin; a later pose is not snapped to.
+#[test]
+fn the_cloth_is_put_on_when_pose_and_limits_first_meet_pins_staying() {
+    let (rest, indices) = vertical_sheet(6, 1.0);
+    let (mut world, cloth) = world_with_cloth(one_thread(), &rest, &indices, ClothParams::default());
+    let shifted = |dx: f32| rest.iter().map(|p| [p[0] + dx, p[1], p[2]]).collect::<Vec<_>>();
+    let c = world.cloth_mut(cloth).unwrap();
+    c.set_pinned(&[0], None).unwrap();
+    c.set_animated_pose(&shifted(5.0), None).unwrap();
+    assert_eq!(read(&world, cloth), rest, "a pose without limits moves nothing");
+    world.step(DT).unwrap();
+    let c = world.cloth_mut(cloth).unwrap();
+    let pin = c.particle_positions()[0].to_array();
+    c.set_anim_drive(Some(&vec![1e-3; rest.len()])).unwrap();
+    let mut expected = shifted(5.0);
+    expected[0] = pin;
+    assert_eq!(read(&world, cloth), expected, "on the pose, the pinned vertex at its pin");
+    assert!(world.cloth(cloth).unwrap().particle_velocities().iter().all(|v| *v == xpbd_cloth::Vec3::ZERO));
+    let c = world.cloth_mut(cloth).unwrap();
+    c.set_animated_pose(&shifted(5.5), None).unwrap();
+    assert_eq!(read(&world, cloth), expected, "only the first meeting puts the cloth on");
+}

@@ -588,8 +588,10 @@ namespace Xpbd
         /// <summary>
         /// Bind the pose to a skeleton (linear blend skinning): <paramref name="inverseBindMatrices"/>
         /// <c>float[16*jointCount]</c> column-major, <paramref name="jointIndices"/> <c>uint[4*VertexCount]</c>,
-        /// <paramref name="jointWeights"/> <c>float[4*VertexCount]</c>.
+        /// <paramref name="jointWeights"/> <c>float[4*VertexCount]</c>. Each inverse bind matrix must be
+        /// finite, nonsingular and affine (last row 0, 0, 0, 1 within 1e-3).
         /// </summary>
+        /// <exception cref="XpbdInvalidArgumentException">A bad matrix (the message names the joint), index or weight.</exception>
         public void SetSkin(float[] inverseBindMatrices, uint[] jointIndices, float[] jointWeights)
         {
             if (inverseBindMatrices == null) throw new ArgumentNullException("inverseBindMatrices");
@@ -614,7 +616,13 @@ namespace Xpbd
             GC.KeepAlive(this);
         }
 
-        /// <summary>The joints' world matrices for the end of the next step, <c>float[16*jointCount]</c> column-major.</summary>
+        /// <summary>
+        /// The joints' world matrices for the end of the next step, <c>float[16*jointCount]</c> column-major:
+        /// rotation, a nonzero scale along the joint's axes (no shear: columns orthogonal within 1e-3
+        /// relative) and a translation within +-1e5 m, last row (0, 0, 0, 1). The first pose of a cloth with
+        /// limits (max distance, backstop, anim drive) puts it on the pose at rest.
+        /// </summary>
+        /// <exception cref="XpbdInvalidArgumentException">No skin, or a bad matrix (the message names the joint and the property).</exception>
         public void SetJointMatrices(float[] matrices)
         {
             if (matrices == null) throw new ArgumentNullException("matrices");

@@ -34,6 +34,8 @@ pub(crate) struct Animation {
     pub skin: Option<Box<Skin>>,
     /// The reference frame of local-space inertia, once given.
     pub frame: Option<ReferenceFrame>,
+    /// The cloth has been put on its pose (once, when it first had a pose and a constraint).
+    pub worn: bool,
 }
 
 /// The engine's reference frame (the character's root): its pose at the start of the next step
@@ -72,12 +74,27 @@ impl Animation {
         }
     }
 
-    /// The largest distance \[m\] a pose point moves in the next step (the explosion guard's bound).
-    pub fn largest_move(&self) -> f32 {
+    /// How far the pose may pull a particle of `x` (the positions the next step starts from, m) in
+    /// the next step, for the explosion guard's bound: the largest move of a pose point from the
+    /// step's start to its end (tethers anchored on kinematic particles drag that far), and for
+    /// every particle that follows the pose (a finite max distance, kinematic at 0, a finite anim
+    /// drive or a backstop) its distance to the pose point it is pulled to, as a pin's move is
+    /// counted from the particle. 0 before a pose.
+    pub fn largest_pull(&self, x: &[Vec3]) -> f32 {
         if !self.posed {
             return 0.0;
         }
-        self.start.iter().zip(&self.target).map(|(s, t)| s.distance(*t)).fold(0.0, f32::max)
+        let follows = |i: usize| {
+            self.max_distance.get(i).is_some_and(|d| d.is_finite())
+                || self.drive_compliance.get(i).is_some_and(|c| c.is_finite())
+                || self.backstop_radius.get(i).is_some_and(|&r| r > 0.0)
+        };
+        let points = self.start.iter().zip(&self.target).zip(x).enumerate();
+        let pull = |(i, ((s, t), x)): (usize, ((&Vec3, &Vec3), &Vec3))| match follows(i) {
+            true => s.distance(*t).max(x.distance(*t)),
+            false => s.distance(*t),
+        };
+        points.map(pull).fold(0.0, f32::max)
     }
 
     /// Move the pose by the rigid transform x ← q·x + t (a teleport of the cloth).
@@ -136,7 +153,10 @@ impl Cloth {
     /// interpolated over its substeps (linearly, like pin targets): `positions` \[m\] in render
     /// order (`[f32; 3] × vertex_count`) and optional unit `normals` (`[f32; 3] × vertex_count`,
     /// normalised here; `None`: the area-weighted normals of the animated positions, as the cloth's
-    /// own). The first pose is taken as the start too (no interpolation from the rest pose). Welded
+    /// own). The first pose is taken as the start too (no interpolation from the rest pose), and
+    /// a cloth with max distances, backstops or an anim drive is put on it: every particle not
+    /// pinned at its animated position, at rest, as by a teleport (so is a posed cloth when the
+    /// first of them is set; docs/design.md, "Character cloth"). Welded
     /// copies share a particle: the last copy's values win. Replaces a skin's pose until the next
     /// [`Cloth::set_joint_matrices`]. Costs O(vertices), no rebuild (unless the pose switches on
     /// kinematic vertices of max distance 0 for the first time: tethers are rebuilt as for pins).
@@ -201,6 +221,7 @@ impl Cloth {
         self.prepare_animation();
         self.state.animation.max_distance = values;
         self.refresh_kinematic();
+        self.put_on_when_worn();
         Ok(())
     }
 
@@ -227,6 +248,7 @@ impl Cloth {
         self.prepare_animation();
         let a = &mut self.state.animation;
         (a.backstop_distance, a.backstop_radius) = (distance, radius);
+        self.put_on_when_worn();
         Ok(())
     }
 
@@ -250,6 +272,7 @@ impl Cloth {
         };
         self.prepare_animation();
         self.state.animation.drive_compliance = values;
+        self.put_on_when_worn();
         Ok(())
     }
 
@@ -309,15 +332,50 @@ impl Cloth {
         self.scratch.animation.fit(n);
     }
 
-    /// A pose was written into `target`: the first one is the start too; kinematic particles follow.
+    /// A pose was written into `target`: the first one is the start too; kinematic particles
+    /// follow; a cloth worn for the first time is put on it ([`Cloth::put_on_when_worn`]).
     pub(crate) fn pose_given(&mut self) {
         let a = &mut self.state.animation;
         if !a.posed {
             a.start.copy_from_slice(&a.target);
             a.normal_start.copy_from_slice(&a.normal_target);
             a.posed = true;
+            self.put_on_when_worn();
             self.refresh_kinematic();
         }
+    }
+
+    /// The first time the cloth has both a pose and a per-vertex constraint relative to it (max
+    /// distance, backstop or anim drive, whichever comes last): every particle that is not
+    /// pinned is put at its animated position, all at rest (velocities 0, the substep's previous
+    /// positions reset, the guard's last good state taken from here), like a teleport onto the
+    /// pose. An engine may create a worn cloth from bind-pose data at the origin and spawn the
+    /// character anywhere; the cloth starts on the character instead of being dragged there in
+    /// one step. Pinned particles stay at their pins (the caller placed them); a pose without
+    /// constraints acts on nothing and moves nothing.
+    pub(crate) fn put_on_when_worn(&mut self) {
+        let a = &mut self.state.animation;
+        if a.worn || !a.posed || !a.constrains() {
+            return;
+        }
+        a.worn = true;
+        self.settle_stats();
+        self.wake();
+        let p = &mut self.state;
+        let mut pinned = vec![false; p.x.len()];
+        for &i in &p.pins.particles {
+            pinned[i as usize] = true;
+        }
+        for ((x, &a), pinned) in p.x.iter_mut().zip(&p.animation.target).zip(pinned) {
+            if !pinned {
+                *x = a;
+            }
+        }
+        p.v.fill(Vec3::ZERO);
+        self.scratch.x_prev.copy_from_slice(&p.x);
+        self.remember_good_state();
+        self.update_normals(false);
+        self.reset_interpolation();
     }
 
     /// The kinematic particles (max distance 0 while posed, not pinned); when they change, the

@@ -9,7 +9,10 @@
 //! ```
 //!
 //! from where it started the step, with d_pins the largest distance a pinned particle was asked to
-//! move in this step (|target − start|; free particles may be dragged that far by tethers),
+//! move in this step (|target − start|; free particles may be dragged that far by tethers), or the
+//! animated pose pulls a particle: a pose point's move in the step, and for a particle that
+//! follows the pose (max distance, backstop, anim drive) its distance to its pose point at the
+//! step's end (`Animation::largest_pull`), plus the reference frame's carry,
 //! d_colliders the largest distance a collider of the world moves in this step (it may push cloth
 //! that far; a collider's rotation is not counted), but at most v_max·dt: a collider moved faster
 //! than any cloth may move is a jump, and a cloth it drags along fails the check instead of
@@ -85,7 +88,8 @@ impl Cloth {
         }
         let pins = &self.state.pins;
         let d_pins = pins.start.iter().zip(&pins.target).map(|(s, t)| s.distance(*t)).fold(0.0f32, f32::max);
-        let d_pins = d_pins.max(self.state.animation.largest_move()) + self.state.animation.largest_carry(&self.state.x);
+        let animation = &self.state.animation;
+        let d_pins = d_pins.max(animation.largest_pull(&self.state.x)) + animation.largest_carry(&self.state.x);
         let collider_motion = collider_motion.min(params.max_particle_speed * dt);
         self.guard.bound = d_pins + collider_motion + 2.0 * self.model.rest_extent + params.max_particle_speed * dt;
     }

@@ -275,12 +275,46 @@ fn invalid(name: &'static str, value: f64, expected: &'static str) -> ClothError
     ClothError::InvalidParameter { name, value, expected }
 }
 
-/// A column-major matrix that is finite. Errors: `InvalidParameter` named `name`.
-fn matrix(m: &[f32; 16], name: &'static str) -> Result<Mat4, ClothError> {
-    match m.iter().find(|c| !c.is_finite()) {
-        Some(&c) => Err(invalid(name, c as f64, "finite matrix entries")),
-        None => Ok(Mat4::from_cols_array(m)),
+/// Relative tolerance of the joint matrix checks: f32 round-off of rotation · scale products and
+/// of engine hierarchies chaining them stays far below it, a real shear or projective row above.
+pub const MATRIX_TOLERANCE: f32 = 1e-3;
+
+/// Largest accepted ratio |det| / (|c₀|·|c₁|·|c₂|) of a singular matrix's 3 × 3 part (columns cₖ):
+/// 1 for orthogonal columns, 0 for a singular matrix (a zero column, or columns in a plane).
+const SINGULAR_VOLUME: f32 = 1e-6;
+
+/// Joint `k` of the column-major matrices `name` (`m[12..15]` the translation), checked as an
+/// affine transform: finite entries, a nonsingular 3 × 3 part and the last row (0, 0, 0, 1)
+/// within [`MATRIX_TOLERANCE`]. With `rigid_scaled` (world matrices) also rotation · axis scale only
+/// (columns orthogonal within [`MATRIX_TOLERANCE`] of their lengths' product: no shear) and a
+/// translation within ±1e5 m per component. Errors: `InvalidValue` named `name` at position `k`.
+fn joint_matrix(m: &[f32; 16], k: usize, name: &'static str, rigid_scaled: bool) -> Result<Mat4, ClothError> {
+    let bad = |expected| Err(ClothError::InvalidValue { name, position: k as u32, expected });
+    if !m.iter().all(|c| c.is_finite()) {
+        return bad("finite matrix entries (no NaN or infinity)");
     }
+    let c: [Vec3; 3] = std::array::from_fn(|j| Vec3::new(m[4 * j], m[4 * j + 1], m[4 * j + 2]));
+    let lengths = c.map(Vec3::length);
+    let volume = lengths[0] * lengths[1] * lengths[2];
+    if !(volume > 0.0 && c[0].dot(c[1].cross(c[2])).abs() > SINGULAR_VOLUME * volume) {
+        return bad("a nonsingular matrix (no zero scale, columns not in a plane)");
+    }
+    let t = MATRIX_TOLERANCE;
+    if m[3].abs() > t || m[7].abs() > t || m[11].abs() > t || (m[15] - 1.0).abs() > t {
+        return bad("an affine matrix: last row (0, 0, 0, 1) within 1e-3");
+    }
+    if rigid_scaled {
+        for (i, j) in [(0, 1), (0, 2), (1, 2)] {
+            if c[i].dot(c[j]).abs() > t * lengths[i] * lengths[j] {
+                return bad("rotation and scale along the joint's axes only: columns orthogonal within 1e-3 relative (no shear)");
+            }
+        }
+        let limit = crate::mesh::MAX_COORDINATE;
+        if m[12..15].iter().any(|x| x.abs() > limit) {
+            return bad("a translation within +-1e5 m per component");
+        }
+    }
+    Ok(Mat4::from_cols_array(m))
 }
 
 impl Cloth {
@@ -290,10 +324,11 @@ impl Cloth {
     /// vertex's dominant joint (module docs). Welded copies of a vertex must have the same
     /// joints and weights.
     ///
-    /// Errors: `InvalidParameter` (`joint_count`: 0 or above [`MAX_JOINTS`]; `inverse_bind_matrices`:
-    /// a non-finite entry; `joint_indices`: an index ≥ joint_count or welded copies that differ;
+    /// Errors: `InvalidParameter` (`joint_count`: 0 or above [`MAX_JOINTS`]; `joint_indices`: an index ≥ joint_count or welded copies that differ;
     /// `joint_weights`: negative, non-finite or all 0); `BufferSizeMismatch` (per-vertex arrays
-    /// not `vertex_count` long); state unchanged on error.
+    /// not `vertex_count` long); `InvalidValue` (`inverse_bind_matrices` at the joint's index: a
+    /// non-finite entry, a last row other than (0, 0, 0, 1) within [`MATRIX_TOLERANCE`], or a
+    /// singular matrix); state unchanged on error.
     pub fn set_skin(&mut self, desc: Option<&SkinDesc>) -> Result<(), ClothError> {
         // Residual statistics read neither the pose nor these values: nothing to settle (the
         // kinematic set's relayout settles them itself); the default floating-point mode only.
@@ -306,7 +341,8 @@ impl Cloth {
         if joint_count == 0 || joint_count > MAX_JOINTS as usize {
             return Err(invalid("joint_count", joint_count as f64, "1 ..= 65536 joints"));
         }
-        let inverse_bind = desc.inverse_bind_matrices.iter().map(|m| matrix(m, "inverse_bind_matrices")).collect::<Result<Vec<_>, _>>()?;
+        let binds = desc.inverse_bind_matrices.iter().enumerate();
+        let inverse_bind = binds.map(|(k, m)| joint_matrix(m, k, "inverse_bind_matrices", false)).collect::<Result<Vec<_>, _>>()?;
         let map = &self.model.particle_of_vertex;
         for len in [desc.joint_indices.len(), desc.joint_weights.len()] {
             if len != map.len() {
@@ -359,15 +395,18 @@ impl Cloth {
     }
 
     /// The joints' world matrices reached by the end of the next step (`[f32; 16] × joint_count`,
-    /// column-major, `m[12..15]` the translation; rotation, translation and scale only: shear is
-    /// not kept by the decomposition). The step's end pose is skinned from them (LBS); every
+    /// column-major, `m[12..15]` the translation within ±1e5 m; rotation, translation and a
+    /// nonzero scale along the joint's axes only, the last row (0, 0, 0, 1)). The step's end pose is skinned from them (LBS); every
     /// substep carries each vertex with its dominant joint interpolated from the last step's
-    /// matrices (the first call: these), module docs.
+    /// matrices (the first call: these, and the cloth is put on the pose as
+    /// [`Cloth::set_animated_pose`] says), module docs.
     /// Replaces a pose given by [`Cloth::set_animated_pose`].
     ///
-    /// Errors: `InvalidHandle`-free: `InvalidParameter` (`skin`: no skin set; `joint_matrices`: a
-    /// non-finite entry, or a scale of 0), `BufferSizeMismatch` (not `joint_count` matrices);
-    /// state unchanged on error.
+    /// Errors: `InvalidParameter` (`skin`: no skin set), `BufferSizeMismatch` (not `joint_count`
+    /// matrices), `InvalidValue` (`joint_matrices` at the first bad joint's index: a non-finite
+    /// entry, a translation beyond ±1e5 m, a last row other than (0, 0, 0, 1), a singular matrix
+    /// or a shear: columns not orthogonal within [`MATRIX_TOLERANCE`] relative, which accepts
+    /// f32 round-off of real engines' rotation · scale products); state unchanged on error.
     pub fn set_joint_matrices(&mut self, matrices: &[[f32; 16]]) -> Result<(), ClothError> {
         // Residual statistics read neither the pose nor these values: nothing to settle (the
         // kinematic set's relayout settles them itself); the default floating-point mode only.
@@ -379,11 +418,8 @@ impl Cloth {
             return Err(ClothError::BufferSizeMismatch { expected: skin.target.len(), got: matrices.len() });
         }
         let mut poses = Vec::with_capacity(matrices.len());
-        for m in matrices {
-            let (scale, rotation, translation) = matrix(m, "joint_matrices")?.to_scale_rotation_translation();
-            if !(scale.min_element().abs() > 1e-12) || !rotation.is_finite() {
-                return Err(invalid("joint_matrices", scale.min_element() as f64, "matrices of rotation, translation and a nonzero scale"));
-            }
+        for (k, m) in matrices.iter().enumerate() {
+            let (scale, rotation, translation) = joint_matrix(m, k, "joint_matrices", true)?.to_scale_rotation_translation();
             poses.push(JointPose { scale, rotation: rotation.normalize(), translation });
         }
         let rest = &self.model.rest;

@@ -49,7 +49,9 @@ unsafe fn optional<'a>(ptr: *const f32, count: u32, name: &str) -> Result<Option
 /// dominant joint (the largest weight), interpolated by translation, rotation (slerp) and scale.
 ///
 /// Errors: `XPBD_RESULT_NULL_POINTER` (an array of `desc` NULL), `XPBD_RESULT_INVALID_ARGUMENT`
-/// (`joint_count` 0 or above 65536, a non-finite matrix entry, a joint index >= joint_count,
+/// (`joint_count` 0 or above 65536, an inverse bind matrix with a non-finite entry, singular or
+/// with a last row other than (0, 0, 0, 1) within 1e-3 (the message names the joint), a joint
+/// index >= joint_count,
 /// a weight negative or non-finite, a vertex whose weights sum to 0, welded copies of a vertex
 /// with different joints or weights; the skin is unchanged), `XPBD_RESULT_INVALID_ID`,
 /// `XPBD_RESULT_WORLD_POISONED`. Thread-safe.
@@ -80,13 +82,18 @@ pub unsafe extern "C" fn xpbd_cloth_set_skin(cloth: XpbdClothId, desc: *const Xp
 }
 
 /// The joints' world matrices reached by the end of the next step (`float[16*joint_count]`,
-/// column-major, m[12..14] the translation; rotation, translation and scale, no shear). The
-/// step's end pose is skinned from them (LBS); every substep carries each vertex with its dominant
-/// joint interpolated from the last step's matrices (the first call: these), exactly for a vertex
-/// bound to one joint. Replaces a pose given by `xpbd_cloth_set_animated_pose`.
+/// column-major, m[12..14] the translation within +-1e5 m; rotation, translation and a nonzero
+/// scale along the joint's axes, no shear, last row (0, 0, 0, 1)). The step's end pose is skinned
+/// from them (LBS); every substep carries each vertex with its dominant joint interpolated from
+/// the last step's matrices (the first call: these, and the cloth is put on the pose as
+/// `xpbd_cloth_set_animated_pose` describes), exactly for a vertex bound to one joint. Replaces a
+/// pose given by `xpbd_cloth_set_animated_pose`.
 ///
 /// Errors: `XPBD_RESULT_NULL_POINTER`, `XPBD_RESULT_INVALID_ARGUMENT` (no skin set, `joint_count`
-/// not the skin's, a non-finite entry or a zero scale; nothing changes), `XPBD_RESULT_INVALID_ID`,
+/// not the skin's, or a matrix with a non-finite entry, a translation beyond +-1e5 m, a singular
+/// 3x3 part, a shear (columns not orthogonal within 1e-3 relative, which f32 round-off of real
+/// rotation * scale products stays far below) or a last row other than (0, 0, 0, 1) within 1e-3;
+/// the message names the joint and the property; nothing changes), `XPBD_RESULT_INVALID_ID`,
 /// `XPBD_RESULT_WORLD_POISONED`. Thread-safe.
 ///
 /// # Safety
@@ -104,7 +111,10 @@ pub unsafe extern "C" fn xpbd_cloth_set_joint_matrices(cloth: XpbdClothId, matri
 /// `positions` in metres (`float[3*vertex_count]`, required) and unit `normals`
 /// (`float[3*vertex_count]`; NULL: computed from the animated positions). The first pose is
 /// taken as the start too. Until a pose (or skin + matrices) is given, max distances, backstops
-/// and the anim drive are stored but inactive.
+/// and the anim drive are stored but inactive. A worn cloth starts on its pose: the first time it
+/// has both a pose and one of those constraints (whichever comes last), every vertex that is not
+/// pinned is put at its animated position at rest, like a teleport, so a cape created at the
+/// origin and posed on a character spawned anywhere starts on the character.
 ///
 /// Errors: `XPBD_RESULT_NULL_POINTER` (`positions` NULL), `XPBD_RESULT_INVALID_ARGUMENT`
 /// (`vertex_count` not the cloth's, a NaN/Inf position or one beyond +-1e5 m, a non-finite
@@ -133,7 +143,9 @@ pub unsafe extern "C" fn xpbd_cloth_set_animated_pose(
 /// welded copies must agree), or NULL to clear: after every step each vertex lies within d of
 /// its animated position (hard). d = 0 makes the vertex kinematic on the pose, moved exactly as a
 /// pinned vertex and anchoring tethers like one. Changing values is O(vertices); changing which
-/// vertices have d = 0 rebuilds the tethers as `xpbd_cloth_set_pinned` does.
+/// vertices have d = 0 rebuilds the tethers as `xpbd_cloth_set_pinned` does. The first limit
+/// (max distance, backstop or anim drive) set on a posed cloth puts it on its pose, as
+/// `xpbd_cloth_set_animated_pose` describes.
 ///
 /// Errors: `XPBD_RESULT_INVALID_ARGUMENT` (`vertex_count` not the cloth's, a NaN or negative
 /// distance, welded copies that differ; nothing changes), `XPBD_RESULT_INVALID_ID`,

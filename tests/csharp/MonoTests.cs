@@ -1147,6 +1147,17 @@ static unsafe partial class MonoTests
             cloth.ReadPositions(x);
             ExpectSameBits(x, rest, "skinned at the bind pose");
             Throws<XpbdBufferSizeMismatchException>(() => cloth.SetJointMatrices(new float[15]));
+            // A joint beyond +-1e5 m or sheared is rejected naming the joint; the pose stays.
+            var far = (float[])identity.Clone();
+            far[12] = 1e9f;
+            var sheared = (float[])identity.Clone();
+            sheared[4] = 0.5f;
+            string farMessage = Throws<XpbdInvalidArgumentException>(() => cloth.SetJointMatrices(far)).Message;
+            string shearMessage = Throws<XpbdInvalidArgumentException>(() => cloth.SetJointMatrices(sheared)).Message;
+            Expect(farMessage.Contains("position 0") && farMessage.Contains("1e5"), farMessage);
+            Expect(shearMessage.Contains("position 0") && shearMessage.Contains("shear"), shearMessage);
+            cloth.ReadAnimatedPositions(animated);
+            ExpectSameBits(animated, rest, "the skinned pose unchanged by rejected matrices");
         }
         using (var world = new XpbdWorld(single))
         {
