@@ -77,9 +77,9 @@ namespace Xpbd.Native
         ///  joint interpolated from the last step's matrices (the first call: these), exactly for a vertex
         ///  bound to one joint. Replaces a pose given by `xpbd_cloth_set_animated_pose`.
         ///
-        ///  Errors: `XPBD_RESULT_NULL_POINTER`, `XPBD_RESULT_INVALID_ARGUMENT` (no skin set, `joint_count`
-        ///  not the skin's, a non-finite entry or a zero scale; nothing changes), `XPBD_RESULT_INVALID_ID`,
-        ///  `XPBD_RESULT_WORLD_POISONED`. Thread-safe.
+        ///  Errors: `XPBD_RESULT_NULL_POINTER`, `XPBD_RESULT_BUFFER_SIZE_MISMATCH` (`joint_count` not the
+        ///  skin's), `XPBD_RESULT_INVALID_ARGUMENT` (no skin set, a non-finite entry or a zero scale);
+        ///  nothing changes on error. `XPBD_RESULT_INVALID_ID`, `XPBD_RESULT_WORLD_POISONED`. Thread-safe.
         ///
         ///  # Safety
         ///  `matrices` holds `16*joint_count` readable floats.
@@ -94,9 +94,10 @@ namespace Xpbd.Native
         ///  taken as the start too. Until a pose (or skin + matrices) is given, max distances, backstops
         ///  and the anim drive are stored but inactive.
         ///
-        ///  Errors: `XPBD_RESULT_NULL_POINTER` (`positions` NULL), `XPBD_RESULT_INVALID_ARGUMENT`
-        ///  (`vertex_count` not the cloth's, a NaN/Inf position or one beyond +-1e5 m, a non-finite
-        ///  normal; nothing changes), `XPBD_RESULT_INVALID_ID`, `XPBD_RESULT_WORLD_POISONED`. Thread-safe.
+        ///  Errors: `XPBD_RESULT_NULL_POINTER` (`positions` NULL), `XPBD_RESULT_BUFFER_SIZE_MISMATCH`
+        ///  (`vertex_count` not the cloth's), `XPBD_RESULT_INVALID_ARGUMENT` (a NaN/Inf position or one
+        ///  beyond +-1e5 m, a non-finite normal); nothing changes on error. `XPBD_RESULT_INVALID_ID`,
+        ///  `XPBD_RESULT_WORLD_POISONED`. Thread-safe.
         ///
         ///  # Safety
         ///  `positions` holds `3*vertex_count` floats; `normals`, when not NULL, too.
@@ -106,14 +107,15 @@ namespace Xpbd.Native
 
         /// <summary>
         ///  Per-vertex max distance d in metres (`float[vertex_count]`, each &gt;= 0, INFINITY for none;
-        ///  welded copies must agree), or NULL to clear: after every step each vertex lies within d of
-        ///  its animated position (hard). d = 0 makes the vertex kinematic on the pose, moved exactly as a
-        ///  pinned vertex and anchoring tethers like one. Changing values is O(vertices); changing which
-        ///  vertices have d = 0 rebuilds the tethers as `xpbd_cloth_set_pinned` does.
+        ///  welded copies must agree), or NULL to clear (`vertex_count` then 0 or the cloth's): after
+        ///  every step each vertex lies within d of its animated position (hard). d = 0 makes the vertex
+        ///  kinematic on the pose, moved exactly as a pinned vertex and anchoring tethers like one.
+        ///  Changing values is O(vertices); changing which vertices have d = 0 rebuilds the tethers as
+        ///  `xpbd_cloth_set_pinned` does.
         ///
-        ///  Errors: `XPBD_RESULT_INVALID_ARGUMENT` (`vertex_count` not the cloth's, a NaN or negative
-        ///  distance, welded copies that differ; nothing changes), `XPBD_RESULT_INVALID_ID`,
-        ///  `XPBD_RESULT_WORLD_POISONED`. Thread-safe.
+        ///  Errors: `XPBD_RESULT_BUFFER_SIZE_MISMATCH` (`vertex_count` not the cloth's),
+        ///  `XPBD_RESULT_INVALID_ARGUMENT` (a NaN or negative distance, welded copies that differ);
+        ///  nothing changes on error. `XPBD_RESULT_INVALID_ID`, `XPBD_RESULT_WORLD_POISONED`. Thread-safe.
         ///
         ///  # Safety
         ///  `distances`, when not NULL, holds `vertex_count` floats.
@@ -123,14 +125,15 @@ namespace Xpbd.Native
 
         /// <summary>
         ///  Per-vertex backstop: distance b in metres (`float[vertex_count]`, finite within +-1e5) and
-        ///  radius r in metres (`float[vertex_count]`, 0..=1e5, 0 = none); both NULL clears. Each vertex
-        ///  stays outside the sphere of radius r centred at a - (b + r)*n behind its animated position a
-        ///  and normal n (hard), so cloth never passes behind the body surface.
+        ///  radius r in metres (`float[vertex_count]`, 0..=1e5, 0 = none); both NULL clears
+        ///  (`vertex_count` then 0 or the cloth's). Each vertex stays outside the sphere of radius r
+        ///  centred at a - (b + r)*n behind its animated position a and normal n (hard), so cloth never
+        ///  passes behind the body surface.
         ///
         ///  Errors: `XPBD_RESULT_NULL_POINTER` (one array NULL, the other not),
-        ///  `XPBD_RESULT_INVALID_ARGUMENT` (`vertex_count` not the cloth's, an out-of-range value, welded
-        ///  copies that differ; nothing changes), `XPBD_RESULT_INVALID_ID`, `XPBD_RESULT_WORLD_POISONED`.
-        ///  Thread-safe.
+        ///  `XPBD_RESULT_BUFFER_SIZE_MISMATCH` (`vertex_count` not the cloth's),
+        ///  `XPBD_RESULT_INVALID_ARGUMENT` (an out-of-range value, welded copies that differ); nothing
+        ///  changes on error. `XPBD_RESULT_INVALID_ID`, `XPBD_RESULT_WORLD_POISONED`. Thread-safe.
         ///
         ///  # Safety
         ///  `distances` and `radii`, when not NULL, hold `vertex_count` floats each.
@@ -140,13 +143,14 @@ namespace Xpbd.Native
 
         /// <summary>
         ///  Per-vertex anim drive compliance alpha in m/N (`float[vertex_count]`, 0..=1e20, INFINITY for
-        ///  none; welded copies must agree), or NULL to clear: an XPBD soft attachment C = |x - a| to the
-        ///  animated position (Macklin et al. 2016, eq. 18), the same stiffness at any time step and
-        ///  substep count (a vertex of mass m under gravity g hangs alpha*m*g below its pose).
+        ///  none; welded copies must agree), or NULL to clear (`vertex_count` then 0 or the cloth's): an
+        ///  XPBD soft attachment C = |x - a| to the animated position (Macklin et al. 2016, eq. 18), the
+        ///  same stiffness at any time step and substep count (a vertex of mass m under gravity g hangs
+        ///  alpha*m*g below its pose).
         ///
-        ///  Errors: `XPBD_RESULT_INVALID_ARGUMENT` (`vertex_count` not the cloth's, an out-of-range or
-        ///  NaN compliance, welded copies that differ; nothing changes), `XPBD_RESULT_INVALID_ID`,
-        ///  `XPBD_RESULT_WORLD_POISONED`. Thread-safe.
+        ///  Errors: `XPBD_RESULT_BUFFER_SIZE_MISMATCH` (`vertex_count` not the cloth's),
+        ///  `XPBD_RESULT_INVALID_ARGUMENT` (an out-of-range or NaN compliance, welded copies that differ);
+        ///  nothing changes on error. `XPBD_RESULT_INVALID_ID`, `XPBD_RESULT_WORLD_POISONED`. Thread-safe.
         ///
         ///  # Safety
         ///  `compliances`, when not NULL, holds `vertex_count` floats.
@@ -158,7 +162,7 @@ namespace Xpbd.Native
         ///  Write the animated pose the next step reaches (`float[3*vertex_count]`, metres): the last pose
         ///  given or skinned; the mesh as created before any.
         ///
-        ///  Errors: `XPBD_RESULT_NULL_POINTER`, `XPBD_RESULT_INVALID_ARGUMENT` (`vertex_count` not the
+        ///  Errors: `XPBD_RESULT_NULL_POINTER`, `XPBD_RESULT_BUFFER_SIZE_MISMATCH` (`vertex_count` not the
         ///  cloth's; nothing written), `XPBD_RESULT_INVALID_ID`, `XPBD_RESULT_WORLD_POISONED`. Thread-safe.
         ///
         ///  # Safety
@@ -872,8 +876,8 @@ namespace Xpbd.Native
 
         /// <summary>
         ///  Destroy a mesh shape; its id becomes invalid. Refused while a collider uses it:
-        ///  `XPBD_RESULT_INVALID_ARGUMENT` naming `mesh_shape` (destroy those colliders first; the shape
-        ///  stays). Errors also: `XPBD_RESULT_INVALID_ID` (null, destroyed, its world destroyed, another
+        ///  `XPBD_RESULT_INVALID_ARGUMENT`, the message saying how many colliders use it (destroy those
+        ///  colliders first; the shape stays). Errors also: `XPBD_RESULT_INVALID_ID` (null, destroyed, its world destroyed, another
         ///  kind of id, forged), `XPBD_RESULT_WORLD_POISONED`. Thread-safe.
         /// </summary>
         [DllImport(__DllName, EntryPoint = "xpbd_mesh_shape_destroy", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
@@ -1043,8 +1047,9 @@ namespace Xpbd.Native
         ///  or a guard trip. Pass the relative transform of the character's root, B*A^-1.
         ///
         ///  Errors: `XPBD_RESULT_NULL_POINTER`, `XPBD_RESULT_INVALID_ID` (`world`, or an id that is not a
-        ///  live object of `world`), `XPBD_RESULT_INVALID_ARGUMENT` (as `xpbd_cloth_teleport`, or a
-        ///  collider moved beyond +-1e5 m); nothing moves on error. `XPBD_RESULT_WORLD_POISONED`.
+        ///  live object of `world`), `XPBD_RESULT_INVALID_ARGUMENT` (as `xpbd_cloth_teleport`, a
+        ///  collider moved beyond +-1e5 m, or an id listed twice in `cloths` or in `colliders`, which
+        ///  would move it twice: the message names its second list position); nothing moves on error. `XPBD_RESULT_WORLD_POISONED`.
         ///  Thread-safe; serialised with the world's step.
         ///
         ///  # Safety
@@ -1065,8 +1070,8 @@ namespace Xpbd.Native
         ///  Create a world and write its id to `*out_world`.
         ///
         ///  `desc` is read during the call only. Errors: `XPBD_RESULT_NULL_POINTER` (`desc` or
-        ///  `out_world` NULL), `XPBD_RESULT_INVALID_ARGUMENT` (non-finite gravity, substeps or iterations
-        ///  outside 1..=1000, thread_count above 256), `XPBD_RESULT_CAPACITY_EXCEEDED`. On error
+        ///  `out_world` NULL), `XPBD_RESULT_INVALID_ARGUMENT` (a gravity component not finite or beyond
+        ///  +-1e6 m/s^2, substeps or iterations outside 1..=1000, thread_count above 256), `XPBD_RESULT_CAPACITY_EXCEEDED`. On error
         ///  `*out_world` is not written and nothing is created. Thread-safe.
         ///
         ///  # Safety
@@ -1161,7 +1166,7 @@ namespace Xpbd.Native
         ///  Set the world's gravity in m/s^2 (x, y, z), used from the next step on.
         ///
         ///  Errors: `XPBD_RESULT_INVALID_ID`, `XPBD_RESULT_WORLD_POISONED`, `XPBD_RESULT_INVALID_ARGUMENT`
-        ///  (a NaN, infinite or absurd (&gt; 1e6) component; gravity unchanged). Thread-safe.
+        ///  (a component NaN, infinite or beyond +-1e6 m/s^2; gravity unchanged). Thread-safe.
         /// </summary>
         [DllImport(__DllName, EntryPoint = "xpbd_world_set_gravity", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
         public static extern XpbdResult xpbd_world_set_gravity(XpbdWorldId world, float x, float y, float z);
@@ -2369,7 +2374,7 @@ namespace Xpbd.Native
     public unsafe partial struct XpbdWorldDesc
     {
         /// <summary>
-        ///  Gravity in m/s^2, finite. Default (0, -9.81, 0): Y up.
+        ///  Gravity in m/s^2, each component finite within +-1e6. Default (0, -9.81, 0): Y up.
         /// </summary>
         public fixed float gravity[3];
         /// <summary>

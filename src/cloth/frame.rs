@@ -25,8 +25,8 @@ pub struct VertexLayout {
 
 impl VertexLayout {
     /// The bytes `vertex_count` vertices span: `stride·(vertex_count − 1)` plus the end of the
-    /// last attribute. Errors: `InvalidParameter` (no attribute, an attribute past the stride,
-    /// overlapping attributes, a span beyond `isize::MAX`).
+    /// last attribute. Errors: `NoVertexAttribute` (both offsets `None`), `InvalidParameter` (an
+    /// attribute past the stride, overlapping attributes, a span beyond `isize::MAX`).
     pub fn span(&self, vertex_count: usize) -> Result<usize, ClothError> {
         let bad = |name, value: usize, expected| Err(ClothError::InvalidParameter { name, value: value as f64, expected });
         let attributes = [("position_offset", self.position_offset), ("normal_offset", self.normal_offset)];
@@ -40,7 +40,7 @@ impl VertexLayout {
             }
         }
         match (self.position_offset, self.normal_offset) {
-            (None, None) => return bad("position_offset", 0, "at least one attribute to write (-1 skips one, not both)"),
+            (None, None) => return Err(ClothError::NoVertexAttribute),
             (Some(p), Some(n)) if p.abs_diff(n) < 12 => {
                 return bad("normal_offset", n, "a normal that does not overlap the position (offsets 12+ bytes apart)");
             }
