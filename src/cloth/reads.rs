@@ -195,8 +195,13 @@ impl<'a> ClothReads<'a> {
 
     /// As [`Cloth::bounds`].
     pub fn bounds(&self) -> ([f32; 3], [f32; 3]) {
-        let all = (0..self.x.len()).flat_map(|p| [self.position(p, true), self.position(p, false)]);
-        let (lo, hi) = all.fold((Vec3::INFINITY, Vec3::NEG_INFINITY), |(lo, hi), x| (lo.min(x), hi.max(x)));
+        fn box_of(all: impl Iterator<Item = Vec3>) -> (Vec3, Vec3) {
+            all.fold((Vec3::INFINITY, Vec3::NEG_INFINITY), |(lo, hi), x| (lo.min(x), hi.max(x)))
+        }
+        let (lo, hi) = match self.blend {
+            None => box_of(self.x.iter().chain(self.previous_x).copied()),
+            Some(_) => box_of((0..self.x.len()).flat_map(|p| [self.position(p, true), self.position(p, false)])),
+        };
         (lo.to_array(), hi.to_array())
     }
 }
