@@ -31,8 +31,8 @@
  * Two rules hold for every function (the per-function lists leave them out): an array length
  * (vertex_count, joint_count, a byte size) that is not what the call needs is
  * XPBD_RESULT_BUFFER_SIZE_MISMATCH, for reads and writes alike; a pointer not aligned to its
- * element type (4 bytes for float and uint32_t, 8 for ids and size_t; byte buffers need none) is
- * XPBD_RESULT_INVALID_ARGUMENT ("`out` is not aligned to 4 bytes").
+ * type (4 bytes for float and uint32_t, 8 for ids, size_t and descriptors on 64-bit targets; byte
+ * buffers need none) is XPBD_RESULT_INVALID_ARGUMENT ("`out` is not aligned to 4 bytes").
  *
  * Ids: XpbdWorldId, XpbdClothId, XpbdColliderId and XpbdMeshShapeId are structs holding one
  * uint64_t, passed by value; zero-initialised ({0}) is null. They pack a slot index and a

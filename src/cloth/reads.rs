@@ -90,68 +90,69 @@ impl<'a> ClothReads<'a> {
         self.map.len() as u32
     }
 
-    /// Particle `p`'s position \[m\] as read back after the last step (`current`) or before it.
-    fn position(&self, p: usize, current: bool) -> Vec3 {
+    /// Particle `p`'s position \[m\] as read back after the last step (`current`) or before it;
+    /// `B`: whether the blend applies (a constant, so the unblended reads compile without it).
+    #[inline(always)]
+    fn position<const B: bool>(&self, p: usize, current: bool) -> Vec3 {
         let x = if current { self.x[p] } else { self.previous_x[p] };
         match &self.blend {
-            None => x,
-            Some(bl) => bl.position(if current { bl.pose[p] } else { bl.previous_pose[p] }, x),
+            Some(bl) if B => bl.position(if current { bl.pose[p] } else { bl.previous_pose[p] }, x),
+            _ => x,
         }
     }
 
     /// Particle `p`'s normal as read back after the last step (`current`) or before it.
-    fn normal(&self, p: usize, current: bool) -> Vec3 {
+    #[inline(always)]
+    fn normal<const B: bool>(&self, p: usize, current: bool) -> Vec3 {
         let n = if current { self.normals[p] } else { self.previous_normals[p] };
         match &self.blend {
-            None => n,
-            Some(bl) => bl.normal(if current { bl.pose_normals[p] } else { bl.previous_pose_normals[p] }, n),
+            Some(bl) if B => bl.normal(if current { bl.pose_normals[p] } else { bl.previous_pose_normals[p] }, n),
+            _ => n,
         }
     }
 
-    fn interpolated_position(&self, p: usize, alpha: f32) -> Vec3 {
-        lerp(self.position(p, false), self.position(p, true), alpha)
-    }
-
-    fn interpolated_normal(&self, p: usize, alpha: f32) -> Vec3 {
-        lerp(self.normal(p, false), self.normal(p, true), alpha)
+    /// `f` per render vertex into `out` (its particle's value), after checking the length.
+    #[inline(always)]
+    fn fill(&self, out: &mut [[f32; 3]], f: impl Fn(usize) -> Vec3) -> Result<(), ClothError> {
+        check_len(self.map.len(), out)?;
+        for (o, &p) in out.iter_mut().zip(self.map) {
+            *o = f(p as usize).to_array();
+        }
+        Ok(())
     }
 
     /// As [`Cloth::read_positions`].
     pub fn read_positions(&self, out: &mut [[f32; 3]]) -> Result<(), ClothError> {
-        check_len(self.map.len(), out)?;
-        for (o, &p) in out.iter_mut().zip(self.map) {
-            *o = self.position(p as usize, true).to_array();
+        match self.blend {
+            None => self.fill(out, |p| self.position::<false>(p, true)),
+            Some(_) => self.fill(out, |p| self.position::<true>(p, true)),
         }
-        Ok(())
     }
 
     /// As [`Cloth::read_normals`].
     pub fn read_normals(&self, out: &mut [[f32; 3]]) -> Result<(), ClothError> {
-        check_len(self.map.len(), out)?;
-        for (o, &p) in out.iter_mut().zip(self.map) {
-            *o = self.normal(p as usize, true).to_array();
+        match self.blend {
+            None => self.fill(out, |p| self.normal::<false>(p, true)),
+            Some(_) => self.fill(out, |p| self.normal::<true>(p, true)),
         }
-        Ok(())
     }
 
     /// As [`Cloth::read_positions_interpolated`].
     pub fn read_positions_interpolated(&self, alpha: f32, out: &mut [[f32; 3]]) -> Result<(), ClothError> {
         check_alpha(alpha)?;
-        check_len(self.map.len(), out)?;
-        for (o, &p) in out.iter_mut().zip(self.map) {
-            *o = self.interpolated_position(p as usize, alpha).to_array();
+        match self.blend {
+            None => self.fill(out, |p| lerp(self.position::<false>(p, false), self.position::<false>(p, true), alpha)),
+            Some(_) => self.fill(out, |p| lerp(self.position::<true>(p, false), self.position::<true>(p, true), alpha)),
         }
-        Ok(())
     }
 
     /// As [`Cloth::read_normals_interpolated`].
     pub fn read_normals_interpolated(&self, alpha: f32, out: &mut [[f32; 3]]) -> Result<(), ClothError> {
         check_alpha(alpha)?;
-        check_len(self.map.len(), out)?;
-        for (o, &p) in out.iter_mut().zip(self.map) {
-            *o = self.interpolated_normal(p as usize, alpha).to_array();
+        match self.blend {
+            None => self.fill(out, |p| lerp(self.normal::<false>(p, false), self.normal::<false>(p, true), alpha)),
+            Some(_) => self.fill(out, |p| lerp(self.normal::<true>(p, false), self.normal::<true>(p, true), alpha)),
         }
-        Ok(())
     }
 
     /// As [`Cloth::write_vertices`].
@@ -175,6 +176,15 @@ impl<'a> ClothReads<'a> {
         if buffer.len() < span {
             return Err(ClothError::BufferSizeMismatch { expected: span, got: buffer.len() });
         }
+        match self.blend {
+            None => self.write_interleaved::<false>(buffer, layout, alpha),
+            Some(_) => self.write_interleaved::<true>(buffer, layout, alpha),
+        }
+        Ok(())
+    }
+
+    /// The writes of [`ClothReads::write_vertices_uninit`] once checked, blended when `B`.
+    fn write_interleaved<const B: bool>(&self, buffer: &mut [MaybeUninit<u8>], layout: super::VertexLayout, alpha: f32) {
         let put = |buffer: &mut [MaybeUninit<u8>], at: usize, v: Vec3| {
             let bytes = v.to_array().map(f32::to_ne_bytes);
             for (d, s) in buffer[at..at + 12].iter_mut().zip(bytes.as_flattened()) {
@@ -184,13 +194,12 @@ impl<'a> ClothReads<'a> {
         for (k, &p) in self.map.iter().enumerate() {
             let (p, base) = (p as usize, k * layout.stride);
             if let Some(o) = layout.position_offset {
-                put(buffer, base + o, self.interpolated_position(p, alpha));
+                put(buffer, base + o, lerp(self.position::<B>(p, false), self.position::<B>(p, true), alpha));
             }
             if let Some(o) = layout.normal_offset {
-                put(buffer, base + o, self.interpolated_normal(p, alpha));
+                put(buffer, base + o, lerp(self.normal::<B>(p, false), self.normal::<B>(p, true), alpha));
             }
         }
-        Ok(())
     }
 
     /// As [`Cloth::bounds`].
@@ -200,7 +209,7 @@ impl<'a> ClothReads<'a> {
         }
         let (lo, hi) = match self.blend {
             None => box_of(self.x.iter().chain(self.previous_x).copied()),
-            Some(_) => box_of((0..self.x.len()).flat_map(|p| [self.position(p, true), self.position(p, false)])),
+            Some(_) => box_of((0..self.x.len()).flat_map(|p| [self.position::<true>(p, true), self.position::<true>(p, false)])),
         };
         (lo.to_array(), hi.to_array())
     }
