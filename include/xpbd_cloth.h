@@ -28,11 +28,17 @@
  * Errors: every fallible function returns an XpbdResult; XPBD_RESULT_OK is 0. On any other value
  * nothing was changed and no out-parameter was written, and xpbd_last_error_message() returns the
  * reason on the calling thread, naming the function, the argument and the offending index.
+ * Two rules hold for every function (the per-function lists leave them out): an array length
+ * (vertex_count, joint_count, a byte size) that is not what the call needs is
+ * XPBD_RESULT_BUFFER_SIZE_MISMATCH, for reads and writes alike; a pointer not aligned to its
+ * type (4 bytes for float and uint32_t, 8 for ids, size_t and descriptors on 64-bit targets; byte
+ * buffers need none) is XPBD_RESULT_INVALID_ARGUMENT ("`out` is not aligned to 4 bytes").
  *
- * Ids: XpbdWorldId, XpbdClothId and XpbdColliderId are structs holding one uint64_t, passed by
- * value; zero-initialised ({0}) is null. They pack a slot index and a generation, so a null,
- * destroyed (stale), wrong-kind or forged id returns XPBD_RESULT_INVALID_ID, never a crash.
- * A cloth or collider id carries its world, so their functions take no world argument.
+ * Ids: XpbdWorldId, XpbdClothId, XpbdColliderId and XpbdMeshShapeId are structs holding one
+ * uint64_t, passed by value; zero-initialised ({0}) is null. They pack a slot index and a
+ * generation, so a null, destroyed (stale), wrong-kind or forged id returns XPBD_RESULT_INVALID_ID,
+ * never a crash. A cloth, collider or mesh shape id carries its world, so their functions take no
+ * world argument.
  *
  * Memory: the library never keeps a caller pointer after a call returns. Inputs are copied;
  * outputs are written into caller-owned buffers whose element count the caller passes and the
@@ -289,7 +295,7 @@ typedef uint32_t XpbdInstabilityKind;
  */
 typedef struct XpbdWorldDesc {
     /**
-     * Gravity in m/s^2, finite. Default (0, -9.81, 0): Y up.
+     * Gravity in m/s^2, each component finite within +-1e6. Default (0, -9.81, 0): Y up.
      */
     float gravity[3];
     /**
@@ -626,8 +632,9 @@ typedef struct XpbdClothParams {
     float sleep_time;
     /**
      * Blend b between the animated pose and the simulation in what is read back: positions a +
-     * b*(x - a) and normals likewise (normalised), for fading cloth in and out (LOD, cut-scenes).
-     * The simulation itself is unchanged. No effect until the cloth has an animated pose
+     * b*(x - a) and normals likewise (normalised), for fading cloth in and out (LOD, cut-scenes);
+     * every render read (interpolated, vertex buffers, bounds too) blends each step state with its
+     * own pose. The simulation itself is unchanged. No effect until the cloth has an animated pose
      * (xpbd_cloth_set_animated_pose, or a skin and joint matrices).
      *
      * Range: 0 <= b <= 1. Default: 1.
@@ -1074,8 +1081,9 @@ typedef struct XpbdClothDesc {
     float sleep_time;
     /**
      * Blend b between the animated pose and the simulation in what is read back: positions a +
-     * b*(x - a) and normals likewise (normalised), for fading cloth in and out (LOD, cut-scenes).
-     * The simulation itself is unchanged. No effect until the cloth has an animated pose
+     * b*(x - a) and normals likewise (normalised), for fading cloth in and out (LOD, cut-scenes);
+     * every render read (interpolated, vertex buffers, bounds too) blends each step state with its
+     * own pose. The simulation itself is unchanged. No effect until the cloth has an animated pose
      * (xpbd_cloth_set_animated_pose, or a skin and joint matrices).
      *
      * Range: 0 <= b <= 1. Default: 1.
@@ -1510,14 +1518,15 @@ struct XpbdWorldDesc xpbd_default_world_desc(void);
  * Create a world and write its id to `*out_world`.
  *
  * `desc` is read during the call only. Errors: `XPBD_RESULT_NULL_POINTER` (`desc` or
- * `out_world` NULL), `XPBD_RESULT_INVALID_ARGUMENT` (non-finite gravity, substeps or iterations
- * outside 1..=1000, thread_count above 256), `XPBD_RESULT_CAPACITY_EXCEEDED`. On error
+ * `out_world` NULL), `XPBD_RESULT_INVALID_ARGUMENT` (a gravity component not finite or beyond
+ * +-1e6 m/s^2, substeps or iterations outside 1..=1000, thread_count above 256), `XPBD_RESULT_CAPACITY_EXCEEDED`. On error
  * `*out_world` is not written and nothing is created. Thread-safe.
  *
  * # Safety
  * `desc` points to a valid `XpbdWorldDesc`; `out_world` is writable.
  */
-XpbdResult xpbd_world_create(const struct XpbdWorldDesc *desc, struct XpbdWorldId *out_world);
+XpbdResult xpbd_world_create(const struct XpbdWorldDesc *desc,
+                             struct XpbdWorldId *out_world);
 
 /**
  * Destroy a world and every cloth and collider in it. Their ids become invalid at once; if
@@ -1601,7 +1610,7 @@ XpbdResult xpbd_world_step_end(struct XpbdWorldId world);
  * Set the world's gravity in m/s^2 (x, y, z), used from the next step on.
  *
  * Errors: `XPBD_RESULT_INVALID_ID`, `XPBD_RESULT_WORLD_POISONED`, `XPBD_RESULT_INVALID_ARGUMENT`
- * (a NaN, infinite or absurd (> 1e6) component; gravity unchanged). Thread-safe.
+ * (a component NaN, infinite or beyond +-1e6 m/s^2; gravity unchanged). Thread-safe.
  */
 XpbdResult xpbd_world_set_gravity(struct XpbdWorldId world, float x, float y, float z);
 
@@ -2003,8 +2012,8 @@ XpbdResult xpbd_mesh_shape_create(struct XpbdWorldId world,
 
 /**
  * Destroy a mesh shape; its id becomes invalid. Refused while a collider uses it:
- * `XPBD_RESULT_INVALID_ARGUMENT` naming `mesh_shape` (destroy those colliders first; the shape
- * stays). Errors also: `XPBD_RESULT_INVALID_ID` (null, destroyed, its world destroyed, another
+ * `XPBD_RESULT_INVALID_ARGUMENT`, the message saying how many colliders use it (destroy those
+ * colliders first; the shape stays). Errors also: `XPBD_RESULT_INVALID_ID` (null, destroyed, its world destroyed, another
  * kind of id, forged), `XPBD_RESULT_WORLD_POISONED`. Thread-safe.
  */
 XpbdResult xpbd_mesh_shape_destroy(struct XpbdMeshShapeId shape);
@@ -2091,8 +2100,9 @@ XpbdResult xpbd_cloth_teleport(struct XpbdClothId cloth,
  * or a guard trip. Pass the relative transform of the character's root, B*A^-1.
  *
  * Errors: `XPBD_RESULT_NULL_POINTER`, `XPBD_RESULT_INVALID_ID` (`world`, or an id that is not a
- * live object of `world`), `XPBD_RESULT_INVALID_ARGUMENT` (as `xpbd_cloth_teleport`, or a
- * collider moved beyond +-1e5 m); nothing moves on error. `XPBD_RESULT_WORLD_POISONED`.
+ * live object of `world`), `XPBD_RESULT_INVALID_ARGUMENT` (as `xpbd_cloth_teleport`, a
+ * collider moved beyond +-1e5 m, or an id listed twice in `cloths` or in `colliders`, which
+ * would move it twice: the message names its second list position); nothing moves on error. `XPBD_RESULT_WORLD_POISONED`.
  * Thread-safe; serialised with the world's step.
  *
  * # Safety
@@ -2165,7 +2175,9 @@ XpbdResult xpbd_world_reset_accumulator(struct XpbdWorldId world);
  * per component in float, and the current position itself for a vertex whose two states are
  * equal. Before the first step, and after a teleport, a snapshot restore or a
  * guard recovery, both states are the current one, so a cloth is never drawn between two
- * places. `alpha` normally comes from `xpbd_world_advance`.
+ * places. `alpha` normally comes from `xpbd_world_advance`. With an animated pose and
+ * `simulation_blend` < 1 both states are blended with their own pose first, as every render read
+ * is (alpha 1 is still exactly what `xpbd_cloth_read_positions` returns).
  *
  * Errors: `XPBD_RESULT_NULL_POINTER` (`out` NULL with vertex_count > 0),
  * `XPBD_RESULT_INVALID_ARGUMENT` (`alpha` NaN or outside [0, 1]), `XPBD_RESULT_BUFFER_SIZE_MISMATCH`
@@ -2228,15 +2240,17 @@ XpbdResult xpbd_cloth_write_vertices(struct XpbdClothId cloth,
 
 /**
  * Write the axis-aligned box around the cloth in metres to `min3` and `max3` (`float[3]` each):
- * every particle of the last two step states, so it holds every interpolated read too (for
- * culling). Errors: `XPBD_RESULT_NULL_POINTER`, `XPBD_RESULT_INVALID_ID`,
+ * every particle of the last two step states as read back (blended with the animated pose when
+ * `simulation_blend` < 1), so it holds every interpolated read too (for culling). Errors: `XPBD_RESULT_NULL_POINTER`, `XPBD_RESULT_INVALID_ID`,
  * `XPBD_RESULT_WORLD_POISONED`; nothing written on error. Threads as `xpbd_cloth_read_positions`:
  * never waits for a step (during one: the box of the two states before it).
  *
  * # Safety
  * `min3` and `max3` are each writable for 3 floats.
  */
-XpbdResult xpbd_cloth_get_bounds(struct XpbdClothId cloth, float *min3, float *max3);
+XpbdResult xpbd_cloth_get_bounds(struct XpbdClothId cloth,
+                                 float *min3,
+                                 float *max3);
 
 /**
  * Put render vertices at new positions in metres between steps (grabbing, engine-side effects):
@@ -2323,12 +2337,12 @@ XpbdResult xpbd_cloth_set_skin(struct XpbdClothId cloth, const struct XpbdSkinDe
  * `xpbd_cloth_set_animated_pose` describes), exactly for a vertex bound to one joint. Replaces a
  * pose given by `xpbd_cloth_set_animated_pose`.
  *
- * Errors: `XPBD_RESULT_NULL_POINTER`, `XPBD_RESULT_INVALID_ARGUMENT` (no skin set, `joint_count`
- * not the skin's, or a matrix with a non-finite entry, a translation beyond +-1e5 m, a singular
- * 3x3 part, a shear (columns not orthogonal within 1e-3 relative, which f32 round-off of real
- * rotation * scale products stays far below) or a last row other than (0, 0, 0, 1) within 1e-3;
- * the message names the joint and the property; nothing changes), `XPBD_RESULT_INVALID_ID`,
- * `XPBD_RESULT_WORLD_POISONED`. Thread-safe.
+ * Errors: `XPBD_RESULT_NULL_POINTER`, `XPBD_RESULT_BUFFER_SIZE_MISMATCH` (`joint_count` not the
+ * skin's), `XPBD_RESULT_INVALID_ARGUMENT` (no skin set, or a matrix with a non-finite entry, a
+ * translation beyond +-1e5 m, a singular 3x3 part, a shear (columns not orthogonal within 1e-3
+ * relative, which f32 round-off of real rotation * scale products stays far below) or a last row
+ * other than (0, 0, 0, 1) within 1e-3; the message names the joint and the property); nothing
+ * changes on error. `XPBD_RESULT_INVALID_ID`, `XPBD_RESULT_WORLD_POISONED`. Thread-safe.
  *
  * # Safety
  * `matrices` holds `16*joint_count` readable floats.
@@ -2347,9 +2361,10 @@ XpbdResult xpbd_cloth_set_joint_matrices(struct XpbdClothId cloth,
  * pinned is put at its animated position at rest, like a teleport, so a cape created at the
  * origin and posed on a character spawned anywhere starts on the character.
  *
- * Errors: `XPBD_RESULT_NULL_POINTER` (`positions` NULL), `XPBD_RESULT_INVALID_ARGUMENT`
- * (`vertex_count` not the cloth's, a NaN/Inf position or one beyond +-1e5 m, a non-finite
- * normal; nothing changes), `XPBD_RESULT_INVALID_ID`, `XPBD_RESULT_WORLD_POISONED`. Thread-safe.
+ * Errors: `XPBD_RESULT_NULL_POINTER` (`positions` NULL), `XPBD_RESULT_BUFFER_SIZE_MISMATCH`
+ * (`vertex_count` not the cloth's), `XPBD_RESULT_INVALID_ARGUMENT` (a NaN/Inf position or one
+ * beyond +-1e5 m, a non-finite normal); nothing changes on error. `XPBD_RESULT_INVALID_ID`,
+ * `XPBD_RESULT_WORLD_POISONED`. Thread-safe.
  *
  * # Safety
  * `positions` holds `3*vertex_count` floats; `normals`, when not NULL, too.
@@ -2361,16 +2376,16 @@ XpbdResult xpbd_cloth_set_animated_pose(struct XpbdClothId cloth,
 
 /**
  * Per-vertex max distance d in metres (`float[vertex_count]`, each >= 0, INFINITY for none;
- * welded copies must agree), or NULL to clear: after every step each vertex lies within d of
- * its animated position (hard). d = 0 makes the vertex kinematic on the pose, moved exactly as a
- * pinned vertex and anchoring tethers like one. Changing values is O(vertices); changing which
- * vertices have d = 0 rebuilds the tethers as `xpbd_cloth_set_pinned` does. The first limit
- * (max distance, backstop or anim drive) set on a posed cloth puts it on its pose, as
- * `xpbd_cloth_set_animated_pose` describes.
+ * welded copies must agree), or NULL to clear (`vertex_count` then 0 or the cloth's): after
+ * every step each vertex lies within d of its animated position (hard). d = 0 makes the vertex
+ * kinematic on the pose, moved exactly as a pinned vertex and anchoring tethers like one.
+ * Changing values is O(vertices); changing which vertices have d = 0 rebuilds the tethers as
+ * `xpbd_cloth_set_pinned` does. The first limit (max distance, backstop or anim drive) set on a
+ * posed cloth puts it on its pose, as `xpbd_cloth_set_animated_pose` describes.
  *
- * Errors: `XPBD_RESULT_INVALID_ARGUMENT` (`vertex_count` not the cloth's, a NaN or negative
- * distance, welded copies that differ; nothing changes), `XPBD_RESULT_INVALID_ID`,
- * `XPBD_RESULT_WORLD_POISONED`. Thread-safe.
+ * Errors: `XPBD_RESULT_BUFFER_SIZE_MISMATCH` (`vertex_count` not the cloth's),
+ * `XPBD_RESULT_INVALID_ARGUMENT` (a NaN or negative distance, welded copies that differ);
+ * nothing changes on error. `XPBD_RESULT_INVALID_ID`, `XPBD_RESULT_WORLD_POISONED`. Thread-safe.
  *
  * # Safety
  * `distances`, when not NULL, holds `vertex_count` floats.
@@ -2381,14 +2396,15 @@ XpbdResult xpbd_cloth_set_max_distances(struct XpbdClothId cloth,
 
 /**
  * Per-vertex backstop: distance b in metres (`float[vertex_count]`, finite within +-1e5) and
- * radius r in metres (`float[vertex_count]`, 0..=1e5, 0 = none); both NULL clears. Each vertex
- * stays outside the sphere of radius r centred at a - (b + r)*n behind its animated position a
- * and normal n (hard), so cloth never passes behind the body surface.
+ * radius r in metres (`float[vertex_count]`, 0..=1e5, 0 = none); both NULL clears
+ * (`vertex_count` then 0 or the cloth's). Each vertex stays outside the sphere of radius r
+ * centred at a - (b + r)*n behind its animated position a and normal n (hard), so cloth never
+ * passes behind the body surface.
  *
  * Errors: `XPBD_RESULT_NULL_POINTER` (one array NULL, the other not),
- * `XPBD_RESULT_INVALID_ARGUMENT` (`vertex_count` not the cloth's, an out-of-range value, welded
- * copies that differ; nothing changes), `XPBD_RESULT_INVALID_ID`, `XPBD_RESULT_WORLD_POISONED`.
- * Thread-safe.
+ * `XPBD_RESULT_BUFFER_SIZE_MISMATCH` (`vertex_count` not the cloth's),
+ * `XPBD_RESULT_INVALID_ARGUMENT` (an out-of-range value, welded copies that differ); nothing
+ * changes on error. `XPBD_RESULT_INVALID_ID`, `XPBD_RESULT_WORLD_POISONED`. Thread-safe.
  *
  * # Safety
  * `distances` and `radii`, when not NULL, hold `vertex_count` floats each.
@@ -2400,13 +2416,14 @@ XpbdResult xpbd_cloth_set_backstops(struct XpbdClothId cloth,
 
 /**
  * Per-vertex anim drive compliance alpha in m/N (`float[vertex_count]`, 0..=1e20, INFINITY for
- * none; welded copies must agree), or NULL to clear: an XPBD soft attachment C = |x - a| to the
- * animated position (Macklin et al. 2016, eq. 18), the same stiffness at any time step and
- * substep count (a vertex of mass m under gravity g hangs alpha*m*g below its pose).
+ * none; welded copies must agree), or NULL to clear (`vertex_count` then 0 or the cloth's): an
+ * XPBD soft attachment C = |x - a| to the animated position (Macklin et al. 2016, eq. 18), the
+ * same stiffness at any time step and substep count (a vertex of mass m under gravity g hangs
+ * alpha*m*g below its pose).
  *
- * Errors: `XPBD_RESULT_INVALID_ARGUMENT` (`vertex_count` not the cloth's, an out-of-range or
- * NaN compliance, welded copies that differ; nothing changes), `XPBD_RESULT_INVALID_ID`,
- * `XPBD_RESULT_WORLD_POISONED`. Thread-safe.
+ * Errors: `XPBD_RESULT_BUFFER_SIZE_MISMATCH` (`vertex_count` not the cloth's),
+ * `XPBD_RESULT_INVALID_ARGUMENT` (an out-of-range or NaN compliance, welded copies that differ);
+ * nothing changes on error. `XPBD_RESULT_INVALID_ID`, `XPBD_RESULT_WORLD_POISONED`. Thread-safe.
  *
  * # Safety
  * `compliances`, when not NULL, holds `vertex_count` floats.
@@ -2419,7 +2436,7 @@ XpbdResult xpbd_cloth_set_anim_drive(struct XpbdClothId cloth,
  * Write the animated pose the next step reaches (`float[3*vertex_count]`, metres): the last pose
  * given or skinned; the mesh as created before any.
  *
- * Errors: `XPBD_RESULT_NULL_POINTER`, `XPBD_RESULT_INVALID_ARGUMENT` (`vertex_count` not the
+ * Errors: `XPBD_RESULT_NULL_POINTER`, `XPBD_RESULT_BUFFER_SIZE_MISMATCH` (`vertex_count` not the
  * cloth's; nothing written), `XPBD_RESULT_INVALID_ID`, `XPBD_RESULT_WORLD_POISONED`. Thread-safe.
  *
  * # Safety

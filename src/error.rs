@@ -134,6 +134,13 @@ pub enum ClothError {
         /// What the argument accepts.
         expected: &'static str,
     },
+    /// [`crate::World::remove_mesh_shape`] of a shape that colliders still use (destroy them first).
+    MeshShapeInUse {
+        /// How many colliders use it.
+        colliders: usize,
+    },
+    /// A [`crate::VertexLayout`] that skips both attributes: nothing to write.
+    NoVertexAttribute,
     /// A state snapshot passed to [`crate::Cloth::restore_state`] was rejected (state unchanged).
     InvalidSnapshot(SnapshotProblem),
     /// [`crate::SharedWorld::step_end`] without a `step_begin` since the last `step_end`.
@@ -184,7 +191,13 @@ impl fmt::Display for ClothError {
                 "inverse mass of vertex {vertex} is {value}; must be finite and >= 0"
             ),
             InvalidParameter { name, value, expected } => {
-                write!(f, "parameter `{name}` = {value} is invalid: expected {expected}")
+                // A value that came from an f32 prints as that f32 (-0.1, not -0.10000000149011612).
+                let single = *value as f32;
+                if single as f64 == *value {
+                    write!(f, "parameter `{name}` = {single} is invalid: expected {expected}")
+                } else {
+                    write!(f, "parameter `{name}` = {value} is invalid: expected {expected}")
+                }
             }
             InvalidTimeStep { dt } => write!(f, "time step {dt} s is invalid: expected 1e-5 <= dt <= 1"),
             InvalidHandle => write!(f, "handle is null, stale (destroyed) or forged"),
@@ -206,6 +219,13 @@ impl fmt::Display for ClothError {
             InvalidValue { name, position, expected } => {
                 write!(f, "`{name}` at list position {position} is invalid: expected {expected}")
             }
+            MeshShapeInUse { colliders } => {
+                write!(f, "the mesh shape is in use by {colliders} collider(s): destroy them (or give them another shape) first")
+            }
+            NoVertexAttribute => write!(
+                f,
+                "both `position_offset` and `normal_offset` are skipped (-1): nothing to write, give at least one"
+            ),
             InvalidSnapshot(problem) => write!(f, "snapshot rejected: {problem}"),
             StepNotBegun => write!(f, "no step was begun: call step_begin before step_end"),
             StepInProgress => write!(f, "a step was begun and not ended: call step_end first"),

@@ -34,11 +34,11 @@ impl Default for WorldDesc {
 }
 
 impl WorldDesc {
-    /// Errors: `InvalidParameter` for non-finite gravity, substeps or iterations outside
-    /// 1..=1000, thread_count above 256.
+    /// Errors: `InvalidParameter` for gravity not finite or beyond ±1e6 m/s² per component,
+    /// substeps or iterations outside 1..=1000, thread_count above 256.
     pub fn validate(&self) -> Result<(), ClothError> {
         for g in self.gravity {
-            check_range("gravity", g, -1.0e6, 1.0e6, "finite m/s²")?;
+            check_range("gravity", g, -1.0e6, 1.0e6, "finite m/s² within ±1e6 per component")?;
         }
         check_count("substeps", self.substeps, 1, MAX_SUBSTEPS, "1..=1000")?;
         check_count("iterations", self.iterations, 1, MAX_SUBSTEPS, "1..=1000")?;
@@ -131,7 +131,8 @@ impl World {
         &self.desc
     }
 
-    /// Change gravity \[m/s²\]. Errors: `InvalidParameter` for non-finite values.
+    /// Change gravity \[m/s²\]. Errors: `InvalidParameter` for a component not finite or beyond
+    /// ±1e6 m/s².
     pub fn set_gravity(&mut self, gravity: [f32; 3]) -> Result<(), ClothError> {
         WorldDesc { gravity, ..self.desc }.validate()?;
         self.desc.gravity = gravity;
@@ -252,18 +253,13 @@ impl World {
         self.mesh_shapes.get(handle.index, handle.generation).map(|s| &**s).ok_or(ClothError::InvalidHandle)
     }
 
-    /// Remove a mesh shape. Errors: `InvalidHandle`; `InvalidParameter` naming `mesh_shape`
-    /// (value: how many colliders use it) while a collider uses it: destroy those first. Nothing
-    /// changes on error.
+    /// Remove a mesh shape. Errors: `InvalidHandle`; `MeshShapeInUse` (with how many colliders use
+    /// it) while a collider uses it: destroy those first. Nothing changes on error.
     pub fn remove_mesh_shape(&mut self, handle: MeshShapeHandle) -> Result<(), ClothError> {
         let shape = self.mesh_shapes.get(handle.index, handle.generation).ok_or(ClothError::InvalidHandle)?;
         let users = Arc::strong_count(shape) - 1;
         if users > 0 {
-            return Err(ClothError::InvalidParameter {
-                name: "mesh_shape",
-                value: users as f64,
-                expected: "a shape no collider uses (destroy its colliders first)",
-            });
+            return Err(ClothError::MeshShapeInUse { colliders: users });
         }
         self.mesh_shapes.remove(handle.index, handle.generation);
         Ok(())
@@ -306,10 +302,13 @@ impl World {
     /// `colliders` to its pose moved by the same rigid transform x ← R·x + t (its current pose and
     /// target both, as [`World::teleport_collider`]), all or nothing. Pass the relative transform
     /// of the character's root, B·A⁻¹. Errors: `InvalidHandle` (any handle), `InvalidParameter`
-    /// (`translation`, `rotation`, or a collider or particle moved beyond ±1e5 m); nothing moves
-    /// on error.
+    /// (`translation`, `rotation`, or a collider or particle moved beyond ±1e5 m), `InvalidValue`
+    /// (a handle listed twice, which would move it twice; named by its second list position);
+    /// nothing moves on error.
     pub fn teleport(&mut self, cloths: &[ClothHandle], colliders: &[ColliderHandle], translation: [f32; 3], rotation: [f32; 4]) -> Result<(), ClothError> {
         let _fp = DefaultFpEnv::enter();
+        check_listed_once("cloths", cloths)?;
+        check_listed_once("colliders", colliders)?;
         let mut q = glam::Quat::IDENTITY;
         for &c in cloths {
             q = self.cloth(c)?.check_teleport(translation, rotation)?;
@@ -528,5 +527,14 @@ impl World {
         }
         snapshot.build(dt);
         true
+    }
+}
+
+/// `InvalidValue` naming the list position of the first handle of `list` that is listed earlier too.
+fn check_listed_once<H: Eq + std::hash::Hash>(name: &'static str, list: &[H]) -> Result<(), ClothError> {
+    let mut seen = std::collections::HashSet::with_capacity(list.len());
+    match list.iter().position(|h| !seen.insert(h)) {
+        Some(k) => Err(ClothError::InvalidValue { name, position: k as u32, expected: "each object once (this one is listed earlier too)" }),
+        None => Ok(()),
     }
 }

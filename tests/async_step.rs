@@ -232,6 +232,11 @@ fn rust_shared_world_reads_the_copy_during_a_step_and_steps_like_world_step() {
         shared.step(DT).unwrap();
         twin.step(DT).unwrap();
     }
+    // A new pose before the bracketed step: the copy must carry both the pose the last step ended
+    // on (the interpolated reads' alpha 0 end) and the new one.
+    let moved: Vec<[f32; 3]> = pose.iter().map(|p| [p[0] + 0.2, p[1], p[2]]).collect();
+    shared.with(|w| w.cloth_mut(cloth).unwrap().set_animated_pose(&moved, None).unwrap()).unwrap();
+    twin.cloth_mut(twin_cloth).unwrap().set_animated_pose(&moved, None).unwrap();
     let before = shared.read(cloth, rust_reads).unwrap();
     assert_eq!(before, rust_reads(twin.cloth(twin_cloth).unwrap().reads()));
     let hold = shared.hold_steps();

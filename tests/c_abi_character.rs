@@ -71,7 +71,7 @@ fn bad_character_input_returns_its_code_and_changes_nothing() {
     // SAFETY: arrays hold the counts passed (or are NULL where tested).
     unsafe {
         assert_eq!(xpbd_cloth_set_max_distances(cloth, negative.as_ptr(), v), XpbdResult::InvalidArgument);
-        assert_eq!(xpbd_cloth_set_max_distances(cloth, negative.as_ptr(), v - 1), XpbdResult::InvalidArgument);
+        assert_eq!(xpbd_cloth_set_max_distances(cloth, negative.as_ptr(), v - 1), XpbdResult::BufferSizeMismatch);
         assert_eq!(xpbd_cloth_set_backstops(cloth, negative.as_ptr(), null(), v), XpbdResult::NullPointer);
         assert_eq!(xpbd_cloth_set_animated_pose(cloth, null(), null(), v), XpbdResult::NullPointer);
         assert_eq!(xpbd_cloth_set_joint_matrices(cloth, identity.as_ptr(), 1), XpbdResult::InvalidArgument);

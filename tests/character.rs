@@ -427,6 +427,74 @@ fn simulation_blend_fades_the_read_back_between_pose_and_simulation() {
     }
 }
 
+/// Every render read of one cloth: positions, normals, both interpolated at `alpha`, and the
+/// positions and normals `write_vertices` puts in a buffer at `alpha`.
+fn render_reads(world: &World, cloth: ClothHandle, alpha: f32) -> [Vec<[f32; 3]>; 6] {
+    let c = world.cloth(cloth).unwrap();
+    let n = c.vertex_count() as usize;
+    let mut r: [Vec<[f32; 3]>; 6] = std::array::from_fn(|_| vec![[0.0; 3]; n]);
+    c.read_positions(&mut r[0]).unwrap();
+    c.read_normals(&mut r[1]).unwrap();
+    c.read_positions_interpolated(alpha, &mut r[2]).unwrap();
+    c.read_normals_interpolated(alpha, &mut r[3]).unwrap();
+    let layout = xpbd_cloth::VertexLayout { stride: 24, position_offset: Some(0), normal_offset: Some(12) };
+    let mut buffer = vec![0u8; 24 * n];
+    c.write_vertices(&mut buffer, layout, alpha).unwrap();
+    let floats: Vec<f32> = buffer.chunks(4).map(|b| f32::from_ne_bytes(b.try_into().unwrap())).collect();
+    for (v, f) in floats.chunks(6).enumerate() {
+        r[4][v] = [f[0], f[1], f[2]];
+        r[5][v] = [f[3], f[4], f[5]];
+    }
+    r
+}
+
+fn bits(v: &[[f32; 3]]) -> Vec<[u32; 3]> {
+    v.iter().map(|p| p.map(f32::to_bits)).collect()
+}
+
+/// `simulation_blend` applies to every render read alike: on a pose that moves every step, the
+/// interpolated reads and the vertex buffer at alpha 1 are `read_positions` / `read_normals` bit
+/// for bit, at alpha 0 what those returned after the step before, at blend 0 the pose lerped
+/// between the two steps' poses, and the bounds are exactly the box of the two blended states.
+#[test]
+fn simulation_blend_applies_to_interpolated_reads_vertex_buffers_and_bounds() {
+    let (rest, indices) = vertical_sheet(6, 1.0);
+    let (mut world, cloth) = world_with_cloth(one_thread(), &rest, &indices, ClothParams::default());
+    let pose_at = |k: usize| moving_pose(&rest, k as f32 * DT, 3.0, 2.0);
+    for blend in [0.25f32, 0.0] {
+        let c = world.cloth_mut(cloth).unwrap();
+        c.set_params(ClothParams { simulation_blend: blend, ..*c.params() }).unwrap();
+        let mut before = None;
+        for k in 0..12 {
+            world.cloth_mut(cloth).unwrap().set_animated_pose(&pose_at(k), None).unwrap();
+            world.step(DT).unwrap();
+            let now = render_reads(&world, cloth, 1.0);
+            for i in 2..6 {
+                assert_eq!(bits(&now[i]), bits(&now[i % 2]), "blend {blend}, step {k}: read {i} at alpha 1");
+            }
+            if let Some(before) = before.replace(now.clone()) {
+                let at0 = render_reads(&world, cloth, 0.0);
+                for i in 2..6 {
+                    assert_eq!(bits(&at0[i]), bits(&before[i % 2]), "blend {blend}, step {k}: read {i} at alpha 0");
+                }
+                let all: Vec<_> = now[0].iter().chain(&before[0]).copied().collect();
+                let lo = std::array::from_fn(|d| all.iter().map(|p| p[d]).fold(f32::INFINITY, f32::min));
+                let hi = std::array::from_fn(|d| all.iter().map(|p| p[d]).fold(f32::NEG_INFINITY, f32::max));
+                assert_eq!(world.cloth(cloth).unwrap().bounds(), (lo, hi), "blend {blend}, step {k}: bounds");
+            }
+            if blend == 0.0 && k > 0 {
+                let half = render_reads(&world, cloth, 0.5);
+                let (a, b) = (pose_at(k - 1), pose_at(k));
+                for (v, p) in half[2].iter().enumerate() {
+                    let mid: [f32; 3] = std::array::from_fn(|d| 0.5 * (a[v][d] + b[v][d]));
+                    assert!(distance(*p, mid) < 1e-6, "blend 0, step {k}, vertex {v}: {p:?} vs the pose {mid:?}");
+                }
+                assert_eq!(bits(&half[4]), bits(&half[2]), "blend 0, step {k}: vertex buffer at 0.5");
+            }
+        }
+    }
+}
+
 /// Issue 31, test 7 (respawn): a cape worn in its character's frame (inertia 0.5) with a torso
 /// capsule; at step 30 the root, the cape and the capsule jump 50 m and turn 90° (the cape and
 /// the capsule in one `World::teleport`): the step after, and the 20 after it, no

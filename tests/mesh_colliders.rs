@@ -200,6 +200,15 @@ fn a_shape_in_use_cannot_be_removed() {
     assert!(world.add_collider(&ColliderDesc::mesh(shape)).is_err());
 }
 
+fn last_message() -> String {
+    let mut buf = vec![0 as std::ffi::c_char; 1024];
+    // SAFETY: buf holds 1024 writable bytes; the library NUL-terminates within them.
+    unsafe {
+        xpbd_last_error_message(buf.as_mut_ptr(), buf.len());
+        std::ffi::CStr::from_ptr(buf.as_ptr()).to_string_lossy().into_owned()
+    }
+}
+
 fn live() -> (u32, u32) {
     let (mut shapes, mut colliders) = (0, 0);
     // SAFETY: valid out-parameters.
@@ -257,6 +266,10 @@ fn c_abi_mesh_shapes_report_bad_input_and_share_good_shapes() {
         let (result, id) = create(&desc);
         assert_eq!((result, id), (want, XpbdMeshShapeId::default()), "{what}");
         assert_eq!(live(), before, "{what}: live counts changed");
+        if what == "over the memory bound" {
+            let message = last_message();
+            assert!(message.contains("256 MiB limit") && !message.contains("MAX_MESH_SHAPE_BYTES"), "{message}");
+        }
     }
     let (result, shape) = create(&good);
     assert_eq!(result, XpbdResult::Ok);
@@ -283,6 +296,7 @@ fn c_abi_mesh_shapes_report_bad_input_and_share_good_shapes() {
         assert_eq!(xpbd_collider_create(world, &null_shape, &mut c), XpbdResult::InvalidArgument);
     }
     assert_eq!(xpbd_mesh_shape_destroy(shape), XpbdResult::InvalidArgument);
+    assert!(last_message().contains("in use by 2 collider(s)"), "{}", last_message());
     assert_eq!(xpbd_collider_destroy(a), XpbdResult::Ok);
     assert_eq!(xpbd_mesh_shape_destroy(shape), XpbdResult::InvalidArgument);
     assert_eq!(xpbd_collider_destroy(b), XpbdResult::Ok);

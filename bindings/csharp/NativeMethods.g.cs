@@ -81,12 +81,12 @@ namespace Xpbd.Native
         ///  `xpbd_cloth_set_animated_pose` describes), exactly for a vertex bound to one joint. Replaces a
         ///  pose given by `xpbd_cloth_set_animated_pose`.
         ///
-        ///  Errors: `XPBD_RESULT_NULL_POINTER`, `XPBD_RESULT_INVALID_ARGUMENT` (no skin set, `joint_count`
-        ///  not the skin's, or a matrix with a non-finite entry, a translation beyond +-1e5 m, a singular
-        ///  3x3 part, a shear (columns not orthogonal within 1e-3 relative, which f32 round-off of real
-        ///  rotation * scale products stays far below) or a last row other than (0, 0, 0, 1) within 1e-3;
-        ///  the message names the joint and the property; nothing changes), `XPBD_RESULT_INVALID_ID`,
-        ///  `XPBD_RESULT_WORLD_POISONED`. Thread-safe.
+        ///  Errors: `XPBD_RESULT_NULL_POINTER`, `XPBD_RESULT_BUFFER_SIZE_MISMATCH` (`joint_count` not the
+        ///  skin's), `XPBD_RESULT_INVALID_ARGUMENT` (no skin set, or a matrix with a non-finite entry, a
+        ///  translation beyond +-1e5 m, a singular 3x3 part, a shear (columns not orthogonal within 1e-3
+        ///  relative, which f32 round-off of real rotation * scale products stays far below) or a last row
+        ///  other than (0, 0, 0, 1) within 1e-3; the message names the joint and the property); nothing
+        ///  changes on error. `XPBD_RESULT_INVALID_ID`, `XPBD_RESULT_WORLD_POISONED`. Thread-safe.
         ///
         ///  # Safety
         ///  `matrices` holds `16*joint_count` readable floats.
@@ -104,9 +104,10 @@ namespace Xpbd.Native
         ///  pinned is put at its animated position at rest, like a teleport, so a cape created at the
         ///  origin and posed on a character spawned anywhere starts on the character.
         ///
-        ///  Errors: `XPBD_RESULT_NULL_POINTER` (`positions` NULL), `XPBD_RESULT_INVALID_ARGUMENT`
-        ///  (`vertex_count` not the cloth's, a NaN/Inf position or one beyond +-1e5 m, a non-finite
-        ///  normal; nothing changes), `XPBD_RESULT_INVALID_ID`, `XPBD_RESULT_WORLD_POISONED`. Thread-safe.
+        ///  Errors: `XPBD_RESULT_NULL_POINTER` (`positions` NULL), `XPBD_RESULT_BUFFER_SIZE_MISMATCH`
+        ///  (`vertex_count` not the cloth's), `XPBD_RESULT_INVALID_ARGUMENT` (a NaN/Inf position or one
+        ///  beyond +-1e5 m, a non-finite normal); nothing changes on error. `XPBD_RESULT_INVALID_ID`,
+        ///  `XPBD_RESULT_WORLD_POISONED`. Thread-safe.
         ///
         ///  # Safety
         ///  `positions` holds `3*vertex_count` floats; `normals`, when not NULL, too.
@@ -116,16 +117,16 @@ namespace Xpbd.Native
 
         /// <summary>
         ///  Per-vertex max distance d in metres (`float[vertex_count]`, each &gt;= 0, INFINITY for none;
-        ///  welded copies must agree), or NULL to clear: after every step each vertex lies within d of
-        ///  its animated position (hard). d = 0 makes the vertex kinematic on the pose, moved exactly as a
-        ///  pinned vertex and anchoring tethers like one. Changing values is O(vertices); changing which
-        ///  vertices have d = 0 rebuilds the tethers as `xpbd_cloth_set_pinned` does. The first limit
-        ///  (max distance, backstop or anim drive) set on a posed cloth puts it on its pose, as
-        ///  `xpbd_cloth_set_animated_pose` describes.
+        ///  welded copies must agree), or NULL to clear (`vertex_count` then 0 or the cloth's): after
+        ///  every step each vertex lies within d of its animated position (hard). d = 0 makes the vertex
+        ///  kinematic on the pose, moved exactly as a pinned vertex and anchoring tethers like one.
+        ///  Changing values is O(vertices); changing which vertices have d = 0 rebuilds the tethers as
+        ///  `xpbd_cloth_set_pinned` does. The first limit (max distance, backstop or anim drive) set on a
+        ///  posed cloth puts it on its pose, as `xpbd_cloth_set_animated_pose` describes.
         ///
-        ///  Errors: `XPBD_RESULT_INVALID_ARGUMENT` (`vertex_count` not the cloth's, a NaN or negative
-        ///  distance, welded copies that differ; nothing changes), `XPBD_RESULT_INVALID_ID`,
-        ///  `XPBD_RESULT_WORLD_POISONED`. Thread-safe.
+        ///  Errors: `XPBD_RESULT_BUFFER_SIZE_MISMATCH` (`vertex_count` not the cloth's),
+        ///  `XPBD_RESULT_INVALID_ARGUMENT` (a NaN or negative distance, welded copies that differ);
+        ///  nothing changes on error. `XPBD_RESULT_INVALID_ID`, `XPBD_RESULT_WORLD_POISONED`. Thread-safe.
         ///
         ///  # Safety
         ///  `distances`, when not NULL, holds `vertex_count` floats.
@@ -135,14 +136,15 @@ namespace Xpbd.Native
 
         /// <summary>
         ///  Per-vertex backstop: distance b in metres (`float[vertex_count]`, finite within +-1e5) and
-        ///  radius r in metres (`float[vertex_count]`, 0..=1e5, 0 = none); both NULL clears. Each vertex
-        ///  stays outside the sphere of radius r centred at a - (b + r)*n behind its animated position a
-        ///  and normal n (hard), so cloth never passes behind the body surface.
+        ///  radius r in metres (`float[vertex_count]`, 0..=1e5, 0 = none); both NULL clears
+        ///  (`vertex_count` then 0 or the cloth's). Each vertex stays outside the sphere of radius r
+        ///  centred at a - (b + r)*n behind its animated position a and normal n (hard), so cloth never
+        ///  passes behind the body surface.
         ///
         ///  Errors: `XPBD_RESULT_NULL_POINTER` (one array NULL, the other not),
-        ///  `XPBD_RESULT_INVALID_ARGUMENT` (`vertex_count` not the cloth's, an out-of-range value, welded
-        ///  copies that differ; nothing changes), `XPBD_RESULT_INVALID_ID`, `XPBD_RESULT_WORLD_POISONED`.
-        ///  Thread-safe.
+        ///  `XPBD_RESULT_BUFFER_SIZE_MISMATCH` (`vertex_count` not the cloth's),
+        ///  `XPBD_RESULT_INVALID_ARGUMENT` (an out-of-range value, welded copies that differ); nothing
+        ///  changes on error. `XPBD_RESULT_INVALID_ID`, `XPBD_RESULT_WORLD_POISONED`. Thread-safe.
         ///
         ///  # Safety
         ///  `distances` and `radii`, when not NULL, hold `vertex_count` floats each.
@@ -152,13 +154,14 @@ namespace Xpbd.Native
 
         /// <summary>
         ///  Per-vertex anim drive compliance alpha in m/N (`float[vertex_count]`, 0..=1e20, INFINITY for
-        ///  none; welded copies must agree), or NULL to clear: an XPBD soft attachment C = |x - a| to the
-        ///  animated position (Macklin et al. 2016, eq. 18), the same stiffness at any time step and
-        ///  substep count (a vertex of mass m under gravity g hangs alpha*m*g below its pose).
+        ///  none; welded copies must agree), or NULL to clear (`vertex_count` then 0 or the cloth's): an
+        ///  XPBD soft attachment C = |x - a| to the animated position (Macklin et al. 2016, eq. 18), the
+        ///  same stiffness at any time step and substep count (a vertex of mass m under gravity g hangs
+        ///  alpha*m*g below its pose).
         ///
-        ///  Errors: `XPBD_RESULT_INVALID_ARGUMENT` (`vertex_count` not the cloth's, an out-of-range or
-        ///  NaN compliance, welded copies that differ; nothing changes), `XPBD_RESULT_INVALID_ID`,
-        ///  `XPBD_RESULT_WORLD_POISONED`. Thread-safe.
+        ///  Errors: `XPBD_RESULT_BUFFER_SIZE_MISMATCH` (`vertex_count` not the cloth's),
+        ///  `XPBD_RESULT_INVALID_ARGUMENT` (an out-of-range or NaN compliance, welded copies that differ);
+        ///  nothing changes on error. `XPBD_RESULT_INVALID_ID`, `XPBD_RESULT_WORLD_POISONED`. Thread-safe.
         ///
         ///  # Safety
         ///  `compliances`, when not NULL, holds `vertex_count` floats.
@@ -170,7 +173,7 @@ namespace Xpbd.Native
         ///  Write the animated pose the next step reaches (`float[3*vertex_count]`, metres): the last pose
         ///  given or skinned; the mesh as created before any.
         ///
-        ///  Errors: `XPBD_RESULT_NULL_POINTER`, `XPBD_RESULT_INVALID_ARGUMENT` (`vertex_count` not the
+        ///  Errors: `XPBD_RESULT_NULL_POINTER`, `XPBD_RESULT_BUFFER_SIZE_MISMATCH` (`vertex_count` not the
         ///  cloth's; nothing written), `XPBD_RESULT_INVALID_ID`, `XPBD_RESULT_WORLD_POISONED`. Thread-safe.
         ///
         ///  # Safety
@@ -655,7 +658,9 @@ namespace Xpbd.Native
         ///  per component in float, and the current position itself for a vertex whose two states are
         ///  equal. Before the first step, and after a teleport, a snapshot restore or a
         ///  guard recovery, both states are the current one, so a cloth is never drawn between two
-        ///  places. `alpha` normally comes from `xpbd_world_advance`.
+        ///  places. `alpha` normally comes from `xpbd_world_advance`. With an animated pose and
+        ///  `simulation_blend` &lt; 1 both states are blended with their own pose first, as every render read
+        ///  is (alpha 1 is still exactly what `xpbd_cloth_read_positions` returns).
         ///
         ///  Errors: `XPBD_RESULT_NULL_POINTER` (`out` NULL with vertex_count &gt; 0),
         ///  `XPBD_RESULT_INVALID_ARGUMENT` (`alpha` NaN or outside [0, 1]), `XPBD_RESULT_BUFFER_SIZE_MISMATCH`
@@ -709,8 +714,8 @@ namespace Xpbd.Native
 
         /// <summary>
         ///  Write the axis-aligned box around the cloth in metres to `min3` and `max3` (`float[3]` each):
-        ///  every particle of the last two step states, so it holds every interpolated read too (for
-        ///  culling). Errors: `XPBD_RESULT_NULL_POINTER`, `XPBD_RESULT_INVALID_ID`,
+        ///  every particle of the last two step states as read back (blended with the animated pose when
+        ///  `simulation_blend` &lt; 1), so it holds every interpolated read too (for culling). Errors: `XPBD_RESULT_NULL_POINTER`, `XPBD_RESULT_INVALID_ID`,
         ///  `XPBD_RESULT_WORLD_POISONED`; nothing written on error. Threads as `xpbd_cloth_read_positions`:
         ///  never waits for a step (during one: the box of the two states before it).
         ///
@@ -882,8 +887,8 @@ namespace Xpbd.Native
 
         /// <summary>
         ///  Destroy a mesh shape; its id becomes invalid. Refused while a collider uses it:
-        ///  `XPBD_RESULT_INVALID_ARGUMENT` naming `mesh_shape` (destroy those colliders first; the shape
-        ///  stays). Errors also: `XPBD_RESULT_INVALID_ID` (null, destroyed, its world destroyed, another
+        ///  `XPBD_RESULT_INVALID_ARGUMENT`, the message saying how many colliders use it (destroy those
+        ///  colliders first; the shape stays). Errors also: `XPBD_RESULT_INVALID_ID` (null, destroyed, its world destroyed, another
         ///  kind of id, forged), `XPBD_RESULT_WORLD_POISONED`. Thread-safe.
         /// </summary>
         [DllImport(__DllName, EntryPoint = "xpbd_mesh_shape_destroy", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
@@ -1053,8 +1058,9 @@ namespace Xpbd.Native
         ///  or a guard trip. Pass the relative transform of the character's root, B*A^-1.
         ///
         ///  Errors: `XPBD_RESULT_NULL_POINTER`, `XPBD_RESULT_INVALID_ID` (`world`, or an id that is not a
-        ///  live object of `world`), `XPBD_RESULT_INVALID_ARGUMENT` (as `xpbd_cloth_teleport`, or a
-        ///  collider moved beyond +-1e5 m); nothing moves on error. `XPBD_RESULT_WORLD_POISONED`.
+        ///  live object of `world`), `XPBD_RESULT_INVALID_ARGUMENT` (as `xpbd_cloth_teleport`, a
+        ///  collider moved beyond +-1e5 m, or an id listed twice in `cloths` or in `colliders`, which
+        ///  would move it twice: the message names its second list position); nothing moves on error. `XPBD_RESULT_WORLD_POISONED`.
         ///  Thread-safe; serialised with the world's step.
         ///
         ///  # Safety
@@ -1075,8 +1081,8 @@ namespace Xpbd.Native
         ///  Create a world and write its id to `*out_world`.
         ///
         ///  `desc` is read during the call only. Errors: `XPBD_RESULT_NULL_POINTER` (`desc` or
-        ///  `out_world` NULL), `XPBD_RESULT_INVALID_ARGUMENT` (non-finite gravity, substeps or iterations
-        ///  outside 1..=1000, thread_count above 256), `XPBD_RESULT_CAPACITY_EXCEEDED`. On error
+        ///  `out_world` NULL), `XPBD_RESULT_INVALID_ARGUMENT` (a gravity component not finite or beyond
+        ///  +-1e6 m/s^2, substeps or iterations outside 1..=1000, thread_count above 256), `XPBD_RESULT_CAPACITY_EXCEEDED`. On error
         ///  `*out_world` is not written and nothing is created. Thread-safe.
         ///
         ///  # Safety
@@ -1171,7 +1177,7 @@ namespace Xpbd.Native
         ///  Set the world's gravity in m/s^2 (x, y, z), used from the next step on.
         ///
         ///  Errors: `XPBD_RESULT_INVALID_ID`, `XPBD_RESULT_WORLD_POISONED`, `XPBD_RESULT_INVALID_ARGUMENT`
-        ///  (a NaN, infinite or absurd (&gt; 1e6) component; gravity unchanged). Thread-safe.
+        ///  (a component NaN, infinite or beyond +-1e6 m/s^2; gravity unchanged). Thread-safe.
         /// </summary>
         [DllImport(__DllName, EntryPoint = "xpbd_world_set_gravity", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
         public static extern XpbdResult xpbd_world_set_gravity(XpbdWorldId world, float x, float y, float z);
@@ -1553,8 +1559,9 @@ namespace Xpbd.Native
         public float sleep_time;
         /// <summary>
         ///  Blend b between the animated pose and the simulation in what is read back: positions a +
-        ///  b*(x - a) and normals likewise (normalised), for fading cloth in and out (LOD, cut-scenes).
-        ///  The simulation itself is unchanged. No effect until the cloth has an animated pose
+        ///  b*(x - a) and normals likewise (normalised), for fading cloth in and out (LOD, cut-scenes);
+        ///  every render read (interpolated, vertex buffers, bounds too) blends each step state with its
+        ///  own pose. The simulation itself is unchanged. No effect until the cloth has an animated pose
         ///  (xpbd_cloth_set_animated_pose, or a skin and joint matrices).
         ///
         ///  Range: 0 &lt;= b &lt;= 1. Default: 1.
@@ -1888,8 +1895,9 @@ namespace Xpbd.Native
         public float sleep_time;
         /// <summary>
         ///  Blend b between the animated pose and the simulation in what is read back: positions a +
-        ///  b*(x - a) and normals likewise (normalised), for fading cloth in and out (LOD, cut-scenes).
-        ///  The simulation itself is unchanged. No effect until the cloth has an animated pose
+        ///  b*(x - a) and normals likewise (normalised), for fading cloth in and out (LOD, cut-scenes);
+        ///  every render read (interpolated, vertex buffers, bounds too) blends each step state with its
+        ///  own pose. The simulation itself is unchanged. No effect until the cloth has an animated pose
         ///  (xpbd_cloth_set_animated_pose, or a skin and joint matrices).
         ///
         ///  Range: 0 &lt;= b &lt;= 1. Default: 1.
@@ -2377,7 +2385,7 @@ namespace Xpbd.Native
     public unsafe partial struct XpbdWorldDesc
     {
         /// <summary>
-        ///  Gravity in m/s^2, finite. Default (0, -9.81, 0): Y up.
+        ///  Gravity in m/s^2, each component finite within +-1e6. Default (0, -9.81, 0): Y up.
         /// </summary>
         public fixed float gravity[3];
         /// <summary>

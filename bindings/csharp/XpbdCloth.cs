@@ -194,7 +194,9 @@ namespace Xpbd
         /// Positions in metres at <paramref name="alpha"/> (0..1, from <see cref="XpbdWorld.Advance"/>)
         /// between the state before the last step (0) and after it (1), <c>float[3*VertexCount]</c>:
         /// (1 − alpha)·previous + alpha·current. After a teleport or snapshot restore both states are
-        /// the current one, so the cloth is never drawn between two places.
+        /// the current one, so the cloth is never drawn between two places. With an animated pose and
+        /// <c>simulation_blend</c> below 1 both states are blended with their own pose first, so 1
+        /// returns exactly what <see cref="ReadPositions(float[])"/> returns.
         /// </summary>
         public void ReadPositionsInterpolated(float alpha, float[] destination)
         {

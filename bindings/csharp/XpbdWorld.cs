@@ -63,7 +63,8 @@ namespace Xpbd
         public long StepCount { get { return Interlocked.Read(ref stepCount); } }
 
         /// <summary>
-        /// Advance every cloth by one fixed step of <paramref name="dt"/> seconds (0 &lt; dt ≤ 1).
+        /// Advance every cloth by one fixed step of <paramref name="dt"/> seconds, 1e-5 ≤ dt ≤ 1 (the
+        /// library's check; otherwise <see cref="XpbdInvalidArgumentException"/> and nothing moves).
         /// Throws <see cref="XpbdSimulationUnstableException"/> when a cloth failed its explosion guard:
         /// the step still happened (every cloth stepped, the unstable ones were put back; see
         /// <see cref="XpbdCloth.TakeStatus"/>), so <see cref="StepCount"/> counts it.
@@ -158,7 +159,8 @@ namespace Xpbd
         /// </summary>
         public XpbdAdvance Advance(float frameDt, float fixedDt, int maxSteps)
         {
-            if (maxSteps < 1) throw new ArgumentOutOfRangeException("maxSteps", maxSteps, "must be at least 1");
+            // The library refuses 0 itself; a negative count would wrap to a huge uint, so it is refused here with the library's exception.
+            if (maxSteps < 1) throw new XpbdInvalidArgumentException("Advance: maxSteps = " + maxSteps + " is invalid: expected 1..1000");
             uint steps = 0;
             float alpha = 0;
             XpbdResult result = NativeMethods.xpbd_world_advance(Id, frameDt, fixedDt, (uint)maxSteps, &steps, &alpha);

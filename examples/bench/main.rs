@@ -232,7 +232,8 @@ fn strain_limit_cost(scenes: &[Scene], steps: usize) -> Result<(), String> {
 /// releasing one vertex in a world of two threads (the call; "layout": the call and the wait for
 /// the constraint layout it rebuilds in a pool job, which the next step would wait for; "1
 /// thread": pinning in a one-thread world, which builds the layout at once), and creating a cloth
-/// against creating an instance of it (50 of each, in one world).
+/// against creating an instance of it (50 of each, in one world); then the reads again with an
+/// animated pose and `simulation_blend` 0.5 ("blend 0.5").
 fn frame_loop_cost(scenes: &[Scene], steps: usize) -> Result<(), String> {
     out!()?;
     out!("frame loop, after 10 steps: ms per call (1 thread; pin 1, unpin 1 and layout with 2)")?;
@@ -291,6 +292,25 @@ fn frame_loop_cost(scenes: &[Scene], steps: usize) -> Result<(), String> {
             create * 1e3,
             instance * 1e3
         )?;
+        // The same reads with an animated pose and simulation_blend 0.5, which blend each step
+        // state with its pose.
+        let cloth = w.cloth_mut(handle).unwrap();
+        let mut pose = vec![[0.0f32; 3]; n];
+        cloth.read_positions(&mut pose).unwrap();
+        cloth.set_animated_pose(&pose, None).unwrap();
+        cloth.set_params(ClothParams { simulation_blend: 0.5, ..*cloth.params() }).unwrap();
+        let _ = w.step(DT);
+        let cloth = w.cloth(handle).unwrap();
+        let packed = time(steps, 3, || {
+            cloth.read_positions(&mut positions).unwrap();
+            cloth.read_normals(&mut normals).unwrap();
+        });
+        let interleaved = xpbd_cloth::VertexLayout { stride: 32, position_offset: Some(0), normal_offset: Some(12) };
+        let write = time(steps, 3, || cloth.write_vertices(&mut buffer, interleaved, 0.5).unwrap());
+        let bounds = time(steps, 3, || {
+            std::hint::black_box(cloth.bounds());
+        });
+        out!("{:<11} {:>9} {:>13.3} {:>8.3} {:>10.4}", " blend 0.5", n, packed * 1e3, write * 1e3, bounds * 1e3)?;
     }
     Ok(())
 }

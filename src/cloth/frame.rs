@@ -25,8 +25,8 @@ pub struct VertexLayout {
 
 impl VertexLayout {
     /// The bytes `vertex_count` vertices span: `stride·(vertex_count − 1)` plus the end of the
-    /// last attribute. Errors: `InvalidParameter` (no attribute, an attribute past the stride,
-    /// overlapping attributes, a span beyond `isize::MAX`).
+    /// last attribute. Errors: `NoVertexAttribute` (both offsets `None`), `InvalidParameter` (an
+    /// attribute past the stride, overlapping attributes, a span beyond `isize::MAX`).
     pub fn span(&self, vertex_count: usize) -> Result<usize, ClothError> {
         let bad = |name, value: usize, expected| Err(ClothError::InvalidParameter { name, value: value as f64, expected });
         let attributes = [("position_offset", self.position_offset), ("normal_offset", self.normal_offset)];
@@ -40,7 +40,7 @@ impl VertexLayout {
             }
         }
         match (self.position_offset, self.normal_offset) {
-            (None, None) => return bad("position_offset", 0, "at least one attribute to write (-1 skips one, not both)"),
+            (None, None) => return Err(ClothError::NoVertexAttribute),
             (Some(p), Some(n)) if p.abs_diff(n) < 12 => {
                 return bad("normal_offset", n, "a normal that does not overlap the position (offsets 12+ bytes apart)");
             }
@@ -59,15 +59,31 @@ impl VertexLayout {
 
 impl Cloth {
     /// Before a step: the state it starts from becomes the previous state of the interpolation.
+    /// With an animated pose, the pose the last step ended on (`start` until this step's end)
+    /// becomes the previous pose, so alpha 0 draws what the reads showed after the last step.
     pub(crate) fn record_previous(&mut self) {
-        self.output.previous_x.copy_from_slice(&self.state.x);
-        self.output.previous_normals.copy_from_slice(&self.output.normals);
+        self.record_previous_with(false);
     }
 
     /// After a discontinuous move: the previous state is the current one, so every interpolated
     /// read returns the current state until the next step.
     pub(crate) fn reset_interpolation(&mut self) {
-        self.record_previous();
+        self.record_previous_with(true);
+    }
+
+    /// Copy the current state into the previous one; its pose is the current one (`target`) when
+    /// `current_pose`, else the one the last step ended on (`start`).
+    fn record_previous_with(&mut self, current_pose: bool) {
+        self.output.previous_x.copy_from_slice(&self.state.x);
+        self.output.previous_normals.copy_from_slice(&self.output.normals);
+        let (a, out) = (&self.state.animation, &mut self.output);
+        out.previous_pose.clear();
+        out.previous_pose_normals.clear();
+        if a.posed {
+            let (x, n) = if current_pose { (&a.target, &a.normal_target) } else { (&a.start, &a.normal_start) };
+            out.previous_pose.extend_from_slice(x);
+            out.previous_pose_normals.extend_from_slice(n);
+        }
     }
 
     /// Positions \[m\] in render-vertex order (`[f32; 3] × vertex_count`) at `alpha` ∈ [0, 1]
@@ -75,7 +91,9 @@ impl Cloth {
     /// alpha·current` per component in f32; the two states themselves at 0 and 1, and the current
     /// position wherever it equals the previous one (at 0 < alpha < 1). Before the first
     /// step, and after a teleport, snapshot restore or guard recovery, both states are the current
-    /// one. Errors: `InvalidParameter` (`alpha` NaN or outside [0, 1]), `BufferSizeMismatch`;
+    /// one. With an animated pose and `simulation_blend` < 1 both states are the blended ones
+    /// ([`crate::ClothReads`]), so alpha 1 is exactly [`Cloth::read_positions`].
+    /// Errors: `InvalidParameter` (`alpha` NaN or outside [0, 1]), `BufferSizeMismatch`;
     /// `out` untouched on error.
     pub fn read_positions_interpolated(&self, alpha: f32, out: &mut [[f32; 3]]) -> Result<(), ClothError> {
         self.reads().read_positions_interpolated(alpha, out)
@@ -100,8 +118,9 @@ impl Cloth {
         self.reads().write_vertices(buffer, layout, alpha)
     }
 
-    /// Axis-aligned box `(min, max)` \[m\] around every particle of the last two step states, so it
-    /// holds every interpolated read too (up to the rounding of the interpolation, ~1e-7 relative).
+    /// Axis-aligned box `(min, max)` \[m\] around every particle of the last two step states as read
+    /// back (blended with the animated pose when `simulation_blend` < 1), so it holds every
+    /// interpolated read too (up to the rounding of the interpolation, ~1e-7 relative).
     pub fn bounds(&self) -> ([f32; 3], [f32; 3]) {
         self.reads().bounds()
     }

@@ -23,6 +23,11 @@ pub(crate) struct ClothOutput {
     /// interpolated reads (`super::frame`).
     pub previous_x: Vec<Vec3>,
     pub previous_normals: Vec<Vec3>,
+    /// The animated positions \[m\] and normals the state before the last step was blended with
+    /// (`simulation_blend`), when posed then (else empty): the pose end of the blended
+    /// interpolated reads.
+    pub previous_pose: Vec<Vec3>,
+    pub previous_pose_normals: Vec<Vec3>,
 }
 
 impl ClothOutput {
@@ -35,6 +40,8 @@ impl ClothOutput {
             last_substep: 0.0,
             previous_x: vec![Vec3::ZERO; particles],
             previous_normals: vec![Vec3::ZERO; particles],
+            previous_pose: Vec::new(),
+            previous_pose_normals: Vec::new(),
         }
     }
 }

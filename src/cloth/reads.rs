@@ -12,6 +12,11 @@ use std::sync::Arc;
 /// What the render reads see of one cloth: borrowed from the live cloth ([`Cloth::reads`]) or from
 /// the copy of it taken before a step ([`crate::SharedWorld::read`]). Every read of it returns the
 /// same bits as the [`Cloth`] method of the same name on the cloth it was taken from.
+///
+/// With an animated pose and `simulation_blend` b < 1 every read is blended: each of the two step
+/// states is blended with its own pose (a + b·(x − a); normals lerped and normalised), and the
+/// interpolated reads lerp between the two blended states, so alpha 1 is exactly `read_positions`
+/// and alpha 0 exactly what it returned after the step before.
 #[derive(Clone, Copy, Debug)]
 pub struct ClothReads<'a> {
     /// Render vertex → particle, `vertex_count` entries.
@@ -22,8 +27,37 @@ pub struct ClothReads<'a> {
     /// Unit normals per particle after the last step and before it.
     normals: &'a [Vec3],
     previous_normals: &'a [Vec3],
-    /// The simulation blend b < 1 with the animated positions and normals, when posed.
-    blend: Option<(f32, &'a [Vec3], &'a [Vec3])>,
+    /// The simulation blend, when posed and b < 1.
+    blend: Option<Blend<'a>>,
+}
+
+/// The simulation blend b and the animated poses the two step states are blended with.
+#[derive(Clone, Copy, Debug)]
+struct Blend<'a> {
+    b: f32,
+    /// Animated positions \[m\] and normals per particle of the current state.
+    pose: &'a [Vec3],
+    pose_normals: &'a [Vec3],
+    /// Those of the previous state (the current pose when the cloth was not posed then).
+    previous_pose: &'a [Vec3],
+    previous_pose_normals: &'a [Vec3],
+}
+
+impl<'a> Blend<'a> {
+    /// Borrow the blend of pose `pose` and previous pose `previous` (positions, normals); an empty
+    /// previous pose (not posed before the last step) is the current one.
+    fn new(b: f32, pose: (&'a [Vec3], &'a [Vec3]), previous: (&'a [Vec3], &'a [Vec3])) -> Blend<'a> {
+        let previous = if previous.0.len() == pose.0.len() { previous } else { pose };
+        Blend { b, pose: pose.0, pose_normals: pose.1, previous_pose: previous.0, previous_pose_normals: previous.1 }
+    }
+
+    fn position(&self, a: Vec3, x: Vec3) -> Vec3 {
+        a + (x - a) * self.b
+    }
+
+    fn normal(&self, a: Vec3, n: Vec3) -> Vec3 {
+        a.lerp(n, self.b).normalize_or_zero()
+    }
 }
 
 /// `(1 − t)·a + t·b`, with t = 0 and t = 1 returning `a` and `b` themselves (−0.0 included), and
@@ -43,65 +77,82 @@ fn check_alpha(alpha: f32) -> Result<(), ClothError> {
     check_range("alpha", alpha, 0.0, 1.0, "0 <= alpha <= 1 (0 = previous step, 1 = last step)")
 }
 
+fn check_len(expected: usize, out: &[[f32; 3]]) -> Result<(), ClothError> {
+    match out.len() == expected {
+        true => Ok(()),
+        false => Err(ClothError::BufferSizeMismatch { expected, got: out.len() }),
+    }
+}
+
 impl<'a> ClothReads<'a> {
     /// Number of render vertices (the length of every render-order read).
     pub fn vertex_count(&self) -> u32 {
         self.map.len() as u32
     }
 
-    /// As [`Cloth::read_positions`].
-    pub fn read_positions(&self, out: &mut [[f32; 3]]) -> Result<(), ClothError> {
-        self.gather(self.x, out)?;
-        if let Some((b, target, _)) = self.blend {
-            for (o, &p) in out.iter_mut().zip(self.map) {
-                let a = target[p as usize];
-                *o = (a + (Vec3::from_array(*o) - a) * b).to_array();
-            }
+    /// Particle `p`'s position \[m\] as read back after the last step (`current`) or before it;
+    /// `B`: whether the blend applies (a constant, so the unblended reads compile without it).
+    #[inline(always)]
+    fn position<const B: bool>(&self, p: usize, current: bool) -> Vec3 {
+        let x = if current { self.x[p] } else { self.previous_x[p] };
+        match &self.blend {
+            Some(bl) if B => bl.position(if current { bl.pose[p] } else { bl.previous_pose[p] }, x),
+            _ => x,
+        }
+    }
+
+    /// Particle `p`'s normal as read back after the last step (`current`) or before it.
+    #[inline(always)]
+    fn normal<const B: bool>(&self, p: usize, current: bool) -> Vec3 {
+        let n = if current { self.normals[p] } else { self.previous_normals[p] };
+        match &self.blend {
+            Some(bl) if B => bl.normal(if current { bl.pose_normals[p] } else { bl.previous_pose_normals[p] }, n),
+            _ => n,
+        }
+    }
+
+    /// `f` per render vertex into `out` (its particle's value), after checking the length.
+    #[inline(always)]
+    fn fill(&self, out: &mut [[f32; 3]], f: impl Fn(usize) -> Vec3) -> Result<(), ClothError> {
+        check_len(self.map.len(), out)?;
+        for (o, &p) in out.iter_mut().zip(self.map) {
+            *o = f(p as usize).to_array();
         }
         Ok(())
+    }
+
+    /// As [`Cloth::read_positions`].
+    pub fn read_positions(&self, out: &mut [[f32; 3]]) -> Result<(), ClothError> {
+        match self.blend {
+            None => self.fill(out, |p| self.position::<false>(p, true)),
+            Some(_) => self.fill(out, |p| self.position::<true>(p, true)),
+        }
     }
 
     /// As [`Cloth::read_normals`].
     pub fn read_normals(&self, out: &mut [[f32; 3]]) -> Result<(), ClothError> {
-        self.gather(self.normals, out)?;
-        if let Some((b, _, normal_target)) = self.blend {
-            for (o, &p) in out.iter_mut().zip(self.map) {
-                let a = normal_target[p as usize];
-                *o = a.lerp(Vec3::from_array(*o), b).normalize_or_zero().to_array();
-            }
+        match self.blend {
+            None => self.fill(out, |p| self.normal::<false>(p, true)),
+            Some(_) => self.fill(out, |p| self.normal::<true>(p, true)),
         }
-        Ok(())
-    }
-
-    fn gather(&self, per_particle: &[Vec3], out: &mut [[f32; 3]]) -> Result<(), ClothError> {
-        if out.len() != self.map.len() {
-            return Err(ClothError::BufferSizeMismatch { expected: self.map.len(), got: out.len() });
-        }
-        for (o, &p) in out.iter_mut().zip(self.map) {
-            *o = per_particle[p as usize].to_array();
-        }
-        Ok(())
-    }
-
-    fn gather_interpolated(&self, previous: &[Vec3], current: &[Vec3], alpha: f32, out: &mut [[f32; 3]]) -> Result<(), ClothError> {
-        check_alpha(alpha)?;
-        if out.len() != self.map.len() {
-            return Err(ClothError::BufferSizeMismatch { expected: self.map.len(), got: out.len() });
-        }
-        for (o, &p) in out.iter_mut().zip(self.map) {
-            *o = lerp(previous[p as usize], current[p as usize], alpha).to_array();
-        }
-        Ok(())
     }
 
     /// As [`Cloth::read_positions_interpolated`].
     pub fn read_positions_interpolated(&self, alpha: f32, out: &mut [[f32; 3]]) -> Result<(), ClothError> {
-        self.gather_interpolated(self.previous_x, self.x, alpha, out)
+        check_alpha(alpha)?;
+        match self.blend {
+            None => self.fill(out, |p| lerp(self.position::<false>(p, false), self.position::<false>(p, true), alpha)),
+            Some(_) => self.fill(out, |p| lerp(self.position::<true>(p, false), self.position::<true>(p, true), alpha)),
+        }
     }
 
     /// As [`Cloth::read_normals_interpolated`].
     pub fn read_normals_interpolated(&self, alpha: f32, out: &mut [[f32; 3]]) -> Result<(), ClothError> {
-        self.gather_interpolated(self.previous_normals, self.normals, alpha, out)
+        check_alpha(alpha)?;
+        match self.blend {
+            None => self.fill(out, |p| lerp(self.normal::<false>(p, false), self.normal::<false>(p, true), alpha)),
+            Some(_) => self.fill(out, |p| lerp(self.normal::<true>(p, false), self.normal::<true>(p, true), alpha)),
+        }
     }
 
     /// As [`Cloth::write_vertices`].
@@ -125,6 +176,15 @@ impl<'a> ClothReads<'a> {
         if buffer.len() < span {
             return Err(ClothError::BufferSizeMismatch { expected: span, got: buffer.len() });
         }
+        match self.blend {
+            None => self.write_interleaved::<false>(buffer, layout, alpha),
+            Some(_) => self.write_interleaved::<true>(buffer, layout, alpha),
+        }
+        Ok(())
+    }
+
+    /// The writes of [`ClothReads::write_vertices_uninit`] once checked, blended when `B`.
+    fn write_interleaved<const B: bool>(&self, buffer: &mut [MaybeUninit<u8>], layout: super::VertexLayout, alpha: f32) {
         let put = |buffer: &mut [MaybeUninit<u8>], at: usize, v: Vec3| {
             let bytes = v.to_array().map(f32::to_ne_bytes);
             for (d, s) in buffer[at..at + 12].iter_mut().zip(bytes.as_flattened()) {
@@ -134,19 +194,23 @@ impl<'a> ClothReads<'a> {
         for (k, &p) in self.map.iter().enumerate() {
             let (p, base) = (p as usize, k * layout.stride);
             if let Some(o) = layout.position_offset {
-                put(buffer, base + o, lerp(self.previous_x[p], self.x[p], alpha));
+                put(buffer, base + o, lerp(self.position::<B>(p, false), self.position::<B>(p, true), alpha));
             }
             if let Some(o) = layout.normal_offset {
-                put(buffer, base + o, lerp(self.previous_normals[p], self.normals[p], alpha));
+                put(buffer, base + o, lerp(self.normal::<B>(p, false), self.normal::<B>(p, true), alpha));
             }
         }
-        Ok(())
     }
 
     /// As [`Cloth::bounds`].
     pub fn bounds(&self) -> ([f32; 3], [f32; 3]) {
-        let all = self.x.iter().chain(self.previous_x);
-        let (lo, hi) = all.fold((Vec3::INFINITY, Vec3::NEG_INFINITY), |(lo, hi), x| (lo.min(*x), hi.max(*x)));
+        fn box_of(all: impl Iterator<Item = Vec3>) -> (Vec3, Vec3) {
+            all.fold((Vec3::INFINITY, Vec3::NEG_INFINITY), |(lo, hi), x| (lo.min(x), hi.max(x)))
+        }
+        let (lo, hi) = match self.blend {
+            None => box_of(self.x.iter().chain(self.previous_x).copied()),
+            Some(_) => box_of((0..self.x.len()).flat_map(|p| [self.position::<true>(p, true), self.position::<true>(p, false)])),
+        };
         (lo.to_array(), hi.to_array())
     }
 }
@@ -160,10 +224,13 @@ pub(crate) struct ReadCopy {
     previous_x: Vec<Vec3>,
     normals: Vec<Vec3>,
     previous_normals: Vec<Vec3>,
-    /// The blend b, and the animated positions and normals when b applies (else empty).
+    /// The blend b, and the animated positions and normals of both states when b applies (else
+    /// empty).
     blend: Option<f32>,
     target: Vec<Vec3>,
     normal_target: Vec<Vec3>,
+    previous_pose: Vec<Vec3>,
+    previous_pose_normals: Vec<Vec3>,
 }
 
 /// Make `dst` a copy of `src`, reusing its allocation when it is large enough.
@@ -184,6 +251,8 @@ impl ReadCopy {
             blend: None,
             target: Vec::new(),
             normal_target: Vec::new(),
+            previous_pose: Vec::new(),
+            previous_pose_normals: Vec::new(),
         };
         copy.refresh(cloth);
         copy
@@ -202,6 +271,8 @@ impl ReadCopy {
         if self.blend.is_some() {
             copy_into(&mut self.target, &cloth.state.animation.target);
             copy_into(&mut self.normal_target, &cloth.state.animation.normal_target);
+            copy_into(&mut self.previous_pose, &cloth.output.previous_pose);
+            copy_into(&mut self.previous_pose_normals, &cloth.output.previous_pose_normals);
         }
     }
 
@@ -213,7 +284,9 @@ impl ReadCopy {
             previous_x: &self.previous_x,
             normals: &self.normals,
             previous_normals: &self.previous_normals,
-            blend: self.blend.map(|b| (b, &self.target[..], &self.normal_target[..])),
+            blend: self.blend.map(|b| {
+                Blend::new(b, (&self.target, &self.normal_target), (&self.previous_pose, &self.previous_pose_normals))
+            }),
         }
     }
 }
@@ -221,14 +294,16 @@ impl ReadCopy {
 impl Cloth {
     /// The render reads of this cloth's current state (see [`ClothReads`]).
     pub fn reads(&self) -> ClothReads<'_> {
-        let animation = &self.state.animation;
+        let (a, out) = (&self.state.animation, &self.output);
         ClothReads {
             map: &self.model.particle_of_vertex,
             x: &self.state.x,
             previous_x: &self.output.previous_x,
             normals: &self.output.normals,
             previous_normals: &self.output.previous_normals,
-            blend: self.blend().map(|b| (b, &animation.target[..], &animation.normal_target[..])),
+            blend: self.blend().map(|b| {
+                Blend::new(b, (&a.target, &a.normal_target), (&out.previous_pose, &out.previous_pose_normals))
+            }),
         }
     }
 }

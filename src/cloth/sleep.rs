@@ -37,7 +37,7 @@ impl Cloth {
     pub(crate) fn skip_sleeping_step(&mut self) {
         self.guard.failed = None;
         if !self.sleep.synced {
-            self.record_previous();
+            self.reset_interpolation();
             self.sleep.synced = true;
         }
     }

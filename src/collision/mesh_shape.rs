@@ -335,7 +335,7 @@ impl MeshShape {
         // Memory check in f64 before any allocation: brick slots and coarse nodes.
         let bricks_f = span.as_dvec3().ceil().max(glam::DVec3::ONE);
         let coarse_nodes = (bricks_f + 1.0).element_product();
-        let too_big = || invalid("cell_size", cell as f64, "a cell size whose field fits in MAX_MESH_SHAPE_BYTES (256 MiB)");
+        let too_big = || invalid("cell_size", cell as f64, "a cell size large enough that the distance field fits in the 256 MiB limit");
         if coarse_nodes * 8.0 > MAX_MESH_SHAPE_BYTES as f64 {
             return Err(too_big());
         }

@@ -89,12 +89,12 @@ pub unsafe extern "C" fn xpbd_cloth_set_skin(cloth: XpbdClothId, desc: *const Xp
 /// `xpbd_cloth_set_animated_pose` describes), exactly for a vertex bound to one joint. Replaces a
 /// pose given by `xpbd_cloth_set_animated_pose`.
 ///
-/// Errors: `XPBD_RESULT_NULL_POINTER`, `XPBD_RESULT_INVALID_ARGUMENT` (no skin set, `joint_count`
-/// not the skin's, or a matrix with a non-finite entry, a translation beyond +-1e5 m, a singular
-/// 3x3 part, a shear (columns not orthogonal within 1e-3 relative, which f32 round-off of real
-/// rotation * scale products stays far below) or a last row other than (0, 0, 0, 1) within 1e-3;
-/// the message names the joint and the property; nothing changes), `XPBD_RESULT_INVALID_ID`,
-/// `XPBD_RESULT_WORLD_POISONED`. Thread-safe.
+/// Errors: `XPBD_RESULT_NULL_POINTER`, `XPBD_RESULT_BUFFER_SIZE_MISMATCH` (`joint_count` not the
+/// skin's), `XPBD_RESULT_INVALID_ARGUMENT` (no skin set, or a matrix with a non-finite entry, a
+/// translation beyond +-1e5 m, a singular 3x3 part, a shear (columns not orthogonal within 1e-3
+/// relative, which f32 round-off of real rotation * scale products stays far below) or a last row
+/// other than (0, 0, 0, 1) within 1e-3; the message names the joint and the property); nothing
+/// changes on error. `XPBD_RESULT_INVALID_ID`, `XPBD_RESULT_WORLD_POISONED`. Thread-safe.
 ///
 /// # Safety
 /// `matrices` holds `16*joint_count` readable floats.
@@ -116,9 +116,10 @@ pub unsafe extern "C" fn xpbd_cloth_set_joint_matrices(cloth: XpbdClothId, matri
 /// pinned is put at its animated position at rest, like a teleport, so a cape created at the
 /// origin and posed on a character spawned anywhere starts on the character.
 ///
-/// Errors: `XPBD_RESULT_NULL_POINTER` (`positions` NULL), `XPBD_RESULT_INVALID_ARGUMENT`
-/// (`vertex_count` not the cloth's, a NaN/Inf position or one beyond +-1e5 m, a non-finite
-/// normal; nothing changes), `XPBD_RESULT_INVALID_ID`, `XPBD_RESULT_WORLD_POISONED`. Thread-safe.
+/// Errors: `XPBD_RESULT_NULL_POINTER` (`positions` NULL), `XPBD_RESULT_BUFFER_SIZE_MISMATCH`
+/// (`vertex_count` not the cloth's), `XPBD_RESULT_INVALID_ARGUMENT` (a NaN/Inf position or one
+/// beyond +-1e5 m, a non-finite normal); nothing changes on error. `XPBD_RESULT_INVALID_ID`,
+/// `XPBD_RESULT_WORLD_POISONED`. Thread-safe.
 ///
 /// # Safety
 /// `positions` holds `3*vertex_count` floats; `normals`, when not NULL, too.
@@ -140,16 +141,16 @@ pub unsafe extern "C" fn xpbd_cloth_set_animated_pose(
 }
 
 /// Per-vertex max distance d in metres (`float[vertex_count]`, each >= 0, INFINITY for none;
-/// welded copies must agree), or NULL to clear: after every step each vertex lies within d of
-/// its animated position (hard). d = 0 makes the vertex kinematic on the pose, moved exactly as a
-/// pinned vertex and anchoring tethers like one. Changing values is O(vertices); changing which
-/// vertices have d = 0 rebuilds the tethers as `xpbd_cloth_set_pinned` does. The first limit
-/// (max distance, backstop or anim drive) set on a posed cloth puts it on its pose, as
-/// `xpbd_cloth_set_animated_pose` describes.
+/// welded copies must agree), or NULL to clear (`vertex_count` then 0 or the cloth's): after
+/// every step each vertex lies within d of its animated position (hard). d = 0 makes the vertex
+/// kinematic on the pose, moved exactly as a pinned vertex and anchoring tethers like one.
+/// Changing values is O(vertices); changing which vertices have d = 0 rebuilds the tethers as
+/// `xpbd_cloth_set_pinned` does. The first limit (max distance, backstop or anim drive) set on a
+/// posed cloth puts it on its pose, as `xpbd_cloth_set_animated_pose` describes.
 ///
-/// Errors: `XPBD_RESULT_INVALID_ARGUMENT` (`vertex_count` not the cloth's, a NaN or negative
-/// distance, welded copies that differ; nothing changes), `XPBD_RESULT_INVALID_ID`,
-/// `XPBD_RESULT_WORLD_POISONED`. Thread-safe.
+/// Errors: `XPBD_RESULT_BUFFER_SIZE_MISMATCH` (`vertex_count` not the cloth's),
+/// `XPBD_RESULT_INVALID_ARGUMENT` (a NaN or negative distance, welded copies that differ);
+/// nothing changes on error. `XPBD_RESULT_INVALID_ID`, `XPBD_RESULT_WORLD_POISONED`. Thread-safe.
 ///
 /// # Safety
 /// `distances`, when not NULL, holds `vertex_count` floats.
@@ -159,21 +160,22 @@ pub unsafe extern "C" fn xpbd_cloth_set_max_distances(cloth: XpbdClothId, distan
         // SAFETY: the caller's promise in `# Safety` above.
         let distances = unsafe { optional(distances, vertex_count, "distances")? };
         with_cloth(cloth, |c| {
-            check_count(c.vertex_count(), vertex_count)?;
+            check_count(c.vertex_count(), vertex_count, distances.is_none())?;
             Ok::<_, FfiError>(c.set_max_distances(distances)?)
         })
     })
 }
 
 /// Per-vertex backstop: distance b in metres (`float[vertex_count]`, finite within +-1e5) and
-/// radius r in metres (`float[vertex_count]`, 0..=1e5, 0 = none); both NULL clears. Each vertex
-/// stays outside the sphere of radius r centred at a - (b + r)*n behind its animated position a
-/// and normal n (hard), so cloth never passes behind the body surface.
+/// radius r in metres (`float[vertex_count]`, 0..=1e5, 0 = none); both NULL clears
+/// (`vertex_count` then 0 or the cloth's). Each vertex stays outside the sphere of radius r
+/// centred at a - (b + r)*n behind its animated position a and normal n (hard), so cloth never
+/// passes behind the body surface.
 ///
 /// Errors: `XPBD_RESULT_NULL_POINTER` (one array NULL, the other not),
-/// `XPBD_RESULT_INVALID_ARGUMENT` (`vertex_count` not the cloth's, an out-of-range value, welded
-/// copies that differ; nothing changes), `XPBD_RESULT_INVALID_ID`, `XPBD_RESULT_WORLD_POISONED`.
-/// Thread-safe.
+/// `XPBD_RESULT_BUFFER_SIZE_MISMATCH` (`vertex_count` not the cloth's),
+/// `XPBD_RESULT_INVALID_ARGUMENT` (an out-of-range value, welded copies that differ); nothing
+/// changes on error. `XPBD_RESULT_INVALID_ID`, `XPBD_RESULT_WORLD_POISONED`. Thread-safe.
 ///
 /// # Safety
 /// `distances` and `radii`, when not NULL, hold `vertex_count` floats each.
@@ -193,20 +195,21 @@ pub unsafe extern "C" fn xpbd_cloth_set_backstops(
             _ => return Err(FfiError::new(XpbdResult::NullPointer, "`distances` and `radii` must both be NULL (clear) or both be given".to_string())),
         };
         with_cloth(cloth, |c| {
-            check_count(c.vertex_count(), vertex_count)?;
+            check_count(c.vertex_count(), vertex_count, backstops.is_none())?;
             Ok::<_, FfiError>(c.set_backstops(backstops)?)
         })
     })
 }
 
 /// Per-vertex anim drive compliance alpha in m/N (`float[vertex_count]`, 0..=1e20, INFINITY for
-/// none; welded copies must agree), or NULL to clear: an XPBD soft attachment C = |x - a| to the
-/// animated position (Macklin et al. 2016, eq. 18), the same stiffness at any time step and
-/// substep count (a vertex of mass m under gravity g hangs alpha*m*g below its pose).
+/// none; welded copies must agree), or NULL to clear (`vertex_count` then 0 or the cloth's): an
+/// XPBD soft attachment C = |x - a| to the animated position (Macklin et al. 2016, eq. 18), the
+/// same stiffness at any time step and substep count (a vertex of mass m under gravity g hangs
+/// alpha*m*g below its pose).
 ///
-/// Errors: `XPBD_RESULT_INVALID_ARGUMENT` (`vertex_count` not the cloth's, an out-of-range or
-/// NaN compliance, welded copies that differ; nothing changes), `XPBD_RESULT_INVALID_ID`,
-/// `XPBD_RESULT_WORLD_POISONED`. Thread-safe.
+/// Errors: `XPBD_RESULT_BUFFER_SIZE_MISMATCH` (`vertex_count` not the cloth's),
+/// `XPBD_RESULT_INVALID_ARGUMENT` (an out-of-range or NaN compliance, welded copies that differ);
+/// nothing changes on error. `XPBD_RESULT_INVALID_ID`, `XPBD_RESULT_WORLD_POISONED`. Thread-safe.
 ///
 /// # Safety
 /// `compliances`, when not NULL, holds `vertex_count` floats.
@@ -216,7 +219,7 @@ pub unsafe extern "C" fn xpbd_cloth_set_anim_drive(cloth: XpbdClothId, complianc
         // SAFETY: the caller's promise in `# Safety` above.
         let compliances = unsafe { optional(compliances, vertex_count, "compliances")? };
         with_cloth(cloth, |c| {
-            check_count(c.vertex_count(), vertex_count)?;
+            check_count(c.vertex_count(), vertex_count, compliances.is_none())?;
             Ok::<_, FfiError>(c.set_anim_drive(compliances)?)
         })
     })
@@ -225,7 +228,7 @@ pub unsafe extern "C" fn xpbd_cloth_set_anim_drive(cloth: XpbdClothId, complianc
 /// Write the animated pose the next step reaches (`float[3*vertex_count]`, metres): the last pose
 /// given or skinned; the mesh as created before any.
 ///
-/// Errors: `XPBD_RESULT_NULL_POINTER`, `XPBD_RESULT_INVALID_ARGUMENT` (`vertex_count` not the
+/// Errors: `XPBD_RESULT_NULL_POINTER`, `XPBD_RESULT_BUFFER_SIZE_MISMATCH` (`vertex_count` not the
 /// cloth's; nothing written), `XPBD_RESULT_INVALID_ID`, `XPBD_RESULT_WORLD_POISONED`. Thread-safe.
 ///
 /// # Safety
@@ -255,12 +258,13 @@ pub unsafe extern "C" fn xpbd_cloth_read_animated_normals(cloth: XpbdClothId, ou
     })
 }
 
-/// `vertex_count` as passed must be the cloth's (a NULL array carries no length to compare).
-fn check_count(actual: u32, given: u32) -> Result<(), FfiError> {
-    if actual == given {
+/// `vertex_count` as passed must be the cloth's, or 0 with a NULL array (`cleared`), the C way of
+/// passing no array; a wrong length is `BUFFER_SIZE_MISMATCH` as for every array of the ABI.
+fn check_count(actual: u32, given: u32, cleared: bool) -> Result<(), FfiError> {
+    if actual == given || (cleared && given == 0) {
         return Ok(());
     }
-    Err(FfiError::new(XpbdResult::InvalidArgument, format!("`vertex_count` is {given}, the cloth has {actual} vertices")))
+    Err(FfiError::new(XpbdResult::BufferSizeMismatch, format!("`vertex_count` is {given}, the cloth has {actual} vertices")))
 }
 
 /// The reference frame of local-space inertia (the character's root), reached by the end of the

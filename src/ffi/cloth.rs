@@ -6,7 +6,7 @@ use super::boundary::ffi_boundary;
 use super::cloth_desc::{XpbdClothDesc, XpbdClothMaterial, XpbdClothParams};
 use super::error::{FfiError, XpbdResult};
 use super::ids::{MAX_PER_WORLD, XpbdClothId, XpbdWorldId, object_slot};
-use super::registry::{cloth_handle, read_cloth, read_frame, with_cloth, with_world};
+use super::registry::{cloth_handle, read_cloth, read_frame, with_cloth, with_world, with_world_of};
 use crate::cloth::ClothDesc;
 use crate::error::ClothError;
 use super::stats::XpbdClothStats;
@@ -105,7 +105,7 @@ pub unsafe extern "C" fn xpbd_cloth_create_instance(source: XpbdClothId, out_clo
         // SAFETY: the caller's promise in `# Safety` above.
         let out = unsafe { OutParam::new(out_cloth, "out_cloth")? };
         let (world, index, generation) = source.unpack()?;
-        let id = with_world(world, |w| {
+        let id = with_world_of(world, "cloth", source.id, |w| {
             let source = cloth_handle(w, source, index, generation)?;
             if w.cloth_count() >= MAX_PER_WORLD {
                 return Err(capacity_exceeded());
@@ -131,7 +131,7 @@ pub unsafe extern "C" fn xpbd_cloth_create_instance(source: XpbdClothId, out_clo
 pub extern "C" fn xpbd_cloth_destroy(cloth: XpbdClothId) -> XpbdResult {
     ffi_boundary("xpbd_cloth_destroy", || {
         let (world, index, generation) = cloth.unpack()?;
-        with_world(world, |w| {
+        with_world_of(world, "cloth", cloth.id, |w| {
             let handle = cloth_handle(w, cloth, index, generation)?;
             w.remove_cloth(handle)?;
             Ok(())

@@ -89,7 +89,9 @@ pub(crate) fn result_code(error: &ClothError) -> XpbdResult {
         | VertexOutOfRange { .. }
         | VertexNotPinned { .. }
         | NonFiniteTarget { .. }
-        | InvalidValue { .. } => XpbdResult::InvalidArgument,
+        | InvalidValue { .. }
+        | MeshShapeInUse { .. }
+        | NoVertexAttribute => XpbdResult::InvalidArgument,
         InvalidHandle => XpbdResult::InvalidId,
         SimulationUnstable { .. } => XpbdResult::SimulationUnstable,
         InvalidSnapshot(SnapshotProblem::SizeMismatch { .. }) => XpbdResult::BufferSizeMismatch,

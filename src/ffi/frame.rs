@@ -112,7 +112,9 @@ pub extern "C" fn xpbd_world_reset_accumulator(world: XpbdWorldId) -> XpbdResult
 /// per component in float, and the current position itself for a vertex whose two states are
 /// equal. Before the first step, and after a teleport, a snapshot restore or a
 /// guard recovery, both states are the current one, so a cloth is never drawn between two
-/// places. `alpha` normally comes from `xpbd_world_advance`.
+/// places. `alpha` normally comes from `xpbd_world_advance`. With an animated pose and
+/// `simulation_blend` < 1 both states are blended with their own pose first, as every render read
+/// is (alpha 1 is still exactly what `xpbd_cloth_read_positions` returns).
 ///
 /// Errors: `XPBD_RESULT_NULL_POINTER` (`out` NULL with vertex_count > 0),
 /// `XPBD_RESULT_INVALID_ARGUMENT` (`alpha` NaN or outside [0, 1]), `XPBD_RESULT_BUFFER_SIZE_MISMATCH`
@@ -217,8 +219,8 @@ pub unsafe extern "C" fn xpbd_cloth_write_vertices(
 }
 
 /// Write the axis-aligned box around the cloth in metres to `min3` and `max3` (`float[3]` each):
-/// every particle of the last two step states, so it holds every interpolated read too (for
-/// culling). Errors: `XPBD_RESULT_NULL_POINTER`, `XPBD_RESULT_INVALID_ID`,
+/// every particle of the last two step states as read back (blended with the animated pose when
+/// `simulation_blend` < 1), so it holds every interpolated read too (for culling). Errors: `XPBD_RESULT_NULL_POINTER`, `XPBD_RESULT_INVALID_ID`,
 /// `XPBD_RESULT_WORLD_POISONED`; nothing written on error. Threads as `xpbd_cloth_read_positions`:
 /// never waits for a step (during one: the box of the two states before it).
 ///

@@ -5,7 +5,7 @@ use super::args::{OutParam, required, slice_in, vec3_in};
 use super::boundary::ffi_boundary;
 use super::error::{FfiError, XpbdResult};
 use super::ids::{MAX_MESH_SHAPES_PER_WORLD, XpbdMeshShapeId, XpbdWorldId, mesh_shape_generation};
-use super::registry::with_world;
+use super::registry::{with_world, with_world_of};
 use crate::collision::{MeshShapeDesc, MeshShapeHandle};
 use crate::world::World;
 use glam::Vec3;
@@ -135,15 +135,15 @@ pub(crate) fn mesh_shape_handle(world: &World, id: XpbdMeshShapeId) -> Result<Me
 /// Run `f` on the world of mesh shape `id` and the shape's handle, under the world's lock.
 fn with_mesh_shape<T>(id: XpbdMeshShapeId, f: impl FnOnce(&mut World, MeshShapeHandle) -> Result<T, FfiError>) -> Result<T, FfiError> {
     let (world, ..) = id.unpack()?;
-    with_world(world, |w| {
+    with_world_of(world, "mesh shape", id.id, |w| {
         let handle = mesh_shape_handle(w, id)?;
         f(w, handle)
     })
 }
 
 /// Destroy a mesh shape; its id becomes invalid. Refused while a collider uses it:
-/// `XPBD_RESULT_INVALID_ARGUMENT` naming `mesh_shape` (destroy those colliders first; the shape
-/// stays). Errors also: `XPBD_RESULT_INVALID_ID` (null, destroyed, its world destroyed, another
+/// `XPBD_RESULT_INVALID_ARGUMENT`, the message saying how many colliders use it (destroy those
+/// colliders first; the shape stays). Errors also: `XPBD_RESULT_INVALID_ID` (null, destroyed, its world destroyed, another
 /// kind of id, forged), `XPBD_RESULT_WORLD_POISONED`. Thread-safe.
 #[unsafe(no_mangle)]
 pub extern "C" fn xpbd_mesh_shape_destroy(shape: XpbdMeshShapeId) -> XpbdResult {

@@ -183,6 +183,31 @@ pub(crate) fn with_world<T>(id: XpbdWorldId, f: impl FnOnce(&mut World) -> Resul
     find(id)?.with(f).map_err(|e| world_error(id, e))?
 }
 
+/// `XPBD_RESULT_INVALID_ID` for an object id (`kind` "cloth", "collider", "mesh shape") whose world
+/// is gone: names the object the caller passed, not its world.
+pub(crate) fn world_gone(kind: &str, raw: u64) -> FfiError {
+    let world = raw & 0xFFFF_FFFF;
+    FfiError::new(
+        XpbdResult::InvalidId,
+        format!("{kind} id {raw:#018x} is stale: its world (id {world:#x}) was destroyed (or the id is forged)"),
+    )
+}
+
+/// [`with_world`] for a call on an object (`kind`, id bits `raw`) of world `id`: a destroyed
+/// world is reported as the object's id being stale.
+pub(crate) fn with_world_of<T>(
+    id: XpbdWorldId,
+    kind: &str,
+    raw: u64,
+    f: impl FnOnce(&mut World) -> Result<T, FfiError>,
+) -> Result<T, FfiError> {
+    let cell = find(id).map_err(|_| world_gone(kind, raw))?;
+    cell.with(f).map_err(|e| match e {
+        ClothError::InvalidHandle => world_gone(kind, raw),
+        other => other.into(),
+    })?
+}
+
 /// Run `f` on the shared world behind `id` (the steps, which release its lock while they run).
 /// Errors: `InvalidId` (outer); `f`'s own result is passed on for the caller to map
 /// (`ClothError::InvalidHandle` there: the world was destroyed meanwhile).
@@ -198,7 +223,7 @@ where
     FfiError: From<E>,
 {
     let (world_id, index, generation) = id.unpack()?;
-    let read = find(world_id)?.read_where(index as u32, |g| short_generation(g) == generation, f);
+    let read = find(world_id).map_err(|_| world_gone("cloth", id.id))?.read_where(index as u32, |g| short_generation(g) == generation, f);
     match read {
         Ok(result) => Ok(result?),
         Err(ClothError::InvalidHandle) => Err(invalid("cloth", id.id)),
@@ -234,7 +259,7 @@ pub(crate) fn with_collider<T>(
     f: impl FnOnce(&mut World, ColliderHandle) -> Result<T, FfiError>,
 ) -> Result<T, FfiError> {
     let (world_id, index, generation) = id.unpack()?;
-    with_world(world_id, |world| {
+    with_world_of(world_id, "collider", id.id, |world| {
         let handle = collider_handle(world, id, index, generation)?;
         f(world, handle)
     })
@@ -247,7 +272,7 @@ where
     FfiError: From<E>,
 {
     let (world_id, index, generation) = id.unpack()?;
-    with_world(world_id, |world| {
+    with_world_of(world_id, "cloth", id.id, |world| {
         let handle = cloth_handle(world, id, index, generation)?;
         Ok(f(world.cloth_mut(handle)?)?)
     })

@@ -49,8 +49,9 @@ pub unsafe extern "C" fn xpbd_cloth_teleport(
 /// or a guard trip. Pass the relative transform of the character's root, B*A^-1.
 ///
 /// Errors: `XPBD_RESULT_NULL_POINTER`, `XPBD_RESULT_INVALID_ID` (`world`, or an id that is not a
-/// live object of `world`), `XPBD_RESULT_INVALID_ARGUMENT` (as `xpbd_cloth_teleport`, or a
-/// collider moved beyond +-1e5 m); nothing moves on error. `XPBD_RESULT_WORLD_POISONED`.
+/// live object of `world`), `XPBD_RESULT_INVALID_ARGUMENT` (as `xpbd_cloth_teleport`, a
+/// collider moved beyond +-1e5 m, or an id listed twice in `cloths` or in `colliders`, which
+/// would move it twice: the message names its second list position); nothing moves on error. `XPBD_RESULT_WORLD_POISONED`.
 /// Thread-safe; serialised with the world's step.
 ///
 /// # Safety

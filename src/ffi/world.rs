@@ -12,7 +12,7 @@ use crate::world::{World, WorldDesc};
 #[repr(C)]
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct XpbdWorldDesc {
-    /// Gravity in m/s^2, finite. Default (0, -9.81, 0): Y up.
+    /// Gravity in m/s^2, each component finite within +-1e6. Default (0, -9.81, 0): Y up.
     pub gravity: [f32; 3],
     /// Substeps per step n, 1..=1000 (substep h = dt/n), for cloths that do not set their own.
     /// Default 10.
@@ -53,8 +53,8 @@ pub extern "C" fn xpbd_default_world_desc() -> XpbdWorldDesc {
 /// Create a world and write its id to `*out_world`.
 ///
 /// `desc` is read during the call only. Errors: `XPBD_RESULT_NULL_POINTER` (`desc` or
-/// `out_world` NULL), `XPBD_RESULT_INVALID_ARGUMENT` (non-finite gravity, substeps or iterations
-/// outside 1..=1000, thread_count above 256), `XPBD_RESULT_CAPACITY_EXCEEDED`. On error
+/// `out_world` NULL), `XPBD_RESULT_INVALID_ARGUMENT` (a gravity component not finite or beyond
+/// +-1e6 m/s^2, substeps or iterations outside 1..=1000, thread_count above 256), `XPBD_RESULT_CAPACITY_EXCEEDED`. On error
 /// `*out_world` is not written and nothing is created. Thread-safe.
 ///
 /// # Safety
@@ -169,7 +169,7 @@ pub extern "C" fn xpbd_world_step_end(world: XpbdWorldId) -> XpbdResult {
 /// Set the world's gravity in m/s^2 (x, y, z), used from the next step on.
 ///
 /// Errors: `XPBD_RESULT_INVALID_ID`, `XPBD_RESULT_WORLD_POISONED`, `XPBD_RESULT_INVALID_ARGUMENT`
-/// (a NaN, infinite or absurd (> 1e6) component; gravity unchanged). Thread-safe.
+/// (a component NaN, infinite or beyond +-1e6 m/s^2; gravity unchanged). Thread-safe.
 #[unsafe(no_mangle)]
 pub extern "C" fn xpbd_world_set_gravity(world: XpbdWorldId, x: f32, y: f32, z: f32) -> XpbdResult {
     ffi_boundary("xpbd_world_set_gravity", || with_world(world, |w| Ok(w.set_gravity([x, y, z])?)))

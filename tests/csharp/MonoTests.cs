@@ -1378,6 +1378,9 @@ static unsafe partial class MonoTests
             Expect(world.TryStep(1.0f / 60.0f), "a good step");
             Throws<XpbdInvalidArgumentException>(() => world.TryStep(-1));
             Throws<XpbdInvalidArgumentException>(() => world.Advance(float.NaN, 1.0f / 60.0f, 4));
+            Throws<XpbdInvalidArgumentException>(() => world.Advance(0.02f, 1.0f / 60.0f, 0));
+            Throws<XpbdInvalidArgumentException>(() => world.Advance(0.02f, 1.0f / 60.0f, -1));
+            Throws<XpbdInvalidArgumentException>(() => world.Step(1e-6f));
         }
     }
 

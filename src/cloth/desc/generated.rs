@@ -210,8 +210,9 @@ pub struct ClothParams {
     /// Unit: s. Range: 0 <= s <= 3600. Default: 1.
     pub sleep_time: f32,
     /// Blend b between the animated pose and the simulation in what is read back: positions a +
-    /// b*(x - a) and normals likewise (normalised), for fading cloth in and out (LOD, cut-scenes).
-    /// The simulation itself is unchanged. No effect until the cloth has an animated pose
+    /// b*(x - a) and normals likewise (normalised), for fading cloth in and out (LOD, cut-scenes);
+    /// every render read (interpolated, vertex buffers, bounds too) blends each step state with its
+    /// own pose. The simulation itself is unchanged. No effect until the cloth has an animated pose
     /// (xpbd_cloth_set_animated_pose, or a skin and joint matrices).
     ///
     /// Range: 0 <= b <= 1. Default: 1.

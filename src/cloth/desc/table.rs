@@ -534,7 +534,8 @@ pub const CLOTH: &[Param] = &[
         default: Value::F32(1.0),
         symbol: "b",
         doc: "Blend b between the animated pose and the simulation in what is read back: positions \
-              a + b*(x - a) and normals likewise (normalised), for fading cloth in and out (LOD, cut-scenes). \
+              a + b*(x - a) and normals likewise (normalised), for fading cloth in and out (LOD, cut-scenes); \
+              every render read (interpolated, vertex buffers, bounds too) blends each step state with its own pose. \
               The simulation itself is unchanged. No effect until the cloth has an animated pose \
               (xpbd_cloth_set_animated_pose, or a skin and joint matrices).",
         ..BLANK
