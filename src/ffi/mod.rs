@@ -97,7 +97,10 @@ pub use world::*;
 /// `XPBD_RESULT_STEP_NOT_BEGUN`, `XPBD_RESULT_STEP_IN_PROGRESS`; render reads answer during a step
 /// with the state before it); a pin change on a large cloth in a world with threads returns before
 /// its layout is built (the next step puts it in place); a skinned pose moves each vertex with its
-/// dominant joint between the step's ends.
+/// dominant joint between the step's ends; a worn cloth is put on its first pose; joint matrices
+/// are range-checked; `simulation_blend` applies to every render read; a wrong array length is
+/// `XPBD_RESULT_BUFFER_SIZE_MISMATCH` in the character calls too; `xpbd_world_teleport` refuses an
+/// id listed twice; ids are never handed out twice.
 pub const XPBD_ABI_VERSION: u32 = 6;
 
 /// The ABI version the loaded library implements; compare with `XPBD_ABI_VERSION` from the
