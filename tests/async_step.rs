@@ -9,19 +9,12 @@
 
 mod ffi_common;
 
-use ffi_common::{bits, c_hanging_cloth, c_positions, c_world, hanging_grid, ok};
+use ffi_common::{bits, c_hanging_cloth, c_positions, c_world, hanging_grid, ok, state_hash as hash};
 use xpbd_cloth::ffi::*;
 use xpbd_cloth::{ClothDesc, ClothHandle, ClothReads, SharedWorld, VertexLayout, World, WorldDesc};
 
 const DT: f32 = 1.0 / 60.0;
 const N: usize = 128;
-
-fn hash(cloth: XpbdClothId) -> u64 {
-    let mut h = 0;
-    // SAFETY: valid out-parameter.
-    ok(unsafe { xpbd_cloth_state_hash(cloth, &mut h) });
-    h
-}
 
 /// Every render read of a cloth through the C ABI, as bytes: positions, normals, both
 /// interpolated at alpha 0.375, a 32-byte-stride vertex buffer at alpha 0.625, and the bounds.

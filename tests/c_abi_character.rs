@@ -5,7 +5,7 @@
 
 mod ffi_common;
 
-use ffi_common::{bits, c_cloth, c_positions, c_world, hanging_grid, ok};
+use ffi_common::{bits, c_cloth, c_positions, c_world, hanging_grid, last_message, ok};
 use std::ptr::null;
 use xpbd_cloth::ffi::*;
 use xpbd_cloth::{ClothDesc, ClothParams, World, WorldDesc};
@@ -121,15 +121,6 @@ fn bad_character_input_returns_its_code_and_changes_nothing() {
 
 fn bad_quaternion() -> [f32; 4] {
     [0.0, 0.0, 0.0, 2.0]
-}
-
-fn last_message() -> String {
-    let mut buf = vec![0 as std::ffi::c_char; 1024];
-    // SAFETY: buf holds 1024 writable bytes; the library NUL-terminates within them.
-    unsafe {
-        xpbd_last_error_message(buf.as_mut_ptr(), buf.len());
-        std::ffi::CStr::from_ptr(buf.as_ptr()).to_string_lossy().into_owned()
-    }
 }
 
 /// The new-user trial's spawn (issue findings 1 and 2): a skinned cape created at the origin

@@ -5,18 +5,9 @@
 
 mod ffi_common;
 
-use ffi_common::{bits, c_cloth, c_positions, c_world, hanging_grid, ok};
+use ffi_common::{bits, c_cloth, c_positions, c_world, hanging_grid, last_message, ok, state_hash as hash};
 use std::ptr::null;
 use xpbd_cloth::ffi::*;
-
-fn last_message() -> String {
-    let mut buf = vec![0 as std::ffi::c_char; 1024];
-    // SAFETY: buf holds 1024 writable bytes; the library NUL-terminates within them.
-    unsafe {
-        xpbd_last_error_message(buf.as_mut_ptr(), buf.len());
-        std::ffi::CStr::from_ptr(buf.as_ptr()).to_string_lossy().into_owned()
-    }
-}
 
 /// Assert `result` is `code` and the thread's message contains every one of `words`.
 fn refused(result: XpbdResult, code: XpbdResult, words: &[&str]) {
@@ -25,13 +16,6 @@ fn refused(result: XpbdResult, code: XpbdResult, words: &[&str]) {
     for w in words {
         assert!(message.contains(w), "{message:?} lacks {w:?}");
     }
-}
-
-fn hash(cloth: XpbdClothId) -> u64 {
-    let mut h = 0;
-    // SAFETY: valid out-parameter.
-    ok(unsafe { xpbd_cloth_state_hash(cloth, &mut h) });
-    h
 }
 
 #[test]

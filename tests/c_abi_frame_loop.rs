@@ -6,27 +6,11 @@
 
 mod ffi_common;
 
-use ffi_common::{bits, c_hanging_cloth, c_positions, c_world, ok};
+use ffi_common::{bits, c_hanging_cloth, c_positions, c_world, last_message, ok, state_hash as hash};
 use std::ptr::{null, null_mut};
 use xpbd_cloth::ffi::*;
 
 const FIXED: f32 = 1.0 / 60.0;
-
-fn last_message() -> String {
-    let mut buf = vec![0 as std::ffi::c_char; 1024];
-    // SAFETY: buf holds 1024 writable bytes; the library NUL-terminates within them.
-    unsafe {
-        xpbd_last_error_message(buf.as_mut_ptr(), buf.len());
-        std::ffi::CStr::from_ptr(buf.as_ptr()).to_string_lossy().into_owned()
-    }
-}
-
-fn hash(cloth: XpbdClothId) -> u64 {
-    let mut h = 0;
-    // SAFETY: valid out-parameter.
-    ok(unsafe { xpbd_cloth_state_hash(cloth, &mut h) });
-    h
-}
 
 fn interpolated(cloth: XpbdClothId, alpha: f32, normals: bool) -> Vec<[f32; 3]> {
     let n = c_positions(cloth).len();

@@ -87,14 +87,18 @@ namespace Xpbd
         {
             XpbdResult result = NativeMethods.xpbd_world_step(Id, dt);
             GC.KeepAlive(this);
-            if (result == XpbdResult.SimulationUnstable)
-            {
-                Interlocked.Increment(ref stepCount);
-                return false;
-            }
-            XpbdLibrary.Check(result);
+            return Stepped(result);
+        }
+
+        /// <summary>
+        /// A finished step's result as TryStep and TryStepEnd report it: counted and false for a
+        /// recovered cloth, counted and true for OK, thrown for everything else.
+        /// </summary>
+        private bool Stepped(XpbdResult result)
+        {
+            if (result != XpbdResult.SimulationUnstable) XpbdLibrary.Check(result);
             Interlocked.Increment(ref stepCount);
-            return true;
+            return result == XpbdResult.Ok;
         }
 
         /// <summary>
@@ -137,14 +141,7 @@ namespace Xpbd
         {
             XpbdResult result = NativeMethods.xpbd_world_step_end(Id);
             GC.KeepAlive(this);
-            if (result == XpbdResult.SimulationUnstable)
-            {
-                Interlocked.Increment(ref stepCount);
-                return false;
-            }
-            XpbdLibrary.Check(result);
-            Interlocked.Increment(ref stepCount);
-            return true;
+            return Stepped(result);
         }
 
         /// <summary>

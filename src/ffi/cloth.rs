@@ -18,6 +18,27 @@ fn capacity_exceeded() -> FfiError {
     )
 }
 
+/// Add a cloth to `w` (the world `world`) with `add` and return its id. Errors:
+/// `CapacityExceeded` when `MAX_PER_WORLD` cloths are alive or the slot it got does not fit an
+/// id's 15 bits (retired slots push indices up; the cloth is removed again), and `add`'s own.
+fn add_cloth_id(
+    w: &mut crate::world::World,
+    world: XpbdWorldId,
+    add: impl FnOnce(&mut crate::world::World) -> Result<crate::world::ClothHandle, ClothError>,
+) -> Result<XpbdClothId, FfiError> {
+    if w.cloth_count() >= MAX_PER_WORLD {
+        return Err(capacity_exceeded());
+    }
+    let handle = add(w)?;
+    match object_slot(handle.index, handle.generation) {
+        Some((index, generation)) => Ok(XpbdClothId::pack(world, index, generation)),
+        None => {
+            w.remove_cloth(handle)?;
+            Err(capacity_exceeded())
+        }
+    }
+}
+
 /// Create a cloth in `world` from a render mesh and write its id to `*out_cloth`.
 ///
 /// Everything is validated before anything is allocated; on error nothing is created and
@@ -65,21 +86,7 @@ pub unsafe extern "C" fn xpbd_cloth_create(
         };
         let core_desc =
             ClothDesc { positions, indices, lines, inverse_masses, weld_tolerance: desc.weld_tolerance, params };
-        let id = with_world(world, |w| {
-            // Slots are appended only when none is free, so below MAX_PER_WORLD live cloths every
-            // index fits the id's 15 bits.
-            if w.cloth_count() >= MAX_PER_WORLD {
-                return Err(capacity_exceeded());
-            }
-            let handle = w.add_cloth(&core_desc)?;
-            match object_slot(handle.index, handle.generation) {
-                Some((index, generation)) => Ok(XpbdClothId::pack(world, index, generation)),
-                None => {
-                    w.remove_cloth(handle)?;
-                    Err(capacity_exceeded())
-                }
-            }
-        })?;
+        let id = with_world(world, |w| add_cloth_id(w, world, |w| w.add_cloth(&core_desc)))?;
         out.write(id);
         Ok(())
     })
@@ -107,17 +114,7 @@ pub unsafe extern "C" fn xpbd_cloth_create_instance(source: XpbdClothId, out_clo
         let (world, index, generation) = source.unpack()?;
         let id = with_world_of(world, "cloth", source.id, |w| {
             let source = cloth_handle(w, source, index, generation)?;
-            if w.cloth_count() >= MAX_PER_WORLD {
-                return Err(capacity_exceeded());
-            }
-            let handle = w.add_instance(source)?;
-            match object_slot(handle.index, handle.generation) {
-                Some((index, generation)) => Ok(XpbdClothId::pack(world, index, generation)),
-                None => {
-                    w.remove_cloth(handle)?;
-                    Err(capacity_exceeded())
-                }
-            }
+            add_cloth_id(w, world, |w| w.add_instance(source))
         })?;
         out.write(id);
         Ok(())

@@ -61,7 +61,8 @@ pub unsafe extern "C" fn xpbd_collider_create(
             if is_mesh {
                 core_desc.mesh_shape = mesh_shape_handle(w, desc.mesh_shape).map_err(|_| bad_shape())?;
             }
-            // As for cloths: below MAX_PER_WORLD live colliders every slot index fits the id.
+            // Below MAX_PER_WORLD live colliders; a retired slot can still push the index past an
+            // id's 15 bits, then the collider is removed again.
             if w.collider_count() >= MAX_PER_WORLD {
                 return Err(capacity_exceeded());
             }

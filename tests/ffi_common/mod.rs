@@ -221,3 +221,21 @@ pub fn rust_drape_on_sphere() -> DrapeOnSphere {
         positions: out,
     }
 }
+
+/// This thread's last error message from the library (up to 1 023 bytes).
+pub fn last_message() -> String {
+    let mut buf = vec![0 as std::ffi::c_char; 1024];
+    // SAFETY: buf holds 1024 writable bytes; the library NUL-terminates within them.
+    unsafe {
+        xpbd_last_error_message(buf.as_mut_ptr(), buf.len());
+        std::ffi::CStr::from_ptr(buf.as_ptr()).to_string_lossy().into_owned()
+    }
+}
+
+/// The cloth's state hash, read through the C ABI.
+pub fn state_hash(cloth: XpbdClothId) -> u64 {
+    let mut h = 0;
+    // SAFETY: valid out-parameter.
+    ok(unsafe { xpbd_cloth_state_hash(cloth, &mut h) });
+    h
+}
