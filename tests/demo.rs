@@ -288,9 +288,9 @@ fn character_keeps_its_limits_through_walk_run_turn_and_respawn() {
         // either by more than 1e-5 m (0.01 mm) after any step, the respawn's 50 m included.
         assert!(md_count == 0.0 && md_worst <= 0.01, "{phase}: max distance {md_count} over, worst {md_worst} mm");
         assert!(bs_count == 0.0 && bs_worst <= 0.01, "{phase}: backstop {bs_count} inside, deepest {bs_worst} mm");
-        // The strain limit (default max_stretch 1.03) ends every step, but the contacts and then
+        // The strain limit (default max_stretch 1.025) ends every step, but the contacts and then
         // the max distances and backstops are projected after it and win where they disagree: 99 %
-        // of the edges stay within its 3 %, the worst (next to capsules and sewn-on rows) within
+        // of the edges stay within 3 %, the worst (next to capsules and sewn-on rows) within
         // 10 %. An unlimited solve or a swept respawn reaches tens to thousands of per cent.
         assert!(p99 <= 3.0 && max < 10.0, "{phase}: strain p99 {p99} %, max {max} %");
         // The contacts march from the particles' starts before the frame's carry, so capsules moving

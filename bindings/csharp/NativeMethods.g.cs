@@ -1534,14 +1534,17 @@ namespace Xpbd.Native
         public uint enable_inter_cloth_collision;
         /// <summary>
         ///  Stretch limit s: at the end of every step, edges longer than s times their rest length are
-        ///  shortened to it (Provot 1995, up to 8 rounds over the violated edges); the tethers and
-        ///  collider contacts are projected after it and win where they disagree, and velocities only
-        ///  lose what it corrects. Never below 1 plus the stretch the cloth's own compliance gives it
-        ///  under its weight, so the limit removes the solver's excess stretch and leaves the
-        ///  material's. 1.03 keeps woven cloth from stretching like rubber at the default budget; raise
-        ///  it (or 0) for knits and elastic fabrics whose compliance should stretch them further.
+        ///  shortened to it (Provot 1995): one pass outward from the anchors (pins, and particles a
+        ///  collider's static friction holds) moves each particle to within the limit of its neighbours
+        ///  nearer an anchor, then up to 16 rounds over the edges still violated, twice, each followed
+        ///  by the tethers and the collider contacts (without friction), which win where they disagree;
+        ///  velocities only lose what it corrects. Never below 1 plus the stretch the cloth's own
+        ///  compliance gives it under its weight, so the limit removes the solver's excess stretch and
+        ///  leaves the material's. 1.025 keeps woven cloth (1 to 3 % under its own weight) from
+        ///  stretching like rubber at the default budget; raise it (or 0) for knits and elastic fabrics
+        ///  whose compliance should stretch them further.
         ///
-        ///  Range: 0 (= no stretch limit) or 1 &lt;= s &lt;= 100. Default: 1.03.
+        ///  Range: 0 (= no stretch limit) or 1 &lt;= s &lt;= 100. Default: 1.025.
         /// </summary>
         public float max_stretch;
         /// <summary>
@@ -1870,14 +1873,17 @@ namespace Xpbd.Native
         public uint enable_inter_cloth_collision;
         /// <summary>
         ///  Stretch limit s: at the end of every step, edges longer than s times their rest length are
-        ///  shortened to it (Provot 1995, up to 8 rounds over the violated edges); the tethers and
-        ///  collider contacts are projected after it and win where they disagree, and velocities only
-        ///  lose what it corrects. Never below 1 plus the stretch the cloth's own compliance gives it
-        ///  under its weight, so the limit removes the solver's excess stretch and leaves the
-        ///  material's. 1.03 keeps woven cloth from stretching like rubber at the default budget; raise
-        ///  it (or 0) for knits and elastic fabrics whose compliance should stretch them further.
+        ///  shortened to it (Provot 1995): one pass outward from the anchors (pins, and particles a
+        ///  collider's static friction holds) moves each particle to within the limit of its neighbours
+        ///  nearer an anchor, then up to 16 rounds over the edges still violated, twice, each followed
+        ///  by the tethers and the collider contacts (without friction), which win where they disagree;
+        ///  velocities only lose what it corrects. Never below 1 plus the stretch the cloth's own
+        ///  compliance gives it under its weight, so the limit removes the solver's excess stretch and
+        ///  leaves the material's. 1.025 keeps woven cloth (1 to 3 % under its own weight) from
+        ///  stretching like rubber at the default budget; raise it (or 0) for knits and elastic fabrics
+        ///  whose compliance should stretch them further.
         ///
-        ///  Range: 0 (= no stretch limit) or 1 &lt;= s &lt;= 100. Default: 1.03.
+        ///  Range: 0 (= no stretch limit) or 1 &lt;= s &lt;= 100. Default: 1.025.
         /// </summary>
         public float max_stretch;
         /// <summary>

@@ -109,12 +109,35 @@ pub(crate) struct StrainLimitScratch {
     pub round: u32,
     /// Per particle, its position \[m\] before the limit (what moved becomes velocity).
     pub before: Vec<Vec3>,
+    /// The anchors (a bit per particle) the order below was made for, if `ordered`.
+    pub anchors: Vec<u64>,
+    pub ordered: bool,
+    /// The anchors of this step, compared with `anchors`.
+    pub next_anchors: Vec<u64>,
+    /// Per particle, its hop distance from the nearest anchor (u32::MAX: none reaches it).
+    pub level: Vec<u32>,
+    /// The particles the anchors reach, anchors excluded, level by level; level k + 1's are
+    /// `order[level_start[k]..level_start[k + 1]]`.
+    pub order: Vec<u32>,
+    pub level_start: Vec<u32>,
 }
 
 impl StrainLimitScratch {
     pub(crate) fn sized(edges: usize, particles: usize) -> Self {
         let before = vec![Vec3::ZERO; particles];
-        StrainLimitScratch { candidates: Vec::with_capacity(edges), next: Vec::with_capacity(edges), stamp: vec![0; edges], round: 0, before }
+        StrainLimitScratch {
+            candidates: Vec::with_capacity(edges),
+            next: Vec::with_capacity(edges),
+            stamp: vec![0; edges],
+            round: 0,
+            before,
+            anchors: vec![0; particles.div_ceil(64)],
+            ordered: false,
+            next_anchors: vec![0; particles.div_ceil(64)],
+            level: vec![u32::MAX; particles],
+            order: Vec::with_capacity(particles),
+            level_start: Vec::with_capacity(particles + 1),
+        }
     }
 }
 

@@ -208,6 +208,12 @@ pub(super) fn apply_friction(slip: Vec3, normal: Vec3, depth: f32, (mu_s, mu_k):
     }
 }
 
+/// Whether [`apply_friction`] cancels all of `slip`'s tangential part (static friction, μ_s > 0).
+#[inline]
+fn holds(slip: Vec3, normal: Vec3, depth: f32, mu_s: f32) -> bool {
+    (slip - normal * normal.dot(slip)).length() < mu_s * depth
+}
+
 /// A particle's motion since the substep began relative to a collider, in the collider's frame
 /// at the substep's end: p − p₀ with p = `end`.to_local(x), p₀ = `begin`.to_local(x_prev) = `p_prev`.
 /// Formed from the small world displacement x − x_prev (plus the collider's own motion, when it
@@ -223,12 +229,21 @@ fn relative_motion(begin: &Frame, end: &Frame, x: Vec3, x_prev: Vec3, p_prev: Ve
 /// allocates nothing).
 #[derive(Clone, Debug, Default)]
 pub(crate) struct ContactScratch {
-    /// Started the substep deeper than the rest band inside some collider: speed-limited.
-    deep: Vec<bool>,
+    /// Per particle, [`DEEP`] and [`HELD`] bits of the current substep's contacts.
+    flags: Vec<u8>,
+    /// Project contacts without friction (the strain limit's re-projection: its own correction is
+    /// no slip for friction to cancel).
+    pub frictionless: bool,
     /// Bounds of each block of [`CONTACT_BLOCK`] particles, taken at the start of each contact
     /// sweep ([`BlockBound`]).
     blocks: Vec<BlockBound>,
 }
+
+/// Started the substep deeper than the rest band inside some collider: speed-limited.
+const DEEP: u8 = 1;
+/// Held in place by a collider's static friction (the tangential slip cancelled) in the current
+/// substep: the strain limit treats it as an anchor (`solver/strain_limit.rs`).
+const HELD: u8 = 2;
 
 /// Particles per block of the contacts' block test ([`FarTest::block_clear`]); divides
 /// [`PARTICLE_CHUNK`], so that a split pass's chunks hold whole blocks.
@@ -315,12 +330,12 @@ impl BlockBound {
 
 impl ContactScratch {
     pub fn new(particle_count: usize) -> Self {
-        ContactScratch { deep: vec![false; particle_count], blocks: vec![BlockBound::default(); particle_count.div_ceil(CONTACT_BLOCK)] }
+        ContactScratch { frictionless: false, flags: vec![0; particle_count], blocks: vec![BlockBound::default(); particle_count.div_ceil(CONTACT_BLOCK)] }
     }
 
     /// Forget the last substep's state (call once per substep, before the iterations).
     pub fn begin_substep(&mut self) {
-        self.deep.fill(false);
+        self.flags.fill(0);
     }
 
     /// One Gauss–Seidel sweep over all (collider in `settings.mask`, free particle) pairs, the
@@ -375,15 +390,20 @@ impl ContactScratch {
             let (begin, end) = collider.substep_frames(window);
             let begin = carry.map_or(begin, |c| c.moved(begin));
             let far = FarTest::new(&collider.shape, &begin, &end, settings.thickness);
-            let pass = ContactPass { collider, begin, end, far, settings };
+            let pass = ContactPass { collider, begin, end, far, settings, friction: !self.frictionless };
             if parallel {
-                (x.par_chunks_mut(c), x_prev.par_chunks(c), w.par_chunks(c), self.deep.par_chunks_mut(c), self.blocks.par_chunks_mut(b))
+                (x.par_chunks_mut(c), x_prev.par_chunks(c), w.par_chunks(c), self.flags.par_chunks_mut(c), self.blocks.par_chunks_mut(b))
                     .into_par_iter()
-                    .for_each(|(x, x_prev, w, deep, blocks)| pass.run(x, x_prev, w, deep, use_blocks.then_some(blocks)));
+                    .for_each(|(x, x_prev, w, flags, blocks)| pass.run(x, x_prev, w, flags, use_blocks.then_some(blocks)));
             } else {
-                pass.run(x, x_prev, w, &mut self.deep, use_blocks.then_some(&mut self.blocks[..]));
+                pass.run(x, x_prev, w, &mut self.flags, use_blocks.then_some(&mut self.blocks[..]));
             }
         }
+    }
+
+    /// Whether particle `i` was held by a collider's static friction in the current substep.
+    pub fn held(&self, i: usize) -> bool {
+        self.flags[i] & HELD != 0
     }
 
     /// After the velocity update: a particle that started the substep deep inside a collider
@@ -394,7 +414,7 @@ impl ContactScratch {
     /// With `parallel`, in chunks on the current rayon pool (each particle on its own).
     pub fn limit_depenetration_speed(&self, v: &mut [Vec3], max_speed: f32, parallel: bool) {
         chunks_mut_in_parallel(v, parallel, |first, v| {
-            for (v, _) in v.iter_mut().zip(&self.deep[first..]).filter(|(_, deep)| **deep) {
+            for (v, _) in v.iter_mut().zip(&self.flags[first..]).filter(|(_, flags)| **flags & DEEP != 0) {
                 *v = v.clamp_length_max(max_speed);
             }
         });
@@ -410,6 +430,8 @@ struct ContactPass<'a> {
     end: Frame,
     far: FarTest,
     settings: &'a ContactSettings,
+    /// False: no friction (`ContactScratch::frictionless`).
+    friction: bool,
 }
 
 impl ContactPass<'_> {
@@ -417,13 +439,13 @@ impl ContactPass<'_> {
     /// `x_prev`, `w`, deep flags and, when the blocks are in use, their [`BlockBound`]s; see
     /// [`ContactScratch::solve`]). Compiled a second time with AVX and run so where the CPU has it:
     /// the same operations (the same bits) in three-operand encodings.
-    fn run(&self, x: &mut [Vec3], x_prev: &[Vec3], w: &[f32], deep: &mut [bool], blocks: Option<&mut [BlockBound]>) {
+    fn run(&self, x: &mut [Vec3], x_prev: &[Vec3], w: &[f32], flags: &mut [u8], blocks: Option<&mut [BlockBound]>) {
         #[cfg(target_arch = "x86_64")]
         if crate::constraints::lanes_avx::avx_available() {
             // SAFETY: the CPU has AVX (checked above).
-            return unsafe { self.run_avx(x, x_prev, w, deep, blocks) };
+            return unsafe { self.run_avx(x, x_prev, w, flags, blocks) };
         }
-        self.run_on(x, x_prev, w, deep, blocks);
+        self.run_on(x, x_prev, w, flags, blocks);
     }
 
     /// [`Self::run`] compiled with AVX.
@@ -432,18 +454,18 @@ impl ContactPass<'_> {
     /// The CPU must have AVX.
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx")]
-    unsafe fn run_avx(&self, x: &mut [Vec3], x_prev: &[Vec3], w: &[f32], deep: &mut [bool], blocks: Option<&mut [BlockBound]>) {
-        self.run_on(x, x_prev, w, deep, blocks);
+    unsafe fn run_avx(&self, x: &mut [Vec3], x_prev: &[Vec3], w: &[f32], flags: &mut [u8], blocks: Option<&mut [BlockBound]>) {
+        self.run_on(x, x_prev, w, flags, blocks);
     }
 
     /// [`Self::run`]'s loops: particle by particle, or block by block, skipping the blocks the
     /// collider cannot reach ([`FarTest::block_clear`]); a block a contact moved is no longer
     /// bounded for the later colliders.
     #[inline(always)]
-    fn run_on(&self, x: &mut [Vec3], x_prev: &[Vec3], w: &[f32], deep: &mut [bool], blocks: Option<&mut [BlockBound]>) {
+    fn run_on(&self, x: &mut [Vec3], x_prev: &[Vec3], w: &[f32], flags: &mut [u8], blocks: Option<&mut [BlockBound]>) {
         let Some(blocks) = blocks else {
             for i in 0..x.len() {
-                self.project(i, x, x_prev, w, deep);
+                self.project(i, x, x_prev, w, flags);
             }
             return;
         };
@@ -453,7 +475,7 @@ impl ContactPass<'_> {
             }
             let first = b * CONTACT_BLOCK;
             for i in first..x.len().min(first + CONTACT_BLOCK) {
-                if self.project(i, x, x_prev, w, deep) {
+                if self.project(i, x, x_prev, w, flags) {
                     block.valid = false;
                 }
             }
@@ -463,7 +485,7 @@ impl ContactPass<'_> {
     /// Particle `i`'s contact with the collider, if any (see [`ContactScratch::solve`]); whether
     /// it moved the particle.
     #[inline(always)]
-    fn project(&self, i: usize, x: &mut [Vec3], x_prev: &[Vec3], w: &[f32], deep: &mut [bool]) -> bool {
+    fn project(&self, i: usize, x: &mut [Vec3], x_prev: &[Vec3], w: &[f32], flags: &mut [u8]) -> bool {
         let (thickness, band) = (self.settings.thickness, self.settings.max_depenetration);
         let (shape, begin, end, far) = (&self.collider.shape, &self.begin, &self.end, &self.far);
         if w[i] == 0.0 {
@@ -478,7 +500,7 @@ impl ContactPass<'_> {
             return false;
         }
         let moved = relative_motion(begin, end, x[i], x_prev[i], p_prev);
-        let mut friction = self.collider.friction();
+        let mut friction = if self.friction { self.collider.friction() } else { (0.0, 0.0) };
         let (c, normal) = match sweep(shape, p_prev, moved, thickness, band) {
             Sweep::Clear => return false,
             Sweep::Hit(hit) if hit.time > 0.0 => (hit.normal.dot(moved - hit.offset), hit.normal),
@@ -491,7 +513,7 @@ impl ContactPass<'_> {
                 }
             }
             Sweep::Deep => {
-                deep[i] = true;
+                flags[i] |= DEEP;
                 let (d, normal) = shape.distance(p_prev + moved);
                 let gap0 = shape.distance(p_prev).0 - thickness;
                 // Being pushed out of an overlap is no sliding contact: no friction, so the cloth
@@ -504,6 +526,9 @@ impl ContactPass<'_> {
             return false;
         }
         let slip = apply_friction(moved - normal * c, normal, -c, friction);
+        if holds(moved - normal * c, normal, -c, friction.0) {
+            flags[i] |= HELD;
+        }
         x[i] += end.rotation * (slip - moved);
         true
     }
@@ -695,7 +720,7 @@ mod tests {
             for substep in 0..4 {
                 scratch.begin_substep();
                 scratch.solve(&mut x, &x_prev, &w, &store, SubstepWindow::new(substep, 4), None, &settings, false);
-                deep += scratch.deep.iter().filter(|&&d| d).count();
+                deep += scratch.flags.iter().filter(|&&f| f & DEEP != 0).count();
             }
             (x.iter().flat_map(|p| p.to_array().map(f32::to_bits)).collect::<Vec<u32>>(), deep)
         };

@@ -18,7 +18,14 @@ use glam::Vec3;
 /// Rounds over the violated edges and their neighbours per step at most. The first finds them
 /// with one lane-wise pass over every edge; the later ones visit only the edges at particles the
 /// round before moved, so a calm cloth pays the pass and little else.
-pub const MAX_ROUNDS: usize = 8;
+pub const MAX_ROUNDS: usize = 16;
+
+/// Times the rounds and the re-projected contacts alternate after the anchored pass: the second
+/// settles what the contacts pushed out at a collider's curved edge.
+const PASSES: usize = 2;
+
+/// Sweeps of each level in the anchored pass (to its parents, then within the level).
+const LEVEL_SWEEPS: usize = 3;
 
 /// Shorten the edges over the stretch limit (the rows hold the positions), and correct the
 /// velocities by what moved.
@@ -34,6 +41,25 @@ pub(super) fn limit_strain(parts: &mut Parts, step: &Step) {
         return;
     }
     remember_positions(s);
+    anchored_pass(parts, factor);
+    for _ in 0..PASSES {
+        rounds(parts, factor);
+        reproject(parts, step);
+    }
+    // What moved, c = Δx·exp(−d·h)/h, is the velocity the last update would have added; only its
+    // inelastic part is kept: the velocity moving against c (away from the limit) is removed, up
+    // to |c|, and none is added. v' = v + t·ĉ with t ∈ [0, −v·ĉ] has |v'| ≤ |v|, so the limit
+    // takes energy out and never puts it in (a resting cloth it holds does not jitter).
+    correct_velocities(parts, step);
+}
+
+/// Up to [`MAX_ROUNDS`] Gauss–Seidel rounds over the edges over the limit and their neighbours.
+fn rounds(parts: &mut Parts, factor: f32) {
+    let (layout, s) = (parts.layout, &mut *parts.scratch);
+    let l = &mut s.strain_limit;
+    l.candidates.clear();
+    // SAFETY: as above.
+    unsafe { layout.stretch.over_limit(&mut s.rows, factor, &mut l.candidates) };
     let (start, incident) = (&layout.particle_edge_start, &layout.particle_edges);
     let l = &mut s.strain_limit;
     for _ in 0..MAX_ROUNDS {
@@ -60,6 +86,10 @@ pub(super) fn limit_strain(parts: &mut Parts, step: &Step) {
         }
         std::mem::swap(&mut l.candidates, &mut l.next);
     }
+}
+
+/// The tethers and contacts of the last substep once more.
+fn reproject(parts: &mut Parts, step: &Step) {
     // The tethers and contacts of the last substep once more, continuing its multipliers and
     // contact sets (`fresh` = false): they outrank the limit.
     let last = SubstepInfo::new(step, step.substeps - 1);
@@ -69,16 +99,119 @@ pub(super) fn limit_strain(parts: &mut Parts, step: &Step) {
     let contacts: [&dyn Constraint; 3] = [&SelfCollision, &InterCloth, &Colliders];
     if contacts.iter().any(|c| c.active(step)) {
         from_rows(&parts.scratch.rows, &mut parts.state.x, step.parallel);
+        parts.scratch.contacts.frictionless = true;
         for c in contacts.into_iter().filter(|c| c.active(step)) {
             c.solve(parts, step, &last, false);
         }
+        parts.scratch.contacts.frictionless = false;
         to_rows(&mut parts.scratch.rows, &parts.state.x, &parts.config.w, step.parallel);
     }
-    // What moved, c = Δx·exp(−d·h)/h, is the velocity the last update would have added; only its
-    // inelastic part is kept: the velocity moving against c (away from the limit) is removed, up
-    // to |c|, and none is added. v' = v + t·ĉ with t ∈ [0, −v·ĉ] has |v'| ≤ |v|, so the limit
-    // takes energy out and never puts it in (a resting cloth it holds does not jitter).
-    correct_velocities(parts, step);
+}
+
+/// One pass outward from the anchors (pinned and kinematic particles, those a collider's static
+/// friction holds): level by level in hop distance from the nearest anchor, each particle is
+/// moved alone to within the limit of its neighbours one level nearer (follow-the-leader, Müller
+/// et al. 2012, "Fast Simulation of Inextensible Hair and Fur", §3), then the edges within the
+/// level are limited both ways. A chain hanging from an anchor is within its limit after one pass,
+/// where Gauss–Seidel rounds carry a correction a few edges a round.
+fn anchored_pass(parts: &mut Parts, factor: f32) {
+    let (layout, s) = (parts.layout, &mut *parts.scratch);
+    let l = &mut s.strain_limit;
+    l.next_anchors.fill(0);
+    for (i, row) in s.rows.iter().enumerate() {
+        if row.w == 0.0 || s.contacts.held(i) {
+            l.next_anchors[i / 64] |= 1 << (i % 64);
+        }
+    }
+    if !l.ordered || l.next_anchors != l.anchors {
+        l.ordered = true;
+        l.anchors.clone_from(&l.next_anchors);
+        order_from_anchors(layout, l);
+    }
+    let (start, incident, edges) = (&layout.particle_edge_start, &layout.particle_edges, &layout.stretch.edges);
+    let rest = &layout.stretch.rest_length;
+    for k in 0..l.level_start.len().saturating_sub(1) {
+        let level = &l.order[l.level_start[k] as usize..l.level_start[k + 1] as usize];
+        let same_level = |rows: &mut [crate::constraints::access::SolverParticle]| {
+            for &p in level {
+                let p = p as usize;
+                for &e in &incident[start[p] as usize..start[p + 1] as usize] {
+                    let [i, j] = edges[e as usize];
+                    let q = if i as usize == p { j } else { i } as usize;
+                    if l.level[q] == l.level[p] && q > p {
+                        layout.stretch.limit_edge(rows, e as usize, factor);
+                    }
+                }
+            }
+        };
+        for _ in 0..LEVEL_SWEEPS {
+            for &p in level {
+                let p = p as usize;
+                for &e in &incident[start[p] as usize..start[p + 1] as usize] {
+                    let [i, j] = edges[e as usize];
+                    let q = if i as usize == p { j } else { i } as usize;
+                    if l.level[q] < l.level[p] {
+                        follow(&mut s.rows, p, q, factor * rest[e as usize]);
+                    }
+                }
+            }
+            same_level(&mut s.rows);
+        }
+    }
+}
+
+/// Move particle `p` of `rows` alone to within `limit` \[m\] of particle `q`.
+#[inline]
+fn follow(rows: &mut [crate::constraints::access::SolverParticle], p: usize, q: usize, limit: f32) -> bool {
+    let (xp, xq) = (rows[p].truncate(), rows[q].truncate());
+    let d = xp - xq;
+    let len = d.length();
+    if len > limit && len.is_finite() {
+        rows[p] = (xq + d * (limit / len)).extend(rows[p].w);
+        true
+    } else {
+        false
+    }
+}
+
+/// Hop levels from `l.anchors` over the edges (breadth first, in storage order) into `l.level`,
+/// `l.order` and `l.level_start`.
+fn order_from_anchors(layout: &crate::constraints::layout::ConstraintLayout, l: &mut crate::cloth::scratch::StrainLimitScratch) {
+    let (start, incident, edges) = (&layout.particle_edge_start, &layout.particle_edges, &layout.stretch.edges);
+    l.level.fill(u32::MAX);
+    l.order.clear();
+    l.level_start.clear();
+    let mut frontier_start = 0;
+    for i in 0..l.level.len() {
+        if l.anchors[i / 64] & (1 << (i % 64)) != 0 {
+            l.level[i] = 0;
+            l.order.push(i as u32);
+        }
+    }
+    // The anchors head the list while it grows; they are dropped from it at the end.
+    let anchors = l.order.len();
+    let mut level = 0;
+    while frontier_start < l.order.len() {
+        let frontier_end = l.order.len();
+        level += 1;
+        l.level_start.push(frontier_end as u32);
+        for f in frontier_start..frontier_end {
+            let p = l.order[f] as usize;
+            for &e in &incident[start[p] as usize..start[p + 1] as usize] {
+                let [i, j] = edges[e as usize];
+                let q = if i as usize == p { j } else { i } as usize;
+                if l.level[q] == u32::MAX {
+                    l.level[q] = level;
+                    l.order.push(q as u32);
+                }
+            }
+        }
+        frontier_start = frontier_end;
+    }
+    l.order.drain(..anchors);
+    for s in &mut l.level_start {
+        *s -= anchors as u32;
+    }
 }
 
 /// The animated pose's hard limits (max distance, backstop) at the step's end, after the strain

@@ -50,8 +50,8 @@ namespace Xpbd.Unity
         [Min(1e-6f)] public float thickness = 5e-4f;
         [Tooltip("Velocity damping in 1/s: velocities shrink by exp(-d·h) per substep. The default 3 stands in for still air and the fabric's internal friction, so draped cloth comes to rest; 0 = none, 0.5-1 for a livelier flag.")]
         [Min(0f)] public float linearDamping = 3f;
-        [Tooltip("Strain limit: no edge ends a step longer than this ratio times its rest length (1.03 = 3 %). 0 = off.")]
-        [Min(0f)] public float maxStretch = 1.03f;
+        [Tooltip("Strain limit: no edge ends a step longer than this ratio times its rest length (1.025 = 2.5 %). 0 = off.")]
+        [Min(0f)] public float maxStretch = 1.025f;
         [Tooltip("Extra acceleration in m/s², added to gravity: a steady wind.")]
         public Vector3 externalAcceleration = Vector3.zero;
         [Tooltip("Vertices closer than this, in metres, become one particle (welds split UV seams). 0 disables welding.")]
