@@ -100,13 +100,10 @@ impl SolverScratch {
 /// The strain limit's buffers (`solver/strain_limit.rs`), sized for every edge and particle.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct StrainLimitScratch {
-    /// The edges to check this round and the next, in storage order.
+    /// The edges over the limit this round, in storage order.
     pub candidates: Vec<u32>,
-    pub next: Vec<u32>,
-    /// Per edge, the last round that listed it.
-    pub stamp: Vec<u32>,
-    /// The current round's mark (never reset between steps; wraps).
-    pub round: u32,
+    /// The edges over twice the limit's strain (the severe rounds' test).
+    pub severe: Vec<u32>,
     /// Per particle, its position \[m\] before the limit (what moved becomes velocity).
     pub before: Vec<Vec3>,
     /// The anchors (a bit per particle) the order below was made for, if `ordered`.
@@ -127,9 +124,7 @@ impl StrainLimitScratch {
         let before = vec![Vec3::ZERO; particles];
         StrainLimitScratch {
             candidates: Vec::with_capacity(edges),
-            next: Vec::with_capacity(edges),
-            stamp: vec![0; edges],
-            round: 0,
+            severe: Vec::with_capacity(edges),
             before,
             anchors: vec![0; particles.div_ceil(64)],
             ordered: false,

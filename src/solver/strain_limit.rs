@@ -1,28 +1,38 @@
-//! The strain limit (`crate::constraints::strain_limit`) at the end of a step: every edge longer
-//! than the cloth's stretch limit is shortened to it, then the edges at the particles that moved
-//! are checked again, for up to [`MAX_ROUNDS`] rounds, a Gauss–Seidel solve of the violated
-//! inequalities alone in storage order (outward from the anchors). The tethers and the contacts
-//! (self, inter-cloth, colliders) are then projected once more, so the limit never leaves a
-//! particle beyond its tethers, inside another layer or inside a collider. The velocities take what the three moved as the last substep's velocity
-//! update would have, but only where that slows a particle ([`inelastic_correction`]): the limit
-//! removes the motion that stretches the cloth and never adds motion of its own. Once per step rather than per iteration: it bounds the stretch every step ends
-//! with (what an engine draws and the next step starts from) for a tenth of the cost
-//! (docs/dev/performance-log.md, "2026-12-01 — A strain limit for cloth that stretches like
-//! rubber").
+//! The strain limit (`crate::constraints::strain_limit`) at the end of a step, when some edge is
+//! longer than the cloth's stretch limit: one anchored pass ([`anchored_pass`]: follow-the-leader
+//! outward from the pins and the particles a collider's static friction holds), then up to
+//! [`PASSES`] times Gauss–Seidel rounds over the violated edges ([`rounds`]) followed by the
+//! tethers and the contacts (self, inter-cloth, colliders; without friction) projected once more,
+//! so the limit never leaves a particle beyond its tethers, inside another layer or inside a
+//! collider. The velocities take what all of it moved as the last substep's velocity update would
+//! have, but only where that slows a particle ([`inelastic_correction`]): the limit removes the
+//! motion that stretches the cloth and never adds motion of its own. Once per step rather than per
+//! iteration: it bounds the stretch every step ends with (what an engine draws and the next step
+//! starts from). docs/design.md, "The strain limit"; measurements in docs/dev/performance-log.md,
+//! "2026-12-02 — The strain limit carried from the anchors".
 
 use super::sweeps::{Colliders, Constraint, InterCloth, SelfCollision, Tethers, enforce_limits};
 use super::{Parts, Step, SubstepInfo, from_rows, to_rows};
 use crate::cloth::scratch::SolverScratch;
 use glam::Vec3;
 
-/// Rounds over the violated edges and their neighbours per step at most. The first finds them
-/// with one lane-wise pass over every edge; the later ones visit only the edges at particles the
-/// round before moved, so a calm cloth pays the pass and little else.
-pub const MAX_ROUNDS: usize = 16;
+/// Rounds over the violated edges per pass ([`rounds`]); each finds them with one lane-wise pass
+/// over every edge, so a calm cloth pays that pass and little else.
+pub const MAX_ROUNDS: usize = 8;
 
-/// Times the rounds and the re-projected contacts alternate after the anchored pass: the second
-/// settles what the contacts pushed out at a collider's curved edge.
-const PASSES: usize = 2;
+/// Further rounds while some edge is over twice the limit's strain, 1 + 2·(s − 1): a snap turn or
+/// an impact gets them, a cloth resting against its limit does not.
+const SEVERE_ROUNDS: usize = 8;
+
+/// The rounds take an edge as violated only beyond s + this (0.2 percentage points of strain): a
+/// large set of edges at their limit re-violates itself by small amounts every round, and those
+/// would keep every round busy.
+const TOLERANCE: f32 = 0.002;
+
+/// Times the rounds and the re-projected tethers and contacts alternate after the anchored pass
+/// (a pass that finds no edge over the limit ends them): the later ones settle what the contacts
+/// pushed back out where the cloth wraps a collider's edge.
+const PASSES: usize = 3;
 
 /// Sweeps of each level in the anchored pass (to its parents, then within the level).
 const LEVEL_SWEEPS: usize = 3;
@@ -42,8 +52,10 @@ pub(super) fn limit_strain(parts: &mut Parts, step: &Step) {
     }
     remember_positions(s);
     anchored_pass(parts, factor);
-    for _ in 0..PASSES {
-        rounds(parts, factor);
+    for pass in 0..PASSES {
+        if !rounds(parts, factor) && pass > 0 {
+            break;
+        }
         reproject(parts, step);
     }
     // What moved, c = Δx·exp(−d·h)/h, is the velocity the last update would have added; only its
@@ -53,39 +65,40 @@ pub(super) fn limit_strain(parts: &mut Parts, step: &Step) {
     correct_velocities(parts, step);
 }
 
-/// Up to [`MAX_ROUNDS`] Gauss–Seidel rounds over the edges over the limit and their neighbours.
-fn rounds(parts: &mut Parts, factor: f32) {
+/// Up to [`MAX_ROUNDS`] Gauss–Seidel rounds (and [`SEVERE_ROUNDS`] more while an edge is over
+/// twice the limit's strain), each over the edges a lane-wise pass finds over the limit (by more
+/// than [`TOLERANCE`]), in storage order (outward from the anchors); whether any edge was over it.
+fn rounds(parts: &mut Parts, factor: f32) -> bool {
     let (layout, s) = (parts.layout, &mut *parts.scratch);
-    let l = &mut s.strain_limit;
-    l.candidates.clear();
-    // SAFETY: as above.
-    unsafe { layout.stretch.over_limit(&mut s.rows, factor, &mut l.candidates) };
-    let (start, incident) = (&layout.particle_edge_start, &layout.particle_edges);
-    let l = &mut s.strain_limit;
-    for _ in 0..MAX_ROUNDS {
-        if l.candidates.is_empty() {
-            break;
-        }
-        l.round = l.round.wrapping_add(1);
-        if l.round == 0 {
-            l.stamp.fill(0);
-            l.round = 1;
-        }
-        l.next.clear();
-        for &e in &l.candidates {
-            if layout.stretch.limit_edge(&mut s.rows, e as usize, factor) {
-                for p in layout.stretch.edges[e as usize] {
-                    for &other in &incident[start[p as usize] as usize..start[p as usize + 1] as usize] {
-                        if l.stamp[other as usize] != l.round {
-                            l.stamp[other as usize] = l.round;
-                            l.next.push(other);
-                        }
-                    }
-                }
+    let severe = severe_factor(factor);
+    for round in 0..MAX_ROUNDS + SEVERE_ROUNDS {
+        let l = &mut s.strain_limit;
+        if round >= MAX_ROUNDS {
+            l.severe.clear();
+            // SAFETY: as below.
+            unsafe { layout.stretch.over_limit(&mut s.rows, severe, &mut l.severe) };
+            if l.severe.is_empty() {
+                return true;
             }
         }
-        std::mem::swap(&mut l.candidates, &mut l.next);
+        l.candidates.clear();
+        // SAFETY: the layout's indices were checked for these rows (`ConstraintLayout::rows_ready`,
+        // at the top of the step).
+        unsafe { layout.stretch.over_limit(&mut s.rows, factor + TOLERANCE, &mut l.candidates) };
+        if l.candidates.is_empty() {
+            return round > 0;
+        }
+        for &e in &l.candidates {
+            layout.stretch.limit_edge(&mut s.rows, e as usize, factor);
+        }
     }
+    true
+}
+
+/// 1 + 2·(s − 1) for stretch limit s: an edge over it is far beyond the limit (an impact, a snap
+/// turn, a chain the rounds cannot carry), not resting against it.
+fn severe_factor(factor: f32) -> f32 {
+    1.0 + 2.0 * (factor - 1.0)
 }
 
 /// The tethers and contacts of the last substep once more.
