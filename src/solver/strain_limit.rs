@@ -175,15 +175,12 @@ fn anchored_pass(parts: &mut Parts, factor: f32) {
 
 /// Move particle `p` of `rows` alone to within `limit` \[m\] of particle `q`.
 #[inline]
-fn follow(rows: &mut [crate::constraints::access::SolverParticle], p: usize, q: usize, limit: f32) -> bool {
+fn follow(rows: &mut [crate::constraints::access::SolverParticle], p: usize, q: usize, limit: f32) {
     let (xp, xq) = (rows[p].truncate(), rows[q].truncate());
     let d = xp - xq;
     let len = d.length();
     if len > limit && len.is_finite() {
         rows[p] = (xq + d * (limit / len)).extend(rows[p].w);
-        true
-    } else {
-        false
     }
 }
 
