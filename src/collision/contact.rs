@@ -336,6 +336,8 @@ impl ContactScratch {
     /// Forget the last substep's state (call once per substep, before the iterations).
     pub fn begin_substep(&mut self) {
         self.flags.fill(0);
+        // Only the strain limit's re-projection sets it, and resets it after.
+        self.frictionless = false;
     }
 
     /// One Gauss–Seidel sweep over all (collider in `settings.mask`, free particle) pairs, the

@@ -75,6 +75,16 @@ pub struct ConstraintLayout {
 }
 
 impl ConstraintLayout {
+    /// The edges at particle `p` in storage order, each as (stored edge index, the edge's other
+    /// particle).
+    pub fn edges_at(&self, p: usize) -> impl Iterator<Item = (usize, usize)> + '_ {
+        let range = self.particle_edge_start[p] as usize..self.particle_edge_start[p + 1] as usize;
+        self.particle_edges[range].iter().map(move |&e| {
+            let [i, j] = self.stretch.edges[e as usize];
+            (e as usize, if i as usize == p { j } else { i } as usize)
+        })
+    }
+
     /// The layout of `rest` for the anchors `w == 0` (`w`: inverse mass per particle \[1/kg\]),
     /// with the straight tethers of pose `x` \[m\] first ([`TetherConstraints::put_straight_groups_first`]).
     /// Allocates; runs when a cloth is created or its anchors or colouring change, never per step.

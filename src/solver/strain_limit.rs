@@ -141,34 +141,22 @@ fn anchored_pass(parts: &mut Parts, factor: f32) {
         l.anchors.clone_from(&l.next_anchors);
         order_from_anchors(layout, l);
     }
-    let (start, incident, edges) = (&layout.particle_edge_start, &layout.particle_edges, &layout.stretch.edges);
     let rest = &layout.stretch.rest_length;
     for k in 0..l.level_start.len().saturating_sub(1) {
         let level = &l.order[l.level_start[k] as usize..l.level_start[k + 1] as usize];
-        let same_level = |rows: &mut [crate::constraints::access::SolverParticle]| {
-            for &p in level {
-                let p = p as usize;
-                for &e in &incident[start[p] as usize..start[p + 1] as usize] {
-                    let [i, j] = edges[e as usize];
-                    let q = if i as usize == p { j } else { i } as usize;
-                    if l.level[q] == l.level[p] && q > p {
-                        layout.stretch.limit_edge(rows, e as usize, factor);
-                    }
-                }
-            }
-        };
         for _ in 0..LEVEL_SWEEPS {
             for &p in level {
                 let p = p as usize;
-                for &e in &incident[start[p] as usize..start[p + 1] as usize] {
-                    let [i, j] = edges[e as usize];
-                    let q = if i as usize == p { j } else { i } as usize;
-                    if l.level[q] < l.level[p] {
-                        follow(&mut s.rows, p, q, factor * rest[e as usize]);
-                    }
+                for (e, q) in layout.edges_at(p).filter(|&(_, q)| l.level[q] < l.level[p]) {
+                    follow(&mut s.rows, p, q, factor * rest[e]);
                 }
             }
-            same_level(&mut s.rows);
+            for &p in level {
+                let p = p as usize;
+                for (e, _) in layout.edges_at(p).filter(|&(_, q)| l.level[q] == l.level[p] && q > p) {
+                    layout.stretch.limit_edge(&mut s.rows, e, factor);
+                }
+            }
         }
     }
 }
@@ -187,7 +175,6 @@ fn follow(rows: &mut [crate::constraints::access::SolverParticle], p: usize, q: 
 /// Hop levels from `l.anchors` over the edges (breadth first, in storage order) into `l.level`,
 /// `l.order` and `l.level_start`.
 fn order_from_anchors(layout: &crate::constraints::layout::ConstraintLayout, l: &mut crate::cloth::scratch::StrainLimitScratch) {
-    let (start, incident, edges) = (&layout.particle_edge_start, &layout.particle_edges, &layout.stretch.edges);
     l.level.fill(u32::MAX);
     l.order.clear();
     l.level_start.clear();
@@ -207,9 +194,7 @@ fn order_from_anchors(layout: &crate::constraints::layout::ConstraintLayout, l: 
         l.level_start.push(frontier_end as u32);
         for f in frontier_start..frontier_end {
             let p = l.order[f] as usize;
-            for &e in &incident[start[p] as usize..start[p + 1] as usize] {
-                let [i, j] = edges[e as usize];
-                let q = if i as usize == p { j } else { i } as usize;
+            for (_, q) in layout.edges_at(p) {
                 if l.level[q] == u32::MAX {
                     l.level[q] = level;
                     l.order.push(q as u32);
