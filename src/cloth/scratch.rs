@@ -102,8 +102,8 @@ impl SolverScratch {
 pub(crate) struct StrainLimitScratch {
     /// The edges over the limit this round, in storage order.
     pub candidates: Vec<u32>,
-    /// The edges over twice the limit's strain (the severe rounds' test).
-    pub severe: Vec<u32>,
+    /// The second half's edges over the limit, when a scan is split over two threads.
+    pub second_half: Vec<u32>,
     /// Per particle, its position \[m\] before the limit (what moved becomes velocity).
     pub before: Vec<Vec3>,
     /// The anchors (a bit per particle) the order below was made for, if `ordered`.
@@ -117,6 +117,13 @@ pub(crate) struct StrainLimitScratch {
     /// `order[level_start[k]..level_start[k + 1]]`.
     pub order: Vec<u32>,
     pub level_start: Vec<u32>,
+    /// The edges of `order[k]` to the level before, (particle, parent, edge):
+    /// `parents[parent_start[k]..parent_start[k + 1]]`, in `order`.
+    pub parents: Vec<(u32, u32, u32)>,
+    pub parent_start: Vec<u32>,
+    /// The edges within level k + 1 (each once): `siblings[sibling_start[k]..sibling_start[k + 1]]`.
+    pub siblings: Vec<u32>,
+    pub sibling_start: Vec<u32>,
 }
 
 impl StrainLimitScratch {
@@ -124,7 +131,7 @@ impl StrainLimitScratch {
         let before = vec![Vec3::ZERO; particles];
         StrainLimitScratch {
             candidates: Vec::with_capacity(edges),
-            severe: Vec::with_capacity(edges),
+            second_half: Vec::with_capacity(edges),
             before,
             anchors: vec![0; particles.div_ceil(64)],
             ordered: false,
@@ -132,6 +139,10 @@ impl StrainLimitScratch {
             level: vec![u32::MAX; particles],
             order: Vec::with_capacity(particles),
             level_start: Vec::with_capacity(particles + 1),
+            parents: Vec::with_capacity(edges),
+            parent_start: Vec::with_capacity(particles + 1),
+            siblings: Vec::with_capacity(edges),
+            sibling_start: Vec::with_capacity(particles + 1),
         }
     }
 }

@@ -23,55 +23,73 @@ use super::lanes_avx512::{Lanes16, avx512_available};
 impl StretchConstraints {
     /// Append to `out`, in storage order, the index of every edge longer than `factor` times its
     /// rest length at the positions of `rows` (factor ≥ 1). 16, 8 or [`LANES`] edges at a time,
-    /// the rest one at a time. Allocates only when `out` has less room than the edges.
+    /// the rest one at a time. With `split`, the second half of the edges is scanned on another
+    /// thread of the current rayon pool into `split` and appended: the same list. Allocates only
+    /// when `out` or `split` has less room than the edges.
     ///
     /// # Safety
     /// The row offsets are derived from the current edges for `rows.len()` particles
     /// ([`Self::prepare_rows`]).
-    pub(crate) unsafe fn over_limit(&self, rows: &mut [SolverParticle], factor: f32, out: &mut Vec<u32>) {
-        // SAFETY: the caller's contract (indices in bounds); the view is only read.
+    pub(crate) unsafe fn over_limit(&self, rows: &mut [SolverParticle], factor: f32, out: &mut Vec<u32>, split: Option<&mut Vec<u32>>) {
+        // SAFETY: the caller's contract (indices in bounds); the view is only read, by both halves.
         let x = unsafe { SharedPositions::new(rows) };
+        let n = self.edges.len();
+        match split {
+            Some(second) => {
+                // A multiple of every lane width, so each half batches as the whole would.
+                let mid = n / 2 / 16 * 16;
+                second.clear();
+                rayon::join(|| self.over_limit_in(&x, factor, 0..mid, out), || self.over_limit_in(&x, factor, mid..n, second));
+                out.extend_from_slice(second);
+            }
+            None => self.over_limit_in(&x, factor, 0..n, out),
+        }
+    }
+
+    /// [`Self::over_limit`] for the edges of `range` (its start a multiple of 16), with the widest
+    /// lanes the CPU has.
+    fn over_limit_in(&self, x: &SharedPositions<'_>, factor: f32, range: std::ops::Range<usize>, out: &mut Vec<u32>) {
         #[cfg(target_arch = "x86_64")]
         if avx512_available() {
             // SAFETY: the CPU has AVX-512F (checked above).
-            return unsafe { self.over_limit_avx512(&x, factor, out) };
+            return unsafe { self.over_limit_avx512(x, factor, range, out) };
         }
         #[cfg(target_arch = "x86_64")]
         if avx_available() {
             // SAFETY: the CPU has AVX (checked above).
-            return unsafe { self.over_limit_avx(&x, factor, out) };
+            return unsafe { self.over_limit_avx(x, factor, range, out) };
         }
-        self.over_limit_lane_wise::<LANES, Lanes>(&x, factor, out);
+        self.over_limit_lane_wise::<LANES, Lanes>(x, factor, range, out);
     }
 
-    /// [`Self::over_limit`] 16 edges at a time.
+    /// [`Self::over_limit_in`] 16 edges at a time.
     ///
     /// # Safety
     /// The CPU must have AVX-512F.
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx512f")]
-    unsafe fn over_limit_avx512(&self, x: &SharedPositions<'_>, factor: f32, out: &mut Vec<u32>) {
-        self.over_limit_lane_wise::<16, Lanes16>(x, factor, out);
+    unsafe fn over_limit_avx512(&self, x: &SharedPositions<'_>, factor: f32, range: std::ops::Range<usize>, out: &mut Vec<u32>) {
+        self.over_limit_lane_wise::<16, Lanes16>(x, factor, range, out);
     }
 
-    /// [`Self::over_limit`] 8 edges at a time.
+    /// [`Self::over_limit_in`] 8 edges at a time.
     ///
     /// # Safety
     /// The CPU must have AVX.
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx")]
-    unsafe fn over_limit_avx(&self, x: &SharedPositions<'_>, factor: f32, out: &mut Vec<u32>) {
-        self.over_limit_lane_wise::<8, Lanes8>(x, factor, out);
+    unsafe fn over_limit_avx(&self, x: &SharedPositions<'_>, factor: f32, range: std::ops::Range<usize>, out: &mut Vec<u32>) {
+        self.over_limit_lane_wise::<8, Lanes8>(x, factor, range, out);
     }
 
-    /// [`Self::over_limit`] `N` edges at a time: ‖d‖² > (s·L)² lane by lane (no square root).
+    /// [`Self::over_limit_in`] `N` edges at a time: ‖d‖² > (s·L)² lane by lane (no square root).
     #[inline(always)]
-    fn over_limit_lane_wise<const N: usize, L: LaneSet<N>>(&self, x: &SharedPositions<'_>, factor: f32, out: &mut Vec<u32>) {
+    fn over_limit_lane_wise<const N: usize, L: LaneSet<N>>(&self, x: &SharedPositions<'_>, factor: f32, range: std::ops::Range<usize>, out: &mut Vec<u32>) {
         use crate::constraints::access::Positions;
         let offsets = self.row_offsets.as_slice();
-        let batched = self.edges.len() / N * N;
+        let batched = range.start + (range.end - range.start) / N * N;
         let (one, zero) = (L::splat(1.0), L::splat(0.0));
-        for c0 in (0..batched).step_by(N) {
+        for c0 in (range.start..batched).step_by(N) {
             let batch: &[[u32; 2]; N] = offsets[c0..c0 + N].try_into().expect("a batch of N edges");
             let at: [[usize; 2]; N] = constraint_particles(batch);
             let ((xi, _), (xj, _)) = (gather_rows_at::<N, L, _>(x, column(&at, 0)), gather_rows_at::<N, L, _>(x, column(&at, 1)));
@@ -86,7 +104,7 @@ impl StretchConstraints {
                 }
             }
         }
-        for e in batched..self.edges.len() {
+        for e in batched..range.end {
             let [i, j] = self.edges[e];
             let d = x.get(i as usize) - x.get(j as usize);
             let limit = self.rest_length[e] * factor;
@@ -94,6 +112,16 @@ impl StretchConstraints {
                 out.push(e as u32);
             }
         }
+    }
+
+    /// Whether edge `e` is longer than `factor` times its rest length at the positions of `rows`
+    /// (the test of [`Self::over_limit`], one edge).
+    #[inline]
+    pub(crate) fn is_over(&self, rows: &[SolverParticle], e: usize, factor: f32) -> bool {
+        let [i, j] = self.edges[e];
+        let d = rows[i as usize].truncate() - rows[j as usize].truncate();
+        let limit = self.rest_length[e] * factor;
+        d.length_squared() > limit * limit
     }
 
     /// Shorten edge `e` to `factor` times its rest length if it is longer, moving its particles of
@@ -124,7 +152,8 @@ mod tests {
 
     /// Random edges over random rows (stretched, compressed, pinned ends, coinciding particles),
     /// more than a batch of every width with a remainder: the lane-wise pass finds exactly the
-    /// edges the scalar inequality calls violated, for every lane width.
+    /// edges the scalar inequality calls violated, for every lane width, in one piece and split
+    /// in halves over a pool of two threads.
     #[test]
     fn the_lane_wise_pass_finds_exactly_the_edges_over_their_limit() {
         let mut u = crate::test_util::uniform(77);
@@ -148,11 +177,15 @@ mod tests {
             })
             .collect();
         assert!(expected.len() > 20 && expected.len() < s.edges.len() - 20, "{} of {}", expected.len(), s.edges.len());
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
         let mut check = || {
-            let mut found = Vec::new();
+            let (mut found, mut split, mut second) = (Vec::new(), Vec::new(), Vec::new());
             // SAFETY: the row offsets were derived for these rows above.
-            unsafe { s.over_limit(&mut rows, factor, &mut found) };
+            unsafe { s.over_limit(&mut rows, factor, &mut found, None) };
             assert_eq!(found, expected);
+            // SAFETY: as above.
+            pool.install(|| unsafe { s.over_limit(&mut rows, factor, &mut split, Some(&mut second)) });
+            assert_eq!(split, expected, "split in halves");
         };
         check();
         #[cfg(target_arch = "x86_64")]

@@ -41,19 +41,13 @@ const LEVEL_SWEEPS: usize = 3;
 /// velocities by what moved.
 pub(super) fn limit_strain(parts: &mut Parts, step: &Step) {
     let Some(factor) = step.stretch_limit.filter(|_| step.params.enable_stretch) else { return };
-    let (layout, s) = (parts.layout, &mut *parts.scratch);
-    let l = &mut s.strain_limit;
-    l.candidates.clear();
-    // SAFETY: the layout's indices were checked for these rows (`ConstraintLayout::rows_ready`, at
-    // the top of the step).
-    unsafe { layout.stretch.over_limit(&mut s.rows, factor, &mut l.candidates) };
-    if l.candidates.is_empty() {
+    if over_limit(parts, step, factor) == 0 {
         return;
     }
-    remember_positions(s);
+    remember_positions(parts.scratch);
     anchored_pass(parts, factor);
     for pass in 0..PASSES {
-        if !rounds(parts, factor) && pass > 0 {
+        if !rounds(parts, step, factor) && pass > 0 {
             break;
         }
         reproject(parts, step);
@@ -65,31 +59,36 @@ pub(super) fn limit_strain(parts: &mut Parts, step: &Step) {
     correct_velocities(parts, step);
 }
 
+/// The edges longer than `factor` times their rest length into `candidates` (in storage order,
+/// split over the pool's threads when the step is), and how many.
+fn over_limit(parts: &mut Parts, step: &Step, factor: f32) -> usize {
+    let (stretch, s) = (&parts.layout.stretch, &mut *parts.scratch);
+    let l = &mut s.strain_limit;
+    l.candidates.clear();
+    let split = step.parallel.then_some(&mut l.second_half);
+    // SAFETY: the layout's indices were checked for these rows (`ConstraintLayout::rows_ready`, at
+    // the top of the step).
+    unsafe { stretch.over_limit(&mut s.rows, factor, &mut l.candidates, split) };
+    l.candidates.len()
+}
+
 /// Up to [`MAX_ROUNDS`] Gauss–Seidel rounds (and [`SEVERE_ROUNDS`] more while an edge is over
 /// twice the limit's strain), each over the edges a lane-wise pass finds over the limit (by more
 /// than [`TOLERANCE`]), in storage order (outward from the anchors); whether any edge was over it.
-fn rounds(parts: &mut Parts, factor: f32) -> bool {
-    let (layout, s) = (parts.layout, &mut *parts.scratch);
+fn rounds(parts: &mut Parts, step: &Step, factor: f32) -> bool {
     let severe = severe_factor(factor);
     for round in 0..MAX_ROUNDS + SEVERE_ROUNDS {
-        let l = &mut s.strain_limit;
-        if round >= MAX_ROUNDS {
-            l.severe.clear();
-            // SAFETY: as below.
-            unsafe { layout.stretch.over_limit(&mut s.rows, severe, &mut l.severe) };
-            if l.severe.is_empty() {
-                return true;
-            }
-        }
-        l.candidates.clear();
-        // SAFETY: the layout's indices were checked for these rows (`ConstraintLayout::rows_ready`,
-        // at the top of the step).
-        unsafe { layout.stretch.over_limit(&mut s.rows, factor + TOLERANCE, &mut l.candidates) };
-        if l.candidates.is_empty() {
+        if over_limit(parts, step, factor + TOLERANCE) == 0 {
             return round > 0;
         }
+        let (stretch, s) = (&parts.layout.stretch, &mut *parts.scratch);
+        let (l, rows) = (&s.strain_limit, &mut s.rows);
+        // Every edge over the severe limit is over this one, so the candidates hold them all.
+        if round >= MAX_ROUNDS && !l.candidates.iter().any(|&e| stretch.is_over(rows, e as usize, severe)) {
+            return true;
+        }
         for &e in &l.candidates {
-            layout.stretch.limit_edge(&mut s.rows, e as usize, factor);
+            stretch.limit_edge(rows, e as usize, factor);
         }
     }
     true
@@ -142,34 +141,42 @@ fn anchored_pass(parts: &mut Parts, factor: f32) {
         order_from_anchors(layout, l);
     }
     let rest = &layout.stretch.rest_length;
-    for k in 0..l.level_start.len().saturating_sub(1) {
-        let level = &l.order[l.level_start[k] as usize..l.level_start[k + 1] as usize];
+    // Levels before the first that holds an end of an edge over the limit (`candidates`, found
+    // before the pass) move nothing: every edge a level looks at has its farther end there.
+    let reached = |p: u32| l.level[p as usize] != u32::MAX;
+    let first = l.candidates.iter().map(|&e| layout.stretch.edges[e as usize]).filter(|&[i, j]| reached(i) && reached(j));
+    let Some(first) = first.map(|[i, j]| l.level[i as usize].max(l.level[j as usize])).min() else { return };
+    for k in (first.max(1) as usize - 1)..l.level_start.len().saturating_sub(1) {
+        let (begin, end) = (l.level_start[k] as usize, l.level_start[k + 1] as usize);
+        let parents = &l.parents[l.parent_start[begin] as usize..l.parent_start[end] as usize];
+        let siblings = &l.siblings[l.sibling_start[k] as usize..l.sibling_start[k + 1] as usize];
         for _ in 0..LEVEL_SWEEPS {
-            for &p in level {
-                let p = p as usize;
-                for (e, q) in layout.edges_at(p).filter(|&(_, q)| l.level[q] < l.level[p]) {
-                    follow(&mut s.rows, p, q, factor * rest[e]);
-                }
+            let mut moved = false;
+            for &(p, q, e) in parents {
+                moved |= follow(&mut s.rows, p as usize, q as usize, factor * rest[e as usize]);
             }
-            for &p in level {
-                let p = p as usize;
-                for (e, _) in layout.edges_at(p).filter(|&(_, q)| l.level[q] == l.level[p] && q > p) {
-                    layout.stretch.limit_edge(&mut s.rows, e, factor);
-                }
+            for &e in siblings {
+                moved |= layout.stretch.limit_edge(&mut s.rows, e as usize, factor);
+            }
+            // A sweep that moved nothing leaves the next one nothing to do.
+            if !moved {
+                break;
             }
         }
     }
 }
 
-/// Move particle `p` of `rows` alone to within `limit` \[m\] of particle `q`.
+/// Move particle `p` of `rows` alone to within `limit` \[m\] of particle `q`; whether it moved.
 #[inline]
-fn follow(rows: &mut [crate::constraints::access::SolverParticle], p: usize, q: usize, limit: f32) {
+fn follow(rows: &mut [crate::constraints::access::SolverParticle], p: usize, q: usize, limit: f32) -> bool {
     let (xp, xq) = (rows[p].truncate(), rows[q].truncate());
     let d = xp - xq;
     let len = d.length();
-    if len > limit && len.is_finite() {
+    let far = len > limit && len.is_finite();
+    if far {
         rows[p] = (xq + d * (limit / len)).extend(rows[p].w);
     }
+    far
 }
 
 /// Hop levels from `l.anchors` over the edges (breadth first, in storage order) into `l.level`,
@@ -207,6 +214,35 @@ fn order_from_anchors(layout: &crate::constraints::layout::ConstraintLayout, l: 
     for s in &mut l.level_start {
         *s -= anchors as u32;
     }
+    // Each level's edges to the level before, (particle, parent, edge) in the level's order, and
+    // its edges within the level (once each), so the pass walks two flat lists per level.
+    l.parents.clear();
+    l.parent_start.clear();
+    l.siblings.clear();
+    l.sibling_start.clear();
+    for k in 0..l.level_start.len().saturating_sub(1) {
+        let level = &l.order[l.level_start[k] as usize..l.level_start[k + 1] as usize];
+        l.sibling_start.push(l.siblings.len() as u32);
+        for &p in level {
+            l.parent_start.push(l.parents.len() as u32);
+            let p = p as usize;
+            for (e, q) in layout.edges_at(p) {
+                if l.level[q] < l.level[p] {
+                    l.parents.push((p as u32, q as u32, e as u32));
+                }
+            }
+        }
+        for &p in level {
+            let p = p as usize;
+            for (e, q) in layout.edges_at(p) {
+                if l.level[q] == l.level[p] && q > p {
+                    l.siblings.push(e as u32);
+                }
+            }
+        }
+    }
+    l.parent_start.push(l.parents.len() as u32);
+    l.sibling_start.push(l.siblings.len() as u32);
 }
 
 /// The animated pose's hard limits (max distance, backstop) at the step's end, after the strain
@@ -276,3 +312,4 @@ mod tests {
         assert_eq!(inelastic_correction(Vec3::ONE, Vec3::ZERO), Vec3::ZERO);
     }
 }
+
