@@ -62,8 +62,17 @@ fn one_two_and_eight_threads_give_the_same_hash_after_every_step() {
 /// started early) pinned at two corners, with `iterations` per substep; pins moved every step, and
 /// changed half-way (tethers rebuilt), when asked.
 fn split_sheet_hashes(threads: u32, params: xpbd_cloth::ClothParams, iterations: u32, move_pins: bool, change_pins: bool) -> Vec<u64> {
+    split_sheet_hashes_with(threads, params, iterations, move_pins, change_pins, false)
+}
+
+/// [`split_sheet_hashes`], with a sphere under the sheet when `collider` (serial contact stages
+/// between the team runs of every iteration).
+fn split_sheet_hashes_with(threads: u32, params: xpbd_cloth::ClothParams, iterations: u32, move_pins: bool, change_pins: bool, collider: bool) -> Vec<u64> {
     let (n, steps) = (64, 30);
     let mut world = World::new(WorldDesc { thread_count: threads, iterations, ..WorldDesc::default() }).unwrap();
+    if collider {
+        world.add_collider(&ColliderDesc { pose: Pose::at([0.5, -0.3, 0.5]), ..ColliderDesc::sphere(0.3) }).unwrap();
+    }
     let (p, i) = horizontal_sheet(n, 1.0, 0.0);
     let mut desc = ClothDesc::new(&p, &i);
     desc.params = params;
@@ -105,6 +114,23 @@ fn a_cloth_split_over_threads_gives_the_same_hash_on_one_two_and_eight_threads()
         assert!(one.windows(2).all(|w| w[0] != w[1]), "{name}: the cloth stopped moving");
         for threads in [2, 8] {
             assert_eq!(one, split_sheet_hashes(threads, params, iterations, moved, changed), "{name}: {threads} threads");
+        }
+    }
+}
+
+/// Serial stages between the team runs (wind before each prediction, collider contacts after
+/// each iteration's sweeps, the depenetration limit after each velocity update): the same hash on
+/// 1, 2 and 8 threads, undamped and damped, with 1 and 2 iterations.
+#[test]
+fn a_split_cloth_in_wind_over_a_collider_gives_the_same_hash_on_one_two_and_eight_threads() {
+    use xpbd_cloth::ClothParams;
+    let windy = ClothParams { wind_velocity: [3.0, 0.0, 1.0], drag_coefficient: 0.8, lift_coefficient: 0.3, ..ClothParams::default() };
+    let damped = ClothParams { stretch_damping: 0.5, bend_damping: 0.02, ..windy };
+    for (name, params, iterations) in [("wind", windy, 1), ("wind, damped, 2 iterations", damped, 2)] {
+        let one = split_sheet_hashes_with(1, params, iterations, true, false, true);
+        assert!(one.windows(2).all(|w| w[0] != w[1]), "{name}: the cloth stopped moving");
+        for threads in [2, 8] {
+            assert_eq!(one, split_sheet_hashes_with(threads, params, iterations, true, false, true), "{name}: {threads} threads");
         }
     }
 }

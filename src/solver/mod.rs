@@ -1,16 +1,14 @@
 //! The step loop: Small Steps XPBD (Macklin et al. 2019) for one cloth. What a substep does is
-//! declared once, in [`plan::SUBSTEP`]; [`step_cloth`] prepares the step, has a runner execute the
-//! substeps ([`team_step`] for a cloth split over threads whose every phase can be a team's
-//! colours, else [`sequential`]), and leaves the outputs.
+//! declared once, in [`plan::SUBSTEP`]; [`step_cloth`] prepares the step, has the one runner
+//! ([`runner`]) execute the substeps for any team size, and leaves the outputs.
 
 mod frame;
-mod iteration;
+mod group;
 mod motion;
 mod plan;
-mod sequential;
+mod runner;
 mod strain_limit;
 mod sweeps;
-mod team_step;
 mod wind;
 
 pub use crate::constraints::team::PARALLEL_MIN_CONSTRAINTS;
@@ -140,8 +138,6 @@ impl<'a> Step<'a> {
 
 /// Where a substep lies in its step.
 pub(crate) struct SubstepInfo {
-    /// Substep index, 0-based.
-    pub index: u32,
     /// The colliders' poses over the substep.
     pub window: SubstepWindow,
     /// Start and end of the substep \[s after the step's start\].
@@ -151,7 +147,7 @@ pub(crate) struct SubstepInfo {
 impl SubstepInfo {
     fn new(step: &Step, index: u32) -> SubstepInfo {
         let span = (index as f32 * step.h, (index + 1) as f32 * step.h);
-        SubstepInfo { index, window: SubstepWindow::new(index, step.substeps), span }
+        SubstepInfo { window: SubstepWindow::new(index, step.substeps), span }
     }
 }
 
@@ -173,9 +169,7 @@ pub(crate) fn step_cloth(cloth: &mut Cloth, dt: f32, ctx: &StepContext) {
     let mut parts = Parts { model, layout, config, state, scratch };
     begin_step(&mut parts, &step, *world_key, dt);
     to_rows(&mut parts.scratch.rows, &parts.state.x, &parts.config.w, step.parallel);
-    if !team_step::run(&mut parts, &step) {
-        sequential::run(&mut parts, &step);
-    }
+    runner::run(&mut parts, &step);
     for &phase in plan::AFTER_SUBSTEPS {
         match phase {
             plan::StepPhase::StrainLimit => strain_limit::limit_strain(&mut parts, &step),

@@ -1,6 +1,6 @@
-//! The step, declared once: what a substep does and in which order. The runners execute this
-//! declaration ([`super::sequential`] phase by phase, [`super::team_step`] as one team run); fusing
-//! passes and keeping the positions in the sweeps' rows are their business, not the algorithm's.
+//! The step, declared once: what a substep does and in which order. One runner executes this
+//! declaration for any team size ([`super::runner`]); fusing passes, grouping stages into team
+//! runs and keeping the positions in the sweeps' rows are its business, not the algorithm's.
 
 use super::Step;
 use super::sweeps::{Animated, Bending, Colliders, Constraint, InterCloth, SelfCollision, Stretch, Tethers};
@@ -29,12 +29,30 @@ pub(crate) enum Phase {
     LimitDepenetration,
 }
 
-/// One substep: the `begin` phases, the `iteration` constraints (Gauss–Seidel, in order)
+/// One substep: the `begin` phases, the `iteration` sweeps (Gauss–Seidel, in order)
 /// `iterations` times, the `end` phases.
 pub(crate) struct Substep {
     pub begin: &'static [Phase],
-    pub iteration: &'static [&'static dyn Constraint],
+    pub iteration: &'static [Sweep],
     pub end: &'static [Phase],
+}
+
+/// One sweep of an iteration over a constraint type's constraints.
+pub(crate) struct Sweep {
+    pub constraint: &'static dyn Constraint,
+    /// The iteration's first sweep of its type: in a substep's first iteration it takes λ as 0
+    /// (Small Steps: no warm start), a later sweep of the type continues its multipliers.
+    pub first_of_type: bool,
+}
+
+/// The first sweep of `constraint`'s type in an iteration.
+const fn first(constraint: &'static dyn Constraint) -> Sweep {
+    Sweep { constraint, first_of_type: true }
+}
+
+/// A further sweep of a type an earlier sweep of the iteration already projected.
+const fn again(constraint: &'static dyn Constraint) -> Sweep {
+    Sweep { constraint, first_of_type: false }
 }
 
 /// Small Steps XPBD (Macklin et al. 2019): each step of Δt is n substeps of h = Δt/n, each of
@@ -42,14 +60,14 @@ pub(crate) struct Substep {
 pub(crate) const SUBSTEP: Substep = Substep {
     begin: &[Phase::Wind, Phase::Carry, Phase::Predict, Phase::Animate, Phase::Pins, Phase::ResetLambda],
     iteration: &[
-        &Bending,       // signed dihedral angle of every interior edge
-        &Stretch,       // every edge's length, outward from the anchors ...
-        &Stretch,       // ... twice (docs/design.md, "Two stretch sweeps per iteration")
-        &Tethers,       // long-range attachments: the hard limit on the distance to the anchors
-        &Animated,      // anim drive, max distance, backstop relative to the animated pose
-        &SelfCollision, // this cloth's particle pairs, found once per step
-        &InterCloth,    // pairs with other cloths' particles
-        &Colliders,     // collider contacts with friction, last: no iteration ends inside one
+        first(&Bending),       // signed dihedral angle of every interior edge
+        first(&Stretch),       // every edge's length, outward from the anchors ...
+        again(&Stretch),       // ... twice (docs/design.md, "Two stretch sweeps per iteration")
+        first(&Tethers),       // long-range attachments: the hard limit on the distance to the anchors
+        first(&Animated),      // anim drive, max distance, backstop relative to the animated pose
+        first(&SelfCollision), // this cloth's particle pairs, found once per step
+        first(&InterCloth),    // pairs with other cloths' particles
+        first(&Colliders),     // collider contacts with friction, last: no iteration ends inside one
     ],
     end: &[Phase::UpdateVelocity, Phase::LimitDepenetration],
 };
@@ -86,5 +104,20 @@ impl Step<'_> {
         let after_update = SUBSTEP.end.iter().skip_while(|&&p| p != Phase::UpdateVelocity).skip(1);
         let before_predict = SUBSTEP.begin.iter().take_while(|&&p| p != Phase::Predict);
         !after_update.chain(before_predict).any(|&p| self.runs(p))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::SUBSTEP;
+
+    /// Exactly the first sweep of each constraint type in the iteration is marked first.
+    #[test]
+    fn the_first_sweep_of_each_type_and_only_it_is_marked_first() {
+        let sweeps = SUBSTEP.iteration;
+        for (k, sweep) in sweeps.iter().enumerate() {
+            let seen_before = sweeps[..k].iter().any(|s| s.constraint.name() == sweep.constraint.name());
+            assert_eq!(sweep.first_of_type, !seen_before, "sweep {k} ({})", sweep.constraint.name());
+        }
     }
 }

@@ -1,7 +1,6 @@
-//! The colours of a substep's sweeps projected by a team of threads: one fork-join for all the
-//! sweeps of an iteration (bending, both stretch sweeps, tethers: [`TeamWork`], the solver's
-//! `IterationWork`), or for a whole step with its motion passes and pins (`solver::team_step`),
-//! rather than one per sweep or per colour.
+//! The colours of a step's team stages projected by a team of threads: one fork-join for each run
+//! of consecutive team stages (sweeps, motion passes, pins: [`TeamWork`], the solver's
+//! `GroupWork`), rather than one per sweep or per colour.
 //!
 //! Each colour is cut into [`PARTS_PER_MEMBER`] parts per team member; member `m` claims its own
 //! parts of every colour first (so a thread keeps the same particles, in cache, colour after

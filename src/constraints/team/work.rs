@@ -1,5 +1,5 @@
 //! The pieces a caller that assembles its own [`super::TeamWork`] needs (the solver's
-//! `IterationWork`): a coloured sweep's cut and its projection of one range.
+//! `GroupWork`): a coloured sweep's cut and its projection of one range.
 
 use super::ColourCut;
 use crate::constraints::SubstepCoefficients;

@@ -14,6 +14,7 @@ use glam::{Vec3, Vec3A};
 pub(crate) struct Animated;
 
 impl Constraint for Animated {
+    #[cfg(test)]
     fn name(&self) -> &'static str {
         "animated"
     }

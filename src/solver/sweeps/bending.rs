@@ -9,6 +9,7 @@ use crate::solver::{Parts, Step, SubstepInfo};
 pub(crate) struct Bending;
 
 impl Constraint for Bending {
+    #[cfg(test)]
     fn name(&self) -> &'static str {
         "bending"
     }

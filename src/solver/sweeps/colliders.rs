@@ -8,6 +8,7 @@ use crate::solver::{Parts, Step, SubstepInfo};
 pub(crate) struct Colliders;
 
 impl Constraint for Colliders {
+    #[cfg(test)]
     fn name(&self) -> &'static str {
         "colliders"
     }

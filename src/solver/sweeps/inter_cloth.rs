@@ -7,6 +7,7 @@ use crate::solver::{Parts, Step, SubstepInfo};
 pub(crate) struct InterCloth;
 
 impl Constraint for InterCloth {
+    #[cfg(test)]
     fn name(&self) -> &'static str {
         "inter-cloth"
     }

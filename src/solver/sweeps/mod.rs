@@ -28,8 +28,8 @@ use glam::Vec3;
 
 /// A constraint type as the iterations of a substep project it.
 pub(crate) trait Constraint: Sync {
-    /// The type's name: the plan may list a type more than once (the stretch sweeps), and only
-    /// its first sweep of a substep takes λ as 0.
+    /// The type's name (the plan's check that each type's first sweep is marked as first).
+    #[cfg(test)]
     fn name(&self) -> &'static str;
 
     /// Whether it runs in this step.
@@ -49,7 +49,7 @@ pub(crate) trait Constraint: Sync {
 }
 
 /// A constraint type's sweep as colours of a team run ([`crate::constraints::team::TeamWork`],
-/// assembled by [`super::iteration::IterationWork`]).
+/// assembled by [`super::group::GroupWork`]).
 pub(crate) trait TeamSweep: Sync {
     /// Colours of the sweep.
     fn colours(&self, inputs: &TeamInputs) -> usize;
@@ -70,8 +70,8 @@ pub(crate) struct TeamInputs<'a> {
     pub layout: &'a ConstraintLayout,
     pub config: &'a ClothConfig,
     pub k: &'a SweepCoefficients,
-    /// Positions at the substep's start \[m\]; empty for a whole-step team, whose motion passes
-    /// write them (it runs undamped kernels only, which never read them).
+    /// Positions at the substep's start \[m\]; empty for a team run with motion passes, which
+    /// write them (such a run has undamped kernels only, which never read them).
     pub x_prev: &'a [Vec3],
     pub stretch_lambda: SharedSlice<'a, f32>,
     pub bend_lambda: SharedSlice<'a, f32>,

@@ -7,6 +7,7 @@ use crate::solver::{Parts, Step, SubstepInfo};
 pub(crate) struct SelfCollision;
 
 impl Constraint for SelfCollision {
+    #[cfg(test)]
     fn name(&self) -> &'static str {
         "self-collision"
     }

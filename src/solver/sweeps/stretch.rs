@@ -9,6 +9,7 @@ use crate::solver::{Parts, Step, SubstepInfo};
 pub(crate) struct Stretch;
 
 impl Constraint for Stretch {
+    #[cfg(test)]
     fn name(&self) -> &'static str {
         "stretch"
     }

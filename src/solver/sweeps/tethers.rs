@@ -9,6 +9,7 @@ use crate::solver::{Parts, Step, SubstepInfo};
 pub(crate) struct Tethers;
 
 impl Constraint for Tethers {
+    #[cfg(test)]
     fn name(&self) -> &'static str {
         "tethers"
     }

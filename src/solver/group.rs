@@ -1,60 +1,120 @@
-//! A run of consecutive team sweeps of one iteration (bending, both stretch sweeps, tethers) as
-//! one team run's work: their colours one after the other, so that the pool's threads fork once
-//! for all of them rather than once per sweep.
+//! A run of consecutive team stages of the step (motion passes, the pins' moves, team sweeps, in
+//! the plan's order, across iterations and substeps) as the colours of one team run
+//! (`constraints::team`): the pool's threads fork once for the whole run instead of once per
+//! stage, and a member's look-ahead starts the next stage's range of its particles as soon as
+//! the stages before it that touch them are done (docs/design.md, "Threads"). A team of one runs
+//! the same colours in order on this thread.
 
+use super::motion::{Motion, Pass};
+use super::plan::SUBSTEP;
 use super::sweeps::{TeamInputs, TeamSweep};
-use crate::constraints::access::SharedPositions;
-use crate::constraints::team::{ColourCut, TeamWork};
+use crate::cloth::pins::Pins;
+use crate::constraints::access::{Positions, SharedPositions};
+use crate::constraints::team::{ColourCut, SharedSlice, TeamWork};
+use glam::Vec3;
 
-/// Team sweeps one iteration may chain (the plan lists fewer).
-const MAX_SWEEPS: usize = 8;
-
-/// The sweeps, each with whether it is its type's first of the substep (`fresh`: λ taken as 0).
-pub(crate) struct IterationWork<'a> {
-    pub inputs: TeamInputs<'a>,
-    sweeps: [Option<(&'static dyn TeamSweep, bool)>; MAX_SWEEPS],
-    /// Colours of the sweeps before each one, and of all (at `count`).
-    first_colour: [usize; MAX_SWEEPS + 1],
-    count: usize,
+/// What a team stage does.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum TeamStage {
+    /// The motion pass over every particle.
+    Motion(Pass),
+    /// The pins placed for the stage's substep.
+    Pins,
+    /// Sweep `k` of the plan's iteration ([`SUBSTEP`]); `fresh`: λ taken as 0.
+    Sweep { k: usize, fresh: bool },
 }
 
-impl<'a> IterationWork<'a> {
-    /// No sweeps yet.
-    pub fn new(inputs: TeamInputs<'a>) -> Self {
-        IterationWork { inputs, sweeps: [None; MAX_SWEEPS], first_colour: [0; MAX_SWEEPS + 1], count: 0 }
-    }
+/// A team stage of a run, with the substep it belongs to and its first colour in the run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct Entry {
+    pub first_colour: u32,
+    pub substep: u32,
+    pub stage: TeamStage,
+}
 
-    /// Append `sweep` (`fresh`: its type's first sweep of the substep).
-    pub fn push(&mut self, sweep: &'static dyn TeamSweep, fresh: bool) {
-        assert!(self.count < MAX_SWEEPS, "more team sweeps per iteration than {MAX_SWEEPS}");
-        let colours = sweep.colours(&self.inputs);
-        self.sweeps[self.count] = Some((sweep, fresh));
-        self.first_colour[self.count + 1] = self.first_colour[self.count] + colours;
-        self.count += 1;
-    }
-
-    /// The sweep that team colour `colour` belongs to, and the colour within it.
-    fn sweep(&self, colour: usize) -> (&'static dyn TeamSweep, bool, usize) {
-        let k = (0..self.count).find(|&k| colour < self.first_colour[k + 1]).expect("a colour of the work");
-        let (sweep, fresh) = self.sweeps[k].expect("an appended sweep");
-        (sweep, fresh, colour - self.first_colour[k])
+/// The colours of [`TeamStage`] `stage` (a motion pass or the pins' move is one).
+pub(super) fn stage_colours(stage: TeamStage, inputs: &TeamInputs) -> usize {
+    match stage {
+        TeamStage::Motion(_) | TeamStage::Pins => 1,
+        TeamStage::Sweep { k, .. } => team_sweep(k).colours(inputs),
     }
 }
 
-impl TeamWork for IterationWork<'_> {
+fn team_sweep(k: usize) -> &'static dyn TeamSweep {
+    SUBSTEP.iteration[k].constraint.team().expect("a team stage is a team sweep")
+}
+
+/// The stages of one team run ([`Entry`], in order) and what they read and write.
+pub(super) struct GroupWork<'a> {
+    pub entries: &'a [Entry],
+    /// All the entries' colours.
+    pub colours: usize,
+    pub sweeps: TeamInputs<'a>,
+    /// Substeps of the step (1..=`MAX_SUBSTEPS`).
+    pub substeps: u32,
+    /// The per-particle motion of a substep (gravity, h, damping).
+    pub motion: Motion,
+    /// `scratch.x_prev` \[m\] and `state.v` \[m/s\], `Vec3[particle count]` each, when the run has
+    /// motion passes (empty otherwise); the team's rows hold the positions.
+    pub x_prev: SharedSlice<'a, Vec3>,
+    pub v: SharedSlice<'a, Vec3>,
+    /// The cloth's pins (sorted particle indices, start and target positions).
+    pub pins: &'a Pins,
+}
+
+impl GroupWork<'_> {
+    /// The entry team colour `colour` belongs to, and the colour within its stage.
+    fn entry(&self, colour: usize) -> (Entry, usize) {
+        let k = self.entries.partition_point(|e| e.first_colour as usize <= colour) - 1;
+        let entry = self.entries[k];
+        (entry, colour - entry.first_colour as usize)
+    }
+}
+
+impl TeamWork for GroupWork<'_> {
     fn colours(&self) -> usize {
-        self.first_colour[self.count]
+        self.colours
     }
 
     fn cut(&self, colour: usize, parts: usize, cut: &mut ColourCut) {
-        let (sweep, _, colour) = self.sweep(colour);
-        sweep.cut(&self.inputs, colour, parts, cut);
+        let (entry, colour) = self.entry(colour);
+        match entry.stage {
+            // Equal ranges of particles, rounded to the motion pass's 16-particle blocks; a range
+            // touches only its own particles' rows, `x_prev` and `v`.
+            TeamStage::Motion(_) => {
+                let n = self.x_prev.len();
+                let start = |part: usize| if part >= parts { n } else { n * part / parts / 16 * 16 };
+                cut.set(parts, start, |begin, end| Some((begin as u32, (end - 1) as u32)));
+            }
+            // Few: all in the first part, which touches the pinned particles (sorted) alone.
+            TeamStage::Pins => {
+                let pinned = &self.pins.particles;
+                cut.set(parts, |part| if part == 0 { 0 } else { pinned.len() }, |begin, end| Some((pinned[begin], pinned[end - 1])));
+            }
+            TeamStage::Sweep { k, .. } => team_sweep(k).cut(&self.sweeps, colour, parts, cut),
+        }
     }
 
     unsafe fn project(&self, x: &mut SharedPositions<'_>, colour: usize, begin: usize, end: usize) {
-        let (sweep, fresh, colour) = self.sweep(colour);
-        // SAFETY: the caller's contract.
-        unsafe { sweep.project(&self.inputs, x, colour, begin, end, fresh) };
+        let (entry, colour) = self.entry(colour);
+        match entry.stage {
+            TeamStage::Motion(pass) => {
+                assert!(self.x_prev.len() == x.len() && self.v.len() == x.len(), "one row, x_prev and v per particle");
+                // SAFETY: the team hands this range out once, and nothing touching these particles
+                // runs meanwhile (the caller's contract; the range's bounds are its particles).
+                let (rows, x_prev, v) = unsafe { (x.rows(begin, end), self.x_prev.range(begin, end), self.v.range(begin, end)) };
+                self.motion.run(pass, rows, x_prev, v);
+            }
+            TeamStage::Pins => {
+                for k in begin..end {
+                    let i = self.pins.particles[k] as usize;
+                    assert!(i < x.len(), "pin {i} beyond the cloth");
+                    x.set(i, self.pins.position(k, entry.substep, self.substeps));
+                }
+            }
+            // SAFETY: the caller's contract.
+            TeamStage::Sweep { k, fresh } => unsafe { team_sweep(k).project(&self.sweeps, x, colour, begin, end, fresh) },
+        }
     }
 }
 
@@ -64,11 +124,10 @@ mod tests {
     use crate::cloth::Cloth;
     use crate::constraints::SubstepCoefficients;
     use crate::constraints::access::{ColourReach, SolverParticle, pack_solver_particles};
-    use crate::constraints::team::{SharedSlice, run_team_of};
+    use crate::constraints::team::run_team_of;
     use crate::solver::SweepCoefficients;
-    use crate::solver::sweeps::{Bending, Stretch, Tethers};
     use crate::{ClothDesc, World, WorldDesc};
-    use glam::Vec3;
+    use crate::solver::motion::Motion;
 
     /// The bits of the rows and multipliers.
     fn bits(x: &[SolverParticle], lambda: &[&[f32]]) -> Vec<u32> {
@@ -157,11 +216,17 @@ mod tests {
                                     bend_lambda: SharedSlice::new(&mut lb),
                                     tether_lambda: SharedSlice::new(&mut lt),
                                 };
-                                let mut work = IterationWork::new(inputs);
-                                work.push(&Bending, fresh);
-                                work.push(&Stretch, fresh);
-                                work.push(&Stretch, false);
-                                work.push(&Tethers, fresh);
+                                // The plan's bending, stretch twice and tethers (sweeps 0..4).
+                                let stages = [(0, fresh), (1, fresh), (2, false), (3, fresh)].map(|(k, fresh)| TeamStage::Sweep { k, fresh });
+                                let mut entries = [Entry { first_colour: 0, substep: 0, stage: TeamStage::Pins }; 4];
+                                let mut colours = 0;
+                                for (entry, stage) in entries.iter_mut().zip(stages) {
+                                    *entry = Entry { first_colour: colours as u32, substep: 0, stage };
+                                    colours += stage_colours(stage, &inputs);
+                                }
+                                let pins = Pins::default();
+                                let motion = Motion { dv: Vec3::ZERO, h: 1.0 / 600.0, velocity_scale: 1.0 };
+                                let work = GroupWork { entries: &entries, colours, sweeps: inputs, substeps: 1, motion, x_prev: SharedSlice::new(&mut []), v: SharedSlice::new(&mut []), pins: &pins };
                                 unsafe { run_team_of(&work, &mut xt, members) };
                             }
                         });
