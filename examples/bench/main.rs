@@ -612,16 +612,39 @@ fn mesh_shapes(scenes: &[Scene], steps: usize) -> Result<(), String> {
     }
     let Some(scene) = scenes.iter().find(|s| s.key == "tablecloth") else { return Ok(()) };
     let (positions, triangles) = load("table.obj")?;
-    let mut boxes = world(scene, 10, 1, false);
-    let mut mesh = world(&Scene { collider: None, ..scene.clone() }, 10, 1, false);
-    let shape = mesh
-        .create_mesh_shape(&MeshShapeDesc { positions: &positions, triangles: &triangles, cell_size: 0.005, closed: true })
-        .map_err(|e| e.to_string())?;
     let table = scene.collider.expect("the tablecloth lies on a table");
-    mesh.add_collider(&ColliderDesc { static_friction: table.static_friction, kinetic_friction: table.kinetic_friction, ..ColliderDesc::mesh(shape) })
-        .map_err(|e| e.to_string())?;
-    let (box_s, mesh_s) = interleaved(steps, &mut boxes, &mut mesh);
-    out!("tablecloth, 10 substeps, 1 thread: {:.2} ms/step on the box table top, {:.2} ms/step on table.obj (5 mm cells): {:.2}×", box_s * 1e3, mesh_s * 1e3, mesh_s / box_s)?;
+    let grid_scene = grid(128);
+    out!()?;
+    out!("the tablecloth on the box table top and on table.obj (mesh collider, 5 mm cells), the 128² grid, 10 substeps, coloured, stepped in turn:")?;
+    out!("{:<8} {:>7} {:>13} {:>14} {:>13} {:>16}", "threads", "box ms", "table.obj ms", "table ns/proj", "grid ns/proj", "table.obj/grid")?;
+    for threads in [1, 2] {
+        let mut boxes = world(scene, 10, threads, true);
+        let mut mesh = world(&Scene { collider: None, ..scene.clone() }, 10, threads, true);
+        let shape = mesh
+            .create_mesh_shape(&MeshShapeDesc { positions: &positions, triangles: &triangles, cell_size: 0.005, closed: true })
+            .map_err(|e| e.to_string())?;
+        mesh.add_collider(&ColliderDesc { static_friction: table.static_friction, kinetic_friction: table.kinetic_friction, ..ColliderDesc::mesh(shape) })
+            .map_err(|e| e.to_string())?;
+        let mut grid_world = world(&grid_scene, 10, threads, true);
+        let mut worlds = [&mut boxes, &mut mesh, &mut grid_world];
+        let mut times: [Vec<f64>; 3] = Default::default();
+        for k in 0..steps + 10 {
+            for (w, t) in worlds.iter_mut().zip(&mut times) {
+                let start = Instant::now();
+                w.step(DT).unwrap();
+                if k >= 10 {
+                    t.push(start.elapsed().as_secs_f64());
+                }
+            }
+        }
+        let [box_s, mesh_s, grid_s] = times.map(median);
+        let ns_per_projection = |w: &World, s: f64| {
+            let (_, cloth) = w.cloths().next().expect("one cloth");
+            s * 1e9 / (projections_per_iteration(cloth) * 10) as f64
+        };
+        let (table_ns, grid_ns) = (ns_per_projection(&mesh, mesh_s), ns_per_projection(&grid_world, grid_s));
+        out!("{:<8} {:>7.2} {:>13.2} {:>14.1} {:>13.1} {:>15.2}×", threads, box_s * 1e3, mesh_s * 1e3, table_ns, grid_ns, table_ns / grid_ns)?;
+    }
     Ok(())
 }
 

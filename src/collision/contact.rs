@@ -123,11 +123,18 @@ pub(crate) enum Sweep {
 /// March p₀ → p₀ + `segment` against `shape` thickened by `thickness` (module docs). Inlined
 /// into the contact pass, so that it is compiled with AVX there.
 #[inline(always)]
+#[cfg(test)]
 pub(crate) fn sweep(shape: &Shape, p0: Vec3, segment: Vec3, thickness: f32, rest_band: f32) -> Sweep {
+    sweep_from(shape, p0, shape.distance(p0), segment, thickness, rest_band)
+}
+
+/// [`sweep`] given `start`, the shape's distance and normal at p₀ (`Shape::distance`).
+#[inline(always)]
+fn sweep_from(shape: &Shape, p0: Vec3, start: (f32, Vec3), segment: Vec3, thickness: f32, rest_band: f32) -> Sweep {
     if !shape.is_convex() {
-        return sweep_traced(shape, p0, segment, thickness, rest_band);
+        return sweep_traced(shape, p0, start, segment, thickness, rest_band);
     }
-    let (d0, n0) = shape.distance(p0);
+    let (d0, n0) = start;
     let gap0 = d0 - thickness;
     if gap0 < -rest_band {
         return Sweep::Deep;
@@ -161,8 +168,7 @@ pub(crate) fn sweep(shape: &Shape, p0: Vec3, segment: Vec3, thickness: f32, rest
 /// tracing, §2), advancing by gap/‖segment‖, the distance bound, which never passes the first
 /// contact; the tangent plane's shortcuts of the convex march do not hold. The rest as [`sweep`].
 #[inline(never)]
-fn sweep_traced(shape: &Shape, p0: Vec3, segment: Vec3, thickness: f32, rest_band: f32) -> Sweep {
-    let (d0, n0) = shape.distance(p0);
+fn sweep_traced(shape: &Shape, p0: Vec3, (d0, n0): (f32, Vec3), segment: Vec3, thickness: f32, rest_band: f32) -> Sweep {
     let gap0 = d0 - thickness;
     if gap0 < -rest_band {
         return Sweep::Deep;
@@ -498,12 +504,15 @@ impl ContactPass<'_> {
             return false;
         }
         let p_prev = begin.to_local(x_prev[i]);
-        if far.locally_clear(shape, p_prev, motion) {
+        // A mesh's lower bound is its distance: looked up once, for this test and the sweep.
+        let start = (!shape.is_convex()).then(|| shape.distance(p_prev));
+        if far.locally_clear(start.map_or_else(|| shape.distance_lower_bound(p_prev), |(d, _)| d), motion) {
             return false;
         }
+        let start = start.unwrap_or_else(|| shape.distance(p_prev));
         let moved = relative_motion(begin, end, x[i], x_prev[i], p_prev);
         let mut friction = if self.friction { self.collider.friction() } else { (0.0, 0.0) };
-        let (c, normal) = match sweep(shape, p_prev, moved, thickness, band) {
+        let (c, normal) = match sweep_from(shape, p_prev, start, moved, thickness, band) {
             Sweep::Clear => return false,
             Sweep::Hit(hit) if hit.time > 0.0 => (hit.normal.dot(moved - hit.offset), hit.normal),
             Sweep::Hit(hit) => {
@@ -517,7 +526,7 @@ impl ContactPass<'_> {
             Sweep::Deep => {
                 flags[i] |= DEEP;
                 let (d, normal) = shape.distance(p_prev + moved);
-                let gap0 = shape.distance(p_prev).0 - thickness;
+                let gap0 = start.0 - thickness;
                 // Being pushed out of an overlap is no sliding contact: no friction, so the cloth
                 // can slide over the shape instead of being held and stretched.
                 friction = (0.0, 0.0);
@@ -619,10 +628,11 @@ impl FarTest {
         self.reach.is_some_and(|reach| m.start - reach > m.needed)
     }
 
-    /// Clear by the shape's distance bound at the start's local position `p_prev`.
+    /// Clear by `lower_bound`, the shape's distance bound at the start's local position
+    /// ([`Shape::distance_lower_bound`]).
     #[inline]
-    fn locally_clear(&self, shape: &Shape, p_prev: Vec3, m: FarMotion) -> bool {
-        shape.distance_lower_bound(p_prev) - self.thickness > m.needed
+    fn locally_clear(&self, lower_bound: f32, m: FarMotion) -> bool {
+        lower_bound - self.thickness > m.needed
     }
 }
 
@@ -785,7 +795,7 @@ mod tests {
             if far.surely_clear(motion) {
                 culled += 1;
                 assert_eq!(sweep(shape, p_prev, moved, thickness, 1e-3), Sweep::Clear, "case {k}");
-            } else if far.locally_clear(shape, p_prev, motion) {
+            } else if far.locally_clear(shape.distance_lower_bound(p_prev), motion) {
                 culled_locally += 1;
                 assert_eq!(sweep(shape, p_prev, moved, thickness, 1e-3), Sweep::Clear, "case {k} (local)");
             } else {
@@ -832,7 +842,7 @@ mod tests {
                     assert_eq!(sweep(shape, p_prev, moved, thickness, 1e-3), Sweep::Clear, "case {k}");
                     // What the single tests would have done: skip it too.
                     let motion = far.motion(x, x_prev);
-                    let single = if r == 0.0 { far.locally_clear(shape, p_prev, motion) } else { far.surely_clear(motion) };
+                    let single = if r == 0.0 { far.locally_clear(shape.distance_lower_bound(p_prev), motion) } else { far.surely_clear(motion) };
                     assert!(single, "case {k}: a particle the single test keeps");
                 }
             } else {
@@ -884,7 +894,7 @@ mod tests {
             let p_prev = begin.to_local(x_prev);
             let moved = relative_motion(&begin, &end, x, x_prev, p_prev);
             let motion = far.motion(x, x_prev);
-            if far.surely_clear(motion) || far.locally_clear(shape, p_prev, motion) {
+            if far.surely_clear(motion) || far.locally_clear(shape.distance_lower_bound(p_prev), motion) {
                 culled += 1;
                 assert_eq!(sweep(shape, p_prev, moved, thickness, 1e-3), Sweep::Clear, "case {k}: {shape:?}, turn {turn}");
             } else {

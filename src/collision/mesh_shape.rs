@@ -461,9 +461,11 @@ impl MeshShape {
         if !(g.cmpge(Vec3::ZERO).all() && g.cmple(size).all()) {
             return self.outside_grid(p);
         }
-        let c = g.floor().min(size - 1.0).max(Vec3::ZERO);
-        let f = g - c;
-        let (cx, cy, cz) = (c.x as usize, c.y as usize, c.z as usize);
+        // g ≥ 0 here, so truncation is its floor (a float-to-int conversion, where `floor` is a
+        // libm call on baseline x86-64): the cell, and its last one for g on the far face.
+        let last = |g: f32, cells: usize| (g as usize).min(cells.saturating_sub(1));
+        let (cx, cy, cz) = (last(g.x, self.cells[0]), last(g.y, self.cells[1]), last(g.z, self.cells[2]));
+        let f = g - Vec3::new(cx as f32, cy as f32, cz as f32);
         let brick = [cx / BRICK, cy / BRICK, cz / BRICK];
         let slot = self.brick_slot[brick[0] + self.bricks[0] * (brick[1] + self.bricks[1] * brick[2])];
         if slot != EMPTY {
