@@ -120,15 +120,16 @@ pub(crate) enum Sweep {
     Hit(SweptHit),
 }
 
-/// March p₀ → p₀ + `segment` against `shape` thickened by `thickness` (module docs). Inlined
-/// into the contact pass, so that it is compiled with AVX there.
+/// [`sweep_from`] with the start looked up (the tests' entry).
 #[inline(always)]
 #[cfg(test)]
 pub(crate) fn sweep(shape: &Shape, p0: Vec3, segment: Vec3, thickness: f32, rest_band: f32) -> Sweep {
     sweep_from(shape, p0, shape.distance(p0), segment, thickness, rest_band)
 }
 
-/// [`sweep`] given `start`, the shape's distance and normal at p₀ (`Shape::distance`).
+/// March p₀ → p₀ + `segment` against `shape` thickened by `thickness` (module docs), given
+/// `start`, the shape's distance and normal at p₀ (`Shape::distance`). Inlined into the contact
+/// pass, so that it is compiled with AVX there.
 #[inline(always)]
 fn sweep_from(shape: &Shape, p0: Vec3, start: (f32, Vec3), segment: Vec3, thickness: f32, rest_band: f32) -> Sweep {
     if !shape.is_convex() {
@@ -164,9 +165,9 @@ fn sweep_from(shape: &Shape, p0: Vec3, start: (f32, Vec3), segment: Vec3, thickn
     hit(time, gap, normal)
 }
 
-/// [`sweep`] for a shape that is not convex (a mesh): sphere tracing (Hart 1996, Sphere
+/// [`sweep_from`] for a shape that is not convex (a mesh): sphere tracing (Hart 1996, Sphere
 /// tracing, §2), advancing by gap/‖segment‖, the distance bound, which never passes the first
-/// contact; the tangent plane's shortcuts of the convex march do not hold. The rest as [`sweep`].
+/// contact; the tangent plane's shortcuts of the convex march do not hold. The rest as [`sweep_from`].
 #[inline(never)]
 fn sweep_traced(shape: &Shape, p0: Vec3, (d0, n0): (f32, Vec3), segment: Vec3, thickness: f32, rest_band: f32) -> Sweep {
     let gap0 = d0 - thickness;
@@ -545,7 +546,7 @@ impl ContactPass<'_> {
     }
 }
 
-/// The contacts' broad phase: tests, cheaper than the sweep, that are true only where [`sweep`]
+/// The contacts' broad phase: tests, cheaper than the sweep, that are true only where [`sweep_from`]
 /// would return [`Sweep::Clear`], so skipping those particles changes no bit. The sweep's march
 /// advances by at least gap/‖segment‖ per step, so it is clear when the particle starts farther
 /// from the thickened shape than the length of its local segment. That length is bounded in
