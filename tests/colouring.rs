@@ -225,7 +225,9 @@ fn coloured_solve_residuals_within_ten_percent_of_the_anchor_ordered_solve() {
         for (k, name) in ["stretch", "bending", "tether"].into_iter().enumerate() {
             let (a, c) = (anchor[k], coloured[k]);
             eprintln!("{n}²: {name} mean p95 |C| anchor-ordered {a:.3e}, coloured {c:.3e}");
-            assert!(c <= 1.1 * a, "{n}², {name}: coloured mean p95 |C| {c} vs anchor-ordered {a}");
+            // Plus 0.1 µm: a residual of that size is f32 rounding of metre-scale positions
+            // (the slack tethers read 0 or 7e-10 m), not a worse solve.
+            assert!(c <= 1.1 * a + 1e-7, "{n}², {name}: coloured mean p95 |C| {c} vs anchor-ordered {a}");
         }
     }
 }

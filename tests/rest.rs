@@ -1,6 +1,7 @@
-//! Cloth comes to rest at the library's defaults (`linear_damping` 3/s, docs/parameters.md): real fabric settles
-//! within seconds through air drag and internal friction, so a cloth dropped on colliders must
-//! too, without the caller choosing a damping. Each scene measures, over its last second, the RMS
+//! Cloth comes to rest at the library's defaults (no linear damping; `deformation_damping` 3/s
+//! and friction, docs/parameters.md): real fabric settles within seconds through its internal
+//! friction and the contacts', so a cloth dropped on colliders must too, without the caller
+//! choosing a damping. Each scene measures, over its last second, the RMS
 //! particle speed, the largest move of a particle in one step, and the deepest penetration of a
 //! collider, from the positions themselves.
 
@@ -109,4 +110,16 @@ fn a_cloth_spawned_inside_a_sphere_comes_to_rest() {
     println!("spawned inside: RMS speed {:.2e} m/s, deepest {:.2e} m", rest.rms_speed, rest.deepest);
     assert!(rest.rms_speed < 1e-3, "RMS speed {} m/s after 4 s", rest.rms_speed);
     assert!(rest.deepest <= 0.5 * t, "{} m inside the sphere after 4 s", rest.deepest);
+}
+
+/// The sphere scene at the colliders' default friction (0.5 static, 0.4 kinetic), no ground.
+#[test]
+fn a_cloth_dropped_on_a_sphere_at_the_default_friction_comes_to_rest() {
+    let mut world = World::new(WorldDesc::default()).unwrap();
+    let centre = Vec3::ZERO;
+    world.add_collider(&ColliderDesc::sphere(0.3)).unwrap();
+    let cloth = cloth_at(&mut world, 0.0, 0.5);
+    let t = thickness(&world, cloth);
+    let rest = settle(&mut world, cloth, 5.0, sphere_depth(centre, 0.3));
+    check("sphere, default friction", &rest, t);
 }

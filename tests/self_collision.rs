@@ -179,7 +179,7 @@ fn cloth_folding_over_a_thin_capsule_keeps_its_layers_apart() {
     let (positions, indices) = grid(64, 32, 1.0, 0.5, |u, v| [u - 0.5, 0.03, v - 0.25]);
     let mut world = World::new(WorldDesc::default()).unwrap();
     // Undamped, so that the fold swings through as far as the crossing check needs.
-    let params = ClothParams { self_collision: true, self_collision_radius: Some(r), linear_damping: 0.0, ..ClothParams::default() };
+    let params = ClothParams { self_collision: true, self_collision_radius: Some(r), deformation_damping: 0.0, ..ClothParams::default() };
     let cloth = add_cloth(&mut world, &positions, &indices, params);
     // Capsule axis along z (local Y turned by 90° about x), radius 1 cm, 0.7 m long.
     let axis = Pose::from_axis_angle([0.0, 0.0, 0.0], [1.0, 0.0, 0.0], std::f32::consts::FRAC_PI_2);
@@ -265,13 +265,16 @@ fn curtain_params() -> ClothParams {
 }
 
 /// A cloth dropped on a plane crumples into a pile without particles of different layers
-/// interpenetrating and comes to rest without jitter (kinetic energy < 1e-5 J).
+/// interpenetrating and comes to rest without jitter (kinetic energy < 1e-5 J), with no damping
+/// at all: the rest comes from the contacts. Undamped, because at the default deformation damping
+/// the curtain folds over as one sheet (8 cm high, its layers 5.3 r apart) instead of piling.
 #[test]
-fn cloth_dropped_on_a_plane_piles_up_without_crossing_or_jitter() {
+fn undamped_cloth_dropped_on_a_plane_piles_up_without_crossing_or_jitter() {
     let r = CURTAIN_R;
     let (positions, indices) = pleated_curtain(Vec3::ZERO);
     let mut world = World::new(WorldDesc::default()).unwrap();
-    let cloth = add_cloth(&mut world, &positions, &indices, curtain_params());
+    let params = ClothParams { deformation_damping: 0.0, ..curtain_params() };
+    let cloth = add_cloth(&mut world, &positions, &indices, params);
     world.add_collider(&ColliderDesc::plane()).unwrap();
     let gravity = Vec3::from_array(world.desc().gravity);
 

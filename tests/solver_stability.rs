@@ -133,10 +133,11 @@ fn hanging_sheet_after(seconds: f32, hz: f32, substeps: u32, params: ClothParams
 }
 
 #[test]
-fn same_substep_length_gives_bitwise_identical_results() {
+fn same_substep_length_gives_bitwise_identical_results_without_the_per_step_deformation_damping() {
     // h = (1/30)/20 = (1/60)/10 exactly in f32 (halving is exact), so the substeps are identical.
+    // The deformation damping runs once per step (docs/design.md), so it is off here.
     assert_eq!((1.0f32 / 30.0) / 20.0, (1.0f32 / 60.0) / 10.0);
-    let params = ClothParams { external_acceleration: [0.0, 0.0, 2.0], linear_damping: 0.1, ..ClothParams::default() };
+    let params = ClothParams { external_acceleration: [0.0, 0.0, 2.0], linear_damping: 0.1, deformation_damping: 0.0, ..ClothParams::default() };
     let a = hanging_sheet_after(3.0, 30.0, 20, params);
     let b = hanging_sheet_after(3.0, 60.0, 10, params);
     let bits = |v: &[[f32; 3]]| v.iter().flatten().map(|f| f.to_bits()).collect::<Vec<_>>();

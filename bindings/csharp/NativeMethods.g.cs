@@ -49,8 +49,11 @@ namespace Xpbd.Native
         ///  are range-checked; `simulation_blend` applies to every render read; a wrong array length is
         ///  `XPBD_RESULT_BUFFER_SIZE_MISMATCH` in the character calls too; `xpbd_world_teleport` refuses an
         ///  id listed twice; ids are never handed out twice.
+        ///  7: `linear_damping` defaults to 0 (nothing damps rigid motion); `XpbdClothDesc`/`XpbdClothParams`
+        ///  grew `deformation_damping` (default 3/s), which damps only the motion relative to the cloth's
+        ///  rigid motion.
         /// </summary>
-        public const uint XPBD_ABI_VERSION = 6;
+        public const uint XPBD_ABI_VERSION = 7;
 
 
 
@@ -1346,14 +1349,14 @@ namespace Xpbd.Native
         public float bend_damping;
         /// <summary>
         ///  Linear velocity damping d: v *= exp(-d*h) per substep, the exact solution of dv/dt = -d*v,
-        ///  so it means the same at any step and substep length. The default stands in for still air and
-        ///  the fabric's internal friction, which the constraints do not model: cloth dropped on
-        ///  colliders rests within seconds, and a free cloth falls at most g/d = 3.3 m/s, about a flat
-        ///  sheet of light fabric's terminal speed in air. Keep the default for worn and draped cloth; 0
-        ///  for exact ballistic motion (free fall, validation), 0.5-1 for a livelier flag. It damps all
-        ///  motion, free fall included; the aerodynamic drag damps only motion relative to the air.
+        ///  so it means the same at any step and substep length. It damps all motion, free fall, sliding
+        ///  and swinging included: a free cloth falls at most g/d. Off by default; rest comes from
+        ///  contacts, friction, `deformation_damping` and sleeping. 0 (the default) for physical motion;
+        ///  1-3 to stand in for thick air or a viscous medium. To calm a cloth without slowing its fall
+        ///  use `deformation_damping`; for air use the aerodynamic drag, which damps only motion
+        ///  relative to the air.
         ///
-        ///  Unit: 1/s. Range: 1/s &gt;= 0. Default: 3.
+        ///  Unit: 1/s. Range: 1/s &gt;= 0. Default: 0.
         /// </summary>
         public float linear_damping;
         /// <summary>
@@ -1594,6 +1597,19 @@ namespace Xpbd.Native
         ///  Range: 0 &lt;= s_ang &lt;= 1. Default: 1.
         /// </summary>
         public float angular_inertia;
+        /// <summary>
+        ///  Deformation damping d: once per step every free particle's velocity moves toward the cloth's
+        ///  rigid motion v_cm + omega x r (fitted to the free particles' linear and angular momentum) by
+        ///  the fraction 1 - exp(-d*dt) (Mueller et al. 2007, Position Based Dynamics, sec. 3.5, as a
+        ///  rate). It keeps linear and angular momentum, so free fall, sliding, swinging about pins and
+        ///  spinning are exact; it damps only the cloth's motion relative to itself (flapping, ripples,
+        ///  the sway of draped flaps), standing in for the fabric's internal friction, which the
+        ///  constraints do not model. Keep the default for worn and draped cloth; 0.5-1 for a livelier
+        ///  flag; 0 for none.
+        ///
+        ///  Unit: 1/s. Range: 1/s &gt;= 0. Default: 3.
+        /// </summary>
+        public float deformation_damping;
     }
 
     /// <summary>
@@ -1697,14 +1713,14 @@ namespace Xpbd.Native
         public float bend_damping;
         /// <summary>
         ///  Linear velocity damping d: v *= exp(-d*h) per substep, the exact solution of dv/dt = -d*v,
-        ///  so it means the same at any step and substep length. The default stands in for still air and
-        ///  the fabric's internal friction, which the constraints do not model: cloth dropped on
-        ///  colliders rests within seconds, and a free cloth falls at most g/d = 3.3 m/s, about a flat
-        ///  sheet of light fabric's terminal speed in air. Keep the default for worn and draped cloth; 0
-        ///  for exact ballistic motion (free fall, validation), 0.5-1 for a livelier flag. It damps all
-        ///  motion, free fall included; the aerodynamic drag damps only motion relative to the air.
+        ///  so it means the same at any step and substep length. It damps all motion, free fall, sliding
+        ///  and swinging included: a free cloth falls at most g/d. Off by default; rest comes from
+        ///  contacts, friction, `deformation_damping` and sleeping. 0 (the default) for physical motion;
+        ///  1-3 to stand in for thick air or a viscous medium. To calm a cloth without slowing its fall
+        ///  use `deformation_damping`; for air use the aerodynamic drag, which damps only motion
+        ///  relative to the air.
         ///
-        ///  Unit: 1/s. Range: 1/s &gt;= 0. Default: 3.
+        ///  Unit: 1/s. Range: 1/s &gt;= 0. Default: 0.
         /// </summary>
         public float linear_damping;
         /// <summary>
@@ -1934,6 +1950,19 @@ namespace Xpbd.Native
         ///  Range: 0 &lt;= s_ang &lt;= 1. Default: 1.
         /// </summary>
         public float angular_inertia;
+        /// <summary>
+        ///  Deformation damping d: once per step every free particle's velocity moves toward the cloth's
+        ///  rigid motion v_cm + omega x r (fitted to the free particles' linear and angular momentum) by
+        ///  the fraction 1 - exp(-d*dt) (Mueller et al. 2007, Position Based Dynamics, sec. 3.5, as a
+        ///  rate). It keeps linear and angular momentum, so free fall, sliding, swinging about pins and
+        ///  spinning are exact; it damps only the cloth's motion relative to itself (flapping, ripples,
+        ///  the sway of draped flaps), standing in for the fabric's internal friction, which the
+        ///  constraints do not model. Keep the default for worn and draped cloth; 0.5-1 for a livelier
+        ///  flag; 0 for none.
+        ///
+        ///  Unit: 1/s. Range: 1/s &gt;= 0. Default: 3.
+        /// </summary>
+        public float deformation_damping;
     }
 
     /// <summary>

@@ -88,7 +88,6 @@ int main(void) {
     cloth_desc.vertex_count = N * N;
     cloth_desc.indices = indices;
     cloth_desc.triangle_count = 2 * (N - 1) * (N - 1);
-    cloth_desc.linear_damping = 5.0f; /* 1/s: air drag, so the hanging flaps settle */
     XpbdClothId cloth;
     TRY(xpbd_cloth_create(world, &cloth_desc, &cloth));
 

@@ -183,7 +183,7 @@ pub fn tablecloth() -> Scene {
         pins: PinRule::None,
         colliders,
         contact_thickness: 0.003,
-        params: ClothParams { linear_damping: 0.2, ..ClothParams::default() },
+        params: ClothParams { deformation_damping: 0.2, ..ClothParams::default() },
         wind: None,
         frames: 240,
         camera: CameraSpec {
@@ -223,7 +223,7 @@ pub fn flag() -> Scene {
             material,
             drag_coefficient: 1.0,
             lift_coefficient: 0.3,
-            linear_damping: 0.05,
+            deformation_damping: 0.05,
             ..ClothParams::default()
         },
         wind: Some(GustyWind { mean: Vec3::new(6.0, 0.0, 0.0), gust: 0.35, swirl: 1.2 }),
@@ -261,7 +261,7 @@ pub fn drop_onto_ball(mesh_path: PathBuf, lo: Vec3, hi: Vec3) -> Scene {
         // Within the library's 0..=1 m range, so that a large (or broken) mesh is reported for
         // what it is rather than as a bad thickness.
         contact_thickness: (0.005 * size).clamp(1e-4, 1.0),
-        params: ClothParams { linear_damping: 0.2, ..ClothParams::default() },
+        params: ClothParams { deformation_damping: 0.2, ..ClothParams::default() },
         wind: None,
         frames: 120,
         camera: CameraSpec::framing(view_lo, hi, Vec3::new(-0.6, 0.6, 1.0)),
@@ -308,7 +308,7 @@ pub fn cow() -> Scene {
         pins: PinRule::None,
         colliders,
         contact_thickness: 0.005,
-        params: ClothParams { linear_damping: 0.2, ..ClothParams::default() },
+        params: ClothParams { deformation_damping: 0.2, ..ClothParams::default() },
         wind: None,
         frames: 240,
         camera: CameraSpec {

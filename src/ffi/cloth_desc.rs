@@ -160,6 +160,7 @@ mod tests {
             simulation_blend: 0.5,
             linear_inertia: 0.25,
             angular_inertia: 0.75,
+            deformation_damping: 1.25,
         };
         assert_eq!(core.validate(), Ok(()));
         let c = XpbdClothParams::from(&core);

@@ -101,7 +101,10 @@ pub use world::*;
 /// are range-checked; `simulation_blend` applies to every render read; a wrong array length is
 /// `XPBD_RESULT_BUFFER_SIZE_MISMATCH` in the character calls too; `xpbd_world_teleport` refuses an
 /// id listed twice; ids are never handed out twice.
-pub const XPBD_ABI_VERSION: u32 = 6;
+/// 7: `linear_damping` defaults to 0 (nothing damps rigid motion); `XpbdClothDesc`/`XpbdClothParams`
+/// grew `deformation_damping` (default 3/s), which damps only the motion relative to the cloth's
+/// rigid motion.
+pub const XPBD_ABI_VERSION: u32 = 7;
 
 /// The ABI version the loaded library implements; compare with `XPBD_ABI_VERSION` from the
 /// header you compiled against. Never fails. Thread-safe.

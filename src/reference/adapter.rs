@@ -77,6 +77,8 @@ pub(crate) struct Settings {
     pub tether_compliance: f64,
     /// d \[1/s\].
     pub linear_damping: f64,
+    /// Deformation damping d \[1/s\], once per step.
+    pub deformation_damping: f64,
     /// Contact thickness \[m\] and the push-out speed \[m/s\] whose band the oracle does not model.
     pub collision_thickness: f64,
     pub max_depenetration_speed: f64,
@@ -140,6 +142,7 @@ pub(crate) fn model_of(world: &World, cloth: ClothHandle, colliders: &[ColliderH
         tether_slack: c.config.tether_factor as f64,
         tether_compliance: p.tether_compliance as f64,
         linear_damping: p.linear_damping as f64,
+        deformation_damping: p.deformation_damping as f64,
         collision_thickness: p.collision_thickness as f64,
         max_depenetration_speed: p.max_depenetration_speed as f64,
     };

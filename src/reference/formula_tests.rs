@@ -114,6 +114,7 @@ fn edge_model(mass: f64, compliance: f64, rest_length: f64, stretch_damping: f64
         tether_slack: 1.0,
         tether_compliance: 0.0,
         linear_damping,
+        deformation_damping: 0.0,
         collision_thickness: 0.0,
         max_depenetration_speed: 0.5,
     };

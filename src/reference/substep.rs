@@ -10,7 +10,7 @@ use super::adapter::{CONTACT_TOUCHING, Edge, Hinge, Model, STRETCH_SWEEPS, TETHE
 use super::contact::project_sphere_contact;
 use super::dihedral::project_dihedral;
 use super::distance::project_distance;
-use super::motion::{predict, update_velocity};
+use super::motion::{damp_deformation, predict, update_velocity};
 use super::tether::{nearest_point_in_two_balls, project_tether};
 use super::Compliance;
 use glam::DVec3;
@@ -121,12 +121,13 @@ impl ReferenceCloth {
         }
     }
 
-    /// One step of `dt` \[s\]: the model's substeps of h = dt/n each.
+    /// One step of `dt` \[s\]: the model's substeps of h = dt/n each, then the deformation damping.
     pub fn step(&mut self, dt: f64) {
         let n = self.model.settings.substeps;
         for _ in 0..n {
             self.substep(dt / n as f64);
         }
+        damp_deformation(&self.x, &mut self.v, &self.model.inverse_mass, self.model.settings.deformation_damping, dt);
     }
 
     fn substep(&mut self, h: f64) {

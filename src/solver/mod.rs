@@ -2,6 +2,7 @@
 //! declared once, in [`plan::SUBSTEP`]; [`step_cloth`] prepares the step, has the one runner
 //! ([`runner`]) execute the substeps for any team size, and leaves the outputs.
 
+mod deformation_damping;
 mod frame;
 mod group;
 mod motion;
@@ -174,6 +175,10 @@ pub(crate) fn step_cloth(cloth: &mut Cloth, dt: f32, ctx: &StepContext) {
         match phase {
             plan::StepPhase::StrainLimit => strain_limit::limit_strain(&mut parts, &step),
             plan::StepPhase::AnimationLimits => strain_limit::limit_animation(&mut parts, &step),
+            plan::StepPhase::DampDeformation if step.params.deformation_damping > 0.0 => {
+                deformation_damping::damp_deformation(&parts.scratch.rows, &mut parts.state.v, step.params.deformation_damping, dt);
+            }
+            plan::StepPhase::DampDeformation => {}
         }
     }
     from_rows(&parts.scratch.rows, &mut parts.state.x, step.parallel);

@@ -80,10 +80,13 @@ pub(crate) enum StepPhase {
     /// The animated pose's max distances and backstops once more, last: they bound what the step
     /// ends with (`sweeps/animated.rs`).
     AnimationLimits,
+    /// Velocities relative to the cloth's rigid motion damped (`solver/deformation_damping.rs`);
+    /// after everything that moves particles, so that what it damps is the step's final motion.
+    DampDeformation,
 }
 
 /// The step: the substeps, then these.
-pub(crate) const AFTER_SUBSTEPS: &[StepPhase] = &[StepPhase::StrainLimit, StepPhase::AnimationLimits];
+pub(crate) const AFTER_SUBSTEPS: &[StepPhase] = &[StepPhase::StrainLimit, StepPhase::AnimationLimits, StepPhase::DampDeformation];
 
 impl Step<'_> {
     /// Whether `phase` runs in this step.

@@ -601,7 +601,6 @@ static unsafe partial class MonoTests
         {
             XpbdCollider sphere = world.CreateSphere(radius, XpbdPose.Identity);
             XpbdClothDesc desc = XpbdCloth.DefaultDesc();
-            desc.linear_damping = 5.0f;
             XpbdCloth cloth = world.CreateCloth(positions, indices, null, desc);
             for (int frame = 0; frame < 120; ++frame) world.Step(1.0f / 60.0f);
             var x = new float[3 * N * N];

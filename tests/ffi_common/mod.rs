@@ -4,7 +4,7 @@
 use std::env::consts::{DLL_PREFIX, DLL_SUFFIX};
 use std::path::PathBuf;
 use xpbd_cloth::ffi::*;
-use xpbd_cloth::{ClothDesc, ClothParams, ColliderDesc, World, WorldDesc};
+use xpbd_cloth::{ClothDesc, ColliderDesc, World, WorldDesc};
 
 /// An n × n grid of render vertices spanning 1 m, vertical in the x–y plane with its top row at
 /// y = 1 m, two triangles per quad: the scene of `examples/c/hanging_cloth.c` and `examples/hang.rs`.
@@ -198,14 +198,13 @@ pub struct DrapeOnSphere {
 }
 
 /// The C sphere example's scene through the Rust API: a 32 × 32 cloth (1 m) 0.3 m above a sphere
-/// of radius 0.3 m at the origin, air drag 5/s, 120 steps at 60 Hz.
+/// of radius 0.3 m at the origin, default parameters, 120 steps at 60 Hz.
 pub fn rust_drape_on_sphere() -> DrapeOnSphere {
     let (n, radius) = (32, 0.3);
     let (positions, indices) = flat_grid(n, 1.0, 2.0 * radius);
     let mut world = World::new(WorldDesc::default()).unwrap();
     world.add_collider(&ColliderDesc::sphere(radius)).unwrap();
-    let params = ClothParams { linear_damping: 5.0, ..ClothParams::default() };
-    let cloth = world.add_cloth(&ClothDesc { params, ..ClothDesc::new(&positions, &indices) }).unwrap();
+    let cloth = world.add_cloth(&ClothDesc::new(&positions, &indices)).unwrap();
     for _ in 0..120 {
         world.step(1.0 / 60.0).unwrap();
     }

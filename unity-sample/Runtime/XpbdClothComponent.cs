@@ -48,8 +48,10 @@ namespace Xpbd.Unity
         [Range(0f, 0.49f)] public float poissonRatio = 0.3f;
         [Tooltip("Fabric thickness in metres; bending stiffness grows with its cube (cotton ≈ 5e-4). Not a collision distance.")]
         [Min(1e-6f)] public float thickness = 5e-4f;
-        [Tooltip("Velocity damping in 1/s: velocities shrink by exp(-d·h) per substep. The default 3 stands in for still air and the fabric's internal friction, so draped cloth comes to rest; 0 = none, 0.5-1 for a livelier flag.")]
-        [Min(0f)] public float linearDamping = 3f;
+        [Tooltip("Damping of all motion in 1/s: velocities shrink by exp(-d·h) per substep, free fall included. 0 (the default) for physical motion.")]
+        [Min(0f)] public float linearDamping = 0f;
+        [Tooltip("Damping in 1/s of the motion relative to the cloth's rigid motion (flapping, ripples, swaying flaps); keeps linear and angular momentum, so falling, sliding and spinning stay exact. The default 3 lets draped cloth come to rest; 0.5-1 for a livelier flag.")]
+        [Min(0f)] public float deformationDamping = 3f;
         [Tooltip("Strain limit: no edge ends a step longer than this ratio times its rest length (1.025 = 2.5 %). 0 = off.")]
         [Min(0f)] public float maxStretch = 1.025f;
         [Tooltip("Extra acceleration in m/s², added to gravity: a steady wind.")]
@@ -194,6 +196,7 @@ namespace Xpbd.Unity
             desc.poisson_ratio = poissonRatio;
             desc.thickness = thickness;
             desc.linear_damping = linearDamping;
+            desc.deformation_damping = deformationDamping;
             desc.max_stretch = maxStretch;
             desc.weld_tolerance = weldTolerance;
             desc.collision_thickness = collisionThickness;
@@ -339,6 +342,7 @@ namespace Xpbd.Unity
                 poissonRatio = d.poisson_ratio;
                 thickness = d.thickness;
                 linearDamping = d.linear_damping;
+                deformationDamping = d.deformation_damping;
                 maxStretch = d.max_stretch;
                 weldTolerance = d.weld_tolerance;
                 collisionThickness = d.collision_thickness;

@@ -52,14 +52,14 @@ pub struct ClothParams {
     /// Unit: N*m*s/rad. Range: N*m*s/rad >= 0. Default: 0.
     pub bend_damping: f32,
     /// Linear velocity damping d: v *= exp(-d*h) per substep, the exact solution of dv/dt = -d*v,
-    /// so it means the same at any step and substep length. The default stands in for still air and
-    /// the fabric's internal friction, which the constraints do not model: cloth dropped on
-    /// colliders rests within seconds, and a free cloth falls at most g/d = 3.3 m/s, about a flat
-    /// sheet of light fabric's terminal speed in air. Keep the default for worn and draped cloth; 0
-    /// for exact ballistic motion (free fall, validation), 0.5-1 for a livelier flag. It damps all
-    /// motion, free fall included; the aerodynamic drag damps only motion relative to the air.
+    /// so it means the same at any step and substep length. It damps all motion, free fall, sliding
+    /// and swinging included: a free cloth falls at most g/d. Off by default; rest comes from
+    /// contacts, friction, `deformation_damping` and sleeping. 0 (the default) for physical motion;
+    /// 1-3 to stand in for thick air or a viscous medium. To calm a cloth without slowing its fall
+    /// use `deformation_damping`; for air use the aerodynamic drag, which damps only motion
+    /// relative to the air.
     ///
-    /// Unit: 1/s. Range: 1/s >= 0. Default: 3.
+    /// Unit: 1/s. Range: 1/s >= 0. Default: 0.
     pub linear_damping: f32,
     /// Enable the edge stretch constraints.
     ///
@@ -236,6 +236,17 @@ pub struct ClothParams {
     ///
     /// Range: 0 <= s_ang <= 1. Default: 1.
     pub angular_inertia: f32,
+    /// Deformation damping d: once per step every free particle's velocity moves toward the cloth's
+    /// rigid motion v_cm + omega x r (fitted to the free particles' linear and angular momentum) by
+    /// the fraction 1 - exp(-d*dt) (Mueller et al. 2007, Position Based Dynamics, sec. 3.5, as a
+    /// rate). It keeps linear and angular momentum, so free fall, sliding, swinging about pins and
+    /// spinning are exact; it damps only the cloth's motion relative to itself (flapping, ripples,
+    /// the sway of draped flaps), standing in for the fabric's internal friction, which the
+    /// constraints do not model. Keep the default for worn and draped cloth; 0.5-1 for a livelier
+    /// flag; 0 for none.
+    ///
+    /// Unit: 1/s. Range: 1/s >= 0. Default: 3.
+    pub deformation_damping: f32,
 }
 
 /// Every field at its declared default.
@@ -252,7 +263,7 @@ pub(super) const DEFAULT: ClothParams = ClothParams {
     tether_slack: 1.0,
     stretch_damping: 0.0,
     bend_damping: 0.0,
-    linear_damping: 3.0,
+    linear_damping: 0.0,
     enable_stretch: true,
     enable_bending: true,
     enable_tethers: true,
@@ -280,6 +291,7 @@ pub(super) const DEFAULT: ClothParams = ClothParams {
     simulation_blend: 1.0,
     linear_inertia: 1.0,
     angular_inertia: 1.0,
+    deformation_damping: 3.0,
 };
 
 impl Default for ClothParams {
@@ -338,6 +350,7 @@ impl ClothParams {
         check_range("simulation_blend", self.simulation_blend, 0.0, 1.0, "0 <= b <= 1")?;
         check_range("linear_inertia", self.linear_inertia, 0.0, 1.0, "0 <= s_lin <= 1")?;
         check_range("angular_inertia", self.angular_inertia, 0.0, 1.0, "0 <= s_ang <= 1")?;
+        check_range("deformation_damping", self.deformation_damping, 0.0, f32::MAX, "1/s >= 0")?;
         Ok(())
     }
 }

@@ -248,16 +248,15 @@ pub const CLOTH: &[Param] = &[
     Param {
         name: "linear_damping",
         kind: Kind::Real { min: 0.0, max: f32::MAX },
-        default: Value::F32(3.0),
+        default: Value::F32(0.0),
         unit: "1/s",
         doc: "Linear velocity damping d: v *= exp(-d*h) per substep, the exact solution of dv/dt = -d*v, \
-              so it means the same at any step and substep length. The default stands in for still air \
-              and the fabric's internal friction, which the constraints do not model: cloth dropped on \
-              colliders rests within seconds, and a free cloth falls at most g/d = 3.3 m/s, about a flat \
-              sheet of light fabric's terminal speed in air.",
-        choose: "Keep the default for worn and draped cloth; 0 for exact ballistic motion (free fall, \
-                 validation), 0.5-1 for a livelier flag. It damps all motion, free fall included; the \
-                 aerodynamic drag damps only motion relative to the air.",
+              so it means the same at any step and substep length. It damps all motion, free fall, sliding \
+              and swinging included: a free cloth falls at most g/d. Off by default; rest comes from \
+              contacts, friction, `deformation_damping` and sleeping.",
+        choose: "0 (the default) for physical motion; 1-3 to stand in for thick air or a viscous medium. \
+                 To calm a cloth without slowing its fall use `deformation_damping`; for air use the \
+                 aerodynamic drag, which damps only motion relative to the air.",
         ..BLANK
     },
     Param {
@@ -566,6 +565,20 @@ pub const CLOTH: &[Param] = &[
               substep they (and their velocities) are turned about the frame's origin by (1 - angular_inertia) \
               of its rotation over it (slerp). 1: plain physics; 0: a snap turn carries the cloth round with \
               the character.",
+        ..BLANK
+    },
+    Param {
+        name: "deformation_damping",
+        kind: Kind::Real { min: 0.0, max: f32::MAX },
+        default: Value::F32(3.0),
+        unit: "1/s",
+        doc: "Deformation damping d: once per step every free particle's velocity moves toward the cloth's rigid \
+              motion v_cm + omega x r (fitted to the free particles' linear and angular momentum) by the fraction \
+              1 - exp(-d*dt) (Mueller et al. 2007, Position Based Dynamics, sec. 3.5, as a rate). It keeps linear \
+              and angular momentum, so free fall, sliding, swinging about pins and spinning are exact; it damps \
+              only the cloth's motion relative to itself (flapping, ripples, the sway of draped flaps), standing \
+              in for the fabric's internal friction, which the constraints do not model.",
+        choose: "Keep the default for worn and draped cloth; 0.5-1 for a livelier flag; 0 for none.",
         ..BLANK
     },
 ];

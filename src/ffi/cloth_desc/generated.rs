@@ -102,14 +102,14 @@ pub struct XpbdClothDesc {
     /// Unit: N*m*s/rad. Range: N*m*s/rad >= 0. Default: 0.
     pub bend_damping: f32,
     /// Linear velocity damping d: v *= exp(-d*h) per substep, the exact solution of dv/dt = -d*v,
-    /// so it means the same at any step and substep length. The default stands in for still air and
-    /// the fabric's internal friction, which the constraints do not model: cloth dropped on
-    /// colliders rests within seconds, and a free cloth falls at most g/d = 3.3 m/s, about a flat
-    /// sheet of light fabric's terminal speed in air. Keep the default for worn and draped cloth; 0
-    /// for exact ballistic motion (free fall, validation), 0.5-1 for a livelier flag. It damps all
-    /// motion, free fall included; the aerodynamic drag damps only motion relative to the air.
+    /// so it means the same at any step and substep length. It damps all motion, free fall, sliding
+    /// and swinging included: a free cloth falls at most g/d. Off by default; rest comes from
+    /// contacts, friction, `deformation_damping` and sleeping. 0 (the default) for physical motion;
+    /// 1-3 to stand in for thick air or a viscous medium. To calm a cloth without slowing its fall
+    /// use `deformation_damping`; for air use the aerodynamic drag, which damps only motion
+    /// relative to the air.
     ///
-    /// Unit: 1/s. Range: 1/s >= 0. Default: 3.
+    /// Unit: 1/s. Range: 1/s >= 0. Default: 0.
     pub linear_damping: f32,
     /// Enable the edge stretch constraints.
     ///
@@ -291,6 +291,17 @@ pub struct XpbdClothDesc {
     ///
     /// Range: 0 <= s_ang <= 1. Default: 1.
     pub angular_inertia: f32,
+    /// Deformation damping d: once per step every free particle's velocity moves toward the cloth's
+    /// rigid motion v_cm + omega x r (fitted to the free particles' linear and angular momentum) by
+    /// the fraction 1 - exp(-d*dt) (Mueller et al. 2007, Position Based Dynamics, sec. 3.5, as a
+    /// rate). It keeps linear and angular momentum, so free fall, sliding, swinging about pins and
+    /// spinning are exact; it damps only the cloth's motion relative to itself (flapping, ripples,
+    /// the sway of draped flaps), standing in for the fabric's internal friction, which the
+    /// constraints do not model. Keep the default for worn and draped cloth; 0.5-1 for a livelier
+    /// flag; 0 for none.
+    ///
+    /// Unit: 1/s. Range: 1/s >= 0. Default: 3.
+    pub deformation_damping: f32,
 }
 
 /// The settings of a cloth that may change after creation: the same fields, meanings, ranges and
@@ -367,14 +378,14 @@ pub struct XpbdClothParams {
     /// Unit: N*m*s/rad. Range: N*m*s/rad >= 0. Default: 0.
     pub bend_damping: f32,
     /// Linear velocity damping d: v *= exp(-d*h) per substep, the exact solution of dv/dt = -d*v,
-    /// so it means the same at any step and substep length. The default stands in for still air and
-    /// the fabric's internal friction, which the constraints do not model: cloth dropped on
-    /// colliders rests within seconds, and a free cloth falls at most g/d = 3.3 m/s, about a flat
-    /// sheet of light fabric's terminal speed in air. Keep the default for worn and draped cloth; 0
-    /// for exact ballistic motion (free fall, validation), 0.5-1 for a livelier flag. It damps all
-    /// motion, free fall included; the aerodynamic drag damps only motion relative to the air.
+    /// so it means the same at any step and substep length. It damps all motion, free fall, sliding
+    /// and swinging included: a free cloth falls at most g/d. Off by default; rest comes from
+    /// contacts, friction, `deformation_damping` and sleeping. 0 (the default) for physical motion;
+    /// 1-3 to stand in for thick air or a viscous medium. To calm a cloth without slowing its fall
+    /// use `deformation_damping`; for air use the aerodynamic drag, which damps only motion
+    /// relative to the air.
     ///
-    /// Unit: 1/s. Range: 1/s >= 0. Default: 3.
+    /// Unit: 1/s. Range: 1/s >= 0. Default: 0.
     pub linear_damping: f32,
     /// Enable the edge stretch constraints.
     ///
@@ -549,6 +560,17 @@ pub struct XpbdClothParams {
     ///
     /// Range: 0 <= s_ang <= 1. Default: 1.
     pub angular_inertia: f32,
+    /// Deformation damping d: once per step every free particle's velocity moves toward the cloth's
+    /// rigid motion v_cm + omega x r (fitted to the free particles' linear and angular momentum) by
+    /// the fraction 1 - exp(-d*dt) (Mueller et al. 2007, Position Based Dynamics, sec. 3.5, as a
+    /// rate). It keeps linear and angular momentum, so free fall, sliding, swinging about pins and
+    /// spinning are exact; it damps only the cloth's motion relative to itself (flapping, ripples,
+    /// the sway of draped flaps), standing in for the fabric's internal friction, which the
+    /// constraints do not model. Keep the default for worn and draped cloth; 0.5-1 for a livelier
+    /// flag; 0 for none.
+    ///
+    /// Unit: 1/s. Range: 1/s >= 0. Default: 3.
+    pub deformation_damping: f32,
 }
 
 /// What a cloth is made of: masses and compliances. `xpbd_cloth_set_material` replaces these fields
@@ -654,6 +676,7 @@ impl From<&ClothParams> for XpbdClothParams {
             simulation_blend: p.simulation_blend,
             linear_inertia: p.linear_inertia,
             angular_inertia: p.angular_inertia,
+            deformation_damping: p.deformation_damping,
         }
     }
 }
@@ -709,6 +732,7 @@ impl XpbdClothParams {
             simulation_blend: self.simulation_blend,
             linear_inertia: self.linear_inertia,
             angular_inertia: self.angular_inertia,
+            deformation_damping: self.deformation_damping,
         })
     }
 
@@ -785,6 +809,7 @@ impl XpbdClothDesc {
             simulation_blend: self.simulation_blend,
             linear_inertia: self.linear_inertia,
             angular_inertia: self.angular_inertia,
+            deformation_damping: self.deformation_damping,
         }
     }
 
@@ -840,6 +865,7 @@ impl XpbdClothDesc {
             simulation_blend: params.simulation_blend,
             linear_inertia: params.linear_inertia,
             angular_inertia: params.angular_inertia,
+            deformation_damping: params.deformation_damping,
         }
     }
 }
@@ -893,6 +919,7 @@ impl XpbdClothDesc {
             "simulation_blend" => FieldMut::F32(&mut self.simulation_blend),
             "linear_inertia" => FieldMut::F32(&mut self.linear_inertia),
             "angular_inertia" => FieldMut::F32(&mut self.angular_inertia),
+            "deformation_damping" => FieldMut::F32(&mut self.deformation_damping),
             _ => return None,
         })
     }
@@ -943,6 +970,7 @@ impl XpbdClothParams {
             "simulation_blend" => FieldMut::F32(&mut self.simulation_blend),
             "linear_inertia" => FieldMut::F32(&mut self.linear_inertia),
             "angular_inertia" => FieldMut::F32(&mut self.angular_inertia),
+            "deformation_damping" => FieldMut::F32(&mut self.deformation_damping),
             _ => return None,
         })
     }

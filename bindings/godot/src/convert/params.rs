@@ -33,8 +33,10 @@ pub struct InspectorParams {
     pub stretch_damping: f32,
     /// Bending damping β [N·m·s/rad].
     pub bend_damping: f32,
-    /// Linear velocity damping [1/s].
+    /// Linear velocity damping [1/s] (damps all motion; 0 by default).
     pub linear_damping: f32,
+    /// Deformation damping [1/s]: velocity relative to the cloth's rigid motion.
+    pub deformation_damping: f32,
     /// Tether slack factor s ≥ 1.
     pub tether_slack: f32,
     /// Strain limit: no edge longer than this ratio × its rest length at the end of a step
@@ -130,6 +132,7 @@ impl InspectorParams {
             stretch_damping: self.stretch_damping,
             bend_damping: self.bend_damping,
             linear_damping: self.linear_damping,
+            deformation_damping: self.deformation_damping,
             tether_slack: self.tether_slack,
             max_stretch: (self.max_stretch > 0.0).then_some(self.max_stretch),
             enable_bending: self.enable_bending,
@@ -166,6 +169,7 @@ impl InspectorParams {
             stretch_damping: params.stretch_damping,
             bend_damping: params.bend_damping,
             linear_damping: params.linear_damping,
+            deformation_damping: params.deformation_damping,
             tether_slack: params.tether_slack,
             max_stretch: params.max_stretch.unwrap_or(0.0),
             enable_bending: params.enable_bending,
@@ -229,6 +233,7 @@ mod tests {
             stretch_damping: 0.01,
             bend_damping: 0.002,
             linear_damping: 0.1,
+            deformation_damping: 0.7,
             tether_slack: 1.05,
             max_stretch: Some(1.2),
             enable_bending: false,

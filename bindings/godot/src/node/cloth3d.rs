@@ -76,9 +76,12 @@ pub struct XpbdCloth3D {
     /// Bending constraint damping β (XPBD eq. 26).
     #[export(range = (0.0, 1.0, 0.0001, or_greater, suffix = "N·m·s/rad"))]
     bend_damping: f32,
-    /// Velocity damping: v ← v·exp(−d·h) per substep.
+    /// Velocity damping of all motion: v ← v·exp(−d·h) per substep (0 by default).
     #[export(range = (0.0, 10.0, 0.01, or_greater, suffix = "1/s"))]
     linear_damping: f32,
+    /// Damping of the velocity relative to the cloth's rigid motion (keeps momentum).
+    #[export(range = (0.0, 10.0, 0.01, or_greater, suffix = "1/s"))]
+    deformation_damping: f32,
     /// Bending constraints on.
     #[export]
     enable_bending: bool,
@@ -255,6 +258,7 @@ impl XpbdCloth3D {
             stretch_damping: self.stretch_damping,
             bend_damping: self.bend_damping,
             linear_damping: self.linear_damping,
+            deformation_damping: self.deformation_damping,
             tether_slack: self.tether_slack,
             max_stretch: self.max_stretch,
             enable_bending: self.enable_bending,
@@ -287,6 +291,7 @@ impl XpbdCloth3D {
         self.stretch_damping = p.stretch_damping;
         self.bend_damping = p.bend_damping;
         self.linear_damping = p.linear_damping;
+        self.deformation_damping = p.deformation_damping;
         self.tether_slack = p.tether_slack;
         self.max_stretch = p.max_stretch;
         self.enable_bending = p.enable_bending;
@@ -568,6 +573,7 @@ impl INode3D for XpbdCloth3D {
             stretch_damping: 0.0,
             bend_damping: 0.0,
             linear_damping: 0.0,
+            deformation_damping: 0.0,
             enable_bending: true,
             enable_tethers: true,
             tether_slack: 1.0,
