@@ -135,6 +135,9 @@ impl World {
     /// ±1e6 m/s².
     pub fn set_gravity(&mut self, gravity: [f32; 3]) -> Result<(), ClothError> {
         WorldDesc { gravity, ..self.desc }.validate()?;
+        if gravity != self.desc.gravity {
+            self.cloths.values_mut().for_each(Cloth::wake); // every cloth feels gravity
+        }
         self.desc.gravity = gravity;
         Ok(())
     }
@@ -160,6 +163,7 @@ impl World {
     pub fn add_instance(&mut self, source: ClothHandle) -> Result<ClothHandle, ClothError> {
         let source = self.cloth_mut(source)?;
         source.settle_layout(); // the instance shares the layout in place
+        source.wake(); // an instance is usually placed elsewhere next; both start counting again
         let mut instance = source.clone();
         instance.guard.clear_status();
         let (index, generation) = self.cloths.insert(instance);
@@ -216,7 +220,9 @@ impl World {
             ColliderKind::Mesh => self.mesh_shapes.get(desc.mesh_shape.index, desc.mesh_shape.generation).cloned(),
             _ => None,
         };
-        self.colliders.add_with(desc, mesh)
+        let handle = self.colliders.add_with(desc, mesh)?;
+        self.wake_cloths_touched_by(handle);
+        Ok(handle)
     }
 
     /// Build a mesh shape from `desc` ([`MeshShape::build`]) and add it. The build holds only
@@ -295,7 +301,28 @@ impl World {
     /// error.
     pub fn teleport_collider(&mut self, handle: ColliderHandle, pose: &Pose) -> Result<(), ClothError> {
         let _fp = DefaultFpEnv::enter(); // normalises the rotation (`crate::fp_env`)
-        self.colliders.teleport(handle, pose)
+        let old = self.colliders.get(handle)?.clone();
+        self.colliders.teleport(handle, pose)?;
+        // Where it left (a cloth lying on it) and where it lands.
+        self.wake_cloths_touched_by_collider(&old);
+        self.wake_cloths_touched_by(handle);
+        Ok(())
+    }
+
+    /// Wake the sleeping cloths the collider `handle` touches at rest (`Cloth::touched_by`).
+    fn wake_cloths_touched_by(&mut self, handle: ColliderHandle) {
+        if let Ok(collider) = self.colliders.get(handle) {
+            let collider = collider.clone();
+            self.wake_cloths_touched_by_collider(&collider);
+        }
+    }
+
+    fn wake_cloths_touched_by_collider(&mut self, collider: &Collider) {
+        for cloth in self.cloths.values_mut().filter(|c| c.is_sleeping()) {
+            if cloth.touched_by(collider) {
+                cloth.wake();
+            }
+        }
     }
 
     /// Teleport a character: every cloth of `cloths` as [`Cloth::teleport`] and every collider of
@@ -329,7 +356,7 @@ impl World {
             self.cloth_mut(c)?.apply_teleport(t, q);
         }
         for (&c, pose) in colliders.iter().zip(&poses) {
-            self.colliders.teleport(c, pose)?;
+            self.teleport_collider(c, pose)?;
         }
         Ok(())
     }
@@ -337,7 +364,9 @@ impl World {
     /// Remove a collider; cloths stop colliding with it from the next step.
     /// Errors: `InvalidHandle` for a stale or unknown handle.
     pub fn remove_collider(&mut self, handle: ColliderHandle) -> Result<Collider, ClothError> {
-        self.colliders.remove(handle)
+        let collider = self.colliders.remove(handle)?;
+        self.wake_cloths_touched_by_collider(&collider); // what lay on it falls
+        Ok(collider)
     }
 
     /// The collider behind `handle`. Errors: `InvalidHandle`.

@@ -769,8 +769,8 @@ namespace Xpbd.Native
 
         /// <summary>
         ///  Wake a sleeping cloth (see `sleep_speed`): it steps again from the next step on, and its count
-        ///  towards sleep restarts. Harmless on an awake cloth. Pin, parameter, teleport, particle and
-        ///  snapshot calls and colliders moving within reach wake it too. Errors:
+        ///  towards sleep restarts. Harmless on an awake cloth. The events that wake it by themselves are
+        ///  listed at `sleep_speed`. Errors:
         ///  `XPBD_RESULT_INVALID_ID`, `XPBD_RESULT_WORLD_POISONED`. Thread-safe.
         /// </summary>
         [DllImport(__DllName, EntryPoint = "xpbd_cloth_wake", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
@@ -1553,10 +1553,12 @@ namespace Xpbd.Native
         public float max_stretch;
         /// <summary>
         ///  Sleeping: a cloth whose fastest particle stays below this speed for `sleep_time` stops
-        ///  stepping (a check per step, nothing else) until a pin target, a moving collider within
-        ///  reach, a parameter change, a teleport, a snapshot restore, a particle write or
-        ///  `xpbd_cloth_wake` wakes it. A few mm/s (0.005) for flags and curtains that settle; above the
-        ///  slowest motion that must go on (a cloth creeping over a table edge).
+        ///  stepping (a check per step, nothing else) until something that could move it wakes it: a pin
+        ///  target that changes, pinning or unpinning, a collider moving, created, destroyed or
+        ///  teleported within reach of it, a change of the world's gravity, a parameter change, a
+        ///  teleport, a snapshot restore, a particle write, an instance made from it or
+        ///  `xpbd_cloth_wake`. A few mm/s (0.005) for flags and curtains that settle; above the slowest
+        ///  motion that must go on (a cloth creeping over a table edge).
         ///
         ///  Unit: m/s. Range: 0 (= never sleep) or 1e-6 &lt;= m/s &lt;= 100. Default: 0 (= never sleep).
         /// </summary>
@@ -1906,10 +1908,12 @@ namespace Xpbd.Native
         public float max_stretch;
         /// <summary>
         ///  Sleeping: a cloth whose fastest particle stays below this speed for `sleep_time` stops
-        ///  stepping (a check per step, nothing else) until a pin target, a moving collider within
-        ///  reach, a parameter change, a teleport, a snapshot restore, a particle write or
-        ///  `xpbd_cloth_wake` wakes it. A few mm/s (0.005) for flags and curtains that settle; above the
-        ///  slowest motion that must go on (a cloth creeping over a table edge).
+        ///  stepping (a check per step, nothing else) until something that could move it wakes it: a pin
+        ///  target that changes, pinning or unpinning, a collider moving, created, destroyed or
+        ///  teleported within reach of it, a change of the world's gravity, a parameter change, a
+        ///  teleport, a snapshot restore, a particle write, an instance made from it or
+        ///  `xpbd_cloth_wake`. A few mm/s (0.005) for flags and curtains that settle; above the slowest
+        ///  motion that must go on (a cloth creeping over a table edge).
         ///
         ///  Unit: m/s. Range: 0 (= never sleep) or 1e-6 &lt;= m/s &lt;= 100. Default: 0 (= never sleep).
         /// </summary>

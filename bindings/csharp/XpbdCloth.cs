@@ -86,7 +86,7 @@ namespace Xpbd
 
         /// <summary>
         /// Whether the cloth sleeps (its sleep_speed setting: a still cloth stops stepping until a
-        /// pin, setting, teleport, particle write, snapshot or nearby moving collider wakes it).
+        /// change that could move it wakes it: the list at sleep_speed).
         /// </summary>
         public bool IsSleeping
         {

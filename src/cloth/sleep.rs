@@ -64,12 +64,28 @@ impl Cloth {
     /// thickness, meets the box the cloth fell asleep in (a moving plane always reaches).
     pub(crate) fn reached_by(&self, collider: &Collider) -> bool {
         let (from, to) = (collider.pose(), collider.target_pose());
-        if from == to || collider.layers() & self.config.params.collision_mask == 0 {
+        from != to && self.within_reach(collider, Vec3::from_array(from.position), Vec3::from_array(to.position))
+    }
+
+    /// Whether `collider` resting where it is now or at its target reaches this cloth (as
+    /// [`Self::reached_by`], not swept): a collider created, destroyed or teleported there changes
+    /// what a cloth lying on or under it feels.
+    pub(crate) fn touched_by(&self, collider: &Collider) -> bool {
+        [collider.pose(), collider.target_pose()].iter().any(|p| {
+            let p = Vec3::from_array(p.position);
+            self.within_reach(collider, p, p)
+        })
+    }
+
+    /// Whether `collider`'s bounding sphere thickened by the collision thickness, moving from
+    /// `a` to `b` \[m\], meets the box the cloth fell asleep in (a plane always does), for a
+    /// collider this cloth collides with.
+    fn within_reach(&self, collider: &Collider, a: Vec3, b: Vec3) -> bool {
+        if collider.layers() & self.config.params.collision_mask == 0 {
             return false;
         }
         // The shape's bounding ball (none for a plane, which always reaches).
         let Some(extent) = collider.shape.bounding_radius() else { return true };
-        let (a, b) = (Vec3::from_array(from.position), Vec3::from_array(to.position));
         let reach = extent + self.config.params.collision_thickness;
         // The distance from the box to a point of the move is convex along it: a ternary search
         // finds the closest point (to far below a millimetre after 40 rounds).

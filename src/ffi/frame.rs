@@ -317,8 +317,8 @@ unsafe fn particle_write<'a>(
 }
 
 /// Wake a sleeping cloth (see `sleep_speed`): it steps again from the next step on, and its count
-/// towards sleep restarts. Harmless on an awake cloth. Pin, parameter, teleport, particle and
-/// snapshot calls and colliders moving within reach wake it too. Errors:
+/// towards sleep restarts. Harmless on an awake cloth. The events that wake it by themselves are
+/// listed at `sleep_speed`. Errors:
 /// `XPBD_RESULT_INVALID_ID`, `XPBD_RESULT_WORLD_POISONED`. Thread-safe.
 #[unsafe(no_mangle)]
 pub extern "C" fn xpbd_cloth_wake(cloth: XpbdClothId) -> XpbdResult {

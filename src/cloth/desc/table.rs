@@ -515,9 +515,10 @@ pub const CLOTH: &[Param] = &[
         default: Value::F32(0.0),
         unit: "m/s",
         doc: "Sleeping: a cloth whose fastest particle stays below this speed for `sleep_time` stops \
-              stepping (a check per step, nothing else) until a pin target, a moving collider within \
-              reach, a parameter change, a teleport, a snapshot restore, a particle write or \
-              `xpbd_cloth_wake` wakes it.",
+              stepping (a check per step, nothing else) until something that could move it wakes it: a \
+              pin target that changes, pinning or unpinning, a collider moving, created, destroyed or \
+              teleported within reach of it, a change of the world's gravity, a parameter change, a \
+              teleport, a snapshot restore, a particle write, an instance made from it or `xpbd_cloth_wake`.",
         choose: "A few mm/s (0.005) for flags and curtains that settle; above the slowest motion that \
                  must go on (a cloth creeping over a table edge).",
         rust_doc: "See [`crate::World::step`].",
