@@ -249,3 +249,46 @@ fn rust_shared_world_reads_the_copy_during_a_step_and_steps_like_world_step() {
     let world = shared.into_inner().unwrap();
     assert_eq!(world.cloth(cloth).unwrap().state_hash(), hash);
 }
+
+/// A render thread reading positions without pause while the game thread runs 60
+/// `step_begin`..`step_end` brackets on a world of 2 threads: every read returns the positions of
+/// a finished step (the state before the first bracket or after one of them, as a twin world
+/// stepped synchronously has them), never a state in between. (How long the reads take is the
+/// bench's "render reads during asynchronous steps" table.)
+#[test]
+fn a_render_thread_reading_through_begin_step_and_end_sees_only_finished_steps() {
+    let (world, cloth) = rust_scene(2);
+    let (mut twin, twin_cloth) = rust_scene(2);
+    let positions = |reads: ClothReads<'_>| {
+        let mut out = vec![[0.0f32; 3]; reads.vertex_count() as usize];
+        reads.read_positions(&mut out).unwrap();
+        bits(&out).concat()
+    };
+    let mut finished = vec![positions(twin.cloth(twin_cloth).unwrap().reads())];
+    for _ in 0..60 {
+        twin.step(DT).unwrap();
+        finished.push(positions(twin.cloth(twin_cloth).unwrap().reads()));
+    }
+    let shared = SharedWorld::new(world);
+    let done = std::sync::atomic::AtomicBool::new(false);
+    let seen = std::thread::scope(|scope| {
+        let reader = scope.spawn(|| {
+            let mut seen = Vec::new();
+            while !done.load(std::sync::atomic::Ordering::Acquire) {
+                seen.push(shared.read(cloth, positions).unwrap());
+            }
+            seen
+        });
+        for _ in 0..60 {
+            shared.step_begin(DT).unwrap();
+            shared.step_end().unwrap();
+        }
+        done.store(true, std::sync::atomic::Ordering::Release);
+        reader.join().unwrap()
+    });
+    let unknown = seen.iter().filter(|s| !finished.contains(s)).count();
+    let distinct = finished.iter().filter(|f| seen.contains(f)).count();
+    println!("{} reads, {distinct} of the 61 finished states seen, {unknown} unknown", seen.len());
+    assert_eq!(unknown, 0, "{unknown} of {} reads returned a state no step finished with", seen.len());
+    assert!(distinct > 1, "the reads saw only one state: they did not overlap the steps");
+}

@@ -393,6 +393,52 @@ fn async_step_cost(scenes: &[Scene], steps: usize) -> Result<(), String> {
     Ok(())
 }
 
+/// Render reads from another thread overlapping the asynchronous steps (`SharedWorld` of 1 and 2
+/// threads; with 1 the reader has a core of its own, so a slow read there waited): a reader thread reads positions and normals without pause while this thread runs `steps`
+/// `step_begin`..`step_end` brackets; the reads' median, 99th percentile and longest time, and how
+/// many took over 0.5 ms (a read waits only for another call's short hold of the world's lock;
+/// beyond that, a longer read is the reader's thread being preempted).
+fn render_thread_reads(scenes: &[Scene], steps: usize) -> Result<(), String> {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    out!()?;
+    out!("render reads during asynchronous steps, 10 substeps, coloured")?;
+    out!("{:<11} {:>9} {:>7} {:>8} {:>10} {:>10} {:>10} {:>9}", "scene", "vertices", "threads", "reads", "median µs", "p99 µs", "max µs", "> 0.5 ms")?;
+    for (scene, threads) in scenes.iter().flat_map(|s| [(s, 1), (s, 2)]) {
+        let shared = xpbd_cloth::SharedWorld::new(world(scene, 10, threads, true));
+        let handle = shared.with(|w| w.live_handle(0).unwrap()).map_err(|e| e.to_string())?;
+        let n = shared.read(handle, |r| r.vertex_count() as usize).map_err(|e| e.to_string())?;
+        let done = AtomicBool::new(false);
+        let mut times = std::thread::scope(|scope| {
+            let reader = scope.spawn(|| {
+                let (mut positions, mut normals) = (vec![[0.0f32; 3]; n], vec![[0.0f32; 3]; n]);
+                let mut times = Vec::new();
+                while !done.load(Ordering::Acquire) {
+                    let t = Instant::now();
+                    shared
+                        .read(handle, |r| {
+                            r.read_positions(&mut positions).unwrap();
+                            r.read_normals(&mut normals).unwrap();
+                        })
+                        .unwrap();
+                    times.push(t.elapsed().as_secs_f64());
+                }
+                times
+            });
+            for _ in 0..steps {
+                shared.step_begin(DT).unwrap();
+                shared.step_end().unwrap();
+            }
+            done.store(true, Ordering::Release);
+            reader.join().unwrap()
+        });
+        times.sort_by(f64::total_cmp);
+        let at = |q: f64| times[((times.len() - 1) as f64 * q) as usize] * 1e6;
+        let slow = times.iter().filter(|&&t| t > 0.5e-3).count();
+        out!("{:<11} {:>9} {:>7} {:>8} {:>10.1} {:>10.1} {:>10.1} {:>9}", scene.name, n, threads, times.len(), at(0.5), at(0.99), at(1.0), slow)?;
+    }
+    Ok(())
+}
+
 /// Median seconds of pinning vertex `free` of `cloth`, of releasing it (the calls only), and of
 /// pinning it and waiting for the layout it rebuilds (the call and a view, which waits for it).
 fn pin_costs(cloth: &mut xpbd_cloth::Cloth, free: u32, steps: usize) -> Result<(f64, f64, f64), String> {
@@ -902,6 +948,7 @@ fn run(args: &ArgMatches) -> Result<(), String> {
     strain_limit_cost(&scenes, steps)?;
     frame_loop_cost(&scenes, steps)?;
     async_step_cost(&scenes, steps)?;
+    render_thread_reads(&scenes, steps)?;
     sleeping_cost(steps)?;
     if scenes.iter().any(|s| s.key == "tablecloth") {
         mesh_shapes(&scenes, steps)?;

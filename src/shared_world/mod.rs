@@ -264,12 +264,13 @@ impl SharedWorld {
         };
         slot.begun = Some(None);
         let job = Job { world, dt, inner: Arc::clone(&self.inner) };
-        match slot.stepper.as_ref() {
-            Some(stepper) => stepper.run(job),
-            None => {
-                drop(slot);
-                job.run();
-            }
+        let mailbox = slot.stepper.as_ref().map(Stepper::mailbox);
+        // Released before the hand-over: the woken step's threads may take both cores, and a
+        // render read must not wait for this thread to be scheduled again to release the lock.
+        drop(slot);
+        match mailbox {
+            Some(mailbox) => mailbox.run(job),
+            None => job.run(),
         }
         Ok(())
     }

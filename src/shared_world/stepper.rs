@@ -32,14 +32,14 @@ impl Job {
 
 /// The job waiting for the thread, or the order to stop.
 #[derive(Default)]
-struct Mailbox {
+struct Posted {
     job: Option<Job>,
     stop: bool,
 }
 
 #[derive(Default)]
 struct Shared {
-    mailbox: Mutex<Mailbox>,
+    mailbox: Mutex<Posted>,
     posted: Condvar,
 }
 
@@ -70,11 +70,23 @@ impl Stepper {
         Some(Stepper { shared, thread: Some(thread) })
     }
 
+    /// Where jobs for the thread are posted, to hand one over without holding the world's lock.
+    pub fn mailbox(&self) -> Mailbox {
+        Mailbox(Arc::clone(&self.shared))
+    }
+}
+
+/// A [`Stepper`]'s mailbox. Posting to it after the stepper was dropped is impossible in
+/// practice: the stepper is dropped only once no step has the world (`SharedWorld::close`),
+/// and a posted job is a step that has it.
+pub(super) struct Mailbox(Arc<Shared>);
+
+impl Mailbox {
     /// Hand `job` to the thread. The caller posts one job at a time (`step_begin` is refused
     /// until the last one has given the world back and been ended).
     pub fn run(&self, job: Job) {
-        self.shared.mailbox.lock().unwrap_or_else(PoisonError::into_inner).job = Some(job);
-        self.shared.posted.notify_one();
+        self.0.mailbox.lock().unwrap_or_else(PoisonError::into_inner).job = Some(job);
+        self.0.posted.notify_one();
     }
 }
 
