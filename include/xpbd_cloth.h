@@ -1660,8 +1660,8 @@ XpbdResult xpbd_world_set_gravity(struct XpbdWorldId world, float x, float y, fl
 
 /**
  * Default cloth settings: every field at the default its doc comment gives (light cotton,
- * compliances from the material, stretch, bending and tethers on, no damping, the world's
- * substeps and iterations). Never fails. Thread-safe.
+ * compliances from the material, stretch, bending and tethers on, only deformation damped
+ * (`deformation_damping`; no linear or constraint damping), the world's substeps and iterations). Never fails. Thread-safe.
  */
 struct XpbdClothParams xpbd_default_cloth_params(void);
 

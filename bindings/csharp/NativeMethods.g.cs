@@ -443,8 +443,8 @@ namespace Xpbd.Native
 
         /// <summary>
         ///  Default cloth settings: every field at the default its doc comment gives (light cotton,
-        ///  compliances from the material, stretch, bending and tethers on, no damping, the world's
-        ///  substeps and iterations). Never fails. Thread-safe.
+        ///  compliances from the material, stretch, bending and tethers on, only deformation damped
+        ///  (`deformation_damping`; no linear or constraint damping), the world's substeps and iterations). Never fails. Thread-safe.
         /// </summary>
         [DllImport(__DllName, EntryPoint = "xpbd_default_cloth_params", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
         public static extern XpbdClothParams xpbd_default_cloth_params();

@@ -94,8 +94,8 @@ pub(crate) enum FieldMut<'a> {
 }
 
 /// Default cloth settings: every field at the default its doc comment gives (light cotton,
-/// compliances from the material, stretch, bending and tethers on, no damping, the world's
-/// substeps and iterations). Never fails. Thread-safe.
+/// compliances from the material, stretch, bending and tethers on, only deformation damped
+/// (`deformation_damping`; no linear or constraint damping), the world's substeps and iterations). Never fails. Thread-safe.
 #[unsafe(no_mangle)]
 pub extern "C" fn xpbd_default_cloth_params() -> XpbdClothParams {
     XpbdClothParams::from(&ClothParams::default())

@@ -249,15 +249,28 @@ impl SharedWorld {
     /// 1e-5 s ≤ dt ≤ 1 s), `WorldPoisoned`, `InvalidHandle` (closed).
     pub fn step_begin(&self, dt: f32) -> Result<(), ClothError> {
         let mut slot = self.inner.lock_idle()?;
-        if slot.begun.is_some() {
-            return Err(ClothError::StepInProgress);
-        }
-        if !(MIN_TIME_STEP..=MAX_TIME_STEP).contains(&dt) {
-            return Err(ClothError::InvalidTimeStep { dt });
-        }
-        slot.world_mut()?;
-        if slot.stepper.is_none() {
-            slot.stepper = Stepper::start();
+        let mut tried_start = false;
+        loop {
+            if slot.begun.is_some() {
+                return Err(ClothError::StepInProgress);
+            }
+            if !(MIN_TIME_STEP..=MAX_TIME_STEP).contains(&dt) {
+                return Err(ClothError::InvalidTimeStep { dt });
+            }
+            slot.world_mut()?;
+            if slot.stepper.is_some() || tried_start {
+                break;
+            }
+            // The first call starts the thread without the lock, which reads take (a thread start
+            // can take a millisecond), then checks again: another call may have come meanwhile,
+            // and a thread it started wins.
+            drop(slot);
+            let started = Stepper::start();
+            slot = self.inner.lock_idle()?;
+            if slot.stepper.is_none() && !slot.closed {
+                slot.stepper = started;
+            }
+            tried_start = true;
         }
         let Some(world) = slot.take_for_step() else {
             return Err(ClothError::InvalidHandle);
