@@ -191,13 +191,7 @@ impl fmt::Display for ClothError {
                 "inverse mass of vertex {vertex} is {value}; must be finite and >= 0"
             ),
             InvalidParameter { name, value, expected } => {
-                // A value that came from an f32 prints as that f32 (-0.1, not -0.10000000149011612).
-                let single = *value as f32;
-                if single as f64 == *value {
-                    write!(f, "parameter `{name}` = {single} is invalid: expected {expected}")
-                } else {
-                    write!(f, "parameter `{name}` = {value} is invalid: expected {expected}")
-                }
+                write!(f, "parameter `{name}` = {} is invalid: expected {expected}", readable(*value))
             }
             InvalidTimeStep { dt } => write!(f, "time step {dt} s is invalid: expected 1e-5 <= dt <= 1"),
             InvalidHandle => write!(f, "handle is null, stale (destroyed) or forged"),
@@ -383,6 +377,43 @@ impl fmt::Display for SnapshotProblem {
             Corrupted => write!(f, "checksum mismatch or impossible field: the snapshot was changed or corrupted"),
             OtherMesh => write!(f, "the snapshot was saved from a cloth of another mesh"),
             NonFiniteState => write!(f, "the snapshot holds a NaN or infinite value"),
+        }
+    }
+}
+
+/// `value` as a message shows it: as the f32 it came from when it is one (-0.1, not
+/// -0.10000000149011612), in scientific notation when tiny or huge (-1e-30, not thirty zeros).
+fn readable(value: f64) -> String {
+    let magnitude = value.abs();
+    let scientific = magnitude != 0.0 && magnitude.is_finite() && !(1e-4..1e9).contains(&magnitude);
+    let single = value as f32;
+    match (single as f64 == value, scientific) {
+        (true, true) => format!("{single:e}"),
+        (true, false) => format!("{single}"),
+        (false, true) => format!("{value:e}"),
+        (false, false) => format!("{value}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::readable;
+
+    #[test]
+    fn values_read_as_written() {
+        let cases = [
+            (-0.1f32 as f64, "-0.1"),
+            (-1.0, "-1"),
+            (f64::NAN, "NaN"),
+            (f64::NEG_INFINITY, "-inf"),
+            (-1e-30f32 as f64, "-1e-30"),
+            (3.4e38f32 as f64, "3.4e38"),
+            (0.25e-8, "2.5e-9"),
+            (1234.5, "1234.5"),
+            (0.0, "0"),
+        ];
+        for (value, shown) in cases {
+            assert_eq!(readable(value), shown, "{value:?}");
         }
     }
 }
