@@ -382,10 +382,11 @@ impl fmt::Display for SnapshotProblem {
 }
 
 /// `value` as a message shows it: as the f32 it came from when it is one (-0.1, not
-/// -0.10000000149011612), in scientific notation when tiny or huge (-1e-30, not thirty zeros).
+/// -0.10000000149011612), in scientific notation when tiny or beyond any count (-1e-30, not
+/// thirty zeros; a count up to 1e15 keeps every digit).
 fn readable(value: f64) -> String {
     let magnitude = value.abs();
-    let scientific = magnitude != 0.0 && magnitude.is_finite() && !(1e-4..1e9).contains(&magnitude);
+    let scientific = magnitude != 0.0 && magnitude.is_finite() && !(1e-4..1e15).contains(&magnitude);
     let single = value as f32;
     match (single as f64 == value, scientific) {
         (true, true) => format!("{single:e}"),
@@ -410,6 +411,7 @@ mod tests {
             (3.4e38f32 as f64, "3.4e38"),
             (0.25e-8, "2.5e-9"),
             (1234.5, "1234.5"),
+            (u32::MAX as f64, "4294967295"),
             (0.0, "0"),
         ];
         for (value, shown) in cases {
