@@ -221,7 +221,8 @@ impl World {
             _ => None,
         };
         let handle = self.colliders.add_with(desc, mesh)?;
-        self.wake_cloths_touched_by(handle);
+        let added = self.colliders.get(handle)?;
+        wake_sleepers_touched_by(&mut self.cloths, added, &[added.pose()]);
         Ok(handle)
     }
 
@@ -301,28 +302,12 @@ impl World {
     /// error.
     pub fn teleport_collider(&mut self, handle: ColliderHandle, pose: &Pose) -> Result<(), ClothError> {
         let _fp = DefaultFpEnv::enter(); // normalises the rotation (`crate::fp_env`)
-        let old = self.colliders.get(handle)?.clone();
+        let c = self.colliders.get(handle)?;
+        let left = [c.pose(), c.target_pose()];
         self.colliders.teleport(handle, pose)?;
-        // Where it left (a cloth lying on it) and where it lands.
-        self.wake_cloths_touched_by_collider(&old);
-        self.wake_cloths_touched_by(handle);
+        // Where it left (a cloth lying on it) and where it lands; shape and layers are unchanged.
+        wake_sleepers_touched_by(&mut self.cloths, self.colliders.get(handle)?, &[left[0], left[1], *pose]);
         Ok(())
-    }
-
-    /// Wake the sleeping cloths the collider `handle` touches at rest (`Cloth::touched_by`).
-    fn wake_cloths_touched_by(&mut self, handle: ColliderHandle) {
-        if let Ok(collider) = self.colliders.get(handle) {
-            let collider = collider.clone();
-            self.wake_cloths_touched_by_collider(&collider);
-        }
-    }
-
-    fn wake_cloths_touched_by_collider(&mut self, collider: &Collider) {
-        for cloth in self.cloths.values_mut().filter(|c| c.is_sleeping()) {
-            if cloth.touched_by(collider) {
-                cloth.wake();
-            }
-        }
     }
 
     /// Teleport a character: every cloth of `cloths` as [`Cloth::teleport`] and every collider of
@@ -365,7 +350,8 @@ impl World {
     /// Errors: `InvalidHandle` for a stale or unknown handle.
     pub fn remove_collider(&mut self, handle: ColliderHandle) -> Result<Collider, ClothError> {
         let collider = self.colliders.remove(handle)?;
-        self.wake_cloths_touched_by_collider(&collider); // what lay on it falls
+        // What lay on it falls.
+        wake_sleepers_touched_by(&mut self.cloths, &collider, &[collider.pose(), collider.target_pose()]);
         Ok(collider)
     }
 
@@ -556,6 +542,16 @@ impl World {
         }
         snapshot.build(dt);
         true
+    }
+}
+
+/// Wake the sleeping cloths of `cloths` that `collider` resting at any of `poses` reaches
+/// ([`Cloth::touched_by`]).
+fn wake_sleepers_touched_by(cloths: &mut SlotMap<Cloth>, collider: &Collider, poses: &[Pose]) {
+    for cloth in cloths.values_mut().filter(|c| c.is_sleeping()) {
+        if cloth.touched_by(collider, poses) {
+            cloth.wake();
+        }
     }
 }
 

@@ -3,7 +3,7 @@
 //! is a flag check; the wake-ups are in the calls that change what the cloth feels.
 
 use super::Cloth;
-use crate::collision::Collider;
+use crate::collision::{Collider, Pose};
 use glam::Vec3;
 
 /// Where a cloth is on its way to sleep.
@@ -67,11 +67,11 @@ impl Cloth {
         from != to && self.within_reach(collider, Vec3::from_array(from.position), Vec3::from_array(to.position))
     }
 
-    /// Whether `collider` resting where it is now or at its target reaches this cloth (as
-    /// [`Self::reached_by`], not swept): a collider created, destroyed or teleported there changes
-    /// what a cloth lying on or under it feels.
-    pub(crate) fn touched_by(&self, collider: &Collider) -> bool {
-        [collider.pose(), collider.target_pose()].iter().any(|p| {
+    /// Whether `collider` resting at any of `poses` reaches this cloth (as [`Self::reached_by`],
+    /// not swept): a collider created, destroyed or teleported there changes what a cloth lying
+    /// on or under it feels.
+    pub(crate) fn touched_by(&self, collider: &Collider, poses: &[Pose]) -> bool {
+        poses.iter().any(|p| {
             let p = Vec3::from_array(p.position);
             self.within_reach(collider, p, p)
         })
