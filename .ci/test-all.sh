@@ -6,13 +6,18 @@ cd "$(dirname "$0")/.."
 
 # The C ABI tests compile C11 and C++17 programs (tests/c_abi_programs.rs) and run them under
 # valgrind (.ci/valgrind-c-api.sh). The C# tests (tests/csharp_mono.rs) compile with Mono's mcs
-# and run with mono (Debian: mono-mcs, mono-runtime).
+# and run with mono (Debian: mono-mcs, mono-runtime). The package check (.ci/dist-check.sh) builds
+# consumer programs with CMake, make and pkg-config and reads the Unity package.json with Python.
 missing=()
 command -v cc >/dev/null || missing+=(gcc libc6-dev)
 command -v c++ >/dev/null || missing+=(g++)
 command -v valgrind >/dev/null || missing+=(valgrind)
 command -v mcs >/dev/null || missing+=(mono-mcs)
 command -v mono >/dev/null || missing+=(mono-runtime)
+command -v cmake >/dev/null || missing+=(cmake)
+command -v make >/dev/null || missing+=(make)
+command -v pkg-config >/dev/null || missing+=(pkg-config)
+command -v python3 >/dev/null || missing+=(python3)
 if [ ${#missing[@]} -gt 0 ]; then
     apt-get update
     DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${missing[@]}"
@@ -52,3 +57,7 @@ bash unity-sample/build-native.sh
 mcs -target:library -unsafe -warnaserror+ -nologo -out:target/unity-package-check.dll \
     -recurse:'unity-sample/Runtime/*.cs' tests/csharp/UnityStubs.cs
 echo "unity-sample: package compiles with its copied bindings"
+
+# The installable packages (scripts/dist.sh): made, moved and consumed as their users would
+# (CMake find_package and pkg-config programs, shared and static; the Unity tarball compiled).
+bash .ci/dist-check.sh
