@@ -4,13 +4,13 @@
 #                                              static library, pkg-config file, CMake package
 #   DIR/xpbd_cloth-<version>-<target>.tar.gz   the same folder as one archive
 #   DIR/com.xpbd.cloth-<version>.tgz           the Unity package with its native library (UPM tarball)
-#   DIR/xpbd_cloth-godot-<version>/addons/xpbd_cloth/   the Godot extension and its library
+#   DIR/xpbd_cloth-godot-<version>/addons/xpbd_cloth/   the Godot extension and its library (+ .tar.gz)
 # Release builds with the build machine's paths remapped, so no file names a folder of this
 # machine; the archives are reproducible (sorted, owner 0, the last commit's time).
 #
 #   bash scripts/dist.sh --out DIR [--no-godot]
 #
-# --no-godot skips the Godot addon, whose godot-rust build takes ~10 minutes fresh on 2 cores.
+# --no-godot skips the Godot addon and its godot-rust build (3 min 16 s fresh on 2 cores).
 # Other platforms: docs/install.md (cross-building commands and what was built here).
 set -euo pipefail
 
@@ -71,9 +71,12 @@ c_name="xpbd_cloth-$version-$target"
 c_dir="$out/$c_name"
 rm -rf "$c_dir"
 install -D -m 0644 include/xpbd_cloth.h "$c_dir/include/xpbd_cloth.h"
+# Shipped without debug information (the line tables of the release profile are for our own
+# builds): the shared library is a fifth of the size, and so is what Unity puts into players.
 install -D -m 0755 "$built/libxpbd_cloth.so" "$c_dir/lib/$soname"
-ln -s "$soname" "$c_dir/lib/libxpbd_cloth.so"
 install -D -m 0644 "$built/libxpbd_cloth.a" "$c_dir/lib/libxpbd_cloth.a"
+strip --strip-debug "$c_dir/lib/$soname" "$c_dir/lib/libxpbd_cloth.a"
+ln -s "$soname" "$c_dir/lib/libxpbd_cloth.so"
 link_libraries="$(sed 's/-l//g; s/  */;/g' <<<"$libs_private")"
 fill() { # template → file, with the package's facts substituted
     sed -e "s|@VERSION@|$version|g" -e "s|@ABI@|$abi|g" -e "s|@SONAME@|$soname|g" \
@@ -84,8 +87,9 @@ mkdir -p "$c_dir/lib/pkgconfig" "$c_dir/lib/cmake/xpbd_cloth"
 fill xpbd_cloth.pc.in "$c_dir/lib/pkgconfig/xpbd_cloth.pc"
 fill xpbd_clothConfig.cmake.in "$c_dir/lib/cmake/xpbd_cloth/xpbd_clothConfig.cmake"
 fill xpbd_clothConfigVersion.cmake.in "$c_dir/lib/cmake/xpbd_cloth/xpbd_clothConfigVersion.cmake"
-fill README.md.in "$c_dir/README.md"
-install -m 0644 LICENSE-MIT LICENSE-APACHE "$c_dir/"
+mkdir -p "$c_dir/share/doc/xpbd_cloth"
+fill README.md.in "$c_dir/share/doc/xpbd_cloth/README.md"
+install -m 0644 LICENSE-MIT LICENSE-APACHE "$c_dir/share/doc/xpbd_cloth/"
 archive "$out" "$c_name" "$out/$c_name.tar.gz"
 echo "dist: $c_dir (+ .tar.gz)"
 
@@ -101,13 +105,18 @@ if [ -n "$unity_plugin" ]; then
         install -D -m 0644 "$file" "$pkg/${file#unity-sample/}"
     done
     rm -f "$pkg/build-native.sh" "$pkg/build-native.sh.meta" "$pkg/.gitignore" # the library is in
-    install -D -m 0755 "$built/libxpbd_cloth.so" "$pkg/$unity_plugin/libxpbd_cloth.so"
+    install -D -m 0755 "$c_dir/lib/$soname" "$pkg/$unity_plugin/libxpbd_cloth.so"
     guid() { printf 'com.xpbdcloth.cloth/%s' "$1" | md5sum | cut -c1-32; }
     (cd bindings/csharp && find . -name '*.cs' | sort) | while IFS= read -r file; do
         file="${file#./}"
         install -D -m 0644 "bindings/csharp/$file" "$pkg/Runtime/Bindings/$file"
         printf 'fileFormatVersion: 2\nguid: %s\nMonoImporter:\n  externalObjects: {}\n  serializedVersion: 2\n  defaultReferences: []\n  executionOrder: 0\n  icon: {instanceID: 0}\n  userData: \n  assetBundleName: \n  assetBundleVariant: \n' \
             "$(guid "Runtime/Bindings/$file")" > "$pkg/Runtime/Bindings/$file.meta"
+    done
+    for licence in LICENSE-MIT LICENSE-APACHE; do
+        install -m 0644 "$licence" "$pkg/$licence"
+        printf 'fileFormatVersion: 2\nguid: %s\nDefaultImporter:\n  externalObjects: {}\n  userData: \n  assetBundleName: \n  assetBundleVariant: \n' \
+            "$(guid "$licence")" > "$pkg/$licence.meta"
     done
     (cd "$pkg" && find Runtime/Bindings -type d | sort) | while IFS= read -r folder; do
         printf 'fileFormatVersion: 2\nguid: %s\nfolderAsset: yes\nDefaultImporter:\n  externalObjects: {}\n  userData: \n  assetBundleName: \n  assetBundleVariant: \n' \
@@ -142,6 +151,7 @@ if [ "$godot" = 1 ]; then
     library="libxpbd_cloth_godot.linux.$godot_arch.so"
     rm -rf "$godot_dir"
     install -D -m 0755 "bindings/godot/target/dist/release/libxpbd_cloth_godot.so" "$addon/bin/$library"
+    strip --strip-debug "$addon/bin/$library"
     # The committed .gdextension's [configuration], with [libraries] pointing into the addon (release
     # builds for the editor and both export kinds).
     {
@@ -152,7 +162,8 @@ if [ "$godot" = 1 ]; then
         echo "linux.release.$godot_arch = \"res://addons/xpbd_cloth/bin/$library\""
     } > "$addon/xpbd_cloth.gdextension"
     install -m 0644 LICENSE-MIT LICENSE-APACHE "$addon/"
-    echo "dist: $godot_dir"
+    archive "$out" "xpbd_cloth-godot-$version" "$out/xpbd_cloth-godot-$version.tar.gz"
+    echo "dist: $godot_dir (+ .tar.gz)"
 else
     echo "dist: Godot addon skipped (--no-godot)"
 fi
