@@ -65,6 +65,8 @@
  * Linking: Linux -lxpbd_cloth (libxpbd_cloth.so), macOS -lxpbd_cloth (libxpbd_cloth.dylib),
  * Windows xpbd_cloth.dll.lib (import library of xpbd_cloth.dll); static: libxpbd_cloth.a /
  * xpbd_cloth.lib plus the system libraries `cargo rustc -- --print native-static-libs` lists.
+ * The installed package (scripts/dist.sh, docs/install.md) has a CMake package
+ * (xpbd_cloth::xpbd_cloth, xpbd_cloth::xpbd_cloth_static) and a pkg-config file that name them.
  */
 
 #ifndef XPBD_CLOTH_H
