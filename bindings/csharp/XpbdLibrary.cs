@@ -48,7 +48,8 @@ namespace Xpbd
                             "xpbd_cloth: the native library was not found (libxpbd_cloth.so on Linux and Android, " +
                             "libxpbd_cloth.dylib on macOS, xpbd_cloth.dll on Windows, linked statically on iOS/WebGL). " +
                             "Build it with `cargo build --release` and put it next to the program or on the library path; " +
-                            "in Unity run unity-sample/build-native.sh. (" + e.Message + ")", e);
+                            "in Unity run unity-sample/build-native.sh, or add the package tarball that scripts/dist.sh makes. (" +
+                            e.Message + ")", e);
                     }
                     catch (EntryPointNotFoundException e)
                     {
@@ -72,7 +73,7 @@ namespace Xpbd
             return "xpbd_cloth: the native library implements ABI version " + library +
                 " but these C# bindings were generated for version " + bindings +
                 ". Use the library and bindings/csharp from the same xpbd_cloth build " +
-                "(in Unity: run unity-sample/build-native.sh again).";
+                "(in Unity: run unity-sample/build-native.sh again, or add one package tarball that scripts/dist.sh makes).";
         }
 
         /// <summary>The calling thread's last error message from the library ("" before any error).</summary>
