@@ -107,20 +107,22 @@ if [ -n "$unity_plugin" ]; then
     rm -f "$pkg/build-native.sh" "$pkg/build-native.sh.meta" "$pkg/.gitignore" # the library is in
     install -D -m 0755 "$c_dir/lib/$soname" "$pkg/$unity_plugin/libxpbd_cloth.so"
     guid() { printf 'com.xpbdcloth.cloth/%s' "$1" | md5sum | cut -c1-32; }
+    # The .meta of asset $1: the GUID of package path $2 and the importer lines $3 (escapes read).
+    meta() {
+        printf 'fileFormatVersion: 2\nguid: %s\n%b  userData: \n  assetBundleName: \n  assetBundleVariant: \n' \
+            "$(guid "$2")" "$3" > "$1.meta"
+    }
     (cd bindings/csharp && find . -name '*.cs' | sort) | while IFS= read -r file; do
         file="${file#./}"
         install -D -m 0644 "bindings/csharp/$file" "$pkg/Runtime/Bindings/$file"
-        printf 'fileFormatVersion: 2\nguid: %s\nMonoImporter:\n  externalObjects: {}\n  serializedVersion: 2\n  defaultReferences: []\n  executionOrder: 0\n  icon: {instanceID: 0}\n  userData: \n  assetBundleName: \n  assetBundleVariant: \n' \
-            "$(guid "Runtime/Bindings/$file")" > "$pkg/Runtime/Bindings/$file.meta"
+        meta "$pkg/Runtime/Bindings/$file" "Runtime/Bindings/$file" 'MonoImporter:\n  externalObjects: {}\n  serializedVersion: 2\n  defaultReferences: []\n  executionOrder: 0\n  icon: {instanceID: 0}\n'
     done
     for licence in LICENSE-MIT LICENSE-APACHE; do
         install -m 0644 "$licence" "$pkg/$licence"
-        printf 'fileFormatVersion: 2\nguid: %s\nDefaultImporter:\n  externalObjects: {}\n  userData: \n  assetBundleName: \n  assetBundleVariant: \n' \
-            "$(guid "$licence")" > "$pkg/$licence.meta"
+        meta "$pkg/$licence" "$licence" 'DefaultImporter:\n  externalObjects: {}\n'
     done
     (cd "$pkg" && find Runtime/Bindings -type d | sort) | while IFS= read -r folder; do
-        printf 'fileFormatVersion: 2\nguid: %s\nfolderAsset: yes\nDefaultImporter:\n  externalObjects: {}\n  userData: \n  assetBundleName: \n  assetBundleVariant: \n' \
-            "$(guid "$folder")" > "$pkg/$folder.meta"
+        meta "$pkg/$folder" "$folder" 'folderAsset: yes\nDefaultImporter:\n  externalObjects: {}\n'
     done
     # Drop the import settings of platforms not built here, and the folders they leave empty.
     while :; do
