@@ -3,7 +3,6 @@
 //! edge non-manifold) and the winding made consistent across each orientable connected part, so
 //! that normals, wind and bending see one front side.
 
-use std::collections::{HashMap, HashSet};
 
 /// What [`repair`] changed.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -25,46 +24,80 @@ pub struct Repairs {
 /// majority of its triangles, the earliest triangle's on a tie; a part that cannot be oriented
 /// (a Möbius strip) keeps the first winding each of its triangles is reached with.
 pub fn repair(triangles: &mut Vec<[u32; 3]>) -> Repairs {
-    let given = edge_uses(triangles);
-    let inconsistent_edges = given.values().filter(|u| u.len() == 2 && u[0].1 == u[1].1).count() as u32;
-    let non_manifold_edges = given.values().filter(|u| u.len() > 2).count() as u32;
+    let given = EdgeUses::new(triangles);
+    let inconsistent_edges = given.edges().filter(|u| same_way(u)).count() as u32;
+    let non_manifold_edges = given.edges().filter(|u| u.len() > 2).count() as u32;
     drop(given);
     let before = triangles.len();
-    let mut seen: HashSet<[u32; 3]> = HashSet::with_capacity(before);
-    triangles.retain(|t| {
-        let mut key = *t;
-        key.sort_unstable();
-        seen.insert(key)
+    // Sorted corner sets with their triangle: all but the first of each run are duplicates.
+    let mut keys: Vec<([u32; 3], u32)> = triangles
+        .iter()
+        .enumerate()
+        .map(|(t, tri)| {
+            let mut key = *tri;
+            key.sort_unstable();
+            (key, t as u32)
+        })
+        .collect();
+    keys.sort_unstable();
+    let mut keep = vec![true; before];
+    for run in keys.chunk_by(|a, b| a.0 == b.0) {
+        for &(_, t) in &run[1..] {
+            keep[t as usize] = false;
+        }
+    }
+    let mut index = 0;
+    triangles.retain(|_| {
+        index += 1;
+        keep[index - 1]
     });
     let duplicate_triangles = (before - triangles.len()) as u32;
     let flipped_triangles = orient(triangles);
     Repairs { duplicate_triangles, inconsistent_edges, non_manifold_edges, flipped_triangles }
 }
 
-/// Per undirected edge, the triangles using it and whether each runs low → high index.
-fn edge_uses(triangles: &[[u32; 3]]) -> HashMap<(u32, u32), Vec<(u32, bool)>> {
-    let mut uses: HashMap<(u32, u32), Vec<(u32, bool)>> = HashMap::with_capacity(triangles.len() * 2);
-    for (t, tri) in triangles.iter().enumerate() {
-        for k in 0..3 {
-            let (a, b) = (tri[k], tri[(k + 1) % 3]);
-            uses.entry((a.min(b), a.max(b))).or_default().push((t as u32, a < b));
+/// Per undirected edge (in ascending order of its two particle indices), the triangles using it
+/// and whether each runs low → high index: one sort instead of a hash map of lists, which took
+/// 0.3 s for 200 000 triangles.
+struct EdgeUses {
+    /// (low << 32 | high, triangle, runs low → high), sorted.
+    uses: Vec<(u64, u32, bool)>,
+}
+
+impl EdgeUses {
+    fn new(triangles: &[[u32; 3]]) -> EdgeUses {
+        let mut uses = Vec::with_capacity(triangles.len() * 3);
+        for (t, tri) in triangles.iter().enumerate() {
+            for k in 0..3 {
+                let (a, b) = (tri[k], tri[(k + 1) % 3]);
+                uses.push((((a.min(b) as u64) << 32) | a.max(b) as u64, t as u32, a < b));
+            }
         }
+        uses.sort_unstable();
+        EdgeUses { uses }
     }
-    uses
+
+    /// The uses of each edge, edge by edge: (triangle, runs low → high) pairs.
+    fn edges(&self) -> impl Iterator<Item = &[(u64, u32, bool)]> {
+        self.uses.chunk_by(|a, b| a.0 == b.0)
+    }
+}
+
+/// Two uses of one edge run the same way.
+fn same_way(uses: &[(u64, u32, bool)]) -> bool {
+    uses.len() == 2 && uses[0].2 == uses[1].2
 }
 
 /// Make the winding consistent (see [`repair`]); returns the number of triangles flipped.
 fn orient(triangles: &mut [[u32; 3]]) -> u32 {
-    let uses = edge_uses(triangles);
-    if !uses.values().any(|u| u.len() == 2 && u[0].1 == u[1].1) {
+    let uses = EdgeUses::new(triangles);
+    if !uses.edges().any(same_way) {
         return 0;
     }
     // Neighbours across two-triangle edges, with whether they agree as wound now.
     let mut neighbours: Vec<Vec<(u32, bool)>> = vec![Vec::new(); triangles.len()];
-    let mut keys: Vec<&(u32, u32)> = uses.keys().collect();
-    keys.sort_unstable();
-    for key in keys {
-        if let [(s, ds), (t, dt)] = uses[key][..] {
+    for edge in uses.edges() {
+        if let [(_, s, ds), (_, t, dt)] = edge[..] {
             neighbours[s as usize].push((t, ds != dt));
             neighbours[t as usize].push((s, ds != dt));
         }
@@ -86,7 +119,7 @@ fn orient(triangles: &mut [[u32; 3]]) -> u32 {
             for &(t, agree) in &neighbours[s] {
                 if flip[t as usize].is_none() {
                     // Agreeing neighbours keep the same flip; disagreeing ones take the other.
-                    flip[t as usize] = Some(flip_s != !agree);
+                    flip[t as usize] = Some(flip_s == agree);
                     part.push(t);
                 }
             }
@@ -114,7 +147,7 @@ mod tests {
 
     /// Edges of two triangles that run the same way, counted independently.
     fn same_direction_edges(triangles: &[[u32; 3]]) -> usize {
-        edge_uses(triangles).values().filter(|u| u.len() == 2 && u[0].1 == u[1].1).count()
+        EdgeUses::new(triangles).edges().filter(|u| same_way(u)).count()
     }
 
     /// A 4 × 4 quad grid (18 triangles) with every third triangle reversed becomes consistent, with
