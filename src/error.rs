@@ -42,6 +42,24 @@ pub enum ClothError {
         /// Triangle number (index / 3).
         triangle: u32,
     },
+    /// A mesh shape was queried while it builds ([`crate::World::create_mesh_shape_async`]) or after
+    /// its build failed ([`crate::World::mesh_shape_status`] says which).
+    MeshShapeNotReady {
+        /// Build progress in 0..=1 (1 after a failed build).
+        progress: f32,
+    },
+    /// A mesh shape was given no triangles (a collider needs a surface; a cloth may have none).
+    NoTriangles,
+    /// A mesh shape has more triangles than `collision::MAX_MESH_SHAPE_TRIANGLES` (2²⁴).
+    TooManyTriangles {
+        /// Number of triangles passed.
+        count: usize,
+    },
+    /// Every triangle of a mesh shape has zero area (corners at one position, or collinear).
+    NoTriangleWithArea {
+        /// Number of triangles passed.
+        triangles: u32,
+    },
     /// A line (extra edge) refers to a vertex that does not exist.
     LineIndexOutOfRange {
         /// Line number (index into the pair list).
@@ -164,6 +182,17 @@ impl fmt::Display for ClothError {
         use ClothError::*;
         match self {
             EmptyMesh => write!(f, "mesh has no vertices"),
+            MeshShapeNotReady { progress } => write!(
+                f,
+                "the mesh shape is not built ({:.0} % done, or its build failed): poll its status until it is ready",
+                progress * 100.0
+            ),
+            NoTriangles => write!(f, "mesh shape has no triangles (triangle_count = 0): a collider needs a surface"),
+            TooManyTriangles { count } => write!(f, "mesh shape has {count} triangles; at most 2^24 (16777216)"),
+            NoTriangleWithArea { triangles } => write!(
+                f,
+                "all {triangles} triangles of the mesh shape have zero area (corners at one position or on one line): nothing to collide with"
+            ),
             MeshTooLarge { count } => write!(f, "mesh too large: {count} vertices or indices (at most 2^28 vertices and 2^32 - 1 indices)"),
             IndexCountNotMultipleOfThree { len } => {
                 write!(f, "index count {len} is not a multiple of 3")

@@ -51,11 +51,11 @@ pub use cloth::{
     Cloth, ClothDesc, ClothParams, ClothReads, ClothStatus, Energy, Instability, InstabilityKind, MeshInfo, SnapshotProblem,
     UnstableRecovery, VertexLayout,
 };
-pub use collision::{Collider, ColliderDesc, ColliderHandle, ColliderKind, MeshShape, MeshShapeDesc, MeshShapeHandle, Pose};
+pub use collision::{Collider, ColliderDesc, ColliderHandle, ColliderKind, MeshShape, MeshShapeDesc, MeshShapeHandle, MeshShapeReport, Pose};
 pub use cloth::skin::SkinDesc;
 pub use error::ClothError;
 pub use glam::Vec3;
 pub use material::Material;
 pub use stats::{ClothStats, ConstraintStats};
-pub use world::{Advance, ClothHandle, World, WorldDesc};
+pub use world::{Advance, ClothHandle, MeshShapeStatus, World, WorldDesc};
 pub use shared_world::SharedWorld;

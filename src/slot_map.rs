@@ -113,6 +113,11 @@ impl<T> SlotMap<T> {
         self.slots.iter().enumerate().filter_map(|(i, s)| s.value.as_ref().map(|v| (i as u32, v)))
     }
 
+    /// Live objects, mutably, with their slot index, in slot order.
+    pub fn iter_mut(&mut self) -> impl Iterator<Item = (u32, &mut T)> {
+        self.slots.iter_mut().enumerate().filter_map(|(i, s)| s.value.as_mut().map(|v| (i as u32, v)))
+    }
+
     /// Live objects, mutably, in slot order.
     pub fn values_mut(&mut self) -> impl Iterator<Item = &mut T> {
         self.slots.iter_mut().filter_map(|s| s.value.as_mut())

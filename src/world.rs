@@ -1,8 +1,13 @@
 //! The world: gravity, solver defaults, a thread pool, colliders, and many cloths stepped together.
 
+mod mesh_shapes;
+
+use mesh_shapes::MeshShapeEntry;
+pub use mesh_shapes::MeshShapeStatus;
+
 use crate::cloth::{Cloth, ClothDesc, MAX_SUBSTEPS};
 use crate::collision::inter_cloth::InterClothSnapshot;
-use crate::collision::{Collider, ColliderDesc, ColliderHandle, ColliderKind, ColliderStore, MeshShape, MeshShapeDesc, MeshShapeHandle, Pose};
+use crate::collision::{Collider, ColliderHandle, ColliderStore, Pose};
 use std::sync::{Arc, Weak};
 use crate::error::{ClothError, check_count, check_range};
 pub use crate::handle::ClothHandle;
@@ -83,8 +88,8 @@ pub struct World {
     desc: WorldDesc,
     cloths: SlotMap<Cloth>,
     colliders: ColliderStore,
-    /// Mesh shapes, shared by the mesh colliders that instance them.
-    mesh_shapes: SlotMap<Arc<MeshShape>>,
+    /// Mesh shapes, shared by the mesh colliders that instance them; built, building or failed.
+    mesh_shapes: SlotMap<MeshShapeEntry>,
     /// Joined when the world is dropped (`crate::worker_pool`).
     pool: Option<Arc<WorkerPool>>,
     /// Particles of the cloths with inter-cloth collision, taken before each step (reused).
@@ -210,78 +215,6 @@ impl World {
         self.cloths.len()
     }
 
-    /// Add a collider, shared by every cloth of the world whose `collision_mask` intersects its
-    /// `layers`. It rests at `desc.pose` until moved. Errors: `InvalidParameter` naming the field
-    /// (dimensions, pose, friction; `mesh_shape` for a mesh collider whose shape is not a live
-    /// shape of this world); nothing is added on error.
-    pub fn add_collider(&mut self, desc: &ColliderDesc) -> Result<ColliderHandle, ClothError> {
-        let _fp = DefaultFpEnv::enter(); // normalises the rotation (`crate::fp_env`)
-        let mesh = match desc.kind {
-            ColliderKind::Mesh => self.mesh_shapes.get(desc.mesh_shape.index, desc.mesh_shape.generation).cloned(),
-            _ => None,
-        };
-        let handle = self.colliders.add_with(desc, mesh)?;
-        let added = self.colliders.get(handle)?;
-        wake_sleepers_touched_by(&mut self.cloths, added, &[added.pose()]);
-        Ok(handle)
-    }
-
-    /// Build a mesh shape from `desc` ([`MeshShape::build`]) and add it. The build holds only
-    /// `&mut self`; to build off the game thread, call [`MeshShape::build`] there and
-    /// [`World::add_mesh_shape`] here. Errors: those of [`MeshShape::build`].
-    pub fn create_mesh_shape(&mut self, desc: &MeshShapeDesc) -> Result<MeshShapeHandle, ClothError> {
-        let shape = Self::build_mesh_shape_on(self.pool.clone(), desc)?;
-        Ok(self.add_mesh_shape(shape))
-    }
-
-    /// Build a mesh shape on `pool` (a world's, [`Self::mesh_shape_pool`]), or on the calling
-    /// thread alone without one, so a world of one thread starts no thread for it either.
-    pub(crate) fn build_mesh_shape_on(pool: Option<Arc<WorkerPool>>, desc: &MeshShapeDesc) -> Result<MeshShape, ClothError> {
-        match pool {
-            Some(pool) => pool.install(|| MeshShape::build_on(desc, true)),
-            None => MeshShape::build_on(desc, false),
-        }
-    }
-
-    /// The pool [`Self::build_mesh_shape_on`] takes for this world's mesh shapes.
-    pub(crate) fn mesh_shape_pool(&self) -> Option<Arc<WorkerPool>> {
-        self.pool.clone()
-    }
-
-    /// Add a built mesh shape; colliders of kind [`ColliderKind::Mesh`] instance it by handle.
-    /// Never fails.
-    pub fn add_mesh_shape(&mut self, shape: MeshShape) -> MeshShapeHandle {
-        let (index, generation) = self.mesh_shapes.insert(Arc::new(shape));
-        MeshShapeHandle { index, generation }
-    }
-
-    /// The mesh shape behind `handle`. Errors: `InvalidHandle`.
-    pub fn mesh_shape(&self, handle: MeshShapeHandle) -> Result<&MeshShape, ClothError> {
-        self.mesh_shapes.get(handle.index, handle.generation).map(|s| &**s).ok_or(ClothError::InvalidHandle)
-    }
-
-    /// Remove a mesh shape. Errors: `InvalidHandle`; `MeshShapeInUse` (with how many colliders use
-    /// it) while a collider uses it: destroy those first. Nothing changes on error.
-    pub fn remove_mesh_shape(&mut self, handle: MeshShapeHandle) -> Result<(), ClothError> {
-        let shape = self.mesh_shapes.get(handle.index, handle.generation).ok_or(ClothError::InvalidHandle)?;
-        let users = Arc::strong_count(shape) - 1;
-        if users > 0 {
-            return Err(ClothError::MeshShapeInUse { colliders: users });
-        }
-        self.mesh_shapes.remove(handle.index, handle.generation);
-        Ok(())
-    }
-
-    /// The handle of the live mesh shape in slot `index`, if any.
-    pub fn live_mesh_shape_handle(&self, index: u32) -> Option<MeshShapeHandle> {
-        self.mesh_shapes.live_generation(index).map(|generation| MeshShapeHandle { index, generation })
-    }
-
-    /// Number of live mesh shapes.
-    pub fn mesh_shape_count(&self) -> usize {
-        self.mesh_shapes.len()
-    }
-
     /// Set the pose a collider reaches by the end of the next step. Every substep of that step
     /// sees it interpolated (position linearly, rotation by slerp) from its pose at the end of
     /// the last step, and friction acts relative to that motion. Calling it again before the
@@ -391,6 +324,8 @@ impl World {
         if !(MIN_TIME_STEP..=MAX_TIME_STEP).contains(&dt) {
             return Err(ClothError::InvalidTimeStep { dt });
         }
+        // Shapes whose build ended since the last step: their colliders collide from this one.
+        self.publish_mesh_shapes();
         // A collider that moves within reach of a sleeping cloth wakes it (`cloth::sleep`).
         let colliders = &self.colliders;
         for cloth in self.cloths.values_mut().filter(|c| c.is_sleeping()) {
@@ -547,7 +482,7 @@ impl World {
 
 /// Wake the sleeping cloths of `cloths` that `collider` resting at any of `poses` reaches
 /// ([`Cloth::touched_by`]).
-fn wake_sleepers_touched_by(cloths: &mut SlotMap<Cloth>, collider: &Collider, poses: &[Pose]) {
+pub(crate) fn wake_sleepers_touched_by(cloths: &mut SlotMap<Cloth>, collider: &Collider, poses: &[Pose]) {
     for cloth in cloths.values_mut().filter(|c| c.is_sleeping()) {
         if cloth.touched_by(collider, poses) {
             cloth.wake();

@@ -5,6 +5,7 @@
 mod common;
 
 use xpbd_cloth::ffi::*;
+use xpbd_cloth::collision::{AUTO_CELLS_PER_DIAGONAL, BAND_CELLS};
 use xpbd_cloth::{ClothDesc, ClothHandle, ClothParams, ColliderDesc, MeshShapeDesc, MeshShapeHandle, Pose, Vec3, World, WorldDesc};
 
 const DT: f32 = 1.0 / 60.0;
@@ -251,9 +252,9 @@ fn c_abi_mesh_shapes_report_bad_input_and_share_good_shapes() {
     };
     let bad_index: Vec<u32> = flat.iter().map(|&i| if i == 7 { 8 } else { i }).collect();
     let cases = [
-        ("no triangles", XpbdMeshShapeDesc { triangle_count: 0, ..good }, XpbdResult::InvalidArgument),
-        ("NaN position", XpbdMeshShapeDesc { positions: nan.as_ptr().cast(), ..good }, XpbdResult::InvalidArgument),
-        ("index out of range", XpbdMeshShapeDesc { indices: bad_index.as_ptr(), ..good }, XpbdResult::InvalidArgument),
+        ("no triangles", XpbdMeshShapeDesc { triangle_count: 0, ..good }, XpbdResult::InvalidMesh),
+        ("NaN position", XpbdMeshShapeDesc { positions: nan.as_ptr().cast(), ..good }, XpbdResult::InvalidMesh),
+        ("index out of range", XpbdMeshShapeDesc { indices: bad_index.as_ptr(), ..good }, XpbdResult::InvalidMesh),
         ("negative cell", XpbdMeshShapeDesc { cell_size: -0.01, ..good }, XpbdResult::InvalidArgument),
         ("NaN cell", XpbdMeshShapeDesc { cell_size: f32::NAN, ..good }, XpbdResult::InvalidArgument),
         ("infinite cell", XpbdMeshShapeDesc { cell_size: f32::INFINITY, ..good }, XpbdResult::InvalidArgument),
@@ -273,12 +274,20 @@ fn c_abi_mesh_shapes_report_bad_input_and_share_good_shapes() {
     }
     let (result, shape) = create(&good);
     assert_eq!(result, XpbdResult::Ok);
-    // The query answers in the shape's frame: 0.2 m above the top face.
-    let (mut distance, mut normal) = (0.0f32, [0.0f32; 3]);
-    // SAFETY: 3 floats in, 1 and 3 out.
-    let r = unsafe { xpbd_mesh_shape_distance(shape, [0.0, 0.3, 0.0].as_ptr(), &mut distance, normal.as_mut_ptr()) };
-    assert_eq!(r, XpbdResult::Ok);
-    assert!((distance - 0.2).abs() < 1e-4 && (normal[1] - 1.0).abs() < 1e-3, "{distance} {normal:?}");
+    // The query answers in the shape's frame: 4 cm above the top face (inside the band of 4
+    // automatic cells, 1.5 cm each: exact), and 0.2 m above it (beyond: a lower bound, at least
+    // the band).
+    let query = |y: f32| {
+        let (mut distance, mut normal) = (0.0f32, [0.0f32; 3]);
+        // SAFETY: 3 floats in, 1 and 3 out.
+        let r = unsafe { xpbd_mesh_shape_distance(shape, [0.0, 0.1 + y, 0.0].as_ptr(), &mut distance, normal.as_mut_ptr()) };
+        assert_eq!(r, XpbdResult::Ok);
+        (distance, normal)
+    };
+    let ((near, normal), (far, _)) = (query(0.04), query(0.2));
+    assert!((near - 0.04).abs() < 1e-4 && (normal[1] - 1.0).abs() < 1e-3, "{near} {normal:?}");
+    let band = BAND_CELLS * (0.5f32 * 0.5 + 0.1 * 0.1 + 0.5 * 0.5).sqrt() * 2.0 / AUTO_CELLS_PER_DIAGONAL;
+    assert!(far <= 0.2 + 1e-4 && far >= band - 1e-4, "{far}: between the band {band} and the distance");
     // Instanced twice; destroying the shape is refused until both colliders are gone.
     let desc = XpbdColliderDesc { mesh_shape: shape, ..xpbd_default_collider_desc_for(XpbdColliderKind::Mesh as u32) };
     let (mut a, mut b) = (XpbdColliderId::default(), XpbdColliderId::default());
@@ -305,5 +314,97 @@ fn c_abi_mesh_shapes_report_bad_input_and_share_good_shapes() {
     // A collider id is no mesh shape id.
     assert_eq!(xpbd_mesh_shape_destroy(XpbdMeshShapeId { id: a.id }), XpbdResult::InvalidId);
     assert_eq!(live(), before);
+    assert_eq!(xpbd_world_destroy(world), XpbdResult::Ok);
+}
+
+/// Poll `xpbd_mesh_shape_is_ready` until it answers anything but "building" (at most 60 s).
+fn wait_ready(shape: XpbdMeshShapeId) -> XpbdResult {
+    let mut ready = 0u32;
+    for _ in 0..60_000 {
+        // SAFETY: `ready` is writable.
+        let r = unsafe { xpbd_mesh_shape_is_ready(shape, &mut ready) };
+        if r != XpbdResult::Ok || ready == 1 {
+            return r;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(1));
+    }
+    panic!("the build did not end in 60 s");
+}
+
+/// The asynchronous build through the C ABI: the id comes back at once, the shape answers
+/// NOT_READY until built, then the same distances as a synchronous build of the same mesh, and its
+/// report; a mesh that fails only in the build (zero-area triangles) says so from is_ready, every
+/// time; destroying a shape mid-build is allowed and leaves no shape behind.
+#[test]
+fn c_abi_mesh_shapes_build_asynchronously() {
+    let mut world = XpbdWorldId::default();
+    // SAFETY: valid pointers.
+    assert_eq!(unsafe { xpbd_world_create(&xpbd_default_world_desc(), &mut world) }, XpbdResult::Ok);
+    let (positions, triangles) = sphere_mesh(0.3);
+    let flat: Vec<u32> = triangles.iter().flatten().copied().collect();
+    let desc = XpbdMeshShapeDesc {
+        positions: positions.as_ptr().cast(),
+        vertex_count: positions.len() as u32,
+        indices: flat.as_ptr(),
+        triangle_count: triangles.len() as u32,
+        cell_size: 0.005,
+        ..xpbd_default_mesh_shape_desc()
+    };
+    let (mut sync, mut pending) = (XpbdMeshShapeId::default(), XpbdMeshShapeId::default());
+    // SAFETY: the arrays hold the counts given; the ids are writable.
+    unsafe {
+        assert_eq!(xpbd_mesh_shape_create_async(world, &desc, &mut pending), XpbdResult::Ok);
+        assert_eq!(xpbd_mesh_shape_create(world, &desc, &mut sync), XpbdResult::Ok);
+    }
+    let (mut progress, mut d, mut n) = (-1.0f32, 0.0f32, [0.0f32; 3]);
+    // SAFETY: valid out-parameters.
+    let early = unsafe { xpbd_mesh_shape_distance(pending, [0.0; 3].as_ptr(), &mut d, n.as_mut_ptr()) };
+    assert!(early == XpbdResult::NotReady || early == XpbdResult::Ok, "{early:?}");
+    assert_eq!(wait_ready(pending), XpbdResult::Ok);
+    // SAFETY: valid out-parameter.
+    assert_eq!(unsafe { xpbd_mesh_shape_progress(pending, &mut progress) }, XpbdResult::Ok);
+    assert_eq!(progress, 1.0);
+    // Points on a lattice through and around the sphere.
+    for k in 0..1000 {
+        let p = [k % 10, k / 10 % 10, k / 100].map(|c| (c as f32 - 4.5) * 0.09);
+        let (mut da, mut na, mut db, mut nb) = (0.0f32, [0.0f32; 3], 0.0f32, [0.0f32; 3]);
+        // SAFETY: 3 floats in, 1 and 3 out.
+        unsafe {
+            assert_eq!(xpbd_mesh_shape_distance(sync, p.as_ptr(), &mut da, na.as_mut_ptr()), XpbdResult::Ok);
+            assert_eq!(xpbd_mesh_shape_distance(pending, p.as_ptr(), &mut db, nb.as_mut_ptr()), XpbdResult::Ok);
+        }
+        assert_eq!((da.to_bits(), na.map(f32::to_bits)), (db.to_bits(), nb.map(f32::to_bits)), "at {p:?}");
+    }
+    let mut report = XpbdMeshShapeReport::default();
+    // SAFETY: valid out-parameter.
+    assert_eq!(unsafe { xpbd_mesh_shape_get_report(pending, &mut report) }, XpbdResult::Ok);
+    assert_eq!((report.triangle_count, report.boundary_edges, report.non_manifold_edges), (triangles.len() as u32, 0, 0), "{report:?}");
+
+    // Zero-area triangles only: accepted at once, refused by is_ready with its message.
+    let line = [[0.0f32, 0.0, 0.0], [1.0, 0.0, 0.0], [2.0, 0.0, 0.0]];
+    let flat_line = XpbdMeshShapeDesc { positions: line.as_ptr().cast(), vertex_count: 3, indices: [0u32, 1, 2].as_ptr(), triangle_count: 1, ..desc };
+    let mut failed = XpbdMeshShapeId::default();
+    // SAFETY: as above.
+    assert_eq!(unsafe { xpbd_mesh_shape_create_async(world, &flat_line, &mut failed) }, XpbdResult::Ok);
+    assert_eq!(wait_ready(failed), XpbdResult::InvalidMesh);
+    assert!(last_message().contains("zero area"), "{}", last_message());
+    assert_eq!(wait_ready(failed), XpbdResult::InvalidMesh, "said every time");
+    assert_eq!(xpbd_mesh_shape_destroy(failed), XpbdResult::Ok);
+
+    // A bad index is found at once; nothing is created.
+    let bad: Vec<u32> = flat.iter().map(|&i| if i == 5 { 100_000 } else { i }).collect();
+    let mut none = XpbdMeshShapeId::default();
+    // SAFETY: as above.
+    assert_eq!(unsafe { xpbd_mesh_shape_create_async(world, &XpbdMeshShapeDesc { indices: bad.as_ptr(), ..desc }, &mut none) }, XpbdResult::InvalidMesh);
+    assert_eq!(none, XpbdMeshShapeId::default());
+
+    // Destroyed while building (a 2 mm cell takes a while): gone, the world still works.
+    let mut slow = XpbdMeshShapeId::default();
+    // SAFETY: as above.
+    assert_eq!(unsafe { xpbd_mesh_shape_create_async(world, &XpbdMeshShapeDesc { cell_size: 0.002, ..desc }, &mut slow) }, XpbdResult::Ok);
+    assert_eq!(xpbd_mesh_shape_destroy(slow), XpbdResult::Ok);
+    let mut ready = 0u32;
+    // SAFETY: valid out-parameter.
+    assert_eq!(unsafe { xpbd_mesh_shape_is_ready(slow, &mut ready) }, XpbdResult::InvalidId);
     assert_eq!(xpbd_world_destroy(world), XpbdResult::Ok);
 }

@@ -40,6 +40,7 @@ namespace Xpbd
                 case XpbdResult.InvalidSnapshot: return new XpbdInvalidSnapshotException(message);
                 case XpbdResult.StepNotBegun: return new XpbdStepNotBegunException(message);
                 case XpbdResult.StepInProgress: return new XpbdStepInProgressException(message);
+                case XpbdResult.NotReady: return new XpbdNotReadyException(message);
                 default: return new XpbdException(result, "xpbd_cloth returned result code " + (int)result + ": " + message);
             }
         }
@@ -124,6 +125,15 @@ namespace Xpbd
     public sealed class XpbdStepInProgressException : XpbdException
     {
         public XpbdStepInProgressException(string message) : base(XpbdResult.StepInProgress, message) { }
+    }
+
+    /// <summary>
+    /// A mesh shape from <see cref="XpbdWorld.CreateMeshShapeAsync"/> was queried before its build
+    /// ended (poll <see cref="XpbdMeshShape.IsReady"/>), or after it failed.
+    /// </summary>
+    public sealed class XpbdNotReadyException : XpbdException
+    {
+        public XpbdNotReadyException(string message) : base(XpbdResult.NotReady, message) { }
     }
 
     /// <summary>

@@ -16,7 +16,7 @@ namespace Xpbd
     {
         readonly XpbdWorld world;
 
-        internal XpbdMeshShape(XpbdWorld world, float[] positions, uint[] indices, float cellSize, bool closed)
+        internal XpbdMeshShape(XpbdWorld world, float[] positions, uint[] indices, float cellSize, bool closed, bool async)
         {
             if (world == null) throw new ArgumentNullException("world");
             if (positions == null) throw new ArgumentNullException("positions");
@@ -35,7 +35,9 @@ namespace Xpbd
                 desc.triangle_count = (uint)(indices.Length / 3);
                 desc.cell_size = cellSize;
                 desc.closed = closed ? 1u : 0u;
-                XpbdLibrary.Check(NativeMethods.xpbd_mesh_shape_create(world.Id, &desc, &shape));
+                XpbdLibrary.Check(async
+                    ? NativeMethods.xpbd_mesh_shape_create_async(world.Id, &desc, &shape)
+                    : NativeMethods.xpbd_mesh_shape_create(world.Id, &desc, &shape));
             }
             Adopt(shape.id);
             GC.KeepAlive(world);
@@ -51,8 +53,54 @@ namespace Xpbd
         public override bool IsDisposed { get { return base.IsDisposed || world.IsDisposed; } }
 
         /// <summary>
+        /// True once built (xpbd_mesh_shape_is_ready): at once for <see cref="XpbdWorld.CreateMeshShape(float[], uint[], float, bool)"/>,
+        /// when the thread has finished for <see cref="XpbdWorld.CreateMeshShapeAsync"/>. Throws the
+        /// build's error (<see cref="XpbdInvalidMeshException"/>, <see cref="XpbdInvalidArgumentException"/>)
+        /// if it failed; such a shape never collides.
+        /// </summary>
+        public bool IsReady
+        {
+            get
+            {
+                uint ready;
+                XpbdLibrary.Check(NativeMethods.xpbd_mesh_shape_is_ready(Id, &ready));
+                GC.KeepAlive(this);
+                return ready != 0;
+            }
+        }
+
+        /// <summary>Build progress in 0..1 for a loading bar (xpbd_mesh_shape_progress); 1 once ended.</summary>
+        public float Progress
+        {
+            get
+            {
+                float progress;
+                XpbdLibrary.Check(NativeMethods.xpbd_mesh_shape_progress(Id, &progress));
+                GC.KeepAlive(this);
+                return progress;
+            }
+        }
+
+        /// <summary>
+        /// What the build found in the mesh and repaired (xpbd_mesh_shape_get_report): welded vertices,
+        /// dropped degenerate and duplicate triangles, flipped triangles, boundary and non-manifold
+        /// edges. Throws <see cref="XpbdNotReadyException"/> until <see cref="IsReady"/>.
+        /// </summary>
+        public XpbdMeshShapeReport Report
+        {
+            get
+            {
+                XpbdMeshShapeReport report;
+                XpbdLibrary.Check(NativeMethods.xpbd_mesh_shape_get_report(Id, &report));
+                GC.KeepAlive(this);
+                return report;
+            }
+        }
+
+        /// <summary>
         /// Signed distance in metres from the local point (x, y, z) to the surface (negative inside a
-        /// closed mesh) and the unit outward normal (xpbd_mesh_shape_distance).
+        /// closed mesh) and the unit outward normal (xpbd_mesh_shape_distance). Throws
+        /// <see cref="XpbdNotReadyException"/> until <see cref="IsReady"/>.
         /// </summary>
         public float Distance(float x, float y, float z, out float nx, out float ny, out float nz)
         {

@@ -269,20 +269,35 @@ namespace Xpbd
         /// Build a mesh shape (a signed distance field) from a triangle mesh in its own local frame:
         /// <paramref name="positions"/> x, y, z per vertex in metres, <paramref name="indices"/> three
         /// per triangle; <paramref name="cellSize"/> metres (0 = automatic, the bounding-box diagonal
-        /// / 100; keep cloth thicknesses below 8 cells); <paramref name="closed"/>: solid inside (else
-        /// a two-sided open surface). Bake an engine object's scale into the positions. Throws
-        /// <see cref="XpbdInvalidArgumentException"/> for no triangles, an index out of range, a NaN
-        /// position, a negative or non-finite cell size or one needing more than 256 MiB.
+        /// / 100; keep cloth thicknesses below 4 cells); <paramref name="closed"/>: solid inside (else
+        /// a two-sided open surface). Bake an engine object's scale into the positions. Returns when
+        /// the build has ended (xpbd_mesh_shape_create; use <see cref="CreateMeshShapeAsync"/> in a
+        /// game). Throws <see cref="XpbdInvalidMeshException"/> for no triangles, an index out of
+        /// range, a NaN position or only zero-area triangles, and
+        /// <see cref="XpbdInvalidArgumentException"/> for a negative or non-finite cell size or one
+        /// needing more than 256 MiB.
         /// </summary>
         public XpbdMeshShape CreateMeshShape(float[] positions, uint[] indices, float cellSize, bool closed)
         {
-            return new XpbdMeshShape(this, positions, indices, cellSize, closed);
+            return new XpbdMeshShape(this, positions, indices, cellSize, closed, false);
+        }
+
+        /// <summary>
+        /// <see cref="CreateMeshShape(float[], uint[], float, bool)"/> on a thread of its own
+        /// (xpbd_mesh_shape_create_async): returns at once (the arrays are copied), the shape usable by
+        /// colliders at once, which collide from the first step after the build ends. Poll
+        /// <see cref="XpbdMeshShape.IsReady"/> and <see cref="XpbdMeshShape.Progress"/>. Throws at once
+        /// for what reading the arrays finds; a build that fails later throws from IsReady.
+        /// </summary>
+        public XpbdMeshShape CreateMeshShapeAsync(float[] positions, uint[] indices, float cellSize, bool closed)
+        {
+            return new XpbdMeshShape(this, positions, indices, cellSize, closed, true);
         }
 
         /// <summary>A closed mesh shape with the automatic cell size (see <see cref="CreateMeshShape(float[], uint[], float, bool)"/>).</summary>
         public XpbdMeshShape CreateMeshShape(float[] positions, uint[] indices)
         {
-            return new XpbdMeshShape(this, positions, indices, 0, true);
+            return new XpbdMeshShape(this, positions, indices, 0, true, false);
         }
 
         /// <summary>A collider instancing <paramref name="shape"/> (of this world) at the pose, default friction and layer.</summary>

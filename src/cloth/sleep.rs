@@ -81,7 +81,7 @@ impl Cloth {
     /// `a` to `b` \[m\], meets the box the cloth fell asleep in (a plane always does), for a
     /// collider this cloth collides with.
     fn within_reach(&self, collider: &Collider, a: Vec3, b: Vec3) -> bool {
-        if collider.layers() & self.config.params.collision_mask == 0 {
+        if collider.active_layers() & self.config.params.collision_mask == 0 {
             return false;
         }
         // The shape's bounding ball (none for a plane, which always reaches).

@@ -382,7 +382,7 @@ impl ContactScratch {
         // are active: with one they seldom pay, with the demo's seven they do
         // (docs/dev/performance-log.md, "2026-11-30 — Kept row offsets, AVX passes, lane-wise
         // wind, contact blocks").
-        let use_blocks = colliders.iter().filter(|(_, c)| c.layers() & settings.mask != 0).count() >= 2;
+        let use_blocks = colliders.iter().filter(|(_, c)| c.active_layers() & settings.mask != 0).count() >= 2;
         if use_blocks {
             if parallel {
                 (x.par_chunks(c), x_prev.par_chunks(c), self.blocks.par_chunks_mut(b))
@@ -393,7 +393,7 @@ impl ContactScratch {
             }
         }
         for (_, collider) in colliders.iter() {
-            if collider.layers() & settings.mask == 0 {
+            if collider.active_layers() & settings.mask == 0 {
                 continue;
             }
             let (begin, end) = collider.substep_frames(window);
@@ -671,7 +671,7 @@ pub(crate) fn contact_summary(
     let touching = TOUCHING_FRACTION * settings.thickness + SWEEP_TOLERANCE;
     let (mut count, mut max_penetration) = (0u32, 0.0f32);
     for (_, collider) in colliders.iter() {
-        if collider.layers() & settings.mask == 0 {
+        if collider.active_layers() & settings.mask == 0 {
             continue;
         }
         let end = collider.frame_at(1.0);

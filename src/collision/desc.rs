@@ -1,10 +1,8 @@
 //! What a caller passes to create a collider and to move it: a plain descriptor (shape kind,
 //! dimensions, pose, friction, layers) that maps one-to-one onto `XpbdColliderDesc`.
 
-use super::mesh_shape::MeshShape;
 use super::shape::Shape;
 use super::store::MeshShapeHandle;
-use std::sync::Arc;
 use crate::error::{ClothError, check_range, check_unit_quaternion};
 use glam::{Quat, Vec3};
 
@@ -197,10 +195,11 @@ impl ColliderDesc {
     }
 
     /// Check every field the kind uses and the pose; return the shape and the normalised pose.
-    /// `mesh` is the mesh shape `mesh_shape` refers to (None: none). Errors: `InvalidParameter`
-    /// naming the field (`radius`, `half_height`, `half_extents`, `position`, `rotation`,
-    /// `static_friction`, `kinetic_friction`; `mesh_shape` for a mesh collider without a shape).
-    pub(crate) fn validated_with(&self, mesh: Option<Arc<MeshShape>>) -> Result<(Shape, Vec3, Quat), ClothError> {
+    /// `mesh` is the shape `mesh_shape` refers to (`Shape::Mesh`, or `Shape::PendingMesh` while it
+    /// builds; None: none). Errors: `InvalidParameter` naming the field (`radius`, `half_height`,
+    /// `half_extents`, `position`, `rotation`, `static_friction`, `kinetic_friction`; `mesh_shape`
+    /// for a mesh collider without a shape).
+    pub(crate) fn validated_with(&self, mesh: Option<Shape>) -> Result<(Shape, Vec3, Quat), ClothError> {
         const MAX: f32 = MAX_COLLIDER_SIZE;
         let shape = match self.kind {
             ColliderKind::Sphere => {
@@ -224,12 +223,12 @@ impl ColliderDesc {
                 Shape::Box { half_extents, rounding: self.radius }
             }
             ColliderKind::Mesh => match mesh {
-                Some(mesh) => Shape::Mesh(mesh),
-                None => {
+                Some(mesh @ (Shape::Mesh(_) | Shape::PendingMesh)) => mesh,
+                _ => {
                     return Err(ClothError::InvalidParameter {
                         name: "mesh_shape",
                         value: self.mesh_shape.index as f64,
-                        expected: "a live mesh shape of this world",
+                        expected: "a live mesh shape of this world, built or building (not one whose build failed)",
                     });
                 }
             },

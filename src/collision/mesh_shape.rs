@@ -1,38 +1,33 @@
 //! Mesh shapes: a triangle mesh turned once into a sparse signed distance field (docs/design.md,
-//! "Mesh colliders").
+//! "Mesh colliders", the contract of storage, propagation, sign and limits).
 //!
-//! # Storage
-//! A grid of cubic cells of edge h covers the mesh's bounding box padded by the band plus a brick.
-//! It is cut into bricks of [`BRICK`]³ cells. Every brick within the band w = [`BAND_CELLS`]·h of
-//! a triangle stores the exact distance at its 9³ nodes (quantised to 16 bits over
-//! ±(w + brick diagonal)); the others are left out, so memory follows the surface area. A coarse
-//! dense grid holds the exact distance at the brick corners (1/512 of the fine nodes) for the
-//! space between: its trilinear value there is clamped to at least w in magnitude, since such a
-//! point is farther than w from every triangle. Outside the grid the distance to the grid's box
-//! plus the padding is returned, a lower bound of the true distance (the mesh lies inside the box
-//! shrunk by the padding).
+//! - `triangles.rs`: the mesh welded and repaired, with the pseudo-normals of its features and
+//!   the report of what was found.
+//! - `field.rs`: the nodes of the bricks near the surface, their nearest triangle found by
+//!   seeding and closest-point propagation, their sign, the quantised storage and the coarse grid.
+//! - `winding.rs`: the fast generalized winding number (Barill et al. 2018) for the sign near
+//!   holes and inner faces.
+//! - `build_job.rs`: the build on a thread of its own ([`crate::World::create_mesh_shape_async`]).
 //!
-//! # Distance and normal
-//! d(p) is the trilinear interpolation of the eight nodes around p; the normal is its gradient,
-//! normalised (the analytic derivative of the trilinear form). Node values are the exact
-//! point–triangle distance (Ericson 2004, Real-Time Collision Detection, §5.1.5, closest point on
-//! a triangle), found with a bounding-volume hierarchy over the triangles.
-//!
-//! # Sign (closed meshes)
-//! The sign of a node is that of (p − q)·n with q its closest point on the mesh and n the
-//! angle-weighted pseudo-normal of the feature (face, edge or vertex) q lies on (Bærentzen &
-//! Aanæs 2005, Signed distance computation using the angle weighted pseudonormal, Theorem 1).
-//! Where that feature touches a boundary or non-manifold edge (a hole, a crack) the pseudo-normal
-//! proves nothing, so the node takes the generalized winding number instead (Jacobson, Kavan &
-//! Sorkine-Hornung 2013, eq. 3, with the solid angle of van Oosterom & Strackee 1983): inside
-//! when w(p) = Σ Ω_t(p)/4π > ½. So a few small holes change the sign only next to them. Open
-//! meshes are two-sided: d is the unsigned distance, and the collision thickness keeps the cloth
-//! off either side.
+//! Here: validation, the grid and the candidate bricks, and the query: d(p) is the trilinear
+//! interpolation of the eight nodes around p, the normal its analytic gradient normalised; within
+//! the band ([`BAND_CELLS`] cells) the nodes hold distances to the nearest triangle, beyond it d
+//! is a lower bound with the right sign. Open meshes are two-sided (the unsigned distance).
+
+mod build_job;
+mod field;
+mod triangles;
+mod winding;
 
 use crate::error::{ClothError, check_range};
+pub(crate) use build_job::MeshShapeBuild;
+pub(crate) use field::Progress;
 use glam::Vec3;
 use rayon::prelude::*;
-use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
+pub use triangles::MeshShapeReport;
+use triangles::{Tri, closest_on_triangle, prepare_triangles};
+use winding::Winding;
 
 /// Cells along each edge of a brick (the unit of sparse storage).
 pub const BRICK: usize = 8;
@@ -42,7 +37,7 @@ const BRICK_NODES: usize = NODES * NODES * NODES;
 /// Half-width of the exact band around the surface, in cells: every point within this many cells
 /// of a triangle lies in a stored brick. Collision thicknesses should stay below it
 /// (`BAND_CELLS × cell_size`).
-pub const BAND_CELLS: f32 = 8.0;
+pub const BAND_CELLS: f32 = 4.0;
 
 /// The automatic cell size (cell_size 0) is the bounding box diagonal divided by this.
 pub const AUTO_CELLS_PER_DIAGONAL: f32 = 100.0;
@@ -97,6 +92,7 @@ pub struct MeshShape {
     closed: bool,
     radius: f32,
     triangles: usize,
+    report: MeshShapeReport,
 }
 
 const EMPTY: u32 = u32::MAX;
@@ -119,159 +115,6 @@ impl PartialEq for MeshShape {
     }
 }
 
-/// A triangle prepared for distance queries: corners, the pseudo-normals of its seven features
-/// (0 face, 1–3 vertices a, b, c, 4–6 edges ab, bc, ca) and which of them are unreliable
-/// (bit k: feature k touches a boundary or non-manifold edge).
-#[derive(Clone, Copy)]
-struct Tri {
-    a: Vec3,
-    b: Vec3,
-    c: Vec3,
-    normals: [Vec3; 7],
-    unreliable: u8,
-}
-
-/// Closest point on triangle abc to p and the feature it lies on (Ericson 2004, §5.1.5).
-#[inline]
-fn closest_on_triangle(p: Vec3, a: Vec3, b: Vec3, c: Vec3) -> (Vec3, usize) {
-    let (ab, ac, ap) = (b - a, c - a, p - a);
-    let (d1, d2) = (ab.dot(ap), ac.dot(ap));
-    if d1 <= 0.0 && d2 <= 0.0 {
-        return (a, 1);
-    }
-    let bp = p - b;
-    let (d3, d4) = (ab.dot(bp), ac.dot(bp));
-    if d3 >= 0.0 && d4 <= d3 {
-        return (b, 2);
-    }
-    let vc = d1 * d4 - d3 * d2;
-    if vc <= 0.0 && d1 >= 0.0 && d3 <= 0.0 {
-        return (a + ab * (d1 / (d1 - d3)), 4);
-    }
-    let cp = p - c;
-    let (d5, d6) = (ab.dot(cp), ac.dot(cp));
-    if d6 >= 0.0 && d5 <= d6 {
-        return (c, 3);
-    }
-    let vb = d5 * d2 - d1 * d6;
-    if vb <= 0.0 && d2 >= 0.0 && d6 <= 0.0 {
-        return (a + ac * (d2 / (d2 - d6)), 6);
-    }
-    let va = d3 * d6 - d5 * d4;
-    if va <= 0.0 && d4 - d3 >= 0.0 && d5 - d6 >= 0.0 {
-        return (b + (c - b) * ((d4 - d3) / ((d4 - d3) + (d5 - d6))), 5);
-    }
-    let denom = 1.0 / (va + vb + vc);
-    (a + ab * (vb * denom) + ac * (vc * denom), 0)
-}
-
-/// Solid angle of triangle abc seen from p (van Oosterom & Strackee 1983), signed by its winding.
-fn solid_angle(p: Vec3, a: Vec3, b: Vec3, c: Vec3) -> f64 {
-    let (a, b, c) = ((a - p).as_dvec3(), (b - p).as_dvec3(), (c - p).as_dvec3());
-    let (la, lb, lc) = (a.length(), b.length(), c.length());
-    let numerator = a.dot(b.cross(c));
-    let denominator = la * lb * lc + a.dot(b) * lc + a.dot(c) * lb + b.dot(c) * la;
-    2.0 * numerator.atan2(denominator)
-}
-
-/// Bounding-volume hierarchy over the triangles for nearest-triangle queries: nodes hold a box
-/// and either two children (the left one follows its parent) or a run of triangles.
-struct Bvh {
-    nodes: Vec<BvhNode>,
-    order: Vec<u32>,
-}
-
-#[derive(Clone, Copy)]
-struct BvhNode {
-    lo: Vec3,
-    hi: Vec3,
-    /// Leaf: first index into `order`; inner: index of the right child.
-    start: u32,
-    /// Leaf: triangle count (> 0); inner: 0.
-    count: u32,
-}
-
-/// Squared distance from p to the box lo..hi.
-#[inline]
-fn box_distance_squared(p: Vec3, lo: Vec3, hi: Vec3) -> f32 {
-    let q = (lo - p).max(p - hi).max(Vec3::ZERO);
-    q.length_squared()
-}
-
-impl Bvh {
-    fn build(tris: &[Tri]) -> Bvh {
-        let mut bvh = Bvh { nodes: Vec::with_capacity(2 * tris.len() / 2 + 1), order: (0..tris.len() as u32).collect() };
-        let centroids: Vec<Vec3> = tris.iter().map(|t| (t.a + t.b + t.c) / 3.0).collect();
-        bvh.split(tris, &centroids, 0, tris.len());
-        bvh
-    }
-
-    fn split(&mut self, tris: &[Tri], centroids: &[Vec3], start: usize, end: usize) {
-        let (mut lo, mut hi) = (Vec3::INFINITY, Vec3::NEG_INFINITY);
-        let (mut clo, mut chi) = (Vec3::INFINITY, Vec3::NEG_INFINITY);
-        for &t in &self.order[start..end] {
-            let t_ = &tris[t as usize];
-            lo = lo.min(t_.a).min(t_.b).min(t_.c);
-            hi = hi.max(t_.a).max(t_.b).max(t_.c);
-            clo = clo.min(centroids[t as usize]);
-            chi = chi.max(centroids[t as usize]);
-        }
-        let node = self.nodes.len();
-        self.nodes.push(BvhNode { lo, hi, start: start as u32, count: (end - start) as u32 });
-        if end - start <= 4 {
-            return;
-        }
-        let extent = chi - clo;
-        let axis = if extent.x >= extent.y && extent.x >= extent.z { 0 } else if extent.y >= extent.z { 1 } else { 2 };
-        let mid = (start + end) / 2;
-        self.order[start..end].select_nth_unstable_by(mid - start, |&i, &j| {
-            centroids[i as usize][axis].total_cmp(&centroids[j as usize][axis])
-        });
-        self.split(tris, centroids, start, mid);
-        let right = self.nodes.len() as u32;
-        self.split(tris, centroids, mid, end);
-        self.nodes[node].start = right;
-        self.nodes[node].count = 0;
-    }
-
-    /// The nearest triangle to p: (squared distance, triangle, closest point, feature), starting
-    /// from the bound `hint` (a triangle that is close, from the previous query).
-    fn nearest(&self, tris: &[Tri], p: Vec3, hint: u32) -> (f32, u32, Vec3, usize) {
-        let t = &tris[hint as usize];
-        let (q, f) = closest_on_triangle(p, t.a, t.b, t.c);
-        let mut best = ((p - q).length_squared(), hint, q, f);
-        let mut stack = [0u32; 64];
-        let mut top = 1;
-        while top > 0 {
-            top -= 1;
-            let node = self.nodes[stack[top] as usize];
-            if box_distance_squared(p, node.lo, node.hi) >= best.0 {
-                continue;
-            }
-            if node.count > 0 {
-                for &t in &self.order[node.start as usize..(node.start + node.count) as usize] {
-                    let tri = &tris[t as usize];
-                    let (q, f) = closest_on_triangle(p, tri.a, tri.b, tri.c);
-                    let d = (p - q).length_squared();
-                    if d < best.0 {
-                        best = (d, t, q, f);
-                    }
-                }
-            } else if top + 2 <= stack.len() {
-                let (left, right) = (stack[top] + 1, node.start);
-                let (l, r) = (self.nodes[left as usize], self.nodes[right as usize]);
-                let (dl, dr) = (box_distance_squared(p, l.lo, l.hi), box_distance_squared(p, r.lo, r.hi));
-                // Nearer child last, so that it is searched first.
-                let (near, far) = if dl <= dr { (left, right) } else { (right, left) };
-                stack[top] = far;
-                stack[top + 1] = near;
-                top += 2;
-            }
-        }
-        best
-    }
-}
-
 fn invalid(name: &'static str, value: f64, expected: &'static str) -> ClothError {
     ClothError::InvalidParameter { name, value, expected }
 }
@@ -282,13 +125,13 @@ impl MeshShape {
     /// [`crate::World::create_mesh_shape`] and the C ABI build on the world's own threads instead
     /// (on the calling thread in a world of one thread), so no thread outlives the world.
     ///
-    /// Errors (nothing is allocated beyond the build's own scratch): `InvalidParameter` naming
-    /// - `triangles` (none, or more than [`MAX_MESH_SHAPE_TRIANGLES`]; value: the count),
-    /// - `indices` (an index ≥ the vertex count; value: the index),
-    /// - `positions` (a NaN, infinite or beyond ±1e5 m coordinate; value: the vertex),
-    /// - `cell_size` (negative, not finite or above 1e3 m; or one whose field would exceed
-    ///   [`MAX_MESH_SHAPE_BYTES`]; value: the cell size),
-    /// - `triangles` with value 0 when every triangle has zero area.
+    /// Errors (nothing is allocated beyond the build's own scratch), the mesh faults a cloth mesh
+    /// gets too: `NoTriangles`; `TooManyTriangles` (more than [`MAX_MESH_SHAPE_TRIANGLES`]);
+    /// `MeshTooLarge` (vertices); `NonFiniteVertex` (a NaN, infinite or beyond ±1e5 m coordinate,
+    /// naming the vertex); `IndexOutOfRange` (naming the triangle and the index);
+    /// `NoTriangleWithArea` (every triangle has zero area). `InvalidParameter` naming `cell_size`
+    /// (negative, not finite or above 1e3 m; or one whose field would exceed
+    /// [`MAX_MESH_SHAPE_BYTES`]).
     pub fn build(desc: &MeshShapeDesc) -> Result<MeshShape, ClothError> {
         Self::build_on(desc, true)
     }
@@ -296,30 +139,18 @@ impl MeshShape {
     /// [`Self::build`] split over the current rayon pool when `parallel`, on the calling thread
     /// alone otherwise (the same field either way: every node is computed on its own).
     pub(crate) fn build_on(desc: &MeshShapeDesc, parallel: bool) -> Result<MeshShape, ClothError> {
+        Self::build_with(desc, parallel, &Progress::new())
+    }
+
+    /// [`Self::build_on`] reporting its progress in 0..=1 to `progress` (for a loading bar).
+    pub(crate) fn build_with(desc: &MeshShapeDesc, parallel: bool, progress: &Progress) -> Result<MeshShape, ClothError> {
+        Self::validate(desc)?;
         let count = desc.triangles.len();
-        if count == 0 || count > MAX_MESH_SHAPE_TRIANGLES {
-            return Err(invalid("triangles", count as f64, "1 ..= 2^24 triangles"));
-        }
-        let n = desc.positions.len();
-        for (k, p) in desc.positions.iter().enumerate() {
-            if p.iter().any(|c| !(c.abs() <= crate::mesh::MAX_COORDINATE)) {
-                return Err(invalid("positions", k as f64, "finite coordinates within ±1e5 m (value: the vertex)"));
-            }
-        }
-        for t in desc.triangles {
-            for &i in t {
-                if i as usize >= n {
-                    return Err(invalid("indices", i as f64, "vertex indices below vertex_count"));
-                }
-            }
-        }
-        if desc.cell_size != 0.0 {
-            check_range("cell_size", desc.cell_size, f32::MIN_POSITIVE, MAX_CELL_SIZE, "0 (automatic) or 0 < m <= 1e3")?;
-        }
-        let tris = prepare_triangles(desc.positions, desc.triangles);
+        let (tris, report) = prepare_triangles(desc.positions, desc.triangles, desc.closed);
         if tris.is_empty() {
-            return Err(invalid("triangles", 0.0, "at least one triangle of non-zero area"));
+            return Err(ClothError::NoTriangleWithArea { triangles: count as u32 });
         }
+        progress.set(0.05);
         let (mut lo, mut hi) = (Vec3::INFINITY, Vec3::NEG_INFINITY);
         let mut radius = 0.0f32;
         for t in &tris {
@@ -329,6 +160,9 @@ impl MeshShape {
         }
         let cell = if desc.cell_size == 0.0 { (hi - lo).length() / AUTO_CELLS_PER_DIAGONAL } else { desc.cell_size };
         let band = BAND_CELLS * cell;
+        // Nodes nearer than `reach` hold their exact distance: every cell that reaches into the
+        // band then has exact corners.
+        let reach = band + 3f32.sqrt() * cell;
         let brick_size = cell * BRICK as f32;
         let pad = band + brick_size;
         let span = (hi - lo + Vec3::splat(2.0 * pad)) / brick_size;
@@ -341,114 +175,105 @@ impl MeshShape {
         }
         let bricks = [bricks_f.x as usize, bricks_f.y as usize, bricks_f.z as usize];
         let cells = bricks.map(|b| b * BRICK);
-        let origin = lo - Vec3::splat(pad);
-        let brick_index = |b: [usize; 3]| b[0] + bricks[0] * (b[1] + bricks[1] * b[2]);
-        // Bricks within the band of a triangle: those whose centre is within band + half a
-        // brick diagonal of one of the triangles whose box they meet.
-        let mut brick_slot = vec![EMPTY; bricks[0] * bricks[1] * bricks[2]];
+        let grid = field::Grid { origin: lo - Vec3::splat(pad), cell, bricks };
+        // Candidate bricks: those whose centre is within reach + half a brick diagonal of a
+        // triangle whose box they meet (so every brick with a node within reach).
         let half_diagonal = brick_size * 0.5 * 3f32.sqrt();
-        for t in &tris {
-            let tlo = t.a.min(t.b).min(t.c) - Vec3::splat(band);
-            let thi = t.a.max(t.b).max(t.c) + Vec3::splat(band);
-            let first = ((tlo - origin) / brick_size).floor().max(Vec3::ZERO).as_uvec3();
-            let last = ((thi - origin) / brick_size).floor().as_uvec3();
+        let brick_count = bricks[0] * bricks[1] * bricks[2];
+        let flagged: Vec<AtomicBool> = (0..brick_count).map(|_| AtomicBool::new(false)).collect();
+        let flag_near = |t: &Tri| {
+            let tlo = t.a.min(t.b).min(t.c) - Vec3::splat(reach);
+            let thi = t.a.max(t.b).max(t.c) + Vec3::splat(reach);
+            let first = ((tlo - grid.origin) / brick_size).floor().max(Vec3::ZERO).as_uvec3();
+            let last = ((thi - grid.origin) / brick_size).floor().as_uvec3();
             for z in first.z as usize..=(last.z as usize).min(bricks[2] - 1) {
                 for y in first.y as usize..=(last.y as usize).min(bricks[1] - 1) {
                     for x in first.x as usize..=(last.x as usize).min(bricks[0] - 1) {
-                        let slot = &mut brick_slot[brick_index([x, y, z])];
-                        if *slot != EMPTY {
+                        let flag = &flagged[x + bricks[0] * (y + bricks[1] * z)];
+                        if flag.load(Ordering::Relaxed) {
                             continue;
                         }
-                        let centre = origin + (Vec3::new(x as f32, y as f32, z as f32) + 0.5) * brick_size;
+                        let centre = grid.origin + (Vec3::new(x as f32, y as f32, z as f32) + 0.5) * brick_size;
                         let (q, _) = closest_on_triangle(centre, t.a, t.b, t.c);
-                        if (centre - q).length() <= band + half_diagonal {
-                            *slot = 0;
+                        if (centre - q).length() <= reach + half_diagonal {
+                            flag.store(true, Ordering::Relaxed);
                         }
                     }
                 }
             }
+        };
+        if parallel {
+            tris.par_iter().for_each(flag_near);
+        } else {
+            tris.iter().for_each(flag_near);
         }
-        // Slots in brick order, so that the fine data is laid out as the bricks are.
-        let mut stored = 0usize;
-        for slot in brick_slot.iter_mut().filter(|s| **s != EMPTY) {
-            *slot = stored as u32;
-            stored += 1;
-        }
-        let bytes = stored * BRICK_NODES * 2 + brick_slot.len() * 4 + coarse_nodes as usize * 4;
+        let flagged: Vec<bool> = flagged.into_iter().map(AtomicBool::into_inner).collect();
+        let candidates: Vec<usize> = (0..brick_count).filter(|&b| flagged[b]).collect();
+        drop(flagged);
+        let bytes = candidates.len() * BRICK_NODES * 2 + brick_count * 4 + coarse_nodes as usize * 4;
         if bytes > MAX_MESH_SHAPE_BYTES {
             return Err(too_big());
         }
-        let bvh = Bvh::build(&tris);
-        let closed = desc.closed;
-        let value = |p: Vec3, hint: &mut u32| -> f32 {
-            let (d2, t, q, feature) = bvh.nearest(&tris, p, *hint);
-            *hint = t;
-            let d = d2.sqrt();
-            if !closed || d == 0.0 {
-                return d;
-            }
-            let tri = &tris[t as usize];
-            let inside = if tri.unreliable & (1 << feature) != 0 {
-                tris.iter().map(|t| solid_angle(p, t.a, t.b, t.c)).sum::<f64>() > 2.0 * std::f64::consts::PI
-            } else {
-                (p - q).dot(tri.normals[feature]) < 0.0
-            };
-            if inside { -d } else { d }
-        };
-        // Coarse nodes, one z slice per task.
-        let coarse_dims = bricks.map(|b| b + 1);
-        let coarse_slice = |z: usize| {
-            let mut hint = 0;
-            let mut slice = Vec::with_capacity(coarse_dims[0] * coarse_dims[1]);
-            for y in 0..coarse_dims[1] {
-                for x in 0..coarse_dims[0] {
-                    let p = origin + Vec3::new(x as f32, y as f32, z as f32) * brick_size;
-                    slice.push(value(p, &mut hint));
-                }
-            }
-            slice
-        };
-        let coarse: Vec<f32> = if parallel {
-            (0..coarse_dims[2]).into_par_iter().flat_map_iter(coarse_slice).collect()
-        } else {
-            (0..coarse_dims[2]).flat_map(coarse_slice).collect()
-        };
-        let quantum = (band + 2.0 * half_diagonal + cell) / i16::MAX as f32;
-        let stored_bricks: Vec<usize> = (0..brick_slot.len()).filter(|&b| brick_slot[b] != EMPTY).collect();
-        let mut fine = vec![0i16; stored * BRICK_NODES];
-        let fill_brick = |(nodes, &b): (&mut [i16], &usize)| {
-            let (bx, by, bz) = (b % bricks[0], b / bricks[0] % bricks[1], b / (bricks[0] * bricks[1]));
-            let corner = origin + Vec3::new(bx as f32, by as f32, bz as f32) * brick_size;
-            let mut hint = 0;
-            for (k, node) in nodes.iter_mut().enumerate() {
-                let (x, y, z) = (k % NODES, k / NODES % NODES, k / (NODES * NODES));
-                let p = corner + Vec3::new(x as f32, y as f32, z as f32) * cell;
-                let q = (value(p, &mut hint) / quantum).round();
-                *node = q.clamp(-i16::MAX as f32, i16::MAX as f32) as i16;
-            }
-        };
-        if parallel {
-            fine.par_chunks_mut(BRICK_NODES).zip(stored_bricks.par_iter()).for_each(fill_brick);
-        } else {
-            fine.chunks_mut(BRICK_NODES).zip(stored_bricks.iter()).for_each(fill_brick);
+        let mut slot = vec![EMPTY; brick_count];
+        for (k, &b) in candidates.iter().enumerate() {
+            slot[b] = k as u32;
         }
-        debug_assert!(stored_bricks.iter().enumerate().all(|(k, &b)| brick_slot[b] as usize == k));
+        progress.set(0.1);
+        let winding = desc.closed.then(|| Winding::build(&tris));
+        let built = field::build(&tris, winding.as_ref(), &grid, &candidates, &slot, band, reach, parallel, progress);
         Ok(MeshShape {
-            origin,
+            origin: grid.origin,
             cell,
             inv_cell: 1.0 / cell,
             cells,
             bricks,
-            brick_slot,
-            fine,
-            coarse,
+            brick_slot: built.brick_slot,
+            fine: built.fine,
+            coarse: built.coarse,
             band,
-            quantum,
+            quantum: built.quantum,
             pad,
-            closed,
+            closed: desc.closed,
             radius,
             triangles: tris.len(),
+            report,
         })
+    }
+
+    /// The faults found by reading the arrays once (counts, indices, coordinates, cell size): the
+    /// asynchronous build reports these at once and the rest when it ends.
+    pub(crate) fn validate(desc: &MeshShapeDesc) -> Result<(), ClothError> {
+        let count = desc.triangles.len();
+        if count == 0 {
+            return Err(ClothError::NoTriangles);
+        }
+        if count > MAX_MESH_SHAPE_TRIANGLES {
+            return Err(ClothError::TooManyTriangles { count });
+        }
+        if desc.positions.len() > crate::mesh::MAX_VERTICES {
+            return Err(ClothError::MeshTooLarge { count: desc.positions.len() });
+        }
+        // Branch-free maxima first (they vectorise: the asynchronous build's caller waits for
+        // this pass), then the search for the first fault only if there is one. |c| as bits: NaN
+        // and ±∞ are above every finite value's.
+        let largest = desc.positions.iter().flatten().map(|c| c.to_bits() & 0x7fff_ffff).fold(0, u32::max);
+        if largest > crate::mesh::MAX_COORDINATE.to_bits() {
+            let v = desc.positions.iter().position(|p| !crate::mesh::is_valid_point(p)).unwrap_or(0);
+            return Err(ClothError::NonFiniteVertex { vertex: v as u32 });
+        }
+        let n = desc.positions.len();
+        let highest = desc.triangles.iter().flatten().fold(0, |m, &i| m.max(i));
+        if highest as usize >= n {
+            for (t, tri) in desc.triangles.iter().enumerate() {
+                if let Some(&index) = tri.iter().find(|&&i| i as usize >= n) {
+                    return Err(ClothError::IndexOutOfRange { triangle: t as u32, index, vertex_count: n as u32 });
+                }
+            }
+        }
+        if desc.cell_size != 0.0 {
+            check_range("cell_size", desc.cell_size, f32::MIN_POSITIVE, MAX_CELL_SIZE, "0 (automatic) or 0 < m <= 1e3")?;
+        }
+        Ok(())
     }
 
     /// Signed distance \[m\] from local point `p` to the surface (negative inside a closed mesh)
@@ -519,6 +344,11 @@ impl MeshShape {
         self.triangles
     }
 
+    /// What the build found in the mesh and repaired.
+    pub fn report(&self) -> MeshShapeReport {
+        self.report
+    }
+
     /// Bricks stored (those within the band of the surface).
     pub fn stored_bricks(&self) -> usize {
         self.fine.len() / BRICK_NODES
@@ -549,66 +379,7 @@ fn trilinear(f: Vec3, v: [f32; 8]) -> (f32, Vec3) {
     (d, Vec3::new(dx, dy, c1 - c0))
 }
 
-/// Weld vertices at the same position, drop zero-area triangles and compute the angle-weighted
-/// pseudo-normals of every face, edge and vertex (Bærentzen & Aanæs 2005, eq. 2 for vertices;
-/// an edge's is the sum of its two faces' normals), marking features on boundary, non-manifold
-/// or inconsistently wound edges as unreliable.
-fn prepare_triangles(positions: &[[f32; 3]], triangles: &[[u32; 3]]) -> Vec<Tri> {
-    let mut weld: HashMap<[u32; 3], u32> = HashMap::with_capacity(positions.len());
-    let canonical: Vec<u32> = positions
-        .iter()
-        .enumerate()
-        .map(|(k, p)| *weld.entry(p.map(|c| (c + 0.0).to_bits())).or_insert(k as u32))
-        .collect();
-    let at = |i: u32| Vec3::from_array(positions[i as usize]);
-    let faces: Vec<([u32; 3], Vec3)> = triangles
-        .iter()
-        .filter_map(|t| {
-            let t = t.map(|i| canonical[i as usize]);
-            let n = (at(t[1]) - at(t[0])).cross(at(t[2]) - at(t[0]));
-            (t[0] != t[1] && t[1] != t[2] && t[0] != t[2] && n.length() > 0.0).then(|| (t, n.normalize()))
-        })
-        .filter(|(_, n)| n.is_finite())
-        .collect();
-    // Directed edge counts and undirected normal sums.
-    let mut edges: HashMap<(u32, u32), (Vec3, u32, i32)> = HashMap::with_capacity(faces.len() * 2);
-    let mut vertex_normals = vec![Vec3::ZERO; positions.len()];
-    for (t, n) in &faces {
-        for k in 0..3 {
-            let (i, j) = (t[k], t[(k + 1) % 3]);
-            let entry = edges.entry((i.min(j), i.max(j))).or_insert((Vec3::ZERO, 0, 0));
-            entry.0 += *n;
-            entry.1 += 1;
-            entry.2 += if i < j { 1 } else { -1 };
-            let (e1, e2) = (at(t[(k + 1) % 3]) - at(i), at(t[(k + 2) % 3]) - at(i));
-            let angle = e1.angle_between(e2);
-            vertex_normals[i as usize] += *n * if angle.is_finite() { angle } else { 0.0 };
-        }
-    }
-    let mut vertex_unreliable = vec![false; positions.len()];
-    for (&(i, j), &(_, count, balance)) in &edges {
-        if count != 2 || balance != 0 {
-            vertex_unreliable[i as usize] = true;
-            vertex_unreliable[j as usize] = true;
-        }
-    }
-    faces
-        .iter()
-        .map(|&(t, n)| {
-            let mut normals = [n; 7];
-            let mut unreliable = 0u8;
-            for k in 0..3 {
-                normals[1 + k] = vertex_normals[t[k] as usize];
-                unreliable |= (vertex_unreliable[t[k] as usize] as u8) << (1 + k);
-                let (i, j) = (t[k], t[(k + 1) % 3]);
-                let (sum, count, balance) = edges[&(i.min(j), i.max(j))];
-                normals[4 + k] = sum;
-                unreliable |= ((count != 2 || balance != 0) as u8) << (4 + k);
-            }
-            Tri { a: at(t[0]), b: at(t[1]), c: at(t[2]), normals, unreliable }
-        })
-        .collect()
-}
-
+#[cfg(test)]
+mod soup_tests;
 #[cfg(test)]
 mod tests;

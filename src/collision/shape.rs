@@ -24,6 +24,9 @@ pub(crate) enum Shape {
     Box { half_extents: Vec3, rounding: f32 },
     /// A triangle mesh's distance field, shared with other colliders.
     Mesh(Arc<MeshShape>),
+    /// A mesh shape still building: nothing, infinitely far (its colliders are skipped by the
+    /// contacts, see `Collider::active_layers`).
+    PendingMesh,
 }
 
 impl Shape {
@@ -37,6 +40,7 @@ impl Shape {
             Shape::Plane => plane_distance(p),
             Shape::Box { half_extents, rounding } => box_distance(p, half_extents, rounding),
             Shape::Mesh(ref mesh) => mesh.distance(p),
+            Shape::PendingMesh => (f32::INFINITY, Vec3::Y),
         }
     }
 
@@ -55,6 +59,7 @@ impl Shape {
             Shape::Plane => p.y,
             Shape::Box { half_extents, .. } => (p.abs() - half_extents).max_element(),
             Shape::Mesh(ref mesh) => mesh.distance(p).0,
+            Shape::PendingMesh => f32::INFINITY,
         }
     }
 
@@ -67,13 +72,14 @@ impl Shape {
             Shape::Plane => None,
             Shape::Box { half_extents, .. } => Some(half_extents.length()),
             Shape::Mesh(ref mesh) => Some(mesh.bounding_radius()),
+            Shape::PendingMesh => Some(0.0),
         }
     }
 
     /// True for the analytic shapes (convex, exact distance); false for a mesh.
     #[inline(always)]
     pub fn is_convex(&self) -> bool {
-        !matches!(self, Shape::Mesh(_))
+        !matches!(self, Shape::Mesh(_) | Shape::PendingMesh)
     }
 }
 

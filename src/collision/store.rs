@@ -122,6 +122,12 @@ impl Collider {
         self.desc.layers
     }
 
+    /// The layers it collides in now: none while its mesh shape is still building.
+    #[inline]
+    pub(crate) fn active_layers(&self) -> u32 {
+        if matches!(self.shape, Shape::PendingMesh) { 0 } else { self.desc.layers }
+    }
+
     /// (μ_s, μ_k).
     pub(crate) fn friction(&self) -> (f32, f32) {
         (self.desc.static_friction, self.desc.kinetic_friction)
@@ -172,14 +178,32 @@ impl ColliderStore {
         self.add_with(desc, None)
     }
 
-    /// Validate `desc` and add the collider (at rest at its pose), with the mesh shape a mesh
-    /// collider's `mesh_shape` refers to (`None`: none). Errors: `InvalidParameter`.
-    pub fn add_with(&mut self, desc: &ColliderDesc, mesh: Option<std::sync::Arc<super::MeshShape>>) -> Result<ColliderHandle, ClothError> {
+    /// Validate `desc` and add the collider (at rest at its pose), with the shape a mesh
+    /// collider's `mesh_shape` refers to (`Shape::Mesh` or `Shape::PendingMesh`; `None`: none).
+    /// Errors: `InvalidParameter`.
+    pub fn add_with(&mut self, desc: &ColliderDesc, mesh: Option<Shape>) -> Result<ColliderHandle, ClothError> {
         let (shape, position, rotation) = desc.validated_with(mesh)?;
         let frame = Frame { position, rotation };
         let collider = Collider { desc: *desc, shape, start: frame, target: frame };
         let (index, generation) = self.colliders.insert(collider);
         Ok(ColliderHandle { index, generation })
+    }
+
+    /// Give the built shape `shape` to the mesh colliders waiting for `handle`; their handles.
+    pub(crate) fn give_mesh_shape(&mut self, handle: MeshShapeHandle, shape: &std::sync::Arc<super::MeshShape>) -> Vec<ColliderHandle> {
+        let mut given = Vec::new();
+        for (index, collider) in self.colliders.iter_mut() {
+            if matches!(collider.shape, Shape::PendingMesh) && collider.desc.mesh_shape == handle {
+                collider.shape = Shape::Mesh(shape.clone());
+                given.push(index);
+            }
+        }
+        given.into_iter().filter_map(|index| self.colliders.live_generation(index).map(|generation| ColliderHandle { index, generation })).collect()
+    }
+
+    /// How many mesh colliders wait for shape `handle` to be built.
+    pub(crate) fn waiting_for(&self, handle: MeshShapeHandle) -> usize {
+        self.colliders.iter().filter(|(_, c)| matches!(c.shape, Shape::PendingMesh) && c.desc.mesh_shape == handle).count()
     }
 
     /// The collider behind `handle`. Errors: `InvalidHandle`.

@@ -54,6 +54,9 @@ pub enum XpbdResult {
     /// `xpbd_world_step_begin`, `xpbd_world_step` or `xpbd_world_advance` between an
     /// `xpbd_world_step_begin` and its `xpbd_world_step_end`: nothing starts; end the step first.
     StepInProgress = 12,
+    /// A mesh shape from `xpbd_mesh_shape_create_async` was queried before its build ended
+    /// (poll `xpbd_mesh_shape_is_ready`).
+    NotReady = 13,
 }
 
 /// An error on its way out through the boundary: the code to return and the message to store.
@@ -81,7 +84,11 @@ pub(crate) fn result_code(error: &ClothError) -> XpbdResult {
         | NonFiniteVertex { .. }
         | DegenerateTriangle { .. }
         | LineIndexOutOfRange { .. }
-        | DegenerateLine { .. } => XpbdResult::InvalidMesh,
+        | DegenerateLine { .. }
+        | NoTriangles
+        | TooManyTriangles { .. }
+        | NoTriangleWithArea { .. } => XpbdResult::InvalidMesh,
+        MeshShapeNotReady { .. } => XpbdResult::NotReady,
         InverseMassCountMismatch { .. } | BufferSizeMismatch { .. } => XpbdResult::BufferSizeMismatch,
         InvalidInverseMass { .. }
         | InvalidParameter { .. }

@@ -41,6 +41,7 @@ pub mod collider_desc;
 pub mod collider;
 
 pub mod mesh_shape;
+pub mod mesh_shape_build;
 
 pub mod state;
 
@@ -68,6 +69,7 @@ pub use ids::*;
 pub use live::*;
 pub use mesh_report::*;
 pub use mesh_shape::*;
+pub use mesh_shape_build::*;
 pub use snapshot::*;
 pub use state::*;
 pub use status::*;
@@ -104,7 +106,12 @@ pub use world::*;
 /// 7: `linear_damping` defaults to 0 (nothing damps rigid motion); `XpbdClothDesc`/`XpbdClothParams`
 /// grew `deformation_damping` (default 3/s), which damps only the motion relative to the cloth's
 /// rigid motion.
-pub const XPBD_ABI_VERSION: u32 = 7;
+/// 8: mesh shapes build off the calling thread (`xpbd_mesh_shape_create_async`,
+/// `xpbd_mesh_shape_is_ready`, `xpbd_mesh_shape_progress`, `XPBD_RESULT_NOT_READY`) and report what
+/// they found (`xpbd_mesh_shape_get_report`); a mesh the shape cannot use is
+/// `XPBD_RESULT_INVALID_MESH` (was `XPBD_RESULT_INVALID_ARGUMENT`), as for cloth; the sign of a
+/// closed mesh survives inner faces, duplicate and flipped triangles.
+pub const XPBD_ABI_VERSION: u32 = 8;
 
 /// The ABI version the loaded library implements; compare with `XPBD_ABI_VERSION` from the
 /// header you compiled against. Never fails. Thread-safe.

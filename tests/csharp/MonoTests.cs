@@ -789,16 +789,32 @@ static unsafe partial class MonoTests
             uint[] indices;
             BoxMesh(0.5f, 0.1f, 0.5f, out positions, out indices);
             int shapes = XpbdLibrary.LiveMeshShapeCount;
-            var e1 = Throws<XpbdInvalidArgumentException>(() => world.CreateMeshShape(positions, new uint[0]));
-            Expect(e1.Message.StartsWith("xpbd_mesh_shape_create:") && e1.Message.Contains("triangles"), "names the field: " + e1.Message);
+            var e1 = Throws<XpbdInvalidMeshException>(() => world.CreateMeshShape(positions, new uint[0]));
+            Expect(e1.Message.StartsWith("xpbd_mesh_shape_create:") && e1.Message.Contains("triangles"), "names the fault: " + e1.Message);
             Throws<XpbdInvalidArgumentException>(() => world.CreateMeshShape(positions, indices, -1, true));
-            Throws<XpbdInvalidArgumentException>(() => world.CreateMeshShape(positions, new uint[] { 0, 1, 9 }));
+            var e2 = Throws<XpbdInvalidMeshException>(() => world.CreateMeshShapeAsync(positions, new uint[] { 0, 1, 9 }, 0, true));
+            Expect(e2.Message.Contains("triangle 0") && e2.Message.Contains("9"), "names the triangle and the index: " + e2.Message);
             Expect(XpbdLibrary.LiveMeshShapeCount == shapes, "nothing half-created");
+
+            // Built off the calling thread: usable by a collider at once, ready after polling.
+            XpbdMeshShape pending = world.CreateMeshShapeAsync(positions, indices, 0.005f, true);
+            XpbdCollider early = world.CreateMeshCollider(pending, XpbdPose.At(0, -3, 0));
+            var clock = System.Diagnostics.Stopwatch.StartNew();
+            while (!pending.IsReady && clock.ElapsedMilliseconds < 60000) System.Threading.Thread.Sleep(1);
+            Expect(pending.IsReady && pending.Progress == 1.0f, "the asynchronous build ends: progress " + pending.Progress);
+            XpbdMeshShapeReport report = pending.Report;
+            Expect(report.triangle_count == 12 && report.boundary_edges == 0 && report.non_manifold_edges == 0, "report of the closed box: " + report.triangle_count);
+            float px, py, pz;
+            Expect(Math.Abs(pending.Distance(0, 0.09f, 0, out px, out py, out pz) + 0.01f) < 2.5e-3f && py > 0.99f, "1 cm inside the top face: -1 cm, normal up");
+            early.Dispose();
+            pending.Destroy();
+            Expect(XpbdLibrary.LiveMeshShapeCount == shapes, "the asynchronous shape destroyed");
 
             XpbdMeshShape table = world.CreateMeshShape(positions, indices, 0.01f, true);
             float nx, ny, nz;
-            float d = table.Distance(0, 0.3f, 0, out nx, out ny, out nz);
-            Expect(Math.Abs(d - 0.2f) < 1e-4f && Math.Abs(ny - 1) < 1e-3f, "distance above the top: " + d);
+            // 3 cm above the top face: within the exact band of 4 cells of 1 cm.
+            float d = table.Distance(0, 0.13f, 0, out nx, out ny, out nz);
+            Expect(Math.Abs(d - 0.03f) < 1e-4f && Math.Abs(ny - 1) < 1e-3f, "distance above the top: " + d);
             XpbdCollider a = world.CreateMeshCollider(table, XpbdPose.Identity);
             XpbdCollider b = world.CreateMeshCollider(table, XpbdPose.At(2, 0, 0), new XpbdColliderContact(0.8f, 0.6f, 1));
             Expect(a.Kind == XpbdColliderKind.Mesh && b.GetDesc().mesh_shape.id == table.Id.id, "instances read back");

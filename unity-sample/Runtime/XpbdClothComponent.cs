@@ -84,7 +84,7 @@ namespace Xpbd.Unity
         public LayerMask colliderLayers;
         [Tooltip("These Sphere, Capsule, Box and Mesh colliders collide with the cloth whatever their layer.")]
         public Collider[] colliders = new Collider[0];
-        [Tooltip("Cell size in metres of the distance fields built from MeshColliders' sharedMesh (scale baked in): 0 = the mesh's bounding-box diagonal / 100. Keep the collision thickness below 8 cells and cells at most a third of the thinnest part.")]
+        [Tooltip("Cell size in metres of the distance fields built from MeshColliders' sharedMesh (scale baked in): 0 = the mesh's bounding-box diagonal / 100. Keep the collision thickness below 4 cells and cells at most a third of the thinnest part.")]
         [Min(0f)] public float meshCellSize = 0f;
         [Tooltip("Distance in metres the cloth keeps from collider surfaces (contact thickness). Friction comes from each collider's Physic Material (static and dynamic friction; Unity's 0.6 without one).")]
         [Range(0f, 0.1f)] public float collisionThickness = 0.005f;

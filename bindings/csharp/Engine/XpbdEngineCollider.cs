@@ -105,7 +105,9 @@ namespace Xpbd
         /// in the object's local space, <paramref name="indices"/> three per triangle) with the lossy
         /// scale baked into the vertices, built into a closed mesh shape of <paramref name="world"/>
         /// with cells of <paramref name="cellSize"/> metres (0 = automatic). The pose is the object's
-        /// (no centre offset). Throws <see cref="XpbdInvalidArgumentException"/> for a bad mesh.
+        /// (no centre offset). The shape builds on a thread of its own
+        /// (<see cref="XpbdWorld.CreateMeshShapeAsync"/>): the collider touches nothing until the step
+        /// after the build ends. Throws <see cref="XpbdInvalidMeshException"/> for a bad mesh.
         /// </summary>
         public static XpbdEngineShape Mesh(XpbdWorld world, float[] vertices, uint[] indices, float scaleX, float scaleY, float scaleZ, float cellSize)
         {
@@ -121,7 +123,7 @@ namespace Xpbd
             return new XpbdEngineShape
             {
                 Kind = XpbdColliderKind.Mesh,
-                MeshShape = world.CreateMeshShape(scaled, indices, cellSize, true),
+                MeshShape = world.CreateMeshShapeAsync(scaled, indices, cellSize, true),
                 Axis = XpbdAxis.Y,
             };
         }

@@ -97,27 +97,36 @@ fn shell_points(n: usize, reach: f32, seed: u32) -> Vec<Vec3> {
         .collect()
 }
 
-/// Accuracy: within half a cell of the exact signed distance to the triangles at
-/// 10 000 points within 0.2 m of the surface; outside and at least five cells away, normals
-/// within 5° of the direction from the closest point on the mesh, and closer in less than the
-/// mesh's dihedral angle (about 18°). Near an edge or vertex that direction turns by the dihedral angle (about 18° on
-/// sphere.obj) across a wedge narrower than a cell, which the trilinear gradient spreads over
-/// the cells around it.
+/// Accuracy on sphere.obj at 10 000 points within 0.2 m of the surface: within the band
+/// ([`BAND_CELLS`] cells) the distance is within half a cell of the exact signed distance to the
+/// triangles; beyond it the value is a lower bound in magnitude (never nearer than the band, never
+/// farther than the truth plus half a cell) with the right sign. Normals outside, from three cells
+/// to the band's edge, within 7° of the direction from the closest point on the mesh; nearer,
+/// within 16°: around an edge that direction turns by the dihedral angle (about 18° on sphere.obj)
+/// across a wedge d·18° wide, one to four cells in the band, which the trilinear gradient spreads.
 #[test]
-fn sphere_distances_are_within_half_a_cell_and_normals_within_five_degrees() {
+fn sphere_distances_are_within_half_a_cell_in_the_band_and_lower_bounds_beyond() {
     let cell = 0.02;
     let (shape, oracle, ..) = sphere_shape(cell);
-    let (mut worst, mut worst_angle, mut worst_near, mut outside) = (0.0f64, 0.0f64, 0.0f64, 0);
+    let band = (BAND_CELLS * cell) as f64;
+    let half = 0.5 * cell as f64;
+    let (mut worst, mut worst_angle, mut worst_near, mut outside, mut beyond) = (0.0f64, 0.0f64, 0.0f64, 0, 0);
     for p in shell_points(10_000, 0.2, 0x5eed_0032) {
         let (d, n) = shape.distance(p);
-        let (exact, q) = oracle.nearest(p);
+        let (d, (exact, q)) = (d as f64, oracle.nearest(p));
         let exact = if oracle.winding(p) > 0.5 { -exact } else { exact };
-        worst = worst.max((d as f64 - exact).abs());
+        if exact.abs() > band {
+            beyond += 1;
+            assert_eq!(d < 0.0, exact < 0.0, "sign at {p}: {d} for {exact}");
+            assert!(d.abs() <= exact.abs() + half && d.abs() >= band.min(exact.abs() - half), "at {p}: {d} for {exact}");
+            continue;
+        }
+        worst = worst.max((d - exact).abs());
         if exact > 0.0 {
             outside += 1;
             let want = (p.as_dvec3() - q).normalize();
             let angle = n.as_dvec3().dot(want).clamp(-1.0, 1.0).acos().to_degrees();
-            if exact >= 5.0 * cell as f64 {
+            if exact >= 3.0 * cell as f64 {
                 worst_angle = worst_angle.max(angle);
             } else {
                 worst_near = worst_near.max(angle);
@@ -125,15 +134,15 @@ fn sphere_distances_are_within_half_a_cell_and_normals_within_five_degrees() {
         }
     }
     eprintln!(
-        "sphere.obj, cell {cell} m, {} bricks, {} bytes: worst distance error {worst:.2e} m, worst normal {worst_angle:.2}° \
-         (within five cells of the surface: {worst_near:.2}°; {outside} outside)",
+        "sphere.obj, cell {cell} m, {} bricks, {} bytes: worst distance error in the band {worst:.2e} m, worst normal {worst_angle:.2}° \
+         (within three cells of the surface: {worst_near:.2}°; {outside} outside in the band, {beyond} beyond it)",
         shape.stored_bricks(),
         shape.memory_bytes()
     );
-    assert!(worst <= 0.5 * cell as f64, "distance error {worst} m");
-    assert!(worst_angle <= 5.0, "normal off by {worst_angle}°");
+    assert!(worst <= half, "distance error {worst} m");
+    assert!(worst_angle <= 7.0, "normal off by {worst_angle}°");
     assert!(worst_near <= 16.0, "normal off by {worst_near}° near the surface");
-    assert!(outside > 4000);
+    assert!(outside > 1000 && beyond > 1000, "{outside} outside, {beyond} beyond");
 }
 
 /// Sign on the sphere with holes: three triangles removed, the sign of 10 000 points
@@ -220,33 +229,39 @@ fn memory_follows_the_surface_area() {
     assert!((2.5..6.0).contains(&ratio), "{ratio}: {} vs {} bricks", fine.stored_bricks(), coarse.stored_bricks());
 }
 
-/// Every malformed mesh gets its own error naming the field.
+/// Every malformed mesh gets its own mesh error naming the triangle or vertex and the fault (the
+/// errors a cloth mesh gets); a bad cell size is a parameter error naming `cell_size`.
 #[test]
 fn bad_meshes_get_specific_errors() {
     let positions = [[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]];
     let triangles = [[0u32, 1, 2]];
     let desc = MeshShapeDesc { positions: &positions, triangles: &triangles, cell_size: 0.0, closed: true };
-    let name = |d: MeshShapeDesc| match MeshShape::build(&d) {
+    let error = |d: MeshShapeDesc| MeshShape::build(&d).expect_err("a bad mesh must fail");
+    assert!(MeshShape::build(&desc).is_ok());
+    assert_eq!(error(MeshShapeDesc { triangles: &[], ..desc }), ClothError::NoTriangles);
+    assert_eq!(
+        error(MeshShapeDesc { triangles: &[[0, 1, 2], [0, 1, 3]], ..desc }),
+        ClothError::IndexOutOfRange { triangle: 1, index: 3, vertex_count: 3 }
+    );
+    let nan = [[0.0, 0.0, 0.0], [1.0, f32::NAN, 0.0], [0.0, 1.0, 0.0]];
+    assert_eq!(error(MeshShapeDesc { positions: &nan, ..desc }), ClothError::NonFiniteVertex { vertex: 1 });
+    let far = [[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 2e5, 0.0]];
+    assert_eq!(error(MeshShapeDesc { positions: &far, ..desc }), ClothError::NonFiniteVertex { vertex: 2 });
+    let cell_name = |d: MeshShapeDesc| match MeshShape::build(&d) {
         Err(ClothError::InvalidParameter { name, .. }) => name,
         other => panic!("{other:?}"),
     };
-    assert!(MeshShape::build(&desc).is_ok());
-    assert_eq!(name(MeshShapeDesc { triangles: &[], ..desc }), "triangles");
-    assert_eq!(name(MeshShapeDesc { triangles: &[[0, 1, 3]], ..desc }), "indices");
-    let nan = [[0.0, f32::NAN, 0.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]];
-    assert_eq!(name(MeshShapeDesc { positions: &nan, ..desc }), "positions");
-    let far = [[0.0, 2e5, 0.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]];
-    assert_eq!(name(MeshShapeDesc { positions: &far, ..desc }), "positions");
     for cell in [-0.01, f32::NAN, f32::INFINITY, 2e3] {
-        assert_eq!(name(MeshShapeDesc { cell_size: cell, ..desc }), "cell_size", "{cell}");
+        assert_eq!(cell_name(MeshShapeDesc { cell_size: cell, ..desc }), "cell_size", "{cell}");
     }
     // A cell size that would need more than the memory bound.
-    assert_eq!(name(MeshShapeDesc { cell_size: 1e-5, ..desc }), "cell_size");
-    // Only zero-area triangles.
-    let line = [[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [2.0, 0.0, 0.0]];
-    assert_eq!(name(MeshShapeDesc { positions: &line, ..desc }), "triangles");
+    assert_eq!(cell_name(MeshShapeDesc { cell_size: 1e-5, ..desc }), "cell_size");
+    // Only zero-area triangles: two of them, one collinear, one with two corners welded.
+    let line = [[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [2.0, 0.0, 0.0], [1.0, 0.0, 0.0]];
+    let error = error(MeshShapeDesc { positions: &line, triangles: &[[0, 1, 2], [0, 1, 3]], ..desc });
+    assert_eq!(error, ClothError::NoTriangleWithArea { triangles: 2 });
+    assert!(error.to_string().contains("all 2 triangles"), "{error}");
 }
-
 
 /// The build on the calling thread alone (a world of one thread) gives the field the parallel
 /// build gives, bit for bit: every node is computed on its own.

@@ -46,7 +46,8 @@ pub enum GodotShape {
     /// A mesh shape of the world (built from [`mesh_from_faces`] or [`mesh_from_surface`] with
     /// the CollisionShape3D's scale baked in), placed by the transform's rotation and translation.
     Mesh {
-        /// The shape ([`xpbd_cloth::World::create_mesh_shape`]).
+        /// The shape ([`xpbd_cloth::World::create_mesh_shape`], or `create_mesh_shape_async`
+        /// for a node that should not hold the main thread while it builds).
         shape: MeshShapeHandle,
     },
 }
@@ -148,7 +149,11 @@ mod tests {
         let shape = world
             .create_mesh_shape(&xpbd_cloth::MeshShapeDesc { positions: &positions, triangles: &triangles, cell_size: 0.02, closed: true })
             .unwrap();
-        assert!(world.mesh_shape(shape).unwrap().distance(Vec3::ZERO).0 < -0.15, "inside is negative");
+        let field = world.mesh_shape(shape).unwrap();
+        assert!(field.distance(Vec3::ZERO).0 < 0.0, "inside is negative");
+        // 5 cm below the scaled top face (y = 0.2), inside the exact band of 4 cells of 2 cm.
+        let below_top = field.distance(Vec3::new(0.0, 0.15, 0.0)).0;
+        assert!((below_top + 0.05).abs() < 1e-3, "{below_top}");
         let t = Affine3A::from_scale_rotation_translation(scale, Quat::IDENTITY, Vec3::new(0.0, 1.0, 0.0));
         let c = collider_desc(GodotShape::Mesh { shape }, &t, 0.5, 0.4, 1);
         assert_eq!((c.kind, c.pose.position), (ColliderKind::Mesh, [0.0, 1.0, 0.0]));
