@@ -625,36 +625,98 @@ fn durations(steps: usize, warmup: usize, mut f: impl FnMut()) -> Vec<f64> {
         .collect()
 }
 
-/// The bundled meshes as mesh shapes: build time (one build, after one untimed) and memory at the
-/// automatic cell size and at 5 mm; then the tablecloth stepped on table.obj as a mesh collider
-/// (5 mm cells) against the bench's box table top, alternately.
+/// A torus about +Y (ring radius `r0`, tube radius `r1`), `nu` × `nv` quads: 2·nu·nv triangles.
+fn torus_mesh(r0: f32, r1: f32, nu: usize, nv: usize) -> (Vec<[f32; 3]>, Vec<[u32; 3]>) {
+    let tau = std::f32::consts::TAU;
+    let positions = (0..nu * nv)
+        .map(|k| {
+            let (u, v) = ((k / nv) as f32 / nu as f32 * tau, (k % nv) as f32 / nv as f32 * tau);
+            [(r0 + r1 * v.cos()) * u.cos(), r1 * v.sin(), (r0 + r1 * v.cos()) * u.sin()]
+        })
+        .collect();
+    let at = |i: usize, j: usize| ((i % nu) * nv + j % nv) as u32;
+    let triangles = (0..nu * nv).flat_map(|k| {
+        let (i, j) = (k / nv, k % nv);
+        [[at(i, j), at(i, j + 1), at(i + 1, j + 1)], [at(i, j), at(i + 1, j + 1), at(i + 1, j)]]
+    });
+    (positions, triangles.collect())
+}
+
+/// A UV sphere of radius `r`, `nu` segments around and `nv` rings: 2·nu·(nv − 1) triangles.
+fn uv_sphere_mesh(r: f32, nu: usize, nv: usize) -> (Vec<[f32; 3]>, Vec<[u32; 3]>) {
+    let pi = std::f32::consts::PI;
+    let mut positions = vec![[0.0, r, 0.0], [0.0, -r, 0.0]];
+    for j in 1..nv {
+        let polar = j as f32 / nv as f32 * pi;
+        for i in 0..nu {
+            let a = i as f32 / nu as f32 * 2.0 * pi;
+            positions.push([r * polar.sin() * a.cos(), r * polar.cos(), r * polar.sin() * a.sin()]);
+        }
+    }
+    let ring = |j: usize, i: usize| (2 + (j - 1) * nu + i % nu) as u32;
+    let mut triangles = Vec::new();
+    for i in 0..nu {
+        triangles.push([0, ring(1, i + 1), ring(1, i)]);
+        triangles.push([1, ring(nv - 1, i), ring(nv - 1, i + 1)]);
+        for j in 1..nv - 1 {
+            triangles.push([ring(j, i), ring(j, i + 1), ring(j + 1, i + 1)]);
+            triangles.push([ring(j, i), ring(j + 1, i + 1), ring(j + 1, i)]);
+        }
+    }
+    (positions, triangles)
+}
+
+/// Mesh shapes: build time (one build, after one untimed) and memory of the bundled meshes at the
+/// automatic cell size and at 5 mm, and of the two targets (a 10 000-triangle torus at
+/// 1 cm, a 200 000-triangle sphere at 5 mm) in worlds of 1 and 2 threads, with how long
+/// `create_mesh_shape_async` holds the caller; then the tablecloth stepped on table.obj as a mesh
+/// collider (5 mm cells) against the bench's box table top, alternately.
 fn mesh_shapes(scenes: &[Scene], steps: usize) -> Result<(), String> {
-    use xpbd_cloth::{MeshShape, MeshShapeDesc};
+    use xpbd_cloth::{MeshShapeDesc, MeshShapeStatus};
     out!()?;
-    out!("mesh shapes (signed distance fields), one build each after an untimed one:")?;
-    out!("{:<11} {:>6} {:>8} {:>9} {:>8} {:>10}", "mesh", "tris", "cell mm", "build ms", "bricks", "memory KiB")?;
+    out!("mesh shapes (signed distance fields), one build each after an untimed one; async call = time create_mesh_shape_async holds the caller:")?;
+    out!("{:<11} {:>7} {:>8} {:>8} {:>9} {:>8} {:>10} {:>14}", "mesh", "tris", "cell mm", "threads", "build ms", "bricks", "memory KiB", "async call ms")?;
     let load = |name: &str| {
         let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("data").join(name);
         common::load_obj(&path).map(|(p, i)| (p, i.chunks_exact(3).map(|t| [t[0], t[1], t[2]]).collect::<Vec<[u32; 3]>>()))
     };
+    let mut cases = Vec::new();
     for name in ["sphere.obj", "spot.obj", "table.obj"] {
-        let (positions, triangles) = load(name)?;
+        let mesh = load(name)?;
         for cell_size in [0.0, 0.005] {
-            let desc = MeshShapeDesc { positions: &positions, triangles: &triangles, cell_size, closed: true };
-            std::hint::black_box(MeshShape::build(&desc).map_err(|e| e.to_string())?);
-            let t = Instant::now();
-            let shape = MeshShape::build(&desc).map_err(|e| e.to_string())?;
-            let ms = t.elapsed().as_secs_f64() * 1e3;
-            out!(
-                "{:<11} {:>6} {:>8.2} {:>9.1} {:>8} {:>10.0}",
-                name,
-                shape.triangle_count(),
-                shape.cell_size() * 1e3,
-                ms,
-                shape.stored_bricks(),
-                shape.memory_bytes() as f64 / 1024.0
-            )?;
+            cases.push((name, mesh.clone(), cell_size, 2));
         }
+    }
+    let (torus, sphere) = (torus_mesh(0.3, 0.1, 100, 50), uv_sphere_mesh(0.5, 400, 251));
+    for threads in [1, 2] {
+        cases.push(("torus", torus.clone(), 0.01, threads));
+        cases.push(("uv sphere", sphere.clone(), 0.005, threads));
+    }
+    for (name, (positions, triangles), cell_size, threads) in cases {
+        let desc = MeshShapeDesc { positions: &positions, triangles: &triangles, cell_size, closed: true };
+        let mut world = World::new(WorldDesc { thread_count: threads, ..WorldDesc::default() }).map_err(|e| e.to_string())?;
+        world.create_mesh_shape(&desc).map_err(|e| e.to_string())?;
+        let t = Instant::now();
+        let handle = world.create_mesh_shape(&desc).map_err(|e| e.to_string())?;
+        let ms = t.elapsed().as_secs_f64() * 1e3;
+        let t = Instant::now();
+        let pending = world.create_mesh_shape_async(&desc).map_err(|e| e.to_string())?;
+        let call_ms = t.elapsed().as_secs_f64() * 1e3;
+        while let MeshShapeStatus::Building { .. } = world.mesh_shape_status(pending).map_err(|e| e.to_string())? {
+            std::thread::sleep(std::time::Duration::from_millis(1));
+        }
+        let shape = world.mesh_shape(handle).map_err(|e| e.to_string())?;
+        out!(
+            "{:<11} {:>7} {:>8.2} {:>8} {:>9.1} {:>8} {:>10.0} {:>14.3}",
+            name,
+            shape.triangle_count(),
+            shape.cell_size() * 1e3,
+            threads,
+            ms,
+            shape.stored_bricks(),
+            shape.memory_bytes() as f64 / 1024.0,
+            call_ms
+        )?;
     }
     let Some(scene) = scenes.iter().find(|s| s.key == "tablecloth") else { return Ok(()) };
     let (positions, triangles) = load("table.obj")?;

@@ -18,21 +18,21 @@ pub(super) struct Tri {
 }
 
 /// What building a mesh shape found in the mesh and repaired (the sign near the faults comes
-/// from the generalized winding number, module docs of `mesh_shape`).
+/// from the generalized winding number, module docs of `mesh_shape`); each count is documented
+/// once, on the C ABI's [`crate::ffi::XpbdMeshShapeReport`].
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct MeshShapeReport {
-    /// Vertices merged into an earlier one at the same position.
+    /// [`crate::ffi::XpbdMeshShapeReport::welded_vertices`].
     pub welded_vertices: u32,
-    /// Triangles dropped for zero area (two corners at one position, or collinear).
+    /// [`crate::ffi::XpbdMeshShapeReport::degenerate_triangles`].
     pub degenerate_triangles: u32,
-    /// Triangles dropped because an earlier one has the same three corners (either winding).
+    /// [`crate::ffi::XpbdMeshShapeReport::duplicate_triangles`].
     pub duplicate_triangles: u32,
-    /// Triangles whose winding was reversed to agree with their neighbours (or, for a closed
-    /// mesh wound inward, every triangle).
+    /// [`crate::ffi::XpbdMeshShapeReport::flipped_triangles`].
     pub flipped_triangles: u32,
-    /// Edges of one triangle only (holes, open borders), after the repairs.
+    /// [`crate::ffi::XpbdMeshShapeReport::boundary_edges`].
     pub boundary_edges: u32,
-    /// Edges of three or more triangles (inner faces, touching parts), after the repairs.
+    /// [`crate::ffi::XpbdMeshShapeReport::non_manifold_edges`].
     pub non_manifold_edges: u32,
 }
 
