@@ -877,15 +877,16 @@ namespace Xpbd.Native
         /// <summary>
         ///  Build a signed distance field from the triangle mesh in `desc` and add it to `world` as a
         ///  shape that mesh colliders (`XPBD_COLLIDER_KIND_MESH`, `mesh_shape`) instance; write its id to
-        ///  `*out_shape`. The call returns when the build has ended (0.2 s for 10 000 triangles at a 1 cm
-        ///  cell, 2 s for 200 000 at 5 mm on 2 cores; docs/performance.md): in a game, build with
+        ///  `*out_shape`. The call returns when the build has ended, a time that follows the surface area
+        ///  over the cell size squared (on 2 cores a 10 000-triangle torus at 1 cm 0.17 s, a
+        ///  200 000-triangle sphere of radius 0.5 m at 5 mm 2 s; docs/performance.md): in a game, build with
         ///  `xpbd_mesh_shape_create_async` instead. The build runs on the world's threads before the
         ///  world's lock is taken, so other threads may step the world meanwhile. Nothing is created on
         ///  error and `*out_shape` is not written.
         ///
         ///  Errors: `XPBD_RESULT_NULL_POINTER` (`desc`, `out_shape`, or an array NULL with a non-zero
         ///  count), `XPBD_RESULT_INVALID_ID`, `XPBD_RESULT_WORLD_POISONED`, `XPBD_RESULT_INVALID_MESH`
-        ///  (no triangles or more than 2^24; an index &gt;= `vertex_count`, naming the triangle; a NaN/Inf
+        ///  (no triangles or more than 2^24; more than 2^28 vertices; an index &gt;= `vertex_count`, naming the triangle; a NaN/Inf
         ///  position or one beyond +-1e5 m, naming the vertex; only zero-area triangles),
         ///  `XPBD_RESULT_INVALID_ARGUMENT` (`cell_size` negative, not finite, above 1e3 m or so small that
         ///  the field would need more than 256 MiB; `closed` not 0 or 1), `XPBD_RESULT_CAPACITY_EXCEEDED`
@@ -911,7 +912,7 @@ namespace Xpbd.Native
         ///  Signed distance in metres from `point` (`float[3]`, the shape's local frame, metres) to the
         ///  shape's surface, negative inside a closed mesh, written to `*distance`; the unit outward
         ///  normal (the gradient of the distance) to `normal` (`float[3]`). The distance is the field the
-        ///  contacts use: exact at its cell corners, trilinear between, and outside the band (4 cells) a
+        ///  contacts use: the distance to the nearest triangle at its cell corners, trilinear between, and outside the band (4 cells) a
         ///  lower bound. For tests and engine queries.
         ///
         ///  Errors: `XPBD_RESULT_NULL_POINTER`, `XPBD_RESULT_INVALID_ARGUMENT` (`point` not finite),
@@ -927,10 +928,13 @@ namespace Xpbd.Native
         /// <summary>
         ///  Start building the mesh shape of `desc` on a thread of its own (split over as many threads as
         ///  the world has) and write its id to `*out_shape` at once. The call copies the arrays (they may
-        ///  be freed when it returns) and checks them once: under 1 ms for 200 000 triangles. Poll
+        ///  be freed when it returns) and checks them once: 0.7–1 ms for 200 000 triangles, up to 2 ms
+        ///  when the copy lands on fresh pages (docs/performance.md). Poll
         ///  `xpbd_mesh_shape_is_ready` (and `xpbd_mesh_shape_progress` for a loading bar). Mesh colliders
-        ///  may use the id at once: they touch nothing until the build has ended, and collide from the
-        ///  first step after it. Destroying the shape (or its world) stops the build at its next check and
+        ///  may use the id at once: they touch nothing until the build has ended, and collide
+        ///  from the first step that starts after the build has ended (so in a replay, wait for `xpbd_mesh_shape_is_ready` before
+        ///  stepping: when a build ends depends on the machine). Each build has a thread and, in a world
+        ///  of several threads, a pool of as many; they compete with the world's own threads for cores. Destroying the shape (or its world) stops the build at its next check and
         ///  waits for it (milliseconds). Nothing is created on error and `*out_shape` is not written.
         ///
         ///  Errors now: those of `xpbd_mesh_shape_create` that reading the arrays finds
@@ -950,13 +954,16 @@ namespace Xpbd.Native
         /// <summary>
         ///  Write 1 to `*ready` if the shape is built (from `xpbd_mesh_shape_create`, or an asynchronous
         ///  build that has ended), 0 while it builds. A build that has ended is taken in by this call or
-        ///  by the next step, whichever comes first; its colliders collide from the step after.
+        ///  by the next step, whichever comes first; its colliders collide from the first step that starts after the build has ended.
+        ///  It waits for the world as any call on the world's objects does (docs/c-cpp.md, "Threads"):
+        ///  poll it between steps, not during one.
         ///
         ///  Errors: `XPBD_RESULT_NULL_POINTER`, `XPBD_RESULT_INVALID_ID`, `XPBD_RESULT_WORLD_POISONED`; and,
         ///  once an asynchronous build has failed, the error `xpbd_mesh_shape_create` would have returned
         ///  (`XPBD_RESULT_INVALID_MESH`: only zero-area triangles; `XPBD_RESULT_INVALID_ARGUMENT`: a field
         ///  over 256 MiB) with its message, every time it is asked, `*ready` not written. Such a shape
-        ///  never collides: destroy its colliders and it. Thread-safe.
+        ///  never collides, and new colliders on it are refused (`XPBD_RESULT_INVALID_ARGUMENT` naming
+        ///  `mesh_shape`): destroy its colliders and it. Thread-safe.
         ///
         ///  # Safety
         ///  `ready` is writable.
@@ -2228,7 +2235,7 @@ namespace Xpbd.Native
 
     /// <summary>
     ///  A mesh shape (a triangle mesh's signed distance field, shared by mesh colliders). Passed by
-    ///  value; all-zero (`{0}`) is null. Obtained from `xpbd_mesh_shape_create`; becomes invalid after
+    ///  value; all-zero (`{0}`) is null. Obtained from `xpbd_mesh_shape_create` or `xpbd_mesh_shape_create_async`; becomes invalid after
     ///  `xpbd_mesh_shape_destroy` or after its world is destroyed. Encodes its world.
     /// </summary>
     [StructLayout(LayoutKind.Sequential)]
@@ -2313,7 +2320,7 @@ namespace Xpbd.Native
     }
 
     /// <summary>
-    ///  What `xpbd_mesh_shape_create` needs: a triangle mesh in the shape's local frame (metres).
+    ///  What `xpbd_mesh_shape_create` and `xpbd_mesh_shape_create_async` need: a triangle mesh in the shape's local frame (metres).
     ///  Get one from `xpbd_default_mesh_shape_desc()` and set the arrays.
     /// </summary>
     [StructLayout(LayoutKind.Sequential)]
@@ -2338,7 +2345,8 @@ namespace Xpbd.Native
         public uint triangle_count;
         /// <summary>
         ///  Edge of the distance field's cells in metres: 0 = automatic (the bounding-box diagonal /
-        ///  100); otherwise 0 &lt; h &lt;= 1e3. Distances are exact at the cell corners and trilinear in
+        ///  100); otherwise 0 &lt; h &lt;= 1e3. Distances are those to the nearest triangle at the cell corners (within
+        ///  about a millimetre at 2 cm cells, docs/design.md) and trilinear in
         ///  between, so features thinner than about 2 cells are rounded off; the exact band reaches
         ///  4 cells from the surface, so keep cloth collision thicknesses below 4 cells. A cell size
         ///  whose field would need more than 256 MiB is refused. Negative or not finite: an error.
@@ -2586,7 +2594,8 @@ namespace Xpbd.Native
         /// </summary>
         Box = 3,
         /// <summary>
-        ///  An instance of the mesh shape `mesh_shape` (`xpbd_mesh_shape_create`), its local frame
+        ///  An instance of the mesh shape `mesh_shape` (`xpbd_mesh_shape_create` or `_create_async`: a
+        ///  shape still building touches nothing until its build ends), its local frame
         ///  placed by `position` and `rotation`.
         /// </summary>
         Mesh = 4,
@@ -2620,7 +2629,9 @@ namespace Xpbd.Native
         InvalidArgument = 3,
         /// <summary>
         ///  The mesh cannot be simulated: no vertices, triangle index out of range, NaN/Inf position,
-        ///  degenerate (zero-area) triangle, more indices than 32 bits address.
+        ///  degenerate (zero-area) triangle, more indices than 32 bits address. For a mesh shape: no
+        ///  triangles, an index out of range, a NaN/Inf position, only zero-area triangles (single
+        ///  ones are dropped).
         /// </summary>
         InvalidMesh = 4,
         /// <summary>
@@ -2647,8 +2658,8 @@ namespace Xpbd.Native
         /// </summary>
         WorldPoisoned = 8,
         /// <summary>
-        ///  Too many objects alive at once: 65 536 worlds, or 32 768 cloths or 32 768 colliders in one
-        ///  world.
+        ///  Too many objects alive at once: 65 536 worlds, or 32 768 cloths, 32 768 colliders or 256
+        ///  mesh shapes in one world.
         /// </summary>
         CapacityExceeded = 9,
         /// <summary>
@@ -2667,8 +2678,8 @@ namespace Xpbd.Native
         /// </summary>
         StepInProgress = 12,
         /// <summary>
-        ///  A mesh shape from `xpbd_mesh_shape_create_async` was queried before its build ended
-        ///  (poll `xpbd_mesh_shape_is_ready`).
+        ///  A mesh shape from `xpbd_mesh_shape_create_async` was queried before its build ended (poll
+        ///  `xpbd_mesh_shape_is_ready`), or after its build failed (`is_ready` returns the reason).
         /// </summary>
         NotReady = 13,
     }

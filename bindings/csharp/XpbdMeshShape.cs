@@ -6,10 +6,11 @@ namespace Xpbd
 {
     /// <summary>
     /// A triangle mesh's signed distance field in an <see cref="XpbdWorld"/> (xpbd_mesh_shape_*),
-    /// made by <see cref="XpbdWorld.CreateMeshShape(float[], uint[], float, bool)"/> and instanced by
+    /// made by <see cref="XpbdWorld.CreateMeshShape(float[], uint[], float, bool)"/> or
+    /// <see cref="XpbdWorld.CreateMeshShapeAsync"/> and instanced by
     /// any number of colliders (<see cref="XpbdWorld.CreateMeshCollider(XpbdMeshShape, XpbdPose, XpbdColliderContact)"/>).
-    /// Disposing it while a collider uses it throws <see cref="XpbdInvalidArgumentException"/> and
-    /// keeps it; a shape left to the garbage collector is released once its world is (or when it is
+    /// <see cref="Destroy"/> while a collider uses it throws <see cref="XpbdInvalidArgumentException"/> and
+    /// keeps it (Dispose ignores the refusal); a shape left to the garbage collector is released once its world is (or when it is
     /// finalized with no collider left). Release is SafeHandle-style (<see cref="XpbdNativeObject"/>).
     /// </summary>
     public sealed unsafe class XpbdMeshShape : XpbdNativeObject

@@ -61,9 +61,10 @@ pub struct MeshShapeDesc<'a> {
     /// Vertices at the same position are welded, so a mesh split at UV seams stays closed.
     pub triangles: &'a [[u32; 3]],
     /// Cell edge h \[m\]: 0 = automatic (bounding-box diagonal / [`AUTO_CELLS_PER_DIAGONAL`]);
-    /// otherwise finite, 0 < h ≤ 1e3. The distance is exact at the nodes and trilinear between,
+    /// otherwise finite, 0 < h ≤ 1e3. The nodes hold the distance to the nearest triangle, trilinear between,
     /// so features smaller than about 2h are rounded off; choose h at most a third of the
-    /// thinnest part of the mesh and above half the cloth's collision thickness.
+    /// thinnest part of the mesh and above a quarter of the cloth's collision thickness (the band is
+    /// [`BAND_CELLS`] cells).
     pub cell_size: f32,
     /// True: the mesh is a closed surface, solid inside (negative distances). False: an open
     /// surface, two-sided (unsigned distance).

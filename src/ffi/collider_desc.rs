@@ -21,7 +21,8 @@ pub enum XpbdColliderKind {
     Plane = 2,
     /// Oriented box of `half_extents` along the local X, Y, Z axes, edges rounded by `radius`.
     Box = 3,
-    /// An instance of the mesh shape `mesh_shape` (`xpbd_mesh_shape_create`), its local frame
+    /// An instance of the mesh shape `mesh_shape` (`xpbd_mesh_shape_create` or `_create_async`: a
+    /// shape still building touches nothing until its build ends), its local frame
     /// placed by `position` and `rotation`.
     Mesh = 4,
 }

@@ -25,7 +25,9 @@ pub enum XpbdResult {
     /// of range, vertex not pinned, misaligned pointer, ...).
     InvalidArgument = 3,
     /// The mesh cannot be simulated: no vertices, triangle index out of range, NaN/Inf position,
-    /// degenerate (zero-area) triangle, more indices than 32 bits address.
+    /// degenerate (zero-area) triangle, more indices than 32 bits address. For a mesh shape: no
+    /// triangles, an index out of range, a NaN/Inf position, only zero-area triangles (single
+    /// ones are dropped).
     InvalidMesh = 4,
     /// A caller buffer's element count differs from the one the object needs (e.g. the
     /// `vertex_count` passed to a read differs from the cloth's render vertex count).
@@ -42,8 +44,8 @@ pub enum XpbdResult {
     /// The world was poisoned by an earlier panic while it was being changed; its state cannot be
     /// trusted. Every call on it (and on its cloths) returns this code except `xpbd_world_destroy`.
     WorldPoisoned = 8,
-    /// Too many objects alive at once: 65 536 worlds, or 32 768 cloths or 32 768 colliders in one
-    /// world.
+    /// Too many objects alive at once: 65 536 worlds, or 32 768 cloths, 32 768 colliders or 256
+    /// mesh shapes in one world.
     CapacityExceeded = 9,
     /// `xpbd_cloth_restore_state`: the buffer is not a snapshot this cloth accepts: no snapshot
     /// magic, another format version, a checksum mismatch (changed or corrupted bytes), a snapshot
@@ -54,8 +56,8 @@ pub enum XpbdResult {
     /// `xpbd_world_step_begin`, `xpbd_world_step` or `xpbd_world_advance` between an
     /// `xpbd_world_step_begin` and its `xpbd_world_step_end`: nothing starts; end the step first.
     StepInProgress = 12,
-    /// A mesh shape from `xpbd_mesh_shape_create_async` was queried before its build ended
-    /// (poll `xpbd_mesh_shape_is_ready`).
+    /// A mesh shape from `xpbd_mesh_shape_create_async` was queried before its build ended (poll
+    /// `xpbd_mesh_shape_is_ready`), or after its build failed (`is_ready` returns the reason).
     NotReady = 13,
 }
 

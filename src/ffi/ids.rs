@@ -65,7 +65,7 @@ pub struct XpbdColliderId {
 }
 
 /// A mesh shape (a triangle mesh's signed distance field, shared by mesh colliders). Passed by
-/// value; all-zero (`{0}`) is null. Obtained from `xpbd_mesh_shape_create`; becomes invalid after
+/// value; all-zero (`{0}`) is null. Obtained from `xpbd_mesh_shape_create` or `xpbd_mesh_shape_create_async`; becomes invalid after
 /// `xpbd_mesh_shape_destroy` or after its world is destroyed. Encodes its world.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]

@@ -10,7 +10,7 @@ use crate::collision::{MeshShapeDesc, MeshShapeHandle};
 use crate::world::World;
 use glam::Vec3;
 
-/// What `xpbd_mesh_shape_create` needs: a triangle mesh in the shape's local frame (metres).
+/// What `xpbd_mesh_shape_create` and `xpbd_mesh_shape_create_async` need: a triangle mesh in the shape's local frame (metres).
 /// Get one from `xpbd_default_mesh_shape_desc()` and set the arrays.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -25,7 +25,8 @@ pub struct XpbdMeshShapeDesc {
     /// Number of triangles (at least 1; at most 2^24).
     pub triangle_count: u32,
     /// Edge of the distance field's cells in metres: 0 = automatic (the bounding-box diagonal /
-    /// 100); otherwise 0 < h <= 1e3. Distances are exact at the cell corners and trilinear in
+    /// 100); otherwise 0 < h <= 1e3. Distances are those to the nearest triangle at the cell corners (within
+    /// about a millimetre at 2 cm cells, docs/design.md) and trilinear in
     /// between, so features thinner than about 2 cells are rounded off; the exact band reaches
     /// 4 cells from the surface, so keep cloth collision thicknesses below 4 cells. A cell size
     /// whose field would need more than 256 MiB is refused. Negative or not finite: an error.
@@ -62,15 +63,16 @@ pub(crate) fn capacity_exceeded() -> FfiError {
 
 /// Build a signed distance field from the triangle mesh in `desc` and add it to `world` as a
 /// shape that mesh colliders (`XPBD_COLLIDER_KIND_MESH`, `mesh_shape`) instance; write its id to
-/// `*out_shape`. The call returns when the build has ended (0.2 s for 10 000 triangles at a 1 cm
-/// cell, 2 s for 200 000 at 5 mm on 2 cores; docs/performance.md): in a game, build with
+/// `*out_shape`. The call returns when the build has ended, a time that follows the surface area
+/// over the cell size squared (on 2 cores a 10 000-triangle torus at 1 cm 0.17 s, a
+/// 200 000-triangle sphere of radius 0.5 m at 5 mm 2 s; docs/performance.md): in a game, build with
 /// `xpbd_mesh_shape_create_async` instead. The build runs on the world's threads before the
 /// world's lock is taken, so other threads may step the world meanwhile. Nothing is created on
 /// error and `*out_shape` is not written.
 ///
 /// Errors: `XPBD_RESULT_NULL_POINTER` (`desc`, `out_shape`, or an array NULL with a non-zero
 /// count), `XPBD_RESULT_INVALID_ID`, `XPBD_RESULT_WORLD_POISONED`, `XPBD_RESULT_INVALID_MESH`
-/// (no triangles or more than 2^24; an index >= `vertex_count`, naming the triangle; a NaN/Inf
+/// (no triangles or more than 2^24; more than 2^28 vertices; an index >= `vertex_count`, naming the triangle; a NaN/Inf
 /// position or one beyond +-1e5 m, naming the vertex; only zero-area triangles),
 /// `XPBD_RESULT_INVALID_ARGUMENT` (`cell_size` negative, not finite, above 1e3 m or so small that
 /// the field would need more than 256 MiB; `closed` not 0 or 1), `XPBD_RESULT_CAPACITY_EXCEEDED`
@@ -164,7 +166,7 @@ pub extern "C" fn xpbd_mesh_shape_destroy(shape: XpbdMeshShapeId) -> XpbdResult 
 /// Signed distance in metres from `point` (`float[3]`, the shape's local frame, metres) to the
 /// shape's surface, negative inside a closed mesh, written to `*distance`; the unit outward
 /// normal (the gradient of the distance) to `normal` (`float[3]`). The distance is the field the
-/// contacts use: exact at its cell corners, trilinear between, and outside the band (4 cells) a
+/// contacts use: the distance to the nearest triangle at its cell corners, trilinear between, and outside the band (4 cells) a
 /// lower bound. For tests and engine queries.
 ///
 /// Errors: `XPBD_RESULT_NULL_POINTER`, `XPBD_RESULT_INVALID_ARGUMENT` (`point` not finite),

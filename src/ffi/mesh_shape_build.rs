@@ -12,10 +12,13 @@ use crate::world::MeshShapeStatus;
 
 /// Start building the mesh shape of `desc` on a thread of its own (split over as many threads as
 /// the world has) and write its id to `*out_shape` at once. The call copies the arrays (they may
-/// be freed when it returns) and checks them once: under 1 ms for 200 000 triangles. Poll
+/// be freed when it returns) and checks them once: 0.7–1 ms for 200 000 triangles, up to 2 ms
+/// when the copy lands on fresh pages (docs/performance.md). Poll
 /// `xpbd_mesh_shape_is_ready` (and `xpbd_mesh_shape_progress` for a loading bar). Mesh colliders
-/// may use the id at once: they touch nothing until the build has ended, and collide from the
-/// first step after it. Destroying the shape (or its world) stops the build at its next check and
+/// may use the id at once: they touch nothing until the build has ended, and collide
+/// from the first step that starts after the build has ended (so in a replay, wait for `xpbd_mesh_shape_is_ready` before
+/// stepping: when a build ends depends on the machine). Each build has a thread and, in a world
+/// of several threads, a pool of as many; they compete with the world's own threads for cores. Destroying the shape (or its world) stops the build at its next check and
 /// waits for it (milliseconds). Nothing is created on error and `*out_shape` is not written.
 ///
 /// Errors now: those of `xpbd_mesh_shape_create` that reading the arrays finds
@@ -50,13 +53,16 @@ pub unsafe extern "C" fn xpbd_mesh_shape_create_async(
 
 /// Write 1 to `*ready` if the shape is built (from `xpbd_mesh_shape_create`, or an asynchronous
 /// build that has ended), 0 while it builds. A build that has ended is taken in by this call or
-/// by the next step, whichever comes first; its colliders collide from the step after.
+/// by the next step, whichever comes first; its colliders collide from the first step that starts after the build has ended.
+/// It waits for the world as any call on the world's objects does (docs/c-cpp.md, "Threads"):
+/// poll it between steps, not during one.
 ///
 /// Errors: `XPBD_RESULT_NULL_POINTER`, `XPBD_RESULT_INVALID_ID`, `XPBD_RESULT_WORLD_POISONED`; and,
 /// once an asynchronous build has failed, the error `xpbd_mesh_shape_create` would have returned
 /// (`XPBD_RESULT_INVALID_MESH`: only zero-area triangles; `XPBD_RESULT_INVALID_ARGUMENT`: a field
 /// over 256 MiB) with its message, every time it is asked, `*ready` not written. Such a shape
-/// never collides: destroy its colliders and it. Thread-safe.
+/// never collides, and new colliders on it are refused (`XPBD_RESULT_INVALID_ARGUMENT` naming
+/// `mesh_shape`): destroy its colliders and it. Thread-safe.
 ///
 /// # Safety
 /// `ready` is writable.

@@ -24,7 +24,7 @@ pub enum MeshShapeStatus {
         /// Fraction done in 0..=1, for a loading bar.
         progress: f32,
     },
-    /// Built: its colliders collide from the next step.
+    /// Built: its colliders collide in every step that starts from now on.
     Ready,
     /// The build found the mesh unusable (the error [`MeshShape::build`] would have returned);
     /// its colliders never collide. Remove them and the shape.
@@ -64,7 +64,7 @@ impl World {
     /// Start building a mesh shape from `desc` on a thread of its own (split over as many threads
     /// as the world has) and return its handle at once: the call copies the arrays and checks them
     /// once (0.7–1 ms for 200 000 triangles; up to 2 ms while the copy touches fresh pages). Poll [`World::mesh_shape_status`]; colliders may
-    /// instance the shape at once and collide from the first step after the build ends. Removing
+    /// instance the shape at once and collide from the first step that starts after the build has ended. Removing
     /// the shape or dropping the world stops the build at its next check and waits for it.
     /// Errors now: those of [`MeshShape::build`] that reading the arrays finds (`NoTriangles`,
     /// `TooManyTriangles`, `MeshTooLarge`, `NonFiniteVertex`, `IndexOutOfRange`, `cell_size`);
