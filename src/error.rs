@@ -42,10 +42,9 @@ pub enum ClothError {
         /// Triangle number (index / 3).
         triangle: u32,
     },
-    /// A mesh shape was queried while it builds ([`crate::World::create_mesh_shape_async`]) or after
-    /// its build failed ([`crate::World::mesh_shape_status`] says which).
+    /// A mesh shape was queried while it builds ([`crate::World::create_mesh_shape_async`]).
     MeshShapeNotReady {
-        /// Build progress in 0..=1 (1 after a failed build).
+        /// Build progress in 0..=1.
         progress: f32,
     },
     /// A mesh shape was given no triangles (a collider needs a surface; a cloth may have none).
@@ -184,14 +183,14 @@ impl fmt::Display for ClothError {
             EmptyMesh => write!(f, "mesh has no vertices"),
             MeshShapeNotReady { progress } => write!(
                 f,
-                "the mesh shape is not built ({:.0} % done, or its build failed): poll its status until it is ready",
+                "the mesh shape is still building ({:.0} % done): poll xpbd_mesh_shape_is_ready until it says 1",
                 progress * 100.0
             ),
             NoTriangles => write!(f, "mesh shape has no triangles (triangle_count = 0): a collider needs a surface"),
             TooManyTriangles { count } => write!(f, "mesh shape has {count} triangles; at most 2^24 (16777216)"),
             NoTriangleWithArea { triangles } => write!(
                 f,
-                "all {triangles} triangles of the mesh shape have zero area (corners at one position or on one line): nothing to collide with"
+                "every triangle of the mesh shape ({triangles} given) has zero area (corners at one position or on one line): nothing to collide with"
             ),
             MeshTooLarge { count } => write!(f, "mesh too large: {count} vertices or indices (at most 2^28 vertices and 2^32 - 1 indices)"),
             IndexCountNotMultipleOfThree { len } => {

@@ -389,6 +389,15 @@ fn c_abi_mesh_shapes_build_asynchronously() {
     assert_eq!(wait_ready(failed), XpbdResult::InvalidMesh);
     assert!(last_message().contains("zero area"), "{}", last_message());
     assert_eq!(wait_ready(failed), XpbdResult::InvalidMesh, "said every time");
+    // The query says the build's error; a new collider on it is refused, naming the reason.
+    // SAFETY: valid pointers.
+    unsafe {
+        assert_eq!(xpbd_mesh_shape_distance(failed, [0.0; 3].as_ptr(), &mut d, n.as_mut_ptr()), XpbdResult::InvalidMesh);
+        let on_failed = XpbdColliderDesc { mesh_shape: failed, ..xpbd_default_collider_desc_for(XpbdColliderKind::Mesh as u32) };
+        let mut c = XpbdColliderId::default();
+        assert_eq!(xpbd_collider_create(world, &on_failed, &mut c), XpbdResult::InvalidArgument);
+    }
+    assert!(last_message().contains("failed to build") && last_message().contains("zero area"), "{}", last_message());
     assert_eq!(xpbd_mesh_shape_destroy(failed), XpbdResult::Ok);
 
     // A bad index is found at once; nothing is created.

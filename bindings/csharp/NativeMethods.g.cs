@@ -917,7 +917,7 @@ namespace Xpbd.Native
         ///
         ///  Errors: `XPBD_RESULT_NULL_POINTER`, `XPBD_RESULT_INVALID_ARGUMENT` (`point` not finite),
         ///  `XPBD_RESULT_INVALID_ID`, `XPBD_RESULT_WORLD_POISONED`, `XPBD_RESULT_NOT_READY` (an
-        ///  asynchronous build still running, or failed). Thread-safe.
+        ///  asynchronous build still running; after a failed build, the build's error). Thread-safe.
         ///
         ///  # Safety
         ///  `point` holds 3 floats; `distance` is writable; `normal` is writable for 3 floats.
@@ -935,7 +935,8 @@ namespace Xpbd.Native
         ///  from the first step that starts after the build has ended (so in a replay, wait for `xpbd_mesh_shape_is_ready` before
         ///  stepping: when a build ends depends on the machine). Each build has a thread and, in a world
         ///  of several threads, a pool of as many; they compete with the world's own threads for cores. Destroying the shape (or its world) stops the build at its next check and
-        ///  waits for it (milliseconds). Nothing is created on error and `*out_shape` is not written.
+        ///  waits for it (the build stops between its stages and propagation rounds: up to a few hundred
+        ///  milliseconds for a big mesh). Nothing is created on error and `*out_shape` is not written.
         ///
         ///  Errors now: those of `xpbd_mesh_shape_create` that reading the arrays finds
         ///  (`XPBD_RESULT_NULL_POINTER`, `XPBD_RESULT_INVALID_ID`, `XPBD_RESULT_WORLD_POISONED`,
@@ -986,7 +987,7 @@ namespace Xpbd.Native
         ///  Write what the build of `shape` found in its mesh to `*out_report`.
         ///
         ///  Errors: `XPBD_RESULT_NULL_POINTER`, `XPBD_RESULT_INVALID_ID`, `XPBD_RESULT_WORLD_POISONED`,
-        ///  `XPBD_RESULT_NOT_READY` while it builds or after its build failed. Thread-safe.
+        ///  `XPBD_RESULT_NOT_READY` while it builds; after a failed build, the build's error. Thread-safe.
         ///
         ///  # Safety
         ///  `out_report` is writable.
@@ -2679,7 +2680,7 @@ namespace Xpbd.Native
         StepInProgress = 12,
         /// <summary>
         ///  A mesh shape from `xpbd_mesh_shape_create_async` was queried before its build ended (poll
-        ///  `xpbd_mesh_shape_is_ready`), or after its build failed (`is_ready` returns the reason).
+        ///  `xpbd_mesh_shape_is_ready`). After a failed build the query returns the build's error.
         /// </summary>
         NotReady = 13,
     }

@@ -60,6 +60,12 @@ pub unsafe extern "C" fn xpbd_collider_create(
         let id = with_world(world, |w| {
             if is_mesh {
                 core_desc.mesh_shape = mesh_shape_handle(w, desc.mesh_shape).map_err(|_| bad_shape())?;
+                if let crate::world::MeshShapeStatus::Failed(why) = w.mesh_shape_status(core_desc.mesh_shape)? {
+                    return Err(FfiError::new(
+                        XpbdResult::InvalidArgument,
+                        format!("`mesh_shape` {:#018x} failed to build ({why}): it can take no collider", desc.mesh_shape.id),
+                    ));
+                }
             }
             // Below MAX_PER_WORLD live colliders; a retired slot can still push the index past an
             // id's 15 bits, then the collider is removed again.

@@ -57,7 +57,7 @@ pub enum XpbdResult {
     /// `xpbd_world_step_begin` and its `xpbd_world_step_end`: nothing starts; end the step first.
     StepInProgress = 12,
     /// A mesh shape from `xpbd_mesh_shape_create_async` was queried before its build ended (poll
-    /// `xpbd_mesh_shape_is_ready`), or after its build failed (`is_ready` returns the reason).
+    /// `xpbd_mesh_shape_is_ready`). After a failed build the query returns the build's error.
     NotReady = 13,
 }
 

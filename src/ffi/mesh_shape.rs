@@ -171,7 +171,7 @@ pub extern "C" fn xpbd_mesh_shape_destroy(shape: XpbdMeshShapeId) -> XpbdResult 
 ///
 /// Errors: `XPBD_RESULT_NULL_POINTER`, `XPBD_RESULT_INVALID_ARGUMENT` (`point` not finite),
 /// `XPBD_RESULT_INVALID_ID`, `XPBD_RESULT_WORLD_POISONED`, `XPBD_RESULT_NOT_READY` (an
-/// asynchronous build still running, or failed). Thread-safe.
+/// asynchronous build still running; after a failed build, the build's error). Thread-safe.
 ///
 /// # Safety
 /// `point` holds 3 floats; `distance` is writable; `normal` is writable for 3 floats.

@@ -64,8 +64,10 @@ impl World {
     /// Start building a mesh shape from `desc` on a thread of its own (split over as many threads
     /// as the world has) and return its handle at once: the call copies the arrays and checks them
     /// once (0.7–1 ms for 200 000 triangles; up to 2 ms while the copy touches fresh pages). Poll [`World::mesh_shape_status`]; colliders may
-    /// instance the shape at once and collide from the first step that starts after the build has ended. Removing
-    /// the shape or dropping the world stops the build at its next check and waits for it.
+    /// instance the shape at once and collide from the first step that starts after the build has
+    /// ended. Removing the shape or dropping the world stops the build at its next check (between
+    /// its stages and propagation rounds: up to a few hundred milliseconds for a big mesh) and
+    /// waits for it.
     /// Errors now: those of [`MeshShape::build`] that reading the arrays finds (`NoTriangles`,
     /// `TooManyTriangles`, `MeshTooLarge`, `NonFiniteVertex`, `IndexOutOfRange`, `cell_size`);
     /// the others ([`MeshShape::build`]) come as [`MeshShapeStatus::Failed`].
@@ -151,12 +153,12 @@ impl World {
     }
 
     /// The built mesh shape behind `handle`. Errors: `InvalidHandle`; `MeshShapeNotReady` while it
-    /// builds or after its build failed ([`World::mesh_shape_status`] says which).
+    /// builds; after a failed build, the build's error.
     pub fn mesh_shape(&self, handle: MeshShapeHandle) -> Result<&MeshShape, ClothError> {
         match self.mesh_shapes.get(handle.index, handle.generation).ok_or(ClothError::InvalidHandle)? {
             MeshShapeEntry::Ready(shape) => Ok(shape),
             MeshShapeEntry::Building(build) => Err(ClothError::MeshShapeNotReady { progress: build.progress() }),
-            MeshShapeEntry::Failed(_) => Err(ClothError::MeshShapeNotReady { progress: 1.0 }),
+            MeshShapeEntry::Failed(error) => Err(error.clone()),
         }
     }
 
@@ -258,7 +260,7 @@ mod tests {
         finisher.finish(Err(ClothError::NoTriangleWithArea { triangles: 2 }));
         assert_eq!(world.mesh_shape_status(shape).unwrap(), MeshShapeStatus::Failed(ClothError::NoTriangleWithArea { triangles: 2 }));
         assert!(matches!(world.add_collider(&ColliderDesc::mesh(shape)), Err(ClothError::InvalidParameter { name: "mesh_shape", .. })));
-        assert!(matches!(world.mesh_shape(shape), Err(ClothError::MeshShapeNotReady { .. })));
+        assert_eq!(world.mesh_shape(shape).err(), Some(ClothError::NoTriangleWithArea { triangles: 2 }));
         assert_eq!(world.collider(waiting).unwrap().signed_distance([0.0; 3]), f32::INFINITY);
         assert_eq!(world.remove_mesh_shape(shape), Err(ClothError::MeshShapeInUse { colliders: 1 }));
         world.remove_collider(waiting).unwrap();
