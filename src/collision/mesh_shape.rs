@@ -146,6 +146,12 @@ impl MeshShape {
     /// [`Self::build_on`] reporting its progress in 0..=1 to `progress` (for a loading bar).
     pub(crate) fn build_with(desc: &MeshShapeDesc, parallel: bool, progress: &Progress) -> Result<MeshShape, ClothError> {
         Self::validate(desc)?;
+        Self::build_validated(desc, parallel, progress)
+    }
+
+    /// [`Self::build_with`] for a `desc` that passed [`Self::validate`] (the asynchronous build
+    /// checks on the caller's thread and builds on its own).
+    pub(crate) fn build_validated(desc: &MeshShapeDesc, parallel: bool, progress: &Progress) -> Result<MeshShape, ClothError> {
         let count = desc.triangles.len();
         let (tris, report) = prepare_triangles(desc.positions, desc.triangles, desc.closed);
         if tris.is_empty() {

@@ -37,8 +37,8 @@ impl MeshShapeBuild {
                 let desc = MeshShapeDesc { positions: &input.0, triangles: &input.1, cell_size, closed };
                 let pool = if threads > 1 { WorkerPool::new(threads) } else { None };
                 let built = match &pool {
-                    Some(pool) => pool.install(|| MeshShape::build_with(&desc, true, &shared.progress)),
-                    None => MeshShape::build_with(&desc, false, &shared.progress),
+                    Some(pool) => pool.install(|| MeshShape::build_validated(&desc, true, &shared.progress)),
+                    None => MeshShape::build_validated(&desc, false, &shared.progress),
                 };
                 shared.progress.set(1.0);
                 *shared.result.lock().unwrap_or_else(|e| e.into_inner()) = Some(built);
