@@ -22,9 +22,17 @@ pub(crate) const STRETCH_SWEEPS: usize = 2;
 /// nothing (`constraints::tether::kernel::GROUP_ROUNDS`).
 pub(crate) const TETHER_GROUP_ROUNDS: usize = crate::constraints::tether::kernel::GROUP_ROUNDS;
 
+/// The same for a particle's two rigid tethers, before it is put on their lens
+/// (`constraints::tether::kernel::PAIR_ROUNDS`).
+pub(crate) const TETHER_PAIR_ROUNDS: usize = crate::constraints::tether::kernel::PAIR_ROUNDS;
+
 /// A particle within (1 + this)·r of a rigid tether's anchor counts as inside its bound when the
-/// library finishes a rigid pair (`finish_pair` in the tether kernel, a literal there).
-pub(crate) const TETHER_INSIDE_TOLERANCE: f64 = 1e-6;
+/// library projects a rigid pair (`constraints::tether::kernel::PAIR_INSIDE_TOLERANCE`).
+pub(crate) const TETHER_INSIDE_TOLERANCE: f64 = crate::constraints::tether::kernel::PAIR_INSIDE_TOLERANCE as f64;
+
+/// The floor of 1 − (n₁·n₂)² in a rigid pair's multipliers (`constraints::tether::kernel`'s
+/// `PAIR_MIN_GRAM`, a literal there).
+pub(crate) const TETHER_MIN_GRAM: f64 = 1e-4;
 
 /// The library's trust region on one bending projection: |Σ w|∇φ|²·Δλ| ≤ this \[rad\]
 /// (`constraints::bending::MAX_ANGLE_STEP`). Not in the papers; the oracle only checks

@@ -6,12 +6,12 @@
 //! lane-wise batches give). The order is the library's, so that a comparison is of the formulas,
 //! not of two Gauss–Seidel orders.
 
-use super::adapter::{CONTACT_TOUCHING, Edge, Hinge, Model, STRETCH_SWEEPS, TETHER_GROUP_ROUNDS, TETHER_INSIDE_TOLERANCE, Tether};
+use super::adapter::{CONTACT_TOUCHING, Edge, Hinge, Model, STRETCH_SWEEPS, TETHER_GROUP_ROUNDS, TETHER_INSIDE_TOLERANCE, TETHER_MIN_GRAM, TETHER_PAIR_ROUNDS, Tether};
 use super::contact::project_sphere_contact;
 use super::dihedral::project_dihedral;
 use super::distance::project_distance;
 use super::motion::{damp_deformation, predict, update_velocity};
-use super::tether::{nearest_point_in_two_balls, project_tether};
+use super::tether::{nearest_point_in_two_balls, project_tether, two_ball_multipliers};
 use super::Compliance;
 use glam::DVec3;
 
@@ -50,9 +50,10 @@ pub(crate) fn bending_sweep(hinges: &[Hinge], lambda: &mut [f64], x: &mut [DVec3
 }
 
 /// One tether sweep: each particle's group (a run of its tethers) projected in up to
-/// [`TETHER_GROUP_ROUNDS`] rounds, until a round finds none violated; a particle held by exactly
-/// two rigid tethers (α = 0) is then put at the nearest point within both bounds (within
-/// [`TETHER_INSIDE_TOLERANCE`] of them, see [`nearest_point_in_two_balls`]). Bounds are
+/// [`TETHER_GROUP_ROUNDS`] rounds ([`TETHER_PAIR_ROUNDS`] for two rigid tethers), until a round finds
+/// none violated; a particle held by exactly two rigid tethers (α = 0) is then put at the nearest
+/// point within both bounds (within [`TETHER_INSIDE_TOLERANCE`] of them, see
+/// [`nearest_point_in_two_balls`]), its multipliers changed by [`two_ball_multipliers`]. Bounds are
 /// `slack`·d; `compliance` α \[m/N\] for all. Returns how many projections moved a particle.
 pub(crate) fn tether_sweep(tethers: &[Tether], lambda: &mut [f64], x: &mut [DVec3], w: &[f64], h: f64, slack: f64, compliance: f64) -> usize {
     let k = Compliance { alpha: compliance, beta: 0.0, h };
@@ -61,7 +62,8 @@ pub(crate) fn tether_sweep(tethers: &[Tether], lambda: &mut [f64], x: &mut [DVec
     while start < tethers.len() {
         let i = tethers[start].particle;
         let end = start + tethers[start..].iter().take_while(|t| t.particle == i).count();
-        for _ in 0..TETHER_GROUP_ROUNDS {
+        let pair = end - start == 2 && compliance == 0.0;
+        for _ in 0..if pair { TETHER_PAIR_ROUNDS } else { TETHER_GROUP_ROUNDS } {
             let mut projected = false;
             for c in start..end {
                 let t = &tethers[c];
@@ -76,9 +78,14 @@ pub(crate) fn tether_sweep(tethers: &[Tether], lambda: &mut [f64], x: &mut [DVec
                 break;
             }
         }
-        if end - start == 2 && compliance == 0.0 {
+        if pair {
             let ball = |t: &Tether| (x[t.anchor], slack * t.geodesic_distance);
-            x[i] = nearest_point_in_two_balls(x[i], ball(&tethers[start]), ball(&tethers[start + 1]), TETHER_INSIDE_TOLERANCE);
+            let (b1, b2) = (ball(&tethers[start]), ball(&tethers[start + 1]));
+            let q = nearest_point_in_two_balls(x[i], b1, b2, TETHER_INSIDE_TOLERANCE);
+            let dl = two_ball_multipliers(x[i], q, b1, b2, w[i], TETHER_INSIDE_TOLERANCE, TETHER_MIN_GRAM);
+            lambda[start] += dl[0];
+            lambda[start + 1] += dl[1];
+            x[i] = q;
         }
         start = end;
     }

@@ -31,7 +31,7 @@ pub(crate) fn project_tether(x: DVec3, anchor: DVec3, w: f64, bound: f64, k: Com
 }
 
 /// The point nearest to `x` within both balls (centre `a1`, radius `r1`) and (`a2`, `r2`): the
-/// exact projection onto two rigid tethers at once. Not in Kim et al.: the library finishes a
+/// exact projection onto two rigid tethers at once. Not in Kim et al.: the library projects a
 /// particle held by two rigid tethers so (alternating single projections approach a thin lens of
 /// two barely overlapping balls slowly), and the reference does the same, derived from the
 /// geometry. A point within (1 + `tolerance`)·r of a centre counts as inside that ball, as in the
@@ -64,4 +64,39 @@ pub(crate) fn nearest_point_in_two_balls(x: DVec3, (a1, r1): (DVec3, f64), (a2, 
     let centre = a1 + u * t;
     let radial = (x - centre) - u * (x - centre).dot(u);
     centre + radial.normalize() * rho
+}
+
+/// The change of the two multipliers \[N·s²\] when the particle at `x` (inverse mass `w`
+/// \[1/kg\]) is put at `q`, the nearest point within both balls of two rigid tethers (α = 0,
+/// [`nearest_point_in_two_balls`] with `tolerance`), written from the Karush–Kuhn–Tucker
+/// conditions of the projection: q − x = w·(Δλ₁·n₁ + Δλ₂·n₂) with each Δλ ≤ 0 and 0 for a
+/// tether not on its sphere at q, n_s = (q − a_s)/‖q − a_s‖ the outward normal there.
+/// - q = x: none.
+/// - q on one sphere, inside the other ball: that tether alone, Δλ = −C/w (one XPBD projection,
+///   Macklin et al. 2016, eq. 18, with α = 0).
+/// - q on both spheres (their circle): the 2 × 2 system in the normals' Gram matrix
+///   [1 c; c 1], c = n₁·n₂, with 1 − c² taken as at least `min_gram` (the library's floor for
+///   nearly opposite normals), each Δλ clamped to ≤ 0.
+/// - balls apart (q between them, no KKT point): each tether's own violation, −max(0, C)/w.
+pub(crate) fn two_ball_multipliers(x: DVec3, q: DVec3, (a1, r1): (DVec3, f64), (a2, r2): (DVec3, f64), w: f64, tolerance: f64, min_gram: f64) -> [f64; 2] {
+    if q == x {
+        return [0.0, 0.0];
+    }
+    let own = |a: DVec3, r: f64| -(x.distance(a) - r).max(0.0) / w;
+    if a1.distance(a2) >= r1 + r2 {
+        return [own(a1, r1), own(a2, r2)];
+    }
+    let on_sphere = |a: DVec3, r: f64| (q.distance(a) - r).abs() <= r * tolerance.max(1e-9);
+    match (on_sphere(a1, r1), on_sphere(a2, r2)) {
+        (true, true) => {
+            let (n1, n2) = ((q - a1) / r1, (q - a2) / r2);
+            let (b1, b2) = ((q - x).dot(n1) / w, (q - x).dot(n2) / w);
+            let c = n1.dot(n2);
+            let gram = (1.0 - c * c).max(min_gram);
+            [((b1 - c * b2) / gram).min(0.0), ((b2 - c * b1) / gram).min(0.0)]
+        }
+        (true, false) => [own(a1, r1), 0.0],
+        (false, true) => [0.0, own(a2, r2)],
+        (false, false) => [0.0, 0.0],
+    }
 }

@@ -9,10 +9,12 @@ use crate::constraints::lanes::{LANES, LaneSet, Lanes, Real, V3, v3};
 use crate::constraints::lanes_avx::{Lanes8, avx_available};
 use crate::constraints::sweep::Sweep;
 use crate::constraints::{MIN_DENOMINATOR, SubstepCoefficients, xpbd_delta_lambda_parts};
-use glam::Vec3;
 
 /// Consecutive projections of one particle's tether group per sweep (see `solve`).
 pub(crate) const GROUP_ROUNDS: usize = 3;
+
+/// The rounds of a rigid pair before [`project_pair`] puts it on its lens.
+pub(crate) const PAIR_ROUNDS: usize = 1;
 
 /// d = x_i − x_a, ‖d‖, C = ‖d‖ − r of a tether (or of [`LANES`] tethers), and whether it is
 /// violated: unless C ≤ 0 or ‖d‖ ≤ 1e-9 (so violated for NaN).
@@ -64,6 +66,99 @@ fn project_tether<T: Real>(
     let lambda = T::select(ok, lambda + t * len, lambda);
     let moved = |x: T, d: T| T::select(ok, x + d * s, x);
     (violated, lambda, V3 { x: moved(xi.x, d.x), y: moved(xi.y, d.y), z: moved(xi.z, d.z) })
+}
+
+/// A particle within (1 + this)·r of an anchor counts as inside that tether's ball in
+/// [`project_pair`]: the nearest point of a lens whose balls barely overlap is ill-conditioned,
+/// that of one ball is not, and f32 rounding leaves a particle put on a sphere a few ulps outside.
+pub(crate) const PAIR_INSIDE_TOLERANCE: f32 = 1e-6;
+
+/// The smallest 1 − (n₁·n₂)² [`project_pair`] divides by: the multipliers of a lens whose two
+/// normals are within 0.6° of opposite are those of one 0.6° wide (f32 rounding of the normals
+/// would otherwise decide them).
+const PAIR_MIN_GRAM: f32 = 1e-4;
+
+/// The exact projection of a particle onto two rigid tethers (α = 0) at once: x_i at `xi`
+/// \[m\], anchors at `xa`, bounds r = s·d_geo (`bound`), its inverse mass `wi` \[1/kg\], the two
+/// multipliers so far (`lambda`). Returns the point q nearest x_i within both balls (the
+/// minimal-displacement projection onto C₁ ≤ 0 and C₂ ≤ 0; with one particle moving, the
+/// mass-weighted and the plain nearest point agree) and the multipliers after it:
+/// - inside both balls (within [`PAIR_INSIDE_TOLERANCE`]): nothing changes;
+/// - the nearest point of one ball, when it lies in the other: q = x_a + (x_i − x_a)·r/‖x_i − x_a‖,
+///   and that tether's Δλ = −C/w, what one XPBD projection gives (Macklin et al. 2016, eq. 18);
+/// - else, balls apart (pins further than the cloth allows): the point on the segment between the
+///   anchors that exceeds both bounds by the same fraction, d·r₁/(r₁ + r₂) from anchor 1, and each
+///   tether's Δλ = −C/w of its own violation;
+/// - else the nearest point of the circle where the spheres meet (centre x_a₁ + t·u with
+///   t = (d² + r₁² − r₂²)/(2d), radius √(r₁² − t²)), and the Karush–Kuhn–Tucker multipliers
+///   there: q − x_i = w·(Δλ₁·n₁ + Δλ₂·n₂) with the unit normals n_s = (q − x_a_s)/r_s, solved with
+///   the 2 × 2 Gram matrix [1 c; c 1], c = n₁·n₂ (1 − c² at least [`PAIR_MIN_GRAM`]), each Δλ ≤ 0
+///   (a tether never pulls).
+///
+/// Alternating single projections approach a thin lens (the top edge of a sheet hung at its
+/// corners: balls that barely overlap) only slowly; this is one pass of closed forms, lane-wise
+/// with selects. The reference derives the same point from the geometry
+/// (`reference::tether::nearest_point_in_two_balls`).
+#[inline(always)]
+pub(crate) fn project_pair<T: Real>(xi: V3<T>, xa: [V3<T>; 2], wi: T, bound: [T; 2], lambda: [T; 2]) -> (V3<T>, [T; 2]) {
+    let (zero, one, tiny) = (T::splat(0.0), T::splat(1.0), T::splat(1e-9));
+    let tolerance = [bound[0] * T::splat(1.0 + PAIR_INSIDE_TOLERANCE), bound[1] * T::splat(1.0 + PAIR_INSIDE_TOLERANCE)];
+    let d = [xi.sub(xa[0]), xi.sub(xa[1])];
+    let len = [length(d[0]), length(d[1])];
+    let moved = T::either(len[0].gt(tolerance[0]), len[1].gt(tolerance[1]));
+    // The nearest point of each ball, usable when it lies in the other ball.
+    let on_ball = [xa[0].add(d[0].scale(bound[0].min(len[0]) / len[0])), xa[1].add(d[1].scale(bound[1].min(len[1]) / len[1]))];
+    let first = T::both(len[0].gt(tiny), not::<T>(length(on_ball[0].sub(xa[1])).gt(tolerance[1])));
+    let second = T::both(len[1].gt(tiny), not::<T>(length(on_ball[1].sub(xa[0])).gt(tolerance[0])));
+    // The balls apart, or meeting in a circle.
+    let axis = xa[1].sub(xa[0]);
+    let gap = length(axis);
+    let u = axis.scale(one / gap);
+    let reach = bound[0] + bound[1];
+    let apart = T::both(gap.gt(tiny), not::<T>(reach.gt(gap)));
+    let between = xa[0].add(u.scale(gap * bound[0] / reach));
+    let t = (gap * gap + bound[0] * bound[0] - bound[1] * bound[1]) / (gap + gap);
+    let rho2 = bound[0] * bound[0] - t * t;
+    let centre = xa[0].add(u.scale(t));
+    let e = xi.sub(centre);
+    let radial = e.sub(u.scale(e.dot(u)));
+    let radial_len = length(radial);
+    let on_circle = centre.add(radial.scale(rho2.max(zero).sqrt() / radial_len));
+    let circle = T::both(T::both(gap.gt(tiny), rho2.gt(zero)), radial_len.gt(tiny));
+    // In the order of the cases above; a lane in none of them keeps its particle.
+    let q = pick(apart, between, pick(circle, on_circle, xi));
+    let q = pick(moved, pick(first, on_ball[0], pick(second, on_ball[1], q)), xi);
+    // Multipliers: one ball's or each own violation, else the circle's KKT multipliers.
+    let own = [(bound[0].min(len[0]) - len[0]) / wi, (bound[1].min(len[1]) - len[1]) / wi];
+    let dx = q.sub(xi);
+    let n = [q.sub(xa[0]).scale(one / bound[0]), q.sub(xa[1]).scale(one / bound[1])];
+    let b = [dx.dot(n[0]) / wi, dx.dot(n[1]) / wi];
+    let c = n[0].dot(n[1]);
+    let gram = (one - c * c).max(T::splat(PAIR_MIN_GRAM));
+    let kkt = [((b[0] - c * b[1]) / gram).min(zero), ((b[1] - c * b[0]) / gram).min(zero)];
+    let on_one = T::either(first, second);
+    let single = [T::select(first, own[0], zero), T::select(second, own[1], zero)];
+    let delta0 = T::select(on_one, single[0], T::select(apart, own[0], T::select(circle, kkt[0], zero)));
+    let delta1 = T::select(on_one, single[1], T::select(apart, own[1], T::select(circle, kkt[1], zero)));
+    (q, [T::select(moved, lambda[0] + delta0, lambda[0]), T::select(moved, lambda[1] + delta1, lambda[1])])
+}
+
+/// ‖v‖ (of each lane).
+#[inline(always)]
+fn length<T: Real>(v: V3<T>) -> T {
+    v.dot(v).sqrt()
+}
+
+/// `!mask` (of each lane).
+#[inline(always)]
+fn not<T: Real>(mask: T::Mask) -> T::Mask {
+    T::select(mask, T::splat(0.0), T::splat(1.0)).gt(T::splat(0.0))
+}
+
+/// `if mask { a } else { b }` (of each lane).
+#[inline(always)]
+fn pick<T: Real>(mask: T::Mask, a: V3<T>, b: V3<T>) -> V3<T> {
+    V3 { x: T::select(mask, a.x, b.x), y: T::select(mask, a.y, b.y), z: T::select(mask, a.z, b.z) }
 }
 
 /// The tether projection for [`sweep`](crate::constraints::sweep::sweep): whole particle groups, never split.
@@ -140,7 +235,7 @@ impl TetherSweep<'_> {
         debug_assert!(first == full_end || first.is_multiple_of(K), "a range starts inside a group: {first}");
         let mut group_start = first;
         while group_start + N * K <= full_end {
-            self.project_groups::<N, L, P>(group_start, N, first, lambda, x);
+            self.project_groups::<N, L, P>(group_start, first, lambda, x);
             group_start += N * K;
         }
         let groups = (full_end - group_start) / K;
@@ -154,7 +249,7 @@ impl TetherSweep<'_> {
     /// [`Self::project_groups`] on a copy of the sweep whose arrays hold those groups, the last
     /// one repeated to fill the lanes (as `sweep::padded` does for edges and hinges). A repeated
     /// lane computes the bits of the lane it copies and writes the same row again; its λ are
-    /// dropped, and it does not run `finish_pair` a second time. One at a time, the rest cost small
+    /// dropped. One at a time, the rest cost small
     /// cloths a share of their step (docs/dev/performance-log.md, "2026-11-30 — 16-lane AVX-512
     /// kernels and tether ordering").
     #[inline(always)]
@@ -186,7 +281,7 @@ impl TetherSweep<'_> {
             full_groups_end: N * K,
             ..*self
         };
-        batch.project_groups::<N, L, P>(0, groups, 0, &mut lam[..N * K], x);
+        batch.project_groups::<N, L, P>(0, 0, &mut lam[..N * K], x);
         lambda[g0 - first..g0 - first + groups * K].copy_from_slice(&lam[..groups * K]);
     }
 
@@ -211,10 +306,12 @@ impl TetherSweep<'_> {
         group_end
     }
 
-    /// Project the group of tethers `start .. end` (multipliers at `lambda[c − first]`) up to
-    /// [`GROUP_ROUNDS`] times, then finish a rigid pair.
+    /// Project the group of tethers `start .. end` (multipliers at `lambda[c − first]`) in rounds
+    /// ([`GROUP_ROUNDS`], [`PAIR_ROUNDS`] for a rigid pair), then put a rigid pair still outside a
+    /// ball on the nearest point of its lens ([`project_pair`]).
     fn project_group<P: Positions + ?Sized>(&self, start: usize, end: usize, first: usize, lambda: &mut [f32], x: &mut P) {
-        for _ in 0..GROUP_ROUNDS {
+        let pair = end - start == 2 && self.compliance == 0.0;
+        for _ in 0..if pair { PAIR_ROUNDS } else { GROUP_ROUNDS } {
             let mut moved = false;
             for c in start..end {
                 moved |= self.project(c, &mut lambda[c - first], x);
@@ -225,30 +322,35 @@ impl TetherSweep<'_> {
                 break;
             }
         }
-        if end - start == 2 && self.compliance == 0.0 {
-            self.finish_pair(start, x);
+        if pair {
+            let i = self.particle[start] as usize;
+            let (a1, a2) = (self.anchor[start] as usize, self.anchor[start + 1] as usize);
+            let bound = [self.slack * self.geodesic_distance[start], self.slack * self.geodesic_distance[start + 1]];
+            let (k1, k2) = (start - first, start + 1 - first);
+            let (q, l) = project_pair(v3(x.get(i)), [v3(x.get(a1)), v3(x.get(a2))], self.w[i], bound, [lambda[k1], lambda[k2]]);
+            [lambda[k1], lambda[k2]] = l;
+            x.set(i, q.to_vec3());
         }
     }
 
     /// [`project_group`](Self::project_group) for the `N` full groups of [`TETHERS_PER_PARTICLE`]
-    /// tethers from tether `g0` on (group l at `g0 + K·l`). The early exit is per batch: a round runs
-    /// while any lane's previous round projected something. For a lane whose previous round
-    /// projected nothing, the further rounds are exact no-ops (its particle and anchors are as they
-    /// were, so its tethers are still unviolated, and `project_tether` then changes nothing), so
-    /// each lane gets the bits of its own scalar rounds. Anchors are read once: kinematic, no
-    /// tether moves them. Lanes from `lanes` on repeat an earlier lane's group (a padded partial
-    /// batch) and are left out of `finish_pair`.
+    /// tethers from tether `g0` on (group l at `g0 + K·l`): rigid pairs at once, with the same
+    /// closed forms as one at a time ([`project_pair`]), else in rounds whose early exit is per
+    /// batch: a round runs while any lane's previous round projected something. For a lane whose
+    /// previous round projected nothing, the further rounds are exact no-ops (its particle and
+    /// anchors are as they were, so its tethers are still unviolated, and `project_tether` then
+    /// changes nothing), so each lane gets the bits of its own scalar rounds. Anchors are read
+    /// once: kinematic, no tether moves them.
     #[inline(always)]
     fn project_groups<const N: usize, L: LaneSet<N>, P: Positions + ?Sized>(
         &self,
         g0: usize,
-        lanes: usize,
         first: usize,
         lambda: &mut [f32],
         x: &mut P,
     ) {
         const K: usize = TETHERS_PER_PARTICLE;
-        let (zero, one) = (L::splat(0.0), L::splat(1.0));
+        let zero = L::splat(0.0);
         // The batch's tethers as slices of known length, read at constant offsets: the per-lane
         // reads below need no bounds checks.
         let row_offsets = &self.row_offsets[g0..g0 + N * K];
@@ -292,7 +394,8 @@ impl TetherSweep<'_> {
                 lam[s] = L::from_array(l_in);
             }
             let compliance = L::splat(self.compliance);
-            for _ in 0..GROUP_ROUNDS {
+            let pair = K == 2 && self.compliance == 0.0;
+            for _ in 0..if pair { PAIR_ROUNDS } else { GROUP_ROUNDS } {
                 let mut moved = None;
                 for s in 0..K {
                     let violated;
@@ -303,6 +406,12 @@ impl TetherSweep<'_> {
                 if !moved.is_some_and(L::any) {
                     break;
                 }
+            }
+            if pair {
+                // A rigid pair still outside a ball: the nearest point of its lens (a lane inside
+                // both keeps its bits; a padded lane computes those of the lane it repeats).
+                let (q, l) = project_pair(xi, [xa[0], xa[1]], wi, [bound[0], bound[1]], [lam[0], lam[1]]);
+                (xi, lam[0], lam[1]) = (q, l[0], l[1]);
             }
             let rows = L::lanes_and_w_to_rows(xi, wi);
             for s in 0..K {
@@ -317,85 +426,6 @@ impl TetherSweep<'_> {
             for l in 0..N {
                 x.set_row_at(row_offsets[at(l)][0] as usize, rows[l]);
             }
-            measure_tethers(xi, &xa, &bound, &mut len);
-        }
-        if K == 2 && self.compliance == 0.0 {
-            // `finish_pair` changes only a particle outside a ball, by its own test (the same
-            // bits): run it for those lanes only.
-            let limit = L::splat(1.0 + 1e-6);
-            let outside = L::either(len[0].gt(bound[0] * limit), len[1].gt(bound[1] * limit));
-            // Usually no lane is outside: one test for the whole batch.
-            if L::any(outside) {
-                let outside = L::select(outside, one, zero).to_array();
-                // Lanes `lanes ..` repeat a group of the batch (`project_partial_groups`): its
-                // particle must not be finished twice.
-                for (l, outside) in outside.into_iter().enumerate().take(lanes) {
-                    if outside > 0.0 {
-                        self.finish_pair(g0 + at(l), x);
-                    }
-                }
-            }
-        }
-    }
-
-    /// Rigid tethers to two kinematic anchors whose balls barely overlap (a particle on the line
-    /// between two pins, e.g. the top edge of a cloth hung by its corners) form a thin lens, where
-    /// alternating projections converge slowly. If the particle is still outside either ball after
-    /// the rounds, place it at the closest point of the lens exactly: on the sphere of one ball when
-    /// that point is inside the other, else on the circle where the two spheres meet (the closest
-    /// point of an intersection of two balls is on that circle when it is not on either sphere
-    /// alone).
-    fn finish_pair<P: Positions + ?Sized>(&self, c: usize, x: &mut P) {
-        let (w, slack) = (self.w, self.slack);
-        let i = self.particle[c] as usize;
-        let (a1, a2) = (self.anchor[c] as usize, self.anchor[c + 1] as usize);
-        if w[a1] != 0.0 || w[a2] != 0.0 {
-            return;
-        }
-        let (r1, r2) = (slack * self.geodesic_distance[c], slack * self.geodesic_distance[c + 1]);
-        let (p1, p2) = (x.get(a1), x.get(a2));
-        let xi = x.get(i);
-        let outside1 = |q: Vec3| q.distance(p1) > r1 * (1.0 + 1e-6);
-        let outside2 = |q: Vec3| q.distance(p2) > r2 * (1.0 + 1e-6);
-        if !outside1(xi) && !outside2(xi) {
-            return;
-        }
-        // Outside one ball only: the closest point of the lens is on that ball's sphere unless that
-        // point lies outside the other ball. Checked first because f32 rounding of coordinates far
-        // from the origin (1e-5 m at 100 m) leaves a particle the rounds put on a sphere "outside"
-        // by a few ulps; snapping it to the circle instead moved it across the cloth (a flag pinned
-        // along a pole away from the origin folded onto its pole; docs/dev/performance-log.md,
-        // "2026-11-29 — Stability aids on the light stiff cloth").
-        let onto_sphere = |p: Vec3, r: f32| (xi - p).try_normalize().map(|dir| p + dir * r.min(xi.distance(p)));
-        let on_one_sphere = onto_sphere(p1, r1)
-            .filter(|&q| !outside2(q))
-            .or_else(|| onto_sphere(p2, r2).filter(|&q| !outside1(q)));
-        if let Some(q) = on_one_sphere {
-            x.set(i, q);
-            return;
-        }
-        let axis = p2 - p1;
-        let d = axis.length();
-        if !(d > 1e-9) {
-            return;
-        }
-        let u = axis / d;
-        if d >= r1 + r2 {
-            // The balls touch (rest geometry: the particle lies on the straight line between the
-            // pins) or are apart (pins moved further than the cloth allows): the point between
-            // them that exceeds both limits by the same fraction.
-            x.set(i, p1 + u * (d * r1 / (r1 + r2)));
-            return;
-        }
-        let t = (d * d + r1 * r1 - r2 * r2) / (2.0 * d);
-        let rho2 = r1 * r1 - t * t;
-        if rho2 <= 0.0 {
-            return; // one ball inside the other: the rounds' projection is already exact
-        }
-        let centre = p1 + u * t;
-        let radial = (xi - centre) - u * (xi - centre).dot(u);
-        if let Some(dir) = radial.try_normalize() {
-            x.set(i, centre + dir * rho2.sqrt());
         }
     }
 

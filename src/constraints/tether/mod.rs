@@ -34,7 +34,7 @@ use kernel::TetherSweep;
 ///
 /// Two: with one, each half of a sheet pinned at two corners is held towards its own pin and the
 /// edges between the halves take the stretch; with two, every particle ends exactly inside both
-/// bounds (see `finish_pair`); with four, the alternating projections leave particles beyond a
+/// bounds (a rigid pair is projected onto its two-ball lens at once, `kernel::project_pair`); with four, the alternating projections leave particles beyond a
 /// bound (docs/design.md, "Tethers"; the measurement: docs/dev/performance-log.md, "2026-11-29 —
 /// Stability aids on the light stiff cloth").
 pub const TETHERS_PER_PARTICLE: usize = 2;
@@ -265,9 +265,10 @@ impl TetherConstraints {
     /// own particle and reads only kinematic anchors, so the bits are the same.
     ///
     /// Tethers are stored grouped by particle, and an anchor is kinematic, so a group moves only its
-    /// own particle: each group is projected up to [`GROUP_ROUNDS`](kernel::GROUP_ROUNDS) times in a row (alternating
-    /// projections onto the intersection of its balls), and a rigid pair is then finished exactly on
-    /// the two-ball lens (`finish_pair`), so a particle ends inside every tether bound. For the same
+    /// own particle: a rigid pair (α = 0) is put on the nearest point of its two-ball lens at once
+    /// ([`kernel::project_pair`]), any other group is projected up to
+    /// [`GROUP_ROUNDS`](kernel::GROUP_ROUNDS) times in a row (alternating projections onto the
+    /// intersection of its balls), so a particle ends inside every tether bound. For the same
     /// reason all groups form one "colour" (they share no particle they write), which is always
     /// handed to the lane-wise path: 8 (AVX) or [`LANES`](super::lanes::LANES) groups of [`TETHERS_PER_PARTICLE`]
     /// tethers at once.
