@@ -1910,7 +1910,10 @@ XpbdResult xpbd_cloth_get_params(struct XpbdClothId cloth, struct XpbdClothParam
 /**
  * Replace all of the cloth's settings. Takes effect at the next step; no particle moves and no
  * velocity changes now (compliances, masses from density, damping and flags are re-derived, so
- * the cloth continues smoothly from its current state).
+ * the cloth continues smoothly from its current state). A change of the stretch or bending
+ * compliance (given or from the material), `tether_slack` or `max_stretch` reaches its new
+ * values over 0.25 s of steps, linearly, so a stiffened cloth tightens at a steady pace instead
+ * of jumping (switching `max_stretch` on or off takes effect at once).
  *
  * Errors: `XPBD_RESULT_NULL_POINTER`, `XPBD_RESULT_INVALID_ARGUMENT` (a field outside its range,
  * a flag not 0/1, a compliance set while its from-material flag is 1; settings unchanged),

@@ -171,3 +171,53 @@ fn a_1000_kg_sheet_of_zero_stretch_compliance_hangs_with_the_strain_of_a_1_kg_sh
     assert!(light < 0.03 && heavy < 0.03, "peaks {light} and {heavy}");
     assert!((light - heavy).abs() < 0.005, "peaks {light} and {heavy}");
 }
+
+/// The largest particle move \[m\] in one step of a 1 m 21² sheet hung from its two top corners
+/// and at rest after 6 s, before and (over the next second) after its stretch compliance changes
+/// from the material's to `to`; and the compliance of every edge after 1, 7 and 16 steps of
+/// 1/60 s (the largest and smallest of each).
+fn moves_after_stiffness_change(to: f32) -> (f32, f32, Vec<(f32, f32)>) {
+    let mut world = world();
+    let (positions, indices) = common::vertical_sheet(21, 1.0);
+    let cloth = world.add_cloth(&ClothDesc::new(&positions, &indices)).unwrap();
+    world.cloth_mut(cloth).unwrap().set_pinned(&[0, 20], None).unwrap();
+    for _ in 0..360 {
+        world.step(DT).unwrap();
+    }
+    let largest_move = |world: &mut World| {
+        let before = world.cloth(cloth).unwrap().particle_positions().to_vec();
+        world.step(DT).unwrap();
+        let after = world.cloth(cloth).unwrap().particle_positions();
+        before.iter().zip(after).map(|(a, b)| a.distance(*b)).fold(0.0f32, f32::max)
+    };
+    let at_rest = largest_move(&mut world);
+    let c = world.cloth_mut(cloth).unwrap();
+    let params = ClothParams { stretch_compliance: Some(to), ..*c.params() };
+    c.set_params(params).unwrap();
+    let (mut after, mut compliances) = (0.0f32, Vec::new());
+    for step in 1..=60 {
+        after = after.max(largest_move(&mut world));
+        if [1, 7, 16].contains(&step) {
+            let a = &world.cloth(cloth).unwrap().stretch_constraints().compliance;
+            compliances.push((a.iter().copied().fold(f32::INFINITY, f32::min), a.iter().copied().fold(0.0, f32::max)));
+        }
+    }
+    (at_rest, after, compliances)
+}
+
+/// A stiffness change moves nothing by itself: set on a cloth at rest, the new compliance takes
+/// effect over 0.25 s (every edge's compliance between the old and the new one after one and
+/// seven steps, the new one exactly after sixteen), and no step moves a particle by 1 mm (at once,
+/// the tethers and the strain limit snapped to their new bounds: 4.3 mm in one step).
+#[test]
+fn a_stiffness_change_on_a_hanging_cloth_at_rest_moves_no_particle_1_mm_in_a_step() {
+    for to in [1e-6, 0.0, 1e-3] {
+        let (at_rest, moved, compliances) = moves_after_stiffness_change(to);
+        println!("stretch compliance → {to}: largest move in a step {:.3} mm at rest, {:.3} mm after; compliances {compliances:?}", at_rest * 1e3, moved * 1e3);
+        assert!(at_rest < 1e-4, "{to}: not at rest ({at_rest} m)");
+        assert!(moved < 1e-3, "{to}: {moved} m in a step");
+        let [first, middle, last] = [compliances[0], compliances[1], compliances[2]];
+        assert!(first.0 != to && first.1 != to && middle.0 != to && middle.1 != to, "{to}: reached before the ramp's end: {compliances:?}");
+        assert_eq!(last, (to, to), "{to}: the new compliance after 0.25 s");
+    }
+}

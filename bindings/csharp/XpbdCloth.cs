@@ -459,7 +459,8 @@ namespace Xpbd
             return p;
         }
 
-        /// <summary>Replace all settings; takes effect at the next step without a jump.</summary>
+        /// <summary>Replace all settings; takes effect at the next step without a jump (compliance, tether slack
+        /// and strain-limit changes reach their new values over 0.25 s: <c>xpbd_cloth_set_params</c>).</summary>
         public void SetParams(XpbdClothParams settings)
         {
             XpbdLibrary.Check(NativeMethods.xpbd_cloth_set_params(Id, &settings));

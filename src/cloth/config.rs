@@ -32,6 +32,9 @@ pub(crate) struct ClothConfig {
     /// The self- and inter-cloth collision radius r \[m\]: `self_collision_radius`, else
     /// [`mesh_self_collision_radius`].
     pub self_collision_radius: f32,
+    /// A change of compliances or limits in progress (`super::ramp`): the per-constraint arrays
+    /// and limits above then hold its blend, and take it again after a relayout.
+    pub ramp: Option<Box<super::ramp::Ramp>>,
 }
 
 /// The self-collision radius r \[m\] a mesh gets when none is set: half its median rest edge
@@ -96,6 +99,7 @@ impl ClothConfig {
             tether_factor: 1.0,
             stretch_limit: None,
             self_collision_radius: 0.0,
+            ramp: None,
         };
         config.derive(model, layout);
         config
@@ -118,6 +122,8 @@ impl ClothConfig {
         self.bend_compliance.clear();
         self.bend_compliance.extend(layout.hinge_creation.iter().map(|&h| bend.unwrap_or_else(|| model.hinge_compliance(&m, h as usize))));
         self.derive_limits(layout);
+        // A ramp in progress keeps blending towards these (also after a relayout).
+        self.apply_ramp(layout);
     }
 
     /// The tethers' factor and the strain limit from `params` and the cloth's compliance.
@@ -160,6 +166,7 @@ impl ClothConfig {
             tether_factor: self.tether_factor,
             stretch_limit: self.stretch_limit,
             self_collision_radius: self.self_collision_radius,
+            ramp: None,
         }
     }
 

@@ -61,8 +61,11 @@ impl Cloth {
         Ok(cloth)
     }
 
-    /// Change the settings; takes effect at the next step, without moving any particle.
-    /// Errors: `InvalidParameter` naming the field (state unchanged).
+    /// Change the settings; takes effect at the next step, without moving any particle. A change
+    /// of the stretch or bending compliance, the tethers' slack or the strain limit reaches its
+    /// new values over [`RAMP_TIME`](super::ramp::RAMP_TIME) (0.25 s) of steps, linearly, so a
+    /// stiffened cloth tightens at a steady pace instead of jumping. Errors: `InvalidParameter`
+    /// naming the field (state unchanged).
     pub fn set_params(&mut self, params: ClothParams) -> Result<(), ClothError> {
         let _change = self.begin_change();
         params.validate()?;
@@ -76,8 +79,11 @@ impl Cloth {
             self.remember_good_state();
         }
         let tethers_changed = params.enable_tethers != self.config.params.enable_tethers;
+        let before = super::ramp::RampValues::of(&self.config, &self.layout);
+        self.config.ramp = None; // the new ramp starts from `before`, the blend so far
         self.config.params = params;
         self.config.derive(&self.model, &self.layout);
+        self.config.start_ramp(before, &self.layout);
         self.refresh_inverse_masses(); // pins and particles kinematic on the pose at 0
         if params.self_collision {
             self.scratch.self_collision.prepare(self.model.particle_count()); // allocate outside the step

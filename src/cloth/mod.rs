@@ -19,6 +19,7 @@ mod normals;
 mod output;
 pub(crate) mod reads;
 pub(crate) mod pins;
+mod ramp;
 mod relayout;
 mod residuals;
 pub(crate) mod scratch;

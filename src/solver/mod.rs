@@ -158,6 +158,7 @@ impl SubstepInfo {
 /// read, `Cloth::stats`). Allocates nothing. Positions live in the sweeps' rows during the step.
 pub(crate) fn step_cloth(cloth: &mut Cloth, dt: f32, ctx: &StepContext) {
     cloth.settle_layout();
+    cloth.config.advance_ramp(dt, &cloth.layout);
     let step = Step::new(cloth, dt, ctx);
     // The sweeps' particle rows are not bounds-checked: the layout's indices were checked when it
     // was built (a layout changed in place is checked again here).
