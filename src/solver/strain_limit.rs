@@ -180,12 +180,18 @@ fn follow(rows: &mut [crate::constraints::access::SolverParticle], p: usize, q: 
 }
 
 /// Hop levels from `l.anchors` over the edges (breadth first, in storage order) into `l.level`,
-/// `l.order` and `l.level_start`.
+/// `l.order` and `l.level_start`, and each level's edges to the level before, (particle, parent,
+/// edge) in the level's order, and its edges within the level (once each), so the pass walks two
+/// flat lists per level. One walk over the edges: when a level is the frontier, every neighbour
+/// of its particles one level nearer or on the same level already has its level.
 fn order_from_anchors(layout: &crate::constraints::layout::ConstraintLayout, l: &mut crate::cloth::scratch::StrainLimitScratch) {
     l.level.fill(u32::MAX);
     l.order.clear();
     l.level_start.clear();
-    let mut frontier_start = 0;
+    l.parents.clear();
+    l.parent_start.clear();
+    l.siblings.clear();
+    l.sibling_start.clear();
     for i in 0..l.level.len() {
         if l.anchors[i / 64] & (1 << (i % 64)) != 0 {
             l.level[i] = 0;
@@ -194,17 +200,29 @@ fn order_from_anchors(layout: &crate::constraints::layout::ConstraintLayout, l: 
     }
     // The anchors head the list while it grows; they are dropped from it at the end.
     let anchors = l.order.len();
-    let mut level = 0;
+    let (mut frontier_start, mut level) = (0, 0);
     while frontier_start < l.order.len() {
         let frontier_end = l.order.len();
         level += 1;
         l.level_start.push(frontier_end as u32);
+        if level > 1 {
+            l.sibling_start.push(l.siblings.len() as u32);
+        }
         for f in frontier_start..frontier_end {
             let p = l.order[f] as usize;
-            for (_, q) in layout.edges_at(p) {
-                if l.level[q] == u32::MAX {
+            let own = l.level[p];
+            if own > 0 {
+                l.parent_start.push(l.parents.len() as u32);
+            }
+            for (e, q) in layout.edges_at(p) {
+                let theirs = l.level[q];
+                if theirs == u32::MAX {
                     l.level[q] = level;
                     l.order.push(q as u32);
+                } else if own > 0 && theirs < own {
+                    l.parents.push((p as u32, q as u32, e as u32));
+                } else if own > 0 && theirs == own && q > p {
+                    l.siblings.push(e as u32);
                 }
             }
         }
@@ -213,33 +231,6 @@ fn order_from_anchors(layout: &crate::constraints::layout::ConstraintLayout, l: 
     l.order.drain(..anchors);
     for s in &mut l.level_start {
         *s -= anchors as u32;
-    }
-    // Each level's edges to the level before, (particle, parent, edge) in the level's order, and
-    // its edges within the level (once each), so the pass walks two flat lists per level.
-    l.parents.clear();
-    l.parent_start.clear();
-    l.siblings.clear();
-    l.sibling_start.clear();
-    for k in 0..l.level_start.len().saturating_sub(1) {
-        let level = &l.order[l.level_start[k] as usize..l.level_start[k + 1] as usize];
-        l.sibling_start.push(l.siblings.len() as u32);
-        for &p in level {
-            l.parent_start.push(l.parents.len() as u32);
-            let p = p as usize;
-            for (e, q) in layout.edges_at(p) {
-                if l.level[q] < l.level[p] {
-                    l.parents.push((p as u32, q as u32, e as u32));
-                }
-            }
-        }
-        for &p in level {
-            let p = p as usize;
-            for (e, q) in layout.edges_at(p) {
-                if l.level[q] == l.level[p] && q > p {
-                    l.siblings.push(e as u32);
-                }
-            }
-        }
     }
     l.parent_start.push(l.parents.len() as u32);
     l.sibling_start.push(l.siblings.len() as u32);
