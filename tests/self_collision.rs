@@ -181,9 +181,9 @@ fn cloth_folding_over_a_thin_capsule_keeps_its_layers_apart() {
     // Undamped, so that the fold swings through as far as the crossing check needs.
     let params = ClothParams { self_collision: true, self_collision_radius: Some(r), deformation_damping: 0.0, ..ClothParams::default() };
     let cloth = add_cloth(&mut world, &positions, &indices, params);
-    // Capsule axis along z (local Y turned by 90° about x), radius 1 cm, 0.7 m long.
+    // Capsule axis along z (local Y turned by 90° about x), radius 6 mm, 0.7 m long.
     let axis = Pose::from_axis_angle([0.0, 0.0, 0.0], [1.0, 0.0, 0.0], std::f32::consts::FRAC_PI_2);
-    world.add_collider(&ColliderDesc { pose: axis, ..ColliderDesc::capsule(0.01, 0.35) }).unwrap();
+    world.add_collider(&ColliderDesc { pose: axis, ..ColliderDesc::capsule(0.006, 0.35) }).unwrap();
 
     let rest = vec3s(&positions);
     let mut crossing = CrossingCheck::new(&rest, &indices);

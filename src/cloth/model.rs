@@ -28,6 +28,9 @@ pub struct ClothModel {
     pub(crate) rest: Vec<Vec3>,
     /// Diagonal of the rest pose's bounding box \[m\] (the explosion guard's L).
     pub(crate) rest_extent: f32,
+    /// The longest edge's rest length \[m\] (0 without edges): which colliders are thin enough
+    /// to pass between two particles (`crate::collision::edge_contact`).
+    pub(crate) longest_edge: f32,
     /// A third of the rest area of every triangle around each particle \[m²\].
     pub(crate) particle_area: Vec<f32>,
     /// Inverse masses per particle \[1/kg\] from the descriptor, or `None`: masses from areal density.
@@ -156,6 +159,7 @@ impl ClothModel {
             particle_of_vertex: weld.particle_of_vertex,
             triangles,
             rest_extent: if rest.is_empty() { 0.0 } else { (hi - lo).length() },
+            longest_edge: rest_length.iter().copied().fold(0.0, f32::max),
             particle_area,
             given_inverse_masses,
             constraints: RestConstraints {

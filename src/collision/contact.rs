@@ -62,6 +62,7 @@
 //! With d = g·cos θ·h² for a particle at rest on a slope this is Coulomb's law: it sticks while
 //! tan θ < μ_s and slides with acceleration g·(sin θ − μ_k·cos θ).
 
+use super::edge_contact::EdgeContacts;
 use super::shape::Shape;
 use super::store::{Carry, Collider, ColliderStore, Frame, SubstepWindow};
 use crate::parallel::{PARTICLE_CHUNK, chunks_mut_in_parallel};
@@ -244,6 +245,8 @@ pub(crate) struct ContactScratch {
     /// Bounds of each block of [`CONTACT_BLOCK`] particles, taken at the start of each contact
     /// sweep ([`BlockBound`]).
     blocks: Vec<BlockBound>,
+    /// The step's candidate edges of thin round colliders (`super::edge_contact`).
+    pub edges: EdgeContacts,
 }
 
 /// Started the substep deeper than the rest band inside some collider: speed-limited.
@@ -337,7 +340,7 @@ impl BlockBound {
 
 impl ContactScratch {
     pub fn new(particle_count: usize) -> Self {
-        ContactScratch { frictionless: false, flags: vec![0; particle_count], blocks: vec![BlockBound::default(); particle_count.div_ceil(CONTACT_BLOCK)] }
+        ContactScratch { frictionless: false, flags: vec![0; particle_count], blocks: vec![BlockBound::default(); particle_count.div_ceil(CONTACT_BLOCK)], edges: EdgeContacts::default() }
     }
 
     /// Forget the last substep's state (call once per substep, before the iterations).
@@ -407,6 +410,36 @@ impl ContactScratch {
             } else {
                 pass.run(x, x_prev, w, &mut self.flags, use_blocks.then_some(&mut self.blocks[..]));
             }
+        }
+    }
+
+    /// The edges' contacts with thin round colliders (`super::edge_contact`), after
+    /// [`Self::solve`], with the same frames and friction: `edges` are the cloth's particle pairs,
+    /// `longest_edge` \[m\] the longest rest length among them. Serial, in the candidates' order.
+    #[allow(clippy::too_many_arguments)]
+    pub fn solve_edges(
+        &self,
+        x: &mut [Vec3],
+        x_prev: &[Vec3],
+        w: &[f32],
+        colliders: &ColliderStore,
+        window: SubstepWindow,
+        carry: Option<Carry>,
+        settings: &ContactSettings,
+        edges: &[[u32; 2]],
+        longest_edge: f32,
+    ) {
+        if !self.edges.any() {
+            return;
+        }
+        for (k, (_, collider)) in colliders.iter().enumerate() {
+            if collider.active_layers() & settings.mask == 0 {
+                continue;
+            }
+            let (begin, end) = collider.substep_frames(window);
+            let begin = carry.map_or(begin, |c| c.moved(begin));
+            let friction = if self.frictionless { (0.0, 0.0) } else { collider.friction() };
+            self.edges.solve_collider(k, &collider.shape, &begin, &end, x, x_prev, w, edges, settings.thickness, longest_edge, friction);
         }
     }
 
@@ -667,6 +700,7 @@ pub(crate) fn contact_summary(
     w: &[f32],
     colliders: &ColliderStore,
     settings: &ContactSettings,
+    edges: Option<(&EdgeContacts, &[[u32; 2]], f32)>,
 ) -> (u32, f32) {
     let touching = TOUCHING_FRACTION * settings.thickness + SWEEP_TOLERANCE;
     let (mut count, mut max_penetration) = (0u32, 0.0f32);
@@ -692,6 +726,11 @@ pub(crate) fn contact_summary(
             count += (gap <= touching) as u32;
             max_penetration = max_penetration.max(-gap);
         }
+    }
+    if let Some((contacts, edges, longest_edge)) = edges {
+        let (n, deepest) = contacts.summary(x, edges, colliders, settings.thickness, longest_edge, touching);
+        count += n;
+        max_penetration = max_penetration.max(deepest);
     }
     (count, max_penetration)
 }

@@ -20,6 +20,7 @@
 
 mod capsule;
 pub(crate) mod contact;
+pub(crate) mod edge_contact;
 mod cuboid;
 mod desc;
 pub(crate) mod mesh_shape;

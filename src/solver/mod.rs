@@ -20,6 +20,7 @@ use crate::cloth::scratch::SolverScratch;
 use crate::cloth::state::ClothState;
 use crate::cloth::{Cloth, ClothParams};
 use crate::collision::contact::{ContactSettings, contact_summary};
+use crate::collision::edge_contact::EdgeContacts;
 use crate::collision::inter_cloth::InterClothSnapshot;
 use crate::collision::self_collision::SelfCollisionSettings;
 use crate::collision::{ColliderStore, SubstepWindow};
@@ -193,6 +194,16 @@ fn begin_step(parts: &mut Parts, step: &Step, world_key: u32, dt: f32) {
     let (state, w, rest, s) = (&*parts.state, &parts.config.w, &parts.model.rest, &mut *parts.scratch);
     s.self_collision.begin_step(&state.x, &state.v, w, rest, dt, step.self_contact);
     s.inter_cloth.begin_step(step.inter_cloth, world_key, &state.x, &state.v, w, step.pairs.radius, dt);
+    let (model, c) = (parts.model, &step.contact);
+    s.contacts.edges.clear();
+    if step.collide && EdgeContacts::needed(step.ctx.colliders, c.mask, c.thickness, model.longest_edge) {
+        // How far a particle can travel in the step: its speed now and the step's acceleration,
+        // twice over for what the constraints add.
+        let speed = state.v.iter().fold(0.0f32, |m, v| m.max(v.length()));
+        let travel = 2.0 * (speed + step.motion.dv.length() / step.h * dt) * dt;
+        let stretch = &parts.layout.stretch;
+        s.contacts.edges.begin_step(&state.x, w, &stretch.edges, model.longest_edge, step.ctx.colliders, c.mask, c.thickness, travel);
+    }
     let p = &step.params;
     for (on, lambda) in [(p.enable_stretch, &mut s.stretch_lambda), (p.enable_bending, &mut s.bend_lambda), (p.enable_tethers, &mut s.tether_lambda)] {
         if !on {
@@ -215,7 +226,8 @@ fn finish_step(cloth: &mut Cloth, step: &Step) {
     let mut stats = ClothStats { substeps: step.substeps, iterations: step.iterations, ..ClothStats::default() };
     let (x, w, s) = (&cloth.state.x, &cloth.config.w, &cloth.scratch);
     if step.collide {
-        (stats.contact_count, stats.max_penetration) = contact_summary(x, w, step.ctx.colliders, &step.contact);
+        let edges = (&s.contacts.edges, &cloth.layout.stretch.edges[..], cloth.model.longest_edge);
+        (stats.contact_count, stats.max_penetration) = contact_summary(x, w, step.ctx.colliders, &step.contact, Some(edges));
     }
     if let Some(settings) = &step.self_contact {
         stats.self_pairs_tested = s.self_collision.pairs().len() as u32;
