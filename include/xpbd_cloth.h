@@ -1248,12 +1248,15 @@ typedef struct XpbdClothStats {
     uint32_t iterations;
     /**
      * (Free particle, collider) pairs touching at the end of the step: gap to the thickened
-     * surface at most 1 % of the collision thickness (+ 1 µm), colliders at their end pose.
+     * surface at most 1 % of the collision thickness (+ 1 µm), colliders at their end pose; plus
+     * the edges touching a thin sphere or capsule (radius + thickness shorter than the cloth's
+     * longest edge) between their particles, where the edge itself is held.
      */
     uint32_t contact_count;
     /**
      * Largest penetration max(0, thickness − d) (m) of a free particle into a collider it
-     * collides with, at the end of the step; 0 without contacts.
+     * collides with, or of an edge's point into a thin sphere or capsule, at the end of the
+     * step; 0 without contacts.
      */
     float max_penetration;
     /**

@@ -42,10 +42,13 @@ pub struct XpbdClothStats {
     /// Iterations per substep used by the last step.
     pub iterations: u32,
     /// (Free particle, collider) pairs touching at the end of the step: gap to the thickened
-    /// surface at most 1 % of the collision thickness (+ 1 µm), colliders at their end pose.
+    /// surface at most 1 % of the collision thickness (+ 1 µm), colliders at their end pose; plus
+    /// the edges touching a thin sphere or capsule (radius + thickness shorter than the cloth's
+    /// longest edge) between their particles, where the edge itself is held.
     pub contact_count: u32,
     /// Largest penetration max(0, thickness − d) (m) of a free particle into a collider it
-    /// collides with, at the end of the step; 0 without contacts.
+    /// collides with, or of an edge's point into a thin sphere or capsule, at the end of the
+    /// step; 0 without contacts.
     pub max_penetration: f32,
     /// Self-collision candidate pairs the broad phase found for the last step (each tested in
     /// every iteration of every substep); 0 with self-collision off.
