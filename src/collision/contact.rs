@@ -254,6 +254,8 @@ const DEEP: u8 = 1;
 /// Held in place by a collider's static friction (the tangential slip cancelled) in the current
 /// substep: the strain limit treats it as an anchor (`solver/strain_limit.rs`).
 const HELD: u8 = 2;
+/// Moved by a contact (of a particle or one of its edges) in any substep of the current step.
+const TOUCHED: u8 = 4;
 
 /// Particles per block of the contacts' block test ([`FarTest::block_clear`]); divides
 /// [`PARTICLE_CHUNK`], so that a split pass's chunks hold whole blocks.
@@ -343,9 +345,22 @@ impl ContactScratch {
         ContactScratch { frictionless: false, flags: vec![0; particle_count], blocks: vec![BlockBound::default(); particle_count.div_ceil(CONTACT_BLOCK)], edges: EdgeContacts::default() }
     }
 
-    /// Forget the last substep's state (call once per substep, before the iterations).
-    pub fn begin_substep(&mut self) {
+    /// Forget the last step's contacts (call once per step, before the substeps).
+    pub fn begin_step(&mut self) {
         self.flags.fill(0);
+    }
+
+    /// Whether some contact moved a particle in this step ([`Self::begin_step`]).
+    pub fn touched_in_step(&self) -> bool {
+        self.flags.iter().any(|&f| f & TOUCHED != 0)
+    }
+
+    /// Forget the last substep's state (call once per substep, before the iterations); what the
+    /// step touched is kept.
+    pub fn begin_substep(&mut self) {
+        for f in &mut self.flags {
+            *f &= TOUCHED;
+        }
         // Only the strain limit's re-projection sets it, and resets it after.
         self.frictionless = false;
     }
@@ -418,7 +433,7 @@ impl ContactScratch {
     /// `longest_edge` \[m\] the longest rest length among them. Serial, in the candidates' order.
     #[allow(clippy::too_many_arguments)]
     pub fn solve_edges(
-        &self,
+        &mut self,
         x: &mut [Vec3],
         x_prev: &[Vec3],
         w: &[f32],
@@ -439,7 +454,7 @@ impl ContactScratch {
             let (begin, end) = collider.substep_frames(window);
             let begin = carry.map_or(begin, |c| c.moved(begin));
             let friction = if self.frictionless { (0.0, 0.0) } else { collider.friction() };
-            self.edges.solve_collider(k, &collider.shape, &begin, &end, x, x_prev, w, edges, settings.thickness, longest_edge, friction);
+            self.edges.solve_collider(k, &collider.shape, &begin, &end, x, x_prev, w, edges, settings.thickness, longest_edge, friction, (&mut self.flags, TOUCHED));
         }
     }
 
@@ -570,6 +585,7 @@ impl ContactPass<'_> {
         if c >= 0.0 {
             return false;
         }
+        flags[i] |= TOUCHED;
         let slip = apply_friction(moved - normal * c, normal, -c, friction);
         if holds(moved - normal * c, normal, -c, friction.0) {
             flags[i] |= HELD;

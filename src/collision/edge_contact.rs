@@ -101,7 +101,8 @@ impl EdgeContacts {
     /// Project the candidate edges of collider `k` (the store's order), moving from `begin` to
     /// `end` over the substep (module docs); `friction` (μ_s, μ_k), (0, 0) without.
     #[allow(clippy::too_many_arguments)]
-    pub fn solve_collider(&self, k: usize, shape: &Shape, begin: &Frame, end: &Frame, x: &mut [Vec3], x_prev: &[Vec3], w: &[f32], edges: &[[u32; 2]], thickness: f32, longest_edge: f32, friction: (f32, f32)) {
+    /// `touched` gets `touched_bit` for the particles of every edge it moves.
+    pub fn solve_collider(&self, k: usize, shape: &Shape, begin: &Frame, end: &Frame, x: &mut [Vec3], x_prev: &[Vec3], w: &[f32], edges: &[[u32; 2]], thickness: f32, longest_edge: f32, friction: (f32, f32), touched: (&mut [u8], u8)) {
         let Some((half_height, reach)) = thin_axis(shape, thickness, longest_edge) else { return };
         let first = self.candidates.partition_point(|&(c, _)| (c as usize) < k);
         for &(c, e) in &self.candidates[first..] {
@@ -114,6 +115,8 @@ impl EdgeContacts {
             let Some((dx_i, dx_j)) = edge_contact(a0, b0, a1, b1, w[i], w[j], half_height, reach, friction) else { continue };
             x[i] += end.rotation * dx_i;
             x[j] += end.rotation * dx_j;
+            touched.0[i] |= touched.1;
+            touched.0[j] |= touched.1;
         }
     }
 }

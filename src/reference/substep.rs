@@ -10,7 +10,7 @@ use super::adapter::{CONTACT_TOUCHING, Edge, Hinge, Model, STRETCH_SWEEPS, TETHE
 use super::contact::project_sphere_contact;
 use super::dihedral::project_dihedral;
 use super::distance::project_distance;
-use super::motion::{damp_deformation, predict, update_velocity};
+use super::motion::{angular_momentum, damp_deformation, predict, restore_angular_momentum, update_velocity};
 use super::tether::{nearest_point_in_two_balls, project_tether, two_ball_multipliers};
 use super::Compliance;
 use glam::DVec3;
@@ -128,13 +128,22 @@ impl ReferenceCloth {
         }
     }
 
-    /// One step of `dt` \[s\]: the model's substeps of h = dt/n each, then the deformation damping.
+    /// One step of `dt` \[s\]: the model's substeps of h = dt/n each, then the deformation damping
+    /// and a free cloth's angular momentum restored.
     pub fn step(&mut self, dt: f64) {
-        let n = self.model.settings.substeps;
+        let (n, w) = (self.model.settings.substeps, &self.model.inverse_mass);
+        // A free cloth (no kinematic particle, no linear damping) keeps its angular momentum over a
+        // step in which no contact moved it: nothing outside exerts a torque about its centre.
+        let free = w.iter().all(|&w| w > 0.0) && self.model.settings.linear_damping == 0.0;
+        let (l0, contacts_before) = (free.then(|| angular_momentum(&self.x, &self.v, w)).flatten(), self.contact_projections);
         for _ in 0..n {
             self.substep(dt / n as f64);
         }
-        damp_deformation(&self.x, &mut self.v, &self.model.inverse_mass, self.model.settings.deformation_damping, dt);
+        let w = &self.model.inverse_mass;
+        damp_deformation(&self.x, &mut self.v, w, self.model.settings.deformation_damping, dt);
+        if let Some(l0) = l0.filter(|_| self.contact_projections == contacts_before) {
+            restore_angular_momentum(&self.x, &mut self.v, w, l0);
+        }
     }
 
     fn substep(&mut self, h: f64) {

@@ -16,22 +16,31 @@ pub(crate) struct RigidMotion {
     pub centre: DVec3,
     pub velocity: DVec3,
     pub angular_velocity: DVec3,
+    /// Angular momentum L about the centre of mass \[kg·m²/s\] and the inertia tensor I there
+    /// \[kg·m²\] (ω = I⁻¹·L).
+    pub angular_momentum: DVec3,
+    pub inertia: DMat3,
 }
 
 impl RigidMotion {
     /// The rigid motion of the free particles of `rows` (positions and w) moving at `v` \[m/s\];
     /// None when no particle is free or some free particle is not finite.
     pub fn fit(rows: &[SolverParticle], v: &[Vec3]) -> Option<RigidMotion> {
-        let origin = rows.iter().find(|r| r.w > 0.0)?.truncate().as_dvec3();
+        Self::fit_of(rows.iter().map(|r| (r.truncate(), r.w)), v)
+    }
+
+    /// [`Self::fit`] of positions and inverse masses given one by one (`(x, w)` per particle).
+    pub fn fit_of(particles: impl Iterator<Item = (Vec3, f32)> + Clone, v: &[Vec3]) -> Option<RigidMotion> {
+        let origin = particles.clone().find(|&(_, w)| w > 0.0)?.0.as_dvec3();
         // Σ m, Σ m r, Σ m v, Σ m r × v, Σ m r rᵀ about `origin`, then moved to the centre of
         // mass (parallel axis theorem).
         let (mut mass, mut moment, mut momentum, mut angular, mut second) = (0.0, DVec3::ZERO, DVec3::ZERO, DVec3::ZERO, DMat3::ZERO);
-        for (row, v) in rows.iter().zip(v) {
-            if row.w <= 0.0 {
+        for ((x, w), v) in particles.zip(v) {
+            if w <= 0.0 {
                 continue;
             }
-            let m = 1.0 / row.w as f64;
-            let (r, v) = (row.truncate().as_dvec3() - origin, v.as_dvec3());
+            let m = 1.0 / w as f64;
+            let (r, v) = (x.as_dvec3() - origin, v.as_dvec3());
             mass += m;
             moment += m * r;
             momentum += m * v;
@@ -48,7 +57,7 @@ impl RigidMotion {
         let trace = second.x_axis.x + second.y_axis.y + second.z_axis.z;
         let inertia = DMat3::from_diagonal(DVec3::splat(trace * (1.0 + 1e-12) + f64::MIN_POSITIVE)) - second;
         let angular_velocity = if trace > 0.0 { inertia.inverse() * angular } else { DVec3::ZERO };
-        let fit = RigidMotion { centre: origin + c, velocity, angular_velocity };
+        let fit = RigidMotion { centre: origin + c, velocity, angular_velocity, angular_momentum: angular, inertia };
         // A non-finite particle would spread to every velocity; the step guard names it instead.
         (fit.centre.is_finite() && fit.velocity.is_finite() && fit.angular_velocity.is_finite()).then_some(fit)
     }

@@ -2,6 +2,7 @@
 //! declared once, in [`plan::SUBSTEP`]; [`step_cloth`] prepares the step, has the one runner
 //! ([`runner`]) execute the substeps for any team size, and leaves the outputs.
 
+mod angular_momentum;
 mod deformation_damping;
 mod frame;
 mod group;
@@ -171,6 +172,7 @@ pub(crate) fn step_cloth(cloth: &mut Cloth, dt: f32, ctx: &StepContext) {
     let Cloth { model, layout, config, state, scratch, world_key, .. } = cloth;
     let mut parts = Parts { model, layout, config, state, scratch };
     begin_step(&mut parts, &step, *world_key, dt);
+    let angular_start = angular_momentum::at_start(&step, &parts.state.x, &parts.state.v, &parts.config.w);
     to_rows(&mut parts.scratch.rows, &parts.state.x, &parts.config.w, step.parallel);
     runner::run(&mut parts, &step);
     for &phase in plan::AFTER_SUBSTEPS {
@@ -181,6 +183,7 @@ pub(crate) fn step_cloth(cloth: &mut Cloth, dt: f32, ctx: &StepContext) {
                 deformation_damping::damp_deformation(&parts.scratch.rows, &mut parts.state.v, step.params.deformation_damping, dt);
             }
             plan::StepPhase::DampDeformation => {}
+            plan::StepPhase::KeepAngularMomentum => angular_momentum::keep(&mut parts, angular_start),
         }
     }
     from_rows(&parts.scratch.rows, &mut parts.state.x, step.parallel);
@@ -192,6 +195,7 @@ pub(crate) fn step_cloth(cloth: &mut Cloth, dt: f32, ctx: &StepContext) {
 /// `Cloth::energy` and the statistics read λ).
 fn begin_step(parts: &mut Parts, step: &Step, world_key: u32, dt: f32) {
     let (state, w, rest, s) = (&*parts.state, &parts.config.w, &parts.model.rest, &mut *parts.scratch);
+    s.contacts.begin_step();
     s.self_collision.begin_step(&state.x, &state.v, w, rest, dt, step.self_contact);
     s.inter_cloth.begin_step(step.inter_cloth, world_key, &state.x, &state.v, w, step.pairs.radius, dt);
     let (model, c) = (parts.model, &step.contact);

@@ -83,10 +83,14 @@ pub(crate) enum StepPhase {
     /// Velocities relative to the cloth's rigid motion damped (`solver/deformation_damping.rs`);
     /// after everything that moves particles, so that what it damps is the step's final motion.
     DampDeformation,
+    /// A free cloth's angular momentum back to its value at the step's start
+    /// (`solver/angular_momentum.rs`), last: it corrects what the step's projections lost.
+    KeepAngularMomentum,
 }
 
 /// The step: the substeps, then these.
-pub(crate) const AFTER_SUBSTEPS: &[StepPhase] = &[StepPhase::StrainLimit, StepPhase::AnimationLimits, StepPhase::DampDeformation];
+pub(crate) const AFTER_SUBSTEPS: &[StepPhase] =
+    &[StepPhase::StrainLimit, StepPhase::AnimationLimits, StepPhase::DampDeformation, StepPhase::KeepAngularMomentum];
 
 impl Step<'_> {
     /// Whether `phase` runs in this step.
