@@ -16,14 +16,16 @@ use glam::{DVec3, Vec3};
 
 /// L₀ \[kg·m²/s\] of a free cloth at the step's start (positions `x` \[m\], velocities `v`
 /// \[m/s\], inverse masses `w` \[1/kg\]), None when the step may be acted on from outside (module
-/// docs; contacts are known only at the step's end, [`keep`] checks them).
-pub(super) fn at_start(step: &Step, x: &[Vec3], v: &[Vec3], w: &[f32]) -> Option<DVec3> {
+/// docs). Contacts are known only at the step's end ([`keep`] checks them); a cloth a contact
+/// moved in the step before (`touched_before`) is taken as touched again, so a cloth resting on a
+/// collider pays nothing (the step after it leaves contact keeps what it had).
+pub(super) fn at_start(step: &Step, x: &[Vec3], v: &[Vec3], w: &[f32], touched_before: bool) -> Option<DVec3> {
     let p = &step.params;
     let outside = step.aerodynamics.is_some() || step.carry.is_some() || step.animate || step.inter_cloth.is_some() || p.linear_damping > 0.0;
-    if outside || !w.iter().all(|&w| w > 0.0) {
+    if outside || touched_before || !w.iter().all(|&w| w > 0.0) {
         return None;
     }
-    RigidMotion::fit_of(x.iter().copied().zip(w.iter().copied()), v).map(|r| r.angular_momentum)
+    RigidMotion::angular_momentum_of(x.iter().copied().zip(w.iter().copied()), v)
 }
 
 /// Restore `start` ([`at_start`]) at the step's end when no contact moved a particle in the step

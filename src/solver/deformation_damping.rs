@@ -62,6 +62,28 @@ impl RigidMotion {
         (fit.centre.is_finite() && fit.velocity.is_finite() && fit.angular_velocity.is_finite()).then_some(fit)
     }
 
+    /// The angular momentum L of the free particles (`(x, w)` per particle) moving at `v` about
+    /// their centre of mass \[kg·m²/s\], as [`Self::fit`] computes it (the same sums, without the
+    /// inertia tensor); None when no particle is free or L is not finite.
+    pub fn angular_momentum_of(particles: impl Iterator<Item = (Vec3, f32)> + Clone, v: &[Vec3]) -> Option<DVec3> {
+        let origin = particles.clone().find(|&(_, w)| w > 0.0)?.0.as_dvec3();
+        let (mut mass, mut moment, mut momentum, mut angular) = (0.0, DVec3::ZERO, DVec3::ZERO, DVec3::ZERO);
+        for ((x, w), v) in particles.zip(v) {
+            if w <= 0.0 {
+                continue;
+            }
+            let m = 1.0 / w as f64;
+            let (r, v) = (x.as_dvec3() - origin, v.as_dvec3());
+            mass += m;
+            moment += m * r;
+            momentum += m * v;
+            angular += m * r.cross(v);
+        }
+        let c = moment / mass;
+        let angular = angular - mass * c.cross(momentum / mass);
+        angular.is_finite().then_some(angular)
+    }
+
     /// The rigid motion's velocity at `x` \[m/s\].
     pub fn velocity_at(&self, x: DVec3) -> DVec3 {
         self.velocity + self.angular_velocity.cross(x - self.centre)

@@ -171,8 +171,9 @@ pub(crate) fn step_cloth(cloth: &mut Cloth, dt: f32, ctx: &StepContext) {
     }
     let Cloth { model, layout, config, state, scratch, world_key, .. } = cloth;
     let mut parts = Parts { model, layout, config, state, scratch };
+    let touched_before = parts.scratch.contacts.touched_in_step();
     begin_step(&mut parts, &step, *world_key, dt);
-    let angular_start = angular_momentum::at_start(&step, &parts.state.x, &parts.state.v, &parts.config.w);
+    let angular_start = angular_momentum::at_start(&step, &parts.state.x, &parts.state.v, &parts.config.w, touched_before);
     to_rows(&mut parts.scratch.rows, &parts.state.x, &parts.config.w, step.parallel);
     runner::run(&mut parts, &step);
     for &phase in plan::AFTER_SUBSTEPS {
