@@ -145,3 +145,42 @@ fn stepping_a_cloth_split_over_two_threads_allocates_nothing_on_the_pool_threads
     assert!(world.cloth(cloth).unwrap().stats().contact_count > 0, "the cloth never reached the sphere");
     assert_eq!(allocations, 0, "{allocations} allocations on the workers in 100 steps");
 }
+
+/// Level of detail (`step_interval` 4): the long steps extrapolate pin targets, the animated pose
+/// and the colliders into buffers sized at the cloth's first long step, and the interpolated reads
+/// follow each particle's curve; after that nothing allocates, idle world steps included.
+#[test]
+fn stepping_a_cloth_at_interval_four_with_moving_pins_pose_and_collider_allocates_nothing_after_its_first_long_steps() {
+    let mut world = World::new(WorldDesc { thread_count: 1, ..WorldDesc::default() }).unwrap();
+    let (positions, indices) = horizontal_sheet(24, 1.0, 0.0);
+    let mut desc = ClothDesc::new(&positions, &indices);
+    desc.params = ClothParams { step_interval: 4, ..ClothParams::default() };
+    let cloth = world.add_cloth(&desc).unwrap();
+    world.cloth_mut(cloth).unwrap().set_pinned(&[0, 23], None).unwrap();
+    let sphere = world.add_collider(&ColliderDesc { pose: Pose::at([0.5, -0.5, 0.5]), ..ColliderDesc::sphere(0.3) }).unwrap();
+    let d = vec![0.2f32; positions.len()];
+    world.cloth_mut(cloth).unwrap().set_max_distances(Some(&d)).unwrap();
+    let mut pose = positions.clone();
+    let mut out = vec![[0.0f32; 3]; positions.len()];
+    let mut frame = |world: &mut World, k: usize| {
+        let x = 0.01 * k as f32;
+        world.set_collider_pose(sphere, &Pose::at([0.5 + x, -0.5, 0.5])).unwrap();
+        let c = world.cloth_mut(cloth).unwrap();
+        c.set_pin_targets(&[0], &[[x, 0.0, 0.0]]).unwrap();
+        for (p, q) in pose.iter_mut().zip(&positions) {
+            *p = [q[0] + x, q[1], q[2]];
+        }
+        c.set_animated_pose(&pose, None).unwrap();
+        world.step(1.0 / 60.0).unwrap();
+        world.cloth(cloth).unwrap().read_positions_interpolated(0.5, &mut out).unwrap();
+    };
+    for k in 0..12 {
+        frame(&mut world, k);
+    }
+    let allocations = allocations_during(|| {
+        for k in 12..60 {
+            frame(&mut world, k);
+        }
+    });
+    assert_eq!(allocations, 0, "{allocations} allocations in 48 world steps");
+}

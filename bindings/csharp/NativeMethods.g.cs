@@ -1691,6 +1691,22 @@ namespace Xpbd.Native
         ///  Unit: 1/s. Range: 1/s &gt;= 0. Default: 3.
         /// </summary>
         public float deformation_damping;
+        /// <summary>
+        ///  Level of detail: the cloth steps once every N world steps, each time over N fixed steps of
+        ///  time with its own substeps, so it costs about 1/N. The world spreads the cloths of one N
+        ///  evenly over its steps (about 1/N of them step in each). A step covers the world steps from
+        ///  the current one on: its pin targets, animated pose, reference frame and colliders go on
+        ///  moving as over their last world step (a moving character is followed without lag; teleport
+        ///  for jumps). Every render read shows the world's own time, on each vertex's curve between its
+        ///  two step states (positions and velocities), so the motion drawn stays smooth. A change takes
+        ///  effect at the cloth's next step; the step length at most doubles or halves from one step to
+        ///  the next, so nothing jumps. 1 for cloth near the camera; 2-4 for cloth in the distance, up
+        ///  to 16 for a crowd far away. A long step is a larger time step for the solver: check the look
+        ///  at the distance it is used from.
+        ///
+        ///  Range: 1..=16. Default: 1.
+        /// </summary>
+        public uint step_interval;
     }
 
     /// <summary>
@@ -2046,6 +2062,22 @@ namespace Xpbd.Native
         ///  Unit: 1/s. Range: 1/s &gt;= 0. Default: 3.
         /// </summary>
         public float deformation_damping;
+        /// <summary>
+        ///  Level of detail: the cloth steps once every N world steps, each time over N fixed steps of
+        ///  time with its own substeps, so it costs about 1/N. The world spreads the cloths of one N
+        ///  evenly over its steps (about 1/N of them step in each). A step covers the world steps from
+        ///  the current one on: its pin targets, animated pose, reference frame and colliders go on
+        ///  moving as over their last world step (a moving character is followed without lag; teleport
+        ///  for jumps). Every render read shows the world's own time, on each vertex's curve between its
+        ///  two step states (positions and velocities), so the motion drawn stays smooth. A change takes
+        ///  effect at the cloth's next step; the step length at most doubles or halves from one step to
+        ///  the next, so nothing jumps. 1 for cloth near the camera; 2-4 for cloth in the distance, up
+        ///  to 16 for a crowd far away. A long step is a larger time step for the solver: check the look
+        ///  at the distance it is used from.
+        ///
+        ///  Range: 1..=16. Default: 1.
+        /// </summary>
+        public uint step_interval;
     }
 
     /// <summary>

@@ -73,6 +73,14 @@ impl LocalPose {
         LocalPose { x: std::array::from_fn(|_| vec![0.0; n]), n: std::array::from_fn(|_| vec![0.0; n]) }
     }
 
+    /// Become a copy of `other`, reusing the buffers (no allocation once sized).
+    pub(crate) fn copy_from(&mut self, other: &LocalPose) {
+        for c in 0..3 {
+            self.x[c].clone_from(&other.x[c]);
+            self.n[c].clone_from(&other.n[c]);
+        }
+    }
+
     fn set(&mut self, k: usize, x: Vec3A, n: Vec3A) {
         for c in 0..3 {
             (self.x[c][k], self.n[c][k]) = (x[c], n[c]);
@@ -253,6 +261,26 @@ impl Skin {
                 }
             }
         }
+    }
+
+    /// The step's end moved to fraction `s` ≥ 1 along the joints' motion over it (translation and
+    /// scale linearly, rotation by slerp), and the pose `pose` \[m\] and `normals` of the end
+    /// skinned again (a long step of level of detail, `super::lod`).
+    pub(crate) fn extrapolate_target(&mut self, s: f32, rest: &[Vec3], pose: &mut [Vec3], normals: &mut [Vec3]) {
+        for (t, a) in self.target.iter_mut().zip(&self.start) {
+            *t = a.towards(t, s);
+        }
+        self.matrices_at_target();
+        self.skin_all(rest, pose, normals);
+        self.localise_target(pose, normals);
+    }
+
+    /// The step's end put back to the joints `target` and their local pose `local` (kept before
+    /// [`Skin::extrapolate_target`]).
+    pub(crate) fn restore_target(&mut self, target: &[JointPose], local: &LocalPose) {
+        self.target.copy_from_slice(target);
+        self.matrices_at_target();
+        self.local_target.copy_from(local);
     }
 
     /// After a step: the joints and the local pose reached become the next start.
