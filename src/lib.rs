@@ -36,6 +36,7 @@ mod handle;
 pub mod material;
 pub mod mesh;
 mod parallel;
+pub mod render_proxy;
 #[cfg(test)]
 mod reference;
 mod slot_map;
@@ -56,6 +57,7 @@ pub use cloth::skin::SkinDesc;
 pub use error::ClothError;
 pub use glam::Vec3;
 pub use material::Material;
+pub use render_proxy::{RenderProxy, RenderProxyDesc, RenderProxyHandle};
 pub use stats::{ClothStats, ConstraintStats};
 pub use world::{Advance, ClothHandle, MeshShapeStatus, World, WorldDesc};
 pub use shared_world::SharedWorld;

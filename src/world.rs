@@ -2,6 +2,7 @@
 
 mod lod;
 mod mesh_shapes;
+mod render_proxies;
 
 use mesh_shapes::MeshShapeEntry;
 pub use mesh_shapes::MeshShapeStatus;
@@ -101,6 +102,8 @@ pub struct World {
     last_dropped: f32,
     /// Which cloths step when, at their `step_interval` (`lod`).
     lod: lod::LodSchedule,
+    /// Render proxies, each bound to one cloth (`render_proxies`).
+    proxies: SlotMap<render_proxies::ProxyEntry>,
 }
 
 impl std::fmt::Debug for World {
@@ -132,6 +135,7 @@ impl World {
             accumulator: 0.0,
             last_dropped: 0.0,
             lod: lod::LodSchedule::default(),
+            proxies: SlotMap::default(),
         })
     }
 
@@ -187,9 +191,12 @@ impl World {
         Ok(self.cloth_mut(handle)?.take_status())
     }
 
-    /// Remove a cloth. Errors: `InvalidHandle` for a stale or unknown handle.
+    /// Remove a cloth and its render proxies (their handles become stale). Errors:
+    /// `InvalidHandle` for a stale or unknown handle.
     pub fn remove_cloth(&mut self, handle: ClothHandle) -> Result<Cloth, ClothError> {
-        self.cloths.remove(handle.index, handle.generation).ok_or(ClothError::InvalidHandle)
+        let cloth = self.cloths.remove(handle.index, handle.generation).ok_or(ClothError::InvalidHandle)?;
+        self.remove_proxies_of(handle);
+        Ok(cloth)
     }
 
     /// The cloth behind `handle`. Errors: `InvalidHandle`.

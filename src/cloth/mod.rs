@@ -16,7 +16,7 @@ mod inspect;
 pub(crate) mod lod;
 mod mass;
 pub(crate) mod model;
-mod normals;
+pub(crate) mod normals;
 mod output;
 pub(crate) mod reads;
 pub(crate) mod pins;

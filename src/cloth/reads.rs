@@ -113,7 +113,16 @@ fn lerp(a: Vec3, b: Vec3, t: f32) -> Vec3 {
     }
 }
 
-fn check_alpha(alpha: f32) -> Result<(), ClothError> {
+/// Write `v` as three native-endian f32 into the 12 bytes of `buffer` at `at` (any alignment).
+#[inline(always)]
+pub(crate) fn put_vec3(buffer: &mut [MaybeUninit<u8>], at: usize, v: Vec3) {
+    let bytes = v.to_array().map(f32::to_ne_bytes);
+    for (d, s) in buffer[at..at + 12].iter_mut().zip(bytes.as_flattened()) {
+        d.write(*s);
+    }
+}
+
+pub(crate) fn check_alpha(alpha: f32) -> Result<(), ClothError> {
     check_range("alpha", alpha, 0.0, 1.0, "0 <= alpha <= 1 (0 = previous step, 1 = last step)")
 }
 
@@ -184,10 +193,20 @@ impl<'a> ClothReads<'a> {
         Ok(())
     }
 
+    /// Number of simulation particles.
+    pub(crate) fn particle_count(&self) -> usize {
+        self.x.len()
+    }
+
+    /// Whether the reads are blended with the animated pose (`simulation_blend` < 1, posed).
+    pub(crate) fn blended(&self) -> bool {
+        self.blend.is_some()
+    }
+
     /// The fraction of the last step that `alpha` of the current world step shows (`alpha` itself
     /// when the cloth steps every world step).
     #[inline]
-    fn fraction(&self, alpha: f32) -> f32 {
+    pub(crate) fn fraction(&self, alpha: f32) -> f32 {
         Lod::fraction(self.time.0, self.time.1, alpha)
     }
 
@@ -275,12 +294,7 @@ impl<'a> ClothReads<'a> {
 
     /// The writes of [`ClothReads::write_vertices_uninit`] once checked, blended when `B`.
     fn write_interleaved<const B: bool>(&self, buffer: &mut [MaybeUninit<u8>], layout: super::VertexLayout, alpha: f32) {
-        let put = |buffer: &mut [MaybeUninit<u8>], at: usize, v: Vec3| {
-            let bytes = v.to_array().map(f32::to_ne_bytes);
-            for (d, s) in buffer[at..at + 12].iter_mut().zip(bytes.as_flattened()) {
-                d.write(*s);
-            }
-        };
+        let put = put_vec3;
         for (k, &p) in self.map.iter().enumerate() {
             let (p, base) = (p as usize, k * layout.stride);
             if let Some(o) = layout.position_offset {

@@ -89,7 +89,8 @@ pub(crate) fn result_code(error: &ClothError) -> XpbdResult {
         | DegenerateLine { .. }
         | NoTriangles
         | TooManyTriangles { .. }
-        | NoTriangleWithArea { .. } => XpbdResult::InvalidMesh,
+        | NoTriangleWithArea { .. }
+        | ProxyVertexTooFar { .. } => XpbdResult::InvalidMesh,
         MeshShapeNotReady { .. } => XpbdResult::NotReady,
         InverseMassCountMismatch { .. } | BufferSizeMismatch { .. } => XpbdResult::BufferSizeMismatch,
         InvalidInverseMass { .. }
