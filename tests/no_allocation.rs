@@ -30,6 +30,10 @@ static COUNTING_POOL: AtomicBool = AtomicBool::new(false);
 /// the tests run at the same time).
 static POOL_ALLOCATIONS: AtomicUsize = AtomicUsize::new(0);
 
+/// Held by a test that has a world with a pool, from its creation to its drop: rayon's workers
+/// allocate as they start and stop, and `COUNTING_POOL` counts every worker of the process.
+static POOL_COUNTING: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
 /// The counter the current allocation goes to, if any.
 fn counter() -> Option<&'static AtomicUsize> {
     if COUNTING.try_with(Cell::get).unwrap_or(false) {
@@ -121,6 +125,7 @@ fn stepping_a_cloth_split_over_two_threads_allocates_nothing_on_the_pool_threads
     // 96² coloured (72 000 constraints, above `PARALLEL_MIN_CONSTRAINTS`) on a sphere: the colour
     // sweeps, the per-particle passes and the contacts all run split over the pool.
     const N: usize = 96;
+    let _one_at_a_time = POOL_COUNTING.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
     let mut world = World::new(WorldDesc { thread_count: 2, ..WorldDesc::default() }).unwrap();
     let (positions, indices) = horizontal_sheet(N, 1.0, 0.0);
     let mut desc = ClothDesc::new(&positions, &indices);
@@ -183,4 +188,46 @@ fn stepping_a_cloth_at_interval_four_with_moving_pins_pose_and_collider_allocate
         }
     });
     assert_eq!(allocations, 0, "{allocations} allocations in 48 world steps");
+}
+
+/// Render proxies: writing a 128² proxy of a 32² cloth into an interleaved buffer allocates
+/// nothing, on the calling thread of a one-thread world and on the workers of a two-thread world
+/// whose pool the write is split over (the calling thread hands the passes to the pool through
+/// rayon's injector queue, which allocates a block per 63 jobs: rayon's, counted by the test
+/// above for the steps).
+#[test]
+fn writing_a_render_proxy_allocates_nothing_on_the_calling_thread_nor_on_the_pool() {
+    use xpbd_cloth::VertexLayout;
+    use xpbd_cloth::render_proxy::RenderProxyDesc;
+    let _one_at_a_time = POOL_COUNTING.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    for threads in [1, 2] {
+        let mut world = World::new(WorldDesc { thread_count: threads, ..WorldDesc::default() }).unwrap();
+        let (positions, indices) = horizontal_sheet(32, 1.0, 0.0);
+        let cloth = world.add_cloth(&ClothDesc::new(&positions, &indices)).unwrap();
+        world.cloth_mut(cloth).unwrap().set_pinned(&[0, 31], None).unwrap();
+        let (fine, fine_indices) = horizontal_sheet(128, 1.0, 0.0);
+        let proxy = world.add_render_proxy(cloth, &RenderProxyDesc::new(&fine, &fine_indices)).unwrap();
+        let layout = VertexLayout { stride: 32, position_offset: Some(0), normal_offset: Some(16) };
+        let mut buffer = vec![0u8; 32 * fine.len()];
+        let mut out = vec![[0.0f32; 3]; fine.len()];
+        world.step(1.0 / 60.0).unwrap();
+        world.write_render_proxy_vertices(proxy, &mut buffer, layout, 0.5).unwrap(); // the pool's threads start
+        let calls = |world: &World, buffer: &mut [u8], out: &mut [[f32; 3]]| {
+            for k in 0..20 {
+                world.write_render_proxy_vertices(proxy, buffer, layout, k as f32 / 20.0).unwrap();
+                world.read_render_proxy_positions(proxy, out).unwrap();
+            }
+        };
+        if threads == 1 {
+            let allocations = allocations_during(|| calls(&world, &mut buffer, &mut out));
+            assert_eq!(allocations, 0, "{allocations} allocations in 20 writes and reads");
+        } else {
+            POOL_ALLOCATIONS.store(0, Ordering::SeqCst);
+            COUNTING_POOL.store(true, Ordering::SeqCst);
+            calls(&world, &mut buffer, &mut out);
+            COUNTING_POOL.store(false, Ordering::SeqCst);
+            let allocations = POOL_ALLOCATIONS.load(Ordering::SeqCst);
+            assert_eq!(allocations, 0, "{allocations} allocations on the workers in 20 writes");
+        }
+    }
 }
