@@ -28,6 +28,7 @@
 
 pub mod cloth;
 pub mod collision;
+pub mod debug_lines;
 pub(crate) mod constraints;
 pub mod error;
 pub mod ffi;

@@ -1,5 +1,6 @@
 //! The world: gravity, solver defaults, a thread pool, colliders, and many cloths stepped together.
 
+mod debug_lines;
 mod lod;
 mod mesh_shapes;
 mod render_proxies;

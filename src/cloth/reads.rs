@@ -177,6 +177,24 @@ impl<'a> ClothReads<'a> {
         }
     }
 
+    /// Particle `p`'s position \[m\] at the fraction `t` of the last step, blended or not as the
+    /// reads are ([`ClothReads::position_at`] without the choice at compile time).
+    pub(crate) fn particle_position(&self, p: usize, t: f32) -> Vec3 {
+        match self.blend {
+            None => self.position_at::<false>(p, t),
+            Some(_) => self.position_at::<true>(p, t),
+        }
+    }
+
+    /// Particle `p`'s unit normal at the fraction `t` of the last step.
+    pub(crate) fn particle_normal(&self, p: usize, t: f32) -> Vec3 {
+        match self.blend {
+            None => self.normal_at::<false>(p, t),
+            Some(_) => self.normal_at::<true>(p, t),
+        }
+        .normalize_or_zero()
+    }
+
     /// Particle `p`'s normal at the fraction `t` of the last step (lerped, not renormalised).
     #[inline(always)]
     pub(crate) fn normal_at<const B: bool>(&self, p: usize, t: f32) -> Vec3 {
