@@ -5,14 +5,12 @@
 //! interpolated normal give the vertex back at rest.
 
 use super::{Binding, BoundVertex, RenderProxy, RenderProxyDesc, interpolated_normal, weigh};
-use crate::cloth::DEFAULT_WELD_TOLERANCE;
 use crate::cloth::animation::area_weighted_normals;
 use crate::cloth::model::ClothModel;
 use crate::cloth::normals::ParticleTriangles;
 use crate::error::{ClothError, check_range};
-use crate::mesh::{MAX_COORDINATE, validate_indices, validate_positions, weld_by_position};
+use crate::mesh::{MAX_COORDINATE, validate_indices, validate_positions};
 use glam::{IVec3, Vec3};
-use std::collections::HashMap;
 use std::sync::Arc;
 
 /// Fixed-point rounds that move a vertex's foot point to where the interpolated normal passes
@@ -20,60 +18,93 @@ use std::sync::Arc;
 /// below float precision for offsets up to an edge length).
 const FOOT_ROUNDS: usize = 4;
 
-/// The simulated triangles in a uniform grid of cells: each triangle listed in every cell its
-/// bounding box touches.
+/// Most cells of the grid: beyond, the cells grow (a mesh spread thin over a large box).
+const MAX_GRID_CELLS: f32 = (1 << 22) as f32;
+
+/// The simulated triangles in a uniform grid of cells over their bounding box: each triangle
+/// listed in every cell its bounding box touches (cells in a dense array: no hashing per query).
 struct TriangleGrid {
     /// Cell side \[m\] and its inverse.
     cell: f32,
     inv_cell: f32,
-    /// The smallest and largest occupied cell.
+    /// The first and the last cell of the box, and cells per axis.
     lo: IVec3,
     hi: IVec3,
-    /// Cell → range of `items`.
-    cells: HashMap<IVec3, (u32, u32)>,
+    dims: IVec3,
+    /// Per cell (x fastest): its range of `items`, `start[c] .. start[c + 1]`.
+    start: Vec<u32>,
     items: Vec<u32>,
+    /// Per triangle: a ball around it (centre of its box, radius), for a cheap lower bound.
+    balls: Vec<(Vec3, f32)>,
 }
 
 impl TriangleGrid {
     fn new(x: &[Vec3], triangles: &[[u32; 3]]) -> TriangleGrid {
-        // Cells about the mean triangle's size: a few triangles per cell.
-        let size: f32 = triangles
-            .iter()
-            .map(|t| {
-                let p = t.map(|i| x[i as usize]);
-                (p[0].max(p[1]).max(p[2]) - p[0].min(p[1]).min(p[2])).max_element()
-            })
-            .sum::<f32>()
-            / triangles.len() as f32;
-        let cell = size.max(1e-4);
+        let corners = |t: &[u32; 3]| [x[t[0] as usize], x[t[1] as usize], x[t[2] as usize]];
+        let (mut box_lo, mut box_hi) = (Vec3::INFINITY, Vec3::NEG_INFINITY);
+        let mut size = 0.0f32;
+        for t in triangles {
+            let [a, b, c] = corners(t);
+            let (lo, hi) = (a.min(b).min(c), a.max(b).max(c));
+            (box_lo, box_hi, size) = (box_lo.min(lo), box_hi.max(hi), size + (hi - lo).max_element());
+        }
+        // Cells about the mean triangle's size (a few triangles per cell), fewer if too many.
+        let extent = (box_hi - box_lo).max(Vec3::splat(1e-6));
+        let mut cell = (size / triangles.len() as f32).max(1e-4);
+        let count = |cell: f32| (extent / cell + 1.0).floor().element_product();
+        if count(cell) > MAX_GRID_CELLS {
+            cell *= (count(cell) / MAX_GRID_CELLS).cbrt() * 1.01;
+        }
         let inv_cell = 1.0 / cell;
         let key = |p: Vec3| (p * inv_cell).floor().as_ivec3();
-        let mut pairs: Vec<(IVec3, u32)> = Vec::with_capacity(triangles.len() * 4);
-        for (k, t) in triangles.iter().enumerate() {
-            let p = t.map(|i| x[i as usize]);
-            let (a, b) = (key(p[0].min(p[1]).min(p[2])), key(p[0].max(p[1]).max(p[2])));
-            for i in a.x..=b.x {
-                for j in a.y..=b.y {
-                    for l in a.z..=b.z {
-                        pairs.push((IVec3::new(i, j, l), k as u32));
+        let (lo, hi) = (key(box_lo), key(box_hi));
+        let dims = hi - lo + 1;
+        let index = |c: IVec3| ((c.z - lo.z) * dims.y + (c.y - lo.y)) as usize * dims.x as usize + (c.x - lo.x) as usize;
+        // Counting sort of (cell, triangle) pairs by cell, triangles in increasing order in each.
+        let cells = dims.x as usize * dims.y as usize * dims.z as usize;
+        let mut start = vec![0u32; cells + 1];
+        let each_cell = |t: &[u32; 3], f: &mut dyn FnMut(usize)| {
+            let [a, b, c] = corners(t);
+            let (from, to) = (key(a.min(b).min(c)), key(a.max(b).max(c)));
+            for k in from.z..=to.z {
+                for j in from.y..=to.y {
+                    for i in from.x..=to.x {
+                        f(index(IVec3::new(i, j, k)));
                     }
                 }
             }
+        };
+        for t in triangles {
+            each_cell(t, &mut |c| start[c + 1] += 1);
         }
-        pairs.sort_unstable_by_key(|&(c, t)| (c.x, c.y, c.z, t));
-        let (mut lo, mut hi) = (IVec3::MAX, IVec3::MIN);
-        let mut cells = HashMap::new();
-        let mut start = 0;
-        for k in 1..=pairs.len() {
-            if k == pairs.len() || pairs[k].0 != pairs[start].0 {
-                let c = pairs[start].0;
-                cells.insert(c, (start as u32, k as u32));
-                (lo, hi) = (lo.min(c), hi.max(c));
-                start = k;
-            }
+        for c in 0..cells {
+            start[c + 1] += start[c];
         }
-        let items = pairs.into_iter().map(|(_, t)| t).collect();
-        TriangleGrid { cell, inv_cell, lo, hi, cells, items }
+        let mut next = start.clone();
+        let mut items = vec![0u32; start[cells] as usize];
+        for (k, t) in triangles.iter().enumerate() {
+            each_cell(t, &mut |c| {
+                items[next[c] as usize] = k as u32;
+                next[c] += 1;
+            });
+        }
+        let balls = triangles
+            .iter()
+            .map(|t| {
+                let [a, b, c] = corners(t);
+                let centre = 0.5 * (a.min(b).min(c) + a.max(b).max(c));
+                (centre, a.distance(centre).max(b.distance(centre)).max(c.distance(centre)))
+            })
+            .collect();
+        TriangleGrid { cell, inv_cell, lo, hi, dims, start, items, balls }
+    }
+
+    /// The triangles listed in cell `c` (inside the grid).
+    #[inline]
+    fn in_cell(&self, c: IVec3) -> &[u32] {
+        let d = c - self.lo;
+        let i = (d.z * self.dims.y + d.y) as usize * self.dims.x as usize + d.x as usize;
+        &self.items[self.start[i] as usize..self.start[i + 1] as usize]
     }
 
     /// The triangle nearest to `p` within `max_distance` \[m\] (the lowest index of equally near
@@ -101,9 +132,13 @@ impl TriangleGrid {
                         if (c - centre).abs().max_element() != k {
                             continue; // inside the shell: visited before
                         }
-                        let Some(&(s, e)) = self.cells.get(&c) else { continue };
-                        for &t in &self.items[s as usize..e as usize] {
-                            let (w, d) = nearest_on_triangle(p, triangles[t as usize].map(|i| x[i as usize]));
+                        for &t in self.in_cell(c) {
+                            let (centre, radius) = self.balls[t as usize];
+                            if best.is_some_and(|b| p.distance(centre) - radius > b.2) {
+                                continue; // farther than the nearest found, whatever its shape
+                            }
+                            let [c0, c1, c2] = triangles[t as usize];
+                            let (w, d) = nearest_on_triangle(p, [x[c0 as usize], x[c1 as usize], x[c2 as usize]]);
                             let better = match best {
                                 None => true,
                                 Some((bt, _, bd)) => d < bd || (d == bd && t < bt),
@@ -178,6 +213,35 @@ fn plane_weights(q: Vec3, x: [Vec3; 3]) -> Option<[f32; 3]> {
     Some([1.0 - v - w, v, w])
 }
 
+/// Vertices at one position (the same coordinates to the bit: the copies an engine splits a
+/// mesh into at UV seams and hard edges) as one group, numbered in order of their first vertex:
+/// (group of each vertex, number of groups). Sorting, not hashing: O(n log n).
+fn groups_at_one_position(positions: &[[f32; 3]]) -> (Vec<u32>, usize) {
+    let key = |v: usize| positions[v].map(|c| if c == 0.0 { 0 } else { c.to_bits() }); // −0 is 0
+    let mut order: Vec<u32> = (0..positions.len() as u32).collect();
+    order.sort_unstable_by_key(|&v| (key(v as usize), v));
+    // The first vertex of each run of equal keys names the run.
+    let mut first = vec![0u32; positions.len()];
+    for (k, &v) in order.iter().enumerate() {
+        first[v as usize] = match k {
+            0 => v,
+            _ if key(order[k - 1] as usize) == key(v as usize) => first[order[k - 1] as usize],
+            _ => v,
+        };
+    }
+    let mut group_of = vec![u32::MAX; positions.len()];
+    let mut groups = 0u32;
+    for v in 0..positions.len() {
+        let f = first[v] as usize;
+        if group_of[f] == u32::MAX {
+            group_of[f] = groups;
+            groups += 1;
+        }
+        group_of[v] = group_of[f];
+    }
+    (group_of, groups as usize)
+}
+
 impl RenderProxy {
     /// Bind the render mesh of `desc` to the rest surface of `model` (module docs). Nothing is
     /// kept of `desc`'s arrays.
@@ -227,16 +291,17 @@ impl RenderProxy {
             vertices.push(BoundVertex { corners, weights: w, offset });
             bound_triangles.push(t);
         }
-        // The render mesh's own normals: per weld group of its vertices, over the group's triangles.
-        let weld = weld_by_position(desc.positions, DEFAULT_WELD_TOLERANCE);
+        // The render mesh's own normals: per group of its vertices at one position, over the
+        // group's triangles.
+        let (group_of, groups) = groups_at_one_position(desc.positions);
         let render_triangles: Vec<[u32; 3]> = desc.indices.chunks_exact(3).map(|t| [t[0], t[1], t[2]]).collect();
-        let grouped: Vec<[u32; 3]> = render_triangles.iter().map(|t| t.map(|v| weld.particle_of_vertex[v as usize])).collect();
+        let grouped: Vec<[u32; 3]> = render_triangles.iter().map(|t| t.map(|v| group_of[v as usize])).collect();
         let binding = Binding {
             vertices,
             triangles: bound_triangles,
-            group_triangles: ParticleTriangles::build(&grouped, weld.particle_positions.len()),
+            group_triangles: ParticleTriangles::build(&grouped, groups),
             render_triangles,
-            group_of: weld.particle_of_vertex,
+            group_of,
             model: Arc::clone(model),
             max_rest_distance,
         };
@@ -247,6 +312,12 @@ impl RenderProxy {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn vertices_at_one_position_form_one_group_numbered_by_first_appearance() {
+        let p = [[0.0, 1.0, 2.0], [5.0, 0.0, 0.0], [0.0, 1.0, 2.0], [-0.0, 0.0, 0.0], [0.0, 0.0, 0.0], [5.0, 0.0, 1e-7]];
+        assert_eq!(groups_at_one_position(&p), (vec![0, 1, 0, 2, 2, 3], 4));
+    }
 
     #[test]
     fn the_nearest_point_of_a_triangle_is_found_in_each_of_its_seven_regions() {

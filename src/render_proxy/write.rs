@@ -22,20 +22,20 @@ use std::sync::PoisonError;
 /// the fork-join (~1 µs) is paid for; a 256² proxy splits each pass into 32 tasks.
 pub const PROXY_CHUNK: usize = 2048;
 
-/// `f(first, out[first .. first + len])` over `out` in chunks of `chunk` elements: on `pool` when
-/// given, else in one piece on the calling thread.
-fn split<T: Send>(pool: Option<&rayon::ThreadPool>, out: &mut [T], chunk: usize, f: impl Fn(usize, &mut [T]) + Sync) {
-    match pool {
-        Some(pool) => pool.install(|| out.par_chunks_mut(chunk).enumerate().for_each(|(k, c)| f(k * chunk, c))),
-        None => f(0, out),
+/// `f(first, out[first .. first + len])` over `out`: in chunks of `chunk` elements on the current
+/// rayon pool when `parallel` (called inside the pool's `install`), else in one piece.
+fn split<T: Send>(parallel: bool, out: &mut [T], chunk: usize, f: impl Fn(usize, &mut [T]) + Sync) {
+    match parallel {
+        true => out.par_chunks_mut(chunk).enumerate().for_each(|(k, c)| f(k * chunk, c)),
+        false => f(0, out),
     }
 }
 
 impl Binding {
     /// Passes 1 and 2 (and 3 when `normals`) into `s` at fraction `t` of the cloth's last step.
-    fn evaluate(&self, s: &mut Scratch, reads: &ClothReads, t: f32, normals: bool, pool: Option<&rayon::ThreadPool>) {
+    fn evaluate(&self, s: &mut Scratch, reads: &ClothReads, t: f32, normals: bool, parallel: bool) {
         let blended = reads.blended();
-        split(pool, &mut s.particles, PROXY_CHUNK, |first, out| {
+        split(parallel, &mut s.particles, PROXY_CHUNK, |first, out| {
             for (k, o) in out.iter_mut().enumerate() {
                 let p = first + k;
                 *o = match blended {
@@ -45,17 +45,20 @@ impl Binding {
             }
         });
         let particles = &s.particles;
-        split(pool, &mut s.positions, PROXY_CHUNK, |first, out| {
+        split(parallel, &mut s.positions, PROXY_CHUNK, |first, out| {
             for (o, v) in out.iter_mut().zip(&self.vertices[first..]) {
                 // Indexed one by one: `[_; 3]::map` was left as a call per element.
                 let (a, b, c) = (particles[v.corners[0] as usize], particles[v.corners[1] as usize], particles[v.corners[2] as usize]);
                 let x = [a[0], b[0], c[0]];
-                *o = weigh(v.weights, x) + interpolated_normal(v.weights, [a[1], b[1], c[1]], x) * v.offset;
+                *o = weigh(v.weights, x);
+                if v.offset != 0.0 {
+                    *o += interpolated_normal(v.weights, [a[1], b[1], c[1]], x) * v.offset;
+                }
             }
         });
         if normals {
             let positions = &s.positions;
-            split(pool, &mut s.triangle_normals, PROXY_CHUNK, |first, out| {
+            split(parallel, &mut s.triangle_normals, PROXY_CHUNK, |first, out| {
                 for (o, t) in out.iter_mut().zip(&self.render_triangles[first..]) {
                     let (a, b, c) = (Vec3A::from(positions[t[0] as usize]), Vec3A::from(positions[t[1] as usize]), Vec3A::from(positions[t[2] as usize]));
                     *o = (b - a).cross(c - a);
@@ -113,7 +116,7 @@ impl RenderProxy {
     pub fn read_positions(&self, reads: ClothReads<'_>, out: &mut [[f32; 3]]) -> Result<(), ClothError> {
         self.check_out(&reads, out)?;
         let mut s = self.scratch();
-        self.binding.evaluate(&mut s, &reads, reads.fraction(1.0), false, None);
+        self.binding.evaluate(&mut s, &reads, reads.fraction(1.0), false, false);
         out.iter_mut().zip(&s.positions).for_each(|(o, x)| *o = x.to_array());
         Ok(())
     }
@@ -125,7 +128,7 @@ impl RenderProxy {
     pub fn read_normals(&self, reads: ClothReads<'_>, out: &mut [[f32; 3]]) -> Result<(), ClothError> {
         self.check_out(&reads, out)?;
         let mut s = self.scratch();
-        self.binding.evaluate(&mut s, &reads, reads.fraction(1.0), true, None);
+        self.binding.evaluate(&mut s, &reads, reads.fraction(1.0), true, false);
         out.iter_mut().enumerate().for_each(|(v, o)| *o = self.binding.normal(&s, v).to_array());
         Ok(())
     }
@@ -166,26 +169,39 @@ impl RenderProxy {
         let mut s = self.scratch();
         let normals = layout.normal_offset.is_some();
         let binding = &*self.binding;
-        binding.evaluate(&mut s, &reads, reads.fraction(alpha), normals, pool);
-        let s = &*s;
+        let t = reads.fraction(alpha);
         let bytes_per_chunk = PROXY_CHUNK * layout.stride;
-        let write = |k: usize, bytes: &mut [MaybeUninit<u8>]| {
-            let first = k * PROXY_CHUNK;
-            for v in first..n.min(first + PROXY_CHUNK) {
-                let base = (v - first) * layout.stride;
-                if let Some(o) = layout.position_offset {
-                    put_vec3(bytes, base + o, s.positions[v]);
-                }
-                if let Some(o) = layout.normal_offset {
-                    put_vec3(bytes, base + o, binding.normal(s, v));
-                }
+        let buffer = &mut buffer[..span];
+        // Every pass inside one `install`: the pool is woken once per call.
+        let all = |s: &mut Scratch, buffer: &mut [MaybeUninit<u8>], parallel: bool| {
+            binding.evaluate(s, &reads, t, normals, parallel);
+            let s = &*s;
+            let write = |k: usize, bytes: &mut [MaybeUninit<u8>]| write_chunk(binding, s, layout, k, bytes);
+            match parallel {
+                true => buffer.par_chunks_mut(bytes_per_chunk).enumerate().for_each(|(k, b)| write(k, b)),
+                false => buffer.chunks_mut(bytes_per_chunk).enumerate().for_each(|(k, b)| write(k, b)),
             }
         };
-        let buffer = &mut buffer[..span];
+        let s: &mut Scratch = &mut s;
         match pool {
-            Some(pool) => pool.install(|| buffer.par_chunks_mut(bytes_per_chunk).enumerate().for_each(|(k, b)| write(k, b))),
-            None => buffer.chunks_mut(bytes_per_chunk).enumerate().for_each(|(k, b)| write(k, b)),
+            Some(pool) => pool.install(|| all(s, buffer, true)),
+            None => all(s, buffer, false),
         }
         Ok(())
+    }
+}
+
+/// Pass 4 and the writes of the `k`-th chunk of [`PROXY_CHUNK`] vertices, whose first vertex is at
+/// byte 0 of `bytes`.
+fn write_chunk(binding: &Binding, s: &Scratch, layout: VertexLayout, k: usize, bytes: &mut [MaybeUninit<u8>]) {
+    let first = k * PROXY_CHUNK;
+    for v in first..binding.vertices.len().min(first + PROXY_CHUNK) {
+        let base = (v - first) * layout.stride;
+        if let Some(o) = layout.position_offset {
+            put_vec3(bytes, base + o, s.positions[v]);
+        }
+        if let Some(o) = layout.normal_offset {
+            put_vec3(bytes, base + o, binding.normal(s, v));
+        }
     }
 }
