@@ -140,4 +140,38 @@ static unsafe partial class MonoTests
             Expect(changed == 4, "4 steps in 16 world steps, not " + changed);
         }
     }
+
+    // The engine-neutral simulation with a render proxy: the proxy's mesh given in the object's
+    // space is placed as the simulated mesh was, and ReadProxyLocal gives it back in that space
+    // (at rest: the mesh itself, whatever the object's transform).
+    static void SimulationDrawsItsRenderProxyInLocalSpace()
+    {
+        float[] coarse, fine;
+        uint[] coarseIndices, fineIndices;
+        XpbdGridMesh.Create(8, 8, 1.0f, 1.0f, out coarse, out coarseIndices);
+        XpbdGridMesh.Create(20, 20, 1.0f, 1.0f, out fine, out fineIndices);
+        XpbdAffine toWorld = RotatedScaled();
+        XpbdWorldDesc world = XpbdWorld.DefaultDesc();
+        world.thread_count = 1;
+        world.Gravity = new XpbdVector3(0, 0, 0);
+        using (var simulation = new XpbdClothSimulation(coarse, coarseIndices, toWorld, XpbdCloth.DefaultDesc(), world))
+        using (var positions = new XpbdPinnedArray<float>(3 * 400))
+        using (var normals = new XpbdPinnedArray<float>(3 * 400))
+        {
+            simulation.CreateRenderProxy(fine, fineIndices, 0.05f);
+            Throws<InvalidOperationException>(() => simulation.CreateRenderProxy(fine, fineIndices, 0.05f));
+            simulation.SetStepInterval(3);
+            Expect(simulation.Cloth.GetParams().step_interval == 3, "step interval set");
+            simulation.Step(1.0f / 60.0f);
+            simulation.ReadProxyLocal(0.5f, positions.Pointer, normals.Pointer, 400, toWorld.Inverse(), toWorld);
+            for (int i = 0; i < 3 * 400; ++i)
+            {
+                Expect(Math.Abs(positions.Array[i] - fine[i]) < 1e-4f, "float " + i + " back in local space: " + positions.Array[i] + " vs " + fine[i]);
+            }
+            for (int v = 0; v < 400; ++v)
+            {
+                Expect(Math.Abs(normals.Array[3 * v + 2]) > 0.999f, "a flat mesh's local normal is along z");
+            }
+        }
+    }
 }
