@@ -13,7 +13,7 @@
 //!
 //! The binding names simulated triangles by index and caches their corner particles: a change of
 //! the cloth's topology that keeps triangle indices (a cut that gives a triangle new particles) is
-//! followed by [`RenderProxy::rebind`], which reads the corners again, so that the vertices bound
+//! followed by `RenderProxy::rebind`, which reads the corners again, so that the vertices bound
 //! to either side of a cut follow their own side.
 
 mod bind;
