@@ -71,9 +71,12 @@ impl Binding {
     #[inline(always)]
     fn normal(&self, s: &Scratch, v: usize) -> Vec3 {
         let own = self.group_triangles.sum(self.group_of[v] as usize, &s.triangle_normals);
-        match Vec3::from(own).try_normalize() {
-            Some(n) => n,
-            None => {
+        // The positions are finite: a zero sum is the only case to catch (cheaper than
+        // `try_normalize`'s finiteness tests, which were most of this pass).
+        let length_squared = own.length_squared();
+        match length_squared > f32::MIN_POSITIVE {
+            true => Vec3::from(own / length_squared.sqrt()),
+            false => {
                 let b = &self.vertices[v];
                 let (a, p, c) = (s.particles[b.corners[0] as usize], s.particles[b.corners[1] as usize], s.particles[b.corners[2] as usize]);
                 interpolated_normal(b.weights, [a[1], p[1], c[1]], [a[0], p[0], c[0]])
