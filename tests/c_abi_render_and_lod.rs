@@ -125,10 +125,7 @@ fn bad_proxy_arguments_get_their_codes_and_change_nothing() {
     assert_eq!(create(&desc, null_mut()), XpbdResult::NullPointer);
     // SAFETY: NULL descriptor under test.
     assert_eq!(unsafe { xpbd_render_proxy_create(cloth, null(), &mut proxy) }, XpbdResult::NullPointer);
-    // Stale, null and wrong-kind ids.
-    let mut live = 0;
-    // SAFETY: valid out-parameter.
-    ok(unsafe { xpbd_live_render_proxy_count(&mut live) });
+    // Null and wrong-kind ids.
     // SAFETY: valid out-parameter; ids under test.
     unsafe {
         assert_eq!(xpbd_render_proxy_create(XpbdClothId::default(), &desc, &mut proxy), XpbdResult::InvalidId);
