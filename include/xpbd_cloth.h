@@ -1937,7 +1937,8 @@ XpbdResult xpbd_cloth_particle_count(struct XpbdClothId cloth, uint32_t *out_cou
 /**
  * Copy the current positions in metres into `out`, `float[3*vertex_count]` in render-vertex
  * order (copies of a welded vertex read the same position). `out` is owned by the caller and not
- * kept; it is only written, so it may be uninitialised.
+ * kept; it is only written, so it may be uninitialised. A cloth at `step_interval` > 1 reads where
+ * it is at the end of the world's last step, on the way through its own longer step.
  *
  * Errors: `XPBD_RESULT_NULL_POINTER` (`out` NULL with vertex_count > 0), `XPBD_RESULT_INVALID_ID`,
  * `XPBD_RESULT_WORLD_POISONED`, `XPBD_RESULT_BUFFER_SIZE_MISMATCH` (`vertex_count` differs from
