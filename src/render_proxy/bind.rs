@@ -21,6 +21,9 @@ const FOOT_ROUNDS: usize = 4;
 /// Most cells of the grid: beyond, the cells grow (a mesh spread thin over a large box).
 const MAX_GRID_CELLS: f32 = (1 << 22) as f32;
 
+/// Most (cell, triangle) pairs the grid lists (or 8 per triangle, if more): beyond, the cells grow.
+const MAX_GRID_PAIRS: f64 = (1 << 24) as f64;
+
 /// The simulated triangles in a uniform grid of cells over their bounding box: each triangle
 /// listed in every cell its bounding box touches (cells in a dense array: no hashing per query).
 struct TriangleGrid {
@@ -54,6 +57,21 @@ impl TriangleGrid {
         let count = |cell: f32| (extent / cell + 1.0).floor().element_product();
         if count(cell) > MAX_GRID_CELLS {
             cell *= (count(cell) / MAX_GRID_CELLS).cbrt() * 1.01;
+        }
+        // A few triangles far larger than the mean (a mesh of mixed sizes) would be listed in
+        // very many cells: grow the cells until the (cell, triangle) pairs fit.
+        let pairs = |cell: f32| -> f64 {
+            triangles
+                .iter()
+                .map(|t| {
+                    let [a, b, c] = corners(t);
+                    let span = ((a.max(b).max(c) / cell).floor() - (a.min(b).min(c) / cell).floor() + 1.0).as_dvec3();
+                    span.element_product()
+                })
+                .sum()
+        };
+        while pairs(cell) > MAX_GRID_PAIRS.max(8.0 * triangles.len() as f64) {
+            cell *= 2.0;
         }
         let inv_cell = 1.0 / cell;
         let key = |p: Vec3| (p * inv_cell).floor().as_ivec3();
@@ -335,6 +353,24 @@ mod tests {
             assert!((0..3).all(|k| (got[k] - w[k]).abs() < 1e-6), "{p}: {got:?}");
             assert!((dist - d).abs() < 1e-6, "{p}: {dist}");
         }
+    }
+
+    /// One huge triangle among tiny ones does not list itself in millions of cells: the cells grow
+    /// until the pairs fit, and the search still finds the nearest triangle.
+    #[test]
+    fn a_huge_triangle_among_tiny_ones_grows_the_cells() {
+        let mut x = vec![Vec3::new(-500.0, 0.0, -500.0), Vec3::new(500.0, 0.0, -500.0), Vec3::new(0.0, 0.0, 500.0)];
+        let mut triangles = vec![[0u32, 1, 2]];
+        for k in 0..1000u32 {
+            let o = Vec3::new(k as f32 * 0.01, 1.0, 0.0);
+            x.extend([o, o + Vec3::X * 0.005, o + Vec3::Z * 0.005]);
+            triangles.push([3 * k + 3, 3 * k + 4, 3 * k + 5]);
+        }
+        let grid = TriangleGrid::new(&x, &triangles);
+        assert!(grid.items.len() as f64 <= MAX_GRID_PAIRS, "{} pairs", grid.items.len());
+        let (t, _, d) = grid.nearest(Vec3::new(3.0, 0.4, 0.0), &x, &triangles, 10.0).unwrap();
+        assert_eq!(t, 0, "the big triangle, 0.4 m below (the tiny ones are 0.6 m above)");
+        assert!((d - 0.4).abs() < 1e-6, "{d}");
     }
 
     /// The grid's shell search finds what a search of every triangle finds, for points on, near
