@@ -286,7 +286,7 @@ impl Skin {
     /// After a step: the joints and the local pose reached become the next start.
     pub fn finish_step(&mut self) {
         self.start.copy_from_slice(&self.target);
-        self.local_start.clone_from(&self.local_target);
+        self.local_start.copy_from(&self.local_target); // in place: a derived `clone_from` allocates
     }
 
     /// Carry the joints by the rigid transform x ← q·x + t (a teleport of the cloth; the pose in
@@ -445,22 +445,25 @@ impl Cloth {
         if matrices.len() != skin.target.len() {
             return Err(ClothError::BufferSizeMismatch { expected: skin.target.len(), got: matrices.len() });
         }
-        let mut poses = Vec::with_capacity(matrices.len());
+        // Every matrix checked before any is taken (unchanged on error), then decomposed into the
+        // targets in place: no allocation per frame.
         for (k, m) in matrices.iter().enumerate() {
-            let (scale, rotation, translation) = joint_matrix(m, k, "joint_matrices", true)?.to_scale_rotation_translation();
-            poses.push(JointPose { scale, rotation: rotation.normalize(), translation });
+            joint_matrix(m, k, "joint_matrices", true)?;
         }
         let rest = &self.model.rest;
         let a = &mut self.state.animation;
         let skin = a.skin.as_deref_mut().expect("checked above");
-        skin.target = poses;
+        for (k, (m, pose)) in matrices.iter().zip(skin.target.iter_mut()).enumerate() {
+            let (scale, rotation, translation) = joint_matrix(m, k, "joint_matrices", true)?.to_scale_rotation_translation();
+            *pose = JointPose { scale, rotation: rotation.normalize(), translation };
+        }
         skin.matrices_at_target();
         skin.skin_all(rest, &mut a.target, &mut a.normal_target);
         skin.localise_target(&a.target, &a.normal_target);
         if !skin.posed || !a.posed {
             // The first skinned pose: the substeps start where the step ends.
             skin.start.copy_from_slice(&skin.target);
-            skin.local_start.clone_from(&skin.local_target);
+            skin.local_start.copy_from(&skin.local_target);
             skin.posed = true;
         }
         self.pose_given();
