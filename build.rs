@@ -110,7 +110,7 @@ fn generate_csharp(crate_dir: &Path, out: &Path) {
         // Mono's mcs and older Unity versions know neither `nint` nor `delegate*`.
         .csharp_use_nint_types(false)
         .csharp_use_function_pointer(false)
-        .csharp_generate_const_filter(|name| name == "XPBD_ABI_VERSION")
+        .csharp_generate_const_filter(|name| name == "XPBD_ABI_VERSION" || name.starts_with("XPBD_DEBUG_"))
         // Types no function signature names but C# callers need: the collider kind is a plain
         // `uint32_t` field of XpbdColliderDesc (so an unknown value is reported, not undefined),
         // and its values must come from the Rust enum rather than be retyped by hand.

@@ -34,11 +34,11 @@
  * type (4 bytes for float and uint32_t, 8 for ids, size_t and descriptors on 64-bit targets; byte
  * buffers need none) is XPBD_RESULT_INVALID_ARGUMENT ("`out` is not aligned to 4 bytes").
  *
- * Ids: XpbdWorldId, XpbdClothId, XpbdColliderId and XpbdMeshShapeId are structs holding one
- * uint64_t, passed by value; zero-initialised ({0}) is null. They pack a slot index and a
- * generation, so a null, destroyed (stale), wrong-kind or forged id returns XPBD_RESULT_INVALID_ID,
- * never a crash. A cloth, collider or mesh shape id carries its world, so their functions take no
- * world argument.
+ * Ids: XpbdWorldId, XpbdClothId, XpbdColliderId, XpbdMeshShapeId and XpbdRenderProxyId are
+ * structs holding one uint64_t, passed by value; zero-initialised ({0}) is null. They pack a slot
+ * index and a generation, so a null, destroyed (stale), wrong-kind or forged id returns
+ * XPBD_RESULT_INVALID_ID, never a crash. A cloth, collider, mesh shape or render proxy id carries
+ * its world, so their functions take no world argument.
  *
  * Memory: the library never keeps a caller pointer after a call returns. Inputs are copied;
  * outputs are written into caller-owned buffers whose element count the caller passes and the
@@ -112,8 +112,62 @@
  * they found (`xpbd_mesh_shape_get_report`); a mesh the shape cannot use is
  * `XPBD_RESULT_INVALID_MESH` (was `XPBD_RESULT_INVALID_ARGUMENT`), as for cloth; the sign of a
  * closed mesh survives inner faces, duplicate and flipped triangles.
+ * 9: render proxies (`XpbdRenderProxyId`, `XpbdRenderProxyDesc`, `xpbd_render_proxy_*`), debug
+ * lines (`xpbd_world_debug_lines`, `XPBD_DEBUG_*`) and level of detail (`XpbdClothDesc` and
+ * `XpbdClothParams` grew `step_interval`); a world holds at most 16 384 cloths (was 32 768: cloth
+ * ids give bit 46 to render proxies).
  */
-#define XPBD_ABI_VERSION 8
+#define XPBD_ABI_VERSION 9
+
+/**
+ * `xpbd_world_debug_lines` flag: every edge of every cloth, coloured by its strain: green at
+ * rest (and when shorter), through yellow, to red at the cloth's stretch limit (`max_stretch`, or
+ * 10 % when 0).
+ */
+#define XPBD_DEBUG_EDGES 1
+
+/**
+ * `xpbd_world_debug_lines` flag: every collider's wire shape at its current pose (spheres and
+ * capsules as circles and lines, boxes as their 12 edges, planes as a 2 m square with diagonals
+ * and normal, mesh colliders as their mesh's bounding box), orange.
+ */
+#define XPBD_DEBUG_COLLIDERS 2
+
+/**
+ * `xpbd_world_debug_lines` flag: every particle touching a collider (within its collision
+ * thickness + 1 mm): the collider's normal there, from the particle, a median edge long, cyan.
+ */
+#define XPBD_DEBUG_CONTACTS 4
+
+/**
+ * `xpbd_world_debug_lines` flag: every pinned or kinematic (max distance 0) particle: a small
+ * cross, magenta.
+ */
+#define XPBD_DEBUG_PINS 8
+
+/**
+ * `xpbd_world_debug_lines` flag: every particle with a max distance d > 0 (once posed): a circle
+ * of radius d about its animated position across the animated normal (grey, 12 lines), and the
+ * line from the animated position to the particle, green to red as it uses d.
+ */
+#define XPBD_DEBUG_MAX_DISTANCE 16
+
+/**
+ * `xpbd_world_debug_lines` flag: every particle with a backstop (once posed): the line from its
+ * animated position to the backstop sphere's surface along the animated normal, and a cross
+ * there, violet.
+ */
+#define XPBD_DEBUG_BACKSTOP 32
+
+/**
+ * `xpbd_world_debug_lines` flag: every particle's normal, a median edge long, blue.
+ */
+#define XPBD_DEBUG_NORMALS 64
+
+/**
+ * `xpbd_world_debug_lines` flags: all of them.
+ */
+#define XPBD_DEBUG_ALL 127
 
 /**
  * Result of every fallible `xpbd_*` function (an `int32_t`). `XPBD_RESULT_OK` (0) is success;
@@ -175,8 +229,8 @@ enum XpbdResult
      */
     XPBD_RESULT_WORLD_POISONED = 8,
     /**
-     * Too many objects alive at once: 65 536 worlds, or 32 768 cloths, 32 768 colliders or 256
-     * mesh shapes in one world.
+     * Too many objects alive at once: 65 536 worlds, or 16 384 cloths, 32 768 colliders, 16 384
+     * render proxies or 256 mesh shapes in one world.
      */
     XPBD_RESULT_CAPACITY_EXCEEDED = 9,
     /**
@@ -700,6 +754,22 @@ typedef struct XpbdClothParams {
      * Unit: 1/s. Range: 1/s >= 0. Default: 3.
      */
     float deformation_damping;
+    /**
+     * Level of detail: the cloth steps once every N world steps, each time over N fixed steps of
+     * time with its own substeps, so it costs about 1/N. The world spreads the cloths of one N
+     * evenly over its steps (about 1/N of them step in each). A step covers the world steps from
+     * the current one on: its pin targets, animated pose, reference frame and colliders go on
+     * moving as over their last world step (a moving character is followed without lag; teleport
+     * for jumps). Every render read shows the world's own time, on each vertex's curve between its
+     * two step states (positions and velocities), so the motion drawn stays smooth. A change takes
+     * effect at the cloth's next step; the step length at most doubles or halves from one step to
+     * the next, so nothing jumps. 1 for cloth near the camera; 2-4 for cloth in the distance, up
+     * to 16 for a crowd far away. A long step is a larger time step for the solver: check the look
+     * at the distance it is used from.
+     *
+     * Range: 1..=16. Default: 1.
+     */
+    uint32_t step_interval;
 } XpbdClothParams;
 
 /**
@@ -1168,6 +1238,22 @@ typedef struct XpbdClothDesc {
      * Unit: 1/s. Range: 1/s >= 0. Default: 3.
      */
     float deformation_damping;
+    /**
+     * Level of detail: the cloth steps once every N world steps, each time over N fixed steps of
+     * time with its own substeps, so it costs about 1/N. The world spreads the cloths of one N
+     * evenly over its steps (about 1/N of them step in each). A step covers the world steps from
+     * the current one on: its pin targets, animated pose, reference frame and colliders go on
+     * moving as over their last world step (a moving character is followed without lag; teleport
+     * for jumps). Every render read shows the world's own time, on each vertex's curve between its
+     * two step states (positions and velocities), so the motion drawn stays smooth. A change takes
+     * effect at the cloth's next step; the step length at most doubles or halves from one step to
+     * the next, so nothing jumps. 1 for cloth near the camera; 2-4 for cloth in the distance, up
+     * to 16 for a crowd far away. A long step is a larger time step for the solver: check the look
+     * at the distance it is used from.
+     *
+     * Range: 1..=16. Default: 1.
+     */
+    uint32_t step_interval;
 } XpbdClothDesc;
 
 /**
@@ -1513,6 +1599,53 @@ typedef struct XpbdSkinDesc {
 } XpbdSkinDesc;
 
 /**
+ * What `xpbd_render_proxy_create` needs: a render mesh in the rest frame of the simulated
+ * cloth's mesh (the frame and units its `XpbdClothDesc.positions` were given in). Get one from
+ * `xpbd_default_render_proxy_desc()` and set the arrays.
+ */
+typedef struct XpbdRenderProxyDesc {
+    /**
+     * Render vertex positions in metres, `float[3*vertex_count]`, each coordinate finite and
+     * within +-1e5 m. Read during the call only.
+     */
+    const float *positions;
+    /**
+     * Number of render vertices (> 0, at most 2^28). Every read and write of the proxy takes it.
+     */
+    uint32_t vertex_count;
+    /**
+     * Triangles, `uint32_t[3*triangle_count]` render vertex indices, counter-clockwise = front; may
+     * be NULL when `triangle_count` is 0. The normals drawn are the render mesh's own over these
+     * triangles. Read during the call only.
+     */
+    const uint32_t *indices;
+    /**
+     * Number of triangles.
+     */
+    uint32_t triangle_count;
+    /**
+     * Farthest a render vertex may lie from the simulated surface at rest, in metres: > 0 and
+     * finite, at most 1e5. A vertex farther is `XPBD_RESULT_INVALID_MESH` naming it (a mesh in
+     * another frame or scale). Default 0.05.
+     */
+    float max_distance;
+} XpbdRenderProxyDesc;
+
+/**
+ * A render proxy (a fine render mesh drawn from a cloth's simulation). Passed by value;
+ * all-zero (`{0}`) is null. Obtained from `xpbd_render_proxy_create`; becomes invalid after
+ * `xpbd_render_proxy_destroy`, after its cloth is destroyed, or after its world is. Encodes its
+ * world, so `xpbd_render_proxy_*` functions need no world argument.
+ */
+typedef struct XpbdRenderProxyId {
+    /**
+     * Opaque; for debugging: bits 0-31 its world's id, 32-45 slot index in the world, 46 set
+     * (render proxy), 47 clear, 48-63 generation (never 0). 0 = null.
+     */
+    uint64_t id;
+} XpbdRenderProxyId;
+
+/**
  * What the library made of a cloth's render mesh at creation (counts after welding), and its
  * mass. Nothing here changes after creation except `total_mass`, which follows material and
  * mass changes.
@@ -1807,7 +1940,8 @@ XpbdResult xpbd_cloth_particle_count(struct XpbdClothId cloth, uint32_t *out_cou
 /**
  * Copy the current positions in metres into `out`, `float[3*vertex_count]` in render-vertex
  * order (copies of a welded vertex read the same position). `out` is owned by the caller and not
- * kept; it is only written, so it may be uninitialised.
+ * kept; it is only written, so it may be uninitialised. A cloth at `step_interval` > 1 reads where
+ * it is at the end of the world's last step, on the way through its own longer step.
  *
  * Errors: `XPBD_RESULT_NULL_POINTER` (`out` NULL with vertex_count > 0), `XPBD_RESULT_INVALID_ID`,
  * `XPBD_RESULT_WORLD_POISONED`, `XPBD_RESULT_BUFFER_SIZE_MISMATCH` (`vertex_count` differs from
@@ -2656,6 +2790,165 @@ XpbdResult xpbd_cloth_set_reference_frame(struct XpbdClothId cloth,
                                           const float *rotation);
 
 /**
+ * An empty render proxy descriptor: NULL arrays, counts 0, `max_distance` 0.05 m. Set the
+ * arrays: as it is, `xpbd_render_proxy_create` rejects it (no vertices). Never fails.
+ * Thread-safe.
+ */
+struct XpbdRenderProxyDesc xpbd_default_render_proxy_desc(void);
+
+/**
+ * Bind the render mesh of `desc` to the simulated surface of `sim` and write the proxy's id to
+ * `*out_proxy`: each render vertex to the simulated triangle nearest to it at rest, by
+ * barycentric weights and an offset along the surface's interpolated normal, so that the rest
+ * mesh is given back exactly. From then on `xpbd_render_proxy_write_vertices` draws the render
+ * mesh wherever the cloth is (interpolated, blended with the animated pose, at any
+ * `step_interval`, as `xpbd_cloth_write_vertices` draws the cloth), with the render mesh's own
+ * normals. Binding searches a grid of the simulated triangles: milliseconds for a 65 536-vertex
+ * mesh (docs/performance.md). Destroying the cloth destroys its proxies. Nothing is created on
+ * error and `*out_proxy` is not written.
+ *
+ * Errors: `XPBD_RESULT_NULL_POINTER` (`desc`, `out_proxy`, `positions` NULL, or `indices` NULL
+ * with `triangle_count` > 0), `XPBD_RESULT_INVALID_ID`, `XPBD_RESULT_WORLD_POISONED`,
+ * `XPBD_RESULT_INVALID_MESH` (no vertices or more than 2^28; a NaN/Inf position or one beyond
+ * +-1e5 m; an index >= `vertex_count`; a render vertex farther than `max_distance` from every
+ * simulated triangle, the message naming it and its distance; a cloth without triangles),
+ * `XPBD_RESULT_INVALID_ARGUMENT` (`max_distance` not in (0, 1e5] or NaN),
+ * `XPBD_RESULT_CAPACITY_EXCEEDED` (16 384 proxies in the world). Thread-safe; serialised with
+ * other calls on the world.
+ *
+ * # Safety
+ * `desc` points to a valid `XpbdRenderProxyDesc` whose non-NULL arrays hold the documented
+ * number of elements; `out_proxy` is writable.
+ */
+XpbdResult xpbd_render_proxy_create(struct XpbdClothId sim,
+                                    const struct XpbdRenderProxyDesc *desc,
+                                    struct XpbdRenderProxyId *out_proxy);
+
+/**
+ * Create a proxy of `cloth` that shares the binding of `source` (no search, only its own
+ * buffers) and write its id to `*out_proxy`: `cloth` must share its mesh with `source`'s cloth
+ * (be an instance of it made with `xpbd_cloth_create_instance`, or it of `cloth`, or both of a
+ * third). A crowd of instanced capes binds its fine mesh once. Nothing is created on error.
+ *
+ * Errors: `XPBD_RESULT_NULL_POINTER` (`out_proxy`), `XPBD_RESULT_INVALID_ID` (either id, or ids of
+ * two worlds), `XPBD_RESULT_WORLD_POISONED`, `XPBD_RESULT_INVALID_ARGUMENT` (`cloth` of another
+ * mesh), `XPBD_RESULT_CAPACITY_EXCEEDED`. Thread-safe; serialised with other calls on the world.
+ *
+ * # Safety
+ * `out_proxy` is writable.
+ */
+XpbdResult xpbd_render_proxy_create_instance(struct XpbdRenderProxyId source,
+                                             struct XpbdClothId cloth,
+                                             struct XpbdRenderProxyId *out_proxy);
+
+/**
+ * Destroy a render proxy; its id becomes invalid (as it does when its cloth is destroyed).
+ * Errors: `XPBD_RESULT_INVALID_ID` (null, already destroyed, its cloth or world destroyed, or
+ * forged), `XPBD_RESULT_WORLD_POISONED`. Thread-safe (any thread); serialised with other calls on
+ * its world.
+ */
+XpbdResult xpbd_render_proxy_destroy(struct XpbdRenderProxyId proxy);
+
+/**
+ * Write the number of render vertices of the proxy (its desc's `vertex_count`) to `*out_count`.
+ * Errors: `XPBD_RESULT_NULL_POINTER`, `XPBD_RESULT_INVALID_ID`, `XPBD_RESULT_WORLD_POISONED`.
+ * Thread-safe; never waits for a step.
+ *
+ * # Safety
+ * `out_count` is writable.
+ */
+XpbdResult xpbd_render_proxy_vertex_count(struct XpbdRenderProxyId proxy, uint32_t *out_count);
+
+/**
+ * Write the proxy's render vertices, interpolated at `alpha` between the last two step states,
+ * straight into an engine's interleaved vertex buffer, exactly as `xpbd_cloth_write_vertices`
+ * does for the cloth (same `base`, `stride`, offsets and `alpha`; -1 skips an attribute; no other
+ * byte touched; any alignment): positions in metres from the cloth's interpolated (and blended)
+ * particles, normals the render mesh's own, area-weighted over its triangles at the positions
+ * written (copies of a vertex at one position share theirs; a vertex of no triangle gets the
+ * simulated surface's normal). Split over the world's threads when it has more than one and the
+ * proxy more than 2048 vertices (the same bytes either way); allocates nothing.
+ *
+ * `vertex_count`: the proxy's. The buffer spans `stride*(vertex_count-1) + (largest offset used)
+ * + 12` bytes.
+ *
+ * Errors, in the order checked: `XPBD_RESULT_NULL_POINTER` (`base` NULL), `XPBD_RESULT_INVALID_ID`,
+ * `XPBD_RESULT_WORLD_POISONED`, `XPBD_RESULT_INVALID_ARGUMENT` (an offset below -1, past the
+ * stride or overlapping the other, both -1), `XPBD_RESULT_BUFFER_SIZE_MISMATCH` (`vertex_count`
+ * is not the proxy's), `XPBD_RESULT_INVALID_ARGUMENT` (`alpha` NaN or outside [0, 1]); nothing
+ * written on error. Threads as `xpbd_cloth_write_vertices`: never waits for a step (during one it
+ * writes the state before it, on the calling thread: the world's threads are stepping).
+ *
+ * # Safety
+ * `base`, when not NULL, is writable for the span above, and no other thread uses those bytes
+ * during the call.
+ */
+XpbdResult xpbd_render_proxy_write_vertices(struct XpbdRenderProxyId proxy,
+                                            void *base,
+                                            uint32_t stride,
+                                            int32_t position_offset,
+                                            int32_t normal_offset,
+                                            uint32_t vertex_count,
+                                            float alpha);
+
+/**
+ * Copy the proxy's render vertex positions in metres, where its cloth is after the last step
+ * (what `xpbd_cloth_read_positions` shows, carried to the render mesh), into `out`,
+ * `float[3*vertex_count]` in render-vertex order. Errors: `XPBD_RESULT_NULL_POINTER` (`out` NULL
+ * with vertex_count > 0), `XPBD_RESULT_BUFFER_SIZE_MISMATCH` (`vertex_count` not the proxy's),
+ * `XPBD_RESULT_INVALID_ID`, `XPBD_RESULT_WORLD_POISONED`; `out` untouched on error. Threads as
+ * `xpbd_cloth_read_positions`: never waits for a step. One thread.
+ *
+ * # Safety
+ * `out`, when not NULL, is writable for `3*vertex_count` floats.
+ */
+XpbdResult xpbd_render_proxy_read_positions(struct XpbdRenderProxyId proxy,
+                                            float *out,
+                                            uint32_t vertex_count);
+
+/**
+ * Copy the proxy's render vertex normals (unit; the render mesh's own at the positions
+ * `xpbd_render_proxy_read_positions` gives, as `xpbd_render_proxy_write_vertices` writes them)
+ * into `out`, `float[3*vertex_count]`. Errors and threads as `xpbd_render_proxy_read_positions`.
+ *
+ * # Safety
+ * `out`, when not NULL, is writable for `3*vertex_count` floats.
+ */
+XpbdResult xpbd_render_proxy_read_normals(struct XpbdRenderProxyId proxy,
+                                          float *out,
+                                          uint32_t vertex_count);
+
+/**
+ * Write the debug lines that `flags` (XPBD_DEBUG_* or'ed) asks for, for every cloth and collider
+ * of `world`: line k from (x0, y0, z0) to (x1, y1, z1) in metres at `positions[6*k .. 6*k+6]`,
+ * its colour at `colors[k]` as RGBA8 (red in bits 0-7, green 8-15, blue 16-23, alpha 24-31: the
+ * bytes R, G, B, A in memory on little-endian machines; alpha 255). `*out_line_count` gets the
+ * full count even when it exceeds `max_lines`; the first min(count, max_lines) lines are written
+ * (call with `max_lines` 0 and NULL buffers to ask for the size). Per cloth, in creation order of
+ * their slots: edges, pins, max distances, backstops, normals, contacts; then every collider. A
+ * cloth's lines are drawn where `xpbd_cloth_read_positions` shows it. Allocates nothing; for
+ * debugging, not per-frame in shipping builds (it visits every particle and edge).
+ *
+ * `positions`: `float[6*max_lines]`; `colors`: `uint32_t[max_lines]`; both may be NULL when
+ * `max_lines` is 0. A count beyond 4 294 967 295 reads as that.
+ *
+ * Errors: `XPBD_RESULT_NULL_POINTER` (`out_line_count` NULL, or a buffer NULL with `max_lines` >
+ * 0), `XPBD_RESULT_INVALID_ARGUMENT` (a bit of `flags` above XPBD_DEBUG_ALL),
+ * `XPBD_RESULT_INVALID_ID`, `XPBD_RESULT_WORLD_POISONED`; nothing written on error. Thread-safe;
+ * waits while the world steps.
+ *
+ * # Safety
+ * `positions` and `colors`, when not NULL, are writable for `6*max_lines` floats and `max_lines`
+ * uint32_t; `out_line_count` is writable.
+ */
+XpbdResult xpbd_world_debug_lines(struct XpbdWorldId world,
+                                  uint32_t flags,
+                                  float *positions,
+                                  uint32_t *colors,
+                                  uint32_t max_lines,
+                                  uint32_t *out_line_count);
+
+/**
  * Write the size in bytes of a snapshot of the cloth's current state to `*out_size`:
  * 48 + 24*particles + 28*pinned particles + 36. Query it before saving: it changes when the set
  * of pinned vertices changes. Errors: `XPBD_RESULT_NULL_POINTER`, `XPBD_RESULT_INVALID_ID`,
@@ -2771,6 +3064,16 @@ XpbdResult xpbd_live_collider_count(uint32_t *out_count);
  * `out_count` is writable.
  */
 XpbdResult xpbd_live_mesh_shape_count(uint32_t *out_count);
+
+/**
+ * Write the number of live render proxies in all live worlds of this process to `*out_count`
+ * (destroying a cloth or its world releases its proxies). Meant for leak checks. Errors and
+ * threads as `xpbd_live_cloth_count`.
+ *
+ * # Safety
+ * `out_count` is writable.
+ */
+XpbdResult xpbd_live_render_proxy_count(uint32_t *out_count);
 
 /**
  * Write what creation made of the cloth's mesh to `*out_report` (`XpbdMeshReport`): welded

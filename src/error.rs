@@ -158,6 +158,17 @@ pub enum ClothError {
     },
     /// A [`crate::VertexLayout`] that skips both attributes: nothing to write.
     NoVertexAttribute,
+    /// A render proxy's vertex lies farther than its `max_distance` from every simulated
+    /// triangle ([`crate::World::add_render_proxy`]).
+    ProxyVertexTooFar {
+        /// Render vertex index of the proxy mesh.
+        vertex: u32,
+        /// Its distance from the nearest simulated triangle at rest \[m\] (infinite: the cloth
+        /// has no triangles).
+        distance: f32,
+        /// The limit \[m\].
+        max_distance: f32,
+    },
     /// A state snapshot passed to [`crate::Cloth::restore_state`] was rejected (state unchanged).
     InvalidSnapshot(SnapshotProblem),
     /// [`crate::SharedWorld::step_end`] without a `step_begin` since the last `step_end`.
@@ -244,6 +255,14 @@ impl fmt::Display for ClothError {
             MeshShapeInUse { colliders } => {
                 write!(f, "the mesh shape is in use by {colliders} collider(s): destroy them (or give them another shape) first")
             }
+            ProxyVertexTooFar { vertex, distance, max_distance } if distance.is_infinite() => write!(
+                f,
+                "render vertex {vertex} has no simulated triangle to bind to (the cloth has none; max_distance {max_distance} m)"
+            ),
+            ProxyVertexTooFar { vertex, distance, max_distance } => write!(
+                f,
+                "render vertex {vertex} lies {distance} m from the simulated surface, farther than max_distance {max_distance} m (is the render mesh in the cloth's rest frame and scale?)"
+            ),
             NoVertexAttribute => write!(
                 f,
                 "both `position_offset` and `normal_offset` are skipped (-1): nothing to write, give at least one"

@@ -28,6 +28,7 @@
 
 pub mod cloth;
 pub mod collision;
+pub mod debug_lines;
 pub(crate) mod constraints;
 pub mod error;
 pub mod ffi;
@@ -36,6 +37,7 @@ mod handle;
 pub mod material;
 pub mod mesh;
 mod parallel;
+pub mod render_proxy;
 #[cfg(test)]
 mod reference;
 mod slot_map;
@@ -56,6 +58,7 @@ pub use cloth::skin::SkinDesc;
 pub use error::ClothError;
 pub use glam::Vec3;
 pub use material::Material;
+pub use render_proxy::{RenderProxy, RenderProxyDesc, RenderProxyHandle};
 pub use stats::{ClothStats, ConstraintStats};
 pub use world::{Advance, ClothHandle, MeshShapeStatus, World, WorldDesc};
 pub use shared_world::SharedWorld;

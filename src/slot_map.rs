@@ -51,6 +51,18 @@ impl<T> SlotMap<T> {
         self.max_generation
     }
 
+    /// Become a copy of `other` (same handles), reusing this map's buffers: no allocation once
+    /// they are as large as `other`'s, when cloning a `T` allocates nothing.
+    pub fn copy_from(&mut self, other: &SlotMap<T>)
+    where
+        T: Clone,
+    {
+        self.slots.clone_from(&other.slots);
+        self.free.clone_from(&other.free);
+        self.live = other.live;
+        self.max_generation = other.max_generation;
+    }
+
     /// Store `value`; returns its (index, generation). Generations start at 1, so an all-zero
     /// handle is never valid.
     pub fn insert(&mut self, value: T) -> (u32, u32) {

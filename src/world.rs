@@ -1,6 +1,9 @@
 //! The world: gravity, solver defaults, a thread pool, colliders, and many cloths stepped together.
 
+mod debug_lines;
+mod lod;
 mod mesh_shapes;
+mod render_proxies;
 
 use mesh_shapes::MeshShapeEntry;
 pub use mesh_shapes::MeshShapeStatus;
@@ -98,6 +101,10 @@ pub struct World {
     accumulator: f64,
     /// [`Advance::dropped`] of the last `advance` \[s\].
     last_dropped: f32,
+    /// Which cloths step when, at their `step_interval` (`lod`).
+    lod: lod::LodSchedule,
+    /// Render proxies, each bound to one cloth (`render_proxies`).
+    proxies: SlotMap<render_proxies::ProxyEntry>,
 }
 
 impl std::fmt::Debug for World {
@@ -128,6 +135,8 @@ impl World {
             inter_cloth: InterClothSnapshot::default(),
             accumulator: 0.0,
             last_dropped: 0.0,
+            lod: lod::LodSchedule::default(),
+            proxies: SlotMap::default(),
         })
     }
 
@@ -183,9 +192,12 @@ impl World {
         Ok(self.cloth_mut(handle)?.take_status())
     }
 
-    /// Remove a cloth. Errors: `InvalidHandle` for a stale or unknown handle.
+    /// Remove a cloth and its render proxies (their handles become stale). Errors:
+    /// `InvalidHandle` for a stale or unknown handle.
     pub fn remove_cloth(&mut self, handle: ClothHandle) -> Result<Cloth, ClothError> {
-        self.cloths.remove(handle.index, handle.generation).ok_or(ClothError::InvalidHandle)
+        let cloth = self.cloths.remove(handle.index, handle.generation).ok_or(ClothError::InvalidHandle)?;
+        self.remove_proxies_of(handle);
+        Ok(cloth)
     }
 
     /// The cloth behind `handle`. Errors: `InvalidHandle`.
@@ -313,6 +325,11 @@ impl World {
     /// ([`crate::cloth::inertia`]); after it each cloth is checked by its explosion guard
     /// ([`crate::cloth::guard`]).
     ///
+    /// A cloth at `step_interval` N > 1 steps in about one world step of N, over up to N world
+    /// steps of time (`cloth/lod.rs`, `world/lod.rs`): its inputs and the colliders are carried on
+    /// over its long step, and its reads show the world's time in between. Sleeping cloths are
+    /// skipped whatever their N.
+    ///
     /// Errors: `InvalidTimeStep` unless 1e-5 s ≤ dt ≤ 1 s (nothing moves); `SimulationUnstable` when
     /// one or more cloths failed their guard: every cloth has stepped, the failed ones were put
     /// back as their [`crate::UnstableRecovery`] says and their status records it
@@ -333,9 +350,12 @@ impl World {
                 cloth.wake();
             }
         }
+        // Level of detail: who steps in this world step, and over how many (`lod`).
+        let spans = self.schedule_lod();
+        self.extrapolate_colliders(spans);
         let pool_threads = self.pool.as_ref().map_or(1, |p| p.current_num_threads());
         let gravity = Vec3::from_array(self.desc.gravity);
-        let inter_cloth = self.snapshot_inter_cloth(dt);
+        let inter_cloth = self.snapshot_inter_cloth(dt * spans.longest() as f32);
         let ctx = StepContext {
             gravity,
             substeps: self.desc.substeps,
@@ -352,16 +372,28 @@ impl World {
             .iter()
             .map(|(_, c)| Vec3::from_array(c.pose().position).distance(Vec3::from_array(c.target_pose().position)))
             .fold(0.0f32, f32::max);
+        let lod = &self.lod;
         let step_one = |cloth: &mut Cloth| {
             if cloth.is_sleeping() {
                 cloth.skip_sleeping_step();
                 return;
             }
+            // A cloth at a `step_interval` above 1 steps over `span` world steps, or not at all.
+            let span = cloth.lod.stepping;
+            if span == 0 {
+                cloth.idle_world_step();
+                return;
+            }
+            let (dt, ctx) = (dt * span as f32, StepContext { colliders: lod.colliders(span, &self.colliders), ..ctx });
             cloth.record_previous();
-            cloth.guard_begin_step(dt, collider_motion);
+            cloth.record_previous_velocities(span);
+            cloth.extrapolate_inputs(span);
+            cloth.guard_begin_step(dt, collider_motion * span as f32);
             cloth.apply_inertia_scale();
             step_cloth(cloth, dt, &ctx);
+            cloth.stepped(span, dt);
             cloth.guard_end_step();
+            cloth.restore_given_inputs(span);
             cloth.count_towards_sleep(dt);
         };
         let coloured = self.cloths.iter().any(|(_, c)| c.constraint_colouring());

@@ -43,6 +43,7 @@ fn compile(variant: &str, defines: &[&str]) -> PathBuf {
     cs_files(&crate_dir().join("bindings/csharp"), &mut sources);
     sources.push(crate_dir().join("tests/csharp/MonoTests.cs"));
     sources.push(crate_dir().join("tests/csharp/SkinningTests.cs"));
+    sources.push(crate_dir().join("tests/csharp/RenderTests.cs"));
     let mut mcs = Command::new("mcs");
     mcs.args(["-unsafe", "-warnaserror+", "-debug-", "-nologo"]).arg(format!("-out:{}", exe.display()));
     if !defines.is_empty() {
@@ -126,7 +127,7 @@ fn assert_hanging_cloth_matches_rust(stdout: &str, kinds: &[&str]) {
 #[test]
 fn csharp_bindings_pass_under_mono_and_match_the_rust_api_to_the_bit() {
     let exe = compile("plain", &[]);
-    let stdout = run_passing(&exe, "all", Load::ByName, 29);
+    let stdout = run_passing(&exe, "all", Load::ByName, 33);
     assert!(stdout.contains("library name: xpbd_cloth"), "{stdout}");
     assert_hanging_cloth_matches_rust(&stdout, &["float[]", "IntPtr", "pinned float[]", "pinned Vec3[]"]);
     assert_drape_on_sphere_matches_rust(&stdout);

@@ -314,3 +314,30 @@ fn character_keeps_its_limits_through_walk_run_turn_and_respawn() {
     let mesh = &models[0].mesh;
     assert_eq!((mesh.positions.len() / 3, mesh.indices.len() / 3), (720 + 527, 1344 + 960));
 }
+
+/// `--scene features` writes the three pictures of the docs (issue 46): they decode at their
+/// sizes, the debug picture shows edge lines at rest (pure green), pin crosses and collider wires,
+/// and the proxy picture's two halves (the simulated and the drawn mesh) both hold cloth.
+#[test]
+fn the_features_scene_writes_the_pictures_of_the_docs() {
+    let dir = out_dir("features");
+    let out = run_demo(&["--scene", "features", "--out", dir.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let report = String::from_utf8_lossy(&out.stdout);
+    for name in ["render_proxy.png", "debug_lines.png", "level_of_detail.png"] {
+        assert!(report.contains(&format!("wrote {}", dir.join(name).display())), "{report}");
+    }
+    let (w, h, rgb) = decode_png(&dir.join("debug_lines.png"));
+    assert_eq!((w, h, rgb.len()), (480, 360, 480 * 360 * 3), "an RGB picture");
+    let count = |c: [u8; 3]| rgb.chunks_exact(3).filter(|p| *p == c).count();
+    assert!(count([0, 255, 0]) > 200, "edges at rest: {} green pixels", count([0, 255, 0]));
+    assert!(count([255, 0, 255]) > 10, "pin crosses");
+    assert!(count([255, 170, 0]) > 100, "collider wires");
+    let (w, h, indexed) = decode_png(&dir.join("render_proxy.png"));
+    assert_eq!((w, h), (640, 360));
+    // Cloth palette entries (materials 1 and 2 of 42 levels each) in each half.
+    let cloth = |x0: usize, x1: usize| (0..h as usize).flat_map(|y| (x0..x1).map(move |x| (x, y))).filter(|&(x, y)| (42..126).contains(&indexed[y * 640 + x])).count();
+    assert!(cloth(0, 320) > 10_000 && cloth(320, 640) > 10_000, "{} and {} cloth pixels", cloth(0, 320), cloth(320, 640));
+    let (w, h, _) = decode_png(&dir.join("level_of_detail.png"));
+    assert_eq!((w, h), (960, 300));
+}

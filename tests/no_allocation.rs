@@ -30,6 +30,10 @@ static COUNTING_POOL: AtomicBool = AtomicBool::new(false);
 /// the tests run at the same time).
 static POOL_ALLOCATIONS: AtomicUsize = AtomicUsize::new(0);
 
+/// Held by a test that has a world with a pool, from its creation to its drop: rayon's workers
+/// allocate as they start and stop, and `COUNTING_POOL` counts every worker of the process.
+static POOL_COUNTING: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
 /// The counter the current allocation goes to, if any.
 fn counter() -> Option<&'static AtomicUsize> {
     if COUNTING.try_with(Cell::get).unwrap_or(false) {
@@ -121,6 +125,7 @@ fn stepping_a_cloth_split_over_two_threads_allocates_nothing_on_the_pool_threads
     // 96² coloured (72 000 constraints, above `PARALLEL_MIN_CONSTRAINTS`) on a sphere: the colour
     // sweeps, the per-particle passes and the contacts all run split over the pool.
     const N: usize = 96;
+    let _one_at_a_time = POOL_COUNTING.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
     let mut world = World::new(WorldDesc { thread_count: 2, ..WorldDesc::default() }).unwrap();
     let (positions, indices) = horizontal_sheet(N, 1.0, 0.0);
     let mut desc = ClothDesc::new(&positions, &indices);
@@ -144,4 +149,117 @@ fn stepping_a_cloth_split_over_two_threads_allocates_nothing_on_the_pool_threads
     let allocations = POOL_ALLOCATIONS.load(Ordering::SeqCst);
     assert!(world.cloth(cloth).unwrap().stats().contact_count > 0, "the cloth never reached the sphere");
     assert_eq!(allocations, 0, "{allocations} allocations on the workers in 100 steps");
+}
+
+/// Level of detail (`step_interval` 4): the long steps extrapolate pin targets, the animated pose
+/// and the colliders into buffers sized at the cloth's first long step, and the interpolated reads
+/// follow each particle's curve; after that nothing allocates, idle world steps included.
+#[test]
+fn stepping_a_cloth_at_interval_four_with_moving_pins_pose_and_collider_allocates_nothing_after_its_first_long_steps() {
+    let mut world = World::new(WorldDesc { thread_count: 1, ..WorldDesc::default() }).unwrap();
+    let (positions, indices) = horizontal_sheet(24, 1.0, 0.0);
+    let mut desc = ClothDesc::new(&positions, &indices);
+    desc.params = ClothParams { step_interval: 4, ..ClothParams::default() };
+    let cloth = world.add_cloth(&desc).unwrap();
+    world.cloth_mut(cloth).unwrap().set_pinned(&[0, 23], None).unwrap();
+    let sphere = world.add_collider(&ColliderDesc { pose: Pose::at([0.5, -0.5, 0.5]), ..ColliderDesc::sphere(0.3) }).unwrap();
+    let d = vec![0.2f32; positions.len()];
+    world.cloth_mut(cloth).unwrap().set_max_distances(Some(&d)).unwrap();
+    let mut pose = positions.clone();
+    let mut out = vec![[0.0f32; 3]; positions.len()];
+    let mut frame = |world: &mut World, k: usize| {
+        let x = 0.01 * k as f32;
+        world.set_collider_pose(sphere, &Pose::at([0.5 + x, -0.5, 0.5])).unwrap();
+        let c = world.cloth_mut(cloth).unwrap();
+        c.set_pin_targets(&[0], &[[x, 0.0, 0.0]]).unwrap();
+        for (p, q) in pose.iter_mut().zip(&positions) {
+            *p = [q[0] + x, q[1], q[2]];
+        }
+        c.set_animated_pose(&pose, None).unwrap();
+        world.step(1.0 / 60.0).unwrap();
+        world.cloth(cloth).unwrap().read_positions_interpolated(0.5, &mut out).unwrap();
+    };
+    for k in 0..12 {
+        frame(&mut world, k);
+    }
+    let allocations = allocations_during(|| {
+        for k in 12..60 {
+            frame(&mut world, k);
+        }
+    });
+    assert_eq!(allocations, 0, "{allocations} allocations in 48 world steps");
+}
+
+/// Render proxies: writing a 128² proxy of a 32² cloth into an interleaved buffer allocates
+/// nothing, on the calling thread of a one-thread world and on the workers of a two-thread world
+/// whose pool the write is split over (the calling thread hands the passes to the pool through
+/// rayon's injector queue, which allocates a block per 63 jobs: rayon's, counted by the test
+/// above for the steps).
+#[test]
+fn writing_a_render_proxy_allocates_nothing_on_the_calling_thread_nor_on_the_pool() {
+    use xpbd_cloth::VertexLayout;
+    use xpbd_cloth::render_proxy::RenderProxyDesc;
+    let _one_at_a_time = POOL_COUNTING.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    for threads in [1, 2] {
+        let mut world = World::new(WorldDesc { thread_count: threads, ..WorldDesc::default() }).unwrap();
+        let (positions, indices) = horizontal_sheet(32, 1.0, 0.0);
+        let cloth = world.add_cloth(&ClothDesc::new(&positions, &indices)).unwrap();
+        world.cloth_mut(cloth).unwrap().set_pinned(&[0, 31], None).unwrap();
+        let (fine, fine_indices) = horizontal_sheet(128, 1.0, 0.0);
+        let proxy = world.add_render_proxy(cloth, &RenderProxyDesc::new(&fine, &fine_indices)).unwrap();
+        let layout = VertexLayout { stride: 32, position_offset: Some(0), normal_offset: Some(16) };
+        let mut buffer = vec![0u8; 32 * fine.len()];
+        let mut out = vec![[0.0f32; 3]; fine.len()];
+        world.step(1.0 / 60.0).unwrap();
+        world.write_render_proxy_vertices(proxy, &mut buffer, layout, 0.5).unwrap(); // the pool's threads start
+        let calls = |world: &World, buffer: &mut [u8], out: &mut [[f32; 3]]| {
+            for k in 0..20 {
+                world.write_render_proxy_vertices(proxy, buffer, layout, k as f32 / 20.0).unwrap();
+                world.read_render_proxy_positions(proxy, out).unwrap();
+            }
+        };
+        if threads == 1 {
+            let allocations = allocations_during(|| calls(&world, &mut buffer, &mut out));
+            assert_eq!(allocations, 0, "{allocations} allocations in 20 writes and reads");
+        } else {
+            POOL_ALLOCATIONS.store(0, Ordering::SeqCst);
+            COUNTING_POOL.store(true, Ordering::SeqCst);
+            calls(&world, &mut buffer, &mut out);
+            COUNTING_POOL.store(false, Ordering::SeqCst);
+            let allocations = POOL_ALLOCATIONS.load(Ordering::SeqCst);
+            assert_eq!(allocations, 0, "{allocations} allocations on the workers in 20 writes");
+        }
+    }
+}
+
+/// A skinned cloth (the library skins its pose from joint matrices every step): the step carries
+/// the joints' local pose from end to start in place.
+#[test]
+fn stepping_a_skinned_cloth_allocates_nothing() {
+    let mut world = World::new(WorldDesc { thread_count: 1, ..WorldDesc::default() }).unwrap();
+    let (positions, indices) = horizontal_sheet(12, 1.0, 0.0);
+    let cloth = world.add_cloth(&ClothDesc::new(&positions, &indices)).unwrap();
+    let n = positions.len();
+    let identity = [1.0f32, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0];
+    let joints = vec![[0u32, 0, 0, 0]; n];
+    let weights = vec![[1.0f32, 0.0, 0.0, 0.0]; n];
+    let skin = xpbd_cloth::SkinDesc { inverse_bind_matrices: &[identity], joint_indices: &joints, joint_weights: &weights };
+    let c = world.cloth_mut(cloth).unwrap();
+    c.set_skin(Some(&skin)).unwrap();
+    c.set_max_distances(Some(&vec![0.1; n])).unwrap();
+    let mut frame = |world: &mut World, k: usize| {
+        let mut m = identity;
+        m[12] = 0.01 * k as f32;
+        world.cloth_mut(cloth).unwrap().set_joint_matrices(&[m]).unwrap();
+        world.step(1.0 / 60.0).unwrap();
+    };
+    for k in 0..5 {
+        frame(&mut world, k);
+    }
+    let allocations = allocations_during(|| {
+        for k in 5..35 {
+            frame(&mut world, k);
+        }
+    });
+    assert_eq!(allocations, 0, "{allocations} allocations in 30 skinned steps");
 }

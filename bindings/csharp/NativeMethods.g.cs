@@ -23,6 +23,48 @@ namespace Xpbd.Native
         
 
         /// <summary>
+        ///  `xpbd_world_debug_lines` flag: every edge of every cloth, coloured by its strain: green at
+        ///  rest (and when shorter), through yellow, to red at the cloth's stretch limit (`max_stretch`, or
+        ///  10 % when 0).
+        /// </summary>
+        public const uint XPBD_DEBUG_EDGES = 1;
+        /// <summary>
+        ///  `xpbd_world_debug_lines` flag: every collider's wire shape at its current pose (spheres and
+        ///  capsules as circles and lines, boxes as their 12 edges, planes as a 2 m square with diagonals
+        ///  and normal, mesh colliders as their mesh's bounding box), orange.
+        /// </summary>
+        public const uint XPBD_DEBUG_COLLIDERS = 2;
+        /// <summary>
+        ///  `xpbd_world_debug_lines` flag: every particle touching a collider (within its collision
+        ///  thickness + 1 mm): the collider's normal there, from the particle, a median edge long, cyan.
+        /// </summary>
+        public const uint XPBD_DEBUG_CONTACTS = 4;
+        /// <summary>
+        ///  `xpbd_world_debug_lines` flag: every pinned or kinematic (max distance 0) particle: a small
+        ///  cross, magenta.
+        /// </summary>
+        public const uint XPBD_DEBUG_PINS = 8;
+        /// <summary>
+        ///  `xpbd_world_debug_lines` flag: every particle with a max distance d &gt; 0 (once posed): a circle
+        ///  of radius d about its animated position across the animated normal (grey, 12 lines), and the
+        ///  line from the animated position to the particle, green to red as it uses d.
+        /// </summary>
+        public const uint XPBD_DEBUG_MAX_DISTANCE = 16;
+        /// <summary>
+        ///  `xpbd_world_debug_lines` flag: every particle with a backstop (once posed): the line from its
+        ///  animated position to the backstop sphere's surface along the animated normal, and a cross
+        ///  there, violet.
+        /// </summary>
+        public const uint XPBD_DEBUG_BACKSTOP = 32;
+        /// <summary>
+        ///  `xpbd_world_debug_lines` flag: every particle's normal, a median edge long, blue.
+        /// </summary>
+        public const uint XPBD_DEBUG_NORMALS = 64;
+        /// <summary>
+        ///  `xpbd_world_debug_lines` flags: all of them.
+        /// </summary>
+        public const uint XPBD_DEBUG_ALL = 127;
+        /// <summary>
         ///  Version of the C ABI described by this header. It changes whenever a function, struct layout
         ///  or meaning changes incompatibly; bindings compare it with `xpbd_abi_version()` at start-up and
         ///  refuse to run on a mismatch.
@@ -57,8 +99,12 @@ namespace Xpbd.Native
         ///  they found (`xpbd_mesh_shape_get_report`); a mesh the shape cannot use is
         ///  `XPBD_RESULT_INVALID_MESH` (was `XPBD_RESULT_INVALID_ARGUMENT`), as for cloth; the sign of a
         ///  closed mesh survives inner faces, duplicate and flipped triangles.
+        ///  9: render proxies (`XpbdRenderProxyId`, `XpbdRenderProxyDesc`, `xpbd_render_proxy_*`), debug
+        ///  lines (`xpbd_world_debug_lines`, `XPBD_DEBUG_*`) and level of detail (`XpbdClothDesc` and
+        ///  `XpbdClothParams` grew `step_interval`); a world holds at most 16 384 cloths (was 32 768: cloth
+        ///  ids give bit 46 to render proxies).
         /// </summary>
-        public const uint XPBD_ABI_VERSION = 8;
+        public const uint XPBD_ABI_VERSION = 9;
 
 
 
@@ -299,7 +345,8 @@ namespace Xpbd.Native
         /// <summary>
         ///  Copy the current positions in metres into `out`, `float[3*vertex_count]` in render-vertex
         ///  order (copies of a welded vertex read the same position). `out` is owned by the caller and not
-        ///  kept; it is only written, so it may be uninitialised.
+        ///  kept; it is only written, so it may be uninitialised. A cloth at `step_interval` &gt; 1 reads where
+        ///  it is at the end of the world's last step, on the way through its own longer step.
         ///
         ///  Errors: `XPBD_RESULT_NULL_POINTER` (`out` NULL with vertex_count &gt; 0), `XPBD_RESULT_INVALID_ID`,
         ///  `XPBD_RESULT_WORLD_POISONED`, `XPBD_RESULT_BUFFER_SIZE_MISMATCH` (`vertex_count` differs from
@@ -599,6 +646,32 @@ namespace Xpbd.Native
         public static extern XpbdColliderDesc xpbd_default_collider_desc_for(uint kind);
 
         /// <summary>
+        ///  Write the debug lines that `flags` (XPBD_DEBUG_* or'ed) asks for, for every cloth and collider
+        ///  of `world`: line k from (x0, y0, z0) to (x1, y1, z1) in metres at `positions[6*k .. 6*k+6]`,
+        ///  its colour at `colors[k]` as RGBA8 (red in bits 0-7, green 8-15, blue 16-23, alpha 24-31: the
+        ///  bytes R, G, B, A in memory on little-endian machines; alpha 255). `*out_line_count` gets the
+        ///  full count even when it exceeds `max_lines`; the first min(count, max_lines) lines are written
+        ///  (call with `max_lines` 0 and NULL buffers to ask for the size). Per cloth, in creation order of
+        ///  their slots: edges, pins, max distances, backstops, normals, contacts; then every collider. A
+        ///  cloth's lines are drawn where `xpbd_cloth_read_positions` shows it. Allocates nothing; for
+        ///  debugging, not per-frame in shipping builds (it visits every particle and edge).
+        ///
+        ///  `positions`: `float[6*max_lines]`; `colors`: `uint32_t[max_lines]`; both may be NULL when
+        ///  `max_lines` is 0. A count beyond 4 294 967 295 reads as that.
+        ///
+        ///  Errors: `XPBD_RESULT_NULL_POINTER` (`out_line_count` NULL, or a buffer NULL with `max_lines` &gt;
+        ///  0), `XPBD_RESULT_INVALID_ARGUMENT` (a bit of `flags` above XPBD_DEBUG_ALL),
+        ///  `XPBD_RESULT_INVALID_ID`, `XPBD_RESULT_WORLD_POISONED`; nothing written on error. Thread-safe;
+        ///  waits while the world steps.
+        ///
+        ///  # Safety
+        ///  `positions` and `colors`, when not NULL, are writable for `6*max_lines` floats and `max_lines`
+        ///  uint32_t; `out_line_count` is writable.
+        /// </summary>
+        [DllImport(__DllName, EntryPoint = "xpbd_world_debug_lines", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        public static extern XpbdResult xpbd_world_debug_lines(XpbdWorldId world, uint flags, float* positions, uint* colors, uint max_lines, uint* out_line_count);
+
+        /// <summary>
         ///  Copy the calling thread's last error message into `buf`: UTF-8, NUL-terminated, truncated to
         ///  `capacity` bytes (at a character boundary). Returns the number of bytes the whole message needs
         ///  including its NUL, so `if (needed &gt; capacity)` the text was cut. The message belongs to the
@@ -843,6 +916,17 @@ namespace Xpbd.Native
         public static extern XpbdResult xpbd_live_mesh_shape_count(uint* out_count);
 
         /// <summary>
+        ///  Write the number of live render proxies in all live worlds of this process to `*out_count`
+        ///  (destroying a cloth or its world releases its proxies). Meant for leak checks. Errors and
+        ///  threads as `xpbd_live_cloth_count`.
+        ///
+        ///  # Safety
+        ///  `out_count` is writable.
+        /// </summary>
+        [DllImport(__DllName, EntryPoint = "xpbd_live_render_proxy_count", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        public static extern XpbdResult xpbd_live_render_proxy_count(uint* out_count);
+
+        /// <summary>
         ///  Write what creation made of the cloth's mesh to `*out_report` (`XpbdMeshReport`): welded
         ///  vertices, duplicate triangles dropped, inconsistent winding found and triangles flipped,
         ///  non-manifold edges and hinges skipped, and the total mass in kg. Errors:
@@ -1004,6 +1088,129 @@ namespace Xpbd.Native
         /// </summary>
         [DllImport(__DllName, EntryPoint = "xpbd_abi_version", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
         public static extern uint xpbd_abi_version();
+
+        /// <summary>
+        ///  An empty render proxy descriptor: NULL arrays, counts 0, `max_distance` 0.05 m. Set the
+        ///  arrays: as it is, `xpbd_render_proxy_create` rejects it (no vertices). Never fails.
+        ///  Thread-safe.
+        /// </summary>
+        [DllImport(__DllName, EntryPoint = "xpbd_default_render_proxy_desc", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        public static extern XpbdRenderProxyDesc xpbd_default_render_proxy_desc();
+
+        /// <summary>
+        ///  Bind the render mesh of `desc` to the simulated surface of `sim` and write the proxy's id to
+        ///  `*out_proxy`: each render vertex to the simulated triangle nearest to it at rest, by
+        ///  barycentric weights and an offset along the surface's interpolated normal, so that the rest
+        ///  mesh is given back exactly. From then on `xpbd_render_proxy_write_vertices` draws the render
+        ///  mesh wherever the cloth is (interpolated, blended with the animated pose, at any
+        ///  `step_interval`, as `xpbd_cloth_write_vertices` draws the cloth), with the render mesh's own
+        ///  normals. Binding searches a grid of the simulated triangles: milliseconds for a 65 536-vertex
+        ///  mesh (docs/performance.md). Destroying the cloth destroys its proxies. Nothing is created on
+        ///  error and `*out_proxy` is not written.
+        ///
+        ///  Errors: `XPBD_RESULT_NULL_POINTER` (`desc`, `out_proxy`, `positions` NULL, or `indices` NULL
+        ///  with `triangle_count` &gt; 0), `XPBD_RESULT_INVALID_ID`, `XPBD_RESULT_WORLD_POISONED`,
+        ///  `XPBD_RESULT_INVALID_MESH` (no vertices or more than 2^28; a NaN/Inf position or one beyond
+        ///  +-1e5 m; an index &gt;= `vertex_count`; a render vertex farther than `max_distance` from every
+        ///  simulated triangle, the message naming it and its distance; a cloth without triangles),
+        ///  `XPBD_RESULT_INVALID_ARGUMENT` (`max_distance` not in (0, 1e5] or NaN),
+        ///  `XPBD_RESULT_CAPACITY_EXCEEDED` (16 384 proxies in the world). Thread-safe; serialised with
+        ///  other calls on the world.
+        ///
+        ///  # Safety
+        ///  `desc` points to a valid `XpbdRenderProxyDesc` whose non-NULL arrays hold the documented
+        ///  number of elements; `out_proxy` is writable.
+        /// </summary>
+        [DllImport(__DllName, EntryPoint = "xpbd_render_proxy_create", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        public static extern XpbdResult xpbd_render_proxy_create(XpbdClothId sim, XpbdRenderProxyDesc* desc, XpbdRenderProxyId* out_proxy);
+
+        /// <summary>
+        ///  Create a proxy of `cloth` that shares the binding of `source` (no search, only its own
+        ///  buffers) and write its id to `*out_proxy`: `cloth` must share its mesh with `source`'s cloth
+        ///  (be an instance of it made with `xpbd_cloth_create_instance`, or it of `cloth`, or both of a
+        ///  third). A crowd of instanced capes binds its fine mesh once. Nothing is created on error.
+        ///
+        ///  Errors: `XPBD_RESULT_NULL_POINTER` (`out_proxy`), `XPBD_RESULT_INVALID_ID` (either id, or ids of
+        ///  two worlds), `XPBD_RESULT_WORLD_POISONED`, `XPBD_RESULT_INVALID_ARGUMENT` (`cloth` of another
+        ///  mesh), `XPBD_RESULT_CAPACITY_EXCEEDED`. Thread-safe; serialised with other calls on the world.
+        ///
+        ///  # Safety
+        ///  `out_proxy` is writable.
+        /// </summary>
+        [DllImport(__DllName, EntryPoint = "xpbd_render_proxy_create_instance", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        public static extern XpbdResult xpbd_render_proxy_create_instance(XpbdRenderProxyId source, XpbdClothId cloth, XpbdRenderProxyId* out_proxy);
+
+        /// <summary>
+        ///  Destroy a render proxy; its id becomes invalid (as it does when its cloth is destroyed).
+        ///  Errors: `XPBD_RESULT_INVALID_ID` (null, already destroyed, its cloth or world destroyed, or
+        ///  forged), `XPBD_RESULT_WORLD_POISONED`. Thread-safe (any thread); serialised with other calls on
+        ///  its world.
+        /// </summary>
+        [DllImport(__DllName, EntryPoint = "xpbd_render_proxy_destroy", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        public static extern XpbdResult xpbd_render_proxy_destroy(XpbdRenderProxyId proxy);
+
+        /// <summary>
+        ///  Write the number of render vertices of the proxy (its desc's `vertex_count`) to `*out_count`.
+        ///  Errors: `XPBD_RESULT_NULL_POINTER`, `XPBD_RESULT_INVALID_ID`, `XPBD_RESULT_WORLD_POISONED`.
+        ///  Thread-safe; never waits for a step.
+        ///
+        ///  # Safety
+        ///  `out_count` is writable.
+        /// </summary>
+        [DllImport(__DllName, EntryPoint = "xpbd_render_proxy_vertex_count", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        public static extern XpbdResult xpbd_render_proxy_vertex_count(XpbdRenderProxyId proxy, uint* out_count);
+
+        /// <summary>
+        ///  Write the proxy's render vertices, interpolated at `alpha` between the last two step states,
+        ///  straight into an engine's interleaved vertex buffer, exactly as `xpbd_cloth_write_vertices`
+        ///  does for the cloth (same `base`, `stride`, offsets and `alpha`; -1 skips an attribute; no other
+        ///  byte touched; any alignment): positions in metres from the cloth's interpolated (and blended)
+        ///  particles, normals the render mesh's own, area-weighted over its triangles at the positions
+        ///  written (copies of a vertex at one position share theirs; a vertex of no triangle gets the
+        ///  simulated surface's normal). Split over the world's threads when it has more than one and the
+        ///  proxy more than 2048 vertices (the same bytes either way); allocates nothing.
+        ///
+        ///  `vertex_count`: the proxy's. The buffer spans `stride*(vertex_count-1) + (largest offset used)
+        ///  + 12` bytes.
+        ///
+        ///  Errors, in the order checked: `XPBD_RESULT_NULL_POINTER` (`base` NULL), `XPBD_RESULT_INVALID_ID`,
+        ///  `XPBD_RESULT_WORLD_POISONED`, `XPBD_RESULT_INVALID_ARGUMENT` (an offset below -1, past the
+        ///  stride or overlapping the other, both -1), `XPBD_RESULT_BUFFER_SIZE_MISMATCH` (`vertex_count`
+        ///  is not the proxy's), `XPBD_RESULT_INVALID_ARGUMENT` (`alpha` NaN or outside [0, 1]); nothing
+        ///  written on error. Threads as `xpbd_cloth_write_vertices`: never waits for a step (during one it
+        ///  writes the state before it, on the calling thread: the world's threads are stepping).
+        ///
+        ///  # Safety
+        ///  `base`, when not NULL, is writable for the span above, and no other thread uses those bytes
+        ///  during the call.
+        /// </summary>
+        [DllImport(__DllName, EntryPoint = "xpbd_render_proxy_write_vertices", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        public static extern XpbdResult xpbd_render_proxy_write_vertices(XpbdRenderProxyId proxy, void* @base, uint stride, int position_offset, int normal_offset, uint vertex_count, float alpha);
+
+        /// <summary>
+        ///  Copy the proxy's render vertex positions in metres, where its cloth is after the last step
+        ///  (what `xpbd_cloth_read_positions` shows, carried to the render mesh), into `out`,
+        ///  `float[3*vertex_count]` in render-vertex order. Errors: `XPBD_RESULT_NULL_POINTER` (`out` NULL
+        ///  with vertex_count &gt; 0), `XPBD_RESULT_BUFFER_SIZE_MISMATCH` (`vertex_count` not the proxy's),
+        ///  `XPBD_RESULT_INVALID_ID`, `XPBD_RESULT_WORLD_POISONED`; `out` untouched on error. Threads as
+        ///  `xpbd_cloth_read_positions`: never waits for a step. One thread.
+        ///
+        ///  # Safety
+        ///  `out`, when not NULL, is writable for `3*vertex_count` floats.
+        /// </summary>
+        [DllImport(__DllName, EntryPoint = "xpbd_render_proxy_read_positions", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        public static extern XpbdResult xpbd_render_proxy_read_positions(XpbdRenderProxyId proxy, float* @out, uint vertex_count);
+
+        /// <summary>
+        ///  Copy the proxy's render vertex normals (unit; the render mesh's own at the positions
+        ///  `xpbd_render_proxy_read_positions` gives, as `xpbd_render_proxy_write_vertices` writes them)
+        ///  into `out`, `float[3*vertex_count]`. Errors and threads as `xpbd_render_proxy_read_positions`.
+        ///
+        ///  # Safety
+        ///  `out`, when not NULL, is writable for `3*vertex_count` floats.
+        /// </summary>
+        [DllImport(__DllName, EntryPoint = "xpbd_render_proxy_read_normals", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        public static extern XpbdResult xpbd_render_proxy_read_normals(XpbdRenderProxyId proxy, float* @out, uint vertex_count);
 
         /// <summary>
         ///  Write the size in bytes of a snapshot of the cloth's current state to `*out_size`:
@@ -1694,6 +1901,22 @@ namespace Xpbd.Native
         ///  Unit: 1/s. Range: 1/s &gt;= 0. Default: 3.
         /// </summary>
         public float deformation_damping;
+        /// <summary>
+        ///  Level of detail: the cloth steps once every N world steps, each time over N fixed steps of
+        ///  time with its own substeps, so it costs about 1/N. The world spreads the cloths of one N
+        ///  evenly over its steps (about 1/N of them step in each). A step covers the world steps from
+        ///  the current one on: its pin targets, animated pose, reference frame and colliders go on
+        ///  moving as over their last world step (a moving character is followed without lag; teleport
+        ///  for jumps). Every render read shows the world's own time, on each vertex's curve between its
+        ///  two step states (positions and velocities), so the motion drawn stays smooth. A change takes
+        ///  effect at the cloth's next step; the step length at most doubles or halves from one step to
+        ///  the next, so nothing jumps. 1 for cloth near the camera; 2-4 for cloth in the distance, up
+        ///  to 16 for a crowd far away. A long step is a larger time step for the solver: check the look
+        ///  at the distance it is used from.
+        ///
+        ///  Range: 1..=16. Default: 1.
+        /// </summary>
+        public uint step_interval;
     }
 
     /// <summary>
@@ -2049,6 +2272,22 @@ namespace Xpbd.Native
         ///  Unit: 1/s. Range: 1/s &gt;= 0. Default: 3.
         /// </summary>
         public float deformation_damping;
+        /// <summary>
+        ///  Level of detail: the cloth steps once every N world steps, each time over N fixed steps of
+        ///  time with its own substeps, so it costs about 1/N. The world spreads the cloths of one N
+        ///  evenly over its steps (about 1/N of them step in each). A step covers the world steps from
+        ///  the current one on: its pin targets, animated pose, reference frame and colliders go on
+        ///  moving as over their last world step (a moving character is followed without lag; teleport
+        ///  for jumps). Every render read shows the world's own time, on each vertex's curve between its
+        ///  two step states (positions and velocities), so the motion drawn stays smooth. A change takes
+        ///  effect at the cloth's next step; the step length at most doubles or halves from one step to
+        ///  the next, so nothing jumps. 1 for cloth near the camera; 2-4 for cloth in the distance, up
+        ///  to 16 for a crowd far away. A long step is a larger time step for the solver: check the look
+        ///  at the distance it is used from.
+        ///
+        ///  Range: 1..=16. Default: 1.
+        /// </summary>
+        public uint step_interval;
     }
 
     /// <summary>
@@ -2238,6 +2477,22 @@ namespace Xpbd.Native
     }
 
     /// <summary>
+    ///  A render proxy (a fine render mesh drawn from a cloth's simulation). Passed by value;
+    ///  all-zero (`{0}`) is null. Obtained from `xpbd_render_proxy_create`; becomes invalid after
+    ///  `xpbd_render_proxy_destroy`, after its cloth is destroyed, or after its world is. Encodes its
+    ///  world, so `xpbd_render_proxy_*` functions need no world argument.
+    /// </summary>
+    [StructLayout(LayoutKind.Sequential)]
+    public unsafe partial struct XpbdRenderProxyId
+    {
+        /// <summary>
+        ///  Opaque; for debugging: bits 0-31 its world's id, 32-45 slot index in the world, 46 set
+        ///  (render proxy), 47 clear, 48-63 generation (never 0). 0 = null.
+        /// </summary>
+        public ulong id;
+    }
+
+    /// <summary>
     ///  A mesh shape (a triangle mesh's signed distance field, shared by mesh colliders). Passed by
     ///  value; all-zero (`{0}`) is null. Obtained from `xpbd_mesh_shape_create` or `xpbd_mesh_shape_create_async`; becomes invalid after
     ///  `xpbd_mesh_shape_destroy` or after its world is destroyed. Encodes its world.
@@ -2402,6 +2657,41 @@ namespace Xpbd.Native
         ///  Triangles kept (of non-zero area, not duplicates).
         /// </summary>
         public uint triangle_count;
+    }
+
+    /// <summary>
+    ///  What `xpbd_render_proxy_create` needs: a render mesh in the rest frame of the simulated
+    ///  cloth's mesh (the frame and units its `XpbdClothDesc.positions` were given in). Get one from
+    ///  `xpbd_default_render_proxy_desc()` and set the arrays.
+    /// </summary>
+    [StructLayout(LayoutKind.Sequential)]
+    public unsafe partial struct XpbdRenderProxyDesc
+    {
+        /// <summary>
+        ///  Render vertex positions in metres, `float[3*vertex_count]`, each coordinate finite and
+        ///  within +-1e5 m. Read during the call only.
+        /// </summary>
+        public float* positions;
+        /// <summary>
+        ///  Number of render vertices (&gt; 0, at most 2^28). Every read and write of the proxy takes it.
+        /// </summary>
+        public uint vertex_count;
+        /// <summary>
+        ///  Triangles, `uint32_t[3*triangle_count]` render vertex indices, counter-clockwise = front; may
+        ///  be NULL when `triangle_count` is 0. The normals drawn are the render mesh's own over these
+        ///  triangles. Read during the call only.
+        /// </summary>
+        public uint* indices;
+        /// <summary>
+        ///  Number of triangles.
+        /// </summary>
+        public uint triangle_count;
+        /// <summary>
+        ///  Farthest a render vertex may lie from the simulated surface at rest, in metres: &gt; 0 and
+        ///  finite, at most 1e5. A vertex farther is `XPBD_RESULT_INVALID_MESH` naming it (a mesh in
+        ///  another frame or scale). Default 0.05.
+        /// </summary>
+        public float max_distance;
     }
 
     /// <summary>
@@ -2665,8 +2955,8 @@ namespace Xpbd.Native
         /// </summary>
         WorldPoisoned = 8,
         /// <summary>
-        ///  Too many objects alive at once: 65 536 worlds, or 32 768 cloths, 32 768 colliders or 256
-        ///  mesh shapes in one world.
+        ///  Too many objects alive at once: 65 536 worlds, or 16 384 cloths, 32 768 colliders, 16 384
+        ///  render proxies or 256 mesh shapes in one world.
         /// </summary>
         CapacityExceeded = 9,
         /// <summary>

@@ -85,6 +85,25 @@ namespace Xpbd
         }
 
         /// <summary>
+        /// Bind a fine render mesh (<paramref name="positions"/> <c>float[3*n]</c> in metres, in the
+        /// cloth's rest frame: the frame its positions were given in; <paramref name="indices"/>
+        /// <c>uint[3*t]</c>) to this cloth's simulated surface, with the default max distance (5 cm).
+        /// Throws <see cref="XpbdInvalidMeshException"/> for a vertex farther (the message names it).
+        /// </summary>
+        public XpbdRenderProxy CreateRenderProxy(float[] positions, uint[] indices)
+        {
+            return CreateRenderProxy(positions, indices, DefaultProxyMaxDistance);
+        }
+
+        /// <summary>As <see cref="CreateRenderProxy(float[], uint[])"/> with <paramref name="maxDistance"/> metres (&gt; 0).</summary>
+        public XpbdRenderProxy CreateRenderProxy(float[] positions, uint[] indices, float maxDistance)
+        {
+            return new XpbdRenderProxy(this, positions, indices, maxDistance);
+        }
+
+        static float DefaultProxyMaxDistance { get { return XpbdRenderProxy.DefaultDesc().max_distance; } }
+
+        /// <summary>
         /// Whether the cloth sleeps (its sleep_speed setting: a still cloth stops stepping until a
         /// change that could move it wakes it: the list at sleep_speed).
         /// </summary>

@@ -127,6 +127,18 @@ namespace Xpbd
             }
         }
 
+        /// <summary>Render proxies alive in all live worlds (for leak checks).</summary>
+        public static int LiveRenderProxyCount
+        {
+            get
+            {
+                EnsureLoaded();
+                uint count;
+                Check(NativeMethods.xpbd_live_render_proxy_count(&count));
+                return (int)count;
+            }
+        }
+
         /// <summary>Live mesh shapes in all live worlds of this process; for leak checks, not per frame.</summary>
         public static int LiveMeshShapeCount
         {

@@ -196,6 +196,33 @@ namespace Xpbd
             return new XpbdCloth(this, positions, indices, inverseMasses, desc);
         }
 
+        // ---- Debug lines (see XpbdDebugLines for buffers that grow as needed) ----
+
+        /// <summary>
+        /// Write the debug lines <paramref name="flags"/> (XPBD_DEBUG_* or'ed) asks for into
+        /// <paramref name="positions"/> (<c>float[6*n]</c>, metres) and <paramref name="colors"/>
+        /// (<c>uint[n]</c>, RGBA8) and return how many there are in all: the first min(total, n) are
+        /// written (xpbd_world_debug_lines). The buffers must hold the same number of lines.
+        /// </summary>
+        public uint DebugLines(uint flags, float[] positions, uint[] colors)
+        {
+            if (positions == null) throw new ArgumentNullException("positions");
+            if (colors == null) throw new ArgumentNullException("colors");
+            if (positions.Length != 6 * colors.Length)
+            {
+                throw new XpbdBufferSizeMismatchException(
+                    "positions: " + positions.Length + " floats for " + colors.Length + " colours (6 floats per line)");
+            }
+            uint count;
+            fixed (float* p = positions)
+            fixed (uint* c = colors)
+            {
+                XpbdLibrary.Check(NativeMethods.xpbd_world_debug_lines(Id, flags, p, c, (uint)colors.Length, &count));
+            }
+            GC.KeepAlive(this);
+            return count;
+        }
+
         // ---- Colliders (shared by every cloth of this world; see XpbdCollider) ----
 
         /// <summary>A sphere of <paramref name="radius"/> metres (0 &lt; r ≤ 1e4) centred at the pose, default friction and layer.</summary>

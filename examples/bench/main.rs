@@ -5,7 +5,8 @@
 //! current numbers: docs/performance.md.
 //!
 //! `cargo run --release --example bench [-- --steps N] [-- --only 32|64|128|tablecloth] [-- --svg FILE]`
-//! (`--svg`: the 10-substep rows as a bar chart, `plot.rs`)
+//! (`--svg`: the 10-substep rows as a bar chart, `plot.rs`; `--table render-proxy|level-of-detail`:
+//! just that table)
 //!
 //! `-- --only SCENE --row reference|anchor|colour [--substeps N] [--threads T]` steps just that one
 //! configuration `--steps` times without timing or warm-up, for an instruction count that does not
@@ -117,6 +118,13 @@ fn command() -> Command {
                 .value_name("SCENE")
                 .value_parser(["32", "64", "128", "tablecloth"])
                 .help("One scene: the 32², 64² or 128² grid, or the tablecloth"),
+        )
+        .arg(
+            Arg::new("table")
+                .long("table")
+                .value_parser(["render-proxy", "level-of-detail"])
+                .conflicts_with_all(["only", "row", "svg"])
+                .help("Run just this table (issue 46's rows)"),
         )
         .arg(
             Arg::new("row")
@@ -601,6 +609,81 @@ fn character_cost(steps: usize) -> Result<(), String> {
     Ok(())
 }
 
+/// Render proxies (issue 46): a 64² flag after 1 s in wind drawing a 256² mesh of the same
+/// surface (65 536 vertices): binding it, and writing it (positions and normals, 32-byte stride,
+/// alpha 0.5) on 1 and 2 threads; the target is 0.5 ms at 2 threads.
+fn render_proxy_cost(steps: usize) -> Result<(), String> {
+    out!()?;
+    out!("render proxy: a 64² flag drawing a 256² mesh (65 536 vertices), medians in ms")?;
+    out!("{:<8} {:>8} {:>13} {:>15} {:>14} {:>16}", "threads", "bind", "write x + n", "write x only", "read x", "cloth write 4096")?;
+    for threads in [1, 2] {
+        let mut w = World::new(WorldDesc { thread_count: threads, ..WorldDesc::default() }).map_err(|e| e.to_string())?;
+        let (p, i) = common::grid(64, 64, 1.0, 1.0, |u, v| [u, 2.0 - v, 0.0]);
+        let params = ClothParams { drag_coefficient: 1.0, lift_coefficient: 0.3, wind_velocity: [6.0, 0.0, 1.0], ..ClothParams::default() };
+        let cloth = w.add_cloth(&ClothDesc { params, ..ClothDesc::new(&p, &i) }).map_err(|e| e.to_string())?;
+        let hoist: Vec<u32> = (0..64).map(|r| r * 64).collect();
+        w.cloth_mut(cloth).and_then(|c| c.set_pinned(&hoist, None)).map_err(|e| e.to_string())?;
+        for _ in 0..60 {
+            w.step(DT).map_err(|e| e.to_string())?;
+        }
+        let (rp, ri) = common::grid(256, 256, 1.0, 1.0, |u, v| [u, 2.0 - v, 0.0]);
+        let desc = xpbd_cloth::RenderProxyDesc::new(&rp, &ri);
+        let bind = median(durations(steps.min(10), 1, || {
+            let h = w.add_render_proxy(cloth, &desc).unwrap();
+            w.remove_render_proxy(h).unwrap();
+        }));
+        let proxy = w.add_render_proxy(cloth, &desc).map_err(|e| e.to_string())?;
+        let mut buffer = vec![0u8; 32 * rp.len()];
+        let both = xpbd_cloth::VertexLayout { stride: 32, position_offset: Some(0), normal_offset: Some(16) };
+        let only = xpbd_cloth::VertexLayout { normal_offset: None, ..both };
+        let write = median(durations(steps * 5, 10, || w.write_render_proxy_vertices(proxy, &mut buffer, both, 0.5).unwrap()));
+        let positions = median(durations(steps * 5, 10, || w.write_render_proxy_vertices(proxy, &mut buffer, only, 0.5).unwrap()));
+        let mut out = vec![[0.0f32; 3]; rp.len()];
+        let read = median(durations(steps * 5, 10, || w.read_render_proxy_positions(proxy, &mut out).unwrap()));
+        let c = w.cloth(cloth).map_err(|e| e.to_string())?;
+        let mut own = vec![0u8; 32 * p.len()];
+        let cloth_write = median(durations(steps * 5, 10, || c.write_vertices(&mut own, both, 0.5).unwrap()));
+        out!("{:<8} {:>8.2} {:>13.3} {:>15.3} {:>14.3} {:>16.4}", threads, bind * 1e3, write * 1e3, positions * 1e3, read * 1e3, cloth_write * 1e3)?;
+    }
+    Ok(())
+}
+
+/// Level of detail (issue 46): 64 flags of 32² in wind, each world step of 1/60 s, at
+/// `step_interval` 1 and 4 (the world spreads the interval-4 flags over its steps); median ms per
+/// world step (the mean over whole cycles of 4) and the ratio (target ≤ 0.3×), on 1 and 2
+/// threads.
+fn level_of_detail_cost(steps: usize) -> Result<(), String> {
+    out!()?;
+    out!("level of detail: 64 flags of 32² in wind, ms per world step (mean of whole cycles of 4), step_interval 1 and 4")?;
+    out!("{:<8} {:>12} {:>12} {:>8}", "threads", "interval 1", "interval 4", "ratio")?;
+    for threads in [1, 2] {
+        let mut per_interval = [0.0f64; 2];
+        for (k, interval) in [1u32, 4].into_iter().enumerate() {
+            let mut w = World::new(WorldDesc { thread_count: threads, ..WorldDesc::default() }).map_err(|e| e.to_string())?;
+            let (p, i) = common::grid(32, 32, 1.0, 1.0, |u, v| [u, 2.0 - v, 0.0]);
+            for f in 0..64 {
+                let params = ClothParams {
+                    drag_coefficient: 1.0,
+                    lift_coefficient: 0.3,
+                    wind_velocity: [6.0, 0.0, 1.0],
+                    step_interval: interval,
+                    ..ClothParams::default()
+                };
+                let placed: Vec<[f32; 3]> = p.iter().map(|q| [q[0], q[1], q[2] + 2.0 * f as f32]).collect();
+                let c = w.add_cloth(&ClothDesc { params, ..ClothDesc::new(&placed, &i) }).map_err(|e| e.to_string())?;
+                let hoist: Vec<u32> = (0..32).map(|r| r * 32).collect();
+                w.cloth_mut(c).and_then(|c| c.set_pinned(&hoist, None)).map_err(|e| e.to_string())?;
+            }
+            // The mean over whole cycles of 4 world steps (every interval-4 flag steps once in
+            // each), after the first steps that bring the flags to their slots.
+            let d = durations(steps.div_ceil(4) * 4, 12, || w.step(DT).unwrap());
+            per_interval[k] = d.iter().sum::<f64>() / d.len() as f64;
+        }
+        out!("{:<8} {:>12.2} {:>12.2} {:>7.2}×", threads, per_interval[0] * 1e3, per_interval[1] * 1e3, per_interval[1] / per_interval[0])?;
+    }
+    Ok(())
+}
+
 /// A column-major translation along x by `x` m.
 fn glam_like_translation(x: f32) -> [f32; 16] {
     [1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, x, 0.0, 0.0, 1.0]
@@ -938,6 +1021,11 @@ fn run(args: &ArgMatches) -> Result<(), String> {
             let _ = std::fs::remove_file(path);
         }
     }
+    match args.get_one::<String>("table").map(String::as_str) {
+        Some("render-proxy") => return render_proxy_cost(steps),
+        Some("level-of-detail") => return level_of_detail_cost(steps),
+        _ => {}
+    }
     let scenes = scenes(args.get_one::<String>("only").map(String::as_str))?;
     if let Some(row) = args.get_one::<String>("row") {
         let substeps = *args.get_one::<u32>("substeps").expect("default");
@@ -1016,6 +1104,8 @@ fn run(args: &ArgMatches) -> Result<(), String> {
         mesh_shapes(&scenes, steps)?;
     }
     character_cost(steps)?;
+    render_proxy_cost(steps)?;
+    level_of_detail_cost(steps)?;
     let with_self_collision: Vec<&Scene> = scenes.iter().filter(|s| s.key == "64" || s.key == "tablecloth").collect();
     if with_self_collision.is_empty() {
         return Ok(());

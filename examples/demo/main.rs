@@ -6,10 +6,12 @@
 //! respawns in a skinned skirt and cape. For each it prints a report (sizes, speed, residuals or
 //! the character's limits, strain, penetration) and writes into `out/`: `<scene>.png` (contact sheet of 8 frames),
 //! `<scene>.gif` (animation, real time) and `<scene>_final.obj` (the last frame, for Blender).
-//! `--obj FILE` drops any triangle mesh onto a ball instead. Bad input prints the error and exits
-//! with status 1; it never panics.
+//! `--obj FILE` drops any triangle mesh onto a ball instead. `--scene features` writes the pictures
+//! of render proxies, debug lines and level of detail (`features.rs`; the docs' pictures). Bad
+//! input prints the error and exits with status 1; it never panics.
 
 mod character;
+mod features;
 mod mesh_io;
 mod output;
 mod render;
@@ -30,9 +32,9 @@ fn command() -> Command {
         .arg(
             Arg::new("scene")
                 .long("scene")
-                .value_parser(["all", "tablecloth", "flag", "cow", "character"])
+                .value_parser(["all", "tablecloth", "flag", "cow", "character", "features"])
                 .default_value("all")
-                .help("Built-in scene to run"),
+                .help("Built-in scene to run; features: the pictures of render proxies, debug lines and level of detail (not in all)"),
         )
         .arg(
             Arg::new("obj")
@@ -97,6 +99,13 @@ fn run(args: &ArgMatches) -> Result<(), String> {
         threads: *args.get_one::<u32>("threads").expect("has a default"),
         out_dir: args.get_one::<PathBuf>("out").expect("has a default").clone(),
     };
+    if args.get_one::<String>("scene").is_some_and(|s| s == "features") && args.get_one::<PathBuf>("obj").is_none() {
+        let stdout = &mut std::io::stdout().lock();
+        for path in features::run(&opts)? {
+            writeln!(stdout, "features: wrote {}", path.display()).map_err(|e| format!("writing the report to standard output: {e}"))?;
+        }
+        return Ok(());
+    }
     let mut jobs = Vec::new();
     match args.get_one::<PathBuf>("obj") {
         Some(path) => {

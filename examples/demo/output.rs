@@ -132,3 +132,17 @@ pub fn write_png(out: OutputFile, canvas: &Canvas, palette: &[u8]) -> Result<(),
     writer.write_image_data(&canvas.pixels).map_err(|e| fail(&e))?;
     writer.finish().map_err(|e| fail(&e))
 }
+
+/// Write `rgb` (`width × height` pixels, 3 bytes each, rows top to bottom) as an RGB PNG into
+/// `out`. Error: [`cannot_write`].
+pub fn write_png_rgb(out: OutputFile, width: usize, height: usize, rgb: &[u8]) -> Result<(), String> {
+    let (file, path) = out.start_writing()?;
+    let fail = |e: &dyn std::fmt::Display| cannot_write(&path, e);
+    let mut encoder = png::Encoder::new(BufWriter::new(file), width as u32, height as u32);
+    encoder.set_color(png::ColorType::Rgb);
+    encoder.set_depth(png::BitDepth::Eight);
+    encoder.set_compression(png::Compression::High);
+    let mut writer = encoder.write_header().map_err(|e| fail(&e))?;
+    writer.write_image_data(rgb).map_err(|e| fail(&e))?;
+    writer.finish().map_err(|e| fail(&e))
+}

@@ -14,7 +14,7 @@ mod table;
 mod table_tests;
 
 pub use generated::{ClothParams, DEFAULT_WELD_TOLERANCE};
-pub use table::MAX_SUBSTEPS;
+pub use table::{MAX_STEP_INTERVAL, MAX_SUBSTEPS};
 
 use super::guard::UnstableRecovery;
 use crate::error::{ClothError, check_count, check_range};

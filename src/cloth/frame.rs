@@ -69,6 +69,7 @@ impl Cloth {
     /// read returns the current state until the next step.
     pub(crate) fn reset_interpolation(&mut self) {
         self.record_previous_with(true);
+        self.reset_lod_time();
     }
 
     /// Copy the current state into the previous one; its pose is the current one (`target`) when

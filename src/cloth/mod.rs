@@ -13,9 +13,10 @@ mod frame;
 pub mod guard;
 pub mod inertia;
 mod inspect;
+pub(crate) mod lod;
 mod mass;
 pub(crate) mod model;
-mod normals;
+pub(crate) mod normals;
 mod output;
 pub(crate) mod reads;
 pub(crate) mod pins;
@@ -33,7 +34,7 @@ mod teleport;
 pub use create::DEFAULT_CONSTRAINT_COLOURING;
 pub use relayout::BACKGROUND_MIN_CONSTRAINTS;
 pub use frame::VertexLayout;
-pub use desc::{ClothDesc, ClothParams, DEFAULT_SELF_COLLISION, DEFAULT_WELD_TOLERANCE, MAX_SUBSTEPS};
+pub use desc::{ClothDesc, ClothParams, DEFAULT_SELF_COLLISION, DEFAULT_WELD_TOLERANCE, MAX_STEP_INTERVAL, MAX_SUBSTEPS};
 pub use guard::{ClothStatus, Instability, InstabilityKind, UnstableRecovery};
 pub use inspect::{BendingView, StretchView, TetherView};
 pub use model::{ClothModel, ISOLATED_PARTICLE_MASS};
@@ -108,6 +109,8 @@ pub struct Cloth {
     pub(crate) world_key: u32,
     /// The layout for anchors changed since the last step, being built (`relayout`).
     pub(crate) pending: relayout::PendingSlot,
+    /// Level of detail: where the state lies in time, in world steps (`lod`).
+    pub(crate) lod: lod::Lod,
 }
 
 impl Cloth {

@@ -28,6 +28,9 @@ pub(crate) struct ClothOutput {
     /// interpolated reads.
     pub previous_pose: Vec<Vec3>,
     pub previous_pose_normals: Vec<Vec3>,
+    /// Velocities \[m/s\] per particle before the last step, when it spanned more than one world
+    /// step (level of detail, `super::lod`; empty until then).
+    pub previous_v: Vec<Vec3>,
 }
 
 impl ClothOutput {
@@ -42,6 +45,7 @@ impl ClothOutput {
             previous_normals: vec![Vec3::ZERO; particles],
             previous_pose: Vec::new(),
             previous_pose_normals: Vec::new(),
+            previous_v: Vec::new(),
         }
     }
 }
@@ -73,7 +77,9 @@ impl Cloth {
     /// Copies of a welded vertex read the same position. Errors: `BufferSizeMismatch`.
     ///
     /// With an animated pose and `simulation_blend` b < 1, each reads a + b·(x − a), a the
-    /// animated position (docs/design.md, "Character cloth").
+    /// animated position (docs/design.md, "Character cloth"). At `step_interval` > 1 it reads the
+    /// cloth at the end of the world's last step, which may lie inside the cloth's last step
+    /// ([`crate::ClothReads`]); [`Cloth::particle_positions`] is the state itself.
     pub fn read_positions(&self, out: &mut [[f32; 3]]) -> Result<(), ClothError> {
         self.reads().read_positions(out)
     }

@@ -3,6 +3,7 @@
 //! [`crate::SharedWorld`] keeps for readers during a step give the same bits by construction.
 
 use super::Cloth;
+use super::lod::Lod;
 use super::model::ClothModel;
 use crate::error::{ClothError, check_range};
 use glam::Vec3;
@@ -17,6 +18,10 @@ use std::sync::Arc;
 /// states is blended with its own pose (a + b·(x − a); normals lerped and normalised), and the
 /// interpolated reads lerp between the two blended states, so alpha 1 is exactly `read_positions`
 /// and alpha 0 exactly what it returned after the step before.
+///
+/// A cloth at `step_interval` N > 1 whose last step spanned L world steps, j world steps ago,
+/// reads at the fraction (j + alpha)/L of that step (`read_positions`: (j + 1)/L), which is the
+/// world's own time (`super::lod`); at N = 1 every read is as described above, bit for bit.
 #[derive(Clone, Copy, Debug)]
 pub struct ClothReads<'a> {
     /// Render vertex → particle, `vertex_count` entries.
@@ -29,6 +34,41 @@ pub struct ClothReads<'a> {
     previous_normals: &'a [Vec3],
     /// The simulation blend, when posed and b < 1.
     blend: Option<Blend<'a>>,
+    /// (world steps since the last step, its span in world steps): level of detail (`super::lod`).
+    time: (u32, u32),
+    /// The particles' velocities at both ends of a step that spanned more than one world step.
+    tangents: Option<Tangents<'a>>,
+}
+
+/// The velocities \[m/s\] per particle before and after the last step, and its length \[s\]: the
+/// reads of a step over several world steps follow each particle's cubic Hermite curve between its
+/// two states (positions and velocities), so the motion drawn has no kink where two long steps
+/// meet, nor where the cloth's `step_interval` changes (`super::lod`).
+#[derive(Clone, Copy, Debug)]
+struct Tangents<'a> {
+    previous_v: &'a [Vec3],
+    v: &'a [Vec3],
+    duration: f32,
+}
+
+impl Tangents<'_> {
+    /// Particle `p`'s tangents (velocity × duration) for the chord `chord` \[m\], each no longer
+    /// than twice the chord, so that a particle stopped within the step (by a collider) is not
+    /// drawn far past where it stopped.
+    #[inline(always)]
+    fn of(&self, p: usize, chord: Vec3) -> (Vec3, Vec3) {
+        let limit = 2.0 * chord.length();
+        let clamp = |m: Vec3| m.clamp_length_max(limit);
+        (clamp(self.previous_v[p] * self.duration), clamp(self.v[p] * self.duration))
+    }
+}
+
+/// The cubic Hermite curve from `x0` (tangent `m0`) to `x1` (tangent `m1`) at `t` ∈ [0, 1]: `x0`
+/// and `x1` themselves at 0 and 1.
+#[inline(always)]
+fn hermite(x0: Vec3, x1: Vec3, m0: Vec3, m1: Vec3, t: f32) -> Vec3 {
+    let (t2, t3) = (t * t, t * t * t);
+    x0 * (2.0 * t3 - 3.0 * t2 + 1.0) + m0 * (t3 - 2.0 * t2 + t) + x1 * (3.0 * t2 - 2.0 * t3) + m1 * (t3 - t2)
 }
 
 /// The simulation blend b and the animated poses the two step states are blended with.
@@ -73,7 +113,16 @@ fn lerp(a: Vec3, b: Vec3, t: f32) -> Vec3 {
     }
 }
 
-fn check_alpha(alpha: f32) -> Result<(), ClothError> {
+/// Write `v` as three native-endian f32 into the 12 bytes of `buffer` at `at` (any alignment).
+#[inline(always)]
+pub(crate) fn put_vec3(buffer: &mut [MaybeUninit<u8>], at: usize, v: Vec3) {
+    let bytes = v.to_array().map(f32::to_ne_bytes);
+    for (d, s) in buffer[at..at + 12].iter_mut().zip(bytes.as_flattened()) {
+        d.write(*s);
+    }
+}
+
+pub(crate) fn check_alpha(alpha: f32) -> Result<(), ClothError> {
     check_range("alpha", alpha, 0.0, 1.0, "0 <= alpha <= 1 (0 = previous step, 1 = last step)")
 }
 
@@ -111,6 +160,47 @@ impl<'a> ClothReads<'a> {
         }
     }
 
+    /// Particle `p`'s position \[m\] at the fraction `t` of the last step: between the two states
+    /// read back, on its Hermite curve after a step over several world steps (blended with the
+    /// pose lerped between the two poses).
+    #[inline(always)]
+    pub(crate) fn position_at<const B: bool>(&self, p: usize, t: f32) -> Vec3 {
+        let Some(tangents) = &self.tangents else {
+            return lerp(self.position::<B>(p, false), self.position::<B>(p, true), t);
+        };
+        let (x0, x1) = (self.previous_x[p], self.x[p]);
+        let (m0, m1) = tangents.of(p, x1 - x0);
+        let x = if t == 0.0 { x0 } else if t == 1.0 { x1 } else { hermite(x0, x1, m0, m1, t) };
+        match &self.blend {
+            Some(bl) if B => bl.position(lerp(bl.previous_pose[p], bl.pose[p], t), x),
+            _ => x,
+        }
+    }
+
+    /// Particle `p`'s position \[m\] at the fraction `t` of the last step, blended or not as the
+    /// reads are ([`ClothReads::position_at`] without the choice at compile time).
+    pub(crate) fn particle_position(&self, p: usize, t: f32) -> Vec3 {
+        match self.blend {
+            None => self.position_at::<false>(p, t),
+            Some(_) => self.position_at::<true>(p, t),
+        }
+    }
+
+    /// Particle `p`'s unit normal at the fraction `t` of the last step.
+    pub(crate) fn particle_normal(&self, p: usize, t: f32) -> Vec3 {
+        match self.blend {
+            None => self.normal_at::<false>(p, t),
+            Some(_) => self.normal_at::<true>(p, t),
+        }
+        .normalize_or_zero()
+    }
+
+    /// Particle `p`'s normal at the fraction `t` of the last step (lerped, not renormalised).
+    #[inline(always)]
+    pub(crate) fn normal_at<const B: bool>(&self, p: usize, t: f32) -> Vec3 {
+        lerp(self.normal::<B>(p, false), self.normal::<B>(p, true), t)
+    }
+
     /// `f` per render vertex into `out` (its particle's value), after checking the length.
     #[inline(always)]
     fn fill(&self, out: &mut [[f32; 3]], f: impl Fn(usize) -> Vec3) -> Result<(), ClothError> {
@@ -121,37 +211,73 @@ impl<'a> ClothReads<'a> {
         Ok(())
     }
 
+    /// Number of simulation particles.
+    pub(crate) fn particle_count(&self) -> usize {
+        self.x.len()
+    }
+
+    /// Whether the reads are blended with the animated pose (`simulation_blend` < 1, posed).
+    pub(crate) fn blended(&self) -> bool {
+        self.blend.is_some()
+    }
+
+    /// The fraction of the last step that `alpha` of the current world step shows (`alpha` itself
+    /// when the cloth steps every world step).
+    #[inline]
+    pub(crate) fn fraction(&self, alpha: f32) -> f32 {
+        Lod::fraction(self.time.0, self.time.1, alpha)
+    }
+
+    /// The fraction of the last step the end of the current world step shows, when it is not the
+    /// last step's end (a cloth between the steps of its `step_interval`).
+    #[inline]
+    fn current_fraction(&self) -> Option<f32> {
+        Some(self.fraction(1.0)).filter(|&f| f < 1.0)
+    }
+
     /// As [`Cloth::read_positions`].
     pub fn read_positions(&self, out: &mut [[f32; 3]]) -> Result<(), ClothError> {
-        match self.blend {
-            None => self.fill(out, |p| self.position::<false>(p, true)),
-            Some(_) => self.fill(out, |p| self.position::<true>(p, true)),
+        match (self.blend, self.current_fraction()) {
+            (_, Some(f)) => self.positions_at(f, out),
+            (None, None) => self.fill(out, |p| self.position::<false>(p, true)),
+            (Some(_), None) => self.fill(out, |p| self.position::<true>(p, true)),
         }
     }
 
     /// As [`Cloth::read_normals`].
     pub fn read_normals(&self, out: &mut [[f32; 3]]) -> Result<(), ClothError> {
-        match self.blend {
-            None => self.fill(out, |p| self.normal::<false>(p, true)),
-            Some(_) => self.fill(out, |p| self.normal::<true>(p, true)),
+        match (self.blend, self.current_fraction()) {
+            (_, Some(f)) => self.normals_at(f, out),
+            (None, None) => self.fill(out, |p| self.normal::<false>(p, true)),
+            (Some(_), None) => self.fill(out, |p| self.normal::<true>(p, true)),
         }
     }
 
     /// As [`Cloth::read_positions_interpolated`].
     pub fn read_positions_interpolated(&self, alpha: f32, out: &mut [[f32; 3]]) -> Result<(), ClothError> {
         check_alpha(alpha)?;
+        self.positions_at(self.fraction(alpha), out)
+    }
+
+    /// Positions at the fraction `alpha` of the last step.
+    fn positions_at(&self, alpha: f32, out: &mut [[f32; 3]]) -> Result<(), ClothError> {
         match self.blend {
-            None => self.fill(out, |p| lerp(self.position::<false>(p, false), self.position::<false>(p, true), alpha)),
-            Some(_) => self.fill(out, |p| lerp(self.position::<true>(p, false), self.position::<true>(p, true), alpha)),
+            None => self.fill(out, |p| self.position_at::<false>(p, alpha)),
+            Some(_) => self.fill(out, |p| self.position_at::<true>(p, alpha)),
         }
     }
 
     /// As [`Cloth::read_normals_interpolated`].
     pub fn read_normals_interpolated(&self, alpha: f32, out: &mut [[f32; 3]]) -> Result<(), ClothError> {
         check_alpha(alpha)?;
+        self.normals_at(self.fraction(alpha), out)
+    }
+
+    /// Normals at the fraction `alpha` of the last step.
+    fn normals_at(&self, alpha: f32, out: &mut [[f32; 3]]) -> Result<(), ClothError> {
         match self.blend {
-            None => self.fill(out, |p| lerp(self.normal::<false>(p, false), self.normal::<false>(p, true), alpha)),
-            Some(_) => self.fill(out, |p| lerp(self.normal::<true>(p, false), self.normal::<true>(p, true), alpha)),
+            None => self.fill(out, |p| self.normal_at::<false>(p, alpha)),
+            Some(_) => self.fill(out, |p| self.normal_at::<true>(p, alpha)),
         }
     }
 
@@ -176,6 +302,7 @@ impl<'a> ClothReads<'a> {
         if buffer.len() < span {
             return Err(ClothError::BufferSizeMismatch { expected: span, got: buffer.len() });
         }
+        let alpha = self.fraction(alpha);
         match self.blend {
             None => self.write_interleaved::<false>(buffer, layout, alpha),
             Some(_) => self.write_interleaved::<true>(buffer, layout, alpha),
@@ -185,19 +312,14 @@ impl<'a> ClothReads<'a> {
 
     /// The writes of [`ClothReads::write_vertices_uninit`] once checked, blended when `B`.
     fn write_interleaved<const B: bool>(&self, buffer: &mut [MaybeUninit<u8>], layout: super::VertexLayout, alpha: f32) {
-        let put = |buffer: &mut [MaybeUninit<u8>], at: usize, v: Vec3| {
-            let bytes = v.to_array().map(f32::to_ne_bytes);
-            for (d, s) in buffer[at..at + 12].iter_mut().zip(bytes.as_flattened()) {
-                d.write(*s);
-            }
-        };
+        let put = put_vec3;
         for (k, &p) in self.map.iter().enumerate() {
             let (p, base) = (p as usize, k * layout.stride);
             if let Some(o) = layout.position_offset {
-                put(buffer, base + o, lerp(self.position::<B>(p, false), self.position::<B>(p, true), alpha));
+                put(buffer, base + o, self.position_at::<B>(p, alpha));
             }
             if let Some(o) = layout.normal_offset {
-                put(buffer, base + o, lerp(self.normal::<B>(p, false), self.normal::<B>(p, true), alpha));
+                put(buffer, base + o, self.normal_at::<B>(p, alpha));
             }
         }
     }
@@ -207,10 +329,20 @@ impl<'a> ClothReads<'a> {
         fn box_of(all: impl Iterator<Item = Vec3>) -> (Vec3, Vec3) {
             all.fold((Vec3::INFINITY, Vec3::NEG_INFINITY), |(lo, hi), x| (lo.min(x), hi.max(x)))
         }
-        let (lo, hi) = match self.blend {
+        let (mut lo, mut hi) = match self.blend {
             None => box_of(self.x.iter().chain(self.previous_x).copied()),
             Some(_) => box_of((0..self.x.len()).flat_map(|p| [self.position::<true>(p, true), self.position::<true>(p, false)])),
         };
+        if let Some(t) = &self.tangents {
+            // A Hermite curve leaves its chord by at most 4/27 of each tangent.
+            let bulge = (0..self.x.len())
+                .map(|p| {
+                    let (m0, m1) = t.of(p, self.x[p] - self.previous_x[p]);
+                    m0.length() + m1.length()
+                })
+                .fold(0.0f32, f32::max);
+            (lo, hi) = (lo - Vec3::splat(4.0 / 27.0 * bulge), hi + Vec3::splat(4.0 / 27.0 * bulge));
+        }
         (lo.to_array(), hi.to_array())
     }
 }
@@ -231,6 +363,12 @@ pub(crate) struct ReadCopy {
     normal_target: Vec<Vec3>,
     previous_pose: Vec<Vec3>,
     previous_pose_normals: Vec<Vec3>,
+    /// Level of detail: (world steps since the last step, its span), and after a step over more
+    /// than one world step the velocities at its ends and its length \[s\].
+    time: (u32, u32),
+    v: Vec<Vec3>,
+    previous_v: Vec<Vec3>,
+    duration: Option<f32>,
 }
 
 /// Make `dst` a copy of `src`, reusing its allocation when it is large enough.
@@ -253,6 +391,10 @@ impl ReadCopy {
             normal_target: Vec::new(),
             previous_pose: Vec::new(),
             previous_pose_normals: Vec::new(),
+            time: (0, 1),
+            v: Vec::new(),
+            previous_v: Vec::new(),
+            duration: None,
         };
         copy.refresh(cloth);
         copy
@@ -268,6 +410,12 @@ impl ReadCopy {
         copy_into(&mut self.normals, &cloth.output.normals);
         copy_into(&mut self.previous_normals, &cloth.output.previous_normals);
         self.blend = cloth.blend();
+        self.time = cloth.lod_time();
+        self.duration = cloth.lod_tangents().map(|(previous_v, v, duration)| {
+            copy_into(&mut self.previous_v, previous_v);
+            copy_into(&mut self.v, v);
+            duration
+        });
         if self.blend.is_some() {
             copy_into(&mut self.target, &cloth.state.animation.target);
             copy_into(&mut self.normal_target, &cloth.state.animation.normal_target);
@@ -287,6 +435,8 @@ impl ReadCopy {
             blend: self.blend.map(|b| {
                 Blend::new(b, (&self.target, &self.normal_target), (&self.previous_pose, &self.previous_pose_normals))
             }),
+            time: self.time,
+            tangents: self.duration.map(|duration| Tangents { previous_v: &self.previous_v, v: &self.v, duration }),
         }
     }
 }
@@ -304,6 +454,8 @@ impl Cloth {
             blend: self.blend().map(|b| {
                 Blend::new(b, (&a.target, &a.normal_target), (&out.previous_pose, &out.previous_pose_normals))
             }),
+            time: self.lod_time(),
+            tangents: self.lod_tangents().map(|(previous_v, v, duration)| Tangents { previous_v, v, duration }),
         }
     }
 }

@@ -73,6 +73,14 @@ impl LocalPose {
         LocalPose { x: std::array::from_fn(|_| vec![0.0; n]), n: std::array::from_fn(|_| vec![0.0; n]) }
     }
 
+    /// Become a copy of `other`, reusing the buffers (no allocation once sized).
+    pub(crate) fn copy_from(&mut self, other: &LocalPose) {
+        for c in 0..3 {
+            self.x[c].clone_from(&other.x[c]);
+            self.n[c].clone_from(&other.n[c]);
+        }
+    }
+
     fn set(&mut self, k: usize, x: Vec3A, n: Vec3A) {
         for c in 0..3 {
             (self.x[c][k], self.n[c][k]) = (x[c], n[c]);
@@ -255,10 +263,30 @@ impl Skin {
         }
     }
 
+    /// The step's end moved to fraction `s` ≥ 1 along the joints' motion over it (translation and
+    /// scale linearly, rotation by slerp), and the pose `pose` \[m\] and `normals` of the end
+    /// skinned again (a long step of level of detail, `super::lod`).
+    pub(crate) fn extrapolate_target(&mut self, s: f32, rest: &[Vec3], pose: &mut [Vec3], normals: &mut [Vec3]) {
+        for (t, a) in self.target.iter_mut().zip(&self.start) {
+            *t = a.towards(t, s);
+        }
+        self.matrices_at_target();
+        self.skin_all(rest, pose, normals);
+        self.localise_target(pose, normals);
+    }
+
+    /// The step's end put back to the joints `target` and their local pose `local` (kept before
+    /// [`Skin::extrapolate_target`]).
+    pub(crate) fn restore_target(&mut self, target: &[JointPose], local: &LocalPose) {
+        self.target.copy_from_slice(target);
+        self.matrices_at_target();
+        self.local_target.copy_from(local);
+    }
+
     /// After a step: the joints and the local pose reached become the next start.
     pub fn finish_step(&mut self) {
         self.start.copy_from_slice(&self.target);
-        self.local_start.clone_from(&self.local_target);
+        self.local_start.copy_from(&self.local_target); // in place: a derived `clone_from` allocates
     }
 
     /// Carry the joints by the rigid transform x ← q·x + t (a teleport of the cloth; the pose in
@@ -417,22 +445,25 @@ impl Cloth {
         if matrices.len() != skin.target.len() {
             return Err(ClothError::BufferSizeMismatch { expected: skin.target.len(), got: matrices.len() });
         }
-        let mut poses = Vec::with_capacity(matrices.len());
+        // Every matrix checked before any is taken (unchanged on error), then decomposed into the
+        // targets in place: no allocation per frame.
         for (k, m) in matrices.iter().enumerate() {
-            let (scale, rotation, translation) = joint_matrix(m, k, "joint_matrices", true)?.to_scale_rotation_translation();
-            poses.push(JointPose { scale, rotation: rotation.normalize(), translation });
+            joint_matrix(m, k, "joint_matrices", true)?;
         }
         let rest = &self.model.rest;
         let a = &mut self.state.animation;
         let skin = a.skin.as_deref_mut().expect("checked above");
-        skin.target = poses;
+        for (k, (m, pose)) in matrices.iter().zip(skin.target.iter_mut()).enumerate() {
+            let (scale, rotation, translation) = joint_matrix(m, k, "joint_matrices", true)?.to_scale_rotation_translation();
+            *pose = JointPose { scale, rotation: rotation.normalize(), translation };
+        }
         skin.matrices_at_target();
         skin.skin_all(rest, &mut a.target, &mut a.normal_target);
         skin.localise_target(&a.target, &a.normal_target);
         if !skin.posed || !a.posed {
             // The first skinned pose: the substeps start where the step ends.
             skin.start.copy_from_slice(&skin.target);
-            skin.local_start.clone_from(&skin.local_target);
+            skin.local_start.copy_from(&skin.local_target);
             skin.posed = true;
         }
         self.pose_given();

@@ -92,6 +92,8 @@ pub struct MeshShape {
     pad: f32,
     closed: bool,
     radius: f32,
+    /// The mesh's bounding box in its local frame \[m\].
+    bounds: (Vec3, Vec3),
     triangles: usize,
     report: MeshShapeReport,
 }
@@ -242,6 +244,7 @@ impl MeshShape {
             pad,
             closed: desc.closed,
             radius,
+            bounds: (lo, hi),
             triangles: tris.len(),
             report,
         })
@@ -334,6 +337,11 @@ impl MeshShape {
     /// Radius \[m\] of a ball around the local origin that contains the mesh.
     pub fn bounding_radius(&self) -> f32 {
         self.radius
+    }
+
+    /// The mesh's bounding box (min, max) in its local frame \[m\].
+    pub fn bounds(&self) -> ([f32; 3], [f32; 3]) {
+        (self.bounds.0.to_array(), self.bounds.1.to_array())
     }
 
     /// Cell edge \[m\] (the automatic one when built with 0).

@@ -5,7 +5,7 @@ use super::args::{OutParam, required, slice_in, slice_out, vec3_in, vec3_out};
 use super::boundary::ffi_boundary;
 use super::cloth_desc::{XpbdClothDesc, XpbdClothMaterial, XpbdClothParams};
 use super::error::{FfiError, XpbdResult};
-use super::ids::{MAX_PER_WORLD, XpbdClothId, XpbdWorldId, object_slot};
+use super::ids::{MAX_CLOTHS_PER_WORLD, XpbdClothId, XpbdWorldId, object_slot};
 use super::registry::{cloth_handle, read_cloth, read_frame, with_cloth, with_world, with_world_of};
 use crate::cloth::ClothDesc;
 use crate::error::ClothError;
@@ -14,23 +14,24 @@ use super::stats::XpbdClothStats;
 fn capacity_exceeded() -> FfiError {
     FfiError::new(
         XpbdResult::CapacityExceeded,
-        format!("the world already has {MAX_PER_WORLD} cloths; destroy one first"),
+        format!("the world already has {MAX_CLOTHS_PER_WORLD} cloths; destroy one first"),
     )
 }
 
 /// Add a cloth to `w` (the world `world`) with `add` and return its id. Errors:
-/// `CapacityExceeded` when `MAX_PER_WORLD` cloths are alive or the slot it got does not fit an
-/// id's 15 bits (retired slots push indices up; the cloth is removed again), and `add`'s own.
+/// `CapacityExceeded` when `MAX_CLOTHS_PER_WORLD` cloths are alive or the slot it got does not
+/// fit an id's 14 bits (retired slots push indices up; the cloth is removed again), and `add`'s
+/// own.
 fn add_cloth_id(
     w: &mut crate::world::World,
     world: XpbdWorldId,
     add: impl FnOnce(&mut crate::world::World) -> Result<crate::world::ClothHandle, ClothError>,
 ) -> Result<XpbdClothId, FfiError> {
-    if w.cloth_count() >= MAX_PER_WORLD {
+    if w.cloth_count() >= MAX_CLOTHS_PER_WORLD {
         return Err(capacity_exceeded());
     }
     let handle = add(w)?;
-    match object_slot(handle.index, handle.generation) {
+    match object_slot(handle.index, handle.generation, MAX_CLOTHS_PER_WORLD) {
         Some((index, generation)) => Ok(XpbdClothId::pack(world, index, generation)),
         None => {
             w.remove_cloth(handle)?;
@@ -170,7 +171,8 @@ pub unsafe extern "C" fn xpbd_cloth_particle_count(cloth: XpbdClothId, out_count
 
 /// Copy the current positions in metres into `out`, `float[3*vertex_count]` in render-vertex
 /// order (copies of a welded vertex read the same position). `out` is owned by the caller and not
-/// kept; it is only written, so it may be uninitialised.
+/// kept; it is only written, so it may be uninitialised. A cloth at `step_interval` > 1 reads where
+/// it is at the end of the world's last step, on the way through its own longer step.
 ///
 /// Errors: `XPBD_RESULT_NULL_POINTER` (`out` NULL with vertex_count > 0), `XPBD_RESULT_INVALID_ID`,
 /// `XPBD_RESULT_WORLD_POISONED`, `XPBD_RESULT_BUFFER_SIZE_MISMATCH` (`vertex_count` differs from

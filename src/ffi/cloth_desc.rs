@@ -161,6 +161,7 @@ mod tests {
             linear_inertia: 0.25,
             angular_inertia: 0.75,
             deformation_damping: 1.25,
+            step_interval: 3,
         };
         assert_eq!(core.validate(), Ok(()));
         let c = XpbdClothParams::from(&core);

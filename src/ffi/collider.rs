@@ -73,7 +73,7 @@ pub unsafe extern "C" fn xpbd_collider_create(
                 return Err(capacity_exceeded());
             }
             let handle = w.add_collider(&core_desc)?;
-            match object_slot(handle.index, handle.generation) {
+            match object_slot(handle.index, handle.generation, MAX_PER_WORLD) {
                 Some((index, generation)) => Ok(XpbdColliderId::pack(world, index, generation)),
                 None => {
                     w.remove_collider(handle)?;

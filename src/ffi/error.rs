@@ -44,8 +44,8 @@ pub enum XpbdResult {
     /// The world was poisoned by an earlier panic while it was being changed; its state cannot be
     /// trusted. Every call on it (and on its cloths) returns this code except `xpbd_world_destroy`.
     WorldPoisoned = 8,
-    /// Too many objects alive at once: 65 536 worlds, or 32 768 cloths, 32 768 colliders or 256
-    /// mesh shapes in one world.
+    /// Too many objects alive at once: 65 536 worlds, or 16 384 cloths, 32 768 colliders, 16 384
+    /// render proxies or 256 mesh shapes in one world.
     CapacityExceeded = 9,
     /// `xpbd_cloth_restore_state`: the buffer is not a snapshot this cloth accepts: no snapshot
     /// magic, another format version, a checksum mismatch (changed or corrupted bytes), a snapshot
@@ -89,7 +89,8 @@ pub(crate) fn result_code(error: &ClothError) -> XpbdResult {
         | DegenerateLine { .. }
         | NoTriangles
         | TooManyTriangles { .. }
-        | NoTriangleWithArea { .. } => XpbdResult::InvalidMesh,
+        | NoTriangleWithArea { .. }
+        | ProxyVertexTooFar { .. } => XpbdResult::InvalidMesh,
         MeshShapeNotReady { .. } => XpbdResult::NotReady,
         InverseMassCountMismatch { .. } | BufferSizeMismatch { .. } => XpbdResult::BufferSizeMismatch,
         InvalidInverseMass { .. }

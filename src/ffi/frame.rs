@@ -194,17 +194,8 @@ pub unsafe extern "C" fn xpbd_cloth_write_vertices(
         if base.is_null() {
             return Err(FfiError::new(XpbdResult::NullPointer, "`base` is NULL"));
         }
-        let offset = |value: i32, name: &'static str| match value {
-            -1 => Ok(None),
-            v if v >= 0 => Ok(Some(v as usize)),
-            v => Err(ClothError::InvalidParameter { name, value: v as f64, expected: "-1 (skip) or a byte offset >= 0" }),
-        };
         read_frame(cloth, |c| {
-            let layout = VertexLayout {
-                stride: stride as usize,
-                position_offset: offset(position_offset, "position_offset")?,
-                normal_offset: offset(normal_offset, "normal_offset")?,
-            };
+            let layout = vertex_layout(stride, position_offset, normal_offset)?;
             let span = layout.span(vertex_count as usize)?;
             let n = c.vertex_count();
             if vertex_count != n {
@@ -215,6 +206,21 @@ pub unsafe extern "C" fn xpbd_cloth_write_vertices(
             let buffer = unsafe { std::slice::from_raw_parts_mut(base.cast::<MaybeUninit<u8>>(), span) };
             c.write_vertices_uninit(buffer, layout, alpha)
         })
+    })
+}
+
+/// The layout of a vertex buffer as the C calls take it (offset -1: skip the attribute). Errors:
+/// `InvalidParameter` naming an offset below -1.
+pub(crate) fn vertex_layout(stride: u32, position_offset: i32, normal_offset: i32) -> Result<VertexLayout, ClothError> {
+    let offset = |value: i32, name: &'static str| match value {
+        -1 => Ok(None),
+        v if v >= 0 => Ok(Some(v as usize)),
+        v => Err(ClothError::InvalidParameter { name, value: v as f64, expected: "-1 (skip) or a byte offset >= 0" }),
+    };
+    Ok(VertexLayout {
+        stride: stride as usize,
+        position_offset: offset(position_offset, "position_offset")?,
+        normal_offset: offset(normal_offset, "normal_offset")?,
     })
 }
 

@@ -73,3 +73,19 @@ pub unsafe extern "C" fn xpbd_live_mesh_shape_count(out_count: *mut u32) -> Xpbd
         Ok(())
     })
 }
+
+/// Write the number of live render proxies in all live worlds of this process to `*out_count`
+/// (destroying a cloth or its world releases its proxies). Meant for leak checks. Errors and
+/// threads as `xpbd_live_cloth_count`.
+///
+/// # Safety
+/// `out_count` is writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn xpbd_live_render_proxy_count(out_count: *mut u32) -> XpbdResult {
+    ffi_boundary("xpbd_live_render_proxy_count", || {
+        // SAFETY: the caller's promise in `# Safety` above.
+        let out = unsafe { OutParam::new(out_count, "out_count")? };
+        out.write(live_counts().render_proxies);
+        Ok(())
+    })
+}

@@ -52,6 +52,10 @@ pub mod teleport;
 pub mod frame;
 pub mod animation;
 
+pub mod render_proxy;
+
+pub mod debug_lines;
+
 pub mod snapshot;
 
 pub mod live;
@@ -63,6 +67,7 @@ pub use cloth_desc::*;
 pub use stats::*;
 pub use collider::*;
 pub use collider_desc::*;
+pub use debug_lines::*;
 pub use error::*;
 pub use frame::*;
 pub use ids::*;
@@ -70,6 +75,7 @@ pub use live::*;
 pub use mesh_report::*;
 pub use mesh_shape::*;
 pub use mesh_shape_build::*;
+pub use render_proxy::*;
 pub use snapshot::*;
 pub use state::*;
 pub use status::*;
@@ -111,7 +117,11 @@ pub use world::*;
 /// they found (`xpbd_mesh_shape_get_report`); a mesh the shape cannot use is
 /// `XPBD_RESULT_INVALID_MESH` (was `XPBD_RESULT_INVALID_ARGUMENT`), as for cloth; the sign of a
 /// closed mesh survives inner faces, duplicate and flipped triangles.
-pub const XPBD_ABI_VERSION: u32 = 8;
+/// 9: render proxies (`XpbdRenderProxyId`, `XpbdRenderProxyDesc`, `xpbd_render_proxy_*`), debug
+/// lines (`xpbd_world_debug_lines`, `XPBD_DEBUG_*`) and level of detail (`XpbdClothDesc` and
+/// `XpbdClothParams` grew `step_interval`); a world holds at most 16 384 cloths (was 32 768: cloth
+/// ids give bit 46 to render proxies).
+pub const XPBD_ABI_VERSION: u32 = 9;
 
 /// The ABI version the loaded library implements; compare with `XPBD_ABI_VERSION` from the
 /// header you compiled against. Never fails. Thread-safe.

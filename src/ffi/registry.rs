@@ -18,8 +18,9 @@
 //! no heap block behind that nothing points to any more.
 
 use super::error::{FfiError, XpbdResult};
-use super::ids::{MAX_WORLDS, XpbdClothId, XpbdColliderId, XpbdWorldId, invalid, short_generation};
+use super::ids::{MAX_WORLDS, XpbdClothId, XpbdColliderId, XpbdRenderProxyId, XpbdWorldId, invalid, short_generation};
 use crate::cloth::{Cloth, ClothReads};
+use crate::render_proxy::{RenderProxy, RenderProxyHandle};
 use crate::collision::ColliderHandle;
 use crate::error::ClothError;
 use crate::shared_world::SharedWorld;
@@ -149,6 +150,8 @@ pub(crate) struct LiveCounts {
     pub colliders: u32,
     /// Mesh shapes in the live worlds.
     pub mesh_shapes: u32,
+    /// Render proxies in the live worlds.
+    pub render_proxies: u32,
 }
 
 /// The live objects in the whole process. Worlds are counted under the table lock; their cloths
@@ -158,12 +161,13 @@ pub(crate) fn live_counts() -> LiveCounts {
     let cells: Vec<WorldCell> = registry().slots.iter().filter_map(|s| s.world.clone()).collect();
     let mut counts = LiveCounts { worlds: cells.len() as u32, ..LiveCounts::default() };
     for cell in cells {
-        let inner = cell.inspect(|world| (world.cloth_count(), world.collider_count(), world.mesh_shape_count()));
-        if let Some((cloths, colliders, mesh_shapes)) = inner {
+        let inner = cell.inspect(|world| (world.cloth_count(), world.collider_count(), world.mesh_shape_count(), world.render_proxy_count()));
+        if let Some((cloths, colliders, mesh_shapes, render_proxies)) = inner {
             // At most 65 536 worlds × 32 768 = 2^31 of each kind: the sums fit a u32.
             counts.cloths += cloths as u32;
             counts.colliders += colliders as u32;
             counts.mesh_shapes += mesh_shapes as u32;
+            counts.render_proxies += render_proxies as u32;
         }
     }
     counts
@@ -241,6 +245,43 @@ pub(crate) fn cloth_handle(
     match world.live_handle(index as u32) {
         Some(h) if short_generation(h.generation) == generation => Ok(h),
         _ => Err(invalid("cloth", id.id)),
+    }
+}
+
+/// The core handle of the live render proxy that `index`/`generation` name in `world`.
+pub(crate) fn proxy_handle(world: &World, id: XpbdRenderProxyId, index: u16, generation: u16) -> Result<RenderProxyHandle, FfiError> {
+    match world.live_render_proxy_handle(index as u32) {
+        Some(h) if short_generation(h.generation) == generation => Ok(h),
+        _ => Err(invalid("render proxy", id.id)),
+    }
+}
+
+/// Run `f` on the world of the render proxy behind `id` with the proxy's core handle, holding the
+/// world's lock. Errors: `InvalidId`, `WorldPoisoned`, or what `f` returns.
+pub(crate) fn with_proxy<T>(id: XpbdRenderProxyId, f: impl FnOnce(&mut World, RenderProxyHandle) -> Result<T, FfiError>) -> Result<T, FfiError> {
+    let (world_id, index, generation) = id.unpack()?;
+    with_world_of(world_id, "render proxy", id.id, |world| {
+        let handle = proxy_handle(world, id, index, generation)?;
+        f(world, handle)
+    })
+}
+
+/// Run `f` on the render proxy behind `id` and its cloth's render reads without waiting for a
+/// step (as [`read_frame`]), with the world's pool when idle. Errors: `InvalidId`,
+/// `WorldPoisoned`, or `f`'s error.
+pub(crate) fn read_proxy_frame<T, E>(
+    id: XpbdRenderProxyId,
+    f: impl FnOnce(&RenderProxy, ClothReads<'_>, Option<&rayon::ThreadPool>) -> Result<T, E>,
+) -> Result<T, FfiError>
+where
+    FfiError: From<E>,
+{
+    let (world_id, index, generation) = id.unpack()?;
+    let cell = find(world_id).map_err(|_| world_gone("render proxy", id.id))?;
+    match cell.read_proxy_where(index as u32, |g| short_generation(g) == generation, f) {
+        Ok(result) => Ok(result?),
+        Err(ClothError::InvalidHandle) => Err(invalid("render proxy", id.id)),
+        Err(other) => Err(other.into()),
     }
 }
 

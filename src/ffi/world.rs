@@ -3,7 +3,7 @@
 use super::args::{OutParam, required};
 use super::boundary::ffi_boundary;
 use super::error::{FfiError, XpbdResult};
-use super::ids::{XpbdClothId, XpbdWorldId, object_slot};
+use super::ids::{MAX_CLOTHS_PER_WORLD, XpbdClothId, XpbdWorldId, object_slot};
 use super::registry::{insert_world, remove_world, with_shared, with_world, world_error};
 use crate::error::{ClothError, unstable_message};
 use crate::world::{World, WorldDesc};
@@ -119,7 +119,7 @@ pub extern "C" fn xpbd_world_step(world: XpbdWorldId, dt: f32) -> XpbdResult {
 pub(crate) fn step_error(world: XpbdWorldId, error: ClothError) -> FfiError {
     match error {
         ClothError::SimulationUnstable { cloth, instability, unstable_cloths } => {
-            let id = object_slot(cloth.index, cloth.generation)
+            let id = object_slot(cloth.index, cloth.generation, MAX_CLOTHS_PER_WORLD)
                 .map_or(0, |(index, generation)| XpbdClothId::pack(world, index, generation).id);
             let name = format!("cloth {id:#018x}");
             FfiError::new(XpbdResult::SimulationUnstable, unstable_message(&name, &instability, unstable_cloths))

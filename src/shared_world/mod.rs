@@ -17,6 +17,8 @@ pub use gate::StepHold;
 use crate::cloth::ClothReads;
 use crate::cloth::reads::ReadCopy;
 use crate::error::ClothError;
+use crate::cloth::VertexLayout;
+use crate::render_proxy::{RenderProxy, RenderProxyHandle};
 use crate::world::{Advance, ClothHandle, MAX_TIME_STEP, MIN_TIME_STEP, World};
 use gate::Gate;
 use std::panic::{AssertUnwindSafe, catch_unwind, resume_unwind};
@@ -83,6 +85,9 @@ struct Slot {
     /// The render reads of every cloth as they were before the last step, by slot index (with the
     /// full generation of the cloth they were copied from).
     copies: Vec<Option<(u32, ReadCopy)>>,
+    /// The render proxies as they were before the last step, by slot index (with the full
+    /// generation of the proxy and the cloth it draws).
+    proxy_copies: Vec<Option<(u32, ClothHandle, Arc<RenderProxy>)>>,
     /// The thread of asynchronous steps, started by the first `step_begin`.
     stepper: Option<Stepper>,
 }
@@ -103,6 +108,7 @@ impl Slot {
     fn take_for_step(&mut self) -> Option<World> {
         let world = self.world.take()?;
         publish(&world, &mut self.copies);
+        publish_proxies(&world, &mut self.proxy_copies);
         self.stepping = true;
         Some(world)
     }
@@ -127,6 +133,22 @@ fn publish(world: &World, copies: &mut Vec<Option<(u32, ReadCopy)>>) {
         if copy.is_some() && world.live_handle(i as u32).is_none() {
             *copy = None;
         }
+    }
+}
+
+/// Refresh `copies` from `world`'s render proxies: one per live proxy (sharing its binding).
+fn publish_proxies(world: &World, copies: &mut Vec<Option<(u32, ClothHandle, Arc<RenderProxy>)>>) {
+    for copy in copies.iter_mut() {
+        *copy = None;
+    }
+    for index in 0..world.proxy_slots() {
+        let Some(handle) = world.live_render_proxy_handle(index) else { continue };
+        let Ok(entry) = world.render_proxy_entry(handle) else { continue };
+        let i = index as usize;
+        if copies.len() <= i {
+            copies.resize_with(i + 1, || None);
+        }
+        copies[i] = Some((handle.generation, entry.cloth, Arc::clone(&entry.proxy)));
     }
 }
 
@@ -185,6 +207,7 @@ impl SharedWorld {
             poisoned: false,
             closed: false,
             copies: Vec::new(),
+            proxy_copies: Vec::new(),
             stepper: None,
         };
         let inner = Inner { slot: Mutex::new(slot), returned: Condvar::new(), gate: Gate::default() };
@@ -355,6 +378,70 @@ impl SharedWorld {
         }
     }
 
+    /// Run `f` on the render proxy `handle` and the render reads of its cloth, as
+    /// [`SharedWorld::read`] does for a cloth: never waits for a step. Errors: `InvalidHandle`
+    /// (stale, or its cloth removed), `WorldPoisoned`.
+    pub fn read_proxy<T>(&self, handle: RenderProxyHandle, f: impl FnOnce(&RenderProxy, ClothReads<'_>) -> T) -> Result<T, ClothError> {
+        self.read_proxy_where(handle.index, |g| g == handle.generation, |proxy, reads, _| f(proxy, reads))
+    }
+
+    /// [`crate::World::write_render_proxy_vertices`] without waiting for a step: split over the
+    /// world's threads when idle, on the calling thread from the copies taken before the step
+    /// while one runs (its threads are busy). Errors: as [`SharedWorld::read_proxy`] and
+    /// [`RenderProxy::write_vertices`].
+    pub fn write_render_proxy_vertices(&self, handle: RenderProxyHandle, buffer: &mut [u8], layout: VertexLayout, alpha: f32) -> Result<(), ClothError> {
+        // SAFETY: `&mut [u8]` and `&mut [MaybeUninit<u8>]` have the same layout, and only
+        // initialised bytes are written through it.
+        let buffer = unsafe { &mut *(buffer as *mut [u8] as *mut [std::mem::MaybeUninit<u8>]) };
+        self.read_proxy_where(handle.index, |g| g == handle.generation, |proxy, reads, pool| {
+            proxy.write_vertices_uninit(reads, buffer, layout, alpha, pool)
+        })?
+    }
+
+    /// Run `f` on the render proxy in slot `index` whose generation `matches`, with the render
+    /// reads of its cloth and the world's thread pool when idle ([`SharedWorld::read_where`] for
+    /// a proxy): live when the world is idle, from the copies taken before the step while one
+    /// runs or between `step_begin` and `step_end` (then without the pool, which steps). Never
+    /// waits for a step. Errors: `InvalidHandle` (a stale proxy, one whose cloth was removed, or
+    /// closed), `WorldPoisoned`.
+    pub(crate) fn read_proxy_where<T>(
+        &self,
+        index: u32,
+        matches: impl Fn(u32) -> bool,
+        f: impl FnOnce(&RenderProxy, ClothReads<'_>, Option<&rayon::ThreadPool>) -> T,
+    ) -> Result<T, ClothError> {
+        let slot = self.inner.lock()?;
+        if slot.closed {
+            return Err(ClothError::InvalidHandle);
+        }
+        if slot.poisoned {
+            return Err(ClothError::WorldPoisoned);
+        }
+        let copy = match slot.proxy_copies.get(index as usize) {
+            Some(Some((generation, cloth, proxy))) if matches(*generation) => Some((*cloth, proxy)),
+            _ => None,
+        };
+        let cloth_copy = |cloth: ClothHandle| match slot.copies.get(cloth.index as usize) {
+            Some(Some((generation, c))) if *generation == cloth.generation => Some(c),
+            _ => None,
+        };
+        if let Some(world) = slot.world.as_ref() {
+            // The world is here: the proxy must be live (one removed during a bracket is gone).
+            let handle = world.live_render_proxy_handle(index).filter(|h| matches(h.generation)).ok_or(ClothError::InvalidHandle)?;
+            let (proxy, cloth) = world.render_proxy(handle)?;
+            if slot.begun.is_some() {
+                if let Some(c) = copy.and_then(|(cloth, _)| cloth_copy(cloth)) {
+                    return Ok(f(proxy, c.reads(), None));
+                }
+            }
+            let pool = if slot.begun.is_some() { None } else { world.pool() };
+            return Ok(f(proxy, world.cloth(cloth)?.reads(), pool));
+        }
+        let (cloth, proxy) = copy.ok_or(ClothError::InvalidHandle)?;
+        let c = cloth_copy(cloth).ok_or(ClothError::InvalidHandle)?;
+        Ok(f(proxy, c.reads(), None))
+    }
+
     /// Run `f` on the world whatever its state (poisoned included), waiting while a step runs;
     /// `None` once closed. For leak counts.
     pub(crate) fn inspect<T>(&self, f: impl FnOnce(&World) -> T) -> Option<T> {
@@ -376,6 +463,7 @@ impl SharedWorld {
         }
         let (world, stepper) = (slot.world.take(), slot.stepper.take());
         slot.copies = Vec::new();
+        slot.proxy_copies = Vec::new();
         slot.begun = None;
         drop(slot);
         self.inner.returned.notify_all();

@@ -219,13 +219,7 @@ fn begin_step(parts: &mut Parts, step: &Step, world_key: u32, dt: f32) {
 
 /// After the substeps: the pins' targets become the next start, the normals and the step's counts.
 fn finish_step(cloth: &mut Cloth, step: &Step) {
-    cloth.state.pins.finish_step();
-    if cloth.state.animation.posed {
-        cloth.state.animation.finish_step();
-    }
-    if let Some(frame) = &mut cloth.state.animation.frame {
-        frame.start = frame.target;
-    }
+    cloth.finish_inputs();
     cloth.output.last_substep = step.h;
     cloth.update_normals(step.parallel);
     let mut stats = ClothStats { substeps: step.substeps, iterations: step.iterations, ..ClothStats::default() };

@@ -80,6 +80,10 @@ static unsafe partial class MonoTests
             Run("character_cloth_follows_its_pose_within_its_max_distances", CharacterClothFollowsItsPose);
             Run("skin_conversions_trim_sort_and_renormalise_bone_weights", SkinConversionsTrimSortAndRenormalise);
             Run("skinned_simulation_follows_the_hand_skinned_pose", SkinnedSimulationFollowsTheHandSkinnedPose);
+            Run("render_proxy_draws_the_cloth_and_dies_with_it", RenderProxyDrawsTheClothAndDiesWithIt);
+            Run("debug_lines_count_grow_and_colour_the_edges", DebugLinesCountGrowAndColourTheEdges);
+            Run("step_interval_reaches_the_cloth_and_steps_it_every_fourth", StepIntervalReachesTheClothAndStepsItEveryFourth);
+            Run("simulation_draws_its_render_proxy_in_local_space", SimulationDrawsItsRenderProxyInLocalSpace);
         }
         Console.WriteLine(passed + " passed, " + failed + " failed");
         return failed == 0 ? 0 : 1;

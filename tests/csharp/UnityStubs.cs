@@ -105,6 +105,7 @@ namespace UnityEngine
     public sealed class Mesh : Object
     {
         public Vector3[] vertices { get; set; }
+        public int vertexCount { get { return 0; } }
         public int[] triangles { get; set; }
         public Color[] colors { get; set; }
         public Matrix4x4[] bindposes { get; set; }
@@ -145,6 +146,7 @@ namespace UnityEngine
     {
         public static Color color { get; set; }
         public static void DrawWireSphere(Vector3 center, float radius) { }
+        public static void DrawLine(Vector3 from, Vector3 to) { }
     }
     public class Material : Object { public Material(Shader shader) { } }
     public sealed class Shader : Object { public static Shader Find(string name) { return null; } }

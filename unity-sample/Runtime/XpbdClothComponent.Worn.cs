@@ -187,6 +187,7 @@ namespace Xpbd.Unity
         // skinned mesh (edit mode); yellow wire spheres, kinematic vertices as small red ones.
         void OnDrawGizmosSelected()
         {
+            DrawDebugLines();
             float[] radii;
             if (IsWorn)
             {

@@ -33,7 +33,10 @@ namespace Xpbd.Unity
     /// between the last two steps back with Mesh.SetVertices/SetNormals from persistent
     /// NativeArrays, so the cloth does not judder between fixed steps and a frame allocates nothing.
     /// On a SkinnedMeshRenderer the cloth is worn (XpbdClothComponent.Worn.cs): it follows the
-    /// skinned pose within per-vertex max distances and backstops.
+    /// skinned pose within per-vertex max distances and backstops. With a simulation mesh, that
+    /// coarser mesh is simulated and the MeshFilter's mesh drawn bound to it (a render proxy);
+    /// step interval trades the cloth's cost for its rate; while selected, the Scene view shows the
+    /// library's debug lines as gizmos.
     /// </summary>
     [DisallowMultipleComponent]
     [AddComponentMenu("Physics/XPBD Cloth")]
@@ -68,6 +71,18 @@ namespace Xpbd.Unity
         public Vector3 gravity = new Vector3(0f, -9.81f, 0f);
         [Tooltip("Most fixed steps one frame may take; the rest of a longer hitch is dropped so the game does not spiral behind.")]
         [Range(1, 16)] public int maxStepsPerFrame = 4;
+
+        [Header("Level of detail and render mesh")]
+        [Tooltip("Step the cloth once every N fixed steps, over N steps of time, at about 1/N of the cost (1 = every step). 2-4 for cloth in the distance; drawn smoothly at every frame. Change it at run time with SetStepInterval.")]
+        [Range(1, 16)] public int stepInterval = 1;
+        [Tooltip("Optional: a coarser mesh of the same surface, in this object's space, to simulate instead of the MeshFilter's mesh, which is then drawn bound to it (a render proxy). Pins and vertex colours refer to this mesh. Not on a SkinnedMeshRenderer.")]
+        public Mesh simulationMesh;
+        [Tooltip("Farthest, in metres, a vertex of the drawn mesh may lie from the simulation mesh's surface (a mesh in another place or scale is reported).")]
+        [Min(1e-4f)] public float renderMeshMaxDistance = 0.05f;
+
+        [Header("Debug")]
+        [Tooltip("What the Scene view draws while this object is selected and playing: edges coloured by strain (green at rest, red at the stretch limit), colliders, contacts, pins, max distances, backstops, normals.")]
+        public XpbdDebugFlags gizmoLines = XpbdDebugFlags.Edges | XpbdDebugFlags.Colliders | XpbdDebugFlags.Pins;
 
         [Header("Pins")]
         [Tooltip("Pin vertices whose colour channel is at least the threshold (paint them in your modelling tool).")]
@@ -114,6 +129,7 @@ namespace Xpbd.Unity
         readonly List<XpbdTrackedCollider> trackedColliders = new List<XpbdTrackedCollider>();
         NativeArray<Vector3> positions, normals;
         float alpha; // where this frame lies between the last two steps
+        readonly XpbdDebugLines debugLines = new XpbdDebugLines(0);
 
         /// <summary>The running simulation (null while disabled), for scripts that read statistics or change settings.</summary>
         public XpbdClothSimulation Simulation { get { return simulation; } }
@@ -146,16 +162,27 @@ namespace Xpbd.Unity
             simulatedMesh.MarkDynamic();
             meshFilter.sharedMesh = simulatedMesh;
 
-            float[] local = XpbdUnity.Flatten(originalMesh.vertices);
-            uint[] indices = XpbdUnity.ToIndices(originalMesh.triangles);
+            // With a simulation mesh the MeshFilter's mesh is only drawn (a render proxy).
+            bool proxied = simulationMesh != null && skinnedRenderer == null;
+            Mesh simulated = proxied ? simulationMesh : originalMesh;
+            float[] local = XpbdUnity.Flatten(simulated.vertices);
+            uint[] indices = XpbdUnity.ToIndices(simulated.triangles);
             int vertexCount = local.Length / 3;
             XpbdAffine toWorld = XpbdUnity.ToAffine(transform.localToWorldMatrix);
             simulation = new XpbdClothSimulation(local, indices, toWorld, ClothDesc(), WorldDesc());
+            if (proxied)
+            {
+                simulation.CreateRenderProxy(XpbdUnity.Flatten(originalMesh.vertices), XpbdUnity.ToIndices(originalMesh.triangles), renderMeshMaxDistance);
+            }
+            else if (simulationMesh != null)
+            {
+                Debug.LogWarning(name + ": a simulation mesh is not used on a SkinnedMeshRenderer (worn cloth simulates its own mesh)", this);
+            }
 
             uint[] own = XpbdPinSelection.FromList(pinnedVertices, vertexCount);
             if (pinByVertexColor)
             {
-                Color[] colors = originalMesh.colors;
+                Color[] colors = simulated.colors;
                 if (colors.Length != vertexCount) throw new InvalidOperationException(name + ": pin by vertex colour, but the mesh has no colours");
                 own = Union(own, XpbdPinSelection.FromColorChannel(XpbdUnity.Flatten(colors), (int)pinColorChannel, pinColorThreshold));
             }
@@ -175,8 +202,9 @@ namespace Xpbd.Unity
             BindWornCloth(originalMesh, vertexCount);
             PushColliders();
 
-            positions = new NativeArray<Vector3>(vertexCount, Allocator.Persistent, NativeArrayOptions.UninitializedMemory);
-            normals = new NativeArray<Vector3>(vertexCount, Allocator.Persistent, NativeArrayOptions.UninitializedMemory);
+            int drawn = proxied ? originalMesh.vertexCount : vertexCount;
+            positions = new NativeArray<Vector3>(drawn, Allocator.Persistent, NativeArrayOptions.UninitializedMemory);
+            normals = new NativeArray<Vector3>(drawn, Allocator.Persistent, NativeArrayOptions.UninitializedMemory);
             alpha = 0f;
         }
 
@@ -206,6 +234,7 @@ namespace Xpbd.Unity
             XpbdClothSettings.SetRobustness(ref desc, inertiaScale, maxParticleSpeed, unstableRecovery);
             desc.linear_inertia = linearInertia;
             desc.angular_inertia = angularInertia;
+            desc.step_interval = (uint)stepInterval;
             return desc;
         }
 
@@ -303,12 +332,29 @@ namespace Xpbd.Unity
             }
         }
 
+        /// <summary>
+        /// Change the level of detail at run time: step once every <paramref name="interval"/> fixed
+        /// steps (1..16), e.g. from the camera distance; takes effect at the cloth's next step without
+        /// a jump.
+        /// </summary>
+        public void SetStepInterval(int interval)
+        {
+            stepInterval = interval;
+            if (Running) simulation.SetStepInterval(interval);
+        }
+
         unsafe void LateUpdate()
         {
             if (!Running) return;
-            simulation.ReadLocal(
-                alpha, (IntPtr)positions.GetUnsafePtr(), (IntPtr)normals.GetUnsafePtr(), positions.Length,
-                XpbdUnity.ToAffine(transform.worldToLocalMatrix), XpbdUnity.ToAffine(transform.localToWorldMatrix));
+            XpbdAffine worldToLocal = XpbdUnity.ToAffine(transform.worldToLocalMatrix), localToWorld = XpbdUnity.ToAffine(transform.localToWorldMatrix);
+            if (simulation.RenderProxy != null)
+            {
+                simulation.ReadProxyLocal(alpha, (IntPtr)positions.GetUnsafePtr(), (IntPtr)normals.GetUnsafePtr(), positions.Length, worldToLocal, localToWorld);
+            }
+            else
+            {
+                simulation.ReadLocal(alpha, (IntPtr)positions.GetUnsafePtr(), (IntPtr)normals.GetUnsafePtr(), positions.Length, worldToLocal, localToWorld);
+            }
             simulatedMesh.SetVertices(positions);
             simulatedMesh.SetNormals(normals);
             simulatedMesh.RecalculateBounds();
@@ -328,6 +374,21 @@ namespace Xpbd.Unity
             if (simulatedMesh != null) Destroy(simulatedMesh);
             simulatedMesh = null;
             ReleaseWorn();
+        }
+
+        // While selected and playing: the library's debug lines (gizmoLines) in world space.
+        void DrawDebugLines()
+        {
+            if (!Running || gizmoLines == XpbdDebugFlags.None) return;
+            int count = debugLines.Read(simulation.World, gizmoLines);
+            float[] p = debugLines.Positions;
+            for (int k = 0; k < count; ++k)
+            {
+                float r, g, b, a;
+                debugLines.Color(k, out r, out g, out b, out a);
+                Gizmos.color = new Color(r, g, b, a);
+                Gizmos.DrawLine(new Vector3(p[6 * k], p[6 * k + 1], p[6 * k + 2]), new Vector3(p[6 * k + 3], p[6 * k + 4], p[6 * k + 5]));
+            }
         }
 
         void Reset()
@@ -353,6 +414,7 @@ namespace Xpbd.Unity
                 inertiaScale = d.inertia_scale;
                 maxParticleSpeed = d.max_particle_speed;
                 unstableRecovery = (XpbdUnstableRecovery)d.unstable_recovery;
+                stepInterval = (int)d.step_interval;
                 XpbdWorldDesc w = XpbdWorld.DefaultDesc();
                 substeps = (int)w.substeps;
                 iterations = (int)w.iterations;

@@ -18,6 +18,7 @@ namespace Xpbd
         readonly List<XpbdPinGroup> pinGroups = new List<XpbdPinGroup>();
         readonly List<XpbdTrackedCollider> colliders = new List<XpbdTrackedCollider>();
         readonly float[] worldRest;
+        readonly XpbdAffine restToWorld;
 
         /// <param name="localPositions">Render vertices in the object's space, <c>float[3*n]</c> [m].</param>
         /// <param name="indices">Triangles, <c>uint[3*t]</c>.</param>
@@ -29,6 +30,7 @@ namespace Xpbd
             if (localPositions == null) throw new ArgumentNullException("localPositions");
             worldRest = (float[])localPositions.Clone();
             localToWorld.TransformPoints(worldRest);
+            restToWorld = localToWorld;
             World = new XpbdWorld(world);
             try
             {
@@ -148,6 +150,53 @@ namespace Xpbd
                 Cloth.ReadNormals(normals, vertexCount);
                 localToWorld.TransformNormalsByTranspose(normals, vertexCount);
             }
+        }
+
+        /// <summary>The render proxy drawn instead of the simulated mesh, or null (see <see cref="CreateRenderProxy"/>).</summary>
+        public XpbdRenderProxy RenderProxy { get; private set; }
+
+        /// <summary>
+        /// Draw a finer mesh of the same surface instead of the simulated one: <paramref name="localPositions"/>
+        /// (<c>float[3*n]</c>, in the object's space, placed by the constructor's localToWorld as the
+        /// simulated mesh was) and <paramref name="indices"/> bound to the cloth within
+        /// <paramref name="maxDistance"/> metres. Read it with <see cref="ReadProxyLocal"/>.
+        /// </summary>
+        public XpbdRenderProxy CreateRenderProxy(float[] localPositions, uint[] indices, float maxDistance)
+        {
+            if (localPositions == null) throw new ArgumentNullException("localPositions");
+            if (RenderProxy != null) throw new InvalidOperationException("the simulation already has a render proxy");
+            var world = (float[])localPositions.Clone();
+            restToWorld.TransformPoints(world);
+            RenderProxy = Cloth.CreateRenderProxy(world, indices, maxDistance);
+            return RenderProxy;
+        }
+
+        /// <summary>
+        /// Once per rendered frame: the render proxy's positions and normals at <paramref name="alpha"/>
+        /// into caller-pinned buffers of <paramref name="vertexCount"/> × 3 floats in the object's
+        /// local space (as <see cref="ReadLocal(float, IntPtr, IntPtr, int, XpbdAffine, XpbdAffine)"/>
+        /// for the simulated mesh). <paramref name="normals"/> may be IntPtr.Zero.
+        /// </summary>
+        public void ReadProxyLocal(float alpha, IntPtr positions, IntPtr normals, int vertexCount, XpbdAffine worldToLocal, XpbdAffine localToWorld)
+        {
+            if (RenderProxy == null) throw new InvalidOperationException("no render proxy: CreateRenderProxy first");
+            RenderProxy.WriteVertices(positions, 12, 0, -1, vertexCount, alpha);
+            worldToLocal.TransformPoints(positions, vertexCount);
+            if (normals != IntPtr.Zero)
+            {
+                RenderProxy.WriteVertices(normals, 12, -1, 0, vertexCount, alpha);
+                localToWorld.TransformNormalsByTranspose(normals, vertexCount);
+            }
+        }
+
+        /// <summary>Set the cloth's <c>step_interval</c> (1 = every step; more for cloth far away, at about 1/N of the cost).</summary>
+        public void SetStepInterval(int interval)
+        {
+            if (interval < 1) throw new ArgumentOutOfRangeException("interval", interval, "must be at least 1");
+            XpbdClothParams p = Cloth.GetParams();
+            if (p.step_interval == (uint)interval) return;
+            p.step_interval = (uint)interval;
+            Cloth.SetParams(p);
         }
 
         /// <summary>Destroy the world, cloth and colliders and unpin every buffer. Harmless twice.</summary>

@@ -5,7 +5,7 @@
 //! Written here because no lean, maintained crate rasterises triangles into an image without a
 //! GPU or a large dependency tree; it is ~400 lines and only serves the pictures.
 
-mod camera;
+pub mod camera;
 pub mod font;
 pub mod palette;
 mod raster;
@@ -82,7 +82,21 @@ impl Renderer {
     /// The scene with the cloth at `positions` [m] (render order), unit `normals`, triangles
     /// `indices` (`3·t` render vertex indices).
     pub fn draw(&self, positions: &[[f32; 3]], normals: &[[f32; 3]], indices: &[u32]) -> Canvas {
-        let mut canvas = self.background.clone();
+        self.draw_onto(self.background.clone(), positions, normals, indices)
+    }
+
+    /// The background alone (colliders and ground).
+    pub fn background(&self) -> Canvas {
+        self.background.clone()
+    }
+
+    /// Where `p` [m] lands in the picture, if in front of the camera.
+    pub fn project_point(&self, p: Vec3) -> Option<camera::ScreenPoint> {
+        self.camera.project(p)
+    }
+
+    /// `canvas` with one more cloth drawn into it (as [`Renderer::draw`]).
+    pub fn draw_onto(&self, mut canvas: Canvas, positions: &[[f32; 3]], normals: &[[f32; 3]], indices: &[u32]) -> Canvas {
         let corner = |i: u32| Vec3::from_array(positions[i as usize]);
         for t in indices.chunks_exact(3) {
             self.draw_shadow(&mut canvas, [corner(t[0]), corner(t[1]), corner(t[2])]);

@@ -35,6 +35,11 @@ impl Canvas {
         });
     }
 
+    /// 1/depth of what is drawn at pixel `i` (0: nothing).
+    pub fn inv_depth_at(&self, i: usize) -> f32 {
+        self.inv_depth[i]
+    }
+
     /// Darken the ground under the triangle `p` (a shadow already projected onto a ground plane) to
     /// shade `s`. Only ground pixels change, and to a fixed shade, so overlapping shadow triangles
     /// do not darken twice.

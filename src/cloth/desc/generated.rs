@@ -249,6 +249,20 @@ pub struct ClothParams {
     ///
     /// Unit: 1/s. Range: 1/s >= 0. Default: 3.
     pub deformation_damping: f32,
+    /// Level of detail: the cloth steps once every N world steps, each time over N fixed steps of
+    /// time with its own substeps, so it costs about 1/N. The world spreads the cloths of one N
+    /// evenly over its steps (about 1/N of them step in each). A step covers the world steps from
+    /// the current one on: its pin targets, animated pose, reference frame and colliders go on
+    /// moving as over their last world step (a moving character is followed without lag; teleport
+    /// for jumps). Every render read shows the world's own time, on each vertex's curve between its
+    /// two step states (positions and velocities), so the motion drawn stays smooth. A change takes
+    /// effect at the cloth's next step; the step length at most doubles or halves from one step to
+    /// the next, so nothing jumps. 1 for cloth near the camera; 2-4 for cloth in the distance, up
+    /// to 16 for a crowd far away. A long step is a larger time step for the solver: check the look
+    /// at the distance it is used from. See [`crate::World::step`] and `cloth/lod.rs`.
+    ///
+    /// Range: 1..=16. Default: 1.
+    pub step_interval: u32,
 }
 
 /// Every field at its declared default.
@@ -294,6 +308,7 @@ pub(super) const DEFAULT: ClothParams = ClothParams {
     linear_inertia: 1.0,
     angular_inertia: 1.0,
     deformation_damping: 3.0,
+    step_interval: 1,
 };
 
 impl Default for ClothParams {
@@ -353,6 +368,7 @@ impl ClothParams {
         check_range("linear_inertia", self.linear_inertia, 0.0, 1.0, "0 <= s_lin <= 1")?;
         check_range("angular_inertia", self.angular_inertia, 0.0, 1.0, "0 <= s_ang <= 1")?;
         check_range("deformation_damping", self.deformation_damping, 0.0, f32::MAX, "1/s >= 0")?;
+        check_count("step_interval", self.step_interval, 1, 16, "1..=16")?;
         Ok(())
     }
 }

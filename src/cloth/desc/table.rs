@@ -26,6 +26,10 @@ use super::spec::{BLANK, Kind, Param, Place, Value};
 /// in the caller, not a setting.
 pub const MAX_SUBSTEPS: u32 = 1000;
 
+/// Largest `step_interval`: a cloth steps at least once every this many world steps (at 60 Hz,
+/// 16 steps is a quarter of a second, beyond which a far cloth is better frozen or hidden).
+pub const MAX_STEP_INTERVAL: u32 = 16;
+
 /// Largest compliance accepted, m/N or rad/(N*m): `crate::material::MAX_COMPLIANCE`, which says
 /// why (a test keeps the two equal).
 pub const MAX_COMPLIANCE: f32 = 1.0e20;
@@ -580,6 +584,24 @@ pub const CLOTH: &[Param] = &[
               only the cloth's motion relative to itself (flapping, ripples, the sway of draped flaps), standing \
               in for the fabric's internal friction, which the constraints do not model.",
         choose: "Keep the default for worn and draped cloth; 0.5-1 for a livelier flag; 0 for none.",
+        ..BLANK
+    },
+    Param {
+        name: "step_interval",
+        kind: Kind::Count { min: 1, max: MAX_STEP_INTERVAL, zero: "" },
+        default: Value::U32(1),
+        symbol: "N",
+        doc: "Level of detail: the cloth steps once every N world steps, each time over N fixed steps of time \
+              with its own substeps, so it costs about 1/N. The world spreads the cloths of one N evenly over \
+              its steps (about 1/N of them step in each). A step covers the world steps from the current one on: \
+              its pin targets, animated pose, reference frame and colliders go on moving as over their last \
+              world step (a moving character is followed without lag; teleport for jumps). Every render read \
+              shows the world's own time, on each vertex's curve between its two step states (positions and \
+              velocities), so the motion drawn stays smooth. A change takes effect at the cloth's next step; the \
+              step length at most doubles or halves from one step to the next, so nothing jumps.",
+        choose: "1 for cloth near the camera; 2-4 for cloth in the distance, up to 16 for a crowd far away. \
+                 A long step is a larger time step for the solver: check the look at the distance it is used from.",
+        rust_doc: "See [`crate::World::step`] and `cloth/lod.rs`.",
         ..BLANK
     },
 ];

@@ -304,6 +304,20 @@ pub struct XpbdClothDesc {
     ///
     /// Unit: 1/s. Range: 1/s >= 0. Default: 3.
     pub deformation_damping: f32,
+    /// Level of detail: the cloth steps once every N world steps, each time over N fixed steps of
+    /// time with its own substeps, so it costs about 1/N. The world spreads the cloths of one N
+    /// evenly over its steps (about 1/N of them step in each). A step covers the world steps from
+    /// the current one on: its pin targets, animated pose, reference frame and colliders go on
+    /// moving as over their last world step (a moving character is followed without lag; teleport
+    /// for jumps). Every render read shows the world's own time, on each vertex's curve between its
+    /// two step states (positions and velocities), so the motion drawn stays smooth. A change takes
+    /// effect at the cloth's next step; the step length at most doubles or halves from one step to
+    /// the next, so nothing jumps. 1 for cloth near the camera; 2-4 for cloth in the distance, up
+    /// to 16 for a crowd far away. A long step is a larger time step for the solver: check the look
+    /// at the distance it is used from.
+    ///
+    /// Range: 1..=16. Default: 1.
+    pub step_interval: u32,
 }
 
 /// The settings of a cloth that may change after creation: the same fields, meanings, ranges and
@@ -575,6 +589,20 @@ pub struct XpbdClothParams {
     ///
     /// Unit: 1/s. Range: 1/s >= 0. Default: 3.
     pub deformation_damping: f32,
+    /// Level of detail: the cloth steps once every N world steps, each time over N fixed steps of
+    /// time with its own substeps, so it costs about 1/N. The world spreads the cloths of one N
+    /// evenly over its steps (about 1/N of them step in each). A step covers the world steps from
+    /// the current one on: its pin targets, animated pose, reference frame and colliders go on
+    /// moving as over their last world step (a moving character is followed without lag; teleport
+    /// for jumps). Every render read shows the world's own time, on each vertex's curve between its
+    /// two step states (positions and velocities), so the motion drawn stays smooth. A change takes
+    /// effect at the cloth's next step; the step length at most doubles or halves from one step to
+    /// the next, so nothing jumps. 1 for cloth near the camera; 2-4 for cloth in the distance, up
+    /// to 16 for a crowd far away. A long step is a larger time step for the solver: check the look
+    /// at the distance it is used from.
+    ///
+    /// Range: 1..=16. Default: 1.
+    pub step_interval: u32,
 }
 
 /// What a cloth is made of: masses and compliances. `xpbd_cloth_set_material` replaces these fields
@@ -681,6 +709,7 @@ impl From<&ClothParams> for XpbdClothParams {
             linear_inertia: p.linear_inertia,
             angular_inertia: p.angular_inertia,
             deformation_damping: p.deformation_damping,
+            step_interval: p.step_interval,
         }
     }
 }
@@ -737,6 +766,7 @@ impl XpbdClothParams {
             linear_inertia: self.linear_inertia,
             angular_inertia: self.angular_inertia,
             deformation_damping: self.deformation_damping,
+            step_interval: self.step_interval,
         })
     }
 
@@ -814,6 +844,7 @@ impl XpbdClothDesc {
             linear_inertia: self.linear_inertia,
             angular_inertia: self.angular_inertia,
             deformation_damping: self.deformation_damping,
+            step_interval: self.step_interval,
         }
     }
 
@@ -870,6 +901,7 @@ impl XpbdClothDesc {
             linear_inertia: params.linear_inertia,
             angular_inertia: params.angular_inertia,
             deformation_damping: params.deformation_damping,
+            step_interval: params.step_interval,
         }
     }
 }
@@ -924,6 +956,7 @@ impl XpbdClothDesc {
             "linear_inertia" => FieldMut::F32(&mut self.linear_inertia),
             "angular_inertia" => FieldMut::F32(&mut self.angular_inertia),
             "deformation_damping" => FieldMut::F32(&mut self.deformation_damping),
+            "step_interval" => FieldMut::U32(&mut self.step_interval),
             _ => return None,
         })
     }
@@ -975,6 +1008,7 @@ impl XpbdClothParams {
             "linear_inertia" => FieldMut::F32(&mut self.linear_inertia),
             "angular_inertia" => FieldMut::F32(&mut self.angular_inertia),
             "deformation_damping" => FieldMut::F32(&mut self.deformation_damping),
+            "step_interval" => FieldMut::U32(&mut self.step_interval),
             _ => return None,
         })
     }

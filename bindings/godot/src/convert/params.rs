@@ -76,6 +76,9 @@ pub struct InspectorParams {
     pub max_particle_speed: f32,
     /// What the explosion guard does with an unstable cloth.
     pub unstable_recovery: UnstableRecovery,
+    /// Level of detail: the cloth steps once every this many physics ticks (1..=16), over that
+    /// many ticks of time.
+    pub step_interval: u32,
 }
 
 /// The recoveries in inspector order (the index of each is its C ABI value).
@@ -152,6 +155,7 @@ impl InspectorParams {
             inertia_scale: self.inertia_scale,
             max_particle_speed: self.max_particle_speed,
             unstable_recovery: self.unstable_recovery,
+            step_interval: self.step_interval,
             ..*base
         }
     }
@@ -189,6 +193,7 @@ impl InspectorParams {
             inertia_scale: params.inertia_scale,
             max_particle_speed: params.max_particle_speed,
             unstable_recovery: params.unstable_recovery,
+            step_interval: params.step_interval,
         }
     }
 }
@@ -253,6 +258,7 @@ mod tests {
             inertia_scale: 0.25,
             max_particle_speed: 40.0,
             unstable_recovery: UnstableRecovery::RestPose,
+            step_interval: 4,
             ..base
         };
         for p in [base, varied] {
@@ -289,6 +295,16 @@ mod tests {
         let core = set.to_params(&ClothParams::default());
         assert_eq!((core.self_collision, core.self_collision_radius), (true, Some(0.01)));
         assert_eq!(core.validate(), Ok(()));
+    }
+
+    #[test]
+    fn step_interval_reaches_the_core_and_is_range_checked_there() {
+        assert_eq!(InspectorParams::default().step_interval, 1);
+        let far = InspectorParams { step_interval: 4, ..InspectorParams::default() };
+        assert_eq!(far.to_params(&ClothParams::default()).step_interval, 4);
+        let bad = InspectorParams { step_interval: 0, ..far };
+        let err = bad.to_params(&ClothParams::default()).validate().unwrap_err().to_string();
+        assert!(err.contains("step_interval"), "{err}");
     }
 
     #[test]

@@ -157,6 +157,29 @@ pub fn read_local_interpolated(
     Ok(())
 }
 
+/// [`read_local_interpolated`] for the render proxy `proxy` of `world`: its positions and normals
+/// at `alpha` (the cloth's interpolation, the proxy mesh's own normals) brought into the local
+/// space of the mesh instance that shows it. `bytes` is scratch of `24 × vertex_count`;
+/// `local_*` receive the result. Errors: the core's; the outputs are untouched then.
+pub fn read_proxy_local_interpolated(
+    world: &xpbd_cloth::World,
+    proxy: xpbd_cloth::RenderProxyHandle,
+    alpha: f32,
+    to_local: &WorldToLocal,
+    bytes: &mut [u8],
+    local_positions: &mut [Vec3],
+    local_normals: &mut [Vec3],
+) -> Result<(), xpbd_cloth::ClothError> {
+    let layout = xpbd_cloth::VertexLayout { stride: 24, position_offset: Some(0), normal_offset: Some(12) };
+    world.write_render_proxy_vertices(proxy, bytes, layout, alpha)?;
+    let float = |b: &[u8]| f32::from_ne_bytes([b[0], b[1], b[2], b[3]]);
+    let vec3 = |b: &[u8]| [float(&b[0..4]), float(&b[4..8]), float(&b[8..12])];
+    for ((p, n), v) in local_positions.iter_mut().zip(local_normals.iter_mut()).zip(bytes.chunks_exact(24)) {
+        (*p, *n) = (to_local.point(vec3(&v[..12])), to_local.normal(vec3(&v[12..])));
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -306,5 +329,28 @@ mod tests {
         );
         let flat = Affine3A::from_scale(Vec3::new(1.0, 0.0, 1.0));
         assert_eq!(WorldToLocal::new(&flat).err(), Some(SurfaceError::SingularTransform));
+    }
+
+    /// A proxy of the cloth's own surface on a moved and scaled instance: read back in the
+    /// instance's local space, it is the surface itself at rest (whatever the transform), with
+    /// the surface's normals.
+    #[test]
+    fn a_proxy_reads_back_in_the_instances_local_space() {
+        let transform = Affine3A::from_scale_rotation_translation(Vec3::new(2.0, 1.0, 0.5), Quat::from_rotation_z(0.4), Vec3::new(1.0, 2.0, 3.0));
+        let world_quad = to_world(&QUAD, &transform);
+        let tris = core_triangles(Some(&QUAD_INDICES), QUAD.len(), is_mirroring(&transform)).unwrap();
+        let mut sim = World::new(WorldDesc { gravity: [0.0; 3], thread_count: 1, ..WorldDesc::default() }).unwrap();
+        let cloth = sim.add_cloth(&ClothDesc::new(&world_quad, &tris)).unwrap();
+        let proxy = sim.add_render_proxy(cloth, &xpbd_cloth::RenderProxyDesc::new(&world_quad, &tris)).unwrap();
+        sim.step(1.0 / 60.0).unwrap();
+        let back = WorldToLocal::new(&transform).unwrap();
+        let (mut bytes, mut p, mut n) = (vec![0u8; 24 * 4], vec![Vec3::ZERO; 4], vec![Vec3::ZERO; 4]);
+        read_proxy_local_interpolated(&sim, proxy, 0.5, &back, &mut bytes, &mut p, &mut n).unwrap();
+        for (got, want) in p.iter().zip(QUAD) {
+            assert!(got.distance(Vec3::from_array(want)) < 1e-5, "{got} vs {want:?}");
+        }
+        assert_eq!(n, local_normals(transform), "the surface's normals, as the cloth's own read gives them");
+        let e = read_proxy_local_interpolated(&sim, proxy, 2.0, &back, &mut bytes, &mut p, &mut n).unwrap_err();
+        assert!(e.to_string().contains("alpha"), "{e}");
     }
 }

@@ -5,17 +5,20 @@ use super::colliders::{ColliderSettings, ColliderSync};
 use super::skeleton_link::SkeletonLink;
 use super::surface_link::{SurfaceArrays, SurfaceLink, read_first_surface};
 use super::to_affine;
+use crate::convert::debug_lines::DebugLines;
 use crate::convert::limits::{self, LimitSource};
 use crate::convert::params::{InspectorParams, recovery_from_index, recovery_index};
 use crate::convert::pins::{self, AnchoredPin, ColorChannel};
-use crate::convert::surface::{WorldToLocal, core_triangles, is_mirroring, read_local_interpolated, to_world};
+use crate::convert::surface::{WorldToLocal, core_triangles, is_mirroring, read_local_interpolated, read_proxy_local_interpolated, to_world};
 use glam::Vec3;
-use godot::builtin::{Array, NodePath, PackedFloat32Array, PackedInt32Array, StringName, VarDictionary, Vector3};
-use godot::classes::{Engine, INode3D, Mesh, MeshInstance3D, Node3D, ProjectSettings, Skeleton3D};
+use godot::builtin::{Array, Color, NodePath, PackedFloat32Array, PackedInt32Array, StringName, VarDictionary, Vector3};
+use godot::classes::base_material_3d::{Flags as MaterialFlags, ShadingMode};
+use godot::classes::mesh::PrimitiveType;
+use godot::classes::{Engine, INode3D, ImmediateMesh, Mesh, MeshInstance3D, Node3D, ProjectSettings, Skeleton3D, StandardMaterial3D};
 use godot::global::godot_error;
-use godot::obj::{Base, Gd, Singleton, WithBaseField};
+use godot::obj::{Base, Gd, NewAlloc, NewGd, Singleton, WithBaseField};
 use godot::prelude::{GodotClass, godot_api};
-use xpbd_cloth::{Cloth, ClothDesc, ClothHandle, ClothParams, World, WorldDesc};
+use xpbd_cloth::{Cloth, ClothDesc, ClothHandle, ClothParams, RenderProxyDesc, RenderProxyHandle, World, WorldDesc};
 
 /// Simulates the first surface of a MeshInstance3D as cloth (XPBD, Macklin et al. 2016, with
 /// Small Steps, Macklin et al. 2019), stepped with the physics tick and drawn every frame
@@ -215,6 +218,26 @@ pub struct XpbdCloth3D {
     #[export(range = (0.0, 1.0, 0.01))]
     angular_inertia: f32,
 
+    /// Level of detail: step once every this many physics ticks, over that many ticks of time, at
+    /// about 1/N of the cost (1 = every tick); drawn smoothly at every frame. 2–4 for cloth in
+    /// the distance; may change at any time without a jump.
+    #[export_group(name = "Level of detail", prefix = "")]
+    #[export(range = (1.0, 16.0, 1.0))]
+    step_interval: u32,
+    /// A MeshInstance3D whose first surface (a finer mesh of the same surface) is drawn bound to
+    /// the simulated one, a render proxy; hide `mesh_instance` to show only it. Empty: none.
+    #[export(node_path = ("MeshInstance3D"))]
+    render_mesh_instance: NodePath,
+    /// Farthest a vertex of the render mesh may lie from the simulated surface.
+    #[export(range = (0.0001, 0.5, 0.0001, or_greater, suffix = "m"))]
+    render_max_distance: f32,
+
+    /// Debug lines drawn with an ImmediateMesh while running: edges coloured by strain (green at
+    /// rest, red at the stretch limit), colliders, contacts, pins, max distances, backstops, normals.
+    #[export_group(name = "Debug", prefix = "")]
+    #[export(flags = (Edges = 1, Colliders = 2, Contacts = 4, Pins = 8, MaxDistance = 16, Backstop = 32, Normals = 64))]
+    debug_lines: u32,
+
     sim: Option<Simulation>,
     base: Base<Node3D>,
 }
@@ -242,6 +265,29 @@ struct Simulation {
     skeleton: Option<SkeletonLink>,
     positions: Vec<[f32; 3]>,
     normals: Vec<[f32; 3]>,
+    /// The render mesh drawn bound to the cloth, if any.
+    proxy: Option<ProxyLink>,
+    /// The debug lines' mesh, made the first time they are asked for.
+    debug: Option<DebugDraw>,
+}
+
+/// A render proxy and the MeshInstance3D that shows it.
+struct ProxyLink {
+    handle: RenderProxyHandle,
+    instance: Gd<MeshInstance3D>,
+    /// Its mesh before the runtime copy; given back on reset and exit.
+    source: Gd<Mesh>,
+    surface: SurfaceLink,
+    /// Scratch of the interleaved positions and normals, 24 bytes per vertex.
+    bytes: Vec<u8>,
+}
+
+/// The debug lines drawn by a top-level child (world space) with an unshaded vertex-colour material.
+struct DebugDraw {
+    node: Gd<MeshInstance3D>,
+    mesh: Gd<ImmediateMesh>,
+    material: Gd<StandardMaterial3D>,
+    lines: DebugLines,
 }
 
 impl XpbdCloth3D {
@@ -278,6 +324,7 @@ impl XpbdCloth3D {
             inertia_scale: self.inertia_scale,
             max_particle_speed: self.max_particle_speed,
             unstable_recovery,
+            step_interval: self.step_interval,
         })
     }
 
@@ -312,6 +359,7 @@ impl XpbdCloth3D {
         self.inertia_scale = p.inertia_scale;
         self.max_particle_speed = p.max_particle_speed;
         self.unstable_recovery = recovery_index(p.unstable_recovery);
+        self.step_interval = p.step_interval;
     }
 
     fn collider_settings(&self) -> ColliderSettings {
@@ -406,6 +454,7 @@ impl XpbdCloth3D {
             None => None,
         };
 
+        let proxy = self.attach_proxy(&mut world, cloth)?;
         let surface_link = SurfaceLink::attach(&mut instance, &source, &surface, skeleton.is_some())?;
         if let Some(link) = &skeleton {
             link.unskin(&mut instance);
@@ -426,7 +475,61 @@ impl XpbdCloth3D {
             skeleton,
             positions: vec![[0.0; 3]; n],
             normals: vec![[0.0; 3]; n],
+            proxy,
+            debug: None,
         })
+    }
+
+    /// The render proxy of `render_mesh_instance`, if set: its first surface in world space bound
+    /// to the cloth (created in world space too). Errors: a readable message.
+    fn attach_proxy(&self, world: &mut World, cloth: ClothHandle) -> Result<Option<ProxyLink>, String> {
+        if self.render_mesh_instance.is_empty() {
+            return Ok(None);
+        }
+        let node = self.base().get_node_or_null(&self.render_mesh_instance).ok_or("render_mesh_instance is set but not found")?;
+        let mut instance = node.try_cast::<MeshInstance3D>().map_err(|_| "render_mesh_instance is not a MeshInstance3D")?;
+        let source = instance.get_mesh().ok_or("the render MeshInstance3D has no mesh")?;
+        let surface = read_first_surface(&source)?;
+        let transform = to_affine(&instance.get_global_transform());
+        WorldToLocal::new(&transform).map_err(|e| e.to_string())?;
+        let positions = to_world(&surface.positions, &transform);
+        let indices = core_triangles(surface.indices.as_deref(), surface.positions.len(), is_mirroring(&transform)).map_err(|e| e.to_string())?;
+        let desc = RenderProxyDesc { max_distance: self.render_max_distance, ..RenderProxyDesc::new(&positions, &indices) };
+        let handle = world.add_render_proxy(cloth, &desc).map_err(|e| format!("the render mesh cannot be drawn from the cloth: {e}"))?;
+        let surface_link = SurfaceLink::attach(&mut instance, &source, &surface, false)?;
+        Ok(Some(ProxyLink { handle, instance, source, surface: surface_link, bytes: vec![0; 24 * positions.len()] }))
+    }
+
+    /// Draw the debug lines `flags` asks for (the first time, make the child that shows them);
+    /// with no flag, hide it.
+    fn draw_debug_lines(&mut self, flags: u32) -> Result<(), String> {
+        let parent = self.base().clone().upcast::<godot::classes::Node>();
+        let Some(sim) = self.sim.as_mut() else { return Ok(()) };
+        if flags == 0 {
+            if let Some(d) = sim.debug.as_mut() {
+                d.node.set_visible(false);
+            }
+            return Ok(());
+        }
+        let d = match sim.debug.as_mut() {
+            Some(d) => d,
+            None => sim.debug.insert(DebugDraw::new(parent)),
+        };
+        d.node.set_visible(true);
+        let count = d.lines.read(&sim.world, flags).map_err(|e| e.to_string())?;
+        d.mesh.clear_surfaces();
+        if count == 0 {
+            return Ok(());
+        }
+        d.mesh.surface_begin_ex(PrimitiveType::LINES).material(&d.material).done();
+        for k in 0..count {
+            let (a, b, c) = d.lines.line(k);
+            d.mesh.surface_set_color(Color::from_rgba(c[0], c[1], c[2], c[3]));
+            d.mesh.surface_add_vertex(Vector3::new(a[0] as _, a[1] as _, a[2] as _));
+            d.mesh.surface_add_vertex(Vector3::new(b[0] as _, b[1] as _, b[2] as _));
+        }
+        d.mesh.surface_end();
+        Ok(())
     }
 
     /// The Skeleton3D of a worn cloth: `skeleton` if set (an error if it is not a Skeleton3D),
@@ -522,6 +625,15 @@ impl XpbdCloth3D {
         let (positions, normals) = sim.surface.scratch();
         read_local_interpolated(cloth, alpha, &to_local, &mut sim.positions, &mut sim.normals, positions, normals).map_err(|e| e.to_string())?;
         sim.surface.upload();
+        if let Some(proxy) = sim.proxy.as_mut() {
+            if !proxy.instance.is_instance_valid() {
+                return Err("the render MeshInstance3D was freed".into());
+            }
+            let to_local = WorldToLocal::new(&to_affine(&proxy.instance.get_global_transform())).map_err(|e| e.to_string())?;
+            let (positions, normals) = proxy.surface.scratch();
+            read_proxy_local_interpolated(&sim.world, proxy.handle, alpha, &to_local, &mut proxy.bytes, positions, normals).map_err(|e| e.to_string())?;
+            proxy.surface.upload();
+        }
         Ok(())
     }
 
@@ -533,13 +645,22 @@ impl XpbdCloth3D {
 
     /// Stop simulating and give the mesh instance its original mesh back.
     fn release(&mut self) {
-        if let Some(mut sim) = self.sim.take()
-            && sim.instance.is_instance_valid()
-        {
+        let Some(mut sim) = self.sim.take() else { return };
+        if sim.instance.is_instance_valid() {
             sim.instance.set_mesh(&sim.source);
             if let Some(link) = &sim.skeleton {
                 link.restore(&mut sim.instance);
             }
+        }
+        if let Some(mut proxy) = sim.proxy.take()
+            && proxy.instance.is_instance_valid()
+        {
+            proxy.instance.set_mesh(&proxy.source);
+        }
+        if let Some(d) = sim.debug.take()
+            && d.node.is_instance_valid()
+        {
+            d.node.free();
         }
     }
 
@@ -550,6 +671,22 @@ impl XpbdCloth3D {
             Ok(sim) => self.sim = Some(sim),
             Err(e) => self.fail("setup failed", e),
         }
+    }
+}
+
+impl DebugDraw {
+    /// A top-level child of `parent` (so its vertices are in world space) showing an empty
+    /// ImmediateMesh with an unshaded material that takes the vertex colours.
+    fn new(mut parent: Gd<godot::classes::Node>) -> DebugDraw {
+        let mesh = ImmediateMesh::new_gd();
+        let mut material = StandardMaterial3D::new_gd();
+        material.set_shading_mode(ShadingMode::UNSHADED);
+        material.set_flag(MaterialFlags::ALBEDO_FROM_VERTEX_COLOR, true);
+        let mut node = MeshInstance3D::new_alloc();
+        node.set_as_top_level(true);
+        node.set_mesh(&mesh);
+        parent.add_child(&node);
+        DebugDraw { node, mesh, material, lines: DebugLines::default() }
     }
 }
 
@@ -612,6 +749,10 @@ impl INode3D for XpbdCloth3D {
             anim_drive_compliance: 1.0e-3,
             linear_inertia: 1.0,
             angular_inertia: 1.0,
+            step_interval: 1,
+            render_mesh_instance: NodePath::default(),
+            render_max_distance: xpbd_cloth::render_proxy::DEFAULT_PROXY_MAX_DISTANCE,
+            debug_lines: 0,
             sim: None,
             base,
         };
@@ -636,6 +777,11 @@ impl INode3D for XpbdCloth3D {
         let alpha = if fraction.is_finite() { fraction.clamp(0.0, 1.0) } else { 1.0 };
         if let Err(e) = Self::write_back(sim, alpha) {
             self.fail("writing the mesh failed", e);
+            return;
+        }
+        let flags = self.debug_lines;
+        if let Err(e) = self.draw_debug_lines(flags) {
+            self.fail("drawing the debug lines failed", e);
         }
     }
 
