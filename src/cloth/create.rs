@@ -64,9 +64,8 @@ impl Cloth {
 
     /// Change the settings; takes effect at the next step, without moving any particle. A change
     /// of the stretch or bending compliance, the tethers' slack or the strain limit reaches its
-    /// new values over [`RAMP_TIME`](super::ramp::RAMP_TIME) (0.25 s) of steps, linearly, so a
-    /// stiffened cloth tightens at a steady pace instead of jumping. Errors: `InvalidParameter`
-    /// naming the field (state unchanged).
+    /// new values over 0.25 s of steps, linearly, so a stiffened cloth tightens at a steady pace
+    /// instead of jumping. Errors: `InvalidParameter` naming the field (state unchanged).
     pub fn set_params(&mut self, params: ClothParams) -> Result<(), ClothError> {
         let _change = self.begin_change();
         params.validate()?;
