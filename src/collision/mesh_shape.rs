@@ -77,8 +77,10 @@ pub struct MeshShape {
     origin: Vec3,
     cell: f32,
     inv_cell: f32,
-    /// Cells per axis (a multiple of [`BRICK`]).
+    /// Cells per axis (a multiple of [`BRICK`]), as integers and as floats.
     cells: [usize; 3],
+    cells32: [u32; 3],
+    size: Vec3,
     bricks: [usize; 3],
     /// Per brick (x fastest): index of its nodes in `fine`, or `EMPTY`.
     brick_slot: Vec<u32>,
@@ -235,6 +237,8 @@ impl MeshShape {
             cell,
             inv_cell: 1.0 / cell,
             cells,
+            cells32: cells.map(|c| c as u32),
+            size: Vec3::new(cells[0] as f32, cells[1] as f32, cells[2] as f32),
             bricks,
             brick_slot: built.brick_slot,
             fine: built.fine,
@@ -289,30 +293,36 @@ impl MeshShape {
     /// Signed distance \[m\] from local point `p` to the surface (negative inside a closed mesh)
     /// and the unit outward normal, the normalised gradient of the trilinear field (+Y where the
     /// gradient vanishes).
-    #[inline]
+    #[inline(always)]
     pub fn distance(&self, p: Vec3) -> (f32, Vec3) {
         let g = (p - self.origin) * self.inv_cell;
-        let size = Vec3::new(self.cells[0] as f32, self.cells[1] as f32, self.cells[2] as f32);
-        if !(g.cmpge(Vec3::ZERO).all() && g.cmple(size).all()) {
+        if !(g.cmpge(Vec3::ZERO).all() && g.cmple(self.size).all()) {
             return self.outside_grid(p);
         }
         // g ≥ 0 here, so truncation is its floor (a float-to-int conversion, where `floor` is a
-        // libm call on baseline x86-64): the cell, and its last one for g on the far face.
-        let last = |g: f32, cells: usize| (g as usize).min(cells.saturating_sub(1));
-        let (cx, cy, cz) = (last(g.x, self.cells[0]), last(g.y, self.cells[1]), last(g.z, self.cells[2]));
+        // libm call on baseline x86-64): the cell, and its last one for g on the far face. 32-bit
+        // integers: the grid has fewer than 2³¹ cells a side (cheaper conversions, same values).
+        let last = |g: f32, cells: u32| (g as u32).min(cells - 1);
+        let (cx, cy, cz) = (last(g.x, self.cells32[0]), last(g.y, self.cells32[1]), last(g.z, self.cells32[2]));
         let f = g - Vec3::new(cx as f32, cy as f32, cz as f32);
-        let brick = [cx / BRICK, cy / BRICK, cz / BRICK];
-        let slot = self.brick_slot[brick[0] + self.bricks[0] * (brick[1] + self.bricks[1] * brick[2])];
+        const B: u32 = BRICK as u32;
+        let brick = (cx / B) as usize + self.bricks[0] * ((cy / B) as usize + self.bricks[1] * (cz / B) as usize);
+        let slot = self.brick_slot[brick];
         if slot != EMPTY {
-            let base = slot as usize * BRICK_NODES;
-            let (lx, ly, lz) = (cx % BRICK, cy % BRICK, cz % BRICK);
-            let at = |x: usize, y: usize, z: usize| {
-                self.fine[base + (lx + x) + NODES * ((ly + y) + NODES * (lz + z))] as f32 * self.quantum
-            };
+            // The brick's nodes as an array: the corner indices below are within it (l < BRICK).
+            let node: &[i16; BRICK_NODES] = self.fine[slot as usize * BRICK_NODES..][..BRICK_NODES].try_into().expect("a brick's nodes");
+            let (lx, ly, lz) = ((cx % B) as usize, (cy % B) as usize, (cz % B) as usize);
+            let at = |x: usize, y: usize, z: usize| node[(lx + x) + NODES * ((ly + y) + NODES * (lz + z))] as f32 * self.quantum;
             let (d, grad) = trilinear(f, [at(0, 0, 0), at(1, 0, 0), at(0, 1, 0), at(1, 1, 0), at(0, 0, 1), at(1, 0, 1), at(0, 1, 1), at(1, 1, 1)]);
             return (d, (grad * self.inv_cell).normalize_or(Vec3::Y));
         }
-        // Between the bricks: the coarse grid, at least the band away from the surface.
+        self.between_bricks(g)
+    }
+
+    /// [`Self::distance`] between the stored bricks: the coarse grid, at least the band away from
+    /// the surface.
+    #[inline(never)]
+    fn between_bricks(&self, g: Vec3) -> (f32, Vec3) {
         let gc = g / BRICK as f32;
         let cc = gc.floor().min(Vec3::new(self.bricks[0] as f32, self.bricks[1] as f32, self.bricks[2] as f32) - 1.0).max(Vec3::ZERO);
         let fc = gc - cc;
