@@ -122,9 +122,9 @@ fn command() -> Command {
         .arg(
             Arg::new("table")
                 .long("table")
-                .value_parser(["render-proxy", "level-of-detail"])
+                .value_parser(["render-proxy", "level-of-detail", "strain-limit"])
                 .conflicts_with_all(["only", "row", "svg"])
-                .help("Run just this table (issue 46's rows)"),
+                .help("Run just this table"),
         )
         .arg(
             Arg::new("row")
@@ -206,7 +206,9 @@ fn interleaved(steps: usize, a: &mut World, b: &mut World) -> (f64, f64) {
 }
 
 /// The strain limit's cost: every scene without it (`max_stretch` off) and with the default, one
-/// thread, 10 substeps, coloured; with the largest edge strain and the 99th percentile each ends with.
+/// thread, 10 substeps, coloured; with the largest edge strain and the 99th percentile each ends
+/// with. Then what that cost buys: the limit at 10 substeps against no limit at 10, 20 and 40
+/// substeps, ms per step and the largest edge strain over the steps.
 fn strain_limit_cost(scenes: &[Scene], steps: usize) -> Result<(), String> {
     out!()?;
     out!("strain limit (max_stretch) off and at its default, 10 substeps, 1 thread, coloured:")?;
@@ -231,6 +233,30 @@ fn strain_limit_cost(scenes: &[Scene], steps: usize) -> Result<(), String> {
             a.strain_p99 * 100.0,
             b.strain_p99 * 100.0
         )?;
+    }
+    out!()?;
+    out!("what the strain limit's cost buys: the limit at 10 substeps against none at 10, 20 and 40 (1 thread, coloured, {steps} steps after 10):")?;
+    out!("{:<11} {:>9} {:>9} {:>10} {:>10}", "scene", "substeps", "limit", "ms/step", "peak max %")?;
+    for scene in scenes {
+        for (substeps, limit) in [(10, true), (10, false), (20, false), (40, false)] {
+            let mut w = world(scene, substeps, 1, true);
+            let handle = w.live_handle(0).unwrap();
+            if !limit {
+                let params = ClothParams { max_stretch: None, ..w.cloth(handle).unwrap().params().clone() };
+                w.cloth_mut(handle).unwrap().set_params(params).map_err(|e| e.to_string())?;
+            }
+            let (mut times, mut peak) = (Vec::new(), 0.0f32);
+            for k in 0..steps + 10 {
+                let t = Instant::now();
+                w.step(DT).unwrap();
+                if k >= 10 {
+                    times.push(t.elapsed().as_secs_f64());
+                }
+                peak = peak.max(w.cloth(handle).unwrap().stats().max_edge_strain);
+            }
+            let on = if limit { "on" } else { "off" };
+            out!("{:<11} {:>9} {:>9} {:>10.2} {:>10.1}", scene.name, substeps, on, median(times) * 1e3, peak * 100.0)?;
+        }
     }
     Ok(())
 }
@@ -1024,6 +1050,7 @@ fn run(args: &ArgMatches) -> Result<(), String> {
     match args.get_one::<String>("table").map(String::as_str) {
         Some("render-proxy") => return render_proxy_cost(steps),
         Some("level-of-detail") => return level_of_detail_cost(steps),
+        Some("strain-limit") => return strain_limit_cost(&scenes(None)?, steps),
         _ => {}
     }
     let scenes = scenes(args.get_one::<String>("only").map(String::as_str))?;
