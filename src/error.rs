@@ -117,6 +117,11 @@ pub enum ClothError {
         /// The render vertex index.
         vertex: u32,
     },
+    /// `move_grab` or `release` named a vertex that is not grabbed.
+    VertexNotGrabbed {
+        /// The render vertex index.
+        vertex: u32,
+    },
     /// A pin target has a NaN or infinite coordinate, or one beyond ±`MAX_COORDINATE` (1e5 m).
     NonFiniteTarget {
         /// Position in the caller's list.
@@ -228,6 +233,7 @@ impl fmt::Display for ClothError {
                 "vertex index {vertex} at list position {position} is out of range (vertex count {vertex_count})"
             ),
             VertexNotPinned { vertex } => write!(f, "vertex {vertex} is not pinned"),
+            VertexNotGrabbed { vertex } => write!(f, "vertex {vertex} is not grabbed (grab it first; a release ends a grab)"),
             NonFiniteTarget { position } => {
                 write!(f, "target at list position {position} has a NaN, infinite or out-of-range coordinate (limit ±1e5 m)")
             }

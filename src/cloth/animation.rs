@@ -337,6 +337,8 @@ impl Cloth {
     pub(crate) fn pose_given(&mut self) {
         let a = &mut self.state.animation;
         if !a.posed {
+            self.drive.from_set = false;
+            let a = &mut self.state.animation;
             a.start.copy_from_slice(&a.target);
             a.normal_start.copy_from_slice(&a.normal_target);
             a.posed = true;
@@ -372,6 +374,13 @@ impl Cloth {
             }
         }
         p.v.fill(Vec3::ZERO);
+        // The particles are on the pose given last: the next step starts its pose there.
+        let a = &mut p.animation;
+        a.start.copy_from_slice(&a.target);
+        a.normal_start.copy_from_slice(&a.normal_target);
+        if let Some(skin) = a.skin.as_deref_mut().filter(|s| s.posed) {
+            skin.finish_step();
+        }
         self.scratch.x_prev.copy_from_slice(&p.x);
         self.remember_good_state();
         self.update_normals(false);

@@ -51,6 +51,7 @@ impl Cloth {
             sleep: Default::default(),
             world_key: 0,
             pending: Default::default(),
+            drive: Default::default(),
         };
         cloth.config.apply_pins(&[]);
         if desc.params.self_collision {

@@ -9,8 +9,10 @@ mod colouring;
 pub(crate) mod config;
 mod create;
 mod desc;
+mod drive;
 mod frame;
 pub mod guard;
+pub(crate) mod grabs;
 pub mod inertia;
 mod inspect;
 mod mass;
@@ -32,6 +34,7 @@ mod teleport;
 pub use create::DEFAULT_CONSTRAINT_COLOURING;
 pub use relayout::BACKGROUND_MIN_CONSTRAINTS;
 pub use frame::VertexLayout;
+pub use grabs::MAX_GRAB_STIFFNESS;
 pub use desc::{ClothDesc, ClothParams, DEFAULT_SELF_COLLISION, DEFAULT_WELD_TOLERANCE, MAX_SUBSTEPS};
 pub use guard::{ClothStatus, Instability, InstabilityKind, UnstableRecovery};
 pub use inspect::{BendingView, StretchView, TetherView};
@@ -107,6 +110,8 @@ pub struct Cloth {
     pub(crate) world_key: u32,
     /// The layout for anchors changed since the last step, being built (`relayout`).
     pub(crate) pending: relayout::PendingSlot,
+    /// The targets of the frames of `World::advance`, interpolated per step (`drive`).
+    pub(crate) drive: drive::Drive,
 }
 
 impl Cloth {

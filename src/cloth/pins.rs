@@ -19,6 +19,8 @@ pub(crate) struct Pins {
     pub start: Vec<Vec3>,
     /// Position to reach at the end of the next step \[m\].
     pub target: Vec<Vec3>,
+    /// The target given at the last `World::advance` (`super::drive`) \[m\].
+    pub frame_from: Vec<Vec3>,
 }
 
 impl Pins {
@@ -88,6 +90,7 @@ impl Cloth {
                     state.pins.particles.insert(i, p);
                     state.pins.start.insert(i, current);
                     state.pins.target.insert(i, target);
+                    state.pins.frame_from.insert(i.min(state.pins.frame_from.len()), current);
                     added = true;
                 }
             }
@@ -140,6 +143,9 @@ impl Cloth {
                 pins.particles.remove(i);
                 pins.start.remove(i);
                 pins.target.remove(i);
+                if i < pins.frame_from.len() {
+                    pins.frame_from.remove(i);
+                }
                 removed = true;
             }
         }

@@ -223,6 +223,7 @@ impl Cloth {
 
         // Valid: apply.
         self.wake();
+        self.drive_forget();
         let mut r = Reader { buf, at: HEADER_SIZE };
         let p = &mut self.state;
         p.x.iter_mut().for_each(|x| *x = r.vec3());

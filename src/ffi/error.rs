@@ -59,6 +59,9 @@ pub enum XpbdResult {
     /// A mesh shape from `xpbd_mesh_shape_create_async` was queried before its build ended (poll
     /// `xpbd_mesh_shape_is_ready`). After a failed build the query returns the build's error.
     NotReady = 13,
+    /// `xpbd_cloth_grab_move` or `xpbd_cloth_release` named a vertex that is not grabbed (never
+    /// grabbed, or already released); nothing changes.
+    NotGrabbed = 14,
 }
 
 /// An error on its way out through the boundary: the code to return and the message to store.
@@ -91,6 +94,7 @@ pub(crate) fn result_code(error: &ClothError) -> XpbdResult {
         | TooManyTriangles { .. }
         | NoTriangleWithArea { .. } => XpbdResult::InvalidMesh,
         MeshShapeNotReady { .. } => XpbdResult::NotReady,
+        VertexNotGrabbed { .. } => XpbdResult::NotGrabbed,
         InverseMassCountMismatch { .. } | BufferSizeMismatch { .. } => XpbdResult::BufferSizeMismatch,
         InvalidInverseMass { .. }
         | InvalidParameter { .. }

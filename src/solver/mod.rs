@@ -90,6 +90,8 @@ pub(crate) struct Step<'a> {
     /// The cloth has an animated pose (`crate::cloth::animation`), and constraints relative to it.
     pub animate: bool,
     pub animation_constraints: bool,
+    /// The cloth has soft grabs (`crate::cloth::grabs`).
+    pub grabbed: bool,
     /// (linear, angular) inertia when the cloth has a reference frame and either is below 1.
     pub carry: Option<(f32, f32)>,
 }
@@ -132,6 +134,7 @@ impl<'a> Step<'a> {
             stretch_limit: cloth.config.stretch_limit,
             animate: cloth.state.animation.posed,
             animation_constraints: cloth.state.animation.constrains(),
+            grabbed: !cloth.state.grabs.particles.is_empty(),
             carry: cloth.state.animation.frame.and((params.linear_inertia < 1.0 || params.angular_inertia < 1.0).then_some((params.linear_inertia, params.angular_inertia))),
         }
     }
@@ -203,6 +206,7 @@ fn begin_step(parts: &mut Parts, step: &Step, world_key: u32, dt: f32) {
 /// After the substeps: the pins' targets become the next start, the normals and the step's counts.
 fn finish_step(cloth: &mut Cloth, step: &Step) {
     cloth.state.pins.finish_step();
+    cloth.state.grabs.finish_step();
     if cloth.state.animation.posed {
         cloth.state.animation.finish_step();
     }
