@@ -8,13 +8,14 @@ pub use mesh_shapes::MeshShapeStatus;
 use crate::cloth::{Cloth, ClothDesc, MAX_SUBSTEPS};
 use crate::collision::inter_cloth::InterClothSnapshot;
 use crate::collision::{Collider, ColliderHandle, ColliderStore, Pose};
-use std::sync::{Arc, Weak};
+use std::sync::Arc;
 use crate::error::{ClothError, check_count, check_range};
 pub use crate::handle::ClothHandle;
 use crate::slot_map::SlotMap;
 pub use crate::solver::PARALLEL_MIN_CONSTRAINTS;
 use crate::fp_env::DefaultFpEnv;
 use crate::solver::{StepContext, step_cloth};
+use crate::cloth::LayoutThread;
 use crate::worker_pool::WorkerPool;
 use glam::Vec3;
 use rayon::prelude::*;
@@ -92,6 +93,8 @@ pub struct World {
     mesh_shapes: SlotMap<MeshShapeEntry>,
     /// Joined when the world is dropped (`crate::worker_pool`).
     pool: Option<Arc<WorkerPool>>,
+    /// Builds the layouts of pin changes; its thread is joined when the world is dropped.
+    layout_thread: Arc<LayoutThread>,
     /// Particles of the cloths with inter-cloth collision, taken before each step (reused).
     inter_cloth: InterClothSnapshot,
     /// Frame time not yet stepped by [`World::advance`] \[s\] (f64: no drift over hours).
@@ -125,6 +128,7 @@ impl World {
             colliders: ColliderStore::default(),
             mesh_shapes: SlotMap::with_max_generation(crate::slot_map::MAX_MESH_SHAPE_GENERATION),
             pool,
+            layout_thread: Arc::default(),
             inter_cloth: InterClothSnapshot::default(),
             accumulator: 0.0,
             last_dropped: 0.0,
@@ -153,7 +157,7 @@ impl World {
         let (index, generation) = self.cloths.insert(Cloth::new(desc)?);
         if let Some(cloth) = self.cloths.get_mut(index, generation) {
             cloth.world_key = index;
-            cloth.pending.pool = self.pool.as_ref().map_or_else(Weak::new, Arc::downgrade);
+            cloth.pending.builder = Arc::downgrade(&self.layout_thread);
         }
         Ok(ClothHandle { index, generation })
     }
@@ -167,7 +171,6 @@ impl World {
     /// gives it a layout of its own. Its guard status starts clear. Errors: `InvalidHandle`.
     pub fn add_instance(&mut self, source: ClothHandle) -> Result<ClothHandle, ClothError> {
         let source = self.cloth_mut(source)?;
-        source.settle_layout(); // the instance shares the layout in place
         source.wake(); // an instance is usually placed elsewhere next; both start counting again
         let mut instance = source.clone();
         instance.guard.clear_status();
@@ -418,30 +421,9 @@ impl World {
     /// 1e-5..=1 s); nothing changes on error. A cloth failing its guard is not an error here: it
     /// is reported in [`Advance::unstable`] after all steps ran.
     pub fn advance(&mut self, frame_dt: f32, fixed_dt: f32, max_steps: u32) -> Result<Advance, ClothError> {
-        check_range("frame_dt", frame_dt, 0.0, MAX_FRAME_TIME, "0 <= frame_dt <= 3600 s")?;
-        if !(MIN_TIME_STEP..=MAX_TIME_STEP).contains(&fixed_dt) {
-            return Err(ClothError::InvalidTimeStep { dt: fixed_dt });
-        }
-        check_count("max_steps", max_steps, 1, MAX_ADVANCE_STEPS, "1..=1000")?;
+        let (steps, left, dropped) = self.plan_frame(frame_dt, fixed_dt, max_steps)?;
         let fixed = fixed_dt as f64;
-        // The frame's steps and what the accumulator keeps after them, first.
-        let mut left = self.accumulator + frame_dt as f64;
-        let mut report = Advance { steps: 0, alpha: 0.0, dropped: 0.0, unstable: None };
-        while left >= fixed && report.steps < max_steps {
-            left -= fixed;
-            report.steps += 1;
-        }
-        if left >= fixed {
-            let whole = (left / fixed).floor();
-            left -= whole * fixed;
-            let mut dropped = whole * fixed;
-            if left >= fixed {
-                left -= fixed;
-                dropped += fixed;
-            }
-            left = left.max(0.0);
-            report.dropped = dropped as f32;
-        }
+        let mut report = Advance { steps, alpha: 0.0, dropped, unstable: None };
         let moving = self.drive_begin_frame();
         for k in 1..=report.steps {
             if moving {
@@ -460,6 +442,40 @@ impl World {
         // Below 1 also when the f32 rounding of a remainder just under fixed_dt reaches it.
         report.alpha = ((self.accumulator / fixed) as f32).min(1.0 - f32::EPSILON / 2.0);
         Ok(report)
+    }
+
+    /// The steps [`World::advance`] would take for these arguments. Errors: those of
+    /// [`World::advance`]'s checks; nothing changes.
+    pub(crate) fn advance_steps(&self, frame_dt: f32, fixed_dt: f32, max_steps: u32) -> Result<u32, ClothError> {
+        Ok(self.plan_frame(frame_dt, fixed_dt, max_steps)?.0)
+    }
+
+    /// [`World::advance`]'s checks, then its steps, what the accumulator keeps after them \[s\]
+    /// and the time dropped \[s\].
+    fn plan_frame(&self, frame_dt: f32, fixed_dt: f32, max_steps: u32) -> Result<(u32, f64, f32), ClothError> {
+        check_range("frame_dt", frame_dt, 0.0, MAX_FRAME_TIME, "0 <= frame_dt <= 3600 s")?;
+        if !(MIN_TIME_STEP..=MAX_TIME_STEP).contains(&fixed_dt) {
+            return Err(ClothError::InvalidTimeStep { dt: fixed_dt });
+        }
+        check_count("max_steps", max_steps, 1, MAX_ADVANCE_STEPS, "1..=1000")?;
+        let fixed = fixed_dt as f64;
+        let (mut left, mut steps, mut dropped) = (self.accumulator + frame_dt as f64, 0, 0.0);
+        while left >= fixed && steps < max_steps {
+            left -= fixed;
+            steps += 1;
+        }
+        if left >= fixed {
+            let whole = (left / fixed).floor();
+            left -= whole * fixed;
+            let mut whole_steps = whole * fixed;
+            if left >= fixed {
+                left -= fixed;
+                whole_steps += fixed;
+            }
+            left = left.max(0.0);
+            dropped = whole_steps as f32;
+        }
+        Ok((steps, left, dropped))
     }
 
     /// Frame time the accumulator of [`World::advance`] holds, not yet stepped \[s\].

@@ -399,7 +399,7 @@ impl Cloth {
             self.settle_stats();
             self.state.animation.kinematic = kinematic;
             self.refresh_inverse_masses();
-            self.relayout();
+            self.relayout(1);
         }
     }
 }

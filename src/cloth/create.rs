@@ -84,7 +84,7 @@ impl Cloth {
             self.scratch.self_collision.prepare(self.model.particle_count()); // allocate outside the step
         }
         if tethers_changed {
-            self.relayout();
+            self.relayout(1);
         }
         Ok(())
     }

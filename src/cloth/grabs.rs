@@ -50,6 +50,16 @@ impl Grabs {
     }
 }
 
+/// `InvalidParameter` naming the first coordinate of `target` that is NaN, infinite or beyond
+/// ±1e5 m.
+fn check_target(target: [f32; 3]) -> Result<(), ClothError> {
+    let m = crate::mesh::MAX_COORDINATE;
+    for c in target {
+        crate::error::check_range("target", c, -m, m, "finite metres within +-1e5 per coordinate")?;
+    }
+    Ok(())
+}
+
 impl Cloth {
     /// The particle of render vertex `vertex`, checked. Errors: `VertexOutOfRange` (position 0).
     fn grabbed_vertex_particle(&self, vertex: u32) -> Result<u32, ClothError> {
@@ -67,14 +77,12 @@ impl Cloth {
     /// sets its stiffness. A pinned vertex does not move while it is pinned (the pin wins). No
     /// layout is rebuilt: O(grabs).
     ///
-    /// Errors: `VertexOutOfRange`, `NonFiniteTarget` (NaN, infinite or beyond ±1e5 m),
-    /// `InvalidParameter` (`stiffness` NaN, ≤ 0 or finite above [`MAX_GRAB_STIFFNESS`]); state
+    /// Errors: `VertexOutOfRange`, `InvalidParameter` (`target`: a coordinate NaN, infinite or
+    /// beyond ±1e5 m; `stiffness` NaN, ≤ 0 or finite above [`MAX_GRAB_STIFFNESS`]); state
     /// unchanged on error.
     pub fn grab(&mut self, vertex: u32, target: [f32; 3], stiffness: f32) -> Result<(), ClothError> {
         let p = self.grabbed_vertex_particle(vertex)?;
-        if !crate::mesh::is_valid_point(&target) {
-            return Err(ClothError::NonFiniteTarget { position: 0 });
-        }
+        check_target(target)?;
         if !(stiffness > 0.0 && (stiffness <= MAX_GRAB_STIFFNESS || stiffness == f32::INFINITY)) {
             let expected = "a stiffness 0 < k <= 1e12 N/m, or infinity (rigid)";
             return Err(ClothError::InvalidParameter { name: "stiffness", value: stiffness as f64, expected });
@@ -99,13 +107,11 @@ impl Cloth {
     }
 
     /// Move the target of the grab of render vertex `vertex` to `target` \[m\], reached by the
-    /// end of the next step. Errors: `VertexOutOfRange`, `NonFiniteTarget`, `VertexNotGrabbed`;
-    /// state unchanged on error.
+    /// end of the next step. Errors: `VertexOutOfRange`, `InvalidParameter` (`target`, as for
+    /// [`Cloth::grab`]), `VertexNotGrabbed`; state unchanged on error.
     pub fn move_grab(&mut self, vertex: u32, target: [f32; 3]) -> Result<(), ClothError> {
         let p = self.grabbed_vertex_particle(vertex)?;
-        if !crate::mesh::is_valid_point(&target) {
-            return Err(ClothError::NonFiniteTarget { position: 0 });
-        }
+        check_target(target)?;
         let i = self.state.grabs.find(p).map_err(|_| ClothError::VertexNotGrabbed { vertex })?;
         let target = Vec3::from_array(target);
         if self.state.grabs.target[i] != target {

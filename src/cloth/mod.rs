@@ -21,6 +21,7 @@ mod normals;
 mod output;
 pub(crate) mod reads;
 pub(crate) mod pins;
+pub(crate) use relayout::layout_thread::LayoutThread;
 mod relayout;
 mod residuals;
 pub(crate) mod scratch;
@@ -32,7 +33,7 @@ mod state_hash;
 mod teleport;
 
 pub use create::DEFAULT_CONSTRAINT_COLOURING;
-pub use relayout::BACKGROUND_MIN_CONSTRAINTS;
+pub use relayout::{BACKGROUND_MIN_CONSTRAINTS, LAYOUT_DELAY_STEPS};
 pub use frame::VertexLayout;
 pub use grabs::MAX_GRAB_STIFFNESS;
 pub use desc::{ClothDesc, ClothParams, DEFAULT_SELF_COLLISION, DEFAULT_WELD_TOLERANCE, MAX_SUBSTEPS};

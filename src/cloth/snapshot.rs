@@ -246,7 +246,7 @@ impl Cloth {
         p.rest_translation = r.vec3();
         if pin_set_changed {
             self.refresh_inverse_masses();
-            self.relayout();
+            self.relayout(1);
         }
         self.remember_good_state();
         self.update_normals(false);

@@ -50,6 +50,7 @@ pub mod status;
 pub mod teleport;
 
 pub mod frame;
+pub mod grab;
 pub mod animation;
 
 pub mod snapshot;
@@ -65,6 +66,7 @@ pub use collider::*;
 pub use collider_desc::*;
 pub use error::*;
 pub use frame::*;
+pub use grab::*;
 pub use ids::*;
 pub use live::*;
 pub use mesh_report::*;
@@ -111,7 +113,15 @@ pub use world::*;
 /// they found (`xpbd_mesh_shape_get_report`); a mesh the shape cannot use is
 /// `XPBD_RESULT_INVALID_MESH` (was `XPBD_RESULT_INVALID_ARGUMENT`), as for cloth; the sign of a
 /// closed mesh survives inner faces, duplicate and flipped triangles.
-pub const XPBD_ABI_VERSION: u32 = 8;
+/// 9: the frame loop under a real game: `xpbd_world_advance` gives each of a frame's steps its
+/// targets interpolated to the step's end time; `xpbd_world_advance_begin`/`_end` (the
+/// render-overlap loop); soft grabs (`xpbd_cloth_grab`, `xpbd_cloth_grab_move`,
+/// `xpbd_cloth_release`, `XPBD_MAX_GRAB_STIFFNESS`, `XPBD_RESULT_NOT_GRABBED`); `XpbdClothStats`
+/// grew `pin_strain`; a pin change after the first step puts its layout in place at the second
+/// step after it (`xpbd_cloth_set_pinned` and `xpbd_cloth_unpin` return in microseconds and the
+/// next step does not wait); a simulation blend below 1 blends each step state with the pose it
+/// reached.
+pub const XPBD_ABI_VERSION: u32 = 9;
 
 /// The ABI version the loaded library implements; compare with `XPBD_ABI_VERSION` from the
 /// header you compiled against. Never fails. Thread-safe.

@@ -160,7 +160,7 @@ impl SubstepInfo {
 /// positions, the normals and the step's counts (the residual statistics are computed when first
 /// read, `Cloth::stats`). Allocates nothing. Positions live in the sweeps' rows during the step.
 pub(crate) fn step_cloth(cloth: &mut Cloth, dt: f32, ctx: &StepContext) {
-    cloth.settle_layout();
+    cloth.layout_for_step();
     let step = Step::new(cloth, dt, ctx);
     // The sweeps' particle rows are not bounds-checked: the layout's indices were checked when it
     // was built (a layout changed in place is checked again here).

@@ -349,7 +349,9 @@ impl TetherSweep<'_> {
         let (w, slack) = (self.w, self.slack);
         let i = self.particle[c] as usize;
         let (a1, a2) = (self.anchor[c] as usize, self.anchor[c + 1] as usize);
-        if w[a1] != 0.0 || w[a2] != 0.0 {
+        // Only between two kinematic anchors, and never for a particle pinned since the tethers
+        // were built (the pin holds it).
+        if w[a1] != 0.0 || w[a2] != 0.0 || w[i] == 0.0 {
             return;
         }
         let (r1, r2) = (slack * self.geodesic_distance[c], slack * self.geodesic_distance[c + 1]);
