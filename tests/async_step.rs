@@ -373,9 +373,9 @@ fn advance_brackets_in_the_wrong_order_or_with_bad_arguments_are_refused_and_cha
 }
 
 /// The issue's render-overlap loop: a render thread makes 1 000 reads (positions, at a short
-/// pause each, so that they fall before, during and after the brackets) while the game thread
-/// runs frames of 7, 16 and 33 ms on a world of 2 threads, moving a pin every frame:
-/// `advance_begin`, then `advance_end`. Every read returns the positions a finished frame left
+/// pause each, so that they fall before, during and after the brackets, and spread over at least
+/// 30 frames however fast the machine is) while the game thread runs frames of 7, 16 and 33 ms on
+/// a world of 2 threads, moving a pin every frame: `advance_begin`, then `advance_end`. Every read returns the positions a finished frame left
 /// (as a twin world advanced synchronously through the same frames has them), never a state in
 /// between; the reads see many frames. (How long they take: the bench's "render reads during
 /// asynchronous steps" table.)
@@ -398,10 +398,15 @@ fn a_thousand_render_reads_through_advance_brackets_see_only_finished_frames() {
     let mut finished = vec![positions(twin.cloth(twin_cloth).unwrap().reads())];
     let shared = SharedWorld::new(world);
     let reads_done = std::sync::atomic::AtomicBool::new(false);
+    let frames_done = std::sync::atomic::AtomicUsize::new(0);
     let seen = std::thread::scope(|scope| {
         let reader = scope.spawn(|| {
             let seen: Vec<Vec<u32>> = (0..1000)
-                .map(|_| {
+                .map(|k| {
+                    // At most 33 reads a frame: the reads span 30 frames or more.
+                    while frames_done.load(std::sync::atomic::Ordering::Acquire) < k / 33 {
+                        std::thread::sleep(std::time::Duration::from_micros(50));
+                    }
                     std::thread::sleep(std::time::Duration::from_micros(50));
                     shared.read(cloth, positions).unwrap()
                 })
@@ -421,6 +426,7 @@ fn a_thousand_render_reads_through_advance_brackets_see_only_finished_frames() {
             finished.push(positions(twin.cloth(twin_cloth).unwrap().reads()));
             assert_eq!(shared.advance_end().unwrap(), expected);
             frame += 1;
+            frames_done.store(frame, std::sync::atomic::Ordering::Release);
         }
         reader.join().unwrap()
     });
