@@ -1745,12 +1745,15 @@ namespace Xpbd.Native
         public float max_stretch;
         /// <summary>
         ///  Sleeping: a cloth whose fastest particle stays below this speed for `sleep_time` stops
-        ///  stepping (a check per step, nothing else) until something that could move it wakes it: a pin
-        ///  target that changes, pinning or unpinning, a collider moving, created, destroyed or
-        ///  teleported within reach of it, a change of the world's gravity, a parameter change, a
-        ///  teleport, a snapshot restore, a particle write, an instance made from it or
-        ///  `xpbd_cloth_wake`. A few mm/s (0.005) for flags and curtains that settle; above the slowest
-        ///  motion that must go on (a cloth creeping over a table edge).
+        ///  stepping (a check per step, nothing else) until something that could move it wakes it. The
+        ///  whole list: a pin target, animated pose, joint matrix, reference frame or grab target that
+        ///  changes (the same one given again every frame does not wake it); pinning or unpinning; a
+        ///  grab or its release; max distances, backstops, anim drive or a skin set; a collider moving,
+        ///  created, destroyed or teleported within reach of it (where it leaves and where it lands); a
+        ///  change of the world's gravity; a parameter or material change; a teleport; a snapshot
+        ///  restore; a particle write; an instance made from it (both wake); `xpbd_cloth_wake`. A few
+        ///  mm/s (0.005) for flags and curtains that settle; above the slowest motion that must go on (a
+        ///  cloth creeping over a table edge).
         ///
         ///  Unit: m/s. Range: 0 (= never sleep) or 1e-6 &lt;= m/s &lt;= 100. Default: 0 (= never sleep).
         /// </summary>
@@ -2100,12 +2103,15 @@ namespace Xpbd.Native
         public float max_stretch;
         /// <summary>
         ///  Sleeping: a cloth whose fastest particle stays below this speed for `sleep_time` stops
-        ///  stepping (a check per step, nothing else) until something that could move it wakes it: a pin
-        ///  target that changes, pinning or unpinning, a collider moving, created, destroyed or
-        ///  teleported within reach of it, a change of the world's gravity, a parameter change, a
-        ///  teleport, a snapshot restore, a particle write, an instance made from it or
-        ///  `xpbd_cloth_wake`. A few mm/s (0.005) for flags and curtains that settle; above the slowest
-        ///  motion that must go on (a cloth creeping over a table edge).
+        ///  stepping (a check per step, nothing else) until something that could move it wakes it. The
+        ///  whole list: a pin target, animated pose, joint matrix, reference frame or grab target that
+        ///  changes (the same one given again every frame does not wake it); pinning or unpinning; a
+        ///  grab or its release; max distances, backstops, anim drive or a skin set; a collider moving,
+        ///  created, destroyed or teleported within reach of it (where it leaves and where it lands); a
+        ///  change of the world's gravity; a parameter or material change; a teleport; a snapshot
+        ///  restore; a particle write; an instance made from it (both wake); `xpbd_cloth_wake`. A few
+        ///  mm/s (0.005) for flags and curtains that settle; above the slowest motion that must go on (a
+        ///  cloth creeping over a table edge).
         ///
         ///  Unit: m/s. Range: 0 (= never sleep) or 1e-6 &lt;= m/s &lt;= 100. Default: 0 (= never sleep).
         /// </summary>

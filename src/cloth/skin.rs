@@ -385,6 +385,7 @@ impl Cloth {
         let (order, runs) = dominant_order(&dominant);
         self.prepare_animation();
         self.drive_forget();
+        self.wake();
         self.state.animation.skin = Some(Box::new(Skin {
             inverse_bind,
             joints,
@@ -431,6 +432,9 @@ impl Cloth {
         for (k, m) in matrices.iter().enumerate() {
             let (scale, rotation, translation) = joint_matrix(m, k, "joint_matrices", true)?.to_scale_rotation_translation();
             poses.push(JointPose { scale, rotation: rotation.normalize(), translation });
+        }
+        if !skin.posed || skin.target != poses {
+            self.wake(); // joints that move; the same matrices every frame let the cloth sleep
         }
         let rest = &self.model.rest;
         let a = &mut self.state.animation;
