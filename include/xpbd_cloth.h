@@ -116,7 +116,7 @@
  * targets interpolated to the step's end time; `xpbd_world_advance_begin`/`_end` (the
  * render-overlap loop); soft grabs (`xpbd_cloth_grab`, `xpbd_cloth_grab_move`,
  * `xpbd_cloth_release`, `XPBD_MAX_GRAB_STIFFNESS`, `XPBD_RESULT_NOT_GRABBED`); `XpbdClothStats`
- * grew `pin_strain`; a pin change after the first step puts its layout in place at the second
+ * grew `pin_strain`; a pin change after the first step puts its layout in place at the fourth
  * step after it (`xpbd_cloth_set_pinned` and `xpbd_cloth_unpin` return in microseconds and the
  * next step does not wait); a simulation blend below 1 blends each step state with the pose it
  * reached.

@@ -109,11 +109,12 @@ pub(crate) mod os_thread {
         fn setpriority(which: c_int, who: u32, prio: c_int) -> c_int;
     }
 
-    /// Give the calling thread the lowest scheduling priority (nice 19; on Linux the nice value
-    /// is per thread): it runs on the cores the others leave. A refusal leaves it as it was.
+    /// Give the calling thread a low scheduling priority (nice 10, about a tenth of the share of a
+    /// normal thread on a busy core; on Linux the nice value is per thread): it runs mostly on the
+    /// cores the others leave, and is not starved by them. A refusal leaves it as it was.
     pub fn lower_priority() {
         // SAFETY: PRIO_PROCESS (0) with `who` 0 is the calling thread; no pointer is passed.
-        unsafe { setpriority(0, 0, 19) };
+        unsafe { setpriority(0, 0, 10) };
     }
 
     /// A joinable thread; [`Thread::join`] or [`Thread::detach`] consumes it, so each happens once.

@@ -4,7 +4,7 @@
 //! of that step; substep i of n places it at lerp(start, target, (i+1)/n), so a moved pin never
 //! teleports inside a substep. A pin change takes effect at once (inverse mass 0, the target); the
 //! constraint layout for the new anchors (tethers, edge order) is built off the step by the
-//! world's layout thread and put in place by the second step after the change
+//! world's layout thread and put in place by the fourth step after the change
 //! (`super::relayout`), so neither the call nor the next step waits for it.
 
 use super::Cloth;
