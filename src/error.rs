@@ -257,7 +257,7 @@ impl fmt::Display for ClothError {
             ),
             InvalidSnapshot(problem) => write!(f, "snapshot rejected: {problem}"),
             StepNotBegun => write!(f, "no step was begun: call step_begin before step_end, advance_begin before advance_end"),
-            StepInProgress => write!(f, "a step or advance was begun and not ended: call step_end or advance_end first"),
+            StepInProgress => write!(f, "a step or advance was begun and not ended: call step_end first (advance_end after advance_begin)"),
             WorldPoisoned => write!(f, "the world was poisoned by an earlier panic while it was being changed; only destroying it works"),
             StepPanicked { message } => write!(f, "internal panic in the asynchronous step ({message}); this is a bug in xpbd_cloth, please report it"),
         }

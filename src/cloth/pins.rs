@@ -72,7 +72,7 @@ impl Cloth {
     /// given wins. A new pin takes effect at once; the constraint layout for the new anchors
     /// (tethers to them, edges ordered outward from them) is built by the world's layout thread
     /// (during the call for a cloth below [`crate::cloth::BACKGROUND_MIN_CONSTRAINTS`] edges and
-    /// hinges) and put in place at the start of the [`crate::cloth::LAYOUT_DELAY_STEPS`]-th step
+    /// hinges, and for a cloth that has not stepped yet: it is being set up) and put in place at the start of the [`crate::cloth::LAYOUT_DELAY_STEPS`]-th step
     /// after the change (of the first step, for a cloth that has not stepped yet), which waits for
     /// it if it is not done: the same layout and the same bits whichever thread builds it and
     /// whenever. A change back to the anchors of the layout in place before then cancels it.

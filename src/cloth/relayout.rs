@@ -22,7 +22,7 @@ use crate::constraints::layout::{ConstraintLayout, LayoutOptions};
 use crate::fp_env::DefaultFpEnv;
 use glam::Vec3;
 use layout_thread::LayoutThread;
-use std::sync::{Arc, OnceLock, Weak};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError, Weak};
 
 /// Fewest stretch and bending constraints (edges + hinges) of a cloth whose layout is built by the
 /// world's layout thread (or by the step that needs it); a smaller cloth's is built during the
@@ -86,27 +86,39 @@ impl Inputs {
 }
 
 /// A layout being built: by the layout thread, or by whoever needs it first, whichever finishes
-/// first (the same layout either way).
+/// first (the same layout either way). The layout thread holds only the inputs while it builds
+/// (and the pending layout itself just to hand its result over), so the cloth owns this alone.
 #[derive(Debug)]
 pub(crate) struct PendingLayout {
-    inputs: Inputs,
+    inputs: Arc<Inputs>,
     built: OnceLock<Relaid>,
+    /// A layout the layout thread built, until the cloth takes it into `built`.
+    delivered: Mutex<Option<Relaid>>,
 }
 
 impl PendingLayout {
-    /// The layout: built now on this thread unless it is built (a build under way on the layout
-    /// thread is not waited for: that thread has a low priority, and a step must not wait for it
-    /// to be scheduled).
-    pub(crate) fn get(&self) -> &Relaid {
-        self.built.get_or_init(|| self.inputs.build())
+    fn new(inputs: Inputs) -> PendingLayout {
+        PendingLayout { inputs: Arc::new(inputs), built: OnceLock::new(), delivered: Mutex::new(None) }
     }
 
-    /// On the layout thread: build the layout outside the `OnceLock`, so that no one waits for
-    /// this thread, and keep it unless another thread was first.
-    fn build_in_background(&self) {
-        if self.built.get().is_none() {
-            let _ = self.built.set(self.inputs.build());
-        }
+    /// The layout: the layout thread's if it has delivered it, else built now on this thread (a
+    /// build under way on the layout thread is not waited for: that thread has a low priority,
+    /// and a step must not wait for it to be scheduled).
+    pub(crate) fn get(&self) -> &Relaid {
+        self.built.get_or_init(|| {
+            let delivered = self.delivered.lock().unwrap_or_else(PoisonError::into_inner).take();
+            delivered.unwrap_or_else(|| self.inputs.build())
+        })
+    }
+}
+
+/// On the layout thread: build the layout of `pending` from its inputs, holding the pending layout
+/// only to read them and to hand the result over, unless it is built or no longer wanted.
+fn build_in_background(pending: &Weak<PendingLayout>) {
+    let Some(inputs) = pending.upgrade().filter(|p| p.built.get().is_none()).map(|p| Arc::clone(&p.inputs)) else { return };
+    let relaid = inputs.build();
+    if let Some(p) = pending.upgrade().filter(|p| p.built.get().is_none()) {
+        *p.delivered.lock().unwrap_or_else(PoisonError::into_inner) = Some(relaid);
     }
 }
 
@@ -144,7 +156,7 @@ impl Clone for PendingSlot {
                 stretch_lambda: Vec::new(),
                 bend_lambda: Vec::new(),
             };
-            Arc::new(PendingLayout { inputs, built })
+            Arc::new(PendingLayout { inputs: Arc::new(inputs), built, delivered: Mutex::new(None) })
         });
         PendingSlot { pending, steps_left: self.steps_left, builder: self.builder.clone() }
     }
@@ -184,11 +196,14 @@ impl Cloth {
             stretch_lambda: self.scratch.stretch_lambda.clone(),
             bend_lambda: self.scratch.bend_lambda.clone(),
         };
-        let pending = Arc::new(PendingLayout { inputs, built: OnceLock::new() });
+        let pending = Arc::new(PendingLayout::new(inputs));
         let constraints = self.model.constraints.edges.len() + self.model.constraints.hinges.len();
         self.pending.pending = Some(pending.clone());
         self.pending.steps_left = delay.max(1);
-        match self.pending.builder.upgrade().filter(|_| constraints >= BACKGROUND_MIN_CONSTRAINTS) {
+        // A cloth that has not stepped is being set up (a level load): built now, so that its
+        // first step neither waits nor shares the machine with a build.
+        let setting_up = self.output.last_substep == 0.0;
+        match self.pending.builder.upgrade().filter(|_| constraints >= BACKGROUND_MIN_CONSTRAINTS && !setting_up) {
             // The job holds a weak reference: a layout superseded before the job starts is never
             // built. A panic stays in the job (the step that needs the layout builds it again and
             // reports it there).
@@ -212,13 +227,18 @@ impl Cloth {
     /// anything that changes what it was built from or is stored in its order). Allocates nothing
     /// once it is built.
     pub(crate) fn settle_layout(&mut self) {
-        let Some(pending) = self.pending.pending.take() else { return };
+        let Some(mut pending) = self.pending.pending.take() else { return };
         pending.get();
-        // Built. Still shared with the layout thread (its build is under way, or it is about to
-        // let go): a copy rather than waiting for that thread to be scheduled.
-        let relaid = match Arc::try_unwrap(pending) {
-            Ok(p) => p.built.into_inner().expect("built above"),
-            Err(shared) => shared.get().clone(),
+        // Built. The layout thread holds the pending layout only for the moment it takes its
+        // inputs or hands its result over: wait for that moment to pass.
+        let relaid = loop {
+            match Arc::try_unwrap(pending) {
+                Ok(p) => break p.built.into_inner().expect("built above"),
+                Err(shared) => {
+                    pending = shared;
+                    std::thread::yield_now();
+                }
+            }
         };
         let Relaid { layout, config, stretch_lambda, bend_lambda, tether_lambda, strain_limit } = relaid;
         self.layout = layout;

@@ -5,8 +5,9 @@
 //! started like the world's worker threads (`crate::worker_pool::os_thread`), so a library unloaded
 //! after its worlds are destroyed leaves nothing behind.
 //!
-//! No other thread ever waits for it: layouts are posted through a channel (a send takes no lock
-//! the receiver holds), and a step that needs a layout it has not finished builds it itself
+//! No other thread waits for its work: layouts are posted through a channel (a send takes no lock
+//! the receiver holds), it holds a pending layout only to take its inputs and to hand the result
+//! over, and a step that needs a layout it has not delivered builds it itself
 //! (`PendingLayout::get`). A thread of low priority holding something a step waits for would make
 //! the step wait for the scheduler.
 
@@ -36,11 +37,9 @@ impl LayoutThread {
                 os_thread::lower_priority();
                 // Until the channel is closed (the world is dropped).
                 while let Ok(job) = receiver.recv() {
-                    if let Some(pending) = job.upgrade() {
-                        // A panic stays here: the step that needs the layout builds it again and
-                        // reports it there.
-                        let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| pending.build_in_background()));
-                    }
+                    // A panic stays here: the step that needs the layout builds it again and
+                    // reports it there.
+                    let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| super::build_in_background(&job)));
                 }
             });
             os_thread::spawn(Some("xpbd-cloth-pins".to_owned()), run).ok().map(|thread| (sender, thread))
