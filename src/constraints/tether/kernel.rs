@@ -401,16 +401,15 @@ impl TetherSweep<'_> {
         }
     }
 
-    /// One projection of tether `c`. Only the particle moves: anchors are kinematic (`w == 0`,
-    /// which is how `build` chose them, and pins changing rebuilds the tethers), so their
-    /// correction would be zero, and leaving them unwritten lets groups run in parallel. Tethers
-    /// are undamped (γ = 0), so x_prev is not read. Returns whether the tether was violated (and
-    /// so projected).
+    /// One projection of tether `c`. Only the particle moves: anchors are kinematic when `build`
+    /// chose them, and leaving them unwritten lets groups run in parallel (an anchor released
+    /// since, until the layout of the new pins is in place, is still only read). Tethers are
+    /// undamped (γ = 0), so x_prev is not read. Returns whether the tether was violated (and so
+    /// projected).
     #[inline(always)]
     fn project<P: Positions + ?Sized>(&self, c: usize, lambda: &mut f32, x: &mut P) -> bool {
         let (i, a) = (self.particle[c] as usize, self.anchor[c] as usize);
         let (wi, wa) = (self.w[i], self.w[a]);
-        debug_assert!(wa == 0.0, "tether anchor {a} is not kinematic");
         let bound = self.slack * self.geodesic_distance[c];
         let (violated, new_lambda, xi) =
             project_tether(v3(x.get(i)), v3(x.get(a)), wi, wa, bound, self.compliance, *lambda, self.k);
