@@ -32,6 +32,9 @@ cargo test --profile ci --doc
 # `[m]` as a link to an item named m.
 RUSTDOCFLAGS="-D warnings" cargo doc --no-deps --document-private-items --quiet
 bash .ci/valgrind-c-api.sh
+# The asynchronous game loop under ThreadSanitizer, with the library and Rust's standard library
+# instrumented (installs the rust-src component if missing).
+bash .ci/tsan.sh
 # The fuzz targets (fuzz/) build and run briefly without a crash: nothing else builds them, so
 # they would rot unseen (they did once). Installs cargo-fuzz if missing.
 bash .ci/fuzz-smoke.sh

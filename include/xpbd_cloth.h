@@ -115,9 +115,21 @@
  * 9: render proxies (`XpbdRenderProxyId`, `XpbdRenderProxyDesc`, `xpbd_render_proxy_*`), debug
  * lines (`xpbd_world_debug_lines`, `XPBD_DEBUG_*`) and level of detail (`XpbdClothDesc` and
  * `XpbdClothParams` grew `step_interval`); a world holds at most 16 384 cloths (was 32 768: cloth
- * ids give bit 46 to render proxies).
+ * ids give bit 46 to render proxies). The frame loop under a real game: `xpbd_world_advance`
+ * gives each of a frame's steps its targets interpolated to the step's end time;
+ * `xpbd_world_advance_begin`/`_end` (the render-overlap loop); soft grabs (`xpbd_cloth_grab`,
+ * `xpbd_cloth_grab_move`, `xpbd_cloth_release`, `XPBD_MAX_GRAB_STIFFNESS`,
+ * `XPBD_RESULT_NOT_GRABBED`); `XpbdClothStats` grew `pin_strain`; a pin change after the first
+ * step puts its layout in place at the fourth step after it (`xpbd_cloth_set_pinned` and
+ * `xpbd_cloth_unpin` return in microseconds and the next step does not wait); a simulation blend
+ * below 1 blends each step state with the pose it reached.
  */
 #define XPBD_ABI_VERSION 9
+
+/**
+ * Largest grab stiffness in N/m besides INFINITY (a rigid attachment).
+ */
+#define XPBD_MAX_GRAB_STIFFNESS 1.0e12
 
 /**
  * `xpbd_world_debug_lines` flag: every edge of every cloth, coloured by its strain: green at
@@ -240,12 +252,13 @@ enum XpbdResult
      */
     XPBD_RESULT_INVALID_SNAPSHOT = 10,
     /**
-     * `xpbd_world_step_end` without an `xpbd_world_step_begin` since the last `step_end`.
+     * `xpbd_world_step_end` without an `xpbd_world_step_begin` or `xpbd_world_advance_begin`
+     * since the last end; `xpbd_world_advance_end` without an `xpbd_world_advance_begin`.
      */
     XPBD_RESULT_STEP_NOT_BEGUN = 11,
     /**
-     * `xpbd_world_step_begin`, `xpbd_world_step` or `xpbd_world_advance` between an
-     * `xpbd_world_step_begin` and its `xpbd_world_step_end`: nothing starts; end the step first.
+     * `xpbd_world_step_begin`, `xpbd_world_advance_begin`, `xpbd_world_step` or
+     * `xpbd_world_advance` between a begin and its end: nothing starts; end it first.
      */
     XPBD_RESULT_STEP_IN_PROGRESS = 12,
     /**
@@ -253,6 +266,11 @@ enum XpbdResult
      * `xpbd_mesh_shape_is_ready`). After a failed build the query returns the build's error.
      */
     XPBD_RESULT_NOT_READY = 13,
+    /**
+     * `xpbd_cloth_grab_move` or `xpbd_cloth_release` named a vertex that is not grabbed (never
+     * grabbed, or already released); nothing changes.
+     */
+    XPBD_RESULT_NOT_GRABBED = 14,
 };
 #ifndef __cplusplus
 #if __STDC_VERSION__ >= 202311L
@@ -695,12 +713,15 @@ typedef struct XpbdClothParams {
     float max_stretch;
     /**
      * Sleeping: a cloth whose fastest particle stays below this speed for `sleep_time` stops
-     * stepping (a check per step, nothing else) until something that could move it wakes it: a pin
-     * target that changes, pinning or unpinning, a collider moving, created, destroyed or
-     * teleported within reach of it, a change of the world's gravity, a parameter change, a
-     * teleport, a snapshot restore, a particle write, an instance made from it or
-     * `xpbd_cloth_wake`. A few mm/s (0.005) for flags and curtains that settle; above the slowest
-     * motion that must go on (a cloth creeping over a table edge).
+     * stepping (a check per step, nothing else) until something that could move it wakes it. The
+     * whole list: a pin target, animated pose, joint matrix, reference frame or grab target that
+     * changes (the same one given again every frame does not wake it); pinning or unpinning; a
+     * grab or its release; max distances, backstops, anim drive or a skin set; a collider moving,
+     * created, destroyed or teleported within reach of it (where it leaves and where it lands); a
+     * change of the world's gravity; a parameter or material change; a teleport; a snapshot
+     * restore; a particle write; an instance made from it (both wake); `xpbd_cloth_wake`. A few
+     * mm/s (0.005) for flags and curtains that settle; above the slowest motion that must go on (a
+     * cloth creeping over a table edge).
      *
      * Unit: m/s. Range: 0 (= never sleep) or 1e-6 <= m/s <= 100. Default: 0 (= never sleep).
      */
@@ -1179,12 +1200,15 @@ typedef struct XpbdClothDesc {
     float max_stretch;
     /**
      * Sleeping: a cloth whose fastest particle stays below this speed for `sleep_time` stops
-     * stepping (a check per step, nothing else) until something that could move it wakes it: a pin
-     * target that changes, pinning or unpinning, a collider moving, created, destroyed or
-     * teleported within reach of it, a change of the world's gravity, a parameter change, a
-     * teleport, a snapshot restore, a particle write, an instance made from it or
-     * `xpbd_cloth_wake`. A few mm/s (0.005) for flags and curtains that settle; above the slowest
-     * motion that must go on (a cloth creeping over a table edge).
+     * stepping (a check per step, nothing else) until something that could move it wakes it. The
+     * whole list: a pin target, animated pose, joint matrix, reference frame or grab target that
+     * changes (the same one given again every frame does not wake it); pinning or unpinning; a
+     * grab or its release; max distances, backstops, anim drive or a skin set; a collider moving,
+     * created, destroyed or teleported within reach of it (where it leaves and where it lands); a
+     * change of the world's gravity; a parameter or material change; a teleport; a snapshot
+     * restore; a particle write; an instance made from it (both wake); `xpbd_cloth_wake`. A few
+     * mm/s (0.005) for flags and curtains that settle; above the slowest motion that must go on (a
+     * cloth creeping over a table edge).
      *
      * Unit: m/s. Range: 0 (= never sleep) or 1e-6 <= m/s <= 100. Default: 0 (= never sleep).
      */
@@ -1371,6 +1395,14 @@ typedef struct XpbdClothStats {
      * Its 99th percentile (its maximum is `max_edge_strain`).
      */
     float strain_p99;
+    /**
+     * The stretch the pins (and kinematic vertices) force on the cloth, as a strain: over every
+     * particle tethered to two anchors a and b at rest distances d_a and d_b along the mesh, the
+     * largest |x_a - x_b|/(d_a + d_b) - 1, or 0. A hard pin dragged away from the others shows
+     * here: the cloth between them is at least that stretched on average, beyond what the solver
+     * or `max_stretch` can remove (grab with `xpbd_cloth_grab` instead). 0 with `enable_tethers` off.
+     */
+    float pin_strain;
 } XpbdClothStats;
 
 /**
@@ -1820,17 +1852,19 @@ XpbdResult xpbd_world_step(struct XpbdWorldId world, float dt);
  * `xpbd_world_step_begin` are refused; `xpbd_world_destroy` waits for the step and drops the
  * world (the result is lost).
  *
- * Errors (nothing starts, nothing changes): `XPBD_RESULT_STEP_IN_PROGRESS` (begun and not
- * ended), `XPBD_RESULT_INVALID_ARGUMENT` (dt < 1e-5 s, NaN or > 1 s), `XPBD_RESULT_INVALID_ID`,
+ * Errors (nothing starts, nothing changes): `XPBD_RESULT_STEP_IN_PROGRESS` (a step or advance
+ * begun and not ended), `XPBD_RESULT_INVALID_ARGUMENT` (dt < 1e-5 s, NaN or > 1 s), `XPBD_RESULT_INVALID_ID`,
  * `XPBD_RESULT_WORLD_POISONED`. Thread-safe; waits first for a step another thread runs.
  */
-XpbdResult xpbd_world_step_begin(struct XpbdWorldId world, float dt);
+XpbdResult xpbd_world_step_begin(struct XpbdWorldId world,
+                                 float dt);
 
 /**
  * Wait for the step `xpbd_world_step_begin` started and return what `xpbd_world_step` would have
  * returned for it: `XPBD_RESULT_OK`, or `XPBD_RESULT_SIMULATION_UNSTABLE` (every cloth stepped;
  * see `xpbd_world_step`). The state is bitwise the one `xpbd_world_step(world, dt)` leaves. From
- * its return on, reads return the stepped state.
+ * its return on, reads return the stepped state. It also ends an `xpbd_world_advance_begin`
+ * (without its outputs: use `xpbd_world_advance_end` for them).
  *
  * Errors: `XPBD_RESULT_STEP_NOT_BEGUN` (no `xpbd_world_step_begin` since the last
  * `xpbd_world_step_end`; nothing changes), `XPBD_RESULT_PANIC` (the step panicked: a bug; the
@@ -1987,9 +2021,13 @@ XpbdResult xpbd_cloth_read_particle_map(struct XpbdClothId cloth,
  * reached at the end of the next step, interpolated across its substeps (no teleport). Pinning a
  * pinned vertex moves its target; welded copies share one particle (the last target wins). Pins
  * get tethers when enabled. Arrays are read during the call only. A change of which vertices are
- * pinned rebuilds the tethers and the constraint order: for a cloth of 5000 or more edges and
- * hinges in a world with threads as a job on the world's pool, which the next step waits for (the
- * call returns at once), otherwise during the call; the result is the same either way.
+ * pinned takes effect at once (the vertices are held from the next step); the tethers and the
+ * constraint order for the new pins are rebuilt on the world's low-priority layout thread (during
+ * the call for a cloth of fewer than 1000 edges and hinges, or one that has not stepped yet) and
+ * put in place at the start of the fourth step after the call (of the first step, for a cloth that
+ * has not stepped), which builds them itself if that thread has not: the call returns in
+ * microseconds, no step waits for the thread, and the bits are the same whatever the timing or
+ * thread count. For dragging cloth with the mouse, `xpbd_cloth_grab` changes no layout at all.
  *
  * Errors: `XPBD_RESULT_NULL_POINTER` (`vertices` NULL with count > 0),
  * `XPBD_RESULT_INVALID_ARGUMENT` (a vertex index >= vertex count, a NaN/Inf target or one beyond
@@ -2024,7 +2062,9 @@ XpbdResult xpbd_cloth_set_pin_targets(struct XpbdClothId cloth,
 
 /**
  * Release pinned render vertices `vertices` (`uint32_t[count]`); they keep the velocity of their
- * last pinned motion. Vertices that are not pinned are ignored.
+ * last pinned motion. Vertices that are not pinned are ignored. The tethers and constraint order
+ * follow as for `xpbd_cloth_set_pinned` (a release back to the pins of the layout in place before
+ * it is put in place cancels the rebuild).
  *
  * Errors: `XPBD_RESULT_NULL_POINTER`, `XPBD_RESULT_INVALID_ARGUMENT` (index out of range; nothing
  * released), `XPBD_RESULT_INVALID_ID`, `XPBD_RESULT_WORLD_POISONED`. Thread-safe.
@@ -2441,9 +2481,22 @@ XpbdResult xpbd_world_teleport(struct XpbdWorldId world,
  * `frame_dt`: 0..=3600 s. `fixed_dt`: 1e-5..=1 s. `max_steps`: 1..=1000. `steps_taken`,
  * `alpha`: written when not NULL.
  *
+ * Per-step drive: the targets set since the last call (pin and grab targets, the animated pose or
+ * joint matrices, the reference frame, collider poses) are taken as the values at this frame's
+ * time, and the previous call's as the values at the previous frame's. The frame's k-th of n steps
+ * ends `left + (n - k)*fixed_dt` seconds before the frame's time (`left` = `*alpha * fixed_dt`,
+ * what the accumulator keeps), so it is given every target at u = 1 - (left + (n - k)*fixed_dt)
+ * / frame_dt of the way between the two (positions lerped, rotations slerped, joints by
+ * translation, rotation and scale): a target moved once per frame moves the cloth at an even
+ * speed at any frame rate, and the frame's last step ends at the time the interpolated reads
+ * draw at `alpha` one fixed step later. After the call the targets are the given ones again.
+ * Time dropped by a hitch is taken from the frame's start. A step outside advance
+ * (`xpbd_world_step`), a teleport or a snapshot restore makes the next frame start from where
+ * the last step ended. Every read between two calls sees a finished step's state.
+ *
  * Threads: as `xpbd_world_step` (render reads from other threads return the state before the
- * call at once while it steps); refused with `XPBD_RESULT_STEP_IN_PROGRESS` between
- * `xpbd_world_step_begin` and `xpbd_world_step_end`.
+ * call at once while it steps); refused with `XPBD_RESULT_STEP_IN_PROGRESS` between a
+ * `xpbd_world_step_begin` or `xpbd_world_advance_begin` and its end.
  *
  * Errors: `XPBD_RESULT_INVALID_ARGUMENT` (`frame_dt`, `fixed_dt` or `max_steps` out of range,
  * NaN; nothing changes, nothing written), `XPBD_RESULT_INVALID_ID`, `XPBD_RESULT_WORLD_POISONED`,
@@ -2460,6 +2513,44 @@ XpbdResult xpbd_world_advance(struct XpbdWorldId world,
                               uint32_t max_steps,
                               uint32_t *steps_taken,
                               float *alpha);
+
+/**
+ * `xpbd_world_advance(world, frame_dt, fixed_dt, max_steps, ...)` on the world's own thread,
+ * returning at once: the render-overlap loop. The caller's thread draws the frame (from the
+ * reads, which return the state as it was at this call, bit for bit) while the world advances;
+ * `xpbd_world_advance_end` waits for it and returns its outputs. Frame N's loop: set frame N's
+ * targets, `xpbd_world_advance_begin`, draw with the `alpha` of frame N − 1's
+ * `xpbd_world_advance_end` (the reads still show the state it returned), then
+ * `xpbd_world_advance_end` for frame N's `alpha`. The thread and what waits are as for
+ * `xpbd_world_step_begin`; the accumulator and the per-step drive are `xpbd_world_advance`'s,
+ * and the state after `xpbd_world_advance_end` is bitwise the one `xpbd_world_advance` leaves.
+ *
+ * Errors (nothing starts, nothing changes): `XPBD_RESULT_INVALID_ARGUMENT` (`frame_dt`,
+ * `fixed_dt` or `max_steps` out of range or NaN, as for `xpbd_world_advance`),
+ * `XPBD_RESULT_STEP_IN_PROGRESS` (a step or advance was begun and not ended),
+ * `XPBD_RESULT_INVALID_ID`, `XPBD_RESULT_WORLD_POISONED`. Thread-safe.
+ */
+XpbdResult xpbd_world_advance_begin(struct XpbdWorldId world,
+                                    float frame_dt,
+                                    float fixed_dt,
+                                    uint32_t max_steps);
+
+/**
+ * Wait for the advance `xpbd_world_advance_begin` started and write what `xpbd_world_advance`
+ * writes: `*steps_taken` and `*alpha` (each when not NULL). From its return on, reads return the
+ * advanced state; draw it at `*alpha`.
+ *
+ * Errors: `XPBD_RESULT_SIMULATION_UNSTABLE` (as for `xpbd_world_advance`: every step ran, the
+ * outputs are written), `XPBD_RESULT_STEP_NOT_BEGUN` (no `xpbd_world_advance_begin` since the last
+ * end; an `xpbd_world_step_begin` is not ended by this and stays begun; nothing written),
+ * `XPBD_RESULT_PANIC` (the advance panicked: a bug; the world is poisoned from then on),
+ * `XPBD_RESULT_INVALID_ID`, `XPBD_RESULT_WORLD_POISONED`. Thread-safe: any thread may end an
+ * advance another thread began.
+ *
+ * # Safety
+ * `steps_taken` and `alpha`, when not NULL, are writable.
+ */
+XpbdResult xpbd_world_advance_end(struct XpbdWorldId world, uint32_t *steps_taken, float *alpha);
 
 /**
  * Write the seconds the last `xpbd_world_advance` dropped (whole fixed steps beyond its
@@ -2619,6 +2710,60 @@ XpbdResult xpbd_cloth_wake(struct XpbdClothId cloth);
  * `out` is writable.
  */
 XpbdResult xpbd_cloth_is_sleeping(struct XpbdClothId cloth, uint32_t *out);
+
+/**
+ * Grab render vertex `vertex`: pull it towards `target` (`float[3]`, metres) with a compliant
+ * attachment of `stiffness` N/m, C = |x - target| with compliance 1/stiffness, projected every
+ * iteration with the XPBD update (Macklin et al. 2016, eq. 18), so it means the same at any
+ * time step and substep count. The vertex keeps its mass: the cloth pulls back, so a grab does
+ * not stretch the cloth the way a pin dragged away does, and the stretch limit (`max_stretch`)
+ * still shortens the edges around it; the vertex trails the target by about the force the cloth
+ * resists with divided by `stiffness`. `INFINITY` is a rigid attachment (compliance 0) that still
+ * leaves the vertex its mass. The target is reached by the end of the next step, interpolated
+ * over its substeps (and by `xpbd_world_advance` over the frame's steps, like a pin target).
+ * Grabbing a grabbed vertex (or a welded copy of it) moves its target and sets its stiffness. A
+ * pinned vertex stays with its pin while pinned. Adding or releasing a grab rebuilds nothing: it
+ * costs the call only (a microsecond), and no step after it pays for it. Wakes a sleeping cloth.
+ *
+ * A mouse drag: `xpbd_cloth_grab` on button down (the picked vertex, the point under the
+ * cursor), `xpbd_cloth_grab_move` every frame, `xpbd_cloth_release` on button up.
+ *
+ * Errors (nothing changes): `XPBD_RESULT_NULL_POINTER` (`target`),
+ * `XPBD_RESULT_INVALID_ARGUMENT` (`vertex` out of range; a `target` coordinate NaN, infinite or
+ * beyond +-1e5 m; `stiffness` NaN, <= 0 or finite above `XPBD_MAX_GRAB_STIFFNESS`),
+ * `XPBD_RESULT_INVALID_ID`, `XPBD_RESULT_WORLD_POISONED`. Thread-safe; waits for a running step.
+ *
+ * # Safety
+ * `target` points to 3 readable floats.
+ */
+XpbdResult xpbd_cloth_grab(struct XpbdClothId cloth,
+                           uint32_t vertex,
+                           const float *target,
+                           float stiffness);
+
+/**
+ * Move the target of the grab of render vertex `vertex` to `target` (`float[3]`, metres), reached
+ * by the end of the next step. Call it every frame of a drag; the same target again changes
+ * nothing (a grabbed cloth may then fall asleep).
+ *
+ * Errors (nothing changes): `XPBD_RESULT_NULL_POINTER` (`target`), `XPBD_RESULT_INVALID_ARGUMENT`
+ * (`vertex` out of range; a `target` coordinate NaN, infinite or beyond +-1e5 m),
+ * `XPBD_RESULT_NOT_GRABBED` (`vertex` is not grabbed), `XPBD_RESULT_INVALID_ID`,
+ * `XPBD_RESULT_WORLD_POISONED`. Thread-safe; waits for a running step.
+ *
+ * # Safety
+ * `target` points to 3 readable floats.
+ */
+XpbdResult xpbd_cloth_grab_move(struct XpbdClothId cloth, uint32_t vertex, const float *target);
+
+/**
+ * Release the grab of render vertex `vertex`; it keeps its velocity. Rebuilds nothing.
+ *
+ * Errors (nothing changes): `XPBD_RESULT_INVALID_ARGUMENT` (`vertex` out of range),
+ * `XPBD_RESULT_NOT_GRABBED` (`vertex` is not grabbed, or was released already),
+ * `XPBD_RESULT_INVALID_ID`, `XPBD_RESULT_WORLD_POISONED`. Thread-safe; waits for a running step.
+ */
+XpbdResult xpbd_cloth_release(struct XpbdClothId cloth, uint32_t vertex);
 
 /**
  * Bind the cloth's animated pose to a skeleton (linear blend skinning; the mesh as created is the

@@ -117,6 +117,11 @@ pub enum ClothError {
         /// The render vertex index.
         vertex: u32,
     },
+    /// `move_grab` or `release` named a vertex that is not grabbed.
+    VertexNotGrabbed {
+        /// The render vertex index.
+        vertex: u32,
+    },
     /// A pin target has a NaN or infinite coordinate, or one beyond ±`MAX_COORDINATE` (1e5 m).
     NonFiniteTarget {
         /// Position in the caller's list.
@@ -171,10 +176,11 @@ pub enum ClothError {
     },
     /// A state snapshot passed to [`crate::Cloth::restore_state`] was rejected (state unchanged).
     InvalidSnapshot(SnapshotProblem),
-    /// [`crate::SharedWorld::step_end`] without a `step_begin` since the last `step_end`.
+    /// [`crate::SharedWorld::step_end`] without a begin since the last end, or
+    /// [`crate::SharedWorld::advance_end`] without an `advance_begin`.
     StepNotBegun,
-    /// A step, advance or `step_begin` of a [`crate::SharedWorld`] between its `step_begin` and
-    /// `step_end` (nothing starts; call `step_end` first).
+    /// A step, advance or begin of a [`crate::SharedWorld`] between a begin and its end (nothing
+    /// starts; end it first).
     StepInProgress,
     /// A panic while a [`crate::SharedWorld`] was being changed or stepped: its state cannot be
     /// trusted, and only dropping it works.
@@ -239,6 +245,7 @@ impl fmt::Display for ClothError {
                 "vertex index {vertex} at list position {position} is out of range (vertex count {vertex_count})"
             ),
             VertexNotPinned { vertex } => write!(f, "vertex {vertex} is not pinned"),
+            VertexNotGrabbed { vertex } => write!(f, "vertex {vertex} is not grabbed (grab it first; a release ends a grab)"),
             NonFiniteTarget { position } => {
                 write!(f, "target at list position {position} has a NaN, infinite or out-of-range coordinate (limit ±1e5 m)")
             }
@@ -268,8 +275,8 @@ impl fmt::Display for ClothError {
                 "both `position_offset` and `normal_offset` are skipped (-1): nothing to write, give at least one"
             ),
             InvalidSnapshot(problem) => write!(f, "snapshot rejected: {problem}"),
-            StepNotBegun => write!(f, "no step was begun: call step_begin before step_end"),
-            StepInProgress => write!(f, "a step was begun and not ended: call step_end first"),
+            StepNotBegun => write!(f, "no step was begun: call step_begin before step_end, advance_begin before advance_end"),
+            StepInProgress => write!(f, "a step or advance was begun and not ended: call step_end first (advance_end after advance_begin)"),
             WorldPoisoned => write!(f, "the world was poisoned by an earlier panic while it was being changed; only destroying it works"),
             StepPanicked { message } => write!(f, "internal panic in the asynchronous step ({message}); this is a bug in xpbd_cloth, please report it"),
         }

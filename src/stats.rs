@@ -61,6 +61,13 @@ pub struct ClothStats {
     pub strain_p95: f32,
     /// Its 99th percentile (its maximum is `max_edge_strain`).
     pub strain_p99: f32,
+    /// The stretch the pins (and other anchors: kinematic vertices) force on the cloth, as a
+    /// strain: over every particle tethered to two anchors a and b at rest distances d_a and d_b
+    /// along the mesh, the largest ‖x_a − x_b‖/(d_a + d_b) − 1, or 0. A hard pin dragged away
+    /// from the others shows here: the cloth between them is at least that stretched on average,
+    /// beyond what any solver or `max_stretch` can remove. Read from the tethers in place, so 0
+    /// with `enable_tethers` off.
+    pub pin_strain: f32,
 }
 
 impl ConstraintStats {

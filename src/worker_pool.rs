@@ -106,6 +106,15 @@ pub(crate) mod os_thread {
         fn pthread_detach(thread: pthread_t) -> c_int;
         fn pthread_self() -> pthread_t;
         fn pthread_setname_np(thread: pthread_t, name: *const c_char) -> c_int;
+        fn setpriority(which: c_int, who: u32, prio: c_int) -> c_int;
+    }
+
+    /// Give the calling thread a low scheduling priority (nice 10, about a tenth of the share of a
+    /// normal thread on a busy core; on Linux the nice value is per thread): it runs mostly on the
+    /// cores the others leave, and is not starved by them. A refusal leaves it as it was.
+    pub fn lower_priority() {
+        // SAFETY: PRIO_PROCESS (0) with `who` 0 is the calling thread; no pointer is passed.
+        unsafe { setpriority(0, 0, 10) };
     }
 
     /// A joinable thread; [`Thread::join`] or [`Thread::detach`] consumes it, so each happens once.
@@ -202,6 +211,9 @@ pub(crate) mod os_thread {
 
     /// A joinable thread; [`Thread::join`] or [`Thread::detach`] consumes it.
     pub struct Thread(JoinHandle<()>);
+
+    /// Lower the calling thread's priority: not done here (the Linux build does it).
+    pub fn lower_priority() {}
 
     /// Start a thread named `name` that runs `run`.
     pub fn spawn(name: Option<String>, run: Box<dyn FnOnce() + Send>) -> io::Result<Thread> {

@@ -11,13 +11,14 @@ pub use mesh_shapes::MeshShapeStatus;
 use crate::cloth::{Cloth, ClothDesc, MAX_SUBSTEPS};
 use crate::collision::inter_cloth::InterClothSnapshot;
 use crate::collision::{Collider, ColliderHandle, ColliderStore, Pose};
-use std::sync::{Arc, Weak};
+use std::sync::Arc;
 use crate::error::{ClothError, check_count, check_range};
 pub use crate::handle::ClothHandle;
 use crate::slot_map::SlotMap;
 pub use crate::solver::PARALLEL_MIN_CONSTRAINTS;
 use crate::fp_env::DefaultFpEnv;
 use crate::solver::{StepContext, step_cloth};
+use crate::cloth::LayoutThread;
 use crate::worker_pool::WorkerPool;
 use glam::Vec3;
 use rayon::prelude::*;
@@ -95,6 +96,8 @@ pub struct World {
     mesh_shapes: SlotMap<MeshShapeEntry>,
     /// Joined when the world is dropped (`crate::worker_pool`).
     pool: Option<Arc<WorkerPool>>,
+    /// Builds the layouts of pin changes; its thread is joined when the world is dropped.
+    layout_thread: Arc<LayoutThread>,
     /// Particles of the cloths with inter-cloth collision, taken before each step (reused).
     inter_cloth: InterClothSnapshot,
     /// Frame time not yet stepped by [`World::advance`] \[s\] (f64: no drift over hours).
@@ -132,6 +135,7 @@ impl World {
             colliders: ColliderStore::default(),
             mesh_shapes: SlotMap::with_max_generation(crate::slot_map::MAX_MESH_SHAPE_GENERATION),
             pool,
+            layout_thread: Arc::default(),
             inter_cloth: InterClothSnapshot::default(),
             accumulator: 0.0,
             last_dropped: 0.0,
@@ -162,7 +166,7 @@ impl World {
         let (index, generation) = self.cloths.insert(Cloth::new(desc)?);
         if let Some(cloth) = self.cloths.get_mut(index, generation) {
             cloth.world_key = index;
-            cloth.pending.pool = self.pool.as_ref().map_or_else(Weak::new, Arc::downgrade);
+            cloth.pending.builder = Arc::downgrade(&self.layout_thread);
         }
         Ok(ClothHandle { index, generation })
     }
@@ -176,7 +180,6 @@ impl World {
     /// gives it a layout of its own. Its guard status starts clear. Errors: `InvalidHandle`.
     pub fn add_instance(&mut self, source: ClothHandle) -> Result<ClothHandle, ClothError> {
         let source = self.cloth_mut(source)?;
-        source.settle_layout(); // the instance shares the layout in place
         source.wake(); // an instance is usually placed elsewhere next; both start counting again
         let mut instance = source.clone();
         instance.guard.clear_status();
@@ -335,6 +338,17 @@ impl World {
     /// back as their [`crate::UnstableRecovery`] says and their status records it
     /// ([`Cloth::take_status`]); the error names the first of them.
     pub fn step(&mut self, dt: f32) -> Result<(), ClothError> {
+        let result = self.fixed_step(dt);
+        if !matches!(result, Err(ClothError::InvalidTimeStep { .. })) {
+            // Every target was reached: the next frame of `advance` starts from there.
+            self.cloths.values_mut().for_each(Cloth::drive_forget);
+            self.colliders.drive_forget();
+        }
+        result
+    }
+
+    /// [`World::step`] inside or outside a frame of [`World::advance`].
+    fn fixed_step(&mut self, dt: f32) -> Result<(), ClothError> {
         // In the default floating-point mode on this thread (`crate::fp_env`); the pool's threads
         // are in it from their start.
         let fp = DefaultFpEnv::enter();
@@ -423,41 +437,77 @@ impl World {
     /// fixed_dt ∈ [0, 1) for the interpolated reads ([`Cloth::read_positions_interpolated`]).
     /// `fixed_dt` may change between calls (the accumulator is in seconds).
     ///
+    /// Per-step drive: the targets set since the last `advance` (pin and grab targets, the
+    /// animated pose or joint matrices, the reference frame, collider poses) are the values at
+    /// this frame's time. The frame's k-th of n steps ends `left + (n − k)·fixed_dt` before it
+    /// (`left`: what the accumulator keeps), so it is given the targets at the fraction
+    /// u = 1 − (left + (n − k)·fixed_dt)/frame_dt ∈ (0, 1] of the way from the previous frame's
+    /// values (positions lerped, rotations slerped, joints as the skin interpolates them): a
+    /// target moved once per frame moves the cloth at an even speed at any frame rate. After the
+    /// frame the targets are the given values again. Time dropped by a hitch is taken from the
+    /// frame's start. A [`World::step`] between frames, a teleport or a snapshot restore starts
+    /// the next frame from where the last step ended instead (docs/c-cpp.md, "The frame loop").
+    ///
     /// Errors: `InvalidParameter` (`frame_dt` NaN, negative or above [`MAX_FRAME_TIME`];
     /// `max_steps` outside 1..=[`MAX_ADVANCE_STEPS`]), `InvalidTimeStep` (`fixed_dt` outside
     /// 1e-5..=1 s); nothing changes on error. A cloth failing its guard is not an error here: it
     /// is reported in [`Advance::unstable`] after all steps ran.
     pub fn advance(&mut self, frame_dt: f32, fixed_dt: f32, max_steps: u32) -> Result<Advance, ClothError> {
+        let (steps, left, dropped) = self.plan_frame(frame_dt, fixed_dt, max_steps)?;
+        let fixed = fixed_dt as f64;
+        let mut report = Advance { steps, alpha: 0.0, dropped, unstable: None };
+        let moving = self.drive_begin_frame();
+        for k in 1..=report.steps {
+            if moving {
+                // How long before the frame's time step k ends [s], and where its targets are.
+                let before = left + (report.steps - k) as f64 * fixed;
+                let u = if frame_dt > 0.0 { (1.0 - before / frame_dt as f64).clamp(0.0, 1.0) as f32 } else { 1.0 };
+                self.drive_to(u);
+            }
+            if let Err(e) = self.fixed_step(fixed_dt) {
+                report.unstable.get_or_insert(e);
+            }
+        }
+        self.drive_end_frame();
+        self.accumulator = left;
+        self.last_dropped = report.dropped;
+        // Below 1 also when the f32 rounding of a remainder just under fixed_dt reaches it.
+        report.alpha = ((self.accumulator / fixed) as f32).min(1.0 - f32::EPSILON / 2.0);
+        Ok(report)
+    }
+
+    /// The steps [`World::advance`] would take for these arguments. Errors: those of
+    /// [`World::advance`]'s checks; nothing changes.
+    pub(crate) fn advance_steps(&self, frame_dt: f32, fixed_dt: f32, max_steps: u32) -> Result<u32, ClothError> {
+        Ok(self.plan_frame(frame_dt, fixed_dt, max_steps)?.0)
+    }
+
+    /// [`World::advance`]'s checks, then its steps, what the accumulator keeps after them \[s\]
+    /// and the time dropped \[s\].
+    fn plan_frame(&self, frame_dt: f32, fixed_dt: f32, max_steps: u32) -> Result<(u32, f64, f32), ClothError> {
         check_range("frame_dt", frame_dt, 0.0, MAX_FRAME_TIME, "0 <= frame_dt <= 3600 s")?;
         if !(MIN_TIME_STEP..=MAX_TIME_STEP).contains(&fixed_dt) {
             return Err(ClothError::InvalidTimeStep { dt: fixed_dt });
         }
         check_count("max_steps", max_steps, 1, MAX_ADVANCE_STEPS, "1..=1000")?;
         let fixed = fixed_dt as f64;
-        self.accumulator += frame_dt as f64;
-        let mut report = Advance { steps: 0, alpha: 0.0, dropped: 0.0, unstable: None };
-        while self.accumulator >= fixed && report.steps < max_steps {
-            if let Err(e) = self.step(fixed_dt) {
-                report.unstable.get_or_insert(e);
-            }
-            self.accumulator -= fixed;
-            report.steps += 1;
+        let (mut left, mut steps, mut dropped) = (self.accumulator + frame_dt as f64, 0, 0.0);
+        while left >= fixed && steps < max_steps {
+            left -= fixed;
+            steps += 1;
         }
-        if self.accumulator >= fixed {
-            let whole = (self.accumulator / fixed).floor();
-            self.accumulator -= whole * fixed;
-            let mut dropped = whole * fixed;
-            if self.accumulator >= fixed {
-                self.accumulator -= fixed;
-                dropped += fixed;
+        if left >= fixed {
+            let whole = (left / fixed).floor();
+            left -= whole * fixed;
+            let mut whole_steps = whole * fixed;
+            if left >= fixed {
+                left -= fixed;
+                whole_steps += fixed;
             }
-            self.accumulator = self.accumulator.max(0.0);
-            report.dropped = dropped as f32;
+            left = left.max(0.0);
+            dropped = whole_steps as f32;
         }
-        self.last_dropped = report.dropped;
-        // Below 1 also when the f32 rounding of a remainder just under fixed_dt reaches it.
-        report.alpha = ((self.accumulator / fixed) as f32).min(1.0 - f32::EPSILON / 2.0);
-        Ok(report)
+        Ok((steps, left, dropped))
     }
 
     /// Frame time the accumulator of [`World::advance`] holds, not yet stepped \[s\].
@@ -474,6 +524,28 @@ impl World {
     /// starts from a whole step).
     pub fn reset_accumulator(&mut self) {
         self.accumulator = 0.0;
+    }
+
+    /// Start a frame of `advance` on every cloth and collider (`crate::cloth::drive`); whether any
+    /// target moves in it.
+    fn drive_begin_frame(&mut self) -> bool {
+        let mut moving = self.colliders.drive_begin_frame();
+        for cloth in self.cloths.values_mut() {
+            moving |= cloth.drive_begin_frame();
+        }
+        moving
+    }
+
+    /// The targets of a frame's next step, at fraction `u` of the frame.
+    fn drive_to(&mut self, u: f32) {
+        self.colliders.drive_to(u);
+        self.cloths.values_mut().for_each(|c| c.drive_to(u));
+    }
+
+    /// End a frame of `advance`: the given targets back in place.
+    fn drive_end_frame(&mut self) {
+        self.colliders.drive_end_frame();
+        self.cloths.values_mut().for_each(Cloth::drive_end_frame);
     }
 
     /// `SimulationUnstable` naming the first cloth (in slot order) that failed its guard in the

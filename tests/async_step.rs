@@ -292,3 +292,147 @@ fn a_render_thread_reading_through_begin_step_and_end_sees_only_finished_steps()
     assert_eq!(unknown, 0, "{unknown} of {} reads returned a state no step finished with", seen.len());
     assert!(distinct > 1, "the reads saw only one state: they did not overlap the steps");
 }
+
+/// `xpbd_world_advance_begin` / `xpbd_world_advance_end` over frames of 7, 16 and 33 ms with a
+/// pin target moved every frame, on worlds of 1 and 2 threads: during each bracket the reads
+/// return the state at its begin bit for bit; `advance_end` writes the steps and alpha
+/// `xpbd_world_advance` writes on a twin world and leaves its state hash.
+#[test]
+fn advance_begin_and_end_give_what_advance_gives_and_reads_keep_the_state_at_begin() {
+    for threads in [1, 2] {
+        let (world, cloth) = c_scene(threads, 2);
+        let (twin_world, twin) = c_scene(threads, 2);
+        for frame in 0..9 {
+            let frame_dt = [0.007f32, 0.016, 0.033][frame % 3];
+            let target = [[0.05 * frame as f32, 1.0, 0.0]];
+            for c in [cloth, twin] {
+                // SAFETY: one vertex and one target.
+                ok(unsafe { xpbd_cloth_set_pin_targets(c, [0u32].as_ptr(), 1, target.as_ptr().cast()) });
+            }
+            let before = c_reads(cloth);
+            ok(xpbd_world_advance_begin(world, frame_dt, DT, 4));
+            assert_eq!(c_reads(cloth), before, "threads {threads}, frame {frame}: a read during the advance");
+            let ((mut steps, mut alpha), (mut twin_steps, mut twin_alpha)) = ((0, 0.0), (0, 0.0));
+            // SAFETY: valid out-parameters.
+            ok(unsafe { xpbd_world_advance_end(world, &mut steps, &mut alpha) });
+            // SAFETY: as above.
+            ok(unsafe { xpbd_world_advance(twin_world, frame_dt, DT, 4, &mut twin_steps, &mut twin_alpha) });
+            assert_eq!((steps, alpha.to_bits()), (twin_steps, twin_alpha.to_bits()), "threads {threads}, frame {frame}");
+            assert_eq!(hash(cloth), hash(twin), "threads {threads}, frame {frame}");
+            assert_eq!(c_reads(cloth), c_reads(twin));
+        }
+        ok(xpbd_world_destroy(world));
+        ok(xpbd_world_destroy(twin_world));
+    }
+}
+
+/// The advance bracket's wrong orders and bad arguments: each refused with its code, nothing
+/// started or changed (a twin that took only the accepted frames has the same state and
+/// accumulator); `xpbd_world_advance_end` does not end a step bracket (the step's end still does),
+/// `xpbd_world_step_end` does end an advance bracket.
+#[test]
+fn advance_brackets_in_the_wrong_order_or_with_bad_arguments_are_refused_and_change_nothing() {
+    let (world, cloth) = c_scene(1, 1);
+    let (twin_world, twin) = c_scene(1, 1);
+    let (mut steps, mut alpha) = (7u32, 0.5f32);
+    // SAFETY (every advance_end below): valid out-parameters or NULL.
+    assert_eq!(unsafe { xpbd_world_advance_end(world, &mut steps, &mut alpha) }, XpbdResult::StepNotBegun);
+    assert_eq!((steps, alpha), (7, 0.5), "nothing written");
+    for (frame_dt, fixed_dt, max_steps) in [(f32::NAN, DT, 4), (-0.01, DT, 4), (4000.0, DT, 4), (0.01, 0.0, 4), (0.01, f32::NAN, 4), (0.01, 2.0, 4), (0.01, DT, 0), (0.01, DT, 1001)] {
+        assert_eq!(xpbd_world_advance_begin(world, frame_dt, fixed_dt, max_steps), XpbdResult::InvalidArgument, "{frame_dt} {fixed_dt} {max_steps}");
+        assert_eq!(unsafe { xpbd_world_advance_end(world, std::ptr::null_mut(), std::ptr::null_mut()) }, XpbdResult::StepNotBegun);
+    }
+    ok(xpbd_world_advance_begin(world, 0.02, DT, 4));
+    assert_eq!(xpbd_world_advance_begin(world, 0.02, DT, 4), XpbdResult::StepInProgress);
+    assert_eq!(xpbd_world_step_begin(world, DT), XpbdResult::StepInProgress);
+    assert_eq!(xpbd_world_step(world, DT), XpbdResult::StepInProgress);
+    ok(unsafe { xpbd_world_advance_end(world, &mut steps, &mut alpha) });
+    assert_eq!(steps, 1);
+    // SAFETY: NULL outputs are allowed.
+    ok(unsafe { xpbd_world_advance(twin_world, 0.02, DT, 4, std::ptr::null_mut(), std::ptr::null_mut()) });
+    // A step bracket is not ended by advance_end; an advance bracket is ended by step_end.
+    ok(xpbd_world_step_begin(world, DT));
+    assert_eq!(unsafe { xpbd_world_advance_end(world, &mut steps, &mut alpha) }, XpbdResult::StepNotBegun);
+    ok(xpbd_world_step_end(world));
+    ok(xpbd_world_step(twin_world, DT));
+    ok(xpbd_world_advance_begin(world, 0.02, DT, 4));
+    ok(xpbd_world_step_end(world));
+    ok(unsafe { xpbd_world_advance(twin_world, 0.02, DT, 4, std::ptr::null_mut(), std::ptr::null_mut()) });
+    assert_eq!(hash(cloth), hash(twin));
+    // The accumulators agree too: the next frame takes the same steps and alpha.
+    ok(xpbd_world_advance_begin(world, 0.012, DT, 4));
+    let (mut twin_steps, mut twin_alpha) = (0, 0.0);
+    ok(unsafe { xpbd_world_advance_end(world, &mut steps, &mut alpha) });
+    ok(unsafe { xpbd_world_advance(twin_world, 0.012, DT, 4, &mut twin_steps, &mut twin_alpha) });
+    assert_eq!((steps, alpha.to_bits()), (twin_steps, twin_alpha.to_bits()));
+    let stale = world;
+    ok(xpbd_world_destroy(world));
+    assert_eq!(xpbd_world_advance_begin(stale, 0.01, DT, 4), XpbdResult::InvalidId);
+    assert_eq!(unsafe { xpbd_world_advance_end(stale, &mut steps, &mut alpha) }, XpbdResult::InvalidId);
+    ok(xpbd_world_destroy(twin_world));
+}
+
+/// The issue's render-overlap loop: a render thread makes 1 000 reads (positions, at a short
+/// pause each, so that they fall before, during and after the brackets, and spread over at least
+/// 30 frames however fast the machine is) while the game thread runs frames of 7, 16 and 33 ms on
+/// a world of 2 threads, moving a pin every frame: `advance_begin`, then `advance_end`. Every read returns the positions a finished frame left
+/// (as a twin world advanced synchronously through the same frames has them), never a state in
+/// between; the reads see many frames. (How long they take: the bench's "render reads during
+/// asynchronous steps" table.)
+#[test]
+fn a_thousand_render_reads_through_advance_brackets_see_only_finished_frames() {
+    let small = 48;
+    let scene = || {
+        let mut world = World::new(WorldDesc { thread_count: 2, ..WorldDesc::default() }).unwrap();
+        let (positions, indices) = hanging_grid(small);
+        let cloth = world.add_cloth(&ClothDesc::new(&positions, &indices)).unwrap();
+        world.cloth_mut(cloth).unwrap().set_pinned(&[0, small as u32 - 1], None).unwrap();
+        (world, cloth)
+    };
+    let ((world, cloth), (mut twin, twin_cloth)) = (scene(), scene());
+    let positions = |reads: ClothReads<'_>| {
+        let mut out = vec![[0.0f32; 3]; reads.vertex_count() as usize];
+        reads.read_positions(&mut out).unwrap();
+        bits(&out).concat()
+    };
+    let mut finished = vec![positions(twin.cloth(twin_cloth).unwrap().reads())];
+    let shared = SharedWorld::new(world);
+    let reads_done = std::sync::atomic::AtomicBool::new(false);
+    let frames_done = std::sync::atomic::AtomicUsize::new(0);
+    let seen = std::thread::scope(|scope| {
+        let reader = scope.spawn(|| {
+            let seen: Vec<Vec<u32>> = (0..1000)
+                .map(|k| {
+                    // At most 33 reads a frame: the reads span 30 frames or more.
+                    while frames_done.load(std::sync::atomic::Ordering::Acquire) < k / 33 {
+                        std::thread::sleep(std::time::Duration::from_micros(50));
+                    }
+                    std::thread::sleep(std::time::Duration::from_micros(50));
+                    shared.read(cloth, positions).unwrap()
+                })
+                .collect();
+            reads_done.store(true, std::sync::atomic::Ordering::Release);
+            seen
+        });
+        let mut frame = 0;
+        while !reads_done.load(std::sync::atomic::Ordering::Acquire) {
+            let frame_dt = [0.007f32, 0.016, 0.033][frame % 3];
+            let target = [[1.0 + 0.1 * (frame as f32 * 0.1).sin(), 1.0, 0.0]];
+            let pin = small as u32 - 1;
+            shared.with(|w| w.cloth_mut(cloth).unwrap().set_pin_targets(&[pin], &target).unwrap()).unwrap();
+            shared.advance_begin(frame_dt, DT, 4).unwrap();
+            twin.cloth_mut(twin_cloth).unwrap().set_pin_targets(&[pin], &target).unwrap();
+            let expected = twin.advance(frame_dt, DT, 4).unwrap();
+            finished.push(positions(twin.cloth(twin_cloth).unwrap().reads()));
+            assert_eq!(shared.advance_end().unwrap(), expected);
+            frame += 1;
+            frames_done.store(frame, std::sync::atomic::Ordering::Release);
+        }
+        reader.join().unwrap()
+    });
+    let unknown = seen.iter().filter(|s| !finished.contains(s)).count();
+    let distinct = finished.iter().filter(|f| seen.contains(f)).count();
+    println!("{} reads over {} frames: {distinct} finished states seen, {unknown} unknown", seen.len(), finished.len() - 1);
+    assert_eq!(unknown, 0, "{unknown} of {} reads returned a state no frame finished with", seen.len());
+    assert!(distinct > 10, "the reads saw only {distinct} states: they did not overlap the frames");
+}

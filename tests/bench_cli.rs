@@ -25,7 +25,7 @@ fn row_hash(args: &[&str]) -> u64 {
 fn bad_options_are_usage_errors_before_any_timing() {
     let unwritable = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("no-such-dir").join("chart.svg");
     let unwritable = unwritable.to_str().expect("UTF-8 temp path");
-    let cases: [(&[&str], &str); 8] = [
+    let cases: [(&[&str], &str); 10] = [
         (&["--steps", "0"], "--steps 0 only with --row"),
         (&["--steps", "-3"], "--steps"),
         // A range error naming the option, not "unexpected argument '-1'".
@@ -35,6 +35,8 @@ fn bad_options_are_usage_errors_before_any_timing() {
         (&["--row", "colour"], "--only"),
         (&["--only", "32", "--row", "sideways"], "--row"),
         (&["--svg", unwritable], "--svg"),
+        (&["--table", "everything"], "--table"),
+        (&["--only", "32", "--row", "colour", "--table", "reads"], "--table"),
     ];
     for (args, names) in cases {
         let out = bench(args);

@@ -109,3 +109,52 @@ fn an_instance_of_a_sleeping_cloth_starts_awake_and_so_does_its_source() {
     world.step(DT).unwrap();
     assert_eq!(world.cloth(instance).unwrap().state_hash(), world.cloth(cloth).unwrap().state_hash());
 }
+
+/// What drives a cloth wakes it when it moves and leaves it asleep when the engine gives the same
+/// again every frame: the animated pose, joint matrices, the reference frame, a grab's target; a
+/// grab's release wakes it too.
+#[test]
+fn a_moving_pose_joints_frame_or_grab_wake_a_sleeping_cloth_and_the_same_ones_do_not() {
+    type Drive = fn(&mut xpbd_cloth::Cloth, &[[f32; 3]], f32);
+    let identity = |x: f32| {
+        let mut m = [0.0f32; 16];
+        (m[0], m[5], m[10], m[15], m[12]) = (1.0, 1.0, 1.0, 1.0, x);
+        m
+    };
+    let cases: [(&str, Drive, Option<Drive>); 4] = [
+        ("pose", |c, rest, dx| c.set_animated_pose(&rest.iter().map(|p| [p[0] + dx, p[1], p[2]]).collect::<Vec<_>>(), None).unwrap(), None),
+        ("joints", |c, _, dx| c.set_joint_matrices(&[{ let mut m = [0.0f32; 16]; (m[0], m[5], m[10], m[15], m[12]) = (1.0, 1.0, 1.0, 1.0, dx); m }]).unwrap(), None),
+        ("frame", |c, _, dx| c.set_reference_frame([dx, 0.0, 0.0], [0.0, 0.0, 0.0, 1.0]).unwrap(), None),
+        ("grab", |c, _, dx| match c.grabbed_particles().is_empty() {
+            true => c.grab(60, [dx, TOP + 0.05, 0.0], 100.0).unwrap(),
+            false => c.move_grab(60, [dx, TOP + 0.05, 0.0]).unwrap(),
+        }, Some(|c, _, _| c.release(60).unwrap())),
+    ];
+    for (name, drive, undo) in cases {
+        let (mut world, cloth, _) = sleeping_on_a_box();
+        let rest: Vec<[f32; 3]> = world.cloth(cloth).unwrap().particle_positions().iter().map(|p| p.to_array()).collect();
+        let c = world.cloth_mut(cloth).unwrap();
+        if name == "joints" {
+            let n = rest.len();
+            let skin = xpbd_cloth::SkinDesc { inverse_bind_matrices: &[identity(0.0)], joint_indices: &vec![[0; 4]; n], joint_weights: &vec![[1.0, 0.0, 0.0, 0.0]; n] };
+            c.set_skin(Some(&skin)).unwrap();
+        }
+        // The first one is taken as it is; then the cloth falls asleep again under it.
+        drive(c, &rest, 0.0);
+        for _ in 0..120 {
+            world.step(DT).unwrap();
+        }
+        assert!(world.cloth(cloth).unwrap().is_sleeping(), "{name}: asleep again under an unmoving drive");
+        drive(world.cloth_mut(cloth).unwrap(), &rest, 0.0);
+        assert!(world.cloth(cloth).unwrap().is_sleeping(), "{name}: the same again leaves it asleep");
+        drive(world.cloth_mut(cloth).unwrap(), &rest, 0.05);
+        assert!(!world.cloth(cloth).unwrap().is_sleeping(), "{name}: moved, it wakes");
+        if let Some(undo) = undo {
+            for _ in 0..120 {
+                world.step(DT).unwrap();
+            }
+            undo(world.cloth_mut(cloth).unwrap(), &rest, 0.0);
+            assert!(!world.cloth(cloth).unwrap().is_sleeping(), "{name}: released, it wakes");
+        }
+    }
+}

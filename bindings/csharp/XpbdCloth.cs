@@ -431,6 +431,56 @@ namespace Xpbd
             PinRaw(vertices, count, IntPtr.Zero, PinCall.Unpin);
         }
 
+        /// <summary>
+        /// Grab <paramref name="vertex"/> (xpbd_cloth_grab): pull it towards (<paramref name="x"/>,
+        /// <paramref name="y"/>, <paramref name="z"/>) metres with a compliant attachment of
+        /// <paramref name="stiffness"/> N/m (float.PositiveInfinity: rigid, the vertex keeps its
+        /// mass), reached by the end of the next step. The cloth pulls back, so a grab never
+        /// stretches it the way a dragged pin does. Adding and releasing a grab rebuild nothing. A
+        /// mouse drag: Grab on button down, <see cref="GrabMove"/> every frame, <see cref="Release"/>
+        /// on button up. Grabbing a grabbed vertex moves its target and sets its stiffness. Throws
+        /// <see cref="XpbdInvalidArgumentException"/> for a vertex out of range, a target coordinate
+        /// NaN, infinite or beyond ±1e5 m, or a stiffness NaN, ≤ 0 or above 1e12 N/m. Allocates nothing.
+        /// </summary>
+        public void Grab(uint vertex, float x, float y, float z, float stiffness)
+        {
+            float* target = stackalloc float[3];
+            target[0] = x;
+            target[1] = y;
+            target[2] = z;
+            XpbdResult result = NativeMethods.xpbd_cloth_grab(Id, vertex, target, stiffness);
+            GC.KeepAlive(this);
+            XpbdLibrary.Check(result);
+        }
+
+        /// <summary>
+        /// Move the grab of <paramref name="vertex"/> to (<paramref name="x"/>, <paramref name="y"/>,
+        /// <paramref name="z"/>) metres, reached by the end of the next step (xpbd_cloth_grab_move).
+        /// Throws <see cref="XpbdNotGrabbedException"/> for a vertex that is not grabbed,
+        /// <see cref="XpbdInvalidArgumentException"/> for a bad vertex or target. Allocates nothing.
+        /// </summary>
+        public void GrabMove(uint vertex, float x, float y, float z)
+        {
+            float* target = stackalloc float[3];
+            target[0] = x;
+            target[1] = y;
+            target[2] = z;
+            XpbdResult result = NativeMethods.xpbd_cloth_grab_move(Id, vertex, target);
+            GC.KeepAlive(this);
+            XpbdLibrary.Check(result);
+        }
+
+        /// <summary>
+        /// Release the grab of <paramref name="vertex"/> (xpbd_cloth_release); it keeps its velocity.
+        /// Throws <see cref="XpbdNotGrabbedException"/> for a vertex that is not grabbed.
+        /// </summary>
+        public void Release(uint vertex)
+        {
+            XpbdResult result = NativeMethods.xpbd_cloth_release(Id, vertex);
+            GC.KeepAlive(this);
+            XpbdLibrary.Check(result);
+        }
+
         enum PinCall { SetPinned, SetPinTargets, Unpin }
 
         void WithPins(uint[] vertices, float[] targets, bool targetsRequired, PinCall call)

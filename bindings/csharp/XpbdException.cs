@@ -41,6 +41,7 @@ namespace Xpbd
                 case XpbdResult.StepNotBegun: return new XpbdStepNotBegunException(message);
                 case XpbdResult.StepInProgress: return new XpbdStepInProgressException(message);
                 case XpbdResult.NotReady: return new XpbdNotReadyException(message);
+                case XpbdResult.NotGrabbed: return new XpbdNotGrabbedException(message);
                 default: return new XpbdException(result, "xpbd_cloth returned result code " + (int)result + ": " + message);
             }
         }
@@ -134,6 +135,15 @@ namespace Xpbd
     public sealed class XpbdNotReadyException : XpbdException
     {
         public XpbdNotReadyException(string message) : base(XpbdResult.NotReady, message) { }
+    }
+
+    /// <summary>
+    /// <see cref="XpbdCloth.GrabMove"/> or <see cref="XpbdCloth.Release"/> named a vertex that is not
+    /// grabbed (never grabbed, or released already); nothing changed.
+    /// </summary>
+    public sealed class XpbdNotGrabbedException : XpbdException
+    {
+        public XpbdNotGrabbedException(string message) : base(XpbdResult.NotGrabbed, message) { }
     }
 
     /// <summary>

@@ -156,17 +156,68 @@ namespace Xpbd
         /// </summary>
         public XpbdAdvance Advance(float frameDt, float fixedDt, int maxSteps)
         {
-            // The library refuses 0 itself; a negative count would wrap to a huge uint, so it is refused here with the library's exception.
-            if (maxSteps < 1) throw new XpbdInvalidArgumentException("Advance: maxSteps = " + maxSteps + " is invalid: expected 1..1000");
+            CheckMaxSteps("Advance", maxSteps);
             uint steps = 0;
             float alpha = 0;
             XpbdResult result = NativeMethods.xpbd_world_advance(Id, frameDt, fixedDt, (uint)maxSteps, &steps, &alpha);
             GC.KeepAlive(this);
+            return Advanced(result, steps, alpha, maxSteps);
+        }
+
+        /// <summary>
+        /// <see cref="Advance"/> on the world's own thread, returning at once (xpbd_world_advance_begin):
+        /// the render-overlap loop. Set the frame's targets, call AdvanceBegin, draw with the alpha of
+        /// the last <see cref="AdvanceEnd"/> (the reads still return the state it left), then call
+        /// AdvanceEnd for this frame's alpha. Every other call on the world or its cloths waits for
+        /// the advance to finish. Throws <see cref="XpbdStepInProgressException"/> when a step or
+        /// advance is already begun, <see cref="XpbdInvalidArgumentException"/> for arguments out of
+        /// range (nothing starts). Allocates nothing.
+        /// </summary>
+        public void AdvanceBegin(float frameDt, float fixedDt, int maxSteps)
+        {
+            CheckMaxSteps("AdvanceBegin", maxSteps);
+            XpbdResult result = NativeMethods.xpbd_world_advance_begin(Id, frameDt, fixedDt, (uint)maxSteps);
+            GC.KeepAlive(this);
+            XpbdLibrary.Check(result);
+            advanceMaxSteps = maxSteps;
+        }
+
+        /// <summary>
+        /// Wait for the advance <see cref="AdvanceBegin"/> started (xpbd_world_advance_end) and return
+        /// what <see cref="Advance"/> returns for it; the state is bitwise the same, and reads return
+        /// it. Throws <see cref="XpbdStepNotBegunException"/> without an AdvanceBegin (a StepBegin is
+        /// not ended by this). Allocates nothing.
+        /// </summary>
+        public XpbdAdvance AdvanceEnd()
+        {
+            uint steps = 0;
+            float alpha = 0;
+            XpbdResult result = NativeMethods.xpbd_world_advance_end(Id, &steps, &alpha);
+            GC.KeepAlive(this);
+            return Advanced(result, steps, alpha, advanceMaxSteps);
+        }
+
+        /// <summary>maxSteps of the last <see cref="AdvanceBegin"/>, to report dropped time at its end.</summary>
+        private int advanceMaxSteps = 1;
+
+        /// <summary>
+        /// The library refuses 0 itself; a negative count would wrap to a huge uint, so it is refused
+        /// here with the library's exception.
+        /// </summary>
+        private static void CheckMaxSteps(string function, int maxSteps)
+        {
+            if (maxSteps < 1) throw new XpbdInvalidArgumentException(function + ": maxSteps = " + maxSteps + " is invalid: expected 1..1000");
+        }
+
+        /// <summary>An advance's outputs: a recovered cloth is reported, every other error thrown.</summary>
+        private XpbdAdvance Advanced(XpbdResult result, uint steps, float alpha, int maxSteps)
+        {
             bool recovered = result == XpbdResult.SimulationUnstable;
             if (!recovered) XpbdLibrary.Check(result);
             Interlocked.Add(ref stepCount, steps);
             float dropped = 0;
             if (steps == (uint)maxSteps) XpbdLibrary.Check(NativeMethods.xpbd_world_last_dropped_time(Id, &dropped));
+            GC.KeepAlive(this);
             return new XpbdAdvance { Steps = (int)steps, Alpha = alpha, DroppedTime = dropped, Recovered = recovered };
         }
 

@@ -154,6 +154,14 @@ fn command() -> Command {
                 .help("Worker threads (0 = all cores), with --row"),
         )
         .arg(
+            Arg::new("table")
+                .long("table")
+                .value_name("TABLE")
+                .value_parser(["reads", "edits", "skeleton"])
+                .conflicts_with_all(["row", "svg"])
+                .help("Only one table: render reads during asynchronous steps and advances, pin and grab edits, or a shared skeleton's cost"),
+        )
+        .arg(
             Arg::new("svg")
                 .long("svg")
                 .value_name("FILE")
@@ -428,25 +436,43 @@ fn async_step_cost(scenes: &[Scene], steps: usize) -> Result<(), String> {
 }
 
 /// Render reads from another thread overlapping the asynchronous steps (`SharedWorld` of 1 and 2
-/// threads; with 1 the reader has a core of its own, so a slow read there waited): a reader thread reads positions and normals without pause while this thread runs `steps`
-/// `step_begin`..`step_end` brackets; the reads' median, 99th percentile and longest time, and how
-/// many took over 0.5 ms (a read waits only for another call's short hold of the world's lock;
-/// beyond that, a longer read is the reader's thread being preempted).
+/// threads; with 1 the reader has a core of its own, so a slow read there waited): a reader
+/// thread reads positions and normals without pause while this thread runs `steps`
+/// `step_begin`..`step_end` brackets ("step" rows), or 1 000 reads, 50 µs apart, while this
+/// thread runs the render-overlap frame loop, frames of 7, 16 and 33 ms in turn, a pin moved each
+/// frame, `advance_begin`..`advance_end` ("advance" rows); the reads' median, 99th percentile and
+/// longest time, and how many took over 0.5 ms, split by what the reader's thread did meanwhile
+/// (its context switches, `getrusage(RUSAGE_THREAD)`): "blocked" ones gave up the core themselves
+/// (waited for a lock), "preempted" ones were only taken off it by the scheduler.
 fn render_thread_reads(scenes: &[Scene], steps: usize) -> Result<(), String> {
     use std::sync::atomic::{AtomicBool, Ordering};
     out!()?;
-    out!("render reads during asynchronous steps, 10 substeps, coloured")?;
-    out!("{:<11} {:>9} {:>7} {:>8} {:>10} {:>10} {:>10} {:>9}", "scene", "vertices", "threads", "reads", "median µs", "p99 µs", "max µs", "> 0.5 ms")?;
-    for (scene, threads) in scenes.iter().flat_map(|s| [(s, 1), (s, 2)]) {
+    out!("render reads during asynchronous steps and advances, 10 substeps, coloured")?;
+    out!(
+        "{:<11} {:>9} {:>7} {:>8} {:>8} {:>10} {:>10} {:>10} {:>9} {:>8} {:>10}",
+        "scene", "vertices", "threads", "loop", "reads", "median µs", "p99 µs", "max µs", "> 0.5 ms", "blocked", "preempted"
+    )?;
+    for (scene, threads, advance) in scenes.iter().flat_map(|s| [(s, 1, false), (s, 2, false), (s, 1, true), (s, 2, true)]) {
         let shared = xpbd_cloth::SharedWorld::new(world(scene, 10, threads, true));
         let handle = shared.with(|w| w.live_handle(0).unwrap()).map_err(|e| e.to_string())?;
         let n = shared.read(handle, |r| r.vertex_count() as usize).map_err(|e| e.to_string())?;
+        let pin = scene.pins.first().copied();
+        let home = shared.read(handle, |r| {
+            let mut out = vec![[0.0f32; 3]; n];
+            r.read_positions(&mut out).unwrap();
+            pin.map(|p| out[p as usize])
+        });
+        let home = home.map_err(|e| e.to_string())?;
         let done = AtomicBool::new(false);
-        let mut times = std::thread::scope(|scope| {
+        let times = std::thread::scope(|scope| {
             let reader = scope.spawn(|| {
                 let (mut positions, mut normals) = (vec![[0.0f32; 3]; n], vec![[0.0f32; 3]; n]);
                 let mut times = Vec::new();
-                while !done.load(Ordering::Acquire) {
+                while !done.load(Ordering::Acquire) && (!advance || times.len() < 1000) {
+                    if advance {
+                        std::thread::sleep(std::time::Duration::from_micros(50));
+                    }
+                    let switches = context_switches();
                     let t = Instant::now();
                     shared
                         .read(handle, |r| {
@@ -454,23 +480,198 @@ fn render_thread_reads(scenes: &[Scene], steps: usize) -> Result<(), String> {
                             r.read_normals(&mut normals).unwrap();
                         })
                         .unwrap();
-                    times.push(t.elapsed().as_secs_f64());
+                    let elapsed = t.elapsed().as_secs_f64();
+                    let after = context_switches();
+                    times.push((elapsed, after.0 > switches.0, after.1 > switches.1));
                 }
+                done.store(true, Ordering::Release);
                 times
             });
-            for _ in 0..steps {
-                shared.step_begin(DT).unwrap();
-                shared.step_end().unwrap();
+            let mut frame = 0;
+            while !done.load(Ordering::Acquire) && (advance || frame < steps) {
+                if advance {
+                    if let (Some(pin), Some(home)) = (pin, home) {
+                        let target = [home[0] + 0.05 * (frame as f32 * 0.2).sin(), home[1], home[2]];
+                        shared.with(|w| w.cloth_mut(handle).unwrap().set_pin_targets(&[pin], &[target]).unwrap()).unwrap();
+                    }
+                    shared.advance_begin([0.007, 0.016, 0.033][frame % 3], DT, 4).unwrap();
+                    shared.advance_end().unwrap();
+                } else {
+                    shared.step_begin(DT).unwrap();
+                    shared.step_end().unwrap();
+                }
+                frame += 1;
             }
             done.store(true, Ordering::Release);
             reader.join().unwrap()
         });
+        let slow: Vec<_> = times.iter().filter(|t| t.0 > 0.5e-3).collect();
+        let blocked = slow.iter().filter(|t| t.1).count();
+        let preempted = slow.iter().filter(|t| !t.1 && t.2).count();
+        let mut times: Vec<f64> = times.iter().map(|t| t.0).collect();
         times.sort_by(f64::total_cmp);
         let at = |q: f64| times[((times.len() - 1) as f64 * q) as usize] * 1e6;
-        let slow = times.iter().filter(|&&t| t > 0.5e-3).count();
-        out!("{:<11} {:>9} {:>7} {:>8} {:>10.1} {:>10.1} {:>10.1} {:>9}", scene.name, n, threads, times.len(), at(0.5), at(0.99), at(1.0), slow)?;
+        let kind = if advance { "advance" } else { "step" };
+        out!(
+            "{:<11} {:>9} {:>7} {:>8} {:>8} {:>10.1} {:>10.1} {:>10.1} {:>9} {:>8} {:>10}",
+            scene.name, n, threads, kind, times.len(), at(0.5), at(0.99), at(1.0), slow.len(), blocked, preempted
+        )?;
     }
     Ok(())
+}
+
+/// Pin and grab edits (issue 43): a vertical 32² and 96² sheet of 1 m hanging from its top
+/// corners, 10 substeps, in worlds of 1 and 2 threads, after 10 steps. Per edit kind, the median
+/// time of the call and the median of what the five steps after it cost beyond the five steps
+/// that follow them (which have the edit's physics, not its cost): the step right after, and the
+/// largest of the five (a pin's layout is put in place by the fourth); the edits alternate (pin
+/// the vertex next to a corner pin where it is, then unpin it; grab it where it is, rigidly, then
+/// release it: each barely changes how the sheet hangs, so the steps after show the edit's own
+/// cost, not a new equilibrium's), each followed by ten steps. The steps follow each other at once, as in the other tables (the layout thread, at the
+/// lowest priority, then competes with a 2-thread world's step for the cores), and in the "60 Hz"
+/// rows one per 1/60 s, as a game steps them (it builds in the time the steps leave).
+fn edit_costs(steps: usize) -> Result<(), String> {
+    out!()?;
+    out!("pin and grab edits: ms per call, and ms beyond the settled steps of the next step / the worst of the next 5")?;
+    out!(
+        "{:<10} {:>7} {:>8} {:>8} {:>9} {:>9} {:>8}",
+        "grid", "threads", "step ms", "edit", "call ms", "next ms", "worst 5"
+    )?;
+    for (n, threads, paced) in [(32usize, 1u32, false), (32, 2, false), (96, 1, false), (96, 2, false), (96, 1, true), (96, 2, true)] {
+        let (positions, indices) = common::vertical_sheet(n, 1.0);
+        let mut w = World::new(WorldDesc { thread_count: threads, ..WorldDesc::default() }).unwrap();
+        let h = w.add_cloth(&ClothDesc::new(&positions, &indices)).unwrap();
+        w.cloth_mut(h).unwrap().set_pinned(&[0, n as u32 - 1], None).map_err(|e| e.to_string())?;
+        for _ in 0..10 {
+            w.step(DT).map_err(|e| e.to_string())?;
+        }
+        // Next to a corner pin: pinning it, or grabbing it where it is, barely changes how the sheet
+        // hangs, so what the steps after cost beyond the settled ones is the edit's own cost.
+        let middle = 1u32;
+        let plain = median(step_durations(&mut w, steps.max(5)));
+        let reps = steps.clamp(3, 20);
+        let kinds: [([&str; 2], &dyn Fn(&mut xpbd_cloth::Cloth, bool)); 2] = [
+            (["pin", "unpin"], &|c, on| if on { c.set_pinned(&[middle], None).unwrap() } else { c.unpin(&[middle]).unwrap() }),
+            (["grab", "release"], &|c, on| {
+                if on {
+                    let x = c.particle_positions()[middle as usize];
+                    c.grab(middle, x.to_array(), f32::INFINITY).unwrap();
+                } else {
+                    c.release(middle).unwrap();
+                }
+            }),
+        ];
+        for (labels, edit) in kinds {
+            // (call, next step, worst of 3) per rep, for the edit on and then off.
+            let mut times = [[Vec::new(), Vec::new(), Vec::new()], [Vec::new(), Vec::new(), Vec::new()]];
+            for _ in 0..reps {
+                for (state, t3) in [true, false].into_iter().zip(times.iter_mut()) {
+                    let t = Instant::now();
+                    edit(w.cloth_mut(h).unwrap(), state);
+                    t3[0].push(t.elapsed().as_secs_f64());
+                    // Against the steps after them, which have the edit's physics but not its cost.
+                    let after: Vec<f64> = (0..10)
+                        .map(|_| {
+                            let t = Instant::now();
+                            w.step(DT).unwrap();
+                            let s = t.elapsed().as_secs_f64();
+                            if paced {
+                                std::thread::sleep(std::time::Duration::from_secs_f64((DT as f64 - s).max(0.0)));
+                            }
+                            s
+                        })
+                        .collect();
+                    let settled = median(after[5..].to_vec());
+                    t3[1].push(after[0] - settled);
+                    t3[2].push(after[..5].iter().copied().fold(0.0, f64::max) - settled);
+                }
+            }
+            for (label, [call, next, worst]) in labels.into_iter().zip(times) {
+                let grid = format!("{n}²{}", if paced { " 60 Hz" } else { "" });
+                out!(
+                    "{:<10} {:>7} {:>8.2} {:>8} {:>9.3} {:>9.3} {:>8.3}",
+                    grid, threads, plain * 1e3, label, median(call) * 1e3, median(next) * 1e3, median(worst) * 1e3
+                )?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// A character's cape and skirt receive the same joint matrices (issue 43): what giving them to
+/// each cloth costs. Two worn cloths (a 30 × 18 cape and a 36 × 20 skirt, 4 joints and weights a
+/// vertex out of 30 joints), 10 substeps, one thread: the median time of `set_joint_matrices` on
+/// each per frame (the matrices checked, decomposed and the pose skinned), against the median step
+/// of the world.
+fn skeleton_cost(steps: usize) -> Result<(), String> {
+    let joints_total = 30u32;
+    let mut w = World::new(WorldDesc { thread_count: 1, ..WorldDesc::default() }).unwrap();
+    let mut cloths = Vec::new();
+    for (nx, ny) in [(30usize, 18usize), (36, 20)] {
+        let (positions, indices) = common::grid(nx, ny, 1.0, 0.6, |u, v| [u, -v, 0.0]);
+        let h = w.add_cloth(&ClothDesc::new(&positions, &indices)).unwrap();
+        let v = positions.len();
+        let binds = vec![glam_like_translation(0.0); joints_total as usize];
+        let joints: Vec<[u32; 4]> = (0..v as u32).map(|i| [i % joints_total, (i + 1) % joints_total, (i + 7) % joints_total, (i + 13) % joints_total]).collect();
+        let weights = vec![[0.4f32, 0.3, 0.2, 0.1]; v];
+        let c = w.cloth_mut(h).unwrap();
+        c.set_skin(Some(&xpbd_cloth::SkinDesc { inverse_bind_matrices: &binds, joint_indices: &joints, joint_weights: &weights })).map_err(|e| e.to_string())?;
+        let mut d = vec![0.1f32; v];
+        d[..nx].fill(0.0);
+        c.set_max_distances(Some(&d)).map_err(|e| e.to_string())?;
+        cloths.push((h, v));
+    }
+    let (mut give, mut step) = (vec![Vec::new(); cloths.len()], Vec::new());
+    for k in 0..steps + 10 {
+        let matrices: Vec<[f32; 16]> = (0..joints_total).map(|j| glam_like_translation(0.2 * (k as f32 * DT * 3.0 + j as f32).sin())).collect();
+        for (i, &(h, _)) in cloths.iter().enumerate() {
+            let t = Instant::now();
+            w.cloth_mut(h).unwrap().set_joint_matrices(&matrices).map_err(|e| e.to_string())?;
+            if k >= 10 {
+                give[i].push(t.elapsed().as_secs_f64());
+            }
+        }
+        let t = Instant::now();
+        w.step(DT).map_err(|e| e.to_string())?;
+        if k >= 10 {
+            step.push(t.elapsed().as_secs_f64());
+        }
+    }
+    out!()?;
+    out!("joint matrices given to each of two worn cloths ({joints_total} joints, 4 per vertex), 10 substeps, 1 thread: medians")?;
+    out!("{:<8} {:>9} {:>14} {:>10}", "cloth", "vertices", "set joints ms", "% of step")?;
+    let step = median(step);
+    for (name, (times, &(_, v))) in ["cape", "skirt"].iter().zip(give.into_iter().zip(&cloths)) {
+        let t = median(times);
+        out!("{:<8} {:>9} {:>14.4} {:>9.2} %", name, v, t * 1e3, 100.0 * t / step)?;
+    }
+    out!("{:<8} {:>9} {:>14.3}", "step", "", step * 1e3)?;
+    Ok(())
+}
+
+/// The calling thread's (voluntary, involuntary) context switches so far: a thread that blocks
+/// (on a lock) gives up its core voluntarily; one the scheduler takes it from, involuntarily.
+/// (0, 0) where `getrusage(RUSAGE_THREAD)` is not available.
+fn context_switches() -> (i64, i64) {
+    #[cfg(target_os = "linux")]
+    {
+        /// `struct rusage` on 64-bit Linux: two `timeval`s, then 14 `long`s ending with
+        /// `ru_nvcsw` and `ru_nivcsw`.
+        #[repr(C)]
+        struct Rusage {
+            times: [i64; 4],
+            counts: [i64; 14],
+        }
+        unsafe extern "C" {
+            fn getrusage(who: std::ffi::c_int, usage: *mut Rusage) -> std::ffi::c_int;
+        }
+        let mut usage = Rusage { times: [0; 4], counts: [0; 14] };
+        // SAFETY: RUSAGE_THREAD (1) fills the struct, which has the C layout above.
+        if unsafe { getrusage(1, &mut usage) } == 0 {
+            return (usage.counts[12], usage.counts[13]);
+        }
+    }
+    (0, 0)
 }
 
 /// Median seconds of pinning vertex `free` of `cloth`, of releasing it (the calls only), and of
@@ -1054,6 +1255,13 @@ fn run(args: &ArgMatches) -> Result<(), String> {
         _ => {}
     }
     let scenes = scenes(args.get_one::<String>("only").map(String::as_str))?;
+    if let Some(table) = args.get_one::<String>("table") {
+        return match table.as_str() {
+            "reads" => render_thread_reads(&scenes, steps),
+            "edits" => edit_costs(steps),
+            _ => skeleton_cost(steps),
+        };
+    }
     if let Some(row) = args.get_one::<String>("row") {
         let substeps = *args.get_one::<u32>("substeps").expect("default");
         let threads = *args.get_one::<u32>("threads").expect("default");

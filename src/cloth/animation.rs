@@ -182,9 +182,16 @@ impl Cloth {
         }
         self.prepare_animation();
         let a = &mut self.state.animation;
+        let mut moved = !a.posed;
         for (p, &i) in positions.iter().zip(map) {
-            a.target[i as usize] = Vec3::from_array(*p);
+            let p = Vec3::from_array(*p);
+            moved |= a.target[i as usize] != p;
+            a.target[i as usize] = p;
         }
+        if moved {
+            self.wake(); // a pose that moves; the same pose every frame lets the cloth sleep
+        }
+        let a = &mut self.state.animation;
         match normals {
             Some(normals) => {
                 for (n, &i) in normals.iter().zip(map) {
@@ -219,6 +226,7 @@ impl Cloth {
             None => Vec::new(),
         };
         self.prepare_animation();
+        self.wake();
         self.state.animation.max_distance = values;
         self.refresh_kinematic();
         self.put_on_when_worn();
@@ -246,6 +254,7 @@ impl Cloth {
             None => (Vec::new(), Vec::new()),
         };
         self.prepare_animation();
+        self.wake();
         let a = &mut self.state.animation;
         (a.backstop_distance, a.backstop_radius) = (distance, radius);
         self.put_on_when_worn();
@@ -271,6 +280,7 @@ impl Cloth {
             None => Vec::new(),
         };
         self.prepare_animation();
+        self.wake();
         self.state.animation.drive_compliance = values;
         self.put_on_when_worn();
         Ok(())
@@ -310,9 +320,15 @@ impl Cloth {
         let q = crate::error::check_unit_quaternion("rotation", rotation)?;
         let pose = (Vec3::from_array(position), q);
         let a = &mut self.state.animation;
-        match &mut a.frame {
-            Some(frame) => frame.target = pose,
-            None => a.frame = Some(ReferenceFrame { start: pose, target: pose }),
+        let moved = match &mut a.frame {
+            Some(frame) => std::mem::replace(&mut frame.target, pose) != pose,
+            None => {
+                a.frame = Some(ReferenceFrame { start: pose, target: pose });
+                false
+            }
+        };
+        if moved {
+            self.wake(); // a frame that moves carries the cloth
         }
         Ok(())
     }
@@ -337,6 +353,8 @@ impl Cloth {
     pub(crate) fn pose_given(&mut self) {
         let a = &mut self.state.animation;
         if !a.posed {
+            self.drive.from_set = false;
+            let a = &mut self.state.animation;
             a.start.copy_from_slice(&a.target);
             a.normal_start.copy_from_slice(&a.normal_target);
             a.posed = true;
@@ -372,6 +390,13 @@ impl Cloth {
             }
         }
         p.v.fill(Vec3::ZERO);
+        // The particles are on the pose given last: the next step starts its pose there.
+        let a = &mut p.animation;
+        a.start.copy_from_slice(&a.target);
+        a.normal_start.copy_from_slice(&a.normal_target);
+        if let Some(skin) = a.skin.as_deref_mut().filter(|s| s.posed) {
+            skin.finish_step();
+        }
         self.scratch.x_prev.copy_from_slice(&p.x);
         self.remember_good_state();
         self.update_normals(false);
@@ -390,7 +415,7 @@ impl Cloth {
             self.settle_stats();
             self.state.animation.kinematic = kinematic;
             self.refresh_inverse_masses();
-            self.relayout();
+            self.relayout(1);
         }
     }
 }

@@ -52,6 +52,7 @@ impl Cloth {
             world_key: 0,
             pending: Default::default(),
             lod: Default::default(),
+            drive: Default::default(),
         };
         cloth.config.apply_pins(&[]);
         if desc.params.self_collision {
@@ -89,7 +90,7 @@ impl Cloth {
             self.scratch.self_collision.prepare(self.model.particle_count()); // allocate outside the step
         }
         if tethers_changed {
-            self.relayout();
+            self.relayout(1);
         }
         Ok(())
     }

@@ -62,29 +62,24 @@ impl Cloth {
     /// With an animated pose, the pose the last step ended on (`start` until this step's end)
     /// becomes the previous pose, so alpha 0 draws what the reads showed after the last step.
     pub(crate) fn record_previous(&mut self) {
-        self.record_previous_with(false);
-    }
-
-    /// After a discontinuous move: the previous state is the current one, so every interpolated
-    /// read returns the current state until the next step.
-    pub(crate) fn reset_interpolation(&mut self) {
-        self.record_previous_with(true);
-        self.reset_lod_time();
-    }
-
-    /// Copy the current state into the previous one; its pose is the current one (`target`) when
-    /// `current_pose`, else the one the last step ended on (`start`).
-    fn record_previous_with(&mut self, current_pose: bool) {
         self.output.previous_x.copy_from_slice(&self.state.x);
         self.output.previous_normals.copy_from_slice(&self.output.normals);
         let (a, out) = (&self.state.animation, &mut self.output);
         out.previous_pose.clear();
         out.previous_pose_normals.clear();
         if a.posed {
-            let (x, n) = if current_pose { (&a.target, &a.normal_target) } else { (&a.start, &a.normal_start) };
-            out.previous_pose.extend_from_slice(x);
-            out.previous_pose_normals.extend_from_slice(n);
+            // The pose of the current state: the one the last step ended on (`start`), which a
+            // pose given since (`target`) does not change.
+            out.previous_pose.extend_from_slice(&a.start);
+            out.previous_pose_normals.extend_from_slice(&a.normal_start);
         }
+    }
+
+    /// After a discontinuous move: the previous state is the current one, so every interpolated
+    /// read returns the current state until the next step.
+    pub(crate) fn reset_interpolation(&mut self) {
+        self.record_previous();
+        self.reset_lod_time();
     }
 
     /// Positions \[m\] in render-vertex order (`[f32; 3] × vertex_count`) at `alpha` ∈ [0, 1]

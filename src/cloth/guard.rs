@@ -89,7 +89,8 @@ impl Cloth {
         let pins = &self.state.pins;
         let d_pins = pins.start.iter().zip(&pins.target).map(|(s, t)| s.distance(*t)).fold(0.0f32, f32::max);
         let animation = &self.state.animation;
-        let d_pins = d_pins.max(animation.largest_pull(&self.state.x)) + animation.largest_carry(&self.state.x);
+        let pull = animation.largest_pull(&self.state.x).max(self.state.grabs.largest_pull(&self.state.x));
+        let d_pins = d_pins.max(pull) + animation.largest_carry(&self.state.x);
         let collider_motion = collider_motion.min(params.max_particle_speed * dt);
         self.guard.bound = d_pins + collider_motion + 2.0 * self.model.rest_extent + params.max_particle_speed * dt;
     }

@@ -102,6 +102,7 @@ impl Cloth {
     /// animated pose and its skin, reference frame).
     pub(crate) fn finish_inputs(&mut self) {
         self.state.pins.finish_step();
+        self.state.grabs.finish_step();
         if self.state.animation.posed {
             self.state.animation.finish_step();
         }

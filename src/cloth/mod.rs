@@ -9,8 +9,10 @@ mod colouring;
 pub(crate) mod config;
 mod create;
 mod desc;
+mod drive;
 mod frame;
 pub mod guard;
+pub(crate) mod grabs;
 pub mod inertia;
 mod inspect;
 pub(crate) mod lod;
@@ -21,6 +23,7 @@ mod output;
 pub(crate) mod reads;
 pub(crate) mod pins;
 mod ramp;
+pub(crate) use relayout::layout_thread::LayoutThread;
 mod relayout;
 mod residuals;
 pub(crate) mod scratch;
@@ -32,8 +35,9 @@ mod state_hash;
 mod teleport;
 
 pub use create::DEFAULT_CONSTRAINT_COLOURING;
-pub use relayout::BACKGROUND_MIN_CONSTRAINTS;
+pub use relayout::{BACKGROUND_MIN_CONSTRAINTS, LAYOUT_DELAY_STEPS};
 pub use frame::VertexLayout;
+pub use grabs::MAX_GRAB_STIFFNESS;
 pub use desc::{ClothDesc, ClothParams, DEFAULT_SELF_COLLISION, DEFAULT_WELD_TOLERANCE, MAX_STEP_INTERVAL, MAX_SUBSTEPS};
 pub use guard::{ClothStatus, Instability, InstabilityKind, UnstableRecovery};
 pub use inspect::{BendingView, StretchView, TetherView};
@@ -111,6 +115,8 @@ pub struct Cloth {
     pub(crate) pending: relayout::PendingSlot,
     /// Level of detail: where the state lies in time, in world steps (`lod`).
     pub(crate) lod: lod::Lod,
+    /// The targets of the frames of `World::advance`, interpolated per step (`drive`).
+    pub(crate) drive: drive::Drive,
 }
 
 impl Cloth {

@@ -2,9 +2,10 @@
 //!
 //! A pinned particle has inverse mass 0 for the solver. Its target for a step is reached at the end
 //! of that step; substep i of n places it at lerp(start, target, (i+1)/n), so a moved pin never
-//! teleports inside a substep. Changing which particles are pinned builds the constraint layout
-//! again (tethers, edge order; allocation, not per step), for a large cloth in a world with threads
-//! as a job on its pool (`super::relayout`).
+//! teleports inside a substep. A pin change takes effect at once (inverse mass 0, the target); the
+//! constraint layout for the new anchors (tethers, edge order) is built off the step by the
+//! world's layout thread and put in place by the fourth step after the change
+//! (`super::relayout`), so neither the call nor the next step waits for it.
 
 use super::Cloth;
 use crate::error::ClothError;
@@ -19,6 +20,8 @@ pub(crate) struct Pins {
     pub start: Vec<Vec3>,
     /// Position to reach at the end of the next step \[m\].
     pub target: Vec<Vec3>,
+    /// The target given at the last `World::advance` (`super::drive`) \[m\].
+    pub frame_from: Vec<Vec3>,
 }
 
 impl Pins {
@@ -66,14 +69,20 @@ impl Cloth {
     /// now when `targets` is `None`. A target away from the current position is reached at the end
     /// of the next step, interpolated over its substeps. Pinning an already pinned vertex moves its
     /// target (and nothing else). Copies of a welded vertex share one particle: the last target
-    /// given wins. A new pin rebuilds the constraint layout: for a cloth of [`crate::cloth::BACKGROUND_MIN_CONSTRAINTS`]
-    /// or more edges and hinges in a world with a pool as a pool job that the next step waits for,
-    /// else during the call; the same layout either way.
+    /// given wins. A new pin takes effect at once; the constraint layout for the new anchors
+    /// (tethers to them, edges ordered outward from them) is built by the world's layout thread
+    /// (during the call for a cloth below [`crate::cloth::BACKGROUND_MIN_CONSTRAINTS`] edges and
+    /// hinges, and for a cloth that has not stepped yet: it is being set up) and put in place at the start of the [`crate::cloth::LAYOUT_DELAY_STEPS`]-th step
+    /// after the change (of the first step, for a cloth that has not stepped yet), which waits for
+    /// it if it is not done: the same layout and the same bits whichever thread builds it and
+    /// whenever. A change back to the anchors of the layout in place before then cancels it.
     ///
     /// Errors: `VertexOutOfRange`, `BufferSizeMismatch` (targets length), `NonFiniteTarget` (NaN,
     /// infinite or beyond ±1e5 m); state is unchanged on error.
     pub fn set_pinned(&mut self, vertices: &[u32], targets: Option<&[[f32; 3]]>) -> Result<(), ClothError> {
-        let _change = self.begin_change();
+        // Nothing the residual statistics read changes here (the layout in place stays): no
+        // settling; the default floating-point mode only.
+        let _fp = crate::fp_env::DefaultFpEnv::enter();
         self.check_vertices(vertices, targets)?;
         self.wake();
         let state = &mut self.state;
@@ -88,6 +97,7 @@ impl Cloth {
                     state.pins.particles.insert(i, p);
                     state.pins.start.insert(i, current);
                     state.pins.target.insert(i, target);
+                    state.pins.frame_from.insert(i.min(state.pins.frame_from.len()), current);
                     added = true;
                 }
             }
@@ -95,7 +105,7 @@ impl Cloth {
         // Only new anchors change the layout (moved targets do not).
         if added {
             self.refresh_inverse_masses();
-            self.relayout();
+            self.relayout(self.pin_layout_delay());
         }
         Ok(())
     }
@@ -127,10 +137,11 @@ impl Cloth {
     }
 
     /// Release pinned render vertices (`u32 × count`); they keep the velocity of their last pinned
-    /// motion. Vertices that are not pinned are ignored. Releasing one rebuilds the layout as
+    /// motion. Vertices that are not pinned are ignored. Releasing one changes the layout as
     /// [`Self::set_pinned`] does. Errors: `VertexOutOfRange` (state unchanged).
     pub fn unpin(&mut self, vertices: &[u32]) -> Result<(), ClothError> {
-        let _change = self.begin_change();
+        // As in `set_pinned`: no settling.
+        let _fp = crate::fp_env::DefaultFpEnv::enter();
         self.check_vertices(vertices, None)?;
         self.wake();
         let (map, pins) = (&self.model.particle_of_vertex, &mut self.state.pins);
@@ -140,14 +151,24 @@ impl Cloth {
                 pins.particles.remove(i);
                 pins.start.remove(i);
                 pins.target.remove(i);
+                if i < pins.frame_from.len() {
+                    pins.frame_from.remove(i);
+                }
                 removed = true;
             }
         }
         if removed {
             self.refresh_inverse_masses();
-            self.relayout();
+            self.relayout(self.pin_layout_delay());
         }
         Ok(())
+    }
+
+    /// The step whose start puts a pin change's layout in place: the first for a cloth that has
+    /// not stepped yet (pins set up with it act as if it was created with them), else the
+    /// [`crate::cloth::LAYOUT_DELAY_STEPS`]-th.
+    fn pin_layout_delay(&self) -> u32 {
+        if self.output.last_substep == 0.0 { 1 } else { super::relayout::LAYOUT_DELAY_STEPS }
     }
 
     /// Render vertex indices' particles that are pinned, sorted (for inspection and tests).

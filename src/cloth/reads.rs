@@ -359,8 +359,8 @@ pub(crate) struct ReadCopy {
     /// The blend b, and the animated positions and normals of both states when b applies (else
     /// empty).
     blend: Option<f32>,
-    target: Vec<Vec3>,
-    normal_target: Vec<Vec3>,
+    pose: Vec<Vec3>,
+    pose_normals: Vec<Vec3>,
     previous_pose: Vec<Vec3>,
     previous_pose_normals: Vec<Vec3>,
     /// Level of detail: (world steps since the last step, its span), and after a step over more
@@ -387,8 +387,8 @@ impl ReadCopy {
             normals: Vec::new(),
             previous_normals: Vec::new(),
             blend: None,
-            target: Vec::new(),
-            normal_target: Vec::new(),
+            pose: Vec::new(),
+            pose_normals: Vec::new(),
             previous_pose: Vec::new(),
             previous_pose_normals: Vec::new(),
             time: (0, 1),
@@ -417,8 +417,8 @@ impl ReadCopy {
             duration
         });
         if self.blend.is_some() {
-            copy_into(&mut self.target, &cloth.state.animation.target);
-            copy_into(&mut self.normal_target, &cloth.state.animation.normal_target);
+            copy_into(&mut self.pose, &cloth.state.animation.start);
+            copy_into(&mut self.pose_normals, &cloth.state.animation.normal_start);
             copy_into(&mut self.previous_pose, &cloth.output.previous_pose);
             copy_into(&mut self.previous_pose_normals, &cloth.output.previous_pose_normals);
         }
@@ -433,7 +433,7 @@ impl ReadCopy {
             normals: &self.normals,
             previous_normals: &self.previous_normals,
             blend: self.blend.map(|b| {
-                Blend::new(b, (&self.target, &self.normal_target), (&self.previous_pose, &self.previous_pose_normals))
+                Blend::new(b, (&self.pose, &self.pose_normals), (&self.previous_pose, &self.previous_pose_normals))
             }),
             time: self.time,
             tangents: self.duration.map(|duration| Tangents { previous_v: &self.previous_v, v: &self.v, duration }),
@@ -452,7 +452,7 @@ impl Cloth {
             normals: &self.output.normals,
             previous_normals: &self.output.previous_normals,
             blend: self.blend().map(|b| {
-                Blend::new(b, (&a.target, &a.normal_target), (&out.previous_pose, &out.previous_pose_normals))
+                Blend::new(b, (&a.start, &a.normal_start), (&out.previous_pose, &out.previous_pose_normals))
             }),
             time: self.lod_time(),
             tangents: self.lod_tangents().map(|(previous_v, v, duration)| Tangents { previous_v, v, duration }),

@@ -1,12 +1,18 @@
 //! Rebuilding the constraint layout after the anchors change (pins, max distance 0, a snapshot's
 //! pins, the tether setting), off the caller's thread. The change itself (which particles are
-//! anchors, their inverse mass 0) takes effect at once; the layout that goes with it is built from
-//! the inputs of that moment as a job on the world's thread pool and put in place at the start of
-//! the next step, which waits for it if it is not done (a world of one thread, which creates no
-//! threads, and a small cloth build it at once). Whatever thread builds it and whenever it finishes, the layout is the one an immediate
-//! rebuild would give (the same function of the same inputs), so the step's bits do not depend on
-//! timing (docs/design.md, "Pins"). The pool's threads are the world's own, joined when it is
-//! destroyed (`crate::worker_pool`): no thread outlives the world.
+//! anchors, their inverse mass 0) takes effect at once; the layout that goes with it (tethers to
+//! the new anchors, the edges ordered outward from them) is built from the inputs of that moment
+//! by the world's layout thread (`layout_thread`, low priority, so that it takes the time the steps
+//! leave) and put in place at the start of a later step, counted in steps: for a pin change the
+//! [`LAYOUT_DELAY_STEPS`]-th step after it (the steps before keep the layout in place, with the
+//! new anchors held by their inverse mass 0), for the other changes the next step. That step
+//! waits for the build if it is not done (a small cloth builds it at once). Whatever thread
+//! builds it and whenever it finishes, the layout is the one an immediate rebuild would give (the
+//! same function of the same inputs) and the step that puts it in place is fixed, so the bits do
+//! not depend on timing or thread count (docs/design.md, "Pins"). The layout thread is the world's
+//! own, joined when it is destroyed: no thread outlives the world.
+
+pub(crate) mod layout_thread;
 
 use super::Cloth;
 use super::config::ClothConfig;
@@ -14,15 +20,22 @@ use super::model::ClothModel;
 use super::scratch::{StrainLimitScratch, follow};
 use crate::constraints::layout::{ConstraintLayout, LayoutOptions};
 use crate::fp_env::DefaultFpEnv;
-use crate::worker_pool::WorkerPool;
 use glam::Vec3;
-use std::sync::{Arc, OnceLock, Weak};
+use layout_thread::LayoutThread;
+use std::sync::{Arc, Mutex, OnceLock, PoisonError, Weak};
 
-/// Fewest stretch and bending constraints (edges + hinges) of a cloth whose layout is built after a
-/// pin change by a job on the world's pool or by the next step; a smaller cloth's is built at once
-/// (well under a millisecond: docs/dev/performance-log.md, "2026-12-01 — Pin changes without a
-/// stall").
-pub const BACKGROUND_MIN_CONSTRAINTS: usize = 5_000;
+/// Fewest stretch and bending constraints (edges + hinges) of a cloth whose layout is built by the
+/// world's layout thread (or by the step that needs it); a smaller cloth's is built during the
+/// call (≈0.2 ms at this size: docs/dev/performance-log.md, "2026-12-06 — Pin edits off the
+/// step"), still put in place by the same step.
+pub const BACKGROUND_MIN_CONSTRAINTS: usize = 1_000;
+
+/// Steps after a pin change whose start puts its layout in place: the steps before keep the layout
+/// in place (its new anchors already held by inverse mass 0, not yet tethered), so that the build
+/// has three steps' time on the layout thread (50 ms at 60 Hz) and neither the call nor the steps
+/// right after wait for it; a layout thread that did not get the time is not waited for either:
+/// the due step builds the layout itself.
+pub const LAYOUT_DELAY_STEPS: u32 = 4;
 
 /// A layout with what is stored in its order: compliances, the limits derived from them, and the
 /// multipliers carried over from the previous layout.
@@ -72,33 +85,59 @@ impl Inputs {
     }
 }
 
-/// A layout being built: by a pool job, or by whoever needs it first (the others wait).
+/// A layout being built: by the layout thread, or by whoever needs it first, whichever finishes
+/// first (the same layout either way). The layout thread holds only the inputs while it builds
+/// (and the pending layout itself just to hand its result over), so the cloth owns this alone.
 #[derive(Debug)]
 pub(crate) struct PendingLayout {
-    inputs: Inputs,
+    inputs: Arc<Inputs>,
     built: OnceLock<Relaid>,
+    /// A layout the layout thread built, until the cloth takes it into `built`.
+    delivered: Mutex<Option<Relaid>>,
 }
 
 impl PendingLayout {
-    /// The layout, built now unless it is built or being built (then this waits for it).
-    fn get(&self) -> &Relaid {
-        self.built.get_or_init(|| self.inputs.build())
+    fn new(inputs: Inputs) -> PendingLayout {
+        PendingLayout { inputs: Arc::new(inputs), built: OnceLock::new(), delivered: Mutex::new(None) }
+    }
+
+    /// The layout: the layout thread's if it has delivered it, else built now on this thread (a
+    /// build under way on the layout thread is not waited for: that thread has a low priority,
+    /// and a step must not wait for it to be scheduled).
+    pub(crate) fn get(&self) -> &Relaid {
+        self.built.get_or_init(|| {
+            let delivered = self.delivered.lock().unwrap_or_else(PoisonError::into_inner).take();
+            delivered.unwrap_or_else(|| self.inputs.build())
+        })
     }
 }
 
-/// A cloth's pending layout, if any, and the pool of the world it is in, which builds it. A copy
-/// of the cloth gets its own copy of the pending layout (built first), so that only a pool job
-/// ever shares it.
+/// On the layout thread: build the layout of `pending` from its inputs, holding the pending layout
+/// only to read them and to hand the result over, unless it is built or no longer wanted.
+fn build_in_background(pending: &Weak<PendingLayout>) {
+    let Some(inputs) = pending.upgrade().filter(|p| p.built.get().is_none()).map(|p| Arc::clone(&p.inputs)) else { return };
+    let relaid = inputs.build();
+    if let Some(p) = pending.upgrade().filter(|p| p.built.get().is_none()) {
+        *p.delivered.lock().unwrap_or_else(PoisonError::into_inner) = Some(relaid);
+    }
+}
+
+/// A cloth's pending layout, if any, the steps until it is put in place, and the layout thread of
+/// the world the cloth is in, which builds it. A copy of the cloth gets its own copy of the
+/// pending layout (built first) due at the same step, so that only the layout thread ever shares
+/// it.
 #[derive(Default)]
 pub(crate) struct PendingSlot {
     pending: Option<Arc<PendingLayout>>,
-    /// The world's pool (none in a world of one thread, or once the world is gone).
-    pub pool: Weak<WorkerPool>,
+    /// Steps to begin until the pending layout is put in place (at the start of the last of them).
+    steps_left: u32,
+    /// The world's layout thread (none once the world is gone, or for a cloth taken out of it).
+    pub builder: Weak<LayoutThread>,
 }
 
 impl std::fmt::Debug for PendingSlot {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("PendingSlot").field("pending", &self.pending).field("pool", &(self.pool.strong_count() > 0)).finish()
+        f.debug_struct("PendingSlot").field("pending", &self.pending).field("steps_left", &self.steps_left).finish_non_exhaustive()
     }
 }
 
@@ -117,14 +156,14 @@ impl Clone for PendingSlot {
                 stretch_lambda: Vec::new(),
                 bend_lambda: Vec::new(),
             };
-            Arc::new(PendingLayout { inputs, built })
+            Arc::new(PendingLayout { inputs: Arc::new(inputs), built, delivered: Mutex::new(None) })
         });
-        PendingSlot { pending, pool: self.pool.clone() }
+        PendingSlot { pending, steps_left: self.steps_left, builder: self.builder.clone() }
     }
 }
 
-/// What the cloth's constraints are as the next step will solve them: the layout in place, or the
-/// pending one (waited for).
+/// What the cloth's constraints are once the pending layout is in place: the layout in place, or
+/// the pending one (waited for).
 pub(crate) struct InEffect<'a> {
     pub layout: &'a ConstraintLayout,
     pub config: &'a ClothConfig,
@@ -135,12 +174,18 @@ pub(crate) struct InEffect<'a> {
 
 impl Cloth {
     /// Build the layout again for the current anchors, colouring and tether setting (after pins
-    /// or settings changed; never during a step), with the multipliers and compliances to match:
-    /// for a cloth of at least [`BACKGROUND_MIN_CONSTRAINTS`] in a world with a pool by a job on
-    /// the pool (or by whoever needs it first), in place at the next step
-    /// ([`Self::settle_layout`]); otherwise now.
-    pub(crate) fn relayout(&mut self) {
+    /// or settings changed; never during a step), with the multipliers and compliances to match,
+    /// to be put in place at the start of the `delay`-th step from now (1: the next step;
+    /// [`LAYOUT_DELAY_STEPS`] for a pin change): for a cloth of at least
+    /// [`BACKGROUND_MIN_CONSTRAINTS`] by the world's layout thread (or by whoever needs it first),
+    /// otherwise now. A change back to the anchors and options of the layout in place cancels the
+    /// pending one.
+    pub(crate) fn relayout(&mut self, delay: u32) {
         let options = LayoutOptions { coloured: self.config.colouring, tethers: self.config.params.enable_tethers };
+        if self.layout.options == options && self.layout.built_for(&self.config.w) {
+            self.pending.pending = None; // back to the anchors of the layout in place
+            return;
+        }
         let inputs = Inputs {
             model: self.model.clone(),
             previous: self.layout.clone(),
@@ -151,33 +196,41 @@ impl Cloth {
             stretch_lambda: self.scratch.stretch_lambda.clone(),
             bend_lambda: self.scratch.bend_lambda.clone(),
         };
-        let pending = Arc::new(PendingLayout { inputs, built: OnceLock::new() });
+        let pending = Arc::new(PendingLayout::new(inputs));
         let constraints = self.model.constraints.edges.len() + self.model.constraints.hinges.len();
-        let pool = self.pending.pool.upgrade().filter(|_| constraints >= BACKGROUND_MIN_CONSTRAINTS);
         self.pending.pending = Some(pending.clone());
-        let Some(pool) = pool else {
-            // No pool (a world of one thread creates no threads), or a small cloth: built now.
-            drop(pending);
-            return self.settle_layout();
-        };
-        // The job holds a weak reference: a layout superseded before the job starts is never
-        // built. A panic stays in the job (the step that needs the layout builds it again and
-        // reports it there).
-        let weak = Arc::downgrade(&pending);
-        drop(pending);
-        pool.spawn(move || {
-            if let Some(pending) = weak.upgrade() {
-                let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| pending.get()));
-            }
-        });
+        self.pending.steps_left = delay.max(1);
+        // A cloth that has not stepped is being set up (a level load): built now, so that its
+        // first step neither waits nor shares the machine with a build.
+        let setting_up = self.output.last_substep == 0.0;
+        match self.pending.builder.upgrade().filter(|_| constraints >= BACKGROUND_MIN_CONSTRAINTS && !setting_up) {
+            // The job holds a weak reference: a layout superseded before the job starts is never
+            // built. A panic stays in the job (the step that needs the layout builds it again and
+            // reports it there).
+            Some(builder) => builder.build(Arc::downgrade(&pending)),
+            // No world (a cloth taken out of it), or a small cloth: built now.
+            None => drop(pending.get()),
+        }
     }
 
-    /// Put the pending layout in place, built first if it is not (at the start of a step, and
-    /// before anything that changes what it was built from). Allocates nothing once it is built.
+    /// At the start of a step: count it, and put the pending layout in place if this is its step.
+    pub(crate) fn layout_for_step(&mut self) {
+        if self.pending.pending.is_some() {
+            self.pending.steps_left = self.pending.steps_left.saturating_sub(1);
+            if self.pending.steps_left == 0 {
+                self.settle_layout();
+            }
+        }
+    }
+
+    /// Put the pending layout in place now, built first if it is not (at its step, and before
+    /// anything that changes what it was built from or is stored in its order). Allocates nothing
+    /// once it is built.
     pub(crate) fn settle_layout(&mut self) {
         let Some(mut pending) = self.pending.pending.take() else { return };
         pending.get();
-        // Built: a pool job still holding it is about to let go.
+        // Built. The layout thread holds the pending layout only for the moment it takes its
+        // inputs or hands its result over: wait for that moment to pass.
         let relaid = loop {
             match Arc::try_unwrap(pending) {
                 Ok(p) => break p.built.into_inner().expect("built above"),
@@ -196,7 +249,8 @@ impl Cloth {
         (s.stretch_lambda, s.bend_lambda, s.tether_lambda, s.strain_limit) = (stretch_lambda, bend_lambda, tether_lambda, strain_limit);
     }
 
-    /// The constraints, compliances and multipliers as the next step will use them.
+    /// The constraints, compliances and multipliers as they are once the pending layout is in
+    /// place (the layout in place when none is pending).
     pub(crate) fn in_effect(&self) -> InEffect<'_> {
         match &self.pending.pending {
             Some(p) => {
@@ -209,6 +263,12 @@ impl Cloth {
             }
         }
     }
+
+    /// Whether a layout is pending (built or not), for tests.
+    #[cfg(test)]
+    pub(crate) fn layout_pending(&self) -> bool {
+        self.pending.pending.is_some()
+    }
 }
 
 #[cfg(test)]
@@ -218,8 +278,9 @@ mod tests {
     use crate::constraints::layout::{ConstraintLayout, LayoutOptions};
     use crate::{World, WorldDesc};
 
-    /// A 48 × 48 grid (above [`BACKGROUND_MIN_CONSTRAINTS`]: its layouts are built by pool jobs)
-    /// with tethers, taken out of a world of two threads (kept, so that its pool lives).
+    /// A 48 × 48 grid (above [`BACKGROUND_MIN_CONSTRAINTS`]: its layouts are built by the layout
+    /// thread) with tethers, taken out of a world of two threads (kept, so that its layout thread
+    /// lives).
     fn cloth() -> (World, Cloth) {
         let (positions, indices) = crate::test_util::grid(48, 0.05, 0.0);
         let mut desc = ClothDesc::new(&positions, &indices);
@@ -334,14 +395,42 @@ mod tests {
         assert_eq!(cloth.config.w_free, expected.w_free);
     }
 
-    /// Without a pool (a world of one thread creates no threads) a pin change builds its layout at
-    /// once.
+    /// Without a layout thread (a cloth taken out of its world) a pin change builds its layout at
+    /// once, and it is still put in place by the step it is due at.
     #[test]
-    fn without_a_pool_the_layout_is_built_at_once() {
+    fn without_a_layout_thread_the_layout_is_built_at_once() {
         let (_world, mut cloth) = cloth();
-        cloth.pending.pool = std::sync::Weak::new();
+        cloth.pending.builder = std::sync::Weak::new();
         cloth.set_pinned(&[0, 47], None).unwrap();
-        assert!(cloth.pending.pending.is_none());
-        assert!(!cloth.layout.tethers.particle.is_empty());
+        assert!(cloth.pending.pending.as_ref().is_some_and(|p| p.built.get().is_some()), "built in the call");
+        assert!(cloth.layout.tethers.particle.is_empty(), "not in place before its step");
+    }
+
+    /// A pin change's layout is put in place at the start of the `LAYOUT_DELAY_STEPS`-th step
+    /// after it (the steps before keep the layout in place), another change's at the next step;
+    /// a pin change back to the anchors of the layout in place cancels the pending one.
+    #[test]
+    fn a_pin_change_is_put_in_place_by_its_step_and_undone_by_a_change_back() {
+        let (_world, mut cloth) = cloth();
+        // As after a step: a cloth that has not stepped puts a pin change in place at its first.
+        cloth.output.last_substep = 1.0 / 600.0;
+        let before = cloth.layout.clone();
+        cloth.set_pinned(&[0, 47], None).unwrap();
+        for k in 1..super::LAYOUT_DELAY_STEPS {
+            cloth.layout_for_step();
+            assert!(std::sync::Arc::ptr_eq(&before, &cloth.layout) && cloth.layout_pending(), "step {k} keeps the layout");
+        }
+        cloth.layout_for_step();
+        assert!(!cloth.layout_pending() && !cloth.layout.tethers.particle.is_empty(), "the due step puts it in place");
+        let pinned = cloth.layout.clone();
+        cloth.set_pinned(&[100], None).unwrap();
+        cloth.unpin(&[100]).unwrap();
+        assert!(!cloth.layout_pending(), "back to the anchors in place: nothing pending");
+        cloth.layout_for_step();
+        assert!(std::sync::Arc::ptr_eq(&pinned, &cloth.layout));
+        let no_tethers = crate::ClothParams { enable_tethers: false, ..cloth.config.params };
+        cloth.set_params(no_tethers).unwrap();
+        cloth.layout_for_step();
+        assert!(!cloth.layout_pending() && cloth.layout.tethers.particle.is_empty(), "a setting's layout at the next step");
     }
 }

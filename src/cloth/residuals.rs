@@ -138,6 +138,7 @@ impl Cloth {
         abs_c.clear();
         layout.stretch.stretches(x, abs_c);
         [stats.strain_p50, stats.strain_p95, stats.strain_p99] = crate::stats::quantiles(abs_c, [0.5, 0.95, 0.99]);
+        stats.pin_strain = layout.tethers.anchor_strain(x).max(0.0);
         if params.enable_tethers {
             abs_c.clear();
             layout.tethers.residuals(x, self.config.tether_factor, abs_c);
@@ -153,9 +154,9 @@ impl Cloth {
 
 /// The residual fields' bit patterns (NaN payloads included), to compare without allocating.
 #[cfg(any(debug_assertions, test))]
-fn residual_bits(s: &ClothStats) -> [u32; 22] {
-    let mut bits = [s.max_edge_strain.to_bits(); 22];
-    bits[19..].copy_from_slice(&[s.strain_p50, s.strain_p95, s.strain_p99].map(f32::to_bits));
+fn residual_bits(s: &ClothStats) -> [u32; 23] {
+    let mut bits = [s.max_edge_strain.to_bits(); 23];
+    bits[19..].copy_from_slice(&[s.strain_p50, s.strain_p95, s.strain_p99, s.pin_strain].map(f32::to_bits));
     for (k, c) in [&s.stretch, &s.bending, &s.tether].into_iter().enumerate() {
         let fields = [c.mean_abs_c, c.p95_abs_c, c.max_abs_c, c.min_force, c.max_force].map(f32::to_bits);
         bits[6 * k] = c.count;

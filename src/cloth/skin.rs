@@ -51,7 +51,7 @@ impl JointPose {
     }
 
     /// At fraction `s` from `self` to `to`: translation and scale lerped, rotation slerped.
-    fn towards(&self, to: &JointPose, s: f32) -> JointPose {
+    pub(crate) fn towards(&self, to: &JointPose, s: f32) -> JointPose {
         JointPose {
             scale: self.scale.lerp(to.scale, s),
             rotation: self.rotation.slerp(to.rotation, s).normalize(),
@@ -132,6 +132,15 @@ pub(crate) struct Skin {
 }
 
 impl Skin {
+    /// The step's end pose from the joints' `target`: the skinning matrices, every particle
+    /// skinned from its rest position `rest` \[m\] into `pose` \[m\] and unit `normals`, and both
+    /// in the dominant joints' frames.
+    pub(crate) fn pose_target(&mut self, rest: &[Vec3], pose: &mut [Vec3], normals: &mut [Vec3]) {
+        self.matrices_at_target();
+        self.skin_all(rest, pose, normals);
+        self.localise_target(pose, normals);
+    }
+
     /// The skinning matrices of the step's end (the targets').
     fn matrices_at_target(&mut self) {
         for ((m, b), inverse) in self.matrices.iter_mut().zip(&self.target).zip(&self.inverse_bind) {
@@ -270,9 +279,7 @@ impl Skin {
         for (t, a) in self.target.iter_mut().zip(&self.start) {
             *t = a.towards(t, s);
         }
-        self.matrices_at_target();
-        self.skin_all(rest, pose, normals);
-        self.localise_target(pose, normals);
+        self.pose_target(rest, pose, normals);
     }
 
     /// The step's end put back to the joints `target` and their local pose `local` (kept before
@@ -403,6 +410,8 @@ impl Cloth {
         let dominant: Vec<u32> = weights.iter().zip(&joints).map(|(w, j)| j[(1..MAX_JOINTS_PER_VERTEX).fold(0, |best, k| if w[k] > w[best] { k } else { best })]).collect();
         let (order, runs) = dominant_order(&dominant);
         self.prepare_animation();
+        self.drive_forget();
+        self.wake();
         self.state.animation.skin = Some(Box::new(Skin {
             inverse_bind,
             joints,
@@ -453,18 +462,23 @@ impl Cloth {
         let rest = &self.model.rest;
         let a = &mut self.state.animation;
         let skin = a.skin.as_deref_mut().expect("checked above");
+        let mut moved = !skin.posed;
         for (k, (m, pose)) in matrices.iter().zip(skin.target.iter_mut()).enumerate() {
             let (scale, rotation, translation) = joint_matrix(m, k, "joint_matrices", true)?.to_scale_rotation_translation();
-            *pose = JointPose { scale, rotation: rotation.normalize(), translation };
+            let given = JointPose { scale, rotation: rotation.normalize(), translation };
+            moved |= *pose != given;
+            *pose = given;
         }
-        skin.matrices_at_target();
-        skin.skin_all(rest, &mut a.target, &mut a.normal_target);
-        skin.localise_target(&a.target, &a.normal_target);
+        skin.pose_target(rest, &mut a.target, &mut a.normal_target);
         if !skin.posed || !a.posed {
             // The first skinned pose: the substeps start where the step ends.
             skin.start.copy_from_slice(&skin.target);
             skin.local_start.copy_from(&skin.local_target);
             skin.posed = true;
+            self.drive.from_set = false;
+        }
+        if moved {
+            self.wake(); // joints that move; the same matrices every frame let the cloth sleep
         }
         self.pose_given();
         Ok(())

@@ -223,6 +223,7 @@ impl Cloth {
 
         // Valid: apply.
         self.wake();
+        self.drive_forget();
         let mut r = Reader { buf, at: HEADER_SIZE };
         let p = &mut self.state;
         p.x.iter_mut().for_each(|x| *x = r.vec3());
@@ -245,7 +246,7 @@ impl Cloth {
         p.rest_translation = r.vec3();
         if pin_set_changed {
             self.refresh_inverse_masses();
-            self.relayout();
+            self.relayout(1);
         }
         self.remember_good_state();
         self.update_normals(false);

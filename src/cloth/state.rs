@@ -3,6 +3,7 @@
 //! pose, which the engine gives again every step and a snapshot does not keep.
 
 use super::animation::Animation;
+use super::grabs::Grabs;
 use super::pins::Pins;
 use glam::{Quat, Vec3};
 
@@ -15,6 +16,8 @@ pub(crate) struct ClothState {
     pub v: Vec<Vec3>,
     /// Pinned particles with the interpolation endpoints of the next step.
     pub pins: Pins,
+    /// Grabbed particles (soft, compliant attachments) with their targets.
+    pub grabs: Grabs,
     /// The rigid transform of every teleport since creation, composed (rotation, then
     /// translation): the rest pose now lies at `rest_rotation · rest + rest_translation`.
     pub rest_rotation: Quat,
@@ -30,6 +33,7 @@ impl ClothState {
             x: rest.to_vec(),
             v: vec![Vec3::ZERO; rest.len()],
             pins: Pins::default(),
+            grabs: Grabs::default(),
             rest_rotation: Quat::IDENTITY,
             rest_translation: Vec3::ZERO,
             animation: Animation::default(),

@@ -61,11 +61,14 @@ impl Cloth {
         p.v.iter_mut().for_each(|v| *v = q * *v);
         p.pins.start.iter_mut().for_each(move_point);
         p.pins.target.iter_mut().for_each(move_point);
+        let g = &mut p.grabs;
+        g.start.iter_mut().chain(g.target.iter_mut()).chain(g.frame_from.iter_mut()).for_each(move_point);
         p.animation.teleport(q, t);
         p.rest_rotation = (q * p.rest_rotation).normalize();
         p.rest_translation = q * p.rest_translation + t;
         self.remember_good_state();
         self.update_normals(false);
         self.reset_interpolation();
+        self.drive_forget();
     }
 }

@@ -51,6 +51,20 @@ impl Frame {
     fn pose(&self) -> Pose {
         Pose { position: self.position.to_array(), rotation: self.rotation.to_array() }
     }
+
+    /// The frame at fraction `s` from `self` to `to`: position lerped, rotation slerped, each
+    /// bit-exactly `self`'s where the two agree.
+    pub(crate) fn towards(self, to: Frame, s: f32) -> Frame {
+        Frame {
+            position: if self.position == to.position { self.position } else { self.position.lerp(to.position, s) },
+            rotation: if self.rotation == to.rotation {
+                self.rotation
+            } else {
+                // glam's slerp takes the shortest arc; renormalise its approximate trigonometry.
+                self.rotation.slerp(to.rotation, s).normalize()
+            },
+        }
+    }
 }
 
 /// The rigid motion a substep's reference-frame carry gave the cloth's free particles
@@ -93,6 +107,10 @@ pub struct Collider {
     pub(crate) shape: Shape,
     start: Frame,
     target: Frame,
+    /// The target given at the last `World::advance` (None: the next frame starts from `start`)
+    /// and, during a frame, the frame's given target (`ColliderStore::drive_to`).
+    from: Option<Frame>,
+    given: Frame,
 }
 
 impl Collider {
@@ -143,20 +161,7 @@ impl Collider {
         if s <= 0.0 {
             return self.start;
         }
-        let (start, target) = (self.start, self.target);
-        Frame {
-            position: if start.position == target.position {
-                start.position
-            } else {
-                start.position.lerp(target.position, s)
-            },
-            rotation: if start.rotation == target.rotation {
-                start.rotation
-            } else {
-                // glam's slerp takes the shortest arc; renormalise its approximate trigonometry.
-                start.rotation.slerp(target.rotation, s).normalize()
-            },
-        }
+        self.start.towards(self.target, s)
     }
 
     /// Frames at the beginning and the end of a substep.
@@ -184,7 +189,7 @@ impl ColliderStore {
     pub fn add_with(&mut self, desc: &ColliderDesc, mesh: Option<Shape>) -> Result<ColliderHandle, ClothError> {
         let (shape, position, rotation) = desc.validated_with(mesh)?;
         let frame = Frame { position, rotation };
-        let collider = Collider { desc: *desc, shape, start: frame, target: frame };
+        let collider = Collider { desc: *desc, shape, start: frame, target: frame, from: None, given: frame };
         let (index, generation) = self.colliders.insert(collider);
         Ok(ColliderHandle { index, generation })
     }
@@ -228,6 +233,7 @@ impl ColliderStore {
         let (position, rotation) = pose.validated()?;
         collider.start = Frame { position, rotation };
         collider.target = collider.start;
+        collider.from = None;
         Ok(())
     }
 
@@ -265,6 +271,45 @@ impl ColliderStore {
             if start.rotation != target.rotation {
                 c.target.rotation = start.rotation.slerp(target.rotation, s).normalize();
             }
+        }
+    }
+
+    /// Start a frame of `World::advance` (`crate::cloth::drive` for cloths): each collider's target
+    /// is the frame's given pose, and its pose at the previous frame (or its start) is where the
+    /// frame's steps interpolate from. Returns whether any collider moves in the frame.
+    pub fn drive_begin_frame(&mut self) -> bool {
+        let mut moving = false;
+        for c in self.colliders.values_mut() {
+            c.given = c.target;
+            let from = *c.from.get_or_insert(c.start);
+            moving |= from != c.given;
+        }
+        moving
+    }
+
+    /// The targets of the frame's next step: at fraction `u` ∈ [0, 1] from the previous frame's
+    /// pose to the given one (position lerped, rotation slerped), exactly the given one at 1.
+    pub fn drive_to(&mut self, u: f32) {
+        for c in self.colliders.values_mut() {
+            if let Some(from) = c.from.filter(|from| *from != c.given) {
+                c.target = if u >= 1.0 { c.given } else { from.towards(c.given, u) };
+            }
+        }
+    }
+
+    /// End a frame of `World::advance`: every target is the given pose again, and the next frame's
+    /// starting pose.
+    pub fn drive_end_frame(&mut self) {
+        for c in self.colliders.values_mut() {
+            c.target = c.given;
+            c.from = Some(c.given);
+        }
+    }
+
+    /// After a step outside `World::advance`: the next frame starts from where the colliders are.
+    pub fn drive_forget(&mut self) {
+        for c in self.colliders.values_mut() {
+            c.from = None;
         }
     }
 

@@ -70,6 +70,8 @@ pub struct ConstraintLayout {
     pub particle_edges: Vec<u32>,
     /// What it was built with.
     pub options: LayoutOptions,
+    /// The anchors it was built for (particles of inverse mass 0), sorted.
+    pub anchors: Vec<u32>,
     /// Particles of the mesh.
     pub particle_count: usize,
 }
@@ -139,6 +141,7 @@ impl ConstraintLayout {
             particle_edge_start: Vec::new(),
             particle_edges: Vec::new(),
             options,
+            anchors: (0..w.len() as u32).filter(|&p| w[p as usize] == 0.0).collect(),
             particle_count: n,
         };
         layout.order_stretch_from_anchors(w);
@@ -149,6 +152,12 @@ impl ConstraintLayout {
         (layout.particle_edge_start, layout.particle_edges) = incidence(&layout.stretch.edges, n);
         assert!(layout.prepare_rows(n), "a mesh constraint refers to a particle beyond {n}");
         layout
+    }
+
+    /// Whether it was built for the anchors of `w` (inverse mass per particle \[1/kg\]).
+    pub fn built_for(&self, w: &[f32]) -> bool {
+        let mut anchors = (0..w.len() as u32).filter(|&p| w[p as usize] == 0.0);
+        self.anchors.iter().all(|&a| anchors.next() == Some(a)) && anchors.next().is_none()
     }
 
     /// Whether the layout has at least [`PARALLEL_MIN_CONSTRAINTS`] constraints (edges, hinges and

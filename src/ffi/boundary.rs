@@ -3,8 +3,8 @@
 //! and a panic becomes `XPBD_RESULT_PANIC` instead of unwinding into C (which would be undefined
 //! behaviour). One place to review: no export catches, formats or maps errors on its own.
 //!
-//! Poisoning: a world lives behind its own `Mutex` (in a `SharedWorld`). A panic while a call holds
-//! that lock poisons the mutex (std semantics), and a panic in a step, which runs with the world
+//! Poisoning: a world lives behind its own lock (in a `SharedWorld`). A panic while a call holds
+//! that lock exclusively poisons it (std semantics), and a panic in a step, which runs with the world
 //! moved out of the lock, sets the `SharedWorld`'s poisoned flag; every later call reports
 //! `XPBD_RESULT_WORLD_POISONED` (see `registry`), so nothing ever runs on a half-updated world. A panic outside any world lock
 //! (argument translation) touched no shared state and poisons nothing.
@@ -21,7 +21,7 @@ pub(crate) fn ffi_boundary(function: &'static str, body: impl FnOnce() -> Result
     // solver, and comes back on return (`crate::fp_env`).
     let _fp = DefaultFpEnv::enter();
     // AssertUnwindSafe: the only shared state a panic can leave half-changed is a world, and the
-    // world's mutex records that (poisoning, above). The registry's own critical sections only
+    // world's lock records that (poisoning, above). The registry's own critical sections only
     // push to / pop from vectors and are recovered as they are.
     match catch_unwind(AssertUnwindSafe(body)) {
         Ok(Ok(())) => XpbdResult::Ok,

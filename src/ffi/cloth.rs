@@ -242,9 +242,13 @@ pub unsafe extern "C" fn xpbd_cloth_read_particle_map(
 /// reached at the end of the next step, interpolated across its substeps (no teleport). Pinning a
 /// pinned vertex moves its target; welded copies share one particle (the last target wins). Pins
 /// get tethers when enabled. Arrays are read during the call only. A change of which vertices are
-/// pinned rebuilds the tethers and the constraint order: for a cloth of 5000 or more edges and
-/// hinges in a world with threads as a job on the world's pool, which the next step waits for (the
-/// call returns at once), otherwise during the call; the result is the same either way.
+/// pinned takes effect at once (the vertices are held from the next step); the tethers and the
+/// constraint order for the new pins are rebuilt on the world's low-priority layout thread (during
+/// the call for a cloth of fewer than 1000 edges and hinges, or one that has not stepped yet) and
+/// put in place at the start of the fourth step after the call (of the first step, for a cloth that
+/// has not stepped), which builds them itself if that thread has not: the call returns in
+/// microseconds, no step waits for the thread, and the bits are the same whatever the timing or
+/// thread count. For dragging cloth with the mouse, `xpbd_cloth_grab` changes no layout at all.
 ///
 /// Errors: `XPBD_RESULT_NULL_POINTER` (`vertices` NULL with count > 0),
 /// `XPBD_RESULT_INVALID_ARGUMENT` (a vertex index >= vertex count, a NaN/Inf target or one beyond
@@ -300,7 +304,9 @@ pub unsafe extern "C" fn xpbd_cloth_set_pin_targets(
 }
 
 /// Release pinned render vertices `vertices` (`uint32_t[count]`); they keep the velocity of their
-/// last pinned motion. Vertices that are not pinned are ignored.
+/// last pinned motion. Vertices that are not pinned are ignored. The tethers and constraint order
+/// follow as for `xpbd_cloth_set_pinned` (a release back to the pins of the layout in place before
+/// it is put in place cancels the rebuild).
 ///
 /// Errors: `XPBD_RESULT_NULL_POINTER`, `XPBD_RESULT_INVALID_ARGUMENT` (index out of range; nothing
 /// released), `XPBD_RESULT_INVALID_ID`, `XPBD_RESULT_WORLD_POISONED`. Thread-safe.

@@ -51,14 +51,18 @@ pub enum XpbdResult {
     /// magic, another format version, a checksum mismatch (changed or corrupted bytes), a snapshot
     /// of another mesh, or non-finite values. The message says which; the cloth is unchanged.
     InvalidSnapshot = 10,
-    /// `xpbd_world_step_end` without an `xpbd_world_step_begin` since the last `step_end`.
+    /// `xpbd_world_step_end` without an `xpbd_world_step_begin` or `xpbd_world_advance_begin`
+    /// since the last end; `xpbd_world_advance_end` without an `xpbd_world_advance_begin`.
     StepNotBegun = 11,
-    /// `xpbd_world_step_begin`, `xpbd_world_step` or `xpbd_world_advance` between an
-    /// `xpbd_world_step_begin` and its `xpbd_world_step_end`: nothing starts; end the step first.
+    /// `xpbd_world_step_begin`, `xpbd_world_advance_begin`, `xpbd_world_step` or
+    /// `xpbd_world_advance` between a begin and its end: nothing starts; end it first.
     StepInProgress = 12,
     /// A mesh shape from `xpbd_mesh_shape_create_async` was queried before its build ended (poll
     /// `xpbd_mesh_shape_is_ready`). After a failed build the query returns the build's error.
     NotReady = 13,
+    /// `xpbd_cloth_grab_move` or `xpbd_cloth_release` named a vertex that is not grabbed (never
+    /// grabbed, or already released); nothing changes.
+    NotGrabbed = 14,
 }
 
 /// An error on its way out through the boundary: the code to return and the message to store.
@@ -92,6 +96,7 @@ pub(crate) fn result_code(error: &ClothError) -> XpbdResult {
         | NoTriangleWithArea { .. }
         | ProxyVertexTooFar { .. } => XpbdResult::InvalidMesh,
         MeshShapeNotReady { .. } => XpbdResult::NotReady,
+        VertexNotGrabbed { .. } => XpbdResult::NotGrabbed,
         InverseMassCountMismatch { .. } | BufferSizeMismatch { .. } => XpbdResult::BufferSizeMismatch,
         InvalidInverseMass { .. }
         | InvalidParameter { .. }

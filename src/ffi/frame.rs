@@ -24,9 +24,22 @@ use std::mem::MaybeUninit;
 /// `frame_dt`: 0..=3600 s. `fixed_dt`: 1e-5..=1 s. `max_steps`: 1..=1000. `steps_taken`,
 /// `alpha`: written when not NULL.
 ///
+/// Per-step drive: the targets set since the last call (pin and grab targets, the animated pose or
+/// joint matrices, the reference frame, collider poses) are taken as the values at this frame's
+/// time, and the previous call's as the values at the previous frame's. The frame's k-th of n steps
+/// ends `left + (n - k)*fixed_dt` seconds before the frame's time (`left` = `*alpha * fixed_dt`,
+/// what the accumulator keeps), so it is given every target at u = 1 - (left + (n - k)*fixed_dt)
+/// / frame_dt of the way between the two (positions lerped, rotations slerped, joints by
+/// translation, rotation and scale): a target moved once per frame moves the cloth at an even
+/// speed at any frame rate, and the frame's last step ends at the time the interpolated reads
+/// draw at `alpha` one fixed step later. After the call the targets are the given ones again.
+/// Time dropped by a hitch is taken from the frame's start. A step outside advance
+/// (`xpbd_world_step`), a teleport or a snapshot restore makes the next frame start from where
+/// the last step ended. Every read between two calls sees a finished step's state.
+///
 /// Threads: as `xpbd_world_step` (render reads from other threads return the state before the
-/// call at once while it steps); refused with `XPBD_RESULT_STEP_IN_PROGRESS` between
-/// `xpbd_world_step_begin` and `xpbd_world_step_end`.
+/// call at once while it steps); refused with `XPBD_RESULT_STEP_IN_PROGRESS` between a
+/// `xpbd_world_step_begin` or `xpbd_world_advance_begin` and its end.
 ///
 /// Errors: `XPBD_RESULT_INVALID_ARGUMENT` (`frame_dt`, `fixed_dt` or `max_steps` out of range,
 /// NaN; nothing changes, nothing written), `XPBD_RESULT_INVALID_ID`, `XPBD_RESULT_WORLD_POISONED`,
@@ -51,6 +64,61 @@ pub unsafe extern "C" fn xpbd_world_advance(
         // SAFETY: as above.
         let alpha_out = unsafe { optional_out(alpha, "alpha")? };
         let report = with_shared(world, |w| w.advance(frame_dt, fixed_dt, max_steps))?.map_err(|e| step_error(world, e))?;
+        if let Some(out) = steps_out {
+            out.write(report.steps);
+        }
+        if let Some(out) = alpha_out {
+            out.write(report.alpha);
+        }
+        match report.unstable {
+            Some(e) => Err(step_error(world, e)),
+            None => Ok(()),
+        }
+    })
+}
+
+/// `xpbd_world_advance(world, frame_dt, fixed_dt, max_steps, ...)` on the world's own thread,
+/// returning at once: the render-overlap loop. The caller's thread draws the frame (from the
+/// reads, which return the state as it was at this call, bit for bit) while the world advances;
+/// `xpbd_world_advance_end` waits for it and returns its outputs. Frame N's loop: set frame N's
+/// targets, `xpbd_world_advance_begin`, draw with the `alpha` of frame N − 1's
+/// `xpbd_world_advance_end` (the reads still show the state it returned), then
+/// `xpbd_world_advance_end` for frame N's `alpha`. The thread and what waits are as for
+/// `xpbd_world_step_begin`; the accumulator and the per-step drive are `xpbd_world_advance`'s,
+/// and the state after `xpbd_world_advance_end` is bitwise the one `xpbd_world_advance` leaves.
+///
+/// Errors (nothing starts, nothing changes): `XPBD_RESULT_INVALID_ARGUMENT` (`frame_dt`,
+/// `fixed_dt` or `max_steps` out of range or NaN, as for `xpbd_world_advance`),
+/// `XPBD_RESULT_STEP_IN_PROGRESS` (a step or advance was begun and not ended),
+/// `XPBD_RESULT_INVALID_ID`, `XPBD_RESULT_WORLD_POISONED`. Thread-safe.
+#[unsafe(no_mangle)]
+pub extern "C" fn xpbd_world_advance_begin(world: XpbdWorldId, frame_dt: f32, fixed_dt: f32, max_steps: u32) -> XpbdResult {
+    ffi_boundary("xpbd_world_advance_begin", || {
+        with_shared(world, |w| w.advance_begin(frame_dt, fixed_dt, max_steps))?.map_err(|e| step_error(world, e))
+    })
+}
+
+/// Wait for the advance `xpbd_world_advance_begin` started and write what `xpbd_world_advance`
+/// writes: `*steps_taken` and `*alpha` (each when not NULL). From its return on, reads return the
+/// advanced state; draw it at `*alpha`.
+///
+/// Errors: `XPBD_RESULT_SIMULATION_UNSTABLE` (as for `xpbd_world_advance`: every step ran, the
+/// outputs are written), `XPBD_RESULT_STEP_NOT_BEGUN` (no `xpbd_world_advance_begin` since the last
+/// end; an `xpbd_world_step_begin` is not ended by this and stays begun; nothing written),
+/// `XPBD_RESULT_PANIC` (the advance panicked: a bug; the world is poisoned from then on),
+/// `XPBD_RESULT_INVALID_ID`, `XPBD_RESULT_WORLD_POISONED`. Thread-safe: any thread may end an
+/// advance another thread began.
+///
+/// # Safety
+/// `steps_taken` and `alpha`, when not NULL, are writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn xpbd_world_advance_end(world: XpbdWorldId, steps_taken: *mut u32, alpha: *mut f32) -> XpbdResult {
+    ffi_boundary("xpbd_world_advance_end", || {
+        // SAFETY: the caller's promise in `# Safety` above.
+        let steps_out = unsafe { optional_out(steps_taken, "steps_taken")? };
+        // SAFETY: as above.
+        let alpha_out = unsafe { optional_out(alpha, "alpha")? };
+        let report = with_shared(world, |w| w.advance_end())?.map_err(|e| step_error(world, e))?;
         if let Some(out) = steps_out {
             out.write(report.steps);
         }

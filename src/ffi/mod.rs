@@ -50,6 +50,7 @@ pub mod status;
 pub mod teleport;
 
 pub mod frame;
+pub mod grab;
 pub mod animation;
 
 pub mod render_proxy;
@@ -70,6 +71,7 @@ pub use collider_desc::*;
 pub use debug_lines::*;
 pub use error::*;
 pub use frame::*;
+pub use grab::*;
 pub use ids::*;
 pub use live::*;
 pub use mesh_report::*;
@@ -120,7 +122,14 @@ pub use world::*;
 /// 9: render proxies (`XpbdRenderProxyId`, `XpbdRenderProxyDesc`, `xpbd_render_proxy_*`), debug
 /// lines (`xpbd_world_debug_lines`, `XPBD_DEBUG_*`) and level of detail (`XpbdClothDesc` and
 /// `XpbdClothParams` grew `step_interval`); a world holds at most 16 384 cloths (was 32 768: cloth
-/// ids give bit 46 to render proxies).
+/// ids give bit 46 to render proxies). The frame loop under a real game: `xpbd_world_advance`
+/// gives each of a frame's steps its targets interpolated to the step's end time;
+/// `xpbd_world_advance_begin`/`_end` (the render-overlap loop); soft grabs (`xpbd_cloth_grab`,
+/// `xpbd_cloth_grab_move`, `xpbd_cloth_release`, `XPBD_MAX_GRAB_STIFFNESS`,
+/// `XPBD_RESULT_NOT_GRABBED`); `XpbdClothStats` grew `pin_strain`; a pin change after the first
+/// step puts its layout in place at the fourth step after it (`xpbd_cloth_set_pinned` and
+/// `xpbd_cloth_unpin` return in microseconds and the next step does not wait); a simulation blend
+/// below 1 blends each step state with the pose it reached.
 pub const XPBD_ABI_VERSION: u32 = 9;
 
 /// The ABI version the loaded library implements; compare with `XPBD_ABI_VERSION` from the

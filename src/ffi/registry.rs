@@ -1,11 +1,12 @@
 //! The process-wide table of worlds behind the ids.
 //!
 //! Locking: one `Mutex` around the table, held only to find, insert or remove a slot (never while
-//! a world runs), and per world a [`SharedWorld`]: its lock is held for the whole of a call on that
-//! world or its cloths, except for steps, which run with the world moved out of the lock. So
-//! different worlds step in parallel, calls on one world are serialised (a call waits while that
-//! world steps), the render reads (`read_frame`) answer from the copy taken before the step
-//! instead of waiting, and destroy works from any thread.
+//! a world runs), and per world a [`SharedWorld`]: its lock is held exclusively for the whole of a
+//! call on that world or its cloths, except for steps, which run with the world moved out of the
+//! lock, and the render reads, which share it. So different worlds step in parallel, calls on one
+//! world are serialised (a call waits while that world steps), the render reads (`read_frame`)
+//! answer from the copy taken before the step instead of waiting, and destroy works from any
+//! thread.
 //!
 //! Destroy takes the world out of the table (new calls see `XPBD_RESULT_INVALID_ID`), then closes
 //! it, which waits for a call or step in flight to finish, and drops the world there: when

@@ -144,8 +144,8 @@ pub(crate) fn step_error(world: XpbdWorldId, error: ClothError) -> FfiError {
 /// `xpbd_world_step_begin` are refused; `xpbd_world_destroy` waits for the step and drops the
 /// world (the result is lost).
 ///
-/// Errors (nothing starts, nothing changes): `XPBD_RESULT_STEP_IN_PROGRESS` (begun and not
-/// ended), `XPBD_RESULT_INVALID_ARGUMENT` (dt < 1e-5 s, NaN or > 1 s), `XPBD_RESULT_INVALID_ID`,
+/// Errors (nothing starts, nothing changes): `XPBD_RESULT_STEP_IN_PROGRESS` (a step or advance
+/// begun and not ended), `XPBD_RESULT_INVALID_ARGUMENT` (dt < 1e-5 s, NaN or > 1 s), `XPBD_RESULT_INVALID_ID`,
 /// `XPBD_RESULT_WORLD_POISONED`. Thread-safe; waits first for a step another thread runs.
 #[unsafe(no_mangle)]
 pub extern "C" fn xpbd_world_step_begin(world: XpbdWorldId, dt: f32) -> XpbdResult {
@@ -155,7 +155,8 @@ pub extern "C" fn xpbd_world_step_begin(world: XpbdWorldId, dt: f32) -> XpbdResu
 /// Wait for the step `xpbd_world_step_begin` started and return what `xpbd_world_step` would have
 /// returned for it: `XPBD_RESULT_OK`, or `XPBD_RESULT_SIMULATION_UNSTABLE` (every cloth stepped;
 /// see `xpbd_world_step`). The state is bitwise the one `xpbd_world_step(world, dt)` leaves. From
-/// its return on, reads return the stepped state.
+/// its return on, reads return the stepped state. It also ends an `xpbd_world_advance_begin`
+/// (without its outputs: use `xpbd_world_advance_end` for them).
 ///
 /// Errors: `XPBD_RESULT_STEP_NOT_BEGUN` (no `xpbd_world_step_begin` since the last
 /// `xpbd_world_step_end`; nothing changes), `XPBD_RESULT_PANIC` (the step panicked: a bug; the

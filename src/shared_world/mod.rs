@@ -1,13 +1,19 @@
-//! A [`World`] that other threads can read while it steps: the asynchronous step
-//! ([`SharedWorld::step_begin`] / [`SharedWorld::step_end`]) and render reads that never wait for a
-//! step (docs/design.md, "Thread contract").
+//! A [`World`] that other threads can read while it steps: the asynchronous step and advance
+//! ([`SharedWorld::step_begin`] / [`SharedWorld::step_end`], [`SharedWorld::advance_begin`] /
+//! [`SharedWorld::advance_end`]) and render reads that never wait for a step (docs/design.md,
+//! "Thread contract").
 //!
 //! Double buffer: before every step the render reads of each cloth (positions and normals of the
-//! last two step states, the animated pose when blended) are copied into buffers the
-//! `SharedWorld` owns (`ReadCopy`), and the world is moved out of the lock to be stepped. A
-//! read that finds the world out, or inside a `step_begin`..`step_end` bracket, answers from the
-//! copy; every other call waits until the step gives the world back. The lock itself is only ever
-//! held for short calls, never for a step.
+//! last two step states, the animated pose when blended) are copied into one of two buffers the
+//! `SharedWorld` owns (`ReadCopy`), the one readers do not use, and the world is moved out of the
+//! lock to be stepped. A read that finds the world out, or inside a begin..end bracket, answers
+//! from the buffer of the last copy; every other call waits until the step gives the world back.
+//!
+//! Locks: the world's slot is behind a read-write lock. Reads share it, with each other and with
+//! the copy taken before a step (which only reads the world, while every other call waits for it);
+//! the exclusive lock is held only for short calls: moving the world out or back, swapping the
+//! buffers, and calls on the world from other threads (`with`). No lock is held across the hand-off
+//! to the stepping thread or during a step, so a read waits at most for such a short call.
 
 mod gate;
 mod stepper;
@@ -16,14 +22,14 @@ pub use gate::StepHold;
 
 use crate::cloth::ClothReads;
 use crate::cloth::reads::ReadCopy;
-use crate::error::ClothError;
 use crate::cloth::VertexLayout;
+use crate::error::ClothError;
 use crate::render_proxy::{RenderProxy, RenderProxyHandle};
 use crate::world::{Advance, ClothHandle, MAX_TIME_STEP, MIN_TIME_STEP, World};
 use gate::Gate;
 use std::panic::{AssertUnwindSafe, catch_unwind, resume_unwind};
-use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
-use stepper::{Job, Stepper};
+use std::sync::{Arc, Condvar, Mutex, PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard};
+use stepper::{Job, Stepper, Work};
 
 /// A world behind a lock, stepped without holding it, so that the render reads of its cloths
 /// ([`SharedWorld::read`]) return at once while a step runs on another thread or on the world's
@@ -62,33 +68,66 @@ impl std::fmt::Debug for SharedWorld {
     }
 }
 
+/// What reads answer from during a step, as it was before the step.
+#[derive(Default)]
+struct Copies {
+    /// The render reads of every cloth, by slot index (with the full generation of the cloth they
+    /// were copied from).
+    cloths: Vec<Option<(u32, ReadCopy)>>,
+    /// The render proxies, by slot index (with the full generation of the proxy and the cloth it
+    /// draws; the binding is shared, not copied).
+    proxies: Vec<Option<(u32, ClothHandle, Arc<RenderProxy>)>>,
+}
+
 /// What the stepping thread shares with the `SharedWorld`.
 struct Inner {
-    slot: Mutex<Slot>,
-    /// Notified whenever a step gives the world back.
-    returned: Condvar,
+    slot: RwLock<Slot>,
+    /// Taken by a call that waits for the world to be idle before it lets the slot's lock go, and
+    /// by whoever makes it idle before notifying `changed`, so that no notification is lost.
+    signal: Mutex<()>,
+    /// Notified whenever the world becomes idle (a step gave it back, a copy was abandoned).
+    changed: Condvar,
+    /// The two buffers of copies; `Slot::front` is the one reads answer from.
+    copies: [RwLock<Copies>; 2],
     /// Lets a test hold a finished step before it gives the world back ([`StepHold`]).
     gate: Gate,
+}
+
+/// What the world is doing.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Busy {
+    Idle,
+    /// The reads are being copied before a step (the world is only read meanwhile).
+    Copying,
+    /// A step has the world (moved out of the lock).
+    Stepping,
+}
+
+/// A begin..end bracket: which kind, and its result once the work has finished.
+enum Bracket {
+    Step(Option<Result<(), ClothError>>),
+    Advance(Option<Result<Advance, ClothError>>),
+}
+
+impl Bracket {
+    fn finished(&self) -> bool {
+        matches!(self, Bracket::Step(Some(_)) | Bracket::Advance(Some(_)))
+    }
 }
 
 struct Slot {
     /// `None` while a step has it, and after [`SharedWorld::into_inner`].
     world: Option<World>,
-    /// A step has the world (moved out of the lock).
-    stepping: bool,
-    /// Between `step_begin` and `step_end`: the step's result once it has finished.
-    begun: Option<Option<Result<(), ClothError>>>,
+    busy: Busy,
+    /// Between a begin and its end.
+    begun: Option<Bracket>,
     /// A step panicked: the world's state cannot be trusted.
     poisoned: bool,
     /// [`SharedWorld::into_inner`] or the drop has begun: every call is refused.
     closed: bool,
-    /// The render reads of every cloth as they were before the last step, by slot index (with the
-    /// full generation of the cloth they were copied from).
-    copies: Vec<Option<(u32, ReadCopy)>>,
-    /// The render proxies as they were before the last step, by slot index (with the full
-    /// generation of the proxy and the cloth it draws).
-    proxy_copies: Vec<Option<(u32, ClothHandle, Arc<RenderProxy>)>>,
-    /// The thread of asynchronous steps, started by the first `step_begin`.
+    /// The buffer of `Inner::copies` that reads answer from.
+    front: usize,
+    /// The thread of asynchronous steps, started by the first begin.
     stepper: Option<Stepper>,
 }
 
@@ -103,19 +142,12 @@ impl Slot {
         }
         self.world.as_mut().ok_or(ClothError::InvalidHandle)
     }
-
-    /// Copy every cloth's reads and move the world out for a step.
-    fn take_for_step(&mut self) -> Option<World> {
-        let world = self.world.take()?;
-        publish(&world, &mut self.copies);
-        publish_proxies(&world, &mut self.proxy_copies);
-        self.stepping = true;
-        Some(world)
-    }
 }
 
-/// Refresh `copies` from `world`: one copy per live cloth, none for empty slots.
-fn publish(world: &World, copies: &mut Vec<Option<(u32, ReadCopy)>>) {
+/// Refresh `copies` from `world`: one copy per live cloth and render proxy, none for empty slots.
+fn publish(world: &World, copies: &mut Copies) {
+    publish_proxies(world, &mut copies.proxies);
+    let copies = &mut copies.cloths;
     for (handle, cloth) in world.cloths() {
         let i = handle.index as usize;
         if copies.len() <= i {
@@ -162,70 +194,124 @@ fn panic_text(payload: &(dyn std::any::Any + Send)) -> String {
 }
 
 impl Inner {
-    /// The slot's lock. Errors: `WorldPoisoned` (a panic inside [`SharedWorld::with`]).
-    fn lock(&self) -> Result<MutexGuard<'_, Slot>, ClothError> {
-        self.slot.lock().map_err(|_| ClothError::WorldPoisoned)
+    /// The slot's exclusive lock. Errors: `WorldPoisoned` (a panic inside [`SharedWorld::with`]).
+    fn write(&self) -> Result<RwLockWriteGuard<'_, Slot>, ClothError> {
+        self.slot.write().map_err(|_| ClothError::WorldPoisoned)
     }
 
-    /// Wait while a step has the world.
-    fn wait_returned<'a>(&self, mut slot: MutexGuard<'a, Slot>) -> Result<MutexGuard<'a, Slot>, ClothError> {
-        while slot.stepping {
-            slot = self.returned.wait(slot).map_err(|_| ClothError::WorldPoisoned)?;
+    /// The slot's shared lock. Errors: `WorldPoisoned`.
+    fn read(&self) -> Result<RwLockReadGuard<'_, Slot>, ClothError> {
+        self.slot.read().map_err(|_| ClothError::WorldPoisoned)
+    }
+
+    /// Wait until `slot` is idle (no copy, no step), letting its lock go meanwhile and taking it
+    /// again with `relock`.
+    fn wait_idle<'a>(
+        &'a self,
+        mut slot: RwLockWriteGuard<'a, Slot>,
+        relock: impl Fn(&'a Inner) -> Result<RwLockWriteGuard<'a, Slot>, ClothError>,
+    ) -> Result<RwLockWriteGuard<'a, Slot>, ClothError> {
+        while slot.busy != Busy::Idle {
+            // The signal's lock is taken before the slot's is let go: whoever makes the slot idle
+            // takes it after, so its notification comes after this wait has begun.
+            let signal = self.signal.lock().unwrap_or_else(PoisonError::into_inner);
+            drop(slot);
+            drop(self.changed.wait(signal).unwrap_or_else(PoisonError::into_inner));
+            slot = relock(self)?;
         }
         Ok(slot)
     }
 
-    /// The lock once no step has the world.
-    fn lock_idle(&self) -> Result<MutexGuard<'_, Slot>, ClothError> {
-        self.wait_returned(self.lock()?)
+    /// The exclusive lock once the world is idle. Errors: `WorldPoisoned`.
+    fn write_idle(&self) -> Result<RwLockWriteGuard<'_, Slot>, ClothError> {
+        self.wait_idle(self.write()?, Inner::write)
     }
 
-    /// A step gives the world back: after `panicked` the world is poisoned; `result` is an
-    /// asynchronous step's, for `step_end`.
-    fn give_back(&self, world: World, panicked: bool, result: Option<Result<(), ClothError>>) {
+    /// The exclusive lock once the world is idle, whether or not it is poisoned.
+    fn write_idle_anyway(&self) -> RwLockWriteGuard<'_, Slot> {
+        let slot = self.write_anyway();
+        self.wait_idle(slot, |inner| Ok(inner.write_anyway())).expect("relocking cannot fail")
+    }
+
+    /// The slot's exclusive lock, whether or not it is poisoned.
+    fn write_anyway(&self) -> RwLockWriteGuard<'_, Slot> {
+        self.slot.write().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Wake the calls waiting for the world to be idle (after the slot's lock was let go).
+    fn notify_idle(&self) {
+        drop(self.signal.lock().unwrap_or_else(PoisonError::into_inner));
+        self.changed.notify_all();
+    }
+
+    /// Copy every cloth's reads into the buffer reads do not use and move the world out for a
+    /// step, `slot` being idle with a world: the copy is taken under the shared lock (reads go on
+    /// meanwhile, from the live world), only the swap and the move under the exclusive one.
+    fn take_for_step<'a>(&'a self, mut slot: RwLockWriteGuard<'a, Slot>) -> (RwLockWriteGuard<'a, Slot>, World) {
+        slot.busy = Busy::Copying;
+        let back = 1 - slot.front;
+        drop(slot);
+        let copied = catch_unwind(AssertUnwindSafe(|| {
+            let slot = self.slot.read().unwrap_or_else(PoisonError::into_inner);
+            let mut copies = self.copies[back].write().unwrap_or_else(PoisonError::into_inner);
+            publish(slot.world.as_ref().expect("an idle slot has its world"), &mut copies);
+        }));
+        let mut slot = self.write_anyway();
+        if let Err(payload) = copied {
+            (slot.busy, slot.poisoned) = (Busy::Idle, true);
+            drop(slot);
+            self.notify_idle();
+            resume_unwind(payload);
+        }
+        slot.front = back;
+        slot.busy = Busy::Stepping;
+        let world = slot.world.take().expect("an idle slot has its world");
+        (slot, world)
+    }
+
+    /// A step gives the world back: after `panicked` the world is poisoned; `finished` is an
+    /// asynchronous step's or advance's result, for its end.
+    fn give_back(&self, world: World, panicked: bool, finished: Option<Bracket>) {
         self.gate.pass();
-        // A panic inside `with` poisons the mutex, not the data: the slot is consistent.
-        let mut slot = self.slot.lock().unwrap_or_else(PoisonError::into_inner);
+        // A panic inside `with` poisons the lock, not the data: the slot is consistent.
+        let mut slot = self.write_anyway();
         slot.world = Some(world);
-        slot.stepping = false;
+        slot.busy = Busy::Idle;
         slot.poisoned |= panicked;
-        if let (Some(result), Some(begun)) = (result, slot.begun.as_mut()) {
-            *begun = Some(result);
+        if let (Some(finished), Some(begun)) = (finished, slot.begun.as_mut()) {
+            *begun = finished;
         }
         drop(slot);
-        self.returned.notify_all();
+        self.notify_idle();
     }
 }
 
 impl SharedWorld {
     /// Share `world`.
     pub fn new(world: World) -> SharedWorld {
-        let slot = Slot {
-            world: Some(world),
-            stepping: false,
-            begun: None,
-            poisoned: false,
-            closed: false,
-            copies: Vec::new(),
-            proxy_copies: Vec::new(),
-            stepper: None,
+        let slot = Slot { world: Some(world), busy: Busy::Idle, begun: None, poisoned: false, closed: false, front: 0, stepper: None };
+        let inner = Inner {
+            slot: RwLock::new(slot),
+            signal: Mutex::new(()),
+            changed: Condvar::new(),
+            copies: [RwLock::new(Copies::default()), RwLock::new(Copies::default())],
+            gate: Gate::default(),
         };
-        let inner = Inner { slot: Mutex::new(slot), returned: Condvar::new(), gate: Gate::default() };
         SharedWorld { inner: Arc::new(inner) }
     }
 
     /// Run `f` on the world, waiting while a step runs. A panic inside `f` poisons the world.
     /// Errors: `WorldPoisoned`, `InvalidHandle` (after [`SharedWorld::into_inner`] began).
     pub fn with<T>(&self, f: impl FnOnce(&mut World) -> T) -> Result<T, ClothError> {
-        let mut slot = self.inner.lock_idle()?;
+        let mut slot = self.inner.write_idle()?;
         Ok(f(slot.world_mut()?))
     }
 
     /// Run `f` on the world moved out of the lock when `will_step` says it steps (reads then answer
     /// from the copy), under the lock otherwise. Errors: as [`SharedWorld::with`], and
-    /// `StepInProgress` inside a `step_begin`..`step_end` bracket.
+    /// `StepInProgress` inside a begin..end bracket.
     fn step_outside<T>(&self, will_step: impl FnOnce(&World) -> bool, f: impl FnOnce(&mut World) -> T) -> Result<T, ClothError> {
-        let mut slot = self.inner.lock_idle()?;
+        let mut slot = self.inner.write_idle()?;
         if slot.begun.is_some() {
             return Err(ClothError::StepInProgress);
         }
@@ -233,9 +319,7 @@ impl SharedWorld {
         if !will_step(world) {
             return Ok(f(world));
         }
-        let Some(mut world) = slot.take_for_step() else {
-            return Err(ClothError::InvalidHandle);
-        };
+        let (slot, mut world) = self.inner.take_for_step(slot);
         drop(slot);
         let outcome = catch_unwind(AssertUnwindSafe(|| f(&mut world)));
         self.inner.give_back(world, outcome.is_err(), None);
@@ -247,8 +331,8 @@ impl SharedWorld {
 
     /// [`World::step`] without holding the lock: reads from other threads meanwhile return the
     /// state before the step at once. Errors: those of [`World::step`], `StepInProgress` (between
-    /// `step_begin` and `step_end`), `WorldPoisoned`, `InvalidHandle` (closed). A panic in the
-    /// step poisons the world and is passed on.
+    /// a begin and its end), `WorldPoisoned`, `InvalidHandle` (closed). A panic in the step
+    /// poisons the world and is passed on.
     pub fn step(&self, dt: f32) -> Result<(), ClothError> {
         self.step_outside(|_| (MIN_TIME_STEP..=MAX_TIME_STEP).contains(&dt), |w| w.step(dt))?
     }
@@ -256,31 +340,20 @@ impl SharedWorld {
     /// [`World::advance`] as [`SharedWorld::step`] does [`World::step`]: without the lock when it
     /// takes a step. Errors: those of [`World::advance`] and of [`SharedWorld::step`].
     pub fn advance(&self, frame_dt: f32, fixed_dt: f32, max_steps: u32) -> Result<Advance, ClothError> {
-        let will_step = |w: &World| {
-            (MIN_TIME_STEP..=MAX_TIME_STEP).contains(&fixed_dt) && w.accumulated_time() + frame_dt as f64 >= fixed_dt as f64
-        };
+        let will_step = |w: &World| w.advance_steps(frame_dt, fixed_dt, max_steps).is_ok_and(|steps| steps > 0);
         self.step_outside(will_step, |w| w.advance(frame_dt, fixed_dt, max_steps))?
     }
 
-    /// Start [`World::step`]`(dt)` on a thread of the world's own and return at once (waiting
-    /// first if another thread's step runs). Until [`SharedWorld::step_end`], reads return the
-    /// state at this call and every other call waits for the step to finish. The thread is started
-    /// by the first call and joined when the world is dropped; if the system refuses it, the step
-    /// runs here, before this returns.
-    ///
-    /// Errors (nothing starts): `StepInProgress` (already begun), `InvalidTimeStep` (unless
-    /// 1e-5 s ≤ dt ≤ 1 s), `WorldPoisoned`, `InvalidHandle` (closed).
-    pub fn step_begin(&self, dt: f32) -> Result<(), ClothError> {
-        let mut slot = self.inner.lock_idle()?;
+    /// Start `work` on the stepping thread (started by the first call) and return at once; the
+    /// checks of `valid` first. Errors: `StepInProgress`, `valid`'s, `WorldPoisoned`, `InvalidHandle`.
+    fn begin(&self, work: Work, valid: impl Fn(&World) -> Result<(), ClothError>) -> Result<(), ClothError> {
+        let mut slot = self.inner.write_idle()?;
         let mut tried_start = false;
         loop {
             if slot.begun.is_some() {
                 return Err(ClothError::StepInProgress);
             }
-            if !(MIN_TIME_STEP..=MAX_TIME_STEP).contains(&dt) {
-                return Err(ClothError::InvalidTimeStep { dt });
-            }
-            slot.world_mut()?;
+            valid(slot.world_mut()?)?;
             if slot.stepper.is_some() || tried_start {
                 break;
             }
@@ -289,17 +362,18 @@ impl SharedWorld {
             // and a thread it started wins.
             drop(slot);
             let started = Stepper::start();
-            slot = self.inner.lock_idle()?;
+            slot = self.inner.write_idle()?;
             if slot.stepper.is_none() && !slot.closed {
                 slot.stepper = started;
             }
             tried_start = true;
         }
-        let Some(world) = slot.take_for_step() else {
-            return Err(ClothError::InvalidHandle);
-        };
-        slot.begun = Some(None);
-        let job = Job { world, dt, inner: Arc::clone(&self.inner) };
+        slot.begun = Some(match work {
+            Work::Step(_) => Bracket::Step(None),
+            Work::Advance { .. } => Bracket::Advance(None),
+        });
+        let (slot, world) = self.inner.take_for_step(slot);
+        let job = Job { world, work, inner: Arc::clone(&self.inner) };
         let mailbox = slot.stepper.as_ref().map(Stepper::mailbox);
         // Released before the hand-over: the woken step's threads may take both cores, and a
         // render read must not wait for this thread to be scheduled again to release the lock.
@@ -311,33 +385,95 @@ impl SharedWorld {
         Ok(())
     }
 
-    /// Wait for the step [`SharedWorld::step_begin`] started and return what [`World::step`]
-    /// returned (the same state as a synchronous step: bitwise). From here on reads return the
-    /// stepped state. Errors: `StepNotBegun` (no `step_begin` since the last `step_end`), the
-    /// step's own errors (`SimulationUnstable`), `StepPanicked` once if the step panicked (the
-    /// world is poisoned), `WorldPoisoned`, `InvalidHandle` (closed).
-    pub fn step_end(&self) -> Result<(), ClothError> {
-        let slot = self.inner.lock()?;
+    /// Start [`World::step`]`(dt)` on a thread of the world's own and return at once (waiting
+    /// first if another thread's step runs). Until [`SharedWorld::step_end`], reads return the
+    /// state at this call and every other call waits for the step to finish. The thread is started
+    /// by the first call and joined when the world is dropped; if the system refuses it, the step
+    /// runs here, before this returns.
+    ///
+    /// Errors (nothing starts): `StepInProgress` (already begun), `InvalidTimeStep` (unless
+    /// 1e-5 s ≤ dt ≤ 1 s), `WorldPoisoned`, `InvalidHandle` (closed).
+    pub fn step_begin(&self, dt: f32) -> Result<(), ClothError> {
+        self.begin(Work::Step(dt), |_| match (MIN_TIME_STEP..=MAX_TIME_STEP).contains(&dt) {
+            true => Ok(()),
+            false => Err(ClothError::InvalidTimeStep { dt }),
+        })
+    }
+
+    /// Start [`World::advance`]`(frame_dt, fixed_dt, max_steps)` on the world's stepping thread
+    /// and return at once, as [`SharedWorld::step_begin`] starts a step: the arguments are checked
+    /// here, the accumulator and the steps are the advance's; until
+    /// [`SharedWorld::advance_end`] reads return the state at this call (draw it at the `alpha`
+    /// of the advance before).
+    ///
+    /// Errors (nothing starts): those of [`World::advance`]'s checks, `StepInProgress`,
+    /// `WorldPoisoned`, `InvalidHandle` (closed).
+    pub fn advance_begin(&self, frame_dt: f32, fixed_dt: f32, max_steps: u32) -> Result<(), ClothError> {
+        self.begin(Work::Advance { frame_dt, fixed_dt, max_steps }, |w| w.advance_steps(frame_dt, fixed_dt, max_steps).map(drop))
+    }
+
+    /// Wait for the bracket's work to finish and take its result. `advance`: only an advance
+    /// bracket is ended (a step bracket stays open: `StepNotBegun`).
+    fn end(&self, advance: bool) -> Result<Bracket, ClothError> {
+        let slot = self.inner.write()?;
         if slot.closed {
             return Err(ClothError::InvalidHandle);
         }
-        if slot.begun.is_none() {
-            return Err(if slot.poisoned { ClothError::WorldPoisoned } else { ClothError::StepNotBegun });
+        match &slot.begun {
+            None => return Err(if slot.poisoned { ClothError::WorldPoisoned } else { ClothError::StepNotBegun }),
+            Some(Bracket::Step(_)) if advance => return Err(ClothError::StepNotBegun),
+            Some(_) => {}
         }
-        let mut slot = self.inner.wait_returned(slot)?;
+        let mut slot = self.inner.wait_idle(slot, Inner::write)?;
+        if slot.closed {
+            return Err(ClothError::InvalidHandle); // the bracket was dropped with the world
+        }
         match slot.begun.take() {
-            Some(Some(result)) => result,
-            // Closed meanwhile (the bracket was dropped with the world).
-            _ if slot.closed => Err(ClothError::InvalidHandle),
-            // Another thread ended this bracket meanwhile (the step sets its result before it
+            // Another thread ended the advance and began a step meanwhile: that one stays open.
+            Some(step @ Bracket::Step(_)) if advance => {
+                slot.begun = Some(step);
+                Err(ClothError::StepNotBegun)
+            }
+            Some(bracket) if bracket.finished() => Ok(bracket),
+            // Another thread ended this bracket meanwhile (the work sets its result before it
             // gives the world back, so a pending bracket always has one here).
+            other => {
+                slot.begun = other;
+                Err(ClothError::StepNotBegun)
+            }
+        }
+    }
+
+    /// Wait for the step [`SharedWorld::step_begin`] started (or the advance
+    /// [`SharedWorld::advance_begin`] started) and return what [`World::step`] returned (for an
+    /// advance: `SimulationUnstable` if a step of it failed, else `Ok`; the state is the same as
+    /// a synchronous call's, bitwise). From here on reads return the stepped state. Errors:
+    /// `StepNotBegun` (no begin since the last end), the step's own errors (`SimulationUnstable`),
+    /// `StepPanicked` once if the step panicked (the world is poisoned), `WorldPoisoned`,
+    /// `InvalidHandle` (closed).
+    pub fn step_end(&self) -> Result<(), ClothError> {
+        match self.end(false)? {
+            Bracket::Step(Some(result)) => result,
+            Bracket::Advance(Some(result)) => result.and_then(|a| a.unstable.map_or(Ok(()), Err)),
             _ => Err(ClothError::StepNotBegun),
         }
     }
 
-    /// Whether a `step_begin` awaits its `step_end`.
+    /// Wait for the advance [`SharedWorld::advance_begin`] started and return what
+    /// [`World::advance`] returned (bitwise the same state). From here on reads return the
+    /// stepped state: draw them at the returned `alpha`. Errors: `StepNotBegun` (no
+    /// `advance_begin` since the last end; a `step_begin` bracket stays open), `StepPanicked`,
+    /// `WorldPoisoned`, `InvalidHandle` (closed).
+    pub fn advance_end(&self) -> Result<Advance, ClothError> {
+        match self.end(true)? {
+            Bracket::Advance(Some(result)) => result,
+            _ => Err(ClothError::StepNotBegun),
+        }
+    }
+
+    /// Whether a begin awaits its end.
     pub fn step_begun(&self) -> Result<bool, ClothError> {
-        Ok(self.inner.lock()?.begun.is_some())
+        Ok(self.inner.read()?.begun.is_some())
     }
 
     /// Run `f` on the render reads of the cloth `handle` ([`ClothReads`]): of the live cloth when
@@ -351,14 +487,17 @@ impl SharedWorld {
     /// [`SharedWorld::read`] for the cloth in slot `index` whose generation `matches` (the C ABI
     /// keeps a shortened generation).
     pub(crate) fn read_where<T>(&self, index: u32, matches: impl Fn(u32) -> bool, f: impl FnOnce(ClothReads<'_>) -> T) -> Result<T, ClothError> {
-        let slot = self.inner.lock()?;
+        let slot = self.inner.read()?;
         if slot.closed {
             return Err(ClothError::InvalidHandle);
         }
         if slot.poisoned {
             return Err(ClothError::WorldPoisoned);
         }
-        let copy = match slot.copies.get(index as usize) {
+        // The front buffer is written only by a copy into it, which needs the slot's exclusive
+        // lock first (to swap): never while this shared lock is held.
+        let copies = self.inner.copies[slot.front].read().unwrap_or_else(PoisonError::into_inner);
+        let copy = match copies.cloths.get(index as usize) {
             Some(Some((generation, copy))) if matches(*generation) => Some(copy),
             _ => None,
         };
@@ -401,27 +540,29 @@ impl SharedWorld {
     /// Run `f` on the render proxy in slot `index` whose generation `matches`, with the render
     /// reads of its cloth and the world's thread pool when idle ([`SharedWorld::read_where`] for
     /// a proxy): live when the world is idle, from the copies taken before the step while one
-    /// runs or between `step_begin` and `step_end` (then without the pool, which steps). Never
-    /// waits for a step. Errors: `InvalidHandle` (a stale proxy, one whose cloth was removed, or
-    /// closed), `WorldPoisoned`.
+    /// runs or between a begin and its end (then without the pool, which steps). Never waits for
+    /// a step. Errors: `InvalidHandle` (a stale proxy, one whose cloth was removed, or closed),
+    /// `WorldPoisoned`.
     pub(crate) fn read_proxy_where<T>(
         &self,
         index: u32,
         matches: impl Fn(u32) -> bool,
         f: impl FnOnce(&RenderProxy, ClothReads<'_>, Option<&rayon::ThreadPool>) -> T,
     ) -> Result<T, ClothError> {
-        let slot = self.inner.lock()?;
+        let slot = self.inner.read()?;
         if slot.closed {
             return Err(ClothError::InvalidHandle);
         }
         if slot.poisoned {
             return Err(ClothError::WorldPoisoned);
         }
-        let copy = match slot.proxy_copies.get(index as usize) {
+        // As in `read_where`: the front buffer is not written while this shared lock is held.
+        let copies = self.inner.copies[slot.front].read().unwrap_or_else(PoisonError::into_inner);
+        let copy = match copies.proxies.get(index as usize) {
             Some(Some((generation, cloth, proxy))) if matches(*generation) => Some((*cloth, proxy)),
             _ => None,
         };
-        let cloth_copy = |cloth: ClothHandle| match slot.copies.get(cloth.index as usize) {
+        let cloth_copy = |cloth: ClothHandle| match copies.cloths.get(cloth.index as usize) {
             Some(Some((generation, c))) if *generation == cloth.generation => Some(c),
             _ => None,
         };
@@ -445,34 +586,27 @@ impl SharedWorld {
     /// Run `f` on the world whatever its state (poisoned included), waiting while a step runs;
     /// `None` once closed. For leak counts.
     pub(crate) fn inspect<T>(&self, f: impl FnOnce(&World) -> T) -> Option<T> {
-        let slot = self.inner.slot.lock().unwrap_or_else(PoisonError::into_inner);
-        let mut slot = slot;
-        while slot.stepping {
-            slot = self.inner.returned.wait(slot).unwrap_or_else(PoisonError::into_inner);
-        }
-        slot.world.as_ref().map(f)
+        self.inner.write_idle_anyway().world.as_ref().map(f)
     }
 
     /// Refuse every further call, wait for a running step, join the stepping thread and return
     /// the world (`None` if already closed). Works on a poisoned world.
     pub(crate) fn close(&self) -> Option<World> {
-        let mut slot = self.inner.slot.lock().unwrap_or_else(PoisonError::into_inner);
-        slot.closed = true;
-        while slot.stepping {
-            slot = self.inner.returned.wait(slot).unwrap_or_else(PoisonError::into_inner);
-        }
+        self.inner.write_anyway().closed = true;
+        let mut slot = self.inner.write_idle_anyway();
         let (world, stepper) = (slot.world.take(), slot.stepper.take());
-        slot.copies = Vec::new();
-        slot.proxy_copies = Vec::new();
         slot.begun = None;
         drop(slot);
-        self.inner.returned.notify_all();
+        for copies in &self.inner.copies {
+            *copies.write().unwrap_or_else(PoisonError::into_inner) = Copies::default();
+        }
+        self.inner.notify_idle();
         drop(stepper); // joins the thread
         world
     }
 
-    /// The world back, after waiting for a running step (a pending `step_end` result is
-    /// dropped). A world a step panicked in is returned as it is (its state cannot be trusted).
+    /// The world back, after waiting for a running step (a pending end's result is dropped). A
+    /// world a step panicked in is returned as it is (its state cannot be trusted).
     pub fn into_inner(self) -> Option<World> {
         self.close()
     }

@@ -3,30 +3,49 @@
 //! started like the world's worker threads (`crate::worker_pool::os_thread`), so a library unloaded
 //! after its worlds are destroyed leaves nothing behind.
 
-use super::{Inner, panic_text};
+use super::{Bracket, Inner, panic_text};
 use crate::error::ClothError;
 use crate::world::World;
 use crate::worker_pool::os_thread;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::{Arc, Condvar, Mutex, PoisonError};
 
-/// One asynchronous step: the world moved out of its lock, the step length \[s\], and where to
-/// give the world back.
+/// What an asynchronous job does with the world.
+#[derive(Clone, Copy, Debug)]
+pub(super) enum Work {
+    /// [`World::step`] of this length \[s\].
+    Step(f32),
+    /// [`World::advance`] with these arguments.
+    Advance { frame_dt: f32, fixed_dt: f32, max_steps: u32 },
+}
+
+/// One asynchronous job: the world moved out of its lock, what to do with it, and where to give
+/// the world back.
 pub(super) struct Job {
     pub world: World,
-    pub dt: f32,
+    pub work: Work,
     pub inner: Arc<Inner>,
 }
 
 impl Job {
-    /// Step the world and give it back with the result; a panic becomes `StepPanicked` and
+    /// Do the work and give the world back with the result; a panic becomes `StepPanicked` and
     /// poisons the world.
     pub fn run(self) {
-        let Job { mut world, dt, inner } = self;
-        let outcome = catch_unwind(AssertUnwindSafe(|| world.step(dt)));
-        let panicked = outcome.is_err();
-        let result = outcome.unwrap_or_else(|payload| Err(ClothError::StepPanicked { message: panic_text(payload.as_ref()) }));
-        inner.give_back(world, panicked, Some(result));
+        let Job { mut world, work, inner } = self;
+        let panicked = |payload: Box<dyn std::any::Any + Send>| ClothError::StepPanicked { message: panic_text(payload.as_ref()) };
+        let (finished, failed) = match work {
+            Work::Step(dt) => {
+                let outcome = catch_unwind(AssertUnwindSafe(|| world.step(dt)));
+                let failed = outcome.is_err();
+                (Bracket::Step(Some(outcome.unwrap_or_else(|p| Err(panicked(p))))), failed)
+            }
+            Work::Advance { frame_dt, fixed_dt, max_steps } => {
+                let outcome = catch_unwind(AssertUnwindSafe(|| world.advance(frame_dt, fixed_dt, max_steps)));
+                let failed = outcome.is_err();
+                (Bracket::Advance(Some(outcome.unwrap_or_else(|p| Err(panicked(p))))), failed)
+            }
+        };
+        inner.give_back(world, failed, Some(finished));
     }
 }
 

@@ -92,6 +92,8 @@ pub(crate) struct Step<'a> {
     /// The cloth has an animated pose (`crate::cloth::animation`), and constraints relative to it.
     pub animate: bool,
     pub animation_constraints: bool,
+    /// The cloth has soft grabs (`crate::cloth::grabs`).
+    pub grabbed: bool,
     /// (linear, angular) inertia when the cloth has a reference frame and either is below 1.
     pub carry: Option<(f32, f32)>,
 }
@@ -134,6 +136,7 @@ impl<'a> Step<'a> {
             stretch_limit: cloth.config.stretch_limit,
             animate: cloth.state.animation.posed,
             animation_constraints: cloth.state.animation.constrains(),
+            grabbed: !cloth.state.grabs.particles.is_empty(),
             carry: cloth.state.animation.frame.and((params.linear_inertia < 1.0 || params.angular_inertia < 1.0).then_some((params.linear_inertia, params.angular_inertia))),
         }
     }
@@ -159,7 +162,7 @@ impl SubstepInfo {
 /// positions, the normals and the step's counts (the residual statistics are computed when first
 /// read, `Cloth::stats`). Allocates nothing. Positions live in the sweeps' rows during the step.
 pub(crate) fn step_cloth(cloth: &mut Cloth, dt: f32, ctx: &StepContext) {
-    cloth.settle_layout();
+    cloth.layout_for_step();
     cloth.config.advance_ramp(dt, &cloth.layout);
     let step = Step::new(cloth, dt, ctx);
     // The sweeps' particle rows are not bounds-checked: the layout's indices were checked when it

@@ -3,7 +3,7 @@
 //! runs and keeping the positions in the sweeps' rows are its business, not the algorithm's.
 
 use super::Step;
-use super::sweeps::{Animated, Bending, Colliders, Constraint, InterCloth, SelfCollision, Stretch, Tethers};
+use super::sweeps::{Animated, Bending, Colliders, Constraint, Grabs, InterCloth, SelfCollision, Stretch, Tethers};
 
 /// What runs once per substep, outside the iterations.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -65,6 +65,7 @@ pub(crate) const SUBSTEP: Substep = Substep {
         again(&Stretch),       // ... twice (docs/design.md, "Two stretch sweeps per iteration")
         first(&Tethers),       // long-range attachments: the hard limit on the distance to the anchors
         first(&Animated),      // anim drive, max distance, backstop relative to the animated pose
+        first(&Grabs),         // soft grabs: compliant attachments to moving targets
         first(&SelfCollision), // this cloth's particle pairs, found once per step
         first(&InterCloth),    // pairs with other cloths' particles
         first(&Colliders),     // collider contacts with friction, last: no iteration ends inside one

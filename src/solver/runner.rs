@@ -197,8 +197,8 @@ fn run_group(parts: &mut Parts, step: &Step, group: &mut Group) {
         pins: &state.pins,
     };
     // SAFETY: the layout's indices were checked for these rows (`ConstraintLayout::rows_ready`),
-    // its colourings are valid and its tethers built for these inverse masses
-    // (`ConstraintLayout::build`); the particle bounds of each part are derived with the row
+    // its colourings are valid and its tethers come from `TetherConstraints::build` (no
+    // constrained particle is an anchor); the particle bounds of each part are derived with the row
     // offsets, and the motion and pin stages touch only the particles of their bounds
     // (`GroupWork::cut`).
     unsafe { run_team(&work, &mut s.rows) };

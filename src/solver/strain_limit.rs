@@ -121,7 +121,7 @@ fn reproject(parts: &mut Parts, step: &Step) {
 }
 
 /// One pass outward from the anchors (pinned and kinematic particles, those a collider's static
-/// friction holds): level by level in hop distance from the nearest anchor, each particle is
+/// friction holds, grabbed ones): level by level in hop distance from the nearest anchor, each particle is
 /// moved alone to within the limit of its neighbours one level nearer (follow-the-leader, Müller
 /// et al. 2012, "Fast Simulation of Inextensible Hair and Fur", §3), then the edges within the
 /// level are limited both ways. A chain hanging from an anchor is within its limit after one pass,
@@ -134,6 +134,10 @@ fn anchored_pass(parts: &mut Parts, factor: f32) {
         if row.w == 0.0 || s.contacts.held(i) {
             l.next_anchors[i / 64] |= 1 << (i % 64);
         }
+    }
+    // A grabbed particle is where the user holds it: the cloth follows it, as it follows a pin.
+    for &i in &parts.state.grabs.particles {
+        l.next_anchors[i as usize / 64] |= 1 << (i % 64);
     }
     if !l.ordered || l.next_anchors != l.anchors {
         l.ordered = true;

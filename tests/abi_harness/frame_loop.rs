@@ -64,6 +64,71 @@ impl Harness {
         }
     }
 
+    /// `xpbd_world_advance_end` with nothing begun (1 in 4), then `xpbd_world_advance_begin` with
+    /// valid or invalid arguments; when it began: a second begin, a step or an advance (refused),
+    /// a read of the first cloth (the state at begin, bit for bit), and the bracket ended by
+    /// `xpbd_world_advance_end` (or, 1 in 4, `xpbd_world_step_end`, without the outputs).
+    pub fn op_world_advance_async(&mut self, r: &mut Input) {
+        let id = self.pick_world(r);
+        let world = self.world_index(id);
+        let before = self.snapshot();
+        if r.chance(25) {
+            // SAFETY: NULL outputs are allowed.
+            let got = unsafe { xpbd_world_advance_end(id, std::ptr::null_mut(), std::ptr::null_mut()) };
+            let want = outcome(&[(world.is_none(), InvalidId), (true, XpbdResult::StepNotBegun)]);
+            self.expect("xpbd_world_advance_end", format_args!("{:#x} (not begun)", id.id), got, want);
+            self.unchanged_since(&before, "xpbd_world_advance_end without a begin");
+        }
+        let frame = r.pick(&[0.016f32, 0.007, 0.033, 0.0, -0.001, f32::NAN, 4000.0]);
+        let fixed = r.pick(&[1.0f32 / 60.0, 1.0 / 60.0, 1.0 / 30.0, 0.0, f32::NAN]);
+        let max_steps = r.pick(&[1u32, 2, 4, 0, 1001]);
+        let valid = (0.0..=3600.0).contains(&frame) && (1.0e-5..=1.0).contains(&fixed) && (1..=1000).contains(&max_steps);
+        let want = outcome(&[(world.is_none(), InvalidId), (!valid, InvalidArgument)]);
+        let first = world.and_then(|w| self.worlds[w].cloths.first()).map(|c| (c.id, c.vertex_count));
+        let read = |cloth: XpbdClothId, n: u32| {
+            let mut out = vec![[f32::NAN; 3]; n as usize];
+            // SAFETY: `out` holds `n` × 3 floats.
+            let got = unsafe { xpbd_cloth_read_positions(cloth, out.as_mut_ptr().cast(), n) };
+            (got, out.iter().map(|p| p.map(f32::to_bits)).collect::<Vec<_>>())
+        };
+        let read_before = first.map(|(c, n)| read(c, n));
+        let got = xpbd_world_advance_begin(id, frame, fixed, max_steps);
+        self.expect("xpbd_world_advance_begin", format_args!("{:#x}, {frame}, {fixed}, {max_steps}", id.id), got, want);
+        if got != OK {
+            self.unchanged_since(&before, "failed xpbd_world_advance_begin");
+            return;
+        }
+        let refused = match r.below(4) {
+            0 => Some(("xpbd_world_advance_begin", xpbd_world_advance_begin(id, frame, fixed, max_steps))),
+            1 => Some(("xpbd_world_step_begin", xpbd_world_step_begin(id, fixed))),
+            // SAFETY: NULL outputs are allowed.
+            2 => Some(("xpbd_world_advance", unsafe { xpbd_world_advance(id, frame, fixed, max_steps, std::ptr::null_mut(), std::ptr::null_mut()) })),
+            _ => None,
+        };
+        if let Some((name, got)) = refused {
+            self.expect(name, format_args!("{:#x} (inside a bracket)", id.id), got, XpbdResult::StepInProgress);
+        }
+        if let (Some((c, n)), Some(read_before)) = (first, read_before)
+            && read(c, n) != read_before
+        {
+            self.fail(format!("a read of cloth {:#x} between advance_begin and advance_end is not the state at begin", c.id));
+        }
+        let (mut steps, mut alpha) = (u32::MAX, f32::NAN);
+        let (name, got) = match r.chance(25) {
+            true => ("xpbd_world_step_end", xpbd_world_step_end(id)),
+            // SAFETY: valid outputs.
+            false => ("xpbd_world_advance_end", unsafe { xpbd_world_advance_end(id, &mut steps, &mut alpha) }),
+        };
+        let want = if got == XpbdResult::SimulationUnstable { got } else { OK };
+        self.expect(name, format_args!("{:#x}", id.id), got, want);
+        if name == "xpbd_world_advance_end" && (steps > max_steps || !(0.0..1.0).contains(&alpha)) {
+            self.fail(format!("xpbd_world_advance_end wrote {steps} steps (max {max_steps}), alpha {alpha}"));
+        }
+        if got == XpbdResult::SimulationUnstable {
+            self.check_unstable_step_was_recovered(id);
+        }
+    }
+
     /// `xpbd_world_advance` with valid or invalid times and step limits (at most 4 steps, so a
     /// program stays fast), outputs NULL or not.
     pub fn op_world_advance(&mut self, r: &mut Input) {
@@ -286,7 +351,7 @@ impl Harness {
     /// the source's mesh, pins and state hash; on error nothing is created or written.
     pub fn op_cloth_create_instance(&mut self, r: &mut Input) {
         let id = self.pick_cloth(r);
-        let source = self.cloth(id).map(|c| (c.vertex_count, c.particle_of.clone(), c.pinned.clone(), c.mesh_key.clone()));
+        let source = self.cloth(id).map(|c| (c.vertex_count, c.particle_of.clone(), c.pinned.clone(), c.grabbed.clone(), c.mesh_key.clone()));
         let null_out = r.chance(10);
         let want = outcome(&[(null_out, NullPointer), (source.is_none(), InvalidId)]);
         let before = self.snapshot();
@@ -295,7 +360,7 @@ impl Harness {
         // SAFETY: NULL or a valid out-parameter.
         let got = unsafe { xpbd_cloth_create_instance(id, ptr) };
         self.expect("xpbd_cloth_create_instance", format_args!("{:#x}, null {null_out}", id.id), got, want);
-        let Some((vertex_count, particle_of, pinned, mesh_key)) = source.filter(|_| got == OK) else {
+        let Some((vertex_count, particle_of, pinned, grabbed, mesh_key)) = source.filter(|_| got == OK) else {
             if out.id != 0xDEAD {
                 self.fail("failed xpbd_cloth_create_instance wrote its out-parameter".into());
             }
@@ -311,7 +376,7 @@ impl Harness {
             self.fail(format!("instance {:#x} hashes {h:#x}, its source {:?}", out.id, hash(id)));
         }
         let w = self.worlds.iter().position(|w| w.cloths.iter().any(|c| c.id == id)).expect("source is live");
-        self.worlds[w].cloths.push(ClothModel { id: out, vertex_count, particle_of, pinned, mesh_key });
+        self.worlds[w].cloths.push(ClothModel { id: out, vertex_count, particle_of, pinned, grabbed, mesh_key });
         self.check_counts();
     }
 }

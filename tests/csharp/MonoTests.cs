@@ -76,6 +76,8 @@ static unsafe partial class MonoTests
             Run("frame_loop_advances_interpolates_and_writes_vertex_buffers", FrameLoopAdvanceInterpolateWrite);
             Run("frame_loop_allocates_nothing_and_reports_a_recovered_cloth_without_an_exception", FrameLoopAllocatesNothingAndReportsRecovery);
             Run("async_step_reads_the_state_at_begin_and_ends_like_step", AsyncStepReadsTheStateAtBeginAndEndsLikeStep);
+            Run("advance_begin_and_end_give_what_advance_gives", AdvanceBeginAndEndGiveWhatAdvanceGives);
+            Run("grab_follows_its_target_and_refuses_bad_input", GrabFollowsItsTargetAndRefusesBadInput);
             Run("pinned_arrays_refuse_types_that_hold_references", PinnedArraysRefuseReferences);
             Run("character_cloth_follows_its_pose_within_its_max_distances", CharacterClothFollowsItsPose);
             Run("skin_conversions_trim_sort_and_renormalise_bone_weights", SkinConversionsTrimSortAndRenormalise);
@@ -1452,6 +1454,100 @@ static unsafe partial class MonoTests
             Throws<XpbdInvalidArgumentException>(() => world.StepBegin(0.0f));
             Throws<XpbdStepNotBegunException>(() => world.StepEnd());
             Expect(cloth.StateHash() == twin.StateHash() && world.StepCount == steps + 1, "refused calls changed nothing");
+        }
+    }
+
+    // The render-overlap loop: AdvanceBegin, reads of the state it began from, AdvanceEnd, over
+    // frames of 7, 16 and 33 ms with a pin target moved each frame, gives the steps, alpha and
+    // state Advance gives on a twin world; wrong orders throw their exceptions.
+    static void AdvanceBeginAndEndGiveWhatAdvanceGives()
+    {
+        float[] positions;
+        uint[] indices;
+        XpbdGridMesh.Create(24, 24, 1.0f, 1.0f, out positions, out indices);
+        int n = positions.Length / 3;
+        XpbdWorldDesc desc = XpbdWorld.DefaultDesc();
+        desc.thread_count = 2;
+        using (var world = new XpbdWorld(desc))
+        using (var twinWorld = new XpbdWorld(desc))
+        using (XpbdCloth cloth = world.CreateCloth(positions, indices))
+        using (XpbdCloth twin = twinWorld.CreateCloth(positions, indices))
+        {
+            cloth.SetPinned(new uint[] { 0, 23 });
+            twin.SetPinned(new uint[] { 0, 23 });
+            float[] frames = { 0.007f, 0.016f, 0.033f };
+            float[] before = new float[3 * n], read = new float[3 * n], twinRead = new float[3 * n];
+            for (int k = 0; k < 9; ++k)
+            {
+                float[] target = { positions[0] + 0.02f * k, positions[1], positions[2] };
+                cloth.SetPinTargets(new uint[] { 0 }, target);
+                twin.SetPinTargets(new uint[] { 0 }, target);
+                cloth.ReadPositions(before);
+                world.AdvanceBegin(frames[k % 3], 1.0f / 60.0f, 4);
+                cloth.ReadPositions(read);
+                Expect(BitsEqual(read, before), "reads during the advance are the state at AdvanceBegin");
+                Throws<XpbdStepInProgressException>(() => world.AdvanceBegin(0.01f, 1.0f / 60.0f, 4));
+                XpbdAdvance a = world.AdvanceEnd();
+                XpbdAdvance b = twinWorld.Advance(frames[k % 3], 1.0f / 60.0f, 4);
+                Expect(a.Steps == b.Steps && Bits(a.Alpha) == Bits(b.Alpha), "frame " + k + ": steps and alpha as Advance's");
+                cloth.ReadPositions(read);
+                twin.ReadPositions(twinRead);
+                Expect(BitsEqual(read, twinRead) && cloth.StateHash() == twin.StateHash(), "frame " + k + ": the state Advance leaves");
+            }
+            Throws<XpbdStepNotBegunException>(() => world.AdvanceEnd());
+            Throws<XpbdInvalidArgumentException>(() => world.AdvanceBegin(-1.0f, 1.0f / 60.0f, 4));
+            Throws<XpbdInvalidArgumentException>(() => world.AdvanceBegin(0.01f, 1.0f / 60.0f, 0));
+            world.StepBegin(1.0f / 60.0f);
+            Throws<XpbdStepNotBegunException>(() => world.AdvanceEnd());
+            world.StepEnd();
+        }
+    }
+
+    // A soft grab pulls its vertex to within 2 cm of a target dragged 15 cm away; release and a
+    // second release, bad vertices, NaN targets, bad stiffness and a destroyed cloth throw their
+    // exceptions and change nothing.
+    static void GrabFollowsItsTargetAndRefusesBadInput()
+    {
+        float[] positions;
+        uint[] indices;
+        XpbdGridMesh.Create(16, 16, 1.0f, 1.0f, out positions, out indices);
+        int n = positions.Length / 3;
+        using (var world = new XpbdWorld())
+        {
+            XpbdCloth cloth = world.CreateCloth(positions, indices);
+            cloth.SetPinned(new uint[] { 0, 15 });
+            for (int k = 0; k < 30; ++k) world.Step(1.0f / 60.0f);
+            uint v = (uint)(n / 2 + 8);
+            float[] at = new float[3 * n];
+            cloth.ReadPositions(at);
+            float x = at[3 * v], y = at[3 * v + 1], z = at[3 * v + 2];
+            // Dragged 15 cm towards the middle of the pinned corners: within the cloth's reach.
+            float mx = 0.5f * (at[0] + at[45]) - x, my = 0.5f * (at[1] + at[46]) - y, mz = 0.5f * (at[2] + at[47]) - z;
+            float length = (float)Math.Sqrt(mx * mx + my * my + mz * mz);
+            float dx = 0.15f * mx / length, dy = 0.15f * my / length, dz = 0.15f * mz / length;
+            cloth.Grab(v, x, y, z, 1000.0f);
+            for (int k = 1; k <= 60; ++k)
+            {
+                float s = Math.Min(1.0f, k / 30.0f);
+                cloth.GrabMove(v, x + s * dx, y + s * dy, z + s * dz);
+                world.Step(1.0f / 60.0f);
+            }
+            cloth.ReadPositions(at);
+            float ex = at[3 * v] - x - dx, ey = at[3 * v + 1] - y - dy, ez = at[3 * v + 2] - z - dz;
+            float gap = (float)Math.Sqrt(ex * ex + ey * ey + ez * ez);
+            Expect(gap < 0.02f, "the grabbed vertex within 2 cm of its target, at " + gap + " m");
+            ulong hash = cloth.StateHash();
+            Throws<XpbdInvalidArgumentException>(() => cloth.Grab((uint)n, 0, 0, 0, 1000.0f));
+            Throws<XpbdInvalidArgumentException>(() => cloth.Grab(v, float.NaN, 0, 0, 1000.0f));
+            Throws<XpbdInvalidArgumentException>(() => cloth.Grab(v, 0, 0, 0, 0.0f));
+            Throws<XpbdInvalidArgumentException>(() => cloth.GrabMove(v, 0, float.PositiveInfinity, 0));
+            Throws<XpbdNotGrabbedException>(() => cloth.GrabMove(1, 0, 0, 0));
+            Expect(cloth.StateHash() == hash, "refused calls changed nothing");
+            cloth.Release(v);
+            var e = Throws<XpbdNotGrabbedException>(() => cloth.Release(v));
+            Expect(e.Message.StartsWith("xpbd_cloth_release:"), "message: " + e.Message);
+            cloth.Dispose();
+            Throws<ObjectDisposedException>(() => cloth.Release(v));
         }
     }
 

@@ -519,10 +519,13 @@ pub const CLOTH: &[Param] = &[
         default: Value::F32(0.0),
         unit: "m/s",
         doc: "Sleeping: a cloth whose fastest particle stays below this speed for `sleep_time` stops \
-              stepping (a check per step, nothing else) until something that could move it wakes it: a \
-              pin target that changes, pinning or unpinning, a collider moving, created, destroyed or \
-              teleported within reach of it, a change of the world's gravity, a parameter change, a \
-              teleport, a snapshot restore, a particle write, an instance made from it or `xpbd_cloth_wake`.",
+              stepping (a check per step, nothing else) until something that could move it wakes it. The \
+              whole list: a pin target, animated pose, joint matrix, reference frame or grab target that \
+              changes (the same one given again every frame does not wake it); pinning or unpinning; a \
+              grab or its release; max distances, backstops, anim drive or a skin set; a collider moving, \
+              created, destroyed or teleported within reach of it (where it leaves and where it lands); a \
+              change of the world's gravity; a parameter or material change; a teleport; a snapshot \
+              restore; a particle write; an instance made from it (both wake); `xpbd_cloth_wake`.",
         choose: "A few mm/s (0.005) for flags and curtains that settle; above the slowest motion that \
                  must go on (a cloth creeping over a table edge).",
         rust_doc: "See [`crate::World::step`].",

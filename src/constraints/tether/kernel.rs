@@ -105,7 +105,8 @@ pub(crate) fn project_pair<T: Real>(xi: V3<T>, xa: [V3<T>; 2], wi: T, bound: [T;
     let tolerance = [bound[0] * T::splat(1.0 + PAIR_INSIDE_TOLERANCE), bound[1] * T::splat(1.0 + PAIR_INSIDE_TOLERANCE)];
     let d = [xi.sub(xa[0]), xi.sub(xa[1])];
     let len = [length(d[0]), length(d[1])];
-    let moved = T::either(len[0].gt(tolerance[0]), len[1].gt(tolerance[1]));
+    // A particle pinned since the tethers were built (w = 0) is held by its pin, not moved here.
+    let moved = T::both(T::either(len[0].gt(tolerance[0]), len[1].gt(tolerance[1])), wi.gt(zero));
     // The nearest point of each ball, usable when it lies in the other ball.
     let on_ball = [xa[0].add(d[0].scale(bound[0].min(len[0]) / len[0])), xa[1].add(d[1].scale(bound[1].min(len[1]) / len[1]))];
     let first = T::both(len[0].gt(tiny), not::<T>(length(on_ball[0].sub(xa[1])).gt(tolerance[1])));
@@ -429,16 +430,15 @@ impl TetherSweep<'_> {
         }
     }
 
-    /// One projection of tether `c`. Only the particle moves: anchors are kinematic (`w == 0`,
-    /// which is how `build` chose them, and pins changing rebuilds the tethers), so their
-    /// correction would be zero, and leaving them unwritten lets groups run in parallel. Tethers
-    /// are undamped (γ = 0), so x_prev is not read. Returns whether the tether was violated (and
-    /// so projected).
+    /// One projection of tether `c`. Only the particle moves: anchors are kinematic when `build`
+    /// chose them, and leaving them unwritten lets groups run in parallel (an anchor released
+    /// since, until the layout of the new pins is in place, is still only read). Tethers are
+    /// undamped (γ = 0), so x_prev is not read. Returns whether the tether was violated (and so
+    /// projected).
     #[inline(always)]
     fn project<P: Positions + ?Sized>(&self, c: usize, lambda: &mut f32, x: &mut P) -> bool {
         let (i, a) = (self.particle[c] as usize, self.anchor[c] as usize);
         let (wi, wa) = (self.w[i], self.w[a]);
-        debug_assert!(wa == 0.0, "tether anchor {a} is not kinematic");
         let bound = self.slack * self.geodesic_distance[c];
         let (violated, new_lambda, xi) =
             project_tether(v3(x.get(i)), v3(x.get(a)), wi, wa, bound, self.compliance, *lambda, self.k);

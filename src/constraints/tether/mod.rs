@@ -275,9 +275,11 @@ impl TetherConstraints {
     ///
     /// # Safety
     /// Every particle and anchor index is `< x.len()` and [`Self::row_offsets`] are derived from
-    /// the current tethers (both by [`Self::prepare_rows`]), and the
-    /// tethers were built for the current inverse masses `w` (anchors kinematic, constrained
-    /// particles not), so that no group writes a particle another group reads.
+    /// the current tethers (both by [`Self::prepare_rows`]), and the tethers come from
+    /// [`Self::build`], where no constrained particle is an anchor, so that no group writes a
+    /// particle another group reads. (`w` may have changed since: a group moves its particle by
+    /// its current inverse mass, not at all once it is pinned, and an anchor released since is
+    /// still only read.)
     // Out of line so that profilers attribute the sweep to it; once per substep.
     #[inline(never)]
     #[allow(clippy::too_many_arguments)]
@@ -343,5 +345,24 @@ impl TetherConstraints {
             let (i, a) = (self.particle[c] as usize, self.anchor[c] as usize);
             ((x[i] - x[a]).length() - slack * self.geodesic_distance[c]).max(0.0)
         }));
+    }
+
+    /// The stretch the anchors' positions `x` \[m\] force on the cloth: over every particle
+    /// tethered to two anchors a and b at rest distances d_a and d_b along the mesh, the largest
+    /// ‖x_a − x_b‖/(d_a + d_b) − 1, or 0. The cloth's shortest path between them is at least that
+    /// stretched on average, whatever the solver does.
+    pub(crate) fn anchor_strain(&self, x: &[Vec3]) -> f32 {
+        let mut worst = 0.0f32;
+        for c in 1..self.particle.len() {
+            if self.particle[c] != self.particle[c - 1] {
+                continue;
+            }
+            let (a, b) = (self.anchor[c - 1] as usize, self.anchor[c] as usize);
+            let rest = self.geodesic_distance[c - 1] + self.geodesic_distance[c];
+            if rest > 0.0 {
+                worst = worst.max(x[a].distance(x[b]) / rest - 1.0);
+            }
+        }
+        worst
     }
 }

@@ -256,12 +256,15 @@ pub struct XpbdClothDesc {
     /// Range: 0 (= no stretch limit) or 1 <= s <= 100. Default: 1.025.
     pub max_stretch: f32,
     /// Sleeping: a cloth whose fastest particle stays below this speed for `sleep_time` stops
-    /// stepping (a check per step, nothing else) until something that could move it wakes it: a pin
-    /// target that changes, pinning or unpinning, a collider moving, created, destroyed or
-    /// teleported within reach of it, a change of the world's gravity, a parameter change, a
-    /// teleport, a snapshot restore, a particle write, an instance made from it or
-    /// `xpbd_cloth_wake`. A few mm/s (0.005) for flags and curtains that settle; above the slowest
-    /// motion that must go on (a cloth creeping over a table edge).
+    /// stepping (a check per step, nothing else) until something that could move it wakes it. The
+    /// whole list: a pin target, animated pose, joint matrix, reference frame or grab target that
+    /// changes (the same one given again every frame does not wake it); pinning or unpinning; a
+    /// grab or its release; max distances, backstops, anim drive or a skin set; a collider moving,
+    /// created, destroyed or teleported within reach of it (where it leaves and where it lands); a
+    /// change of the world's gravity; a parameter or material change; a teleport; a snapshot
+    /// restore; a particle write; an instance made from it (both wake); `xpbd_cloth_wake`. A few
+    /// mm/s (0.005) for flags and curtains that settle; above the slowest motion that must go on (a
+    /// cloth creeping over a table edge).
     ///
     /// Unit: m/s. Range: 0 (= never sleep) or 1e-6 <= m/s <= 100. Default: 0 (= never sleep).
     pub sleep_speed: f32,
@@ -541,12 +544,15 @@ pub struct XpbdClothParams {
     /// Range: 0 (= no stretch limit) or 1 <= s <= 100. Default: 1.025.
     pub max_stretch: f32,
     /// Sleeping: a cloth whose fastest particle stays below this speed for `sleep_time` stops
-    /// stepping (a check per step, nothing else) until something that could move it wakes it: a pin
-    /// target that changes, pinning or unpinning, a collider moving, created, destroyed or
-    /// teleported within reach of it, a change of the world's gravity, a parameter change, a
-    /// teleport, a snapshot restore, a particle write, an instance made from it or
-    /// `xpbd_cloth_wake`. A few mm/s (0.005) for flags and curtains that settle; above the slowest
-    /// motion that must go on (a cloth creeping over a table edge).
+    /// stepping (a check per step, nothing else) until something that could move it wakes it. The
+    /// whole list: a pin target, animated pose, joint matrix, reference frame or grab target that
+    /// changes (the same one given again every frame does not wake it); pinning or unpinning; a
+    /// grab or its release; max distances, backstops, anim drive or a skin set; a collider moving,
+    /// created, destroyed or teleported within reach of it (where it leaves and where it lands); a
+    /// change of the world's gravity; a parameter or material change; a teleport; a snapshot
+    /// restore; a particle write; an instance made from it (both wake); `xpbd_cloth_wake`. A few
+    /// mm/s (0.005) for flags and curtains that settle; above the slowest motion that must go on (a
+    /// cloth creeping over a table edge).
     ///
     /// Unit: m/s. Range: 0 (= never sleep) or 1e-6 <= m/s <= 100. Default: 0 (= never sleep).
     pub sleep_speed: f32,

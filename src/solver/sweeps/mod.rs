@@ -6,6 +6,7 @@
 mod animated;
 mod bending;
 mod colliders;
+mod grabs;
 mod inter_cloth;
 mod self_collision;
 mod stretch;
@@ -14,6 +15,7 @@ mod tethers;
 pub(crate) use animated::{Animated, enforce_limits, place_pose};
 pub(crate) use bending::Bending;
 pub(crate) use colliders::Colliders;
+pub(crate) use grabs::Grabs;
 pub(crate) use inter_cloth::InterCloth;
 pub(crate) use self_collision::SelfCollision;
 pub(crate) use stretch::Stretch;

@@ -25,8 +25,8 @@ impl Constraint for Tethers {
     fn solve(&self, parts: &mut Parts, step: &Step, _: &SubstepInfo, fresh: bool) {
         let (p, s) = (&step.params, &mut *parts.scratch);
         // SAFETY: the layout's indices were checked for these rows (`ConstraintLayout::rows_ready`)
-        // and its tethers were built for these inverse masses (the layout is rebuilt whenever the
-        // anchors change).
+        // and its tethers come from `TetherConstraints::build` (no constrained particle is an
+        // anchor).
         unsafe { parts.layout.tethers.solve_in_bounds(&mut s.tether_lambda, &mut s.rows, &parts.config.w, parts.config.tether_factor, p.tether_compliance, &step.k.tether, fresh) };
     }
 
