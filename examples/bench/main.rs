@@ -120,13 +120,6 @@ fn command() -> Command {
                 .help("One scene: the 32², 64² or 128² grid, or the tablecloth"),
         )
         .arg(
-            Arg::new("table")
-                .long("table")
-                .value_parser(["render-proxy", "level-of-detail", "strain-limit"])
-                .conflicts_with_all(["only", "row", "svg"])
-                .help("Run just this table"),
-        )
-        .arg(
             Arg::new("row")
                 .long("row")
                 .value_parser(["reference", "anchor", "colour"])
@@ -157,9 +150,9 @@ fn command() -> Command {
             Arg::new("table")
                 .long("table")
                 .value_name("TABLE")
-                .value_parser(["reads", "edits", "skeleton"])
+                .value_parser(["reads", "edits", "skeleton", "render-proxy", "level-of-detail", "strain-limit"])
                 .conflicts_with_all(["row", "svg"])
-                .help("Only one table: render reads during asynchronous steps and advances, pin and grab edits, or a shared skeleton's cost"),
+                .help("Only one table: render reads during asynchronous steps and advances, pin and grab edits, a shared skeleton's cost, render proxies, level of detail, or the strain limit (of the --only scene or all)"),
         )
         .arg(
             Arg::new("svg")
@@ -1248,17 +1241,14 @@ fn run(args: &ArgMatches) -> Result<(), String> {
             let _ = std::fs::remove_file(path);
         }
     }
-    match args.get_one::<String>("table").map(String::as_str) {
-        Some("render-proxy") => return render_proxy_cost(steps),
-        Some("level-of-detail") => return level_of_detail_cost(steps),
-        Some("strain-limit") => return strain_limit_cost(&scenes(None)?, steps),
-        _ => {}
-    }
     let scenes = scenes(args.get_one::<String>("only").map(String::as_str))?;
     if let Some(table) = args.get_one::<String>("table") {
         return match table.as_str() {
             "reads" => render_thread_reads(&scenes, steps),
             "edits" => edit_costs(steps),
+            "render-proxy" => render_proxy_cost(steps),
+            "level-of-detail" => level_of_detail_cost(steps),
+            "strain-limit" => strain_limit_cost(&scenes, steps),
             _ => skeleton_cost(steps),
         };
     }

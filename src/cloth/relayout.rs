@@ -26,8 +26,8 @@ use std::sync::{Arc, Mutex, OnceLock, PoisonError, Weak};
 
 /// Fewest stretch and bending constraints (edges + hinges) of a cloth whose layout is built by the
 /// world's layout thread (or by the step that needs it); a smaller cloth's is built during the
-/// call (≈0.2 ms at this size: docs/dev/performance-log.md, "2026-12-06 — Pin edits off the
-/// step"), still put in place by the same step.
+/// call (≈0.2 ms at this size: docs/dev/performance-log.md, "2026-12-06 — The frame loop under a
+/// game"), still put in place by the same step.
 pub const BACKGROUND_MIN_CONSTRAINTS: usize = 1_000;
 
 /// Steps after a pin change whose start puts its layout in place: the steps before keep the layout
