@@ -12,7 +12,12 @@
 # suppressions of .ci/tsan-uninstrumented.supp instead (tests/c_abi_tsan.rs).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-rustup component list --installed | grep -q '^rust-src' || rustup component add rust-src
+if ! rustup component list --installed | grep -q '^rust-src' && ! rustup component add rust-src; then
+    # The issue's "where the toolchain allows": without the standard library's sources the
+    # instrumented build cannot be made; say so rather than fail the whole test command.
+    echo "tsan: SKIPPED, the rust-src component cannot be installed on this machine" >&2
+    exit 0
+fi
 target="$(rustc -vV | sed -n 's/^host: //p')"
 export RUSTC_BOOTSTRAP=1 RUSTFLAGS="-Zsanitizer=thread" CARGO_TARGET_DIR="$PWD/target/tsan"
 export TSAN_OPTIONS="halt_on_error=1 exitcode=66"
