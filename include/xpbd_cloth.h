@@ -176,7 +176,8 @@ enum XpbdResult
     XPBD_RESULT_WORLD_POISONED = 8,
     /**
      * Too many objects alive at once: 65 536 worlds, or 32 768 cloths, 32 768 colliders or 256
-     * mesh shapes in one world.
+     * mesh shapes in one world; or a cut needs more vertices than are left of the cloth's
+     * `max_extra_vertices`.
      */
     XPBD_RESULT_CAPACITY_EXCEEDED = 9,
     /**
@@ -700,6 +701,47 @@ typedef struct XpbdClothParams {
      * Unit: 1/s. Range: 1/s >= 0. Default: 3.
      */
     float deformation_damping;
+    /**
+     * Tearing: an edge longer than (1 + tear_strain) times its rest length after a step's substeps
+     * tears, before the strain limit runs: the cloth opens across the edge at one of its ends (the
+     * particle there is split between the edge's two triangles and the rest of its triangles), the
+     * more strained edges first. Only for a cloth created with `max_extra_vertices` > 0. Above the
+     * strain the cloth reaches in normal use (`max_stretch` - 1 and impacts): 0.3-1 for fabric
+     * that rips when yanked, more for one that only tears when cut.
+     *
+     * Range: 0 (= never tears) or 0.001 <= eps_t <= 1000. Default: 0 (= never tears).
+     */
+    float tear_strain;
+    /**
+     * At most this many over-strained edges tear in one step (the most strained first), which
+     * bounds a step's work; the rest tear in the steps after if they stay over `tear_strain`. The
+     * default lets a fast sphere punch through a flag in one or two steps; raise it for explosions
+     * that should shred a cloth at once.
+     *
+     * Range: 1..=1048576. Default: 64.
+     */
+    uint32_t tear_max_per_step;
+    /**
+     * Closed cloth (balloons, cushions, inflatables): the volume the cloth encloses is held at
+     * `pressure` times its rest volume by one XPBD constraint C = V - p*V0 (Mueller et al. 2007,
+     * sec. 4.4, in XPBD form), projected after the stretch sweeps of every iteration. Only for a
+     * closed, consistently wound mesh (`closed` in the mesh report): otherwise
+     * `xpbd_cloth_set_params` and `xpbd_cloth_create` return `XPBD_RESULT_INVALID_ARGUMENT`. A
+     * tear opens the cloth and sets it back to 0 (it leaks). 1 keeps a ball or cushion at its
+     * modelled volume under load; above 1 inflates it as far as its stretch compliance and
+     * `max_stretch` allow (set `max_stretch` to 0 for a balloon).
+     *
+     * Range: 0 (= off) or 0.001 <= p <= 1000. Default: 0 (= off).
+     */
+    float pressure;
+    /**
+     * Compliance alpha of the volume constraint: 0 holds the volume exactly; larger values let the
+     * enclosed air compress (a squeeze of force F over area A changes the volume by about
+     * alpha*F/A). 0 for a taut ball; 1e-6 to 1e-4 for a soft cushion of about a litre.
+     *
+     * Unit: m^3/Pa. Range: 0 <= m^3/Pa <= 1e20. Default: 0.
+     */
+    float volume_compliance;
 } XpbdClothParams;
 
 /**
@@ -1168,6 +1210,59 @@ typedef struct XpbdClothDesc {
      * Unit: 1/s. Range: 1/s >= 0. Default: 3.
      */
     float deformation_damping;
+    /**
+     * Render vertices (and simulation particles) reserved for cuts: a cut duplicates the vertices
+     * along the torn edge, and every buffer that grows with them is sized once, at creation, for
+     * this many more, so neither the step nor the engine's vertex buffers reallocate. When they
+     * are used up the cloth stops tearing (`xpbd_cloth_tear` returns
+     * `XPBD_RESULT_CAPACITY_EXCEEDED`). About the vertex count of the longest tears you expect: a
+     * cut across a grid of n columns needs about 2n. Engines allocate their vertex buffers for
+     * `vertex_count + max_extra_vertices`.
+     *
+     * Range: 0..=268435456 (0 = the cloth cannot tear). Default: 0.
+     */
+    uint32_t max_extra_vertices;
+    /**
+     * Tearing: an edge longer than (1 + tear_strain) times its rest length after a step's substeps
+     * tears, before the strain limit runs: the cloth opens across the edge at one of its ends (the
+     * particle there is split between the edge's two triangles and the rest of its triangles), the
+     * more strained edges first. Only for a cloth created with `max_extra_vertices` > 0. Above the
+     * strain the cloth reaches in normal use (`max_stretch` - 1 and impacts): 0.3-1 for fabric
+     * that rips when yanked, more for one that only tears when cut.
+     *
+     * Range: 0 (= never tears) or 0.001 <= eps_t <= 1000. Default: 0 (= never tears).
+     */
+    float tear_strain;
+    /**
+     * At most this many over-strained edges tear in one step (the most strained first), which
+     * bounds a step's work; the rest tear in the steps after if they stay over `tear_strain`. The
+     * default lets a fast sphere punch through a flag in one or two steps; raise it for explosions
+     * that should shred a cloth at once.
+     *
+     * Range: 1..=1048576. Default: 64.
+     */
+    uint32_t tear_max_per_step;
+    /**
+     * Closed cloth (balloons, cushions, inflatables): the volume the cloth encloses is held at
+     * `pressure` times its rest volume by one XPBD constraint C = V - p*V0 (Mueller et al. 2007,
+     * sec. 4.4, in XPBD form), projected after the stretch sweeps of every iteration. Only for a
+     * closed, consistently wound mesh (`closed` in the mesh report): otherwise
+     * `xpbd_cloth_set_params` and `xpbd_cloth_create` return `XPBD_RESULT_INVALID_ARGUMENT`. A
+     * tear opens the cloth and sets it back to 0 (it leaks). 1 keeps a ball or cushion at its
+     * modelled volume under load; above 1 inflates it as far as its stretch compliance and
+     * `max_stretch` allow (set `max_stretch` to 0 for a balloon).
+     *
+     * Range: 0 (= off) or 0.001 <= p <= 1000. Default: 0 (= off).
+     */
+    float pressure;
+    /**
+     * Compliance alpha of the volume constraint: 0 holds the volume exactly; larger values let the
+     * enclosed air compress (a squeeze of force F over area A changes the volume by about
+     * alpha*F/A). 0 for a taut ball; 1e-6 to 1e-4 for a soft cushion of about a litre.
+     *
+     * Unit: m^3/Pa. Range: 0 <= m^3/Pa <= 1e20. Default: 0.
+     */
+    float volume_compliance;
 } XpbdClothDesc;
 
 /**
@@ -1282,6 +1377,11 @@ typedef struct XpbdClothStats {
      * Its 99th percentile (its maximum is `max_edge_strain`).
      */
     float strain_p99;
+    /**
+     * Edges cut by the last step's tearing (`tear_strain`): each over-strained edge that tore
+     * opened the cloth across it, cutting one or two edges at one of its ends; 0 without tearing.
+     */
+    uint32_t torn_edges_last_step;
 } XpbdClothStats;
 
 /**

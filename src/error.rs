@@ -174,6 +174,37 @@ pub enum ClothError {
         /// The panic's message.
         message: String,
     },
+    /// A setting or read that needs a mesh enclosing a volume (`pressure`, the volume) on one that
+    /// encloses none: an open sheet, inconsistent winding, a non-manifold edge, or a closed mesh
+    /// after a tear opened it.
+    NotClosed {
+        /// The field or call (`pressure`, `volume`).
+        field: &'static str,
+        /// The value given (0 for a read).
+        value: f32,
+        /// What keeps the mesh from enclosing a volume.
+        closure: crate::cloth::pressure::Closure,
+    },
+    /// [`crate::Cloth::tear`] of two render vertices that are not the ends of a triangle edge
+    /// (nothing changed).
+    NotAnEdge {
+        /// The first render vertex.
+        a: u32,
+        /// The second render vertex.
+        b: u32,
+    },
+    /// A cut of a cloth created without `max_extra_vertices` (it cannot tear).
+    NotTearable,
+    /// A cut that needs more render vertices or particles than the cloth has left of its
+    /// `max_extra_vertices` (nothing changed; the cloth tears no further).
+    TearCapacityExceeded {
+        /// What the cut needs at most.
+        needed: u32,
+        /// What is left.
+        left: u32,
+    },
+    /// A cut of a cloth the library skins (`set_skin`): the skin binding does not follow cuts.
+    TearOfSkinnedCloth,
 }
 
 impl fmt::Display for ClothError {
@@ -253,6 +284,25 @@ impl fmt::Display for ClothError {
             StepInProgress => write!(f, "a step was begun and not ended: call step_end first"),
             WorldPoisoned => write!(f, "the world was poisoned by an earlier panic while it was being changed; only destroying it works"),
             StepPanicked { message } => write!(f, "internal panic in the asynchronous step ({message}); this is a bug in xpbd_cloth, please report it"),
+            NotClosed { field, value, closure } => {
+                let c = closure;
+                let needs = "a closed, consistently wound mesh (every edge shared by two triangles running it in opposite directions)";
+                let has = format!(
+                    "this one has {} boundary edge(s), {} non-manifold edge(s) and {} edge(s) whose two triangles run the same way",
+                    c.boundary_edges, c.non_manifold_edges, c.same_way_edges
+                );
+                match *field {
+                    "volume" => write!(f, "the volume needs {needs}: {has}"),
+                    field => write!(f, "`{field}` = {} needs {needs}: {has}", readable(*value as f64)),
+                }
+            }
+            NotAnEdge { a, b } => write!(f, "render vertices {a} and {b} are not the two ends of a triangle edge"),
+            NotTearable => write!(f, "the cloth was created with max_extra_vertices = 0: it cannot tear"),
+            TearCapacityExceeded { needed, left } => write!(
+                f,
+                "the cut needs up to {needed} more vertices but only {left} of the cloth's max_extra_vertices are left"
+            ),
+            TearOfSkinnedCloth => write!(f, "the cloth is skinned by the library (set_skin): its skin binding does not follow cuts"),
         }
     }
 }

@@ -58,6 +58,9 @@ pub struct ClothStats {
     pub strain_p95: f32,
     /// Its 99th percentile (its maximum is `max_edge_strain`).
     pub strain_p99: f32,
+    /// Edges cut by the last step's tearing (`tear_strain`): each over-strained edge that tore
+    /// opened the cloth across it, cutting one or two edges at one of its ends; 0 without tearing.
+    pub torn_edges_last_step: u32,
 }
 
 impl ConstraintStats {

@@ -1694,6 +1694,59 @@ namespace Xpbd.Native
         ///  Unit: 1/s. Range: 1/s &gt;= 0. Default: 3.
         /// </summary>
         public float deformation_damping;
+        /// <summary>
+        ///  Render vertices (and simulation particles) reserved for cuts: a cut duplicates the vertices
+        ///  along the torn edge, and every buffer that grows with them is sized once, at creation, for
+        ///  this many more, so neither the step nor the engine's vertex buffers reallocate. When they
+        ///  are used up the cloth stops tearing (`xpbd_cloth_tear` returns
+        ///  `XPBD_RESULT_CAPACITY_EXCEEDED`). About the vertex count of the longest tears you expect: a
+        ///  cut across a grid of n columns needs about 2n. Engines allocate their vertex buffers for
+        ///  `vertex_count + max_extra_vertices`.
+        ///
+        ///  Range: 0..=268435456 (0 = the cloth cannot tear). Default: 0.
+        /// </summary>
+        public uint max_extra_vertices;
+        /// <summary>
+        ///  Tearing: an edge longer than (1 + tear_strain) times its rest length after a step's substeps
+        ///  tears, before the strain limit runs: the cloth opens across the edge at one of its ends (the
+        ///  particle there is split between the edge's two triangles and the rest of its triangles), the
+        ///  more strained edges first. Only for a cloth created with `max_extra_vertices` &gt; 0. Above the
+        ///  strain the cloth reaches in normal use (`max_stretch` - 1 and impacts): 0.3-1 for fabric
+        ///  that rips when yanked, more for one that only tears when cut.
+        ///
+        ///  Range: 0 (= never tears) or 0.001 &lt;= eps_t &lt;= 1000. Default: 0 (= never tears).
+        /// </summary>
+        public float tear_strain;
+        /// <summary>
+        ///  At most this many over-strained edges tear in one step (the most strained first), which
+        ///  bounds a step's work; the rest tear in the steps after if they stay over `tear_strain`. The
+        ///  default lets a fast sphere punch through a flag in one or two steps; raise it for explosions
+        ///  that should shred a cloth at once.
+        ///
+        ///  Range: 1..=1048576. Default: 64.
+        /// </summary>
+        public uint tear_max_per_step;
+        /// <summary>
+        ///  Closed cloth (balloons, cushions, inflatables): the volume the cloth encloses is held at
+        ///  `pressure` times its rest volume by one XPBD constraint C = V - p*V0 (Mueller et al. 2007,
+        ///  sec. 4.4, in XPBD form), projected after the stretch sweeps of every iteration. Only for a
+        ///  closed, consistently wound mesh (`closed` in the mesh report): otherwise
+        ///  `xpbd_cloth_set_params` and `xpbd_cloth_create` return `XPBD_RESULT_INVALID_ARGUMENT`. A
+        ///  tear opens the cloth and sets it back to 0 (it leaks). 1 keeps a ball or cushion at its
+        ///  modelled volume under load; above 1 inflates it as far as its stretch compliance and
+        ///  `max_stretch` allow (set `max_stretch` to 0 for a balloon).
+        ///
+        ///  Range: 0 (= off) or 0.001 &lt;= p &lt;= 1000. Default: 0 (= off).
+        /// </summary>
+        public float pressure;
+        /// <summary>
+        ///  Compliance alpha of the volume constraint: 0 holds the volume exactly; larger values let the
+        ///  enclosed air compress (a squeeze of force F over area A changes the volume by about
+        ///  alpha*F/A). 0 for a taut ball; 1e-6 to 1e-4 for a soft cushion of about a litre.
+        ///
+        ///  Unit: m^3/Pa. Range: 0 &lt;= m^3/Pa &lt;= 1e20. Default: 0.
+        /// </summary>
+        public float volume_compliance;
     }
 
     /// <summary>
@@ -2049,6 +2102,47 @@ namespace Xpbd.Native
         ///  Unit: 1/s. Range: 1/s &gt;= 0. Default: 3.
         /// </summary>
         public float deformation_damping;
+        /// <summary>
+        ///  Tearing: an edge longer than (1 + tear_strain) times its rest length after a step's substeps
+        ///  tears, before the strain limit runs: the cloth opens across the edge at one of its ends (the
+        ///  particle there is split between the edge's two triangles and the rest of its triangles), the
+        ///  more strained edges first. Only for a cloth created with `max_extra_vertices` &gt; 0. Above the
+        ///  strain the cloth reaches in normal use (`max_stretch` - 1 and impacts): 0.3-1 for fabric
+        ///  that rips when yanked, more for one that only tears when cut.
+        ///
+        ///  Range: 0 (= never tears) or 0.001 &lt;= eps_t &lt;= 1000. Default: 0 (= never tears).
+        /// </summary>
+        public float tear_strain;
+        /// <summary>
+        ///  At most this many over-strained edges tear in one step (the most strained first), which
+        ///  bounds a step's work; the rest tear in the steps after if they stay over `tear_strain`. The
+        ///  default lets a fast sphere punch through a flag in one or two steps; raise it for explosions
+        ///  that should shred a cloth at once.
+        ///
+        ///  Range: 1..=1048576. Default: 64.
+        /// </summary>
+        public uint tear_max_per_step;
+        /// <summary>
+        ///  Closed cloth (balloons, cushions, inflatables): the volume the cloth encloses is held at
+        ///  `pressure` times its rest volume by one XPBD constraint C = V - p*V0 (Mueller et al. 2007,
+        ///  sec. 4.4, in XPBD form), projected after the stretch sweeps of every iteration. Only for a
+        ///  closed, consistently wound mesh (`closed` in the mesh report): otherwise
+        ///  `xpbd_cloth_set_params` and `xpbd_cloth_create` return `XPBD_RESULT_INVALID_ARGUMENT`. A
+        ///  tear opens the cloth and sets it back to 0 (it leaks). 1 keeps a ball or cushion at its
+        ///  modelled volume under load; above 1 inflates it as far as its stretch compliance and
+        ///  `max_stretch` allow (set `max_stretch` to 0 for a balloon).
+        ///
+        ///  Range: 0 (= off) or 0.001 &lt;= p &lt;= 1000. Default: 0 (= off).
+        /// </summary>
+        public float pressure;
+        /// <summary>
+        ///  Compliance alpha of the volume constraint: 0 holds the volume exactly; larger values let the
+        ///  enclosed air compress (a squeeze of force F over area A changes the volume by about
+        ///  alpha*F/A). 0 for a taut ball; 1e-6 to 1e-4 for a soft cushion of about a litre.
+        ///
+        ///  Unit: m^3/Pa. Range: 0 &lt;= m^3/Pa &lt;= 1e20. Default: 0.
+        /// </summary>
+        public float volume_compliance;
     }
 
     /// <summary>
@@ -2507,6 +2601,11 @@ namespace Xpbd.Native
         ///  Its 99th percentile (its maximum is `max_edge_strain`).
         /// </summary>
         public float strain_p99;
+        /// <summary>
+        ///  Edges cut by the last step's tearing (`tear_strain`): each over-strained edge that tore
+        ///  opened the cloth across it, cutting one or two edges at one of its ends; 0 without tearing.
+        /// </summary>
+        public uint torn_edges_last_step;
     }
 
     /// <summary>
@@ -2663,7 +2762,8 @@ namespace Xpbd.Native
         WorldPoisoned = 8,
         /// <summary>
         ///  Too many objects alive at once: 65 536 worlds, or 32 768 cloths, 32 768 colliders or 256
-        ///  mesh shapes in one world.
+        ///  mesh shapes in one world; or a cut needs more vertices than are left of the cloth's
+        ///  `max_extra_vertices`.
         /// </summary>
         CapacityExceeded = 9,
         /// <summary>

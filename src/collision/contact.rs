@@ -340,6 +340,21 @@ impl ContactScratch {
         ContactScratch { frictionless: false, flags: vec![0; particle_count], blocks: vec![BlockBound::default(); particle_count.div_ceil(CONTACT_BLOCK)] }
     }
 
+    /// Room for `particle_count` particles, so that [`Self::grow`] up to it allocates nothing.
+    pub fn reserve(&mut self, particle_count: usize) {
+        self.flags.reserve(particle_count.saturating_sub(self.flags.len()));
+        self.blocks.reserve(particle_count.div_ceil(CONTACT_BLOCK).saturating_sub(self.blocks.len()));
+    }
+
+    /// The state of particles added by a cut (`cloth::tear`): each takes that of its `parents`
+    /// entry (the particle it was split from), so a particle held by friction stays held.
+    pub fn grow(&mut self, parents: &[u32]) {
+        for &p in parents {
+            self.flags.push(self.flags[p as usize]);
+        }
+        self.blocks.resize(self.flags.len().div_ceil(CONTACT_BLOCK), BlockBound::default());
+    }
+
     /// Forget the last substep's state (call once per substep, before the iterations).
     pub fn begin_substep(&mut self) {
         self.flags.fill(0);

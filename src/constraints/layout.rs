@@ -72,6 +72,9 @@ pub struct ConstraintLayout {
     pub options: LayoutOptions,
     /// Particles of the mesh.
     pub particle_count: usize,
+    /// The first stretch colour of the edges cuts added since the layout was built (they are
+    /// coloured among themselves, after the others: `cloth::tear`); None before a cut.
+    pub extra_colours_from: Option<usize>,
 }
 
 impl ConstraintLayout {
@@ -140,6 +143,7 @@ impl ConstraintLayout {
             particle_edges: Vec::new(),
             options,
             particle_count: n,
+            extra_colours_from: None,
         };
         layout.order_stretch_from_anchors(w);
         match kept_bending {

@@ -61,6 +61,9 @@ pub struct XpbdClothStats {
     pub strain_p95: f32,
     /// Its 99th percentile (its maximum is `max_edge_strain`).
     pub strain_p99: f32,
+    /// Edges cut by the last step's tearing (`tear_strain`): each over-strained edge that tore
+    /// opened the cloth across it, cutting one or two edges at one of its ends; 0 without tearing.
+    pub torn_edges_last_step: u32,
 }
 
 impl From<&ConstraintStats> for XpbdConstraintStats {
@@ -93,6 +96,7 @@ impl From<&ClothStats> for XpbdClothStats {
             strain_p50: s.strain_p50,
             strain_p95: s.strain_p95,
             strain_p99: s.strain_p99,
+            torn_edges_last_step: s.torn_edges_last_step,
         }
     }
 }
