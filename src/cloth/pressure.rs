@@ -29,15 +29,24 @@ impl Closure {
 /// The [`Closure`] of `triangles` (particle indices): each undirected edge's uses, by one sort of
 /// the directed edges.
 pub fn closure(triangles: &[[u32; 3]]) -> Closure {
-    let mut uses: Vec<(u64, bool)> = triangles
+    closure_with_cuts(triangles, &[])
+}
+
+/// [`closure`] of a torn mesh: an edge cut by a tear (bit k of `cut[t]` for the edge (t\[k\],
+/// t\[k + 1\]) of triangle t; `cut` empty: none) is open on each of its sides, whether or not the
+/// cut has split its ends apart yet.
+pub(crate) fn closure_with_cuts(triangles: &[[u32; 3]], cut: &[u8]) -> Closure {
+    let mut uses: Vec<(u64, bool, bool)> = triangles
         .iter()
-        .flat_map(|t| (0..3).map(move |k| (t[k], t[(k + 1) % 3])))
-        .map(|(a, b)| (((a.min(b) as u64) << 32) | a.max(b) as u64, a < b))
+        .enumerate()
+        .flat_map(|(t, tri)| (0..3).map(move |k| (t, tri[k], tri[(k + 1) % 3], k)))
+        .map(|(t, a, b, k)| (((a.min(b) as u64) << 32) | a.max(b) as u64, a < b, cut.get(t).is_some_and(|c| c & (1 << k) != 0)))
         .collect();
     uses.sort_unstable();
     let mut c = Closure::default();
     for edge in uses.chunk_by(|a, b| a.0 == b.0) {
         match edge {
+            sides if sides.iter().any(|u| u.2) => c.boundary_edges += sides.len() as u32,
             [_] => c.boundary_edges += 1,
             [a, b] if a.1 == b.1 => c.same_way_edges += 1,
             [_, _] => {}
@@ -86,16 +95,23 @@ impl Cloth {
     pub(crate) fn check_closed(&self, field: &'static str, value: f32) -> Result<(), ClothError> {
         match self.model.closed {
             true => Ok(()),
-            false => Err(ClothError::NotClosed { field, value, closure: closure(&self.model.triangles) }),
+            false => {
+                let cut = self.model.tear.as_ref().map_or(&[][..], |t| &t.cut);
+                Err(ClothError::NotClosed { field, value, closure: closure_with_cuts(&self.model.triangles, cut) })
+            }
         }
     }
 
-    /// (target s·p·|V₀| \[m³\], winding sign s) of the volume constraint, None without pressure.
+    /// (target p·|V₀| \[m³\], winding sign s) of the volume constraint, None without pressure. With
+    /// a strain limit s_max the target is at most s_max³·|V₀|: no edge may stretch further, so the
+    /// cloth cannot enclose more, and a target beyond it would only make the volume and the limit
+    /// fight (`crate::constraints::volume`).
     pub(crate) fn volume_target(&self) -> Option<(f64, f32)> {
         let p = self.config.params.pressure?;
+        let reachable = self.config.stretch_limit.map_or(f32::INFINITY, |s| s * s * s);
         let v0 = self.model.rest_volume;
         let sign = if v0 < 0.0 { -1.0 } else { 1.0 };
-        Some((p as f64 * v0.abs() as f64, sign))
+        Some((p.min(reachable) as f64 * v0.abs() as f64, sign))
     }
 }
 
