@@ -349,9 +349,9 @@ pub(crate) fn check_range(
     }
 }
 
-/// Snapshot format version written by this library and the only one it reads (see
-/// `crate::cloth::snapshot`).
-pub const SNAPSHOT_VERSION: u32 = 1;
+/// Snapshot format version written by this library (see `crate::cloth::snapshot`); it also reads
+/// version 1, written before cuts (tearing) existed.
+pub const SNAPSHOT_VERSION: u32 = 2;
 
 /// What the guard does with a cloth whose step failed the check.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -438,6 +438,12 @@ pub enum SnapshotProblem {
     OtherMesh,
     /// The snapshot holds a NaN or infinite value, or a rest rotation that is not a unit quaternion.
     NonFiniteState,
+    /// The snapshot was saved after cuts (tearing) that this cloth cannot make: it cannot tear, or
+    /// its `max_extra_vertices` leave no room for them, or they do not apply to its mesh.
+    CutsDoNotApply {
+        /// Cuts in the snapshot.
+        cuts: u32,
+    },
 }
 
 impl fmt::Display for SnapshotProblem {
@@ -447,7 +453,7 @@ impl fmt::Display for SnapshotProblem {
             TooShort { len } => write!(f, "{len} bytes is shorter than any snapshot"),
             NotASnapshot => write!(f, "not a cloth snapshot (no XPBDSNAP magic)"),
             UnsupportedVersion { found } => {
-                write!(f, "snapshot format version {found}; this library reads version {SNAPSHOT_VERSION}")
+                write!(f, "snapshot format version {found}; this library reads versions 1 to {SNAPSHOT_VERSION}")
             }
             SizeMismatch { recorded, len } => {
                 write!(f, "the snapshot is {recorded} bytes but the buffer passed is {len} bytes")
@@ -455,6 +461,10 @@ impl fmt::Display for SnapshotProblem {
             Corrupted => write!(f, "checksum mismatch or impossible field: the snapshot was changed or corrupted"),
             OtherMesh => write!(f, "the snapshot was saved from a cloth of another mesh"),
             NonFiniteState => write!(f, "the snapshot holds a NaN or infinite value"),
+            CutsDoNotApply { cuts } => write!(
+                f,
+                "the snapshot was saved after {cuts} cut(s) that this cloth cannot make (it cannot tear, has too few max_extra_vertices left, or the cuts do not fit its mesh)"
+            ),
         }
     }
 }

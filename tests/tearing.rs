@@ -295,3 +295,141 @@ fn torn_cloth_steps_to_the_same_bits_at_1_2_and_4_threads() {
         assert!(other.1 == one.1, "render meshes differ at {threads} threads");
     }
 }
+
+/// Everything that describes a cloth's torn mesh and state, as bits: render counts, indices,
+/// vertex sources, the particle map, positions and velocities.
+fn topology_and_state(world: &World, cloth: ClothHandle) -> (xpbd_cloth::RenderCounts, Vec<[u32; 3]>, Vec<u32>, Vec<u32>, Vec<u32>) {
+    let c = world.cloth(cloth).unwrap();
+    let (indices, sources) = render_mesh(world, cloth);
+    let bits: Vec<u32> = c.particle_positions().iter().chain(c.particle_velocities()).flat_map(|v| v.to_array().map(f32::to_bits)).collect();
+    (c.render_counts(), indices, sources, c.particle_map().to_vec(), bits)
+}
+
+/// A torn flag-like sheet: pinned at two corners, cut along a row, then stepped until strain
+/// tears it further.
+fn torn_sheet(world: &mut World) -> (ClothHandle, Vec<u32>) {
+    let n = 20u32;
+    let params = ClothParams { tear_strain: Some(0.15), ..ClothParams::default() };
+    let (cloth, _, indices) = tearable_sheet(world, n as usize, params);
+    world.cloth_mut(cloth).unwrap().set_pinned(&[0, n - 1], None).unwrap();
+    for i in 3..12 {
+        world.cloth_mut(cloth).unwrap().tear(8 * n + i, 8 * n + i + 1).unwrap();
+    }
+    for _ in 0..20 {
+        world.step(1.0 / 60.0).unwrap();
+    }
+    (cloth, indices)
+}
+
+fn snapshot(world: &World, cloth: ClothHandle) -> Vec<u8> {
+    let c = world.cloth(cloth).unwrap();
+    let mut buf = vec![0u8; c.state_size()];
+    c.save_state(&mut buf).unwrap();
+    buf
+}
+
+/// A snapshot taken after a tear restores the torn topology bit for bit: into the same cloth after
+/// it tore further (the mesh made again from the snapshot's cuts), into a fresh cloth of the same
+/// mesh, and back into the cloth with the cuts it has (then the steps after it are those after the
+/// save, bit for bit). A snapshot from before the first cut un-tears the cloth.
+#[test]
+fn a_snapshot_after_a_tear_restores_the_torn_topology_bit_for_bit() {
+    let mut world = World::new(one_thread()).unwrap();
+    let before_tear = {
+        let n = 20;
+        let params = ClothParams { tear_strain: Some(0.15), ..ClothParams::default() };
+        let (fresh, _, _) = tearable_sheet(&mut world, n, params);
+        let s = snapshot(&world, fresh);
+        world.remove_cloth(fresh).unwrap();
+        s
+    };
+    let (cloth, indices) = torn_sheet(&mut world);
+    let saved = snapshot(&world, cloth);
+    let at_save = topology_and_state(&world, cloth);
+    assert!(at_save.0.topology_version >= 9, "{:?}", at_save.0);
+    // The steps after the save, for the bit-for-bit check of a restore that keeps the cuts.
+    let mut after = Vec::new();
+    for _ in 0..5 {
+        world.step(1.0 / 60.0).unwrap();
+        after.push(world.cloth(cloth).unwrap().state_hash());
+    }
+    world.cloth_mut(cloth).unwrap().restore_state(&saved).unwrap();
+    for expected in &after {
+        world.step(1.0 / 60.0).unwrap();
+        assert_eq!(world.cloth(cloth).unwrap().state_hash(), *expected, "steps after a restore with the same cuts");
+    }
+    // Tear further, then restore: the mesh of the save comes back.
+    let n = 20u32;
+    for i in 12..18 {
+        let (a, b) = (14 * n + i, 14 * n + i + 1);
+        world.cloth_mut(cloth).unwrap().tear(a, b).unwrap();
+    }
+    assert_ne!(topology_and_state(&world, cloth).1, at_save.1);
+    world.cloth_mut(cloth).unwrap().restore_state(&saved).unwrap();
+    let restored = topology_and_state(&world, cloth);
+    assert_eq!((&restored.1, &restored.2, &restored.3, &restored.4), (&at_save.1, &at_save.2, &at_save.3, &at_save.4));
+    assert_eq!(restored.0.vertex_count, at_save.0.vertex_count);
+    assert!(restored.0.topology_version > at_save.0.topology_version, "a changed mesh has a new version");
+    world.step(1.0 / 60.0).unwrap();
+    // Into a fresh cloth of the same mesh.
+    let params = ClothParams { tear_strain: Some(0.15), ..ClothParams::default() };
+    let (fresh, _, _) = tearable_sheet(&mut world, 20, params);
+    world.cloth_mut(fresh).unwrap().restore_state(&saved).unwrap();
+    let other = topology_and_state(&world, fresh);
+    assert_eq!((&other.1, &other.2, &other.3, &other.4), (&at_save.1, &at_save.2, &at_save.3, &at_save.4));
+    // From before the first cut: the mesh as created.
+    world.cloth_mut(cloth).unwrap().restore_state(&before_tear).unwrap();
+    let (untorn, sources) = render_mesh(&world, cloth);
+    let created: Vec<[u32; 3]> = indices.chunks_exact(3).map(|t| [t[0], t[1], t[2]]).collect();
+    assert_eq!(untorn, created);
+    assert_eq!(sources, (0..400).collect::<Vec<u32>>());
+    world.step(1.0 / 60.0).unwrap();
+}
+
+/// Snapshots a cloth cannot take are refused and change nothing: cuts into a cloth that cannot
+/// tear, cuts that do not fit the mesh (a forged pair, with a correct checksum), a version-1
+/// snapshot (no cuts) of another particle count; a version-1 snapshot of the mesh as created is
+/// read.
+#[test]
+fn snapshots_with_cuts_a_cloth_cannot_make_are_refused() {
+    let mut world = World::new(one_thread()).unwrap();
+    let (cloth, _) = torn_sheet(&mut world);
+    let saved = snapshot(&world, cloth);
+    let (positions, indices) = grid(20, 20, 1.0, 1.0, |u, v| [u, 1.0, v]);
+    let plain = world.add_cloth(&ClothDesc::new(&positions, &indices)).unwrap();
+    let before = topology_and_state(&world, plain);
+    let error = world.cloth_mut(plain).unwrap().restore_state(&saved).unwrap_err();
+    assert!(error.to_string().contains("cannot make"), "{error}");
+    assert_eq!(topology_and_state(&world, plain), before);
+    // A forged cut (a particle beyond the mesh), checksum made to match.
+    let mut forged = saved.clone();
+    let len = forged.len();
+    forged[len - 16..len - 12].copy_from_slice(&100_000u32.to_le_bytes());
+    let checksum = forged[..len - 8].iter().fold(0xcbf29ce484222325u64, |h, &x| (h ^ x as u64).wrapping_mul(0x100000001b3));
+    forged[len - 8..].copy_from_slice(&checksum.to_le_bytes());
+    let torn = topology_and_state(&world, cloth);
+    let error = world.cloth_mut(cloth).unwrap().restore_state(&forged).unwrap_err();
+    assert!(error.to_string().contains("cannot make"), "{error}");
+    assert_eq!(topology_and_state(&world, cloth), torn);
+    // Version 1: the same bytes without the cut section.
+    let v1 = |buf: &[u8]| {
+        let cuts = u32::from_le_bytes(buf[buf.len() - 12..buf.len() - 8].try_into().unwrap()) as usize;
+        assert_eq!(cuts, 0);
+        let mut out = buf[..buf.len() - 12].to_vec();
+        out[8..12].copy_from_slice(&1u32.to_le_bytes());
+        let size = out.len() as u64 + 8;
+        out[16..24].copy_from_slice(&size.to_le_bytes());
+        let checksum = out.iter().fold(0xcbf29ce484222325u64, |h, &x| (h ^ x as u64).wrapping_mul(0x100000001b3));
+        out.extend_from_slice(&checksum.to_le_bytes());
+        out
+    };
+    world.step(1.0 / 60.0).unwrap();
+    let plain_v1 = v1(&snapshot(&world, plain));
+    let after = topology_and_state(&world, plain);
+    world.step(1.0 / 60.0).unwrap();
+    world.cloth_mut(plain).unwrap().restore_state(&plain_v1).unwrap();
+    assert_eq!(topology_and_state(&world, plain), after);
+    // Into the torn cloth (which can tear): version 1 means no cuts, so it un-tears.
+    world.cloth_mut(cloth).unwrap().restore_state(&plain_v1).unwrap();
+    assert_eq!(world.cloth(cloth).unwrap().render_counts().vertex_count, 400);
+}

@@ -76,6 +76,12 @@ impl Guard {
         self.good_v.reserve(particles.saturating_sub(self.good_v.len()));
     }
 
+    /// Only the first `particles` particles' good state.
+    pub fn truncate(&mut self, particles: usize) {
+        self.good_x.truncate(particles);
+        self.good_v.truncate(particles);
+    }
+
     /// The good state of particles added by a cut: each that of its `parents` entry.
     pub fn grow(&mut self, parents: &[u32]) {
         for &p in parents {

@@ -207,6 +207,9 @@ impl ClothModel {
         if desc.max_extra_vertices > 0 {
             let tear = super::tear::TearTopology::build(&model, &topo.hinge_edge, desc.max_extra_vertices);
             model.tear = Some(Box::new(tear));
+            // The mesh as created, for replaying a snapshot's cuts on.
+            let created = std::sync::Arc::new(model.clone());
+            model.tear.as_mut().expect("set above").created = Some(created);
         }
         Ok(model)
     }

@@ -346,6 +346,12 @@ impl ContactScratch {
         self.blocks.reserve(particle_count.div_ceil(CONTACT_BLOCK).saturating_sub(self.blocks.len()));
     }
 
+    /// Only the first `particle_count` particles' state (a snapshot of fewer particles restored).
+    pub fn truncate(&mut self, particle_count: usize) {
+        self.flags.truncate(particle_count);
+        self.blocks.truncate(particle_count.div_ceil(CONTACT_BLOCK));
+    }
+
     /// The state of particles added by a cut (`cloth::tear`): each takes that of its `parents`
     /// entry (the particle it was split from), so a particle held by friction stays held.
     pub fn grow(&mut self, parents: &[u32]) {

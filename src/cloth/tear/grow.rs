@@ -103,6 +103,42 @@ impl Cloth {
         self.guard.reserve(n);
     }
 
+    /// Drop the per-particle state of particles `n..` (before a snapshot's mesh, with other cuts,
+    /// is put in place: [`Cloth::install_topology`]).
+    pub(crate) fn truncate_particles(&mut self, n: usize) {
+        let state = &mut self.state;
+        state.x.truncate(n);
+        state.v.truncate(n);
+        let a = &mut state.animation;
+        for v in [&mut a.start, &mut a.target, &mut a.normal_start, &mut a.normal_target] {
+            v.truncate(n);
+        }
+        for v in [&mut a.max_distance, &mut a.backstop_distance, &mut a.backstop_radius, &mut a.drive_compliance] {
+            v.truncate(n);
+        }
+        a.kinematic.retain(|&p| (p as usize) < n);
+        let s = &mut self.scratch;
+        s.x_prev.truncate(n);
+        s.rows.truncate(n);
+        s.contacts.truncate(n);
+        let an = &mut s.animation;
+        an.x.truncate(n);
+        an.centre.truncate(n);
+        an.lambda.truncate(n);
+        let sl = &mut s.strain_limit;
+        sl.before.truncate(n);
+        sl.level.truncate(n);
+        sl.ordered = false;
+        let c = &mut self.config;
+        c.w.truncate(n);
+        c.w_free.truncate(n);
+        let o = &mut self.output;
+        for v in [&mut o.normals, &mut o.previous_x, &mut o.previous_normals, &mut o.previous_pose, &mut o.previous_pose_normals] {
+            v.truncate(n);
+        }
+        self.guard.truncate(n);
+    }
+
     /// After a batch of cuts made particles `from..` (each a copy of its parent): grow every
     /// per-particle buffer to them. `in_step`: the positions are in the sweeps' rows.
     pub(crate) fn grow_particles(&mut self, from: usize) {

@@ -38,6 +38,20 @@ use super::Cloth;
 use crate::error::ClothError;
 use std::sync::Arc;
 
+/// The tethers' distance graph of `model` again: its edges, then the diagonal across each hinge
+/// (as creation builds it, `ClothModel::build`).
+fn rebuild_distance_links(model: &mut super::model::ClothModel) {
+    let c = &mut model.constraints;
+    c.distance_links.clear();
+    c.distance_links.extend_from_slice(&c.edges);
+    c.distance_length.clear();
+    c.distance_length.extend_from_slice(&c.rest_length);
+    for h in &c.hinges {
+        c.distance_links.push([h[0], h[1]]);
+        c.distance_length.push(c.positions[h[0] as usize].distance(c.positions[h[1] as usize]));
+    }
+}
+
 /// Room for a tearable cloth of `limits` in a layout built after a pin change and what goes with
 /// it (multipliers, strain limit buffers, compliances), where it is built (`cloth::relayout`).
 pub(crate) fn reserve_relaid(
@@ -145,6 +159,75 @@ impl Cloth {
         self.model.tear.as_ref().map_or(&[], |t| &t.log)
     }
 
+    /// The mesh as created with `cuts` (pairs of particles, as [`Cloth::cuts`] lists them) made
+    /// again in order: the mesh the cloth had after them, bit for bit. None when the cloth cannot
+    /// tear, or a cut does not fit the mesh or the room left. Allocates (a snapshot restore).
+    pub(crate) fn replay_cuts(&self, cuts: &[[u32; 2]]) -> Option<super::model::ClothModel> {
+        let created = self.model.tear.as_ref()?.created.as_ref()?;
+        let mut model = (**created).clone();
+        model.tear.as_mut()?.created = Some(Arc::clone(created));
+        let mut work = TearWork::default();
+        if let Some(limits) = self.tear_limits() {
+            work.reserve(&limits);
+        }
+        let n = model.rest.len() as u32;
+        for &[p, q] in cuts {
+            let count = model.rest.len() as u32;
+            if p >= count || q >= count || p == q {
+                return None;
+            }
+            match topology::crack(&mut model, &mut work, p, q, [p, q]) {
+                Ok(c) if c.changed => {}
+                _ => return None,
+            }
+        }
+        TearTopology::compact_hinges(&mut model, &mut work.hinge_remap);
+        let count = model.rest.len();
+        model.particle_triangles.rebuild(&model.triangles, count);
+        let t = model.tear.as_mut()?;
+        t.rows_cover = count as u32;
+        t.version = self.model.tear.as_ref()?.version + 1;
+        rebuild_distance_links(&mut model);
+        model.topology_stamp = super::model::next_topology_stamp();
+        debug_assert!(model.rest.len() as u32 >= n);
+        Some(model)
+    }
+
+    /// Make `model` (the same mesh with other cuts: [`Self::replay_cuts`]) the cloth's: its
+    /// per-particle buffers follow (each particle a cut made starting from its ancestor as created,
+    /// positions to be set by the caller), then its masses and a constraint layout built for it.
+    pub(crate) fn install_topology(&mut self, model: super::model::ClothModel) {
+        let created = self.model.tear.as_ref().map_or(0, |t| t.created_particles as usize);
+        self.truncate_particles(created);
+        self.model = Arc::new(model);
+        self.grow_particles(created);
+        let material = self.config.params.material;
+        self.model.free_inverse_masses(&material, &mut self.config.w_free);
+        self.config.ramp = None;
+        if !self.cuts().is_empty() {
+            self.config.params.pressure = None; // a torn cloth holds no air
+        }
+    }
+
+    /// Build the constraint layout for the mesh, anchors and colouring now, from scratch (nothing
+    /// kept from the layout in place, which belongs to another mesh), with multipliers at 0; now,
+    /// on this thread (after [`Self::install_topology`]).
+    pub(crate) fn rebuild_layout_from_scratch(&mut self) {
+        let options = crate::constraints::layout::LayoutOptions { coloured: self.config.colouring, tethers: self.config.params.enable_tethers };
+        let layout = crate::constraints::layout::ConstraintLayout::build(&self.model.constraints, &self.config.w, &self.state.x, options);
+        let (n, s) = (self.model.rest.len(), &mut self.scratch);
+        s.stretch_lambda = vec![0.0; layout.stretch.edges.len()];
+        s.bend_lambda = vec![0.0; layout.bending.hinges.len()];
+        s.tether_lambda = vec![0.0; layout.tethers.particle.len()];
+        s.strain_limit = super::scratch::StrainLimitScratch::sized(layout.stretch.edges.len(), n);
+        if self.config.params.self_collision {
+            s.self_collision.prepare(n);
+        }
+        self.layout = Arc::new(layout);
+        self.config.derive_compliances(&self.model, &self.layout);
+        self.reserve_for_tearing();
+    }
+
     /// Make the model and the layout this cloth's own (an instance shares them until it tears),
     /// with their room reserved again if they had to be copied.
     fn own_topology(&mut self) {
@@ -170,15 +253,7 @@ impl Cloth {
         if let Some(t) = &mut model.tear {
             t.rows_cover = n as u32;
         }
-        let c = &mut model.constraints;
-        c.distance_links.clear();
-        c.distance_links.extend_from_slice(&c.edges);
-        c.distance_length.clear();
-        c.distance_length.extend_from_slice(&c.rest_length);
-        for h in &c.hinges {
-            c.distance_links.push([h[0], h[1]]);
-            c.distance_length.push(c.positions[h[0] as usize].distance(c.positions[h[1] as usize]));
-        }
+        rebuild_distance_links(model);
         self.grow_particles(particles);
         debug_assert!(self.state.x.len() == n && self.scratch.rows.len() == n && self.config.w.len() == n, "{} {} {} {n}", self.state.x.len(), self.scratch.rows.len(), self.config.w.len());
         let material = self.config.params.material;

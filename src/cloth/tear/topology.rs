@@ -59,6 +59,9 @@ pub(crate) struct TearTopology {
     /// Particles the model's `particle_triangles` rows cover: those at the start of the current
     /// batch of cracks (a later particle's triangles are in the row of its ancestor among them).
     pub rows_cover: u32,
+    /// The model as created (uncut), which a snapshot's cuts are replayed on
+    /// ([`super::super::Cloth::restore_state`]); None in that copy itself.
+    pub created: Option<std::sync::Arc<ClothModel>>,
 }
 
 /// What one crack did.
@@ -145,6 +148,7 @@ impl TearTopology {
             log: Vec::with_capacity(edges.len() + 2 * extra),
             version: 0,
             rows_cover: particles as u32,
+            created: None,
         }
     }
 
