@@ -87,6 +87,9 @@ pub struct MeshInfo {
     /// Interior edges without a bending hinge: non-manifold edges (3+ triangles) and edges whose
     /// two triangles have the same opposite corner.
     pub skipped_hinges: u32,
+    /// The simulated triangles enclose a volume (no boundary or non-manifold edge, the winding
+    /// consistent): `pressure` may be set. False after a tear.
+    pub closed: bool,
 }
 
 /// A simulated cloth. Create it through [`crate::World::add_cloth`].

@@ -167,10 +167,12 @@ impl ClothModel {
             inconsistent_winding_edges: repairs.inconsistent_edges,
             flipped_triangles: repairs.flipped_triangles,
             skipped_hinges: topo.non_manifold_edges + topo.two_triangle_edges - topo.hinges.len() as u32,
+            closed: false,
         };
         let (lo, hi) = rest.iter().fold((Vec3::MAX, Vec3::MIN), |(lo, hi), &p| (lo.min(p), hi.max(p)));
         let planar = is_planar(&rest, &triangles);
         let closed = super::pressure::is_closed(&triangles);
+        let info = MeshInfo { closed, ..info };
         let rest_volume = if closed { super::pressure::enclosed_volume(&rest, &triangles) as f32 } else { 0.0 };
         let render_triangles: Vec<[u32; 3]> = desc.indices.chunks_exact(3).map(|t| [t[0], t[1], t[2]]).collect();
         let mut model = ClothModel {

@@ -54,6 +54,8 @@ pub mod animation;
 
 pub mod snapshot;
 
+pub mod tear;
+
 pub mod live;
 
 pub mod mesh_report;
@@ -73,6 +75,7 @@ pub use mesh_shape_build::*;
 pub use snapshot::*;
 pub use state::*;
 pub use status::*;
+pub use tear::*;
 pub use teleport::*;
 pub use animation::*;
 pub use world::*;
@@ -111,7 +114,13 @@ pub use world::*;
 /// they found (`xpbd_mesh_shape_get_report`); a mesh the shape cannot use is
 /// `XPBD_RESULT_INVALID_MESH` (was `XPBD_RESULT_INVALID_ARGUMENT`), as for cloth; the sign of a
 /// closed mesh survives inner faces, duplicate and flipped triangles.
-pub const XPBD_ABI_VERSION: u32 = 8;
+/// 9: tearing and pressure: `XpbdClothDesc` grew `max_extra_vertices` and, with `XpbdClothParams`,
+/// `tear_strain`, `tear_max_per_step`, `pressure`, `volume_compliance`; `xpbd_cloth_tear`,
+/// `xpbd_cloth_get_render_counts`, `xpbd_cloth_read_indices`, `xpbd_cloth_read_vertex_sources`,
+/// `xpbd_cloth_get_volume`; `XpbdClothStats` grew `torn_edges_last_step`, `XpbdMeshReport` grew
+/// `closed` and follows cuts; a torn cloth's vertex count grows (every per-vertex call takes the
+/// current one); snapshots are format 2 (they carry the cuts; format 1 is still read).
+pub const XPBD_ABI_VERSION: u32 = 9;
 
 /// The ABI version the loaded library implements; compare with `XPBD_ABI_VERSION` from the
 /// header you compiled against. Never fails. Thread-safe.

@@ -142,6 +142,7 @@ pub fn c_stats(cloth: XpbdClothId) -> xpbd_cloth::ClothStats {
         strain_p50: s.strain_p50,
         strain_p95: s.strain_p95,
         strain_p99: s.strain_p99,
+        torn_edges_last_step: s.torn_edges_last_step,
     }
 }
 

@@ -292,6 +292,7 @@ fn crack_with(model: &mut ClothModel, topo: &mut TearTopology, work: &mut TearWo
         model.info.non_manifold_edges = model.info.non_manifold_edges.saturating_sub(1);
     }
     model.closed = false;
+    model.info.closed = false;
     topo.log.push([p, q]);
     topo.version += 1;
     let mut splits = 0;
