@@ -5,7 +5,8 @@
 //! current numbers: docs/performance.md.
 //!
 //! `cargo run --release --example bench [-- --steps N] [-- --only 32|64|128|tablecloth] [-- --svg FILE]`
-//! (`--svg`: the 10-substep rows as a bar chart, `plot.rs`)
+//! (`--svg`: the 10-substep rows as a bar chart, `plot.rs`); `-- --table tearing` runs the tearing
+//! and pressure table alone.
 //!
 //! `-- --only SCENE --row reference|anchor|colour [--substeps N] [--threads T]` steps just that one
 //! configuration `--steps` times without timing or warm-up, for an instruction count that does not
@@ -28,7 +29,8 @@
 //! and a read idle, during an asynchronous step, and a call that waits for the step. These rows run without self-collision; a last table times the 64²
 //! grid and the tablecloth with self-collision off and on (radius half the mean edge
 //! length, as recommended), one thread, 10 substeps, with the candidate pairs and contacts of the
-//! last step.
+//! last step. With the 64² grid, a table (`tearing.rs`) times tearing and pressure against the same
+//! scenes without them.
 //!
 //! Projections are counted as docs/performance.md defines them: constraints × substeps ×
 //! iterations, the constraints being hinges + edges + tethers. The solver's second stretch sweep
@@ -60,6 +62,8 @@ macro_rules! out {
         writeln!(std::io::stdout(), $($arg)*).map_err(|e| format!("writing to standard output: {e}"))
     }};
 }
+
+mod tearing;
 
 const DT: f32 = 1.0 / 60.0;
 const GRAVITY: [f32; 3] = [0.0, -9.81, 0.0];
@@ -144,6 +148,13 @@ fn command() -> Command {
                 .default_value("1")
                 .requires("row")
                 .help("Worker threads (0 = all cores), with --row"),
+        )
+        .arg(
+            Arg::new("table")
+                .long("table")
+                .value_parser(["tearing"])
+                .conflicts_with_all(["row", "svg", "only"])
+                .help("Run one table alone: tearing (tearing and pressure against the same scenes without)"),
         )
         .arg(
             Arg::new("svg")
@@ -945,6 +956,9 @@ fn run(args: &ArgMatches) -> Result<(), String> {
         return count_one(&scenes[0], substeps, threads, row, steps);
     }
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get()) as u32;
+    if args.get_one::<String>("table").is_some() {
+        return tearing::tearing_and_pressure_cost(steps, cores);
+    }
     // (threads, colouring): the anchor-ordered sweep, then the coloured one (the default)
     // sequentially and on all cores.
     let mut runs = vec![(1, false), (1, true)];
@@ -1016,6 +1030,9 @@ fn run(args: &ArgMatches) -> Result<(), String> {
         mesh_shapes(&scenes, steps)?;
     }
     character_cost(steps)?;
+    if scenes.iter().any(|s| s.key == "64") {
+        tearing::tearing_and_pressure_cost(steps, cores)?;
+    }
     let with_self_collision: Vec<&Scene> = scenes.iter().filter(|s| s.key == "64" || s.key == "tablecloth").collect();
     if with_self_collision.is_empty() {
         return Ok(());
