@@ -76,6 +76,15 @@ pub struct InspectorParams {
     pub max_particle_speed: f32,
     /// What the explosion guard does with an unstable cloth.
     pub unstable_recovery: UnstableRecovery,
+    /// Tearing: an edge longer than (1 + this) × its rest length tears [-]; 0 = only scripted
+    /// cuts. Only for a cloth created tearable (`max_extra_vertices` > 0, a creation setting).
+    pub tear_strain: f32,
+    /// Over-strained edges that may tear in one step.
+    pub tear_max_per_step: u32,
+    /// Pressure of a closed cloth: its volume held at this multiple of the rest volume [-]; 0 = off.
+    pub pressure: f32,
+    /// Compliance of the enclosed air [m³/Pa]; 0 = the volume held exactly.
+    pub volume_compliance: f32,
 }
 
 /// The recoveries in inspector order (the index of each is its C ABI value).
@@ -152,6 +161,10 @@ impl InspectorParams {
             inertia_scale: self.inertia_scale,
             max_particle_speed: self.max_particle_speed,
             unstable_recovery: self.unstable_recovery,
+            tear_strain: (self.tear_strain > 0.0).then_some(self.tear_strain),
+            tear_max_per_step: self.tear_max_per_step,
+            pressure: (self.pressure > 0.0).then_some(self.pressure),
+            volume_compliance: self.volume_compliance,
             ..*base
         }
     }
@@ -189,6 +202,10 @@ impl InspectorParams {
             inertia_scale: params.inertia_scale,
             max_particle_speed: params.max_particle_speed,
             unstable_recovery: params.unstable_recovery,
+            tear_strain: params.tear_strain.unwrap_or(0.0),
+            tear_max_per_step: params.tear_max_per_step,
+            pressure: params.pressure.unwrap_or(0.0),
+            volume_compliance: params.volume_compliance,
         }
     }
 }
@@ -253,6 +270,10 @@ mod tests {
             inertia_scale: 0.25,
             max_particle_speed: 40.0,
             unstable_recovery: UnstableRecovery::RestPose,
+            tear_strain: Some(0.4),
+            tear_max_per_step: 12,
+            pressure: Some(1.5),
+            volume_compliance: 1e-6,
             ..base
         };
         for p in [base, varied] {
@@ -311,5 +332,23 @@ mod tests {
         let bad_speed = InspectorParams { max_particle_speed: 0.0, ..InspectorParams::default() };
         let err = bad_speed.to_params(&ClothParams::default()).validate().unwrap_err().to_string();
         assert!(err.contains("max_particle_speed"), "{err}");
+    }
+}
+
+#[cfg(test)]
+mod tearing_and_pressure {
+    use super::*;
+
+    /// 0 in the inspector is the core's `None` for the tear strain and the pressure (off).
+    #[test]
+    fn zero_tear_strain_and_pressure_mean_off() {
+        let d = InspectorParams::default();
+        assert_eq!((d.tear_strain, d.pressure, d.volume_compliance, d.tear_max_per_step), (0.0, 0.0, 0.0, 64));
+        let core = d.to_params(&ClothParams::default());
+        assert_eq!((core.tear_strain, core.pressure), (None, None));
+        let on = InspectorParams { tear_strain: 0.3, pressure: 2.0, volume_compliance: 1e-5, ..d };
+        let core = on.to_params(&ClothParams::default());
+        assert_eq!((core.tear_strain, core.pressure, core.volume_compliance), (Some(0.3), Some(2.0), 1e-5));
+        assert_eq!(core.validate(), Ok(()));
     }
 }
