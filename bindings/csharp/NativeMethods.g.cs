@@ -1804,12 +1804,13 @@ namespace Xpbd.Native
         /// </summary>
         public uint max_extra_vertices;
         /// <summary>
-        ///  Tearing: an edge longer than (1 + tear_strain) times its rest length after a step's substeps
-        ///  tears, before the strain limit runs: the cloth opens across the edge at one of its ends (the
-        ///  particle there is split between the edge's two triangles and the rest of its triangles), the
-        ///  more strained edges first. Only for a cloth created with `max_extra_vertices` &gt; 0. Above the
-        ///  strain the cloth reaches in normal use (`max_stretch` - 1 and impacts): 0.3-1 for fabric
-        ///  that rips when yanked, more for one that only tears when cut.
+        ///  Tearing: an edge still longer than (1 + tear_strain) times its rest length after a step's
+        ///  substeps and the strain limit (`max_stretch`) tears: the cloth opens across the edge at one
+        ///  of its ends (the particle there is split between the edge's two triangles and the rest of
+        ///  its triangles), the more strained edges first. Only for a cloth created with
+        ///  `max_extra_vertices` &gt; 0. Above the strain the cloth reaches in normal use (`max_stretch` -
+        ///  1 and impacts): 0.3-1 for fabric that rips when yanked, more for one that only tears when
+        ///  cut.
         ///
         ///  Range: 0 (= never tears) or 0.001 &lt;= eps_t &lt;= 1000. Default: 0 (= never tears).
         /// </summary>
@@ -2200,12 +2201,13 @@ namespace Xpbd.Native
         /// </summary>
         public float deformation_damping;
         /// <summary>
-        ///  Tearing: an edge longer than (1 + tear_strain) times its rest length after a step's substeps
-        ///  tears, before the strain limit runs: the cloth opens across the edge at one of its ends (the
-        ///  particle there is split between the edge's two triangles and the rest of its triangles), the
-        ///  more strained edges first. Only for a cloth created with `max_extra_vertices` &gt; 0. Above the
-        ///  strain the cloth reaches in normal use (`max_stretch` - 1 and impacts): 0.3-1 for fabric
-        ///  that rips when yanked, more for one that only tears when cut.
+        ///  Tearing: an edge still longer than (1 + tear_strain) times its rest length after a step's
+        ///  substeps and the strain limit (`max_stretch`) tears: the cloth opens across the edge at one
+        ///  of its ends (the particle there is split between the edge's two triangles and the rest of
+        ///  its triangles), the more strained edges first. Only for a cloth created with
+        ///  `max_extra_vertices` &gt; 0. Above the strain the cloth reaches in normal use (`max_stretch` -
+        ///  1 and impacts): 0.3-1 for fabric that rips when yanked, more for one that only tears when
+        ///  cut.
         ///
         ///  Range: 0 (= never tears) or 0.001 &lt;= eps_t &lt;= 1000. Default: 0 (= never tears).
         /// </summary>

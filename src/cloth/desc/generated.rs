@@ -249,12 +249,13 @@ pub struct ClothParams {
     ///
     /// Unit: 1/s. Range: 1/s >= 0. Default: 3.
     pub deformation_damping: f32,
-    /// Tearing: an edge longer than (1 + tear_strain) times its rest length after a step's substeps
-    /// tears, before the strain limit runs: the cloth opens across the edge at one of its ends (the
-    /// particle there is split between the edge's two triangles and the rest of its triangles), the
-    /// more strained edges first. Only for a cloth created with `max_extra_vertices` > 0. `None`
-    /// means never tears. Above the strain the cloth reaches in normal use (`max_stretch` - 1 and
-    /// impacts): 0.3-1 for fabric that rips when yanked, more for one that only tears when cut.
+    /// Tearing: an edge still longer than (1 + tear_strain) times its rest length after a step's
+    /// substeps and the strain limit (`max_stretch`) tears: the cloth opens across the edge at one
+    /// of its ends (the particle there is split between the edge's two triangles and the rest of
+    /// its triangles), the more strained edges first. Only for a cloth created with
+    /// `max_extra_vertices` > 0. `None` means never tears. Above the strain the cloth reaches in
+    /// normal use (`max_stretch` - 1 and impacts): 0.3-1 for fabric that rips when yanked, more for
+    /// one that only tears when cut.
     ///
     /// Range: 0.001 <= eps_t <= 1000 when `Some`. Default: `None`.
     pub tear_strain: Option<f32>,

@@ -601,10 +601,10 @@ pub const CLOTH: &[Param] = &[
         kind: Kind::Optional { min: 1.0e-3, max: 1.0e3, zero: "never tears" },
         default: Value::F32(0.0),
         symbol: "eps_t",
-        doc: "Tearing: an edge longer than (1 + tear_strain) times its rest length after a step's substeps \
-              tears, before the strain limit runs: the cloth opens across the edge at one of its ends (the \
-              particle there is split between the edge's two triangles and the rest of its triangles), the \
-              more strained edges first. Only for a cloth created with `max_extra_vertices` > 0.",
+        doc: "Tearing: an edge still longer than (1 + tear_strain) times its rest length after a step's \
+              substeps and the strain limit (`max_stretch`) tears: the cloth opens across the edge at one of \
+              its ends (the particle there is split between the edge's two triangles and the rest of its \
+              triangles), the more strained edges first. Only for a cloth created with `max_extra_vertices` > 0.",
         choose: "Above the strain the cloth reaches in normal use (`max_stretch` - 1 and impacts): 0.3-1 for \
                  fabric that rips when yanked, more for one that only tears when cut.",
         ..BLANK

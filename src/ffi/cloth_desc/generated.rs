@@ -314,12 +314,13 @@ pub struct XpbdClothDesc {
     ///
     /// Range: 0..=268435456 (0 = the cloth cannot tear). Default: 0.
     pub max_extra_vertices: u32,
-    /// Tearing: an edge longer than (1 + tear_strain) times its rest length after a step's substeps
-    /// tears, before the strain limit runs: the cloth opens across the edge at one of its ends (the
-    /// particle there is split between the edge's two triangles and the rest of its triangles), the
-    /// more strained edges first. Only for a cloth created with `max_extra_vertices` > 0. Above the
-    /// strain the cloth reaches in normal use (`max_stretch` - 1 and impacts): 0.3-1 for fabric
-    /// that rips when yanked, more for one that only tears when cut.
+    /// Tearing: an edge still longer than (1 + tear_strain) times its rest length after a step's
+    /// substeps and the strain limit (`max_stretch`) tears: the cloth opens across the edge at one
+    /// of its ends (the particle there is split between the edge's two triangles and the rest of
+    /// its triangles), the more strained edges first. Only for a cloth created with
+    /// `max_extra_vertices` > 0. Above the strain the cloth reaches in normal use (`max_stretch` -
+    /// 1 and impacts): 0.3-1 for fabric that rips when yanked, more for one that only tears when
+    /// cut.
     ///
     /// Range: 0 (= never tears) or 0.001 <= eps_t <= 1000. Default: 0 (= never tears).
     pub tear_strain: f32,
@@ -618,12 +619,13 @@ pub struct XpbdClothParams {
     ///
     /// Unit: 1/s. Range: 1/s >= 0. Default: 3.
     pub deformation_damping: f32,
-    /// Tearing: an edge longer than (1 + tear_strain) times its rest length after a step's substeps
-    /// tears, before the strain limit runs: the cloth opens across the edge at one of its ends (the
-    /// particle there is split between the edge's two triangles and the rest of its triangles), the
-    /// more strained edges first. Only for a cloth created with `max_extra_vertices` > 0. Above the
-    /// strain the cloth reaches in normal use (`max_stretch` - 1 and impacts): 0.3-1 for fabric
-    /// that rips when yanked, more for one that only tears when cut.
+    /// Tearing: an edge still longer than (1 + tear_strain) times its rest length after a step's
+    /// substeps and the strain limit (`max_stretch`) tears: the cloth opens across the edge at one
+    /// of its ends (the particle there is split between the edge's two triangles and the rest of
+    /// its triangles), the more strained edges first. Only for a cloth created with
+    /// `max_extra_vertices` > 0. Above the strain the cloth reaches in normal use (`max_stretch` -
+    /// 1 and impacts): 0.3-1 for fabric that rips when yanked, more for one that only tears when
+    /// cut.
     ///
     /// Range: 0 (= never tears) or 0.001 <= eps_t <= 1000. Default: 0 (= never tears).
     pub tear_strain: f32,
