@@ -23,7 +23,7 @@
 //! | offset | size | field |
 //! |---|---|---|
 //! | 0 | 8 | magic `XPBDSNAP` |
-//! | 8 | 4 | format version (1) |
+//! | 8 | 4 | format version (2) |
 //! | 12 | 4 | header size (48) |
 //! | 16 | 8 | total size in bytes, checksum included |
 //! | 24 | 8 | mesh fingerprint: FNV-1a 64 of the render→particle map, the triangles in particle indices and the rest positions' bits |

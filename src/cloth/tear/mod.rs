@@ -7,8 +7,8 @@
 //!
 //! - [`Cloth::tear`] (`xpbd_cloth_tear`) cuts the edge between two render vertices now: a sword
 //!   cut is the edges along its path, one call each.
-//! - With `tear_strain` set, the step's `Tear` stage (after the substeps, before the strain
-//!   limit: `solver/plan.rs`) finds the edges longer than (1 + tear_strain)·L and tears the most
+//! - With `tear_strain` set, the step's `Tear` stage (after the substeps and the strain limit:
+//!   `solver/plan.rs`) finds the edges still longer than (1 + tear_strain)·L and tears the most
 //!   strained first, at most `tear_max_per_step`: each opens the cloth across the edge at one of
 //!   its ends (`stage`), so the crack runs across the pull, as woven cloth tears across its
 //!   broken threads.
