@@ -25,7 +25,7 @@ impl Cloth {
     /// edges cut to the step's count for the statistics; returns whether any was.
     pub(crate) fn tear_by_strain(&mut self, parallel: bool) -> bool {
         let (Some(strain), true) = (self.config.params.tear_strain, self.model.tear.is_some()) else { return false };
-        if self.state.animation.skin.is_some() {
+        if self.state.animation.skin.is_some() || self.scratch.tear.tears_this_step >= self.config.params.tear_max_per_step {
             return false;
         }
         // The edges over the strain, in storage order.
@@ -50,7 +50,6 @@ impl Cloth {
             let creation = self.layout.edge_creation[e as usize];
             work.order.push((((u32::MAX - strain.to_bits()) as u64) << 32 | creation as u64, e));
         }
-        work.order.sort_unstable();
         self.own_topology();
         let (particles, edges) = (self.model.rest.len(), self.model.constraints.edges.len());
         let model = Arc::get_mut(&mut self.model).expect("owned above");
@@ -59,9 +58,17 @@ impl Cloth {
         work.split_in.resize(particles, 0);
         let (max_tears, mut tears) = (self.config.params.tear_max_per_step.saturating_sub(work.tears_this_step), 0);
         let version = model.tear.as_ref().map_or(0, |t| t.version);
+        // Sorted a block at a time: a low tear strain can put most of the cloth's edges over it,
+        // and only the most strained few are torn. The keys are unique (creation index), so the
+        // blocks are the full sort's order.
+        let block = (2 * max_tears as usize).max(64);
+        let mut sorted = 0;
         for k in 0..work.order.len() {
             if tears >= max_tears {
                 break;
+            }
+            if k == sorted {
+                sorted = sort_next_block(&mut work.order, sorted, block);
             }
             let creation = (work.order[k].0 & 0xffff_ffff) as usize;
             let [p, q] = model.constraints.edges[creation];
@@ -88,6 +95,20 @@ impl Cloth {
         }
         self.scratch.tear.torn_last_step += cut;
         cut > 0
+    }
+}
+
+/// Put the `block` smallest entries of `order[from..]` (or all) in order at `from..`; returns the end
+/// of the sorted prefix.
+fn sort_next_block(order: &mut [(u64, u32)], from: usize, block: usize) -> usize {
+    let rest = &mut order[from..];
+    if rest.len() > block {
+        rest.select_nth_unstable(block - 1);
+        rest[..block].sort_unstable();
+        from + block
+    } else {
+        rest.sort_unstable();
+        order.len()
     }
 }
 

@@ -9,7 +9,6 @@ use super::work::TearWork;
 use crate::constraints::TetherConstraints;
 use crate::constraints::tether::TETHERS_PER_PARTICLE;
 use glam::Vec3;
-use std::cmp::Reverse;
 
 /// A path along the links at most this much longer than the straight line is taken to be it, on a
 /// flat mesh (as `TetherConstraints::straighten`).
@@ -74,11 +73,12 @@ pub(crate) fn rebuild(
     heap.clear();
     for (p, &wp) in w[..n].iter().enumerate() {
         if wp == 0.0 {
-            heap.push(Reverse((0u64, p as u32, p as u32)));
+            heap.push(heap_key(0, p as u32, p as u32));
         }
     }
     let has = |labels: &[[(u32, f64); K]], count: &[u8], p: usize, anchor: u32| labels[p][..count[p] as usize].iter().any(|&(a, _)| a == anchor);
-    while let Some(Reverse((d_bits, p, anchor))) = heap.pop() {
+    while let Some(key) = heap.pop() {
+        let (d_bits, p, anchor) = from_heap_key(key);
         let p = p as usize;
         if count[p] as usize >= K || has(labels, count, p, anchor) {
             continue;
@@ -90,7 +90,7 @@ pub(crate) fn rebuild(
             let q = q as usize;
             let dq = d + len as f64;
             if (count[q] as usize) < K && !has(labels, count, q, anchor) && offer(&mut pushed[q], anchor, dq) {
-                heap.push(Reverse((dq.to_bits(), q as u32, anchor)));
+                heap.push(heap_key(dq.to_bits(), q as u32, anchor));
             }
         }
     }
@@ -129,6 +129,21 @@ pub(crate) fn rebuild(
     }
     tethers.full_groups_end = full_groups_end;
     tethers.row_offsets.indices_changed();
+}
+
+/// The heap entry of distance bits `d_bits`, particle `p` and `anchor`: the bits inverted, so that
+/// the max-heap pops the least (d, p, anchor) first, the order `TetherConstraints::build` pops in
+/// (one u128 comparison instead of a tuple's three).
+#[inline]
+fn heap_key(d_bits: u64, p: u32, anchor: u32) -> u128 {
+    !(((d_bits as u128) << 64) | ((p as u128) << 32) | anchor as u128)
+}
+
+/// The (distance bits, particle, anchor) of a [`heap_key`].
+#[inline]
+fn from_heap_key(key: u128) -> (u64, u32, u32) {
+    let k = !key;
+    ((k >> 64) as u64, (k >> 32) as u32, k as u32)
 }
 
 /// Whether distance `d` from `anchor` is worth a push for a particle that remembers `pushed`:

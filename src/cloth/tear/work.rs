@@ -2,7 +2,6 @@
 //! step's batch of cracks (the strain order, the layout's repair, the tethers' search). Sized
 //! when a tearable cloth is created ([`TearWork::reserve`]), so tearing allocates nothing.
 
-use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
 /// A tearable cloth's tearing buffers (module docs); empty for a cloth that cannot tear.
@@ -51,7 +50,7 @@ pub(crate) struct TearWork {
     pub labels: Vec<[(u32, f64); 2]>,
     pub label_count: Vec<u8>,
     pub pushed: Vec<[(u32, f64); 4]>,
-    pub heap: BinaryHeap<Reverse<(u64, u32, u32)>>,
+    pub heap: BinaryHeap<u128>,
     pub groups: Vec<u32>,
 }
 
