@@ -35,7 +35,7 @@ mod teleport;
 pub use create::DEFAULT_CONSTRAINT_COLOURING;
 pub use relayout::BACKGROUND_MIN_CONSTRAINTS;
 pub use frame::VertexLayout;
-pub use desc::{ClothDesc, ClothParams, DEFAULT_SELF_COLLISION, DEFAULT_WELD_TOLERANCE, MAX_SUBSTEPS};
+pub use desc::{ClothDesc, ClothParams, DEFAULT_MAX_EXTRA_VERTICES, DEFAULT_SELF_COLLISION, DEFAULT_WELD_TOLERANCE, MAX_SUBSTEPS};
 pub use guard::{ClothStatus, Instability, InstabilityKind, UnstableRecovery};
 pub use inspect::{BendingView, StretchView, TetherView};
 pub use model::{ClothModel, ISOLATED_PARTICLE_MASS};
