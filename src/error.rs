@@ -191,6 +191,37 @@ pub enum ClothError {
         /// The panic's message.
         message: String,
     },
+    /// A setting or read that needs a mesh enclosing a volume (`pressure`, the volume) on one that
+    /// encloses none: an open sheet, inconsistent winding, a non-manifold edge, or a closed mesh
+    /// after a tear opened it.
+    NotClosed {
+        /// The field or call (`pressure`, `volume`).
+        field: &'static str,
+        /// The value given (0 for a read).
+        value: f32,
+        /// What keeps the mesh from enclosing a volume.
+        closure: crate::cloth::pressure::Closure,
+    },
+    /// [`crate::Cloth::tear`] of two render vertices that are not the ends of a triangle edge
+    /// (nothing changed).
+    NotAnEdge {
+        /// The first render vertex.
+        a: u32,
+        /// The second render vertex.
+        b: u32,
+    },
+    /// A cut of a cloth created without `max_extra_vertices` (it cannot tear).
+    NotTearable,
+    /// A cut that needs more render vertices or particles than the cloth has left of its
+    /// `max_extra_vertices` (nothing changed; the cloth tears no further).
+    TearCapacityExceeded {
+        /// What the cut needs at most.
+        needed: u32,
+        /// What is left.
+        left: u32,
+    },
+    /// A cut of a cloth the library skins (`set_skin`): the skin binding does not follow cuts.
+    TearOfSkinnedCloth,
 }
 
 impl fmt::Display for ClothError {
@@ -279,6 +310,25 @@ impl fmt::Display for ClothError {
             StepInProgress => write!(f, "a step or advance was begun and not ended: call step_end first (advance_end after advance_begin)"),
             WorldPoisoned => write!(f, "the world was poisoned by an earlier panic while it was being changed; only destroying it works"),
             StepPanicked { message } => write!(f, "internal panic in the asynchronous step ({message}); this is a bug in xpbd_cloth, please report it"),
+            NotClosed { field, value, closure } => {
+                let c = closure;
+                let needs = "a closed, consistently wound mesh (every edge shared by two triangles running it in opposite directions)";
+                let has = format!(
+                    "this one has {} boundary edge(s), {} non-manifold edge(s) and {} edge(s) whose two triangles run the same way",
+                    c.boundary_edges, c.non_manifold_edges, c.same_way_edges
+                );
+                match *field {
+                    "volume" => write!(f, "the volume needs {needs}: {has}"),
+                    field => write!(f, "`{field}` = {} needs {needs}: {has}", readable(*value as f64)),
+                }
+            }
+            NotAnEdge { a, b } => write!(f, "render vertices {a} and {b} are not the two ends of a triangle edge"),
+            NotTearable => write!(f, "the cloth was created with max_extra_vertices = 0: it cannot tear"),
+            TearCapacityExceeded { needed, left } => write!(
+                f,
+                "the cut needs up to {needed} more vertices but only {left} of the cloth's max_extra_vertices are left"
+            ),
+            TearOfSkinnedCloth => write!(f, "the cloth is skinned by the library (set_skin): its skin binding does not follow cuts"),
         }
     }
 }
@@ -325,9 +375,9 @@ pub(crate) fn check_range(
     }
 }
 
-/// Snapshot format version written by this library and the only one it reads (see
-/// `crate::cloth::snapshot`).
-pub const SNAPSHOT_VERSION: u32 = 1;
+/// Snapshot format version written by this library (see `crate::cloth::snapshot`); it also reads
+/// version 1, written before cuts (tearing) existed.
+pub const SNAPSHOT_VERSION: u32 = 2;
 
 /// What the guard does with a cloth whose step failed the check.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -414,6 +464,12 @@ pub enum SnapshotProblem {
     OtherMesh,
     /// The snapshot holds a NaN or infinite value, or a rest rotation that is not a unit quaternion.
     NonFiniteState,
+    /// The snapshot was saved after cuts (tearing) that this cloth cannot make: it cannot tear, or
+    /// its `max_extra_vertices` leave no room for them, or they do not apply to its mesh.
+    CutsDoNotApply {
+        /// Cuts in the snapshot.
+        cuts: u32,
+    },
 }
 
 impl fmt::Display for SnapshotProblem {
@@ -423,7 +479,7 @@ impl fmt::Display for SnapshotProblem {
             TooShort { len } => write!(f, "{len} bytes is shorter than any snapshot"),
             NotASnapshot => write!(f, "not a cloth snapshot (no XPBDSNAP magic)"),
             UnsupportedVersion { found } => {
-                write!(f, "snapshot format version {found}; this library reads version {SNAPSHOT_VERSION}")
+                write!(f, "snapshot format version {found}; this library reads versions 1 to {SNAPSHOT_VERSION}")
             }
             SizeMismatch { recorded, len } => {
                 write!(f, "the snapshot is {recorded} bytes but the buffer passed is {len} bytes")
@@ -431,6 +487,10 @@ impl fmt::Display for SnapshotProblem {
             Corrupted => write!(f, "checksum mismatch or impossible field: the snapshot was changed or corrupted"),
             OtherMesh => write!(f, "the snapshot was saved from a cloth of another mesh"),
             NonFiniteState => write!(f, "the snapshot holds a NaN or infinite value"),
+            CutsDoNotApply { cuts } => write!(
+                f,
+                "the snapshot was saved after {cuts} cut(s) that this cloth cannot make (it cannot tear, has too few max_extra_vertices left, or the cuts do not fit its mesh)"
+            ),
         }
     }
 }

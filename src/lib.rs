@@ -50,8 +50,8 @@ pub mod shared_world;
 mod worker_pool;
 
 pub use cloth::{
-    Cloth, ClothDesc, ClothParams, ClothReads, ClothStatus, Energy, Instability, InstabilityKind, MeshInfo, SnapshotProblem,
-    UnstableRecovery, VertexLayout,
+    Closure, Cloth, ClothDesc, ClothParams, ClothReads, ClothStatus, Energy, Instability, InstabilityKind, MeshInfo, RenderCounts,
+    SnapshotProblem, UnstableRecovery, VertexLayout,
 };
 pub use collision::{Collider, ColliderDesc, ColliderHandle, ColliderKind, MeshShape, MeshShapeDesc, MeshShapeHandle, MeshShapeReport, Pose};
 pub use cloth::skin::SkinDesc;

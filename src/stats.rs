@@ -68,6 +68,9 @@ pub struct ClothStats {
     /// beyond what any solver or `max_stretch` can remove. Read from the tethers in place, so 0
     /// with `enable_tethers` off.
     pub pin_strain: f32,
+    /// Edges cut by the last step's tearing (`tear_strain`): each over-strained edge that tore
+    /// opened the cloth across it, cutting one or two edges at one of its ends; 0 without tearing.
+    pub torn_edges_last_step: u32,
 }
 
 impl ConstraintStats {

@@ -183,6 +183,13 @@ impl World {
         source.wake(); // an instance is usually placed elsewhere next; both start counting again
         let mut instance = source.clone();
         instance.guard.clear_status();
+        if instance.can_tear() {
+            // A tearable cloth's mesh and layout change with its cuts: the instance gets its own,
+            // with the room its cuts need.
+            instance.model = Arc::new((*instance.model).clone());
+            instance.layout = Arc::new((*instance.layout).clone());
+            instance.reserve_for_tearing();
+        }
         let (index, generation) = self.cloths.insert(instance);
         if let Some(cloth) = self.cloths.get_mut(index, generation) {
             cloth.world_key = index;

@@ -109,6 +109,47 @@ fn flag_in_wind_reports_sane_numbers_and_moving_pictures() {
     assert!(mesh.positions.iter().all(|c| c.is_finite()));
 }
 
+/// The torn flag: the ball (launched at frame 60, 15 m/s from 1.2 m away) reaches the flag near
+/// frame 65 and tears it; the report counts the cuts and pieces, and the final OBJ is the torn
+/// mesh (more vertices than the 2601 of plane_50x50, the same 5000 triangles).
+#[test]
+fn torn_flag_tears_and_writes_the_torn_mesh() {
+    let dir = out_dir("torn_flag");
+    let out = run_demo(&["--scene", "torn_flag", "--frames", "75", "--threads", "1", "--out", dir.to_str().unwrap()]);
+    assert!(out.status.success(), "demo failed: {}", stderr(&out));
+    let report = String::from_utf8(out.stdout).unwrap();
+    let [cuts, most, vertices, created, pieces] = numbers(&report, "tearing")[..] else { panic!("five numbers:\n{report}") };
+    assert!(cuts >= 10.0 && most >= 1.0 && most <= cuts, "{report}");
+    assert_eq!(created, 2601.0);
+    assert!(vertices > created && vertices <= created + 2000.0, "{report}");
+    assert!(pieces >= 1.0, "{report}");
+    let (models, _) = tobj::load_obj(dir.join("torn_flag_final.obj"), &tobj::LoadOptions::default()).unwrap();
+    let mesh = &models[0].mesh;
+    assert_eq!((mesh.positions.len() / 3, mesh.indices.len() / 3), (vertices as usize, 5000));
+    assert!(mesh.positions.iter().all(|c| c.is_finite()));
+}
+
+/// The beach ball: hung deflated (pressure 0.3) from its valve, inflated to its rest volume over
+/// the first second, let go at 1.5 s onto the table; the report gives the volume.
+#[test]
+fn beach_ball_inflates_and_lands_on_the_table() {
+    let dir = out_dir("beach_ball");
+    let out = run_demo(&["--scene", "beach_ball", "--frames", "150", "--threads", "1", "--out", dir.to_str().unwrap()]);
+    assert!(out.status.success(), "demo failed: {}", stderr(&out));
+    let report = String::from_utf8(out.stdout).unwrap();
+    let [rest, end, end_percent, peak_percent, least_percent] = numbers(&report, "volume")[..] else { panic!("five numbers:\n{report}") };
+    // data/sphere.obj at 0.2 m: a little under the sphere's 4/3·π·0.2³ m³ = 33.5 l.
+    assert!((32.0..33.5).contains(&rest), "{report}");
+    assert!((end / rest - 1.0).abs() < 0.01 && (end_percent - 100.0).abs() < 1.0, "{report}");
+    assert!(peak_percent < 103.0 && least_percent < 80.0, "{report}");
+    let penetration = numbers(&report, "penetration");
+    assert!(penetration[0] < 3.0, "{report}");
+    // It lies on the table top (y = 0.975 m), not on the floor.
+    let (models, _) = tobj::load_obj(dir.join("beach_ball_final.obj"), &tobj::LoadOptions::default()).unwrap();
+    let lowest = models[0].mesh.positions.chunks_exact(3).map(|p| p[1]).fold(f32::INFINITY, f32::min);
+    assert!((0.96..1.0).contains(&lowest), "lowest point {lowest} m");
+}
+
 #[test]
 fn tablecloth_report_counts_the_real_mesh() {
     let dir = out_dir("tablecloth");

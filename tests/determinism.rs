@@ -359,3 +359,42 @@ fn unmasked_exceptions_in_the_caller_do_not_trap_in_the_library() {
     let alpha = world.cloth(c).unwrap().stretch_constraints().compliance[0];
     assert_eq!(alpha, xpbd_cloth::material::MAX_COMPLIANCE, "the limp material's compliance is capped");
 }
+
+/// A cloth that tears (split over threads, yanked apart at its pinned corners until strain tears
+/// it, after a scripted cut) and a closed ball under pressure (split too) in one world: the same
+/// hashes after every step, and the same torn mesh, on 1, 2 and 8 threads.
+#[test]
+fn tearing_and_pressure_give_the_same_hash_on_one_two_and_eight_threads() {
+    let run = |threads: u32| {
+        let mut world = World::new(WorldDesc { thread_count: threads, ..WorldDesc::default() }).unwrap();
+        let n = 96u32;
+        let (positions, indices) = common::horizontal_sheet(n as usize, 1.0, 0.0);
+        let mut desc = ClothDesc::new(&positions, &indices);
+        desc.max_extra_vertices = 300;
+        desc.params.tear_strain = Some(0.2);
+        let sheet = world.add_cloth(&desc).unwrap();
+        world.cloth_mut(sheet).unwrap().set_pinned(&[0, n - 1], None).unwrap();
+        for i in 30..50 {
+            world.cloth_mut(sheet).unwrap().tear(48 * n + i, 48 * n + i + 1).unwrap();
+        }
+        let (ball_positions, ball_indices) = common::icosphere(0.2, [3.0, 0.5, 0.0], 5);
+        let mut ball = ClothDesc::new(&ball_positions, &ball_indices);
+        ball.params.pressure = Some(1.3);
+        let ball = world.add_cloth(&ball).unwrap();
+        world.add_collider(&xpbd_cloth::ColliderDesc { pose: xpbd_cloth::Pose::at([3.0, 0.0, 0.0]), ..xpbd_cloth::ColliderDesc::plane() }).unwrap();
+        let mut hashes = Vec::new();
+        for frame in 0..30 {
+            let spread = 0.01 * frame as f32;
+            world.cloth_mut(sheet).unwrap().set_pin_targets(&[0, n - 1], &[[-spread, 0.0, 0.0], [1.0 + spread, 0.0, 0.0]]).unwrap();
+            world.step(1.0 / 60.0).unwrap();
+            hashes.push([world.cloth(sheet).unwrap().state_hash(), world.cloth(ball).unwrap().state_hash()]);
+        }
+        let counts = world.cloth(sheet).unwrap().render_counts();
+        (hashes, counts)
+    };
+    let one = run(1);
+    assert!(one.1.topology_version > 20, "strain tore it too: {:?}", one.1);
+    for threads in [2, 8] {
+        assert!(run(threads) == one, "{threads} threads");
+    }
+}

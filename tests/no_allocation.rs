@@ -262,4 +262,68 @@ fn stepping_a_skinned_cloth_allocates_nothing() {
         }
     });
     assert_eq!(allocations, 0, "{allocations} allocations in 30 skinned steps");
+/// Tearing allocates nothing in a step, cuts included: a tearable sheet with tethers, pinned at two
+/// corners, yanked apart until edges tear in several steps (its buffers were sized for its
+/// `max_extra_vertices` at creation), and a closed ball under pressure on the ground.
+#[test]
+fn steps_that_tear_and_steps_under_pressure_allocate_nothing() {
+    let mut world = World::new(WorldDesc { thread_count: 1, ..WorldDesc::default() }).unwrap();
+    let (positions, indices) = horizontal_sheet(24, 1.0, 0.0);
+    let mut desc = ClothDesc::new(&positions, &indices);
+    desc.max_extra_vertices = 200;
+    desc.params = ClothParams { enable_tethers: true, tear_strain: Some(0.2), ..ClothParams::default() };
+    let cloth = world.add_cloth(&desc).unwrap();
+    world.cloth_mut(cloth).unwrap().set_pinned(&[0, 23], None).unwrap();
+    let (ball_positions, ball_indices) = common::icosphere(0.2, [3.0, 0.21, 0.0], 3);
+    let mut ball = ClothDesc::new(&ball_positions, &ball_indices);
+    ball.params.pressure = Some(1.0);
+    let ball = world.add_cloth(&ball).unwrap();
+    world.add_collider(&ColliderDesc { pose: Pose::at([0.0, -2.0, 0.0]), ..ColliderDesc::plane() }).unwrap();
+    world.add_collider(&ColliderDesc { pose: Pose::at([3.0, 0.0, 0.0]), ..ColliderDesc::plane() }).unwrap();
+    world.step(1.0 / 60.0).unwrap();
+    let mut torn_steps = 0;
+    let allocations = allocations_during(|| {
+        for frame in 0..60 {
+            let spread = 0.02 * frame as f32;
+            let targets = [[-spread, 0.0, 0.0], [1.0 + spread, 0.0, 0.0]];
+            world.cloth_mut(cloth).unwrap().set_pin_targets(&[0, 23], &targets).unwrap();
+            world.step(1.0 / 60.0).unwrap();
+            torn_steps += (world.cloth(cloth).unwrap().stats().torn_edges_last_step > 0) as u32;
+            assert!(world.cloth(ball).unwrap().volume().unwrap() > 0.0);
+        }
+    });
+    assert!(torn_steps >= 2, "tore in {torn_steps} steps");
+    assert!(world.cloth(cloth).unwrap().render_counts().vertex_count > 576);
+    assert_eq!(allocations, 0, "{allocations} allocations in 60 steps ({torn_steps} of them tearing)");
+}
+
+/// A tearable cloth split over a two-thread world's pool (96², above the split threshold) tears
+/// without allocating on the pool's threads, where its step (and so its cuts) runs.
+#[test]
+fn tearing_a_cloth_split_over_two_threads_allocates_nothing_on_the_pool_threads() {
+    const N: usize = 96;
+    let mut world = World::new(WorldDesc { thread_count: 2, ..WorldDesc::default() }).unwrap();
+    let (positions, indices) = horizontal_sheet(N, 1.0, 0.0);
+    let mut desc = ClothDesc::new(&positions, &indices);
+    desc.max_extra_vertices = 600;
+    desc.params = ClothParams { enable_tethers: true, tear_strain: Some(0.2), ..ClothParams::default() };
+    let cloth = world.add_cloth(&desc).unwrap();
+    let corners = [0, N as u32 - 1];
+    world.cloth_mut(cloth).unwrap().set_pinned(&corners, None).unwrap();
+    for _ in 0..5 {
+        world.step(1.0 / 60.0).unwrap();
+    }
+    POOL_ALLOCATIONS.store(0, Ordering::SeqCst);
+    COUNTING_POOL.store(true, Ordering::SeqCst);
+    let mut torn = 0;
+    for frame in 0..40 {
+        let spread = 0.01 * frame as f32;
+        world.cloth_mut(cloth).unwrap().set_pin_targets(&corners, &[[-spread, 0.0, 0.0], [1.0 + spread, 0.0, 0.0]]).unwrap();
+        world.step(1.0 / 60.0).unwrap();
+        torn += world.cloth(cloth).unwrap().stats().torn_edges_last_step;
+    }
+    COUNTING_POOL.store(false, Ordering::SeqCst);
+    let allocations = POOL_ALLOCATIONS.load(Ordering::SeqCst);
+    assert!(torn > 0, "nothing tore");
+    assert_eq!(allocations, 0, "{allocations} allocations on the workers in 40 steps ({torn} edges torn)");
 }

@@ -321,7 +321,7 @@ fn snapshot_restore_then_step_is_bitwise_the_same_as_never_leaving() {
     let (mut world, cloth, row) = hanging_row(light_stiff_params());
     let c = world.cloth(cloth).unwrap();
     let mut snapshot = vec![0u8; c.state_size()];
-    assert_eq!(snapshot.len(), 48 + 24 * N * N + 28 * N + 36);
+    assert_eq!(snapshot.len(), 48 + 24 * N * N + 28 * N + 40);
     c.save_state(&mut snapshot).unwrap();
     let saved_hash = c.state_hash();
     // Pins moving during the recorded run: their targets are part of the state.
@@ -381,7 +381,7 @@ fn snapshots_of_another_mesh_or_with_changed_bytes_are_rejected_and_nothing_chan
         b
     };
     let mut wrong_version = good.clone();
-    wrong_version[8] = 2;
+    wrong_version[8] = 3;
     // A NaN velocity with a valid checksum (FNV-1a 64 over everything before the last 8 bytes).
     let mut nan = good.clone();
     let velocity = 48 + 12 * N * N;
@@ -392,7 +392,7 @@ fn snapshots_of_another_mesh_or_with_changed_bytes_are_rejected_and_nothing_chan
     let cases: Vec<(Vec<u8>, SnapshotProblem)> = vec![
         (good[..20].to_vec(), SnapshotProblem::TooShort { len: 20 }),
         (flip(0), SnapshotProblem::NotASnapshot),
-        (wrong_version, SnapshotProblem::UnsupportedVersion { found: 2 }),
+        (wrong_version, SnapshotProblem::UnsupportedVersion { found: 3 }),
         (
             good[..good.len() - 4].to_vec(),
             SnapshotProblem::SizeMismatch { recorded: good.len() as u64, len: good.len() - 4 },

@@ -110,6 +110,12 @@ namespace Xpbd.Native
         ///  step puts its layout in place at the fourth step after it (`xpbd_cloth_set_pinned` and
         ///  `xpbd_cloth_unpin` return in microseconds and the next step does not wait); a simulation blend
         ///  below 1 blends each step state with the pose it reached.
+        ///  Tearing and pressure: `XpbdClothDesc` grew `max_extra_vertices` and, with `XpbdClothParams`,
+        ///  `tear_strain`, `tear_max_per_step`, `pressure`, `volume_compliance`; `xpbd_cloth_tear`,
+        ///  `xpbd_cloth_get_render_counts`, `xpbd_cloth_read_indices`, `xpbd_cloth_read_vertex_sources`,
+        ///  `xpbd_cloth_get_volume`; `XpbdClothStats` grew `torn_edges_last_step`, `XpbdMeshReport` grew
+        ///  `closed` and follows cuts; a torn cloth's vertex count grows (every per-vertex call takes the
+        ///  current one); snapshots are format 2 (they carry the cuts; format 1 is still read).
         /// </summary>
         public const uint XPBD_ABI_VERSION = 9;
 
@@ -1331,8 +1337,8 @@ namespace Xpbd.Native
 
         /// <summary>
         ///  Write the size in bytes of a snapshot of the cloth's current state to `*out_size`:
-        ///  48 + 24*particles + 28*pinned particles + 36. Query it before saving: it changes when the set
-        ///  of pinned vertices changes. Errors: `XPBD_RESULT_NULL_POINTER`, `XPBD_RESULT_INVALID_ID`,
+        ///  48 + 24*particles + 28*pinned particles + 40 + 8*cuts. Query it before saving: it changes when
+        ///  the set of pinned vertices changes and when the cloth tears. Errors: `XPBD_RESULT_NULL_POINTER`, `XPBD_RESULT_INVALID_ID`,
         ///  `XPBD_RESULT_WORLD_POISONED`. Thread-safe.
         ///
         ///  # Safety
@@ -1344,20 +1350,22 @@ namespace Xpbd.Native
         /// <summary>
         ///  Save the cloth's dynamic state into `buf` (`uint8_t[size]`, owned by the caller, any
         ///  alignment, not kept): particle positions and velocities, the pins with their positions and
-        ///  targets, the teleport frame, behind a versioned header with a mesh fingerprint and followed by
-        ///  a checksum. Settings, colliders and gravity are not included.
+        ///  targets, the teleport frame and the cuts a torn cloth was given (its torn mesh is those cuts
+        ///  made again on the mesh as created), behind a versioned header with a mesh fingerprint and
+        ///  followed by a checksum. Settings, colliders and gravity are not included.
         ///
-        ///  Layout (format version 1): little-endian, no padding, the same on every platform. n is the
+        ///  Layout (format version 2): little-endian, no padding, the same on every platform. n is the
         ///  particle count (`xpbd_cloth_particle_count`; `xpbd_cloth_read_particle_map` gives each render
-        ///  vertex's particle), P the number of pinned particles; offsets and sizes in bytes:
+        ///  vertex's particle), P the number of pinned particles, C the number of cuts; offsets and sizes
+        ///  in bytes:
         ///
         ///  ```text
         ///  offset          size  field
         ///  0               8     magic "XPBDSNAP" (ASCII, no NUL)
-        ///  8               4     format version, u32: 1
+        ///  8               4     format version, u32: 2
         ///  12              4     header size, u32: 48
-        ///  16              8     total size including the checksum, u64: 48 + 24n + 28P + 36
-        ///  24              8     mesh fingerprint, u64 (a restore checks it: same mesh)
+        ///  16              8     total size including the checksum, u64: 48 + 24n + 28P + 40 + 8C
+        ///  24              8     mesh fingerprint, u64 (a restore checks it: same mesh as created)
         ///  32              4     n, u32
         ///  36              4     P, u32
         ///  40              8     reserved, 0
@@ -1368,9 +1376,13 @@ namespace Xpbd.Native
         ///  48+24n+16P      12P   pin targets in m (reached by the end of the next step), x y z f32
         ///  48+24n+28P      16    teleport frame rotation, unit quaternion x y z w, f32
         ///  48+24n+28P+16   12    teleport frame translation in m, x y z f32
-        ///  48+24n+28P+28   8     checksum, u64: FNV-1a 64 of every byte before it (offset basis
+        ///  48+24n+28P+28   4     C, u32 (0 for a cloth that never tore)
+        ///  48+24n+28P+32   8C    the cuts in order: the two particles each cut, u32 each (at its time)
+        ///  48+24n+28P+32+8C 8    checksum, u64: FNV-1a 64 of every byte before it (offset basis
         ///                        0xcbf29ce484222325, prime 0x100000001b3, one byte at a time)
         ///  ```
+        ///
+        ///  Version 1 (written before tearing existed) is the same without C and the cuts; it is still read.
         ///
         ///  The teleport frame is every `xpbd_cloth_teleport` since creation composed: the rest pose now
         ///  lies at rotation * rest + translation.
@@ -1388,15 +1400,21 @@ namespace Xpbd.Native
         /// <summary>
         ///  Restore a state saved by `xpbd_cloth_save_state` from this cloth or any cloth created from the
         ///  same mesh (same vertices, indices and weld tolerance: the check compares the render-vertex to
-        ///  particle map, the triangles and the rest positions; lines and inverse masses are not compared,
-        ///  and must match for the result to mean anything). Bit-exact: with the same settings,
+        ///  particle map, the triangles and the rest positions as created; lines and inverse masses are not
+        ///  compared, and must match for the result to mean anything). Bit-exact: with the same settings,
         ///  colliders and inputs, the steps after a restore are bitwise identical to the steps that
-        ///  followed the save (compare `xpbd_cloth_state_hash`). Pins are set as saved.
+        ///  followed the save (compare `xpbd_cloth_state_hash`). Pins are set as saved. A snapshot whose
+        ///  cuts differ from the cloth's (a rollback across a tear, or a torn cloth's snapshot into a fresh
+        ///  one) makes the torn mesh again from its cuts: vertex count, indices, vertex sources and
+        ///  particles are those at the save, bit for bit (the topology version grows: rebuild the engine
+        ///  mesh); the constraint layout is then built from scratch for that mesh, so the steps after such
+        ///  a restore agree with those after the save to rounding rather than bit for bit.
         ///
         ///  Errors: `XPBD_RESULT_NULL_POINTER` (`buf` NULL with size &gt; 0),
         ///  `XPBD_RESULT_BUFFER_SIZE_MISMATCH` (`size` differs from the size recorded in the snapshot),
         ///  `XPBD_RESULT_INVALID_SNAPSHOT` (too short, no snapshot magic, another format version, checksum
-        ///  mismatch, another mesh, non-finite values; the message says which), `XPBD_RESULT_INVALID_ID`,
+        ///  mismatch, another mesh, non-finite values, cuts this cloth cannot make: it cannot tear or has
+        ///  too few `max_extra_vertices`; the message says which), `XPBD_RESULT_INVALID_ID`,
         ///  `XPBD_RESULT_WORLD_POISONED`. The cloth is unchanged on error. Thread-safe.
         ///
         ///  # Safety
@@ -1435,6 +1453,85 @@ namespace Xpbd.Native
         /// </summary>
         [DllImport(__DllName, EntryPoint = "xpbd_cloth_get_status", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
         public static extern XpbdResult xpbd_cloth_get_status(XpbdClothId cloth, XpbdClothStatus* out_status);
+
+        /// <summary>
+        ///  Cut the edge between render vertices `a` and `b` now (a scripted cut: a sword through a
+        ///  banner is the edges along its path, one call each): the two triangles that share the edge stop
+        ///  sharing it, and each end whose triangles no longer hang together across uncut edges is split,
+        ///  with new render vertices where the mesh needs them (the first cut through a vertex in the
+        ///  middle of the cloth opens nothing yet; the next one through it, or one from the border, does).
+        ///  Cutting an edge already cut, or on the border, changes nothing and returns `XPBD_RESULT_OK`.
+        ///  When the mesh changes, `xpbd_cloth_get_render_counts` reports a new vertex count and topology
+        ///  version: read the indices and vertex sources again. A cloth under `pressure` leaks: its
+        ///  `pressure` becomes 0. Changes the cloth between steps (wakes it); the next step moves it.
+        ///
+        ///  Errors (nothing changed): `XPBD_RESULT_INVALID_ARGUMENT` (the cloth was created with
+        ///  `max_extra_vertices` 0; `a` or `b` &gt;= the vertex count; `a` and `b` are not the two ends of a
+        ///  triangle edge, or weld to one particle; the cloth is skinned by the library, `xpbd_cloth_set_skin`),
+        ///  `XPBD_RESULT_CAPACITY_EXCEEDED` (the cut needs more vertices than are left of
+        ///  `max_extra_vertices`; the message says how many), `XPBD_RESULT_INVALID_ID`,
+        ///  `XPBD_RESULT_WORLD_POISONED`. Thread-safe; waits while the world steps.
+        /// </summary>
+        [DllImport(__DllName, EntryPoint = "xpbd_cloth_tear", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        public static extern XpbdResult xpbd_cloth_tear(XpbdClothId cloth, uint a, uint b);
+
+        /// <summary>
+        ///  Write the render mesh's counts: `*vertex_count` (render vertices now: the count every
+        ///  per-vertex read, write and setter takes; it grows as the cloth tears, by at most the
+        ///  `max_extra_vertices` it was created with), `*triangle_count` (render triangles, as created) and
+        ///  `*topology_version` (0 as created; grows with every cut and with a snapshot restore that changes
+        ///  the mesh: when it changes, read the indices and vertex sources again and rebuild the engine's
+        ///  mesh). Errors: `XPBD_RESULT_NULL_POINTER` (any of the three NULL), `XPBD_RESULT_INVALID_ID`,
+        ///  `XPBD_RESULT_WORLD_POISONED`; nothing written on error. Threads as `xpbd_cloth_read_positions`:
+        ///  never waits for a step (during one: the counts before it, which the reads during it match).
+        ///
+        ///  # Safety
+        ///  Each pointer is writable for one `uint32_t`.
+        /// </summary>
+        [DllImport(__DllName, EntryPoint = "xpbd_cloth_get_render_counts", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        public static extern XpbdResult xpbd_cloth_get_render_counts(XpbdClothId cloth, uint* vertex_count, uint* triangle_count, uint* topology_version);
+
+        /// <summary>
+        ///  Copy the render triangles into `out`, `uint32_t[3*triangle_count]` render vertex indices: the
+        ///  indices the cloth was created with, where cuts have split a vertex the index of the split-off
+        ///  copy (`xpbd_cloth_read_vertex_sources` names its original). `out` is owned by the caller, not
+        ///  kept, only written. Errors: `XPBD_RESULT_NULL_POINTER` (`out` NULL with triangle_count &gt; 0),
+        ///  `XPBD_RESULT_BUFFER_SIZE_MISMATCH` (`triangle_count` differs from the cloth's; `out`
+        ///  untouched), `XPBD_RESULT_INVALID_ID`, `XPBD_RESULT_WORLD_POISONED`. Threads as
+        ///  `xpbd_cloth_read_positions` (never waits for a step).
+        ///
+        ///  # Safety
+        ///  `out`, when not NULL, is writable for `3*triangle_count` uint32_t.
+        /// </summary>
+        [DllImport(__DllName, EntryPoint = "xpbd_cloth_read_indices", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        public static extern XpbdResult xpbd_cloth_read_indices(XpbdClothId cloth, uint* @out, uint triangle_count);
+
+        /// <summary>
+        ///  Copy each render vertex's source into `out`, `uint32_t[vertex_count]`: the vertex (of the mesh
+        ///  as created, `0..` its vertex count) it was split from, directly or through earlier cuts; a
+        ///  vertex of the mesh as created is its own source. Copy UVs, colours and other attributes of a new
+        ///  vertex from its source. Ownership, errors (`vertex_count` must be the current render vertex
+        ///  count) and threads as `xpbd_cloth_read_indices`.
+        ///
+        ///  # Safety
+        ///  `out`, when not NULL, is writable for `vertex_count` uint32_t.
+        /// </summary>
+        [DllImport(__DllName, EntryPoint = "xpbd_cloth_read_vertex_sources", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        public static extern XpbdResult xpbd_cloth_read_vertex_sources(XpbdClothId cloth, uint* @out, uint vertex_count);
+
+        /// <summary>
+        ///  Write the volume the cloth encloses now to `*out_m3`, in m³ (positive for a mesh wound
+        ///  counter-clockwise seen from outside). Only for a closed, consistently wound mesh
+        ///  (`closed` in `XpbdMeshReport`), the meshes `pressure` works on. Errors:
+        ///  `XPBD_RESULT_NULL_POINTER`, `XPBD_RESULT_INVALID_ARGUMENT` (the mesh encloses no volume: open,
+        ///  inconsistently wound, or torn; the message counts the open edges), `XPBD_RESULT_INVALID_ID`,
+        ///  `XPBD_RESULT_WORLD_POISONED`; nothing written on error. Thread-safe; waits while the world steps.
+        ///
+        ///  # Safety
+        ///  `out_m3` is writable.
+        /// </summary>
+        [DllImport(__DllName, EntryPoint = "xpbd_cloth_get_volume", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        public static extern XpbdResult xpbd_cloth_get_volume(XpbdClothId cloth, float* out_m3);
 
         /// <summary>
         ///  Move the whole cloth by a rigid transform between steps, without adding velocity: every vertex
@@ -2038,6 +2135,60 @@ namespace Xpbd.Native
         ///  Range: 1..=16. Default: 1.
         /// </summary>
         public uint step_interval;
+        /// <summary>
+        ///  Render vertices (and simulation particles) reserved for cuts: a cut duplicates the vertices
+        ///  along the torn edge, and every buffer that grows with them is sized once, at creation, for
+        ///  this many more, so neither the step nor the engine's vertex buffers reallocate. When they
+        ///  are used up the cloth stops tearing (`xpbd_cloth_tear` returns
+        ///  `XPBD_RESULT_CAPACITY_EXCEEDED`). About the vertex count of the longest tears you expect: a
+        ///  cut across a grid of n columns needs about 2n. Engines allocate their vertex buffers for
+        ///  `vertex_count + max_extra_vertices`.
+        ///
+        ///  Range: 0..=268435456 (0 = the cloth cannot tear). Default: 0.
+        /// </summary>
+        public uint max_extra_vertices;
+        /// <summary>
+        ///  Tearing: an edge still longer than (1 + tear_strain) times its rest length after a step's
+        ///  substeps and the strain limit (`max_stretch`) tears: the cloth opens across the edge at one
+        ///  of its ends (the particle there is split between the edge's two triangles and the rest of
+        ///  its triangles), the more strained edges first. Only for a cloth created with
+        ///  `max_extra_vertices` &gt; 0. Above the strain the cloth reaches in normal use (`max_stretch` -
+        ///  1 and impacts): 0.3-1 for fabric that rips when yanked, more for one that only tears when
+        ///  cut.
+        ///
+        ///  Range: 0 (= never tears) or 0.001 &lt;= eps_t &lt;= 1000. Default: 0 (= never tears).
+        /// </summary>
+        public float tear_strain;
+        /// <summary>
+        ///  At most this many over-strained edges tear in one step (the most strained first), which
+        ///  bounds a step's work; the rest tear in the steps after if they stay over `tear_strain`. The
+        ///  default lets a fast sphere punch through a flag in one or two steps; raise it for explosions
+        ///  that should shred a cloth at once.
+        ///
+        ///  Range: 1..=1048576. Default: 64.
+        /// </summary>
+        public uint tear_max_per_step;
+        /// <summary>
+        ///  Closed cloth (balloons, cushions, inflatables): the volume the cloth encloses is held at
+        ///  `pressure` times its rest volume by one XPBD constraint C = V - p*V0 (Mueller et al. 2007,
+        ///  sec. 4.4, in XPBD form), projected after the stretch sweeps of every iteration. Only for a
+        ///  closed, consistently wound mesh (`closed` in the mesh report): otherwise
+        ///  `xpbd_cloth_set_params` and `xpbd_cloth_create` return `XPBD_RESULT_INVALID_ARGUMENT`. A
+        ///  tear opens the cloth and sets it back to 0 (it leaks). 1 keeps a ball or cushion at its
+        ///  modelled volume under load; above 1 inflates it as far as its stretch compliance and
+        ///  `max_stretch` allow (set `max_stretch` to 0 for a balloon).
+        ///
+        ///  Range: 0 (= off) or 0.001 &lt;= p &lt;= 1000. Default: 0 (= off).
+        /// </summary>
+        public float pressure;
+        /// <summary>
+        ///  Compliance alpha of the volume constraint: 0 holds the volume exactly; larger values let the
+        ///  enclosed air compress (a squeeze of force F over area A changes the volume by about
+        ///  alpha*F/A). 0 for a taut ball; 1e-6 to 1e-4 for a soft cushion of about a litre.
+        ///
+        ///  Unit: m^3/Pa. Range: 0 &lt;= m^3/Pa &lt;= 1e20. Default: 0.
+        /// </summary>
+        public float volume_compliance;
     }
 
     /// <summary>
@@ -2412,6 +2563,48 @@ namespace Xpbd.Native
         ///  Range: 1..=16. Default: 1.
         /// </summary>
         public uint step_interval;
+        /// <summary>
+        ///  Tearing: an edge still longer than (1 + tear_strain) times its rest length after a step's
+        ///  substeps and the strain limit (`max_stretch`) tears: the cloth opens across the edge at one
+        ///  of its ends (the particle there is split between the edge's two triangles and the rest of
+        ///  its triangles), the more strained edges first. Only for a cloth created with
+        ///  `max_extra_vertices` &gt; 0. Above the strain the cloth reaches in normal use (`max_stretch` -
+        ///  1 and impacts): 0.3-1 for fabric that rips when yanked, more for one that only tears when
+        ///  cut.
+        ///
+        ///  Range: 0 (= never tears) or 0.001 &lt;= eps_t &lt;= 1000. Default: 0 (= never tears).
+        /// </summary>
+        public float tear_strain;
+        /// <summary>
+        ///  At most this many over-strained edges tear in one step (the most strained first), which
+        ///  bounds a step's work; the rest tear in the steps after if they stay over `tear_strain`. The
+        ///  default lets a fast sphere punch through a flag in one or two steps; raise it for explosions
+        ///  that should shred a cloth at once.
+        ///
+        ///  Range: 1..=1048576. Default: 64.
+        /// </summary>
+        public uint tear_max_per_step;
+        /// <summary>
+        ///  Closed cloth (balloons, cushions, inflatables): the volume the cloth encloses is held at
+        ///  `pressure` times its rest volume by one XPBD constraint C = V - p*V0 (Mueller et al. 2007,
+        ///  sec. 4.4, in XPBD form), projected after the stretch sweeps of every iteration. Only for a
+        ///  closed, consistently wound mesh (`closed` in the mesh report): otherwise
+        ///  `xpbd_cloth_set_params` and `xpbd_cloth_create` return `XPBD_RESULT_INVALID_ARGUMENT`. A
+        ///  tear opens the cloth and sets it back to 0 (it leaks). 1 keeps a ball or cushion at its
+        ///  modelled volume under load; above 1 inflates it as far as its stretch compliance and
+        ///  `max_stretch` allow (set `max_stretch` to 0 for a balloon).
+        ///
+        ///  Range: 0 (= off) or 0.001 &lt;= p &lt;= 1000. Default: 0 (= off).
+        /// </summary>
+        public float pressure;
+        /// <summary>
+        ///  Compliance alpha of the volume constraint: 0 holds the volume exactly; larger values let the
+        ///  enclosed air compress (a squeeze of force F over area A changes the volume by about
+        ///  alpha*F/A). 0 for a taut ball; 1e-6 to 1e-4 for a soft cushion of about a litre.
+        ///
+        ///  Unit: m^3/Pa. Range: 0 &lt;= m^3/Pa &lt;= 1e20. Default: 0.
+        /// </summary>
+        public float volume_compliance;
     }
 
     /// <summary>
@@ -2633,8 +2826,8 @@ namespace Xpbd.Native
 
     /// <summary>
     ///  What the library made of a cloth's render mesh at creation (counts after welding), and its
-    ///  mass. Nothing here changes after creation except `total_mass`, which follows material and
-    ///  mass changes.
+    ///  mass. `total_mass` follows material and mass changes; a tearable cloth's counts (vertices,
+    ///  particles, edges, boundary edges, hinges) and `closed` follow its cuts.
     /// </summary>
     [StructLayout(LayoutKind.Sequential)]
     public unsafe partial struct XpbdMeshReport
@@ -2700,6 +2893,12 @@ namespace Xpbd.Native
         ///  inverse mass 0 are infinitely heavy and not counted).
         /// </summary>
         public float total_mass;
+        /// <summary>
+        ///  1 when the simulated triangles enclose a volume (no boundary or non-manifold edge, every edge
+        ///  run in opposite directions by its two triangles): `pressure` may be set and
+        ///  `xpbd_cloth_get_volume` answers. 0 for an open mesh, and after a tear.
+        /// </summary>
+        public uint closed;
     }
 
     /// <summary>
@@ -2932,6 +3131,11 @@ namespace Xpbd.Native
         ///  or `max_stretch` can remove (grab with `xpbd_cloth_grab` instead). 0 with `enable_tethers` off.
         /// </summary>
         public float pin_strain;
+        /// <summary>
+        ///  Edges cut by the last step's tearing (`tear_strain`): each over-strained edge that tore
+        ///  opened the cloth across it, cutting one or two edges at one of its ends; 0 without tearing.
+        /// </summary>
+        public uint torn_edges_last_step;
     }
 
     /// <summary>
@@ -3088,7 +3292,8 @@ namespace Xpbd.Native
         WorldPoisoned = 8,
         /// <summary>
         ///  Too many objects alive at once: 65 536 worlds, or 16 384 cloths, 32 768 colliders, 16 384
-        ///  render proxies or 256 mesh shapes in one world.
+        ///  render proxies or 256 mesh shapes in one world; or a cut needs more vertices than are left
+        ///  of the cloth's `max_extra_vertices`.
         /// </summary>
         CapacityExceeded = 9,
         /// <summary>

@@ -58,16 +58,19 @@ namespace Xpbd
                 XpbdLibrary.Check(NativeMethods.xpbd_cloth_create(world.Id, &desc, &cloth));
             }
             Adopt(cloth.id);
-            VertexCount = vertexCount;
+            createdVertexCount = vertexCount;
+            MaxExtraVertices = (int)desc.max_extra_vertices;
             GC.KeepAlive(world);
         }
 
-        // An instance: a native cloth already created (xpbd_cloth_create_instance) with this many vertices.
-        XpbdCloth(XpbdWorld world, XpbdClothId id, int vertexCount)
+        // An instance: a native cloth already created (xpbd_cloth_create_instance) with this many
+        // vertices as created and this many reserved for cuts.
+        XpbdCloth(XpbdWorld world, XpbdClothId id, int vertexCount, int maxExtraVertices)
         {
             this.world = world;
             Adopt(id.id);
-            VertexCount = vertexCount;
+            createdVertexCount = vertexCount;
+            MaxExtraVertices = maxExtraVertices;
         }
 
         /// <summary>
@@ -81,7 +84,7 @@ namespace Xpbd
             XpbdClothId instance;
             XpbdLibrary.Check(NativeMethods.xpbd_cloth_create_instance(Id, &instance));
             GC.KeepAlive(this);
-            return new XpbdCloth(world, instance, VertexCount);
+            return new XpbdCloth(world, instance, createdVertexCount, MaxExtraVertices);
         }
 
         /// <summary>
@@ -131,8 +134,123 @@ namespace Xpbd
         /// <summary>The native id (for the raw layer).</summary>
         public XpbdClothId Id { get { return new XpbdClothId { id = LiveId() }; } }
 
-        /// <summary>Render vertices (the count every read and <c>float[3*VertexCount]</c> buffer needs).</summary>
-        public int VertexCount { get; private set; }
+        readonly int createdVertexCount;
+
+        /// <summary>
+        /// Render vertices now (the count every read and <c>float[3*VertexCount]</c> buffer needs).
+        /// A tearable cloth (<see cref="MaxExtraVertices"/> &gt; 0) gains vertices as it tears: this
+        /// asks the library each time (<see cref="RenderCounts"/>); otherwise it is the count the
+        /// cloth was created with.
+        /// </summary>
+        public int VertexCount
+        {
+            get { return MaxExtraVertices > 0 ? RenderCounts.VertexCount : createdVertexCount; }
+        }
+
+        /// <summary>
+        /// Render vertices reserved for cuts when the cloth was created (<c>max_extra_vertices</c>); 0:
+        /// it cannot tear. Size engine vertex buffers for <c>VertexCount + MaxExtraVertices</c> once.
+        /// </summary>
+        public int MaxExtraVertices { get; private set; }
+
+        /// <summary>
+        /// The render mesh's vertex and triangle counts and its topology version
+        /// (xpbd_cloth_get_render_counts): when the version changes, read
+        /// <see cref="ReadIndices(uint[])"/> and <see cref="ReadVertexSources(uint[])"/> again and
+        /// rebuild the engine mesh. Never waits for a step.
+        /// </summary>
+        public XpbdRenderCounts RenderCounts
+        {
+            get
+            {
+                uint vertices, triangles, version;
+                XpbdLibrary.Check(NativeMethods.xpbd_cloth_get_render_counts(Id, &vertices, &triangles, &version));
+                GC.KeepAlive(this);
+                return new XpbdRenderCounts((int)vertices, (int)triangles, (int)version);
+            }
+        }
+
+        /// <summary>
+        /// Cut the edge between render vertices <paramref name="a"/> and <paramref name="b"/> now
+        /// (xpbd_cloth_tear): the triangles sharing it are separated, vertices split where the mesh
+        /// comes apart. Returns whether the mesh changed (false: the edge was already cut or is on the
+        /// border). Throws <see cref="XpbdInvalidArgumentException"/> (cannot tear, a vertex out of
+        /// range, not an edge) or <see cref="XpbdCapacityExceededException"/> (out of
+        /// <see cref="MaxExtraVertices"/>), changing nothing.
+        /// </summary>
+        public bool Tear(uint a, uint b)
+        {
+            int before = RenderCounts.TopologyVersion;
+            XpbdLibrary.Check(NativeMethods.xpbd_cloth_tear(Id, a, b));
+            GC.KeepAlive(this);
+            return RenderCounts.TopologyVersion != before;
+        }
+
+        /// <summary>
+        /// Copy the render triangles into <paramref name="destination"/>, <c>uint[3*TriangleCount]</c>
+        /// render vertex indices (xpbd_cloth_read_indices): the indices as created, with the vertices
+        /// cuts added where the cloth tore.
+        /// </summary>
+        public void ReadIndices(uint[] destination)
+        {
+            if (destination == null) throw new ArgumentNullException("destination");
+            if (destination.Length % 3 != 0)
+            {
+                throw new XpbdBufferSizeMismatchException("destination: " + destination.Length + " indices are not a whole number of triangles");
+            }
+            fixed (uint* p = destination)
+            {
+                XpbdLibrary.Check(NativeMethods.xpbd_cloth_read_indices(Id, p, (uint)(destination.Length / 3)));
+            }
+            GC.KeepAlive(this);
+        }
+
+        /// <summary>
+        /// Copy each render vertex's source, the vertex as created it was split from (itself for a
+        /// vertex as created), into <paramref name="destination"/>, <c>uint[VertexCount]</c>
+        /// (xpbd_cloth_read_vertex_sources): copy UVs and colours of a new vertex from its source.
+        /// </summary>
+        public void ReadVertexSources(uint[] destination)
+        {
+            if (destination == null) throw new ArgumentNullException("destination");
+            ReadVertexSources(destination, destination.Length);
+        }
+
+        /// <summary>
+        /// <see cref="ReadVertexSources(uint[])"/> into the first <paramref name="vertexCount"/>
+        /// entries of <paramref name="destination"/> (an array sized once for
+        /// <c>VertexCount + MaxExtraVertices</c>); <paramref name="vertexCount"/> must be the current
+        /// <see cref="VertexCount"/>.
+        /// </summary>
+        public void ReadVertexSources(uint[] destination, int vertexCount)
+        {
+            if (destination == null) throw new ArgumentNullException("destination");
+            if (vertexCount < 0 || vertexCount > destination.Length)
+            {
+                throw new XpbdBufferSizeMismatchException("destination: " + destination.Length + " entries for " + vertexCount + " vertices");
+            }
+            fixed (uint* p = destination)
+            {
+                XpbdLibrary.Check(NativeMethods.xpbd_cloth_read_vertex_sources(Id, p, (uint)vertexCount));
+            }
+            GC.KeepAlive(this);
+        }
+
+        /// <summary>
+        /// The volume the cloth encloses now in m³ (xpbd_cloth_get_volume), for a closed cloth
+        /// (<c>closed</c> in <see cref="GetMeshReport"/>); throws <see cref="XpbdInvalidArgumentException"/>
+        /// for an open or torn one.
+        /// </summary>
+        public float Volume
+        {
+            get
+            {
+                float volume;
+                XpbdLibrary.Check(NativeMethods.xpbd_cloth_get_volume(Id, &volume));
+                GC.KeepAlive(this);
+                return volume;
+            }
+        }
 
         /// <summary>True once this cloth or its world was disposed.</summary>
         public override bool IsDisposed { get { return base.IsDisposed || world.IsDisposed; } }
@@ -775,7 +893,7 @@ namespace Xpbd
             return NativeMethods.xpbd_default_cloth_material();
         }
 
-        /// <summary>Bytes of a snapshot of the current state (changes when the pinned vertices change).</summary>
+        /// <summary>Bytes of a snapshot of the current state (changes when the pinned vertices change or the cloth tears).</summary>
         public int StateSize
         {
             get

@@ -5,8 +5,8 @@
 //! current numbers: docs/performance.md.
 //!
 //! `cargo run --release --example bench [-- --steps N] [-- --only 32|64|128|tablecloth] [-- --svg FILE]`
-//! (`--svg`: the 10-substep rows as a bar chart, `plot.rs`; `--table render-proxy|level-of-detail`:
-//! just that table)
+//! (`--svg`: the 10-substep rows as a bar chart, `plot.rs`; `--table NAME`: just that table,
+//! `--table tearing` the tearing and pressure table)
 //!
 //! `-- --only SCENE --row reference|anchor|colour [--substeps N] [--threads T]` steps just that one
 //! configuration `--steps` times without timing or warm-up, for an instruction count that does not
@@ -29,7 +29,8 @@
 //! and a read idle, during an asynchronous step, and a call that waits for the step. These rows run without self-collision; a last table times the 64²
 //! grid and the tablecloth with self-collision off and on (radius half the mean edge
 //! length, as recommended), one thread, 10 substeps, with the candidate pairs and contacts of the
-//! last step.
+//! last step. With the 64² grid, a table (`tearing.rs`) times tearing and pressure against the same
+//! scenes without them.
 //!
 //! Projections are counted as docs/performance.md defines them: constraints × substeps ×
 //! iterations, the constraints being hinges + edges + tethers. The solver's second stretch sweep
@@ -61,6 +62,8 @@ macro_rules! out {
         writeln!(std::io::stdout(), $($arg)*).map_err(|e| format!("writing to standard output: {e}"))
     }};
 }
+
+mod tearing;
 
 const DT: f32 = 1.0 / 60.0;
 const GRAVITY: [f32; 3] = [0.0, -9.81, 0.0];
@@ -150,9 +153,9 @@ fn command() -> Command {
             Arg::new("table")
                 .long("table")
                 .value_name("TABLE")
-                .value_parser(["reads", "edits", "skeleton", "render-proxy", "level-of-detail", "strain-limit"])
+                .value_parser(["reads", "edits", "skeleton", "render-proxy", "level-of-detail", "strain-limit", "tearing"])
                 .conflicts_with_all(["row", "svg"])
-                .help("Only one table: render reads during asynchronous steps and advances, pin and grab edits, a shared skeleton's cost, render proxies, level of detail, or the strain limit (of the --only scene or all)"),
+                .help("Only one table: render reads during asynchronous steps and advances, pin and grab edits, a shared skeleton's cost, render proxies, level of detail, the strain limit (of the --only scene or all), or tearing and pressure"),
         )
         .arg(
             Arg::new("svg")
@@ -1249,6 +1252,7 @@ fn run(args: &ArgMatches) -> Result<(), String> {
             "render-proxy" => render_proxy_cost(steps),
             "level-of-detail" => level_of_detail_cost(steps),
             "strain-limit" => strain_limit_cost(&scenes, steps),
+            "tearing" => tearing::tearing_and_pressure_cost(steps, std::thread::available_parallelism().map_or(1, |n| n.get()) as u32),
             _ => skeleton_cost(steps),
         };
     }
@@ -1331,6 +1335,9 @@ fn run(args: &ArgMatches) -> Result<(), String> {
     character_cost(steps)?;
     render_proxy_cost(steps)?;
     level_of_detail_cost(steps)?;
+    if scenes.iter().any(|s| s.key == "64") {
+        tearing::tearing_and_pressure_cost(steps, cores)?;
+    }
     let with_self_collision: Vec<&Scene> = scenes.iter().filter(|s| s.key == "64" || s.key == "tablecloth").collect();
     if with_self_collision.is_empty() {
         return Ok(());

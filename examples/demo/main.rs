@@ -3,7 +3,8 @@
 //! `cargo run --release --example demo` runs the bundled scenes: a tablecloth falling onto a table
 //! (table.obj, a mesh collider), a flag pinned to a pole in gusty wind, a cloth dropped over a cow
 //! (spot.obj, a mesh collider), and a character of capsules that walks, runs, snap-turns and
-//! respawns in a skinned skirt and cape. For each it prints a report (sizes, speed, residuals or
+//! respawns in a skinned skirt and cape, a tearable flag that a ball flies through, and a beach
+//! ball inflated and dropped onto the table. For each it prints a report (sizes, speed, residuals or
 //! the character's limits, strain, penetration) and writes into `out/`: `<scene>.png` (contact sheet of 8 frames),
 //! `<scene>.gif` (animation, real time) and `<scene>_final.obj` (the last frame, for Blender).
 //! `--obj FILE` drops any triangle mesh onto a ball instead. `--scene features` writes the pictures
@@ -32,7 +33,7 @@ fn command() -> Command {
         .arg(
             Arg::new("scene")
                 .long("scene")
-                .value_parser(["all", "tablecloth", "flag", "cow", "character", "features"])
+                .value_parser(["all", "tablecloth", "flag", "cow", "character", "features", "torn_flag", "beach_ball"])
                 .default_value("all")
                 .help("Built-in scene to run; features: the pictures of render proxies, debug lines and level of detail (not in all)"),
         )
@@ -115,7 +116,13 @@ fn run(args: &ArgMatches) -> Result<(), String> {
         }
         None => {
             let chosen = args.get_one::<String>("scene").expect("has a default").as_str();
-            let all = [("tablecloth", scene::tablecloth as fn() -> scene::Scene), ("flag", scene::flag), ("cow", scene::cow)];
+            let all = [
+                ("tablecloth", scene::tablecloth as fn() -> scene::Scene),
+                ("flag", scene::flag),
+                ("cow", scene::cow),
+                ("torn_flag", scene::torn_flag),
+                ("beach_ball", scene::beach_ball),
+            ];
             for (name, make) in all {
                 if chosen == "all" || chosen == name {
                     let s = make();

@@ -28,6 +28,8 @@ pub struct Report {
     pub registered_colliders: usize,
     pub render_seconds: f64,
     pub wall_seconds: f64,
+    /// Further lines of the scene's own (tearing, volume), each starting with its 14-character label.
+    pub notes: Vec<String>,
     pub outputs: Vec<PathBuf>,
 }
 
@@ -109,6 +111,9 @@ impl Report {
             1e3 * self.peak_penetration,
             self.colliders
         )?;
+        for note in &self.notes {
+            writeln!(out, "  {note}")?;
+        }
         let outputs: Vec<String> = self.outputs.iter().map(|p| shown(p)).collect();
         writeln!(out, "  wrote         {}", outputs.join(", "))
     }

@@ -6,7 +6,7 @@ use std::f32::consts::{FRAC_PI_2, TAU};
 use std::path::PathBuf;
 use std::sync::Arc;
 use glam::{Affine3A, Quat, Vec3};
-use xpbd_cloth::{ClothParams, ColliderDesc, Material, MeshShape, MeshShapeDesc, Pose, World};
+use xpbd_cloth::{ClothParams, ColliderDesc, ColliderHandle, Material, MeshShape, MeshShapeDesc, Pose, World};
 
 /// Fixed frame step [s]: a 60 Hz game.
 pub const FRAME_DT: f32 = 1.0 / 60.0;
@@ -124,6 +124,31 @@ pub enum PinRule {
     None,
     /// Every vertex within 0.1 mm of the smallest x (the flag's hoist edge).
     MinX,
+    /// Every vertex within 0.1 mm of the largest y (a ball's valve, which it hangs from).
+    MaxY,
+}
+
+/// What a scene does besides stepping in its wind.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Script {
+    /// The scene's collider number `collider` (a ball) waits at `start` until frame `launch`, then
+    /// flies at `velocity` [m/s].
+    Throw { collider: usize, start: Vec3, velocity: Vec3, launch: u32 },
+    /// The cloth's pressure is raised linearly from `from` to `to` over frames 0..`frames`, and
+    /// its pins let go at frame `release`.
+    Inflate { from: f32, to: f32, frames: u32, release: u32 },
+}
+
+impl Script {
+    /// Where a thrown ball is after frame `frame` [m].
+    pub fn ball_at(start: Vec3, velocity: Vec3, launch: u32, frame: u32) -> Vec3 {
+        start + velocity * (frame.saturating_sub(launch) as f32 * FRAME_DT)
+    }
+
+    /// The pressure during frame `frame` of an inflation from `from` to `to` over `frames`.
+    pub fn pressure_at(from: f32, to: f32, frames: u32, frame: u32) -> f32 {
+        from + (to - from) * (frame as f32 / frames.max(1) as f32).min(1.0)
+    }
 }
 
 /// Everything a run needs besides the command-line options.
@@ -143,6 +168,9 @@ pub struct Scene {
     pub camera: CameraSpec,
     /// Cloth colour (front face; the back face is a darker shade of it), sRGB.
     pub cloth_rgb: [u8; 3],
+    /// Render vertices cuts may add (`ClothDesc::max_extra_vertices`; 0: the cloth cannot tear).
+    pub max_extra_vertices: u32,
+    pub script: Option<Script>,
 }
 
 /// Path of a bundled data file (the demo can run from any working directory).
@@ -193,6 +221,8 @@ pub fn tablecloth() -> Scene {
             fov_y: 40f32.to_radians(),
         },
         cloth_rgb: [196, 64, 56],
+        max_extra_vertices: 0,
+        script: None,
     }
 }
 
@@ -235,6 +265,8 @@ pub fn flag() -> Scene {
             fov_y: 40f32.to_radians(),
         },
         cloth_rgb: [40, 92, 170],
+        max_extra_vertices: 0,
+        script: None,
     }
 }
 
@@ -266,6 +298,8 @@ pub fn drop_onto_ball(mesh_path: PathBuf, lo: Vec3, hi: Vec3) -> Scene {
         frames: 120,
         camera: CameraSpec::framing(view_lo, hi, Vec3::new(-0.6, 0.6, 1.0)),
         cloth_rgb: [214, 170, 60],
+        max_extra_vertices: 0,
+        script: None,
     }
 }
 
@@ -318,8 +352,63 @@ pub fn cow() -> Scene {
             fov_y: 40f32.to_radians(),
         },
         cloth_rgb: [70, 140, 90],
+        max_extra_vertices: 0,
+        script: None,
     }
 }
+
+/// The flag in its wind, tearable: after a second a ball of 12 cm flies through it at 15 m/s and
+/// tears a hole (the cloth splits where an edge stretches past the tear strain; docs/design.md,
+/// "Tearing").
+pub fn torn_flag() -> Scene {
+    let flag = flag();
+    let start = Vec3::new(0.62, 2.0, -1.2);
+    let mut colliders = flag.colliders.clone();
+    colliders.push(DemoCollider { shape: DemoShape::Sphere { center: start, radius: 0.12 }, friction: 0.3 });
+    Scene {
+        name: "torn_flag".into(),
+        colliders,
+        params: ClothParams { tear_strain: Some(TORN_FLAG_TEAR_STRAIN), ..flag.params },
+        frames: 150,
+        cloth_rgb: [200, 150, 40],
+        max_extra_vertices: 2000,
+        script: Some(Script::Throw { collider: 2, start, velocity: Vec3::Z * 15.0, launch: 60 }),
+        ..flag
+    }
+}
+
+/// Strain at which the torn flag's edges tear [-].
+const TORN_FLAG_TEAR_STRAIN: f32 = 0.3;
+
+/// A beach ball (the bundled sphere, 20 cm radius) hanging from its valve over the table,
+/// inflated from a third of its volume to full, then let go onto the table (pressure: one volume
+/// constraint over the closed cloth; docs/design.md, "Pressure").
+pub fn beach_ball() -> Scene {
+    let table = tablecloth();
+    Scene {
+        name: "beach_ball".into(),
+        mesh_path: data_file("sphere.obj"),
+        placement: Affine3A::from_scale_rotation_translation(Vec3::splat(BALL_RADIUS), Quat::IDENTITY, Vec3::new(0.0, 1.4, 0.0)),
+        pins: PinRule::MaxY,
+        colliders: table.colliders,
+        contact_thickness: 0.003,
+        params: ClothParams { pressure: Some(0.3), deformation_damping: 0.1, ..ClothParams::default() },
+        wind: None,
+        frames: 240,
+        camera: CameraSpec {
+            target: Vec3::new(0.0, 1.15, 0.0),
+            direction: Vec3::new(-0.75, 0.45, 1.0),
+            distance: 1.9,
+            fov_y: 40f32.to_radians(),
+        },
+        cloth_rgb: [230, 60, 120],
+        max_extra_vertices: 0,
+        script: Some(Script::Inflate { from: 0.3, to: 1.0, frames: 60, release: 90 }),
+    }
+}
+
+/// The beach ball's radius [m] (data/sphere.obj is a unit sphere).
+const BALL_RADIUS: f32 = 0.2;
 
 fn box_collider(center: Vec3, half_extents: Vec3) -> DemoCollider {
     DemoCollider { shape: DemoShape::Box { center, half_extents }, friction: 0.5 }
@@ -329,8 +418,9 @@ fn box_collider(center: Vec3, half_extents: Vec3) -> DemoCollider {
 const BOX_EDGE_ROUNDING: f32 = 0.01;
 
 /// Register the scene's colliders with the world: the one place where the demo hands colliders
-/// to the library. Returns how many the world now simulates.
-pub fn add_colliders(world: &mut World, scene: &Scene) -> Result<usize, String> {
+/// to the library. Returns their handles, in the scene's order.
+pub fn add_colliders(world: &mut World, scene: &Scene) -> Result<Vec<ColliderHandle>, String> {
+    let mut handles = Vec::with_capacity(scene.colliders.len());
     for c in &scene.colliders {
         // The demo places and sizes its colliders from the mesh (`--obj`): say so, since the user
         // never gave these values.
@@ -343,9 +433,9 @@ pub fn add_colliders(world: &mut World, scene: &Scene) -> Result<usize, String> 
             }
             _ => c.clone().to_collider_desc(),
         };
-        world.add_collider(&desc).map_err(rejected)?;
+        handles.push(world.add_collider(&desc).map_err(rejected)?);
     }
-    Ok(world.collider_count())
+    Ok(handles)
 }
 
 impl DemoCollider {

@@ -29,8 +29,12 @@ impl Cloth {
     /// Validate `desc` and build the cloth. Errors: every [`ClothError`] mesh variant, with the
     /// offending vertex or triangle; `InvalidParameter` for descriptor fields.
     pub(crate) fn new(desc: &ClothDesc) -> Result<Cloth, ClothError> {
-        desc.params.validate()?;
+        desc.validate()?;
         let model = ClothModel::build(desc)?;
+        if let (Some(p), false) = (desc.params.pressure, model.closed) {
+            let closure = super::pressure::closure(&model.triangles);
+            return Err(ClothError::NotClosed { field: "pressure", value: p, closure });
+        }
         let n = model.particle_count();
         let state = ClothState::at_rest(&model.rest);
         // The layout needs the anchors (particles given inverse mass 0), the compliances the layout.
@@ -58,6 +62,10 @@ impl Cloth {
         if desc.params.self_collision {
             cloth.scratch.self_collision.prepare(n); // allocate outside the step
         }
+        if desc.params.pressure.is_some() {
+            cloth.scratch.volume.fit(n);
+        }
+        cloth.reserve_for_tearing();
         cloth.update_normals(false);
         cloth.reset_interpolation();
         Ok(cloth)
@@ -70,6 +78,9 @@ impl Cloth {
     pub fn set_params(&mut self, params: ClothParams) -> Result<(), ClothError> {
         let _change = self.begin_change();
         params.validate()?;
+        if let Some(p) = params.pressure {
+            self.check_closed("pressure", p)?;
+        }
         if !self.config.derives_the_same(&params) {
             // The compliances and limits are stored in the layout's order: the pending one first.
             self.settle_layout();
@@ -89,9 +100,13 @@ impl Cloth {
         if params.self_collision {
             self.scratch.self_collision.prepare(self.model.particle_count()); // allocate outside the step
         }
+        if params.pressure.is_some() {
+            self.scratch.volume.fit(self.model.particle_count());
+        }
         if tethers_changed {
             self.relayout(1);
         }
+        self.reserve_for_tearing();
         Ok(())
     }
 
@@ -100,5 +115,6 @@ impl Cloth {
         self.scratch.relayout(&self.layout, &layout);
         self.layout = Arc::new(layout);
         self.config.derive_compliances(&self.model, &self.layout);
+        self.reserve_for_tearing();
     }
 }

@@ -13,7 +13,7 @@ mod table;
 #[cfg(test)]
 mod table_tests;
 
-pub use generated::{ClothParams, DEFAULT_WELD_TOLERANCE};
+pub use generated::{ClothParams, DEFAULT_MAX_EXTRA_VERTICES, DEFAULT_WELD_TOLERANCE};
 pub use table::{MAX_STEP_INTERVAL, MAX_SUBSTEPS};
 
 use super::guard::UnstableRecovery;
@@ -62,6 +62,9 @@ pub struct ClothDesc<'a> {
     /// Vertices closer than this \[m\] become one particle (engines split vertices at UV seams).
     /// Range and default: [`DEFAULT_WELD_TOLERANCE`].
     pub weld_tolerance: f32,
+    /// Render vertices (and particles) reserved for cuts; 0 (the default): the cloth cannot tear.
+    /// Range and meaning: [`DEFAULT_MAX_EXTRA_VERTICES`] (see [`crate::cloth::tear`]).
+    pub max_extra_vertices: u32,
     /// Settings that can also change later.
     pub params: ClothParams,
 }
@@ -75,6 +78,7 @@ impl<'a> ClothDesc<'a> {
             lines: &[],
             inverse_masses: None,
             weld_tolerance: DEFAULT_WELD_TOLERANCE,
+            max_extra_vertices: DEFAULT_MAX_EXTRA_VERTICES,
             params: ClothParams::default(),
         }
     }

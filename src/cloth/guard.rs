@@ -70,6 +70,26 @@ impl Guard {
 }
 
 impl Guard {
+    /// Room for `particles` particles' good state.
+    pub fn reserve(&mut self, particles: usize) {
+        self.good_x.reserve(particles.saturating_sub(self.good_x.len()));
+        self.good_v.reserve(particles.saturating_sub(self.good_v.len()));
+    }
+
+    /// Only the first `particles` particles' good state.
+    pub fn truncate(&mut self, particles: usize) {
+        self.good_x.truncate(particles);
+        self.good_v.truncate(particles);
+    }
+
+    /// The good state of particles added by a cut: each that of its `parents` entry.
+    pub fn grow(&mut self, parents: &[u32]) {
+        for &p in parents {
+            self.good_x.push(self.good_x[p as usize]);
+            self.good_v.push(self.good_v[p as usize]);
+        }
+    }
+
     /// Forget the recorded failures (an instance starts with a clear status).
     pub fn clear_status(&mut self) {
         self.status = ClothStatus::default();

@@ -20,6 +20,7 @@ mod mass;
 pub(crate) mod model;
 pub(crate) mod normals;
 mod output;
+pub mod pressure;
 pub(crate) mod reads;
 pub(crate) mod pins;
 mod ramp;
@@ -30,6 +31,7 @@ pub(crate) mod scratch;
 mod sleep;
 pub mod skin;
 pub mod snapshot;
+pub mod tear;
 pub(crate) mod state;
 mod state_hash;
 mod teleport;
@@ -38,13 +40,15 @@ pub use create::DEFAULT_CONSTRAINT_COLOURING;
 pub use relayout::{BACKGROUND_MIN_CONSTRAINTS, LAYOUT_DELAY_STEPS};
 pub use frame::VertexLayout;
 pub use grabs::MAX_GRAB_STIFFNESS;
-pub use desc::{ClothDesc, ClothParams, DEFAULT_SELF_COLLISION, DEFAULT_WELD_TOLERANCE, MAX_STEP_INTERVAL, MAX_SUBSTEPS};
+pub use desc::{ClothDesc, ClothParams, DEFAULT_MAX_EXTRA_VERTICES, DEFAULT_SELF_COLLISION, DEFAULT_WELD_TOLERANCE, MAX_STEP_INTERVAL, MAX_SUBSTEPS};
 pub use guard::{ClothStatus, Instability, InstabilityKind, UnstableRecovery};
 pub use inspect::{BendingView, StretchView, TetherView};
 pub use model::{ClothModel, ISOLATED_PARTICLE_MASS};
 pub use output::Energy;
 pub use reads::ClothReads;
 pub use snapshot::{SNAPSHOT_VERSION, SnapshotProblem};
+pub use tear::RenderCounts;
+pub use pressure::Closure;
 pub use teleport::MAX_TELEPORT_TRANSLATION;
 
 use crate::constraints::layout::ConstraintLayout;
@@ -88,6 +92,9 @@ pub struct MeshInfo {
     /// Interior edges without a bending hinge: non-manifold edges (3+ triangles) and edges whose
     /// two triangles have the same opposite corner.
     pub skipped_hinges: u32,
+    /// The simulated triangles enclose a volume (no boundary or non-manifold edge, the winding
+    /// consistent): `pressure` may be set. False after a tear.
+    pub closed: bool,
 }
 
 /// A simulated cloth. Create it through [`crate::World::add_cloth`].

@@ -44,8 +44,28 @@ pub struct ClothModel {
     pub(crate) hinge_edge_length: Vec<f32>,
     /// Each particle's triangles, for summing normals and wind forces per particle.
     pub(crate) particle_triangles: ParticleTriangles,
-    /// Identifies the mesh in snapshots (see [`super::snapshot`]).
+    /// Identifies the mesh as created in snapshots (see [`super::snapshot`]); cuts keep it.
     pub(crate) fingerprint: u64,
+    /// The render triangles in render vertex indices, as given (after cuts: the torn mesh's).
+    pub(crate) render_triangles: Vec<[u32; 3]>,
+    /// The simulated triangles enclose a volume: no boundary or non-manifold edge, every edge run
+    /// in opposite directions by its two triangles (what pressure needs, `super::pressure`).
+    pub(crate) closed: bool,
+    /// Signed volume of the rest pose \[m³\] when `closed` (negative: wound inward), else 0.
+    pub(crate) rest_volume: f32,
+    /// What a cut needs and changes (`super::tear`), for a cloth created with
+    /// `max_extra_vertices` > 0.
+    pub(crate) tear: Option<Box<super::tear::TearTopology>>,
+    /// Names the render topology (map, triangles, vertex sources): unique to this mesh as built
+    /// and renewed by every change of it ([`next_topology_stamp`]), so a copy of the reads knows
+    /// when to copy it again.
+    pub(crate) topology_stamp: u64,
+}
+
+/// A topology stamp no mesh had before (see [`ClothModel::topology_stamp`]).
+pub(crate) fn next_topology_stamp() -> u64 {
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+    NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
 }
 
 /// Whether every point of `rest` \[m\] lies within 1e-5 of the mesh's extent of the plane of the
@@ -150,9 +170,14 @@ impl ClothModel {
             inconsistent_winding_edges: repairs.inconsistent_edges,
             flipped_triangles: repairs.flipped_triangles,
             skipped_hinges: topo.non_manifold_edges + topo.two_triangle_edges - topo.hinges.len() as u32,
+            closed: false,
         };
         let (lo, hi) = rest.iter().fold((Vec3::MAX, Vec3::MIN), |(lo, hi), &p| (lo.min(p), hi.max(p)));
         let planar = is_planar(&rest, &triangles);
+        let closed = super::pressure::is_closed(&triangles);
+        let info = MeshInfo { closed, ..info };
+        let rest_volume = if closed { super::pressure::enclosed_volume(&rest, &triangles) as f32 } else { 0.0 };
+        let render_triangles: Vec<[u32; 3]> = desc.indices.chunks_exact(3).map(|t| [t[0], t[1], t[2]]).collect();
         let mut model = ClothModel {
             info,
             particle_triangles: ParticleTriangles::build(&triangles, particle_count),
@@ -178,8 +203,20 @@ impl ClothModel {
             hinge_edge_length,
             rest,
             fingerprint: 0,
+            render_triangles,
+            closed,
+            rest_volume,
+            tear: None,
+            topology_stamp: next_topology_stamp(),
         };
         model.fingerprint = model.compute_fingerprint();
+        if desc.max_extra_vertices > 0 {
+            let tear = super::tear::TearTopology::build(&model, &topo.hinge_edge, desc.max_extra_vertices);
+            model.tear = Some(Box::new(tear));
+            // The mesh as created, for replaying a snapshot's cuts on.
+            let created = std::sync::Arc::new(model.clone());
+            model.tear.as_mut().expect("set above").created = Some(created);
+        }
         Ok(model)
     }
 

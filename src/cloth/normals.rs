@@ -5,55 +5,9 @@
 //! written by exactly one task.
 
 use super::Cloth;
+pub(crate) use crate::mesh::ParticleTriangles;
 use crate::parallel::chunks_mut_in_parallel;
 use glam::{Vec3, Vec3A};
-
-/// Particle → incident triangles, compressed: the triangles of particle i are
-/// `triangle[start[i] .. start[i + 1]]`, in increasing triangle index (a triangle that names a
-/// particle twice appears twice, as it would add twice in a scatter).
-#[derive(Clone, Debug, Default)]
-pub(crate) struct ParticleTriangles {
-    /// `particle_count + 1` offsets into `triangle`.
-    start: Vec<u32>,
-    /// `3 × triangle_count` triangle indices.
-    triangle: Vec<u32>,
-}
-
-impl ParticleTriangles {
-    /// Counting sort of the triangles' corners by particle; walking the triangles in order keeps
-    /// each particle's list sorted.
-    pub fn build(triangles: &[[u32; 3]], particle_count: usize) -> Self {
-        let mut start = vec![0u32; particle_count + 1];
-        for &i in triangles.iter().flatten() {
-            start[i as usize + 1] += 1;
-        }
-        for i in 0..particle_count {
-            start[i + 1] += start[i];
-        }
-        let mut next = start.clone();
-        let mut triangle = vec![0u32; 3 * triangles.len()];
-        for (t, corners) in triangles.iter().enumerate() {
-            for &i in corners {
-                triangle[next[i as usize] as usize] = t as u32;
-                next[i as usize] += 1;
-            }
-        }
-        ParticleTriangles { start, triangle }
-    }
-
-    /// Incident triangles of particle `i`, in increasing index.
-    #[inline]
-    fn of(&self, i: usize) -> &[u32] {
-        &self.triangle[self.start[i] as usize..self.start[i + 1] as usize]
-    }
-
-    /// Σ `per_triangle[t]` over the triangles t of particle `i`, from zero in increasing t: the
-    /// bits a scatter-add over the triangles in storage order leaves in particle i.
-    #[inline]
-    pub fn sum(&self, i: usize, per_triangle: &[Vec3A]) -> Vec3A {
-        self.of(i).iter().fold(Vec3A::ZERO, |s, &t| s + per_triangle[t as usize])
-    }
-}
 
 impl Cloth {
     /// Recompute the area-weighted particle normals from the current positions; with `parallel`,

@@ -4,11 +4,10 @@
 
 use super::Cloth;
 use super::lod::Lod;
-use super::model::ClothModel;
+use super::tear::RenderCounts;
 use crate::error::{ClothError, check_range};
 use glam::Vec3;
 use std::mem::MaybeUninit;
-use std::sync::Arc;
 
 /// What the render reads see of one cloth: borrowed from the live cloth ([`Cloth::reads`]) or from
 /// the copy of it taken before a step ([`crate::SharedWorld::read`]). Every read of it returns the
@@ -38,6 +37,13 @@ pub struct ClothReads<'a> {
     time: (u32, u32),
     /// The particles' velocities at both ends of a step that spanned more than one world step.
     tangents: Option<Tangents<'a>>,
+    /// The render triangles (render vertex indices).
+    triangles: &'a [[u32; 3]],
+    /// Render vertices as created; the vertex as created of each one a cut added after them.
+    created_vertices: u32,
+    sources: &'a [u32],
+    /// Grows with every cut ([`RenderCounts::topology_version`]).
+    topology_version: u32,
 }
 
 /// The velocities \[m/s\] per particle before and after the last step, and its length \[s\]: the
@@ -137,6 +143,34 @@ impl<'a> ClothReads<'a> {
     /// Number of render vertices (the length of every render-order read).
     pub fn vertex_count(&self) -> u32 {
         self.map.len() as u32
+    }
+
+    /// As [`Cloth::render_counts`].
+    pub fn render_counts(&self) -> RenderCounts {
+        RenderCounts { vertex_count: self.map.len() as u32, triangle_count: self.triangles.len() as u32, topology_version: self.topology_version }
+    }
+
+    /// As [`Cloth::read_indices`].
+    pub fn read_indices(&self, out: &mut [[u32; 3]]) -> Result<(), ClothError> {
+        if out.len() != self.triangles.len() {
+            return Err(ClothError::BufferSizeMismatch { expected: self.triangles.len(), got: out.len() });
+        }
+        out.copy_from_slice(self.triangles);
+        Ok(())
+    }
+
+    /// As [`Cloth::read_vertex_sources`].
+    pub fn read_vertex_sources(&self, out: &mut [u32]) -> Result<(), ClothError> {
+        if out.len() != self.map.len() {
+            return Err(ClothError::BufferSizeMismatch { expected: self.map.len(), got: out.len() });
+        }
+        let created = (self.created_vertices as usize).min(out.len());
+        for (v, o) in out[..created].iter_mut().enumerate() {
+            *o = v as u32;
+        }
+        let added = out.len() - created;
+        out[created..].copy_from_slice(&self.sources[..added]);
+        Ok(())
     }
 
     /// Particle `p`'s position \[m\] as read back after the last step (`current`) or before it;
@@ -348,10 +382,17 @@ impl<'a> ClothReads<'a> {
 }
 
 /// An owned copy of what [`ClothReads`] sees of a cloth, refreshed before each step of a
-/// [`crate::SharedWorld`]; its buffers are reused from step to step.
+/// [`crate::SharedWorld`]; its buffers are reused from step to step. It holds no reference to the
+/// cloth's model, which a cut during the step changes in place.
 #[derive(Debug)]
 pub(crate) struct ReadCopy {
-    model: Arc<ClothModel>,
+    /// The render topology (copied again when its stamp changes: a cut or a restore).
+    topology_stamp: u64,
+    map: Vec<u32>,
+    triangles: Vec<[u32; 3]>,
+    created_vertices: u32,
+    sources: Vec<u32>,
+    topology_version: u32,
     x: Vec<Vec3>,
     previous_x: Vec<Vec3>,
     normals: Vec<Vec3>,
@@ -381,7 +422,12 @@ impl ReadCopy {
     /// A copy of `cloth`'s reads.
     pub fn of(cloth: &Cloth) -> ReadCopy {
         let mut copy = ReadCopy {
-            model: Arc::clone(&cloth.model),
+            topology_stamp: 0,
+            map: Vec::new(),
+            triangles: Vec::new(),
+            created_vertices: 0,
+            sources: Vec::new(),
+            topology_version: 0,
             x: Vec::new(),
             previous_x: Vec::new(),
             normals: Vec::new(),
@@ -402,8 +448,27 @@ impl ReadCopy {
 
     /// Copy `cloth`'s reads into this copy's buffers.
     pub fn refresh(&mut self, cloth: &Cloth) {
-        if !Arc::ptr_eq(&self.model, &cloth.model) {
-            self.model = Arc::clone(&cloth.model);
+        let m = &cloth.model;
+        if self.topology_stamp != m.topology_stamp {
+            self.topology_stamp = m.topology_stamp;
+            let (created, sources, version) = cloth.vertex_sources();
+            self.map.clear();
+            self.map.extend_from_slice(&m.particle_of_vertex);
+            self.triangles.clear();
+            self.triangles.extend_from_slice(&m.render_triangles);
+            self.sources.clear();
+            self.sources.extend_from_slice(sources);
+            (self.created_vertices, self.topology_version) = (created, version);
+            if let Some(t) = &m.tear {
+                // Room for every vertex the cloth may add, so that copies after cuts reuse it.
+                let vertices = t.created_vertices as usize + t.max_extra as usize;
+                self.map.reserve(vertices.saturating_sub(self.map.len()));
+                self.sources.reserve(t.max_extra as usize - self.sources.len().min(t.max_extra as usize));
+                let particles = t.created_particles as usize + t.max_extra as usize;
+                for v in [&mut self.x, &mut self.previous_x, &mut self.normals, &mut self.previous_normals] {
+                    v.reserve(particles.saturating_sub(v.len()));
+                }
+            }
         }
         copy_into(&mut self.x, &cloth.state.x);
         copy_into(&mut self.previous_x, &cloth.output.previous_x);
@@ -427,7 +492,11 @@ impl ReadCopy {
     /// The reads of the copied cloth.
     pub fn reads(&self) -> ClothReads<'_> {
         ClothReads {
-            map: &self.model.particle_of_vertex,
+            map: &self.map,
+            triangles: &self.triangles,
+            created_vertices: self.created_vertices,
+            sources: &self.sources,
+            topology_version: self.topology_version,
             x: &self.x,
             previous_x: &self.previous_x,
             normals: &self.normals,
@@ -445,8 +514,13 @@ impl Cloth {
     /// The render reads of this cloth's current state (see [`ClothReads`]).
     pub fn reads(&self) -> ClothReads<'_> {
         let (a, out) = (&self.state.animation, &self.output);
+        let (created_vertices, sources, topology_version) = self.vertex_sources();
         ClothReads {
             map: &self.model.particle_of_vertex,
+            triangles: &self.model.render_triangles,
+            created_vertices,
+            sources,
+            topology_version,
             x: &self.state.x,
             previous_x: &self.output.previous_x,
             normals: &self.output.normals,
@@ -456,6 +530,16 @@ impl Cloth {
             }),
             time: self.lod_time(),
             tangents: self.lod_tangents().map(|(previous_v, v, duration)| Tangents { previous_v, v, duration }),
+        }
+    }
+}
+
+impl Cloth {
+    /// (render vertices as created, the source of each later one, topology version).
+    fn vertex_sources(&self) -> (u32, &[u32], u32) {
+        match &self.model.tear {
+            Some(t) => (t.created_vertices, &t.vertex_source, t.version),
+            None => (self.model.particle_of_vertex.len() as u32, &[], 0),
         }
     }
 }

@@ -65,6 +65,8 @@ struct Inputs {
     /// The multipliers in `previous`' order.
     stretch_lambda: Vec<f32>,
     bend_lambda: Vec<f32>,
+    /// A tearable cloth's limits: the new layout gets their room (`cloth::tear`).
+    tear_limits: Option<super::tear::work::TearLimits>,
 }
 
 impl Inputs {
@@ -72,16 +74,23 @@ impl Inputs {
         // The layout's arithmetic in the default mode, whichever thread runs it.
         let _fp = DefaultFpEnv::enter();
         let layout = ConstraintLayout::build_after(Some(&self.previous), &self.model.constraints, &self.w, &self.x, self.options);
+        let mut layout = layout;
         let mut config = self.config.clone();
         config.derive_compliances(&self.model, &layout);
-        Relaid {
+        let mut relaid = Relaid {
             stretch_lambda: follow(&self.stretch_lambda, &self.previous.edge_creation, &layout.edge_creation),
             bend_lambda: follow(&self.bend_lambda, &self.previous.hinge_creation, &layout.hinge_creation),
             tether_lambda: vec![0.0; layout.tethers.particle.len()],
             strain_limit: StrainLimitScratch::sized(layout.stretch.edges.len(), self.w.len()),
-            layout: Arc::new(layout),
+            layout: Arc::new(Default::default()),
             config,
+        };
+        if let Some(l) = &self.tear_limits {
+            // The room a cut needs, here, where allocating is fine (not in the step that settles it).
+            super::tear::reserve_relaid(&mut layout, &mut relaid.stretch_lambda, &mut relaid.tether_lambda, &mut relaid.strain_limit, &mut relaid.config.stretch_compliance, l);
         }
+        relaid.layout = Arc::new(layout);
+        relaid
     }
 }
 
@@ -155,6 +164,7 @@ impl Clone for PendingSlot {
                 config: i.config.clone(),
                 stretch_lambda: Vec::new(),
                 bend_lambda: Vec::new(),
+                tear_limits: None,
             };
             Arc::new(PendingLayout { inputs: Arc::new(inputs), built, delivered: Mutex::new(None) })
         });
@@ -195,6 +205,7 @@ impl Cloth {
             config: self.config.limits_only(),
             stretch_lambda: self.scratch.stretch_lambda.clone(),
             bend_lambda: self.scratch.bend_lambda.clone(),
+            tear_limits: self.tear_limits(),
         };
         let pending = Arc::new(PendingLayout::new(inputs));
         let constraints = self.model.constraints.edges.len() + self.model.constraints.hinges.len();

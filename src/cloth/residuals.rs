@@ -41,6 +41,14 @@ impl LazyResiduals {
     }
 }
 
+impl LazyResiduals {
+    /// Room for `capacity` residuals of one constraint type (a tearable cloth's edges grow).
+    pub fn reserve(&mut self, capacity: usize) {
+        let abs_c = self.abs_c.get_mut().unwrap_or_else(|poisoned| poisoned.into_inner());
+        abs_c.reserve(capacity.saturating_sub(abs_c.len()));
+    }
+}
+
 impl Clone for LazyResiduals {
     /// The computed value if any, and an empty buffer of the same capacity.
     fn clone(&self) -> Self {

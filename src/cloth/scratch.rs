@@ -36,6 +36,10 @@ pub(crate) struct SolverScratch {
     pub per_triangle: Vec<Vec3A>,
     /// The animated pose of the current substep, sized when an animation is first set.
     pub animation: AnimationScratch,
+    /// The volume constraint's gradient and sums, sized when pressure is switched on.
+    pub volume: crate::constraints::volume::VolumeScratch,
+    /// Tearing's buffers (`cloth::tear`), sized for a tearable cloth when it is created.
+    pub tear: super::tear::TearWork,
 }
 
 /// The animated pose at the end of the current substep (`crate::cloth::animation`) and the anim
@@ -74,6 +78,8 @@ impl SolverScratch {
             strain_limit: StrainLimitScratch::default(),
             per_triangle: vec![Vec3A::ZERO; triangles],
             animation: AnimationScratch::default(),
+            volume: Default::default(),
+            tear: Default::default(),
         };
         scratch.fit(layout);
         scratch

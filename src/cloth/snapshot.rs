@@ -2,19 +2,28 @@
 //! for bit, for rollback netcode and replays.
 //!
 //! What a snapshot holds: particle positions and velocities, the pinned particles with their pin
-//! positions and targets, and the teleport frame of the rest pose. What it does not hold: the
-//! settings ([`crate::ClothParams`], constraint colouring) and the world's colliders and gravity;
-//! restore into a cloth with the same settings in the same world state and the next steps are
-//! bitwise identical to the steps that followed the save. Everything else a step reads is either
-//! rebuilt from these (tethers and edge order depend only on which particles are pinned) or reset
-//! at every substep (λ, contacts, wind forces).
+//! positions and targets, the teleport frame of the rest pose, and the cuts a torn cloth was given
+//! (`super::tear`). What it does not hold: the settings ([`crate::ClothParams`], constraint
+//! colouring) and the world's colliders and gravity; restore into a cloth with the same settings in
+//! the same world state and the next steps are bitwise identical to the steps that followed the
+//! save. Everything else a step reads is either rebuilt from these (tethers and edge order depend
+//! only on which particles are pinned) or reset at every substep (λ, contacts, wind forces).
 //!
-//! Format (all little-endian, no padding, version 1):
+//! A torn cloth's mesh is its cuts replayed on the mesh as created, so a snapshot carries the
+//! cuts (as the particle pairs they cut) and a restore whose cuts differ from the cloth's (a
+//! rollback across a tear, or a snapshot of a torn cloth into a fresh one) makes the mesh again
+//! from them: the render mesh, particles and topology are those at the save, bit for bit. Its
+//! constraint layout is then built for that mesh from scratch, where the cloth that tore had
+//! repaired its layout in place: the constraints are the same, their sweep order may differ, so
+//! the steps after such a restore agree with those after the save to rounding, not bit for bit
+//! (a restore that keeps the cuts keeps the layout, and is bit for bit).
+//!
+//! Format (all little-endian, no padding, version 2; version 1, without the cuts, is read too):
 //!
 //! | offset | size | field |
 //! |---|---|---|
 //! | 0 | 8 | magic `XPBDSNAP` |
-//! | 8 | 4 | format version (1) |
+//! | 8 | 4 | format version (2) |
 //! | 12 | 4 | header size (48) |
 //! | 16 | 8 | total size in bytes, checksum included |
 //! | 24 | 8 | mesh fingerprint: FNV-1a 64 of the render→particle map, the triangles in particle indices and the rest positions' bits |
@@ -24,6 +33,8 @@
 //! | 48 | 24·n | positions (3 × f32 per particle) \[m\], then velocities \[m/s\] |
 //! | … | 28·P | pinned particle indices (u32, ascending), pin positions, pin targets (3 × f32 each) \[m\] |
 //! | … | 28 | rest frame: rotation quaternion x, y, z, w, translation \[m\] (f32) |
+//! | … | 4 | cut count C (version 2) |
+//! | … | 8·C | the cuts, in order: the two particles of each, u32 (version 2) |
 //! | … | 8 | FNV-1a 64 checksum of every byte before it |
 //!
 //! A snapshot is accepted by any cloth made from the same mesh (same fingerprint), so it can be
@@ -46,9 +57,14 @@ fn rejected(problem: SnapshotProblem) -> ClothError {
     ClothError::InvalidSnapshot(problem)
 }
 
-/// Size in bytes of a snapshot of `n` particles and `pins` pinned particles.
-fn snapshot_size(n: usize, pins: usize) -> usize {
+/// Size in bytes of a version-1 snapshot of `n` particles and `pins` pinned particles.
+fn snapshot_size_v1(n: usize, pins: usize) -> usize {
     HEADER_SIZE + 24 * n + 28 * pins + REST_FRAME_SIZE + CHECKSUM_SIZE
+}
+
+/// Size in bytes of a snapshot (version 2) of `n` particles, `pins` pinned particles and `cuts` cuts.
+fn snapshot_size(n: usize, pins: usize, cuts: usize) -> usize {
+    snapshot_size_v1(n, pins) + 4 + 8 * cuts
 }
 
 /// Sequential little-endian writer into a buffer of exactly the right size.
@@ -107,11 +123,14 @@ struct Header {
     particles: usize,
     pins: usize,
     fingerprint: u64,
+    /// Where the cuts start and how many (none in version 1).
+    cuts_at: usize,
+    cuts: usize,
 }
 
 /// Check everything that does not need the cloth: length, magic, version, sizes, checksum.
 fn read_header(buf: &[u8]) -> Result<Header, ClothError> {
-    if buf.len() < snapshot_size(0, 0) {
+    if buf.len() < snapshot_size_v1(0, 0) {
         return Err(rejected(SnapshotProblem::TooShort { len: buf.len() }));
     }
     let mut r = Reader { buf, at: 0 };
@@ -119,7 +138,7 @@ fn read_header(buf: &[u8]) -> Result<Header, ClothError> {
         return Err(rejected(SnapshotProblem::NotASnapshot));
     }
     let version = r.u32();
-    if version != SNAPSHOT_VERSION {
+    if !(1..=SNAPSHOT_VERSION).contains(&version) {
         return Err(rejected(SnapshotProblem::UnsupportedVersion { found: version }));
     }
     let header_size = r.u32();
@@ -134,17 +153,24 @@ fn read_header(buf: &[u8]) -> Result<Header, ClothError> {
     let fingerprint = r.u64();
     let (particles, pins) = (r.u32() as usize, r.u32() as usize);
     let reserved = r.u64();
-    if header_size as usize != HEADER_SIZE || reserved != 0 || snapshot_size(particles, pins) != buf.len() {
+    let cuts_at = snapshot_size_v1(particles, pins) - CHECKSUM_SIZE;
+    let cuts = match version {
+        1 => 0,
+        _ if cuts_at + 4 <= buf.len() => Reader { buf, at: cuts_at }.u32() as usize,
+        _ => return Err(rejected(SnapshotProblem::Corrupted)),
+    };
+    let size = if version == 1 { snapshot_size_v1(particles, pins) } else { snapshot_size(particles, pins, cuts) };
+    if header_size as usize != HEADER_SIZE || reserved != 0 || size != buf.len() {
         return Err(rejected(SnapshotProblem::Corrupted));
     }
-    Ok(Header { particles, pins, fingerprint })
+    Ok(Header { particles, pins, fingerprint, cuts_at: cuts_at + 4, cuts })
 }
 
 impl Cloth {
     /// Size in bytes of a snapshot of the cloth's current state: 48 + 24·particles + 28·pinned
-    /// particles + 36. Changes when the set of pinned particles changes.
+    /// particles + 40 + 8·cuts. Changes when the set of pinned particles changes or the cloth tears.
     pub fn state_size(&self) -> usize {
-        snapshot_size(self.state.x.len(), self.state.pins.particles.len())
+        snapshot_size(self.state.x.len(), self.state.pins.particles.len(), self.cuts().len())
     }
 
     /// Write the cloth's dynamic state into `buf`, which must be exactly [`Cloth::state_size`]
@@ -172,6 +198,9 @@ impl Cloth {
         w.vec3s(&pins.target);
         w.f32s(&p.rest_rotation.to_array());
         w.vec3s(&[p.rest_translation]);
+        let cuts = self.cuts();
+        w.u32(cuts.len() as u32);
+        cuts.iter().flatten().for_each(|&p| w.u32(p));
         let checksum = fnv1a(FNV_OFFSET_BASIS, &w.buf[..w.at]);
         w.u64(checksum);
         debug_assert_eq!(w.at, size);
@@ -182,17 +211,37 @@ impl Cloth {
     /// cloth of the same mesh (this one or another). The next steps are bitwise identical to the
     /// steps that followed the save (same settings and world assumed; see
     /// [`crate::cloth::snapshot`]). Pins are set as saved (changing which particles are pinned
-    /// rebuilds the tethers, which allocates; restoring with the same pinned set does not).
+    /// rebuilds the tethers, which allocates; restoring with the same pinned set does not). A
+    /// snapshot with other cuts makes the torn mesh again (allocates; the steps after it agree to
+    /// rounding: [`crate::cloth::snapshot`]).
     ///
     /// Errors: `InvalidSnapshot` with the [`SnapshotProblem`] (too short, not a snapshot, other
-    /// version, size differs from the header's, checksum mismatch, other mesh, non-finite values);
-    /// the cloth is unchanged on error.
+    /// version, size differs from the header's, checksum mismatch, other mesh, non-finite values,
+    /// cuts this cloth cannot make); the cloth is unchanged on error.
     pub fn restore_state(&mut self, buf: &[u8]) -> Result<(), ClothError> {
         let _change = self.begin_change();
         let header = read_header(buf)?;
-        let n = self.state.x.len();
-        if header.fingerprint != self.model.fingerprint || header.particles != n {
+        if header.fingerprint != self.model.fingerprint {
             return Err(rejected(SnapshotProblem::OtherMesh));
+        }
+        let cut_at = |k: usize| {
+            let mut r = Reader { buf, at: header.cuts_at + 8 * k };
+            [r.u32(), r.u32()]
+        };
+        let cuts = (0..header.cuts).map(cut_at);
+        // Other cuts: the mesh as created with the snapshot's cuts made again (checked whole
+        // before anything changes).
+        let replayed = match cuts.clone().eq(self.cuts().iter().copied()) {
+            true => None,
+            false => {
+                let cuts: Vec<[u32; 2]> = cuts.collect();
+                let model = self.replay_cuts(&cuts).ok_or(rejected(SnapshotProblem::CutsDoNotApply { cuts: header.cuts as u32 }))?;
+                Some(model)
+            }
+        };
+        let n = replayed.as_ref().map_or(self.state.x.len(), |m| m.rest.len());
+        if header.particles != n {
+            return Err(rejected(if header.cuts > 0 || self.can_tear() { SnapshotProblem::Corrupted } else { SnapshotProblem::OtherMesh }));
         }
         // Pinned particle indices: ascending, in range. Everything else: finite.
         let mut r = Reader { buf, at: HEADER_SIZE + 24 * n };
@@ -204,7 +253,7 @@ impl Cloth {
             }
             previous = Some(i);
         }
-        let floats_end = buf.len() - CHECKSUM_SIZE;
+        let floats_end = header.cuts_at.saturating_sub(4).min(buf.len() - CHECKSUM_SIZE);
         let mut f = Reader { buf: &buf[..floats_end], at: HEADER_SIZE };
         let float_count = (floats_end - HEADER_SIZE - 4 * header.pins) / 4;
         for k in 0..float_count {
@@ -224,6 +273,11 @@ impl Cloth {
         // Valid: apply.
         self.wake();
         self.drive_forget();
+        let topology_changed = replayed.is_some();
+        if let Some(model) = replayed {
+            self.settle_layout();
+            self.install_topology(model);
+        }
         let mut r = Reader { buf, at: HEADER_SIZE };
         let p = &mut self.state;
         p.x.iter_mut().for_each(|x| *x = r.vec3());
@@ -244,7 +298,10 @@ impl Cloth {
         pins.target.iter_mut().for_each(|t| *t = r.vec3());
         p.rest_rotation = Quat::from_xyzw(r.f32(), r.f32(), r.f32(), r.f32());
         p.rest_translation = r.vec3();
-        if pin_set_changed {
+        if topology_changed {
+            self.refresh_inverse_masses();
+            self.rebuild_layout_from_scratch();
+        } else if pin_set_changed {
             self.refresh_inverse_masses();
             self.relayout(1);
         }

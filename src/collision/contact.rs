@@ -350,6 +350,27 @@ impl ContactScratch {
         self.flags.fill(0);
     }
 
+    /// Room for `particle_count` particles, so that [`Self::grow`] up to it allocates nothing.
+    pub fn reserve(&mut self, particle_count: usize) {
+        self.flags.reserve(particle_count.saturating_sub(self.flags.len()));
+        self.blocks.reserve(particle_count.div_ceil(CONTACT_BLOCK).saturating_sub(self.blocks.len()));
+    }
+
+    /// Only the first `particle_count` particles' state (a snapshot of fewer particles restored).
+    pub fn truncate(&mut self, particle_count: usize) {
+        self.flags.truncate(particle_count);
+        self.blocks.truncate(particle_count.div_ceil(CONTACT_BLOCK));
+    }
+
+    /// The state of particles added by a cut (`cloth::tear`): each takes that of its `parents`
+    /// entry (the particle it was split from), so a particle held by friction stays held.
+    pub fn grow(&mut self, parents: &[u32]) {
+        for &p in parents {
+            self.flags.push(self.flags[p as usize]);
+        }
+        self.blocks.resize(self.flags.len().div_ceil(CONTACT_BLOCK), BlockBound::default());
+    }
+
     /// Whether some contact moved a particle in this step ([`Self::begin_step`]).
     pub fn touched_in_step(&self) -> bool {
         self.flags.iter().any(|&f| f & TOUCHED != 0)

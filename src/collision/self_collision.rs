@@ -100,10 +100,34 @@ impl SelfCollision {
     /// switched on).
     pub fn prepare(&mut self, n: usize) {
         if self.reach.len() != n {
+            if self.reach.capacity() >= n && self.hash.can_hold(n) {
+                // A torn cloth grown within the room it reserved (`reserve`).
+                self.hash.set_point_count(n);
+                self.reach.resize(n, 0.0);
+                return;
+            }
             self.hash = SpatialHash::new(n);
             self.reach = vec![0.0; n];
             self.pairs.reserve(n * RESERVED_PAIRS_PER_PARTICLE);
         }
+    }
+
+    /// [`Self::prepare`] for `n` particles if self-collision was prepared before (a cloth that grew
+    /// by a cut); nothing otherwise.
+    pub fn prepare_if_on(&mut self, n: usize) {
+        if !self.reach.is_empty() {
+            self.prepare(n);
+        }
+    }
+
+    /// Room for up to `max` particles (a tearable cloth), so that [`Self::prepare`] for a count
+    /// up to it allocates nothing. Allocates the hash for `max` points.
+    pub fn reserve(&mut self, n: usize, max: usize) {
+        self.hash = SpatialHash::with_room(n, max);
+        self.reach.clear();
+        self.reach.reserve(max);
+        self.reach.resize(n, 0.0);
+        self.pairs.reserve((max * RESERVED_PAIRS_PER_PARTICLE).saturating_sub(self.pairs.len()));
     }
 
     /// Candidate pairs of the current step.

@@ -44,6 +44,26 @@ impl SpatialHash {
         }
     }
 
+    /// A hash for `point_count` points with room for up to `max` (its table sized for `max`), so
+    /// that [`Self::set_point_count`] up to `max` allocates nothing.
+    pub fn with_room(point_count: usize, max: usize) -> Self {
+        let mut hash = SpatialHash::new(max.max(point_count));
+        hash.set_point_count(point_count);
+        hash
+    }
+
+    /// Whether [`Self::set_point_count`]`(n)` needs no allocation.
+    pub fn can_hold(&self, n: usize) -> bool {
+        self.entries.capacity() >= n && self.bucket_of.capacity() >= n && self.cell_of_point.capacity() >= n
+    }
+
+    /// Take `n` points from the next build on (the table keeps its size).
+    pub fn set_point_count(&mut self, n: usize) {
+        self.bucket_of.resize(n, 0);
+        self.cell_of_point.resize(n, [0; 3]);
+        self.entries.resize(n, 0);
+    }
+
     /// Integer cell coordinates of `p`.
     #[inline]
     fn cell_of(&self, p: Vec3) -> [i32; 3] {

@@ -141,6 +141,11 @@ impl<const K: usize> RowOffsets<K> {
         RowOffsets { offsets: Vec::with_capacity(constraints), checked_for: None, reach: ColourReach::default() }
     }
 
+    /// Room for the offsets of `constraints` constraints (a tearable cloth's edges and tethers grow).
+    pub fn reserve(&mut self, constraints: usize) {
+        self.offsets.reserve(constraints.saturating_sub(self.offsets.len()));
+    }
+
     /// The offsets, one `[u32; K]` per constraint (valid after [`Self::prepare`] returned true).
     #[inline(always)]
     pub fn as_slice(&self) -> &[[u32; K]] {

@@ -74,6 +74,9 @@ pub struct ConstraintLayout {
     pub anchors: Vec<u32>,
     /// Particles of the mesh.
     pub particle_count: usize,
+    /// The first stretch colour of the edges cuts added since the layout was built (they are
+    /// coloured among themselves, after the others: `cloth::tear`); None before a cut.
+    pub extra_colours_from: Option<usize>,
 }
 
 impl ConstraintLayout {
@@ -143,6 +146,7 @@ impl ConstraintLayout {
             options,
             anchors: (0..w.len() as u32).filter(|&p| w[p as usize] == 0.0).collect(),
             particle_count: n,
+            extra_colours_from: None,
         };
         layout.order_stretch_from_anchors(w);
         match kept_bending {

@@ -17,6 +17,7 @@ pub mod stretch;
 mod sweep;
 pub(crate) mod team;
 pub mod tether;
+pub(crate) mod volume;
 
 pub use bending::{BendingConstraints, dihedral_angle};
 #[cfg(test)]

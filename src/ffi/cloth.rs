@@ -86,7 +86,15 @@ pub unsafe extern "C" fn xpbd_cloth_create(
             )
         };
         let core_desc =
-            ClothDesc { positions, indices, lines, inverse_masses, weld_tolerance: desc.weld_tolerance, params };
+            ClothDesc {
+            positions,
+            indices,
+            lines,
+            inverse_masses,
+            weld_tolerance: desc.weld_tolerance,
+            max_extra_vertices: desc.max_extra_vertices,
+            params,
+        };
         let id = with_world(world, |w| add_cloth_id(w, world, |w| w.add_cloth(&core_desc)))?;
         out.write(id);
         Ok(())

@@ -162,6 +162,10 @@ mod tests {
             angular_inertia: 0.75,
             deformation_damping: 1.25,
             step_interval: 3,
+            tear_strain: Some(0.4),
+            tear_max_per_step: 17,
+            pressure: Some(1.5),
+            volume_compliance: 2e-6,
         };
         assert_eq!(core.validate(), Ok(()));
         let c = XpbdClothParams::from(&core);

@@ -45,7 +45,8 @@ pub enum XpbdResult {
     /// trusted. Every call on it (and on its cloths) returns this code except `xpbd_world_destroy`.
     WorldPoisoned = 8,
     /// Too many objects alive at once: 65 536 worlds, or 16 384 cloths, 32 768 colliders, 16 384
-    /// render proxies or 256 mesh shapes in one world.
+    /// render proxies or 256 mesh shapes in one world; or a cut needs more vertices than are left
+    /// of the cloth's `max_extra_vertices`.
     CapacityExceeded = 9,
     /// `xpbd_cloth_restore_state`: the buffer is not a snapshot this cloth accepts: no snapshot
     /// magic, another format version, a checksum mismatch (changed or corrupted bytes), a snapshot
@@ -106,7 +107,12 @@ pub(crate) fn result_code(error: &ClothError) -> XpbdResult {
         | NonFiniteTarget { .. }
         | InvalidValue { .. }
         | MeshShapeInUse { .. }
-        | NoVertexAttribute => XpbdResult::InvalidArgument,
+        | NoVertexAttribute
+        | NotClosed { .. }
+        | NotAnEdge { .. }
+        | NotTearable
+        | TearOfSkinnedCloth => XpbdResult::InvalidArgument,
+        TearCapacityExceeded { .. } => XpbdResult::CapacityExceeded,
         InvalidHandle => XpbdResult::InvalidId,
         SimulationUnstable { .. } => XpbdResult::SimulationUnstable,
         InvalidSnapshot(SnapshotProblem::SizeMismatch { .. }) => XpbdResult::BufferSizeMismatch,

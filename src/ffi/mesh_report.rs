@@ -9,8 +9,8 @@ use super::registry::{read_cloth, with_cloth};
 use crate::cloth::MeshInfo;
 
 /// What the library made of a cloth's render mesh at creation (counts after welding), and its
-/// mass. Nothing here changes after creation except `total_mass`, which follows material and
-/// mass changes.
+/// mass. `total_mass` follows material and mass changes; a tearable cloth's counts (vertices,
+/// particles, edges, boundary edges, hinges) and `closed` follow its cuts.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 #[repr(C)]
 pub struct XpbdMeshReport {
@@ -47,6 +47,10 @@ pub struct XpbdMeshReport {
     /// Total mass in kg: the sum over particles of 1/w (pinned ones included; particles given
     /// inverse mass 0 are infinitely heavy and not counted).
     pub total_mass: f32,
+    /// 1 when the simulated triangles enclose a volume (no boundary or non-manifold edge, every edge
+    /// run in opposite directions by its two triangles): `pressure` may be set and
+    /// `xpbd_cloth_get_volume` answers. 0 for an open mesh, and after a tear.
+    pub closed: u32,
 }
 
 impl XpbdMeshReport {
@@ -66,6 +70,7 @@ impl XpbdMeshReport {
             skipped_hinges: info.skipped_hinges,
             isolated_particles: info.isolated_particles,
             total_mass,
+            closed: info.closed as u32,
         }
     }
 }

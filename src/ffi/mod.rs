@@ -59,6 +59,8 @@ pub mod debug_lines;
 
 pub mod snapshot;
 
+pub mod tear;
+
 pub mod live;
 
 pub mod mesh_report;
@@ -81,6 +83,7 @@ pub use render_proxy::*;
 pub use snapshot::*;
 pub use state::*;
 pub use status::*;
+pub use tear::*;
 pub use teleport::*;
 pub use animation::*;
 pub use world::*;
@@ -130,6 +133,12 @@ pub use world::*;
 /// step puts its layout in place at the fourth step after it (`xpbd_cloth_set_pinned` and
 /// `xpbd_cloth_unpin` return in microseconds and the next step does not wait); a simulation blend
 /// below 1 blends each step state with the pose it reached.
+/// Tearing and pressure: `XpbdClothDesc` grew `max_extra_vertices` and, with `XpbdClothParams`,
+/// `tear_strain`, `tear_max_per_step`, `pressure`, `volume_compliance`; `xpbd_cloth_tear`,
+/// `xpbd_cloth_get_render_counts`, `xpbd_cloth_read_indices`, `xpbd_cloth_read_vertex_sources`,
+/// `xpbd_cloth_get_volume`; `XpbdClothStats` grew `torn_edges_last_step`, `XpbdMeshReport` grew
+/// `closed` and follows cuts; a torn cloth's vertex count grows (every per-vertex call takes the
+/// current one); snapshots are format 2 (they carry the cuts; format 1 is still read).
 pub const XPBD_ABI_VERSION: u32 = 9;
 
 /// The ABI version the loaded library implements; compare with `XPBD_ABI_VERSION` from the

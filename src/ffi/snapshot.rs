@@ -7,8 +7,8 @@ use super::ids::XpbdClothId;
 use super::registry::{read_cloth, with_cloth};
 
 /// Write the size in bytes of a snapshot of the cloth's current state to `*out_size`:
-/// 48 + 24*particles + 28*pinned particles + 36. Query it before saving: it changes when the set
-/// of pinned vertices changes. Errors: `XPBD_RESULT_NULL_POINTER`, `XPBD_RESULT_INVALID_ID`,
+/// 48 + 24*particles + 28*pinned particles + 40 + 8*cuts. Query it before saving: it changes when
+/// the set of pinned vertices changes and when the cloth tears. Errors: `XPBD_RESULT_NULL_POINTER`, `XPBD_RESULT_INVALID_ID`,
 /// `XPBD_RESULT_WORLD_POISONED`. Thread-safe.
 ///
 /// # Safety
@@ -25,20 +25,22 @@ pub unsafe extern "C" fn xpbd_cloth_state_size(cloth: XpbdClothId, out_size: *mu
 
 /// Save the cloth's dynamic state into `buf` (`uint8_t[size]`, owned by the caller, any
 /// alignment, not kept): particle positions and velocities, the pins with their positions and
-/// targets, the teleport frame, behind a versioned header with a mesh fingerprint and followed by
-/// a checksum. Settings, colliders and gravity are not included.
+/// targets, the teleport frame and the cuts a torn cloth was given (its torn mesh is those cuts
+/// made again on the mesh as created), behind a versioned header with a mesh fingerprint and
+/// followed by a checksum. Settings, colliders and gravity are not included.
 ///
-/// Layout (format version 1): little-endian, no padding, the same on every platform. n is the
+/// Layout (format version 2): little-endian, no padding, the same on every platform. n is the
 /// particle count (`xpbd_cloth_particle_count`; `xpbd_cloth_read_particle_map` gives each render
-/// vertex's particle), P the number of pinned particles; offsets and sizes in bytes:
+/// vertex's particle), P the number of pinned particles, C the number of cuts; offsets and sizes
+/// in bytes:
 ///
 /// ```text
 /// offset          size  field
 /// 0               8     magic "XPBDSNAP" (ASCII, no NUL)
-/// 8               4     format version, u32: 1
+/// 8               4     format version, u32: 2
 /// 12              4     header size, u32: 48
-/// 16              8     total size including the checksum, u64: 48 + 24n + 28P + 36
-/// 24              8     mesh fingerprint, u64 (a restore checks it: same mesh)
+/// 16              8     total size including the checksum, u64: 48 + 24n + 28P + 40 + 8C
+/// 24              8     mesh fingerprint, u64 (a restore checks it: same mesh as created)
 /// 32              4     n, u32
 /// 36              4     P, u32
 /// 40              8     reserved, 0
@@ -49,9 +51,13 @@ pub unsafe extern "C" fn xpbd_cloth_state_size(cloth: XpbdClothId, out_size: *mu
 /// 48+24n+16P      12P   pin targets in m (reached by the end of the next step), x y z f32
 /// 48+24n+28P      16    teleport frame rotation, unit quaternion x y z w, f32
 /// 48+24n+28P+16   12    teleport frame translation in m, x y z f32
-/// 48+24n+28P+28   8     checksum, u64: FNV-1a 64 of every byte before it (offset basis
+/// 48+24n+28P+28   4     C, u32 (0 for a cloth that never tore)
+/// 48+24n+28P+32   8C    the cuts in order: the two particles each cut, u32 each (at its time)
+/// 48+24n+28P+32+8C 8    checksum, u64: FNV-1a 64 of every byte before it (offset basis
 ///                       0xcbf29ce484222325, prime 0x100000001b3, one byte at a time)
 /// ```
+///
+/// Version 1 (written before tearing existed) is the same without C and the cuts; it is still read.
 ///
 /// The teleport frame is every `xpbd_cloth_teleport` since creation composed: the rest pose now
 /// lies at rotation * rest + translation.
@@ -77,15 +83,21 @@ pub unsafe extern "C" fn xpbd_cloth_save_state(
 
 /// Restore a state saved by `xpbd_cloth_save_state` from this cloth or any cloth created from the
 /// same mesh (same vertices, indices and weld tolerance: the check compares the render-vertex to
-/// particle map, the triangles and the rest positions; lines and inverse masses are not compared,
-/// and must match for the result to mean anything). Bit-exact: with the same settings,
+/// particle map, the triangles and the rest positions as created; lines and inverse masses are not
+/// compared, and must match for the result to mean anything). Bit-exact: with the same settings,
 /// colliders and inputs, the steps after a restore are bitwise identical to the steps that
-/// followed the save (compare `xpbd_cloth_state_hash`). Pins are set as saved.
+/// followed the save (compare `xpbd_cloth_state_hash`). Pins are set as saved. A snapshot whose
+/// cuts differ from the cloth's (a rollback across a tear, or a torn cloth's snapshot into a fresh
+/// one) makes the torn mesh again from its cuts: vertex count, indices, vertex sources and
+/// particles are those at the save, bit for bit (the topology version grows: rebuild the engine
+/// mesh); the constraint layout is then built from scratch for that mesh, so the steps after such
+/// a restore agree with those after the save to rounding rather than bit for bit.
 ///
 /// Errors: `XPBD_RESULT_NULL_POINTER` (`buf` NULL with size > 0),
 /// `XPBD_RESULT_BUFFER_SIZE_MISMATCH` (`size` differs from the size recorded in the snapshot),
 /// `XPBD_RESULT_INVALID_SNAPSHOT` (too short, no snapshot magic, another format version, checksum
-/// mismatch, another mesh, non-finite values; the message says which), `XPBD_RESULT_INVALID_ID`,
+/// mismatch, another mesh, non-finite values, cuts this cloth cannot make: it cannot tear or has
+/// too few `max_extra_vertices`; the message says which), `XPBD_RESULT_INVALID_ID`,
 /// `XPBD_RESULT_WORLD_POISONED`. The cloth is unchanged on error. Thread-safe.
 ///
 /// # Safety
@@ -146,12 +158,12 @@ mod tests {
         let mut size = 0usize;
         assert_eq!(unsafe { xpbd_cloth_state_size(cloth, &mut size) }, XpbdResult::Ok);
         let (n, p) = (4usize, 2usize);
-        assert_eq!(size, 48 + 24 * n + 28 * p + 36);
+        assert_eq!(size, 48 + 24 * n + 28 * p + 40);
         let mut b = vec![0u8; size];
         assert_eq!(unsafe { xpbd_cloth_save_state(cloth, b.as_mut_ptr().cast(), size) }, XpbdResult::Ok);
 
         assert_eq!(&b[0..8], b"XPBDSNAP");
-        assert_eq!((u32_at(&b, 8), u32_at(&b, 12), u64_at(&b, 16)), (1, 48, size as u64));
+        assert_eq!((u32_at(&b, 8), u32_at(&b, 12), u64_at(&b, 16)), (2, 48, size as u64));
         assert_eq!((u32_at(&b, 32), u32_at(&b, 36), u64_at(&b, 40)), (n as u32, p as u32, 0));
         // Positions in particle order: each render vertex's position is its particle's.
         let mut read = [[0.0f32; 3]; 5];
@@ -178,6 +190,8 @@ mod tests {
         let frame = pins_at + 28 * p;
         let rotation = [0, 4, 8, 12].map(|k| f32::from_bits(u32_at(&b, frame + k)));
         assert_eq!((rotation, vec3_at(&b, frame + 16)), ([0.0, 0.0, 0.0, 1.0], [0.0; 3]));
+        // Cuts: none.
+        assert_eq!(u32_at(&b, frame + 28), 0);
         // Checksum: FNV-1a 64 of the bytes before it.
         let fnv = b[..size - 8].iter().fold(0xcbf29ce484222325u64, |h, &x| (h ^ x as u64).wrapping_mul(0x100000001b3));
         assert_eq!(u64_at(&b, size - 8), fnv);

@@ -70,6 +70,9 @@ pub struct XpbdClothStats {
     /// here: the cloth between them is at least that stretched on average, beyond what the solver
     /// or `max_stretch` can remove (grab with `xpbd_cloth_grab` instead). 0 with `enable_tethers` off.
     pub pin_strain: f32,
+    /// Edges cut by the last step's tearing (`tear_strain`): each over-strained edge that tore
+    /// opened the cloth across it, cutting one or two edges at one of its ends; 0 without tearing.
+    pub torn_edges_last_step: u32,
 }
 
 impl From<&ConstraintStats> for XpbdConstraintStats {
@@ -103,6 +106,7 @@ impl From<&ClothStats> for XpbdClothStats {
             strain_p95: s.strain_p95,
             strain_p99: s.strain_p99,
             pin_strain: s.pin_strain,
+            torn_edges_last_step: s.torn_edges_last_step,
         }
     }
 }

@@ -216,8 +216,9 @@ mod tests {
                                     bend_lambda: SharedSlice::new(&mut lb),
                                     tether_lambda: SharedSlice::new(&mut lt),
                                 };
-                                // The plan's bending, stretch twice and tethers (sweeps 0..4).
-                                let stages = [(0, fresh), (1, fresh), (2, false), (3, fresh)].map(|(k, fresh)| TeamStage::Sweep { k, fresh });
+                                // The plan's bending, stretch twice and tethers.
+                                let tethers = SUBSTEP.iteration.iter().position(|s| s.constraint.name() == "tethers").unwrap();
+                                let stages = [(0, fresh), (1, fresh), (2, false), (tethers, fresh)].map(|(k, fresh)| TeamStage::Sweep { k, fresh });
                                 let mut entries = [Entry { first_colour: 0, substep: 0, stage: TeamStage::Pins }; 4];
                                 let mut colours = 0;
                                 for (entry, stage) in entries.iter_mut().zip(stages) {

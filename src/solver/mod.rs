@@ -96,6 +96,10 @@ pub(crate) struct Step<'a> {
     pub grabbed: bool,
     /// (linear, angular) inertia when the cloth has a reference frame and either is below 1.
     pub carry: Option<(f32, f32)>,
+    /// The volume constraint's (target s·p·|V₀| \[m³\], winding sign s) when `pressure` is set.
+    pub volume: Option<(f64, f32)>,
+    /// Edges may tear in this step (`tear_strain` set on a tearable cloth).
+    pub tear: bool,
 }
 
 impl<'a> Step<'a> {
@@ -138,6 +142,8 @@ impl<'a> Step<'a> {
             animation_constraints: cloth.state.animation.constrains(),
             grabbed: !cloth.state.grabs.particles.is_empty(),
             carry: cloth.state.animation.frame.and((params.linear_inertia < 1.0 || params.angular_inertia < 1.0).then_some((params.linear_inertia, params.angular_inertia))),
+            volume: cloth.volume_target(),
+            tear: params.tear_strain.is_some() && cloth.can_tear(),
         }
     }
 }
@@ -172,27 +178,63 @@ pub(crate) fn step_cloth(cloth: &mut Cloth, dt: f32, ctx: &StepContext) {
         let checked = std::sync::Arc::make_mut(&mut cloth.layout).prepare_rows(particle_count);
         assert!(checked, "a constraint refers to a particle beyond {particle_count}");
     }
-    let Cloth { model, layout, config, state, scratch, world_key, .. } = cloth;
-    let mut parts = Parts { model, layout, config, state, scratch };
-    let touched_before = parts.scratch.contacts.touched_in_step();
-    begin_step(&mut parts, &step, *world_key, dt);
-    let angular_start = angular_momentum::at_start(&step, &parts.state.x, &parts.state.v, &parts.config.w, touched_before);
-    to_rows(&mut parts.scratch.rows, &parts.state.x, &parts.config.w, step.parallel);
-    runner::run(&mut parts, &step);
+    let angular_start = {
+        let key = cloth.world_key;
+        let mut parts = parts_of(cloth);
+        let touched_before = parts.scratch.contacts.touched_in_step();
+        begin_step(&mut parts, &step, key, dt);
+        let angular_start = angular_momentum::at_start(&step, &parts.state.x, &parts.state.v, &parts.config.w, touched_before);
+        to_rows(&mut parts.scratch.rows, &parts.state.x, &parts.config.w, step.parallel);
+        runner::run(&mut parts, &step);
+        angular_start
+    };
     for &phase in plan::AFTER_SUBSTEPS {
         match phase {
-            plan::StepPhase::StrainLimit => strain_limit::limit_strain(&mut parts, &step),
-            plan::StepPhase::AnimationLimits => strain_limit::limit_animation(&mut parts, &step),
+            // Cuts change the mesh and the layout: the whole cloth, between the other phases.
+            plan::StepPhase::Tear => tear(cloth, &step),
+            plan::StepPhase::StrainLimit => strain_limit::limit_strain(&mut parts_of(cloth), &step),
+            plan::StepPhase::AnimationLimits => strain_limit::limit_animation(&mut parts_of(cloth), &step),
             plan::StepPhase::DampDeformation if step.params.deformation_damping > 0.0 => {
+                let parts = parts_of(cloth);
                 deformation_damping::damp_deformation(&parts.scratch.rows, &mut parts.state.v, step.params.deformation_damping, dt);
             }
             plan::StepPhase::DampDeformation => {}
-            plan::StepPhase::KeepAngularMomentum => angular_momentum::keep(&mut parts, angular_start),
+            plan::StepPhase::KeepAngularMomentum => angular_momentum::keep(&mut parts_of(cloth), angular_start),
         }
     }
-    from_rows(&parts.scratch.rows, &mut parts.state.x, step.parallel);
+    from_rows(&cloth.scratch.rows, &mut cloth.state.x, step.parallel);
     finish_step(cloth, &step);
 }
+
+/// Rounds of the `Tear` stage at most: each tears the edges over `tear_strain` whose ends no tear
+/// of the round split, then the strain limit releases what tore before the next round measures
+/// again (a row of edges pulled apart tears across in one step).
+const TEAR_ROUNDS: u32 = 4;
+
+/// The `Tear` stage (`plan::StepPhase::Tear`): rounds of tearing, each followed by the strain
+/// limit over the torn mesh (one round without a strain limit: nothing would release what tore).
+fn tear(cloth: &mut Cloth, step: &Step) {
+    (cloth.scratch.tear.torn_last_step, cloth.scratch.tear.tears_this_step) = (0, 0);
+    if !step.tear {
+        return;
+    }
+    let rounds = if step.stretch_limit.is_some() { TEAR_ROUNDS } else { 1 };
+    for _ in 0..rounds {
+        if !cloth.tear_by_strain(step.parallel) {
+            break;
+        }
+        if step.stretch_limit.is_some() {
+            strain_limit::limit_strain(&mut parts_of(cloth), step);
+        }
+    }
+}
+
+/// What the phases of `cloth`'s step read and write.
+fn parts_of(cloth: &mut Cloth) -> Parts<'_> {
+    let Cloth { model, layout, config, state, scratch, .. } = cloth;
+    Parts { model, layout, config, state, scratch }
+}
+
 
 /// Before the substeps: the candidate pairs of self-collision and inter-cloth collision (once per
 /// step), and λ = 0 for constraint types switched off (they have no first sweep to overwrite it:
@@ -236,6 +278,7 @@ fn finish_step(cloth: &mut Cloth, step: &Step) {
         stats.self_contact_count = s.self_collision.contact_count(x, settings.radius);
     }
     stats.inter_cloth_pairs_tested = s.inter_cloth.len() as u32;
+    stats.torn_edges_last_step = s.tear.torn_last_step;
     cloth.output.stats = stats;
     // The residual statistics are computed when first read (`Cloth::stats`).
     cloth.residuals_due();

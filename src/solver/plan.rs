@@ -3,7 +3,7 @@
 //! runs and keeping the positions in the sweeps' rows are its business, not the algorithm's.
 
 use super::Step;
-use super::sweeps::{Animated, Bending, Colliders, Constraint, Grabs, InterCloth, SelfCollision, Stretch, Tethers};
+use super::sweeps::{Animated, Bending, Colliders, Constraint, Grabs, InterCloth, SelfCollision, Stretch, Tethers, Volume};
 
 /// What runs once per substep, outside the iterations.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -63,6 +63,7 @@ pub(crate) const SUBSTEP: Substep = Substep {
         first(&Bending),       // signed dihedral angle of every interior edge
         first(&Stretch),       // every edge's length, outward from the anchors ...
         again(&Stretch),       // ... twice (docs/design.md, "Two stretch sweeps per iteration")
+        first(&Volume),        // a closed cloth's enclosed volume (pressure), one constraint over all particles
         first(&Tethers),       // long-range attachments: the hard limit on the distance to the anchors
         first(&Animated),      // anim drive, max distance, backstop relative to the animated pose
         first(&Grabs),         // soft grabs: compliant attachments to moving targets
@@ -78,6 +79,11 @@ pub(crate) const SUBSTEP: Substep = Substep {
 pub(crate) enum StepPhase {
     /// No edge longer than the stretch limit (`solver/strain_limit.rs`), velocities corrected.
     StrainLimit,
+    /// Edges still longer than (1 + `tear_strain`)·L after the strain limit (the solver's excess
+    /// stretch removed, what remains is the cloth's) tear, the most strained first
+    /// (`cloth::tear`); if any did, the strain limit runs again over the torn mesh, so that what
+    /// tore is released within the step.
+    Tear,
     /// The animated pose's max distances and backstops once more, last: they bound what the step
     /// ends with (`sweeps/animated.rs`).
     AnimationLimits,
@@ -90,8 +96,13 @@ pub(crate) enum StepPhase {
 }
 
 /// The step: the substeps, then these.
-pub(crate) const AFTER_SUBSTEPS: &[StepPhase] =
-    &[StepPhase::StrainLimit, StepPhase::AnimationLimits, StepPhase::DampDeformation, StepPhase::KeepAngularMomentum];
+pub(crate) const AFTER_SUBSTEPS: &[StepPhase] = &[
+    StepPhase::StrainLimit,
+    StepPhase::Tear,
+    StepPhase::AnimationLimits,
+    StepPhase::DampDeformation,
+    StepPhase::KeepAngularMomentum,
+];
 
 impl Step<'_> {
     /// Whether `phase` runs in this step.

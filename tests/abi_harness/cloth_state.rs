@@ -13,9 +13,9 @@ const EMPTY_SNAPSHOT: usize = 48 + 28 + 8;
 /// Byte range of the snapshot's "total size" header field: a change there is a size mismatch.
 const SIZE_FIELD: std::ops::Range<usize> = 16..24;
 
-/// The documented snapshot size: 48 + 24*particles + 28*pinned + 36.
+/// The documented snapshot size of an untorn cloth: 48 + 24*particles + 28*pinned + 40 + 8*cuts.
 fn snapshot_size(particles: usize, pinned: usize) -> usize {
-    48 + 24 * particles + 28 * pinned + 36
+    48 + 24 * particles + 28 * pinned + 40
 }
 
 /// `R*x + t` in f64, `q` normalised first (as the library renormalises).

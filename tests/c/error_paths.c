@@ -626,7 +626,7 @@ static void robustness_errors(void) {
     unsigned char buf[2048];
     EXPECT(xpbd_cloth_state_size(cloth, NULL), XPBD_RESULT_NULL_POINTER, "`out_size` is NULL");
     EXPECT_OK(xpbd_cloth_state_size(cloth, &size));
-    CHECK(size == 48 + 24 * 9 + 28 * 2 + 36 && size <= sizeof buf);
+    CHECK(size == 48 + 24 * 9 + 28 * 2 + 40 && size <= sizeof buf);
     EXPECT(xpbd_cloth_save_state(cloth, buf, size - 1), XPBD_RESULT_BUFFER_SIZE_MISMATCH, "expected");
     EXPECT(xpbd_cloth_save_state(cloth, NULL, size), XPBD_RESULT_NULL_POINTER, "`buf` is NULL");
     EXPECT_OK(xpbd_cloth_save_state(cloth, buf, size));

@@ -113,3 +113,39 @@ pub fn all_finite(world: &World, cloth: ClothHandle) -> bool {
 pub fn gravity() -> Vec3 {
     Vec3::from_array(WorldDesc::default().gravity)
 }
+
+/// A closed sphere of radius `radius` m around `centre`, wound outward: an icosahedron whose
+/// triangles are split in four `subdivisions` times, the vertices pushed onto the sphere
+/// (10·4^s + 2 vertices: 642 for s = 3, 2 562 for s = 4).
+pub fn icosphere(radius: f32, centre: [f32; 3], subdivisions: u32) -> (Vec<[f32; 3]>, Vec<u32>) {
+    let t = (1.0 + 5f32.sqrt()) / 2.0;
+    let mut v: Vec<Vec3> = [
+        [-1.0, t, 0.0], [1.0, t, 0.0], [-1.0, -t, 0.0], [1.0, -t, 0.0],
+        [0.0, -1.0, t], [0.0, 1.0, t], [0.0, -1.0, -t], [0.0, 1.0, -t],
+        [t, 0.0, -1.0], [t, 0.0, 1.0], [-t, 0.0, -1.0], [-t, 0.0, 1.0],
+    ]
+    .iter()
+    .map(|p| Vec3::from_array(*p).normalize())
+    .collect();
+    let mut f: Vec<[u32; 3]> = vec![
+        [0, 11, 5], [0, 5, 1], [0, 1, 7], [0, 7, 10], [0, 10, 11], [1, 5, 9], [5, 11, 4], [11, 10, 2], [10, 7, 6], [7, 1, 8],
+        [3, 9, 4], [3, 4, 2], [3, 2, 6], [3, 6, 8], [3, 8, 9], [4, 9, 5], [2, 4, 11], [6, 2, 10], [8, 6, 7], [9, 8, 1],
+    ];
+    for _ in 0..subdivisions {
+        let mut middle = std::collections::HashMap::new();
+        let mut mid = |a: u32, b: u32, v: &mut Vec<Vec3>| -> u32 {
+            *middle.entry((a.min(b), a.max(b))).or_insert_with(|| {
+                v.push(((v[a as usize] + v[b as usize]) * 0.5).normalize());
+                v.len() as u32 - 1
+            })
+        };
+        let mut next = Vec::with_capacity(4 * f.len());
+        for &[a, b, c] in &f {
+            let (ab, bc, ca) = (mid(a, b, &mut v), mid(b, c, &mut v), mid(c, a, &mut v));
+            next.extend([[a, ab, ca], [b, bc, ab], [c, ca, bc], [ab, bc, ca]]);
+        }
+        f = next;
+    }
+    let centre = Vec3::from_array(centre);
+    (v.iter().map(|p| (centre + *p * radius).to_array()).collect(), f.into_iter().flatten().collect())
+}

@@ -86,6 +86,8 @@ static unsafe partial class MonoTests
             Run("debug_lines_count_grow_and_colour_the_edges", DebugLinesCountGrowAndColourTheEdges);
             Run("step_interval_reaches_the_cloth_and_steps_it_every_fourth", StepIntervalReachesTheClothAndStepsItEveryFourth);
             Run("simulation_draws_its_render_proxy_in_local_space", SimulationDrawsItsRenderProxyInLocalSpace);
+            Run("a_torn_cloth_is_followed_through_the_torn_mesh_and_refuses_bad_cuts", TornClothFollowedThroughTheTornMesh);
+            Run("pressure_holds_a_closed_cloth_and_is_refused_on_an_open_one", PressureOnClosedAndOpenCloth);
         }
         Console.WriteLine(passed + " passed, " + failed + " failed");
         return failed == 0 ? 0 : 1;
@@ -1210,7 +1212,7 @@ static unsafe partial class MonoTests
 
             // Snapshot: restore then step is bitwise the same run (the free `wild` cloth falls on).
             byte[] snapshot = cloth.SaveState();
-            Expect(snapshot.Length == cloth.StateSize && snapshot.Length == 48 + 24 * 64 + 28 * 2 + 36, "snapshot size " + snapshot.Length);
+            Expect(snapshot.Length == cloth.StateSize && snapshot.Length == 48 + 24 * 64 + 28 * 2 + 40, "snapshot size " + snapshot.Length);
             var first = new ulong[10];
             for (int k = 0; k < 10; ++k) { world.Step(1.0f / 60.0f); first[k] = cloth.StateHash(); }
             cloth.RestoreState(snapshot);
@@ -1568,5 +1570,86 @@ static unsafe partial class MonoTests
         var e = Throws<ArgumentException>(() => new XpbdPinnedArray<NestsReference>(4));
         Expect(e.Message.Contains("NestsReference.inner.tag"), "names the field: " + e.Message);
         using (var ok = new XpbdPinnedArray<Vertex32>(4)) Expect(ok.ElementSize == 32, "an unmanaged struct is fine");
+    }
+
+    // ---- Tearing and pressure ----
+
+    static void TornClothFollowedThroughTheTornMesh()
+    {
+        float[] positions;
+        uint[] indices;
+        XpbdGridMesh.Create(8, 8, 1.0f, 1.0f, out positions, out indices);
+        XpbdWorldDesc single = XpbdWorld.DefaultDesc();
+        single.thread_count = 1;
+        using (var world = new XpbdWorld(single))
+        {
+            XpbdClothDesc desc = XpbdCloth.DefaultDesc();
+            XpbdClothSettings.SetTearing(ref desc, true, 64, 12, 0.3f);
+            Expect(desc.max_extra_vertices == 12 && desc.tear_strain == 0.3f, "tearing settings");
+            XpbdCloth cloth = world.CreateCloth(positions, indices, null, desc);
+            Expect(cloth.MaxExtraVertices == 12 && cloth.VertexCount == 64, "created with 64 vertices and 12 in reserve");
+            cloth.SetPinned(new uint[] { 0, 7 });
+            var mesh = new XpbdTornMesh(cloth);
+            Expect(mesh.Update() && mesh.VertexCount == 64 && mesh.TopologyVersion == 0, "the first update reads the mesh as created");
+            Expect(!mesh.Update(), "nothing changed");
+            // A cut along row 3: one vertex copied per vertex of the row.
+            for (uint i = 0; i < 7; ++i) Expect(cloth.Tear(24 + i, 25 + i), "edge " + i + " cut");
+            Expect(!cloth.Tear(24, 25), "cutting a cut edge changes nothing");
+            Expect(cloth.VertexCount == 72 && cloth.RenderCounts.TopologyVersion == 7, "8 new vertices, 7 cuts: " + cloth.VertexCount);
+            Expect(mesh.Update() && mesh.VertexCount == 72, "the torn mesh read");
+            for (int k = 0; k < indices.Length; ++k)
+            {
+                Expect(mesh.Sources[mesh.Indices[k]] == indices[k], "corner " + k + " descends from its vertex as created");
+            }
+            var uv = new float[64];
+            for (int v = 0; v < 64; ++v) uv[v] = 0.5f * v;
+            var copied = new float[mesh.MaxVertexCount];
+            XpbdTornMesh.CopyBySource(uv, mesh.Sources, mesh.VertexCount, copied);
+            Expect(copied[70] == uv[mesh.Sources[70]] && mesh.Sources[70] < 64, "a new vertex takes its source's UV");
+            // Reads take the new count; the old one is refused.
+            cloth.ReadPositions(new float[3 * 72]);
+            Throws<XpbdBufferSizeMismatchException>(() => cloth.ReadPositions(new float[3 * 64]));
+            // Bad cuts: out of range, not an edge, out of reserve.
+            Throws<XpbdInvalidArgumentException>(() => cloth.Tear(0, 500));
+            Throws<XpbdInvalidArgumentException>(() => cloth.Tear(0, 9));
+            // Four more vertices are left: a cut along row 6 copies one per vertex it passes.
+            for (uint i = 0; i < 4; ++i) cloth.Tear(48 + i, 49 + i);
+            var e = Throws<XpbdCapacityExceededException>(() => cloth.Tear(52, 53));
+            Expect(e.Message.Contains("max_extra_vertices"), "the message names the reserve: " + e.Message);
+            // A snapshot of the torn cloth grows with its cuts and restores its mesh.
+            Expect(mesh.Update() && mesh.VertexCount == 76, "the four cuts read");
+            byte[] snapshot = cloth.SaveState();
+            Expect(snapshot.Length == 48 + 24 * 76 + 28 * 2 + 40 + 8 * 11, "snapshot size " + snapshot.Length);
+            for (int frame = 0; frame < 10; ++frame) world.Step(1.0f / 60.0f);
+            cloth.RestoreState(snapshot);
+            Expect(!mesh.Update() && cloth.VertexCount == 76, "the same cuts: the same mesh");
+            // A cloth that cannot tear.
+            XpbdCloth plain = world.CreateCloth(positions, indices);
+            Expect(plain.MaxExtraVertices == 0, "no reserve");
+            Throws<XpbdInvalidArgumentException>(() => plain.Tear(0, 1));
+        }
+    }
+
+    static void PressureOnClosedAndOpenCloth()
+    {
+        float[] octahedron = { 1, 2, 0, -1, 2, 0, 0, 3, 0, 0, 1, 0, 0, 2, 1, 0, 2, -1 };
+        uint[] faces = { 0, 2, 4, 2, 1, 4, 1, 3, 4, 3, 0, 4, 2, 0, 5, 1, 2, 5, 3, 1, 5, 0, 3, 5 };
+        using (var world = new XpbdWorld())
+        {
+            XpbdClothDesc desc = XpbdCloth.DefaultDesc();
+            XpbdClothSettings.SetPressure(ref desc, 1.0f, 0.0f);
+            XpbdCloth ball = world.CreateCloth(octahedron, faces, null, desc);
+            Expect(ball.GetMeshReport().closed == 1, "closed");
+            ExpectNear(ball.Volume, 4.0f / 3.0f, 1e-5f, "the octahedron's volume");
+            for (int frame = 0; frame < 30; ++frame) world.Step(1.0f / 60.0f);
+            ExpectNear(ball.Volume, 4.0f / 3.0f, 0.01f * 4.0f / 3.0f, "held within 1 %");
+            float[] positions;
+            uint[] indices;
+            XpbdGridMesh.Create(4, 4, 1.0f, 1.0f, out positions, out indices);
+            var e = Throws<XpbdInvalidArgumentException>(() => world.CreateCloth(positions, indices, null, desc));
+            Expect(e.Message.Contains("`pressure` = 1 needs a closed"), "the message says why: " + e.Message);
+            XpbdCloth sheet = world.CreateCloth(positions, indices);
+            Throws<XpbdInvalidArgumentException>(() => { float v = sheet.Volume; });
+        }
     }
 }

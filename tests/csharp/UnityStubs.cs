@@ -54,6 +54,11 @@ namespace UnityEngine
         public static Vector3 zero { get { return default(Vector3); } }
         public static Vector3 operator -(Vector3 a, Vector3 b) { return a; }
     }
+    public struct Vector2
+    {
+        public float x, y;
+        public Vector2(float x, float y) { this.x = x; this.y = y; }
+    }
     public struct Color
     {
         public float r, g, b, a;
@@ -107,7 +112,16 @@ namespace UnityEngine
         public Vector3[] vertices { get; set; }
         public int vertexCount { get { return 0; } }
         public int[] triangles { get; set; }
+        public Vector2[] uv { get; set; }
+        public int subMeshCount { get; set; }
         public Color[] colors { get; set; }
+        public int[] GetTriangles(int submesh) { return null; }
+        public void SetTriangles(int[] triangles, int submesh) { }
+        public void SetUVs(int channel, Vector2[] uvs) { }
+        public void SetColors(Color[] inColors) { }
+        public void Clear() { }
+        public void SetVertices<T>(Unity.Collections.NativeArray<T> inVertices, int start, int length) where T : struct { }
+        public void SetNormals<T>(Unity.Collections.NativeArray<T> inNormals, int start, int length) where T : struct { }
         public Matrix4x4[] bindposes { get; set; }
         public BoneWeight[] boneWeights { get; set; }
         public void MarkDynamic() { }

@@ -143,6 +143,7 @@ pub fn c_stats(cloth: XpbdClothId) -> xpbd_cloth::ClothStats {
         strain_p95: s.strain_p95,
         strain_p99: s.strain_p99,
         pin_strain: s.pin_strain,
+        torn_edges_last_step: s.torn_edges_last_step,
     }
 }
 

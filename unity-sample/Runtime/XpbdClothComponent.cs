@@ -36,7 +36,10 @@ namespace Xpbd.Unity
     /// skinned pose within per-vertex max distances and backstops. With a simulation mesh, that
     /// coarser mesh is simulated and the MeshFilter's mesh drawn bound to it (a render proxy);
     /// step interval trades the cloth's cost for its rate; while selected, the Scene view shows the
-    /// library's debug lines as gizmos.
+    /// library's debug lines as gizmos. A tearable cloth's mesh gains
+    /// vertices where it tears: when the library's topology version changes, the component gives the
+    /// Mesh the new vertex count and triangles, and each new vertex the UV and colour of the vertex it
+    /// was split from. A closed mesh may hold its volume under pressure (a ball, a cushion).
     /// </summary>
     [DisallowMultipleComponent]
     [AddComponentMenu("Physics/XPBD Cloth")]
@@ -112,6 +115,20 @@ namespace Xpbd.Unity
         [Tooltip("Kinetic friction coefficient μk between touching parts of the cloth (dimensionless).")]
         [Range(0f, 2f)] public float selfKineticFriction = 0.4f;
 
+        [Header("Tearing")]
+        [Tooltip("Let the cloth tear: edges stretched beyond the tear strain break, and scripts may cut it (Simulation.Cloth.Tear). The mesh gains vertices where it tears; the component rebuilds it.")]
+        public bool tearable;
+        [Tooltip("Vertices reserved for cuts (every buffer is sized once for them); 0 = as many as the mesh has. When they are used up the cloth stops tearing.")]
+        [Min(0)] public int maxExtraVertices = 0;
+        [Tooltip("An edge longer than (1 + tear strain) times its rest length tears (0.5 = 50 % longer). 0 = only scripted cuts.")]
+        [Min(0f)] public float tearStrain = 0.5f;
+
+        [Header("Pressure (closed meshes)")]
+        [Tooltip("Hold the enclosed volume at this multiple of the rest volume (1 = as modelled, 2 = inflated as far as the fabric's stretch allows). 0 = off. Only for a closed, consistently wound mesh (a ball, a cushion); a tear lets the air out.")]
+        [Min(0f)] public float pressure = 0f;
+        [Tooltip("Compliance of the enclosed air in m³/Pa: 0 holds the volume exactly, larger values let the air compress (a soft cushion).")]
+        [Min(0f)] public float volumeCompliance = 0f;
+
         [Header("Robustness")]
         [Tooltip("Fraction of its pins' movement the cloth feels, 0–1: 1 = fully physical (it swings behind them); 0 = carried along, only their rotation is simulated (a cape that does not stream out when its character dashes).")]
         [Range(0f, 1f)] public float inertiaScale = 1f;
@@ -130,6 +147,10 @@ namespace Xpbd.Unity
         NativeArray<Vector3> positions, normals;
         float alpha; // where this frame lies between the last two steps
         readonly XpbdDebugLines debugLines = new XpbdDebugLines(0);
+        XpbdTornMesh tornMesh; // a tearable cloth's render mesh, followed every frame (else null)
+        Vector2[] originalUv;
+        Color[] originalColors;
+        int[][] submeshTriangles; // per submesh of the original, its triangles' index range in order
 
         /// <summary>The running simulation (null while disabled), for scripts that read statistics or change settings.</summary>
         public XpbdClothSimulation Simulation { get { return simulation; } }
@@ -169,7 +190,7 @@ namespace Xpbd.Unity
             uint[] indices = XpbdUnity.ToIndices(simulated.triangles);
             int vertexCount = local.Length / 3;
             XpbdAffine toWorld = XpbdUnity.ToAffine(transform.localToWorldMatrix);
-            simulation = new XpbdClothSimulation(local, indices, toWorld, ClothDesc(), WorldDesc());
+            simulation = new XpbdClothSimulation(local, indices, toWorld, ClothDesc(vertexCount), WorldDesc());
             if (proxied)
             {
                 simulation.CreateRenderProxy(XpbdUnity.Flatten(originalMesh.vertices), XpbdUnity.ToIndices(originalMesh.triangles), renderMeshMaxDistance);
@@ -202,10 +223,51 @@ namespace Xpbd.Unity
             BindWornCloth(originalMesh, vertexCount);
             PushColliders();
 
-            int drawn = proxied ? originalMesh.vertexCount : vertexCount;
+            // Room for every vertex cuts may add: a frame in which the cloth tears allocates no buffer.
+            int drawn = proxied ? originalMesh.vertexCount : vertexCount + simulation.Cloth.MaxExtraVertices;
             positions = new NativeArray<Vector3>(drawn, Allocator.Persistent, NativeArrayOptions.UninitializedMemory);
             normals = new NativeArray<Vector3>(drawn, Allocator.Persistent, NativeArrayOptions.UninitializedMemory);
             alpha = 0f;
+            if (simulation.Cloth.MaxExtraVertices > 0)
+            {
+                tornMesh = new XpbdTornMesh(simulation.Cloth);
+                tornMesh.Update();
+                originalUv = originalMesh.uv;
+                originalColors = originalMesh.colors;
+                submeshTriangles = new int[originalMesh.subMeshCount][];
+                for (int i = 0; i < submeshTriangles.Length; ++i) submeshTriangles[i] = originalMesh.GetTriangles(i);
+            }
+        }
+
+        // The cloth tore since the last frame: give the mesh its vertex count, each new vertex the UV
+        // and colour of the vertex it was split from, and the triangles (in the original's submeshes).
+        void RebuildTornMesh(int vertexCount)
+        {
+            simulatedMesh.Clear();
+            simulatedMesh.SetVertices(positions, 0, vertexCount);
+            simulatedMesh.SetNormals(normals, 0, vertexCount);
+            if (originalUv.Length > 0)
+            {
+                var uv = new Vector2[vertexCount];
+                XpbdTornMesh.CopyBySource(originalUv, tornMesh.Sources, vertexCount, uv);
+                simulatedMesh.SetUVs(0, uv);
+            }
+            if (originalColors.Length > 0)
+            {
+                var colors = new Color[vertexCount];
+                XpbdTornMesh.CopyBySource(originalColors, tornMesh.Sources, vertexCount, colors);
+                simulatedMesh.SetColors(colors);
+            }
+            // The library keeps the triangles in the order it was given them: submesh by submesh.
+            simulatedMesh.subMeshCount = submeshTriangles.Length;
+            int at = 0;
+            for (int i = 0; i < submeshTriangles.Length; ++i)
+            {
+                var triangles = new int[submeshTriangles[i].Length];
+                for (int k = 0; k < triangles.Length; ++k) triangles[k] = (int)tornMesh.Indices[at + k];
+                at += triangles.Length;
+                simulatedMesh.SetTriangles(triangles, i);
+            }
         }
 
         static uint[] Union(uint[] a, uint[] b)
@@ -216,7 +278,7 @@ namespace Xpbd.Unity
             return XpbdPinSelection.FromList(all, int.MaxValue);
         }
 
-        XpbdClothDesc ClothDesc()
+        XpbdClothDesc ClothDesc(int vertexCount)
         {
             XpbdClothDesc desc = XpbdCloth.DefaultDesc();
             desc.areal_density = arealDensity;
@@ -232,6 +294,8 @@ namespace Xpbd.Unity
             // Inter-cloth collision is not offered: each component simulates in a world of its own.
             XpbdClothSettings.SetSelfCollision(ref desc, selfCollision, selfCollisionRadius, selfStaticFriction, selfKineticFriction);
             XpbdClothSettings.SetRobustness(ref desc, inertiaScale, maxParticleSpeed, unstableRecovery);
+            XpbdClothSettings.SetTearing(ref desc, tearable, vertexCount, maxExtraVertices, tearStrain);
+            XpbdClothSettings.SetPressure(ref desc, pressure, volumeCompliance);
             desc.linear_inertia = linearInertia;
             desc.angular_inertia = angularInertia;
             desc.step_interval = (uint)stepInterval;
@@ -350,13 +414,25 @@ namespace Xpbd.Unity
             if (simulation.RenderProxy != null)
             {
                 simulation.ReadProxyLocal(alpha, (IntPtr)positions.GetUnsafePtr(), (IntPtr)normals.GetUnsafePtr(), positions.Length, worldToLocal, localToWorld);
+                simulatedMesh.SetVertices(positions);
+                simulatedMesh.SetNormals(normals);
             }
             else
             {
-                simulation.ReadLocal(alpha, (IntPtr)positions.GetUnsafePtr(), (IntPtr)normals.GetUnsafePtr(), positions.Length, worldToLocal, localToWorld);
+                // A tearable cloth's vertex count follows its cuts: the topology version tells when.
+                bool tore = tornMesh != null && tornMesh.Update();
+                int count = tornMesh != null ? tornMesh.VertexCount : positions.Length;
+                simulation.ReadLocal(alpha, (IntPtr)positions.GetUnsafePtr(), (IntPtr)normals.GetUnsafePtr(), count, worldToLocal, localToWorld);
+                if (tore)
+                {
+                    RebuildTornMesh(count);
+                }
+                else
+                {
+                    simulatedMesh.SetVertices(positions, 0, count);
+                    simulatedMesh.SetNormals(normals, 0, count);
+                }
             }
-            simulatedMesh.SetVertices(positions);
-            simulatedMesh.SetNormals(normals);
             simulatedMesh.RecalculateBounds();
         }
 
@@ -370,6 +446,7 @@ namespace Xpbd.Unity
             pushedColliders.Clear();
             if (positions.IsCreated) positions.Dispose();
             if (normals.IsCreated) normals.Dispose();
+            tornMesh = null;
             if (meshFilter != null && originalMesh != null) meshFilter.sharedMesh = originalMesh;
             if (simulatedMesh != null) Destroy(simulatedMesh);
             simulatedMesh = null;
@@ -405,6 +482,10 @@ namespace Xpbd.Unity
                 linearDamping = d.linear_damping;
                 deformationDamping = d.deformation_damping;
                 maxStretch = d.max_stretch;
+                tearable = d.max_extra_vertices > 0;
+                maxExtraVertices = (int)d.max_extra_vertices;
+                pressure = d.pressure;
+                volumeCompliance = d.volume_compliance;
                 weldTolerance = d.weld_tolerance;
                 collisionThickness = d.collision_thickness;
                 selfCollision = d.enable_self_collision != 0;

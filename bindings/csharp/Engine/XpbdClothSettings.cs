@@ -35,5 +35,36 @@ namespace Xpbd
             desc.max_particle_speed = maxParticleSpeed;
             desc.unstable_recovery = (uint)recovery;
         }
+
+        /// <summary>
+        /// Tearing (docs/design.md, "Tearing"): a <paramref name="tearable"/> cloth reserves
+        /// <paramref name="maxExtraVertices"/> render vertices for cuts (0 = as many as the mesh has,
+        /// <paramref name="vertexCount"/>) and tears where an edge is stretched beyond
+        /// 1 + <paramref name="tearStrain"/> times its rest length (0 = only scripted cuts,
+        /// <see cref="XpbdCloth.Tear"/>). A cloth that is not tearable reserves nothing and never tears.
+        /// </summary>
+        public static void SetTearing(ref XpbdClothDesc desc, bool tearable, int vertexCount, int maxExtraVertices, float tearStrain)
+        {
+            if (!tearable)
+            {
+                desc.max_extra_vertices = 0;
+                desc.tear_strain = 0f;
+                return;
+            }
+            desc.max_extra_vertices = (uint)(maxExtraVertices > 0 ? maxExtraVertices : vertexCount);
+            desc.tear_strain = tearStrain;
+        }
+
+        /// <summary>
+        /// Pressure for a closed cloth (docs/design.md, "Pressure"): the enclosed volume is held at
+        /// <paramref name="pressure"/> times the rest volume (0 = off), with compliance
+        /// <paramref name="volumeCompliance"/> in m³/Pa (0 = exact). The mesh must be closed and
+        /// consistently wound: <c>xpbd_cloth_create</c> refuses pressure on an open one.
+        /// </summary>
+        public static void SetPressure(ref XpbdClothDesc desc, float pressure, float volumeCompliance)
+        {
+            desc.pressure = pressure;
+            desc.volume_compliance = volumeCompliance;
+        }
     }
 }

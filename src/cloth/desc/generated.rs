@@ -265,6 +265,40 @@ pub struct ClothParams {
     ///
     /// Range: 1..=16. Default: 1.
     pub step_interval: u32,
+    /// Tearing: an edge still longer than (1 + tear_strain) times its rest length after a step's
+    /// substeps and the strain limit (`max_stretch`) tears: the cloth opens across the edge at one
+    /// of its ends (the particle there is split between the edge's two triangles and the rest of
+    /// its triangles), the more strained edges first. Only for a cloth created with
+    /// `max_extra_vertices` > 0. `None` means never tears. Above the strain the cloth reaches in
+    /// normal use (`max_stretch` - 1 and impacts): 0.3-1 for fabric that rips when yanked, more for
+    /// one that only tears when cut.
+    ///
+    /// Range: 0.001 <= eps_t <= 1000 when `Some`. Default: `None`.
+    pub tear_strain: Option<f32>,
+    /// At most this many over-strained edges tear in one step (the most strained first), which
+    /// bounds a step's work; the rest tear in the steps after if they stay over `tear_strain`. The
+    /// default lets a fast sphere punch through a flag in one or two steps; raise it for explosions
+    /// that should shred a cloth at once.
+    ///
+    /// Range: 1..=1048576. Default: 64.
+    pub tear_max_per_step: u32,
+    /// Closed cloth (balloons, cushions, inflatables): the volume the cloth encloses is held at
+    /// `pressure` times its rest volume by one XPBD constraint C = V - p*V0 (Mueller et al. 2007,
+    /// sec. 4.4, in XPBD form), projected after the stretch sweeps of every iteration. Only for a
+    /// closed, consistently wound mesh (`closed` in the mesh report): otherwise
+    /// `xpbd_cloth_set_params` and `xpbd_cloth_create` return `XPBD_RESULT_INVALID_ARGUMENT`. A
+    /// tear opens the cloth and sets it back to 0 (it leaks). `None` means off. 1 keeps a ball or
+    /// cushion at its modelled volume under load; above 1 inflates it as far as its stretch
+    /// compliance and `max_stretch` allow (set `max_stretch` to 0 for a balloon).
+    ///
+    /// Range: 0.001 <= p <= 1000 when `Some`. Default: `None`.
+    pub pressure: Option<f32>,
+    /// Compliance alpha of the volume constraint: 0 holds the volume exactly; larger values let the
+    /// enclosed air compress (a squeeze of force F over area A changes the volume by about
+    /// alpha*F/A). 0 for a taut ball; 1e-6 to 1e-4 for a soft cushion of about a litre.
+    ///
+    /// Unit: m^3/Pa. Range: 0 <= m^3/Pa <= 1e20. Default: 0.
+    pub volume_compliance: f32,
 }
 
 /// Every field at its declared default.
@@ -311,6 +345,10 @@ pub(super) const DEFAULT: ClothParams = ClothParams {
     angular_inertia: 1.0,
     deformation_damping: 3.0,
     step_interval: 1,
+    tear_strain: None,
+    tear_max_per_step: 64,
+    pressure: None,
+    volume_compliance: 0.0,
 };
 
 impl Default for ClothParams {
@@ -371,6 +409,14 @@ impl ClothParams {
         check_range("angular_inertia", self.angular_inertia, 0.0, 1.0, "0 <= s_ang <= 1")?;
         check_range("deformation_damping", self.deformation_damping, 0.0, f32::MAX, "1/s >= 0")?;
         check_count("step_interval", self.step_interval, 1, 16, "1..=16")?;
+        if let Some(value) = self.tear_strain {
+            check_range("tear_strain", value, 0.001, 1000.0, "0.001 <= eps_t <= 1000")?;
+        }
+        check_count("tear_max_per_step", self.tear_max_per_step, 1, 1048576, "1..=1048576")?;
+        if let Some(value) = self.pressure {
+            check_range("pressure", value, 0.001, 1000.0, "0.001 <= p <= 1000")?;
+        }
+        check_range("volume_compliance", self.volume_compliance, 0.0, 1e20, "0 <= m^3/Pa <= 1e20")?;
         Ok(())
     }
 }
@@ -383,10 +429,22 @@ impl ClothParams {
 /// Unit: m. Range: 0 <= m <= 1. Default: 1e-6.
 pub const DEFAULT_WELD_TOLERANCE: f32 = 1e-6;
 
+/// The default of `ClothDesc::max_extra_vertices`. Render vertices (and simulation particles)
+/// reserved for cuts: a cut duplicates the vertices along the torn edge, and every buffer that
+/// grows with them is sized once, at creation, for this many more, so neither the step nor the
+/// engine's vertex buffers reallocate. When they are used up the cloth stops tearing
+/// (`xpbd_cloth_tear` returns `XPBD_RESULT_CAPACITY_EXCEEDED`). About the vertex count of the
+/// longest tears you expect: a cut across a grid of n columns needs about 2n. Engines allocate
+/// their vertex buffers for `vertex_count + max_extra_vertices`. See [`crate::cloth::tear`].
+///
+/// Range: 0..=268435456 (0 = the cloth cannot tear). Default: 0.
+pub const DEFAULT_MAX_EXTRA_VERTICES: u32 = 0;
+
 impl ClothDesc<'_> {
     /// The creation settings against their declared ranges. Errors: `InvalidParameter`.
     pub(super) fn check_declared_ranges(&self) -> Result<(), ClothError> {
         check_range("weld_tolerance", self.weld_tolerance, 0.0, 1.0, "0 <= m <= 1")?;
+        check_count("max_extra_vertices", self.max_extra_vertices, 0, 268435456, "0..=268435456 (0 = the cloth cannot tear)")?;
         Ok(())
     }
 }

@@ -607,4 +607,67 @@ pub const CLOTH: &[Param] = &[
         rust_doc: "See [`crate::World::step`] and `cloth/lod.rs`.",
         ..BLANK
     },
+    Param {
+        name: "max_extra_vertices",
+        place: Place::Creation,
+        kind: Kind::Count { min: 0, max: 1 << 28, zero: "the cloth cannot tear" },
+        default: Value::U32(0),
+        doc: "Render vertices (and simulation particles) reserved for cuts: a cut duplicates the vertices \
+              along the torn edge, and every buffer that grows with them is sized once, at creation, for this \
+              many more, so neither the step nor the engine's vertex buffers reallocate. When they are used \
+              up the cloth stops tearing (`xpbd_cloth_tear` returns `XPBD_RESULT_CAPACITY_EXCEEDED`).",
+        choose: "About the vertex count of the longest tears you expect: a cut across a grid of n columns \
+                 needs about 2n. Engines allocate their vertex buffers for `vertex_count + max_extra_vertices`.",
+        rust_doc: "See [`crate::cloth::tear`].",
+        ..BLANK
+    },
+    Param {
+        name: "tear_strain",
+        kind: Kind::Optional { min: 1.0e-3, max: 1.0e3, zero: "never tears" },
+        default: Value::F32(0.0),
+        symbol: "eps_t",
+        doc: "Tearing: an edge still longer than (1 + tear_strain) times its rest length after a step's \
+              substeps and the strain limit (`max_stretch`) tears: the cloth opens across the edge at one of \
+              its ends (the particle there is split between the edge's two triangles and the rest of its \
+              triangles), the more strained edges first. Only for a cloth created with `max_extra_vertices` > 0.",
+        choose: "Above the strain the cloth reaches in normal use (`max_stretch` - 1 and impacts): 0.3-1 for \
+                 fabric that rips when yanked, more for one that only tears when cut.",
+        ..BLANK
+    },
+    Param {
+        name: "tear_max_per_step",
+        kind: Kind::Count { min: 1, max: 1 << 20, zero: "" },
+        default: Value::U32(64),
+        doc: "At most this many over-strained edges tear in one step (the most strained first), which \
+              bounds a step's work; the rest tear in the steps after if they stay over `tear_strain`.",
+        choose: "The default lets a fast sphere punch through a flag in one or two steps; raise it for \
+                 explosions that should shred a cloth at once.",
+        ..BLANK
+    },
+    Param {
+        name: "pressure",
+        kind: Kind::Optional { min: 1.0e-3, max: 1.0e3, zero: "off" },
+        default: Value::F32(0.0),
+        symbol: "p",
+        doc: "Closed cloth (balloons, cushions, inflatables): the volume the cloth encloses is held at \
+              `pressure` times its rest volume by one XPBD constraint C = V - p*V0 (Mueller et al. 2007, sec. \
+              4.4, in XPBD form), projected after the stretch sweeps of every iteration. Only for a closed, \
+              consistently wound mesh (`closed` in the mesh report): otherwise `xpbd_cloth_set_params` and \
+              `xpbd_cloth_create` return `XPBD_RESULT_INVALID_ARGUMENT`. A tear opens the cloth and sets it \
+              back to 0 (it leaks).",
+        choose: "1 keeps a ball or cushion at its modelled volume under load; above 1 inflates it as far as \
+                 its stretch compliance and `max_stretch` allow (set `max_stretch` to 0 for a balloon).",
+        ..BLANK
+    },
+    Param {
+        name: "volume_compliance",
+        kind: Kind::Real { min: 0.0, max: MAX_COMPLIANCE },
+        default: Value::F32(0.0),
+        unit: "m^3/Pa",
+        doc: "Compliance alpha of the volume constraint: 0 holds the volume exactly; larger values let the \
+              enclosed air compress (a squeeze of force F over area A changes the volume by about \
+              alpha*F/A).",
+        choose: "0 for a taut ball; 1e-6 to 1e-4 for a soft cushion of about a litre.",
+        ..BLANK
+    },
 ];

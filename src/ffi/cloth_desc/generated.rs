@@ -321,6 +321,50 @@ pub struct XpbdClothDesc {
     ///
     /// Range: 1..=16. Default: 1.
     pub step_interval: u32,
+    /// Render vertices (and simulation particles) reserved for cuts: a cut duplicates the vertices
+    /// along the torn edge, and every buffer that grows with them is sized once, at creation, for
+    /// this many more, so neither the step nor the engine's vertex buffers reallocate. When they
+    /// are used up the cloth stops tearing (`xpbd_cloth_tear` returns
+    /// `XPBD_RESULT_CAPACITY_EXCEEDED`). About the vertex count of the longest tears you expect: a
+    /// cut across a grid of n columns needs about 2n. Engines allocate their vertex buffers for
+    /// `vertex_count + max_extra_vertices`.
+    ///
+    /// Range: 0..=268435456 (0 = the cloth cannot tear). Default: 0.
+    pub max_extra_vertices: u32,
+    /// Tearing: an edge still longer than (1 + tear_strain) times its rest length after a step's
+    /// substeps and the strain limit (`max_stretch`) tears: the cloth opens across the edge at one
+    /// of its ends (the particle there is split between the edge's two triangles and the rest of
+    /// its triangles), the more strained edges first. Only for a cloth created with
+    /// `max_extra_vertices` > 0. Above the strain the cloth reaches in normal use (`max_stretch` -
+    /// 1 and impacts): 0.3-1 for fabric that rips when yanked, more for one that only tears when
+    /// cut.
+    ///
+    /// Range: 0 (= never tears) or 0.001 <= eps_t <= 1000. Default: 0 (= never tears).
+    pub tear_strain: f32,
+    /// At most this many over-strained edges tear in one step (the most strained first), which
+    /// bounds a step's work; the rest tear in the steps after if they stay over `tear_strain`. The
+    /// default lets a fast sphere punch through a flag in one or two steps; raise it for explosions
+    /// that should shred a cloth at once.
+    ///
+    /// Range: 1..=1048576. Default: 64.
+    pub tear_max_per_step: u32,
+    /// Closed cloth (balloons, cushions, inflatables): the volume the cloth encloses is held at
+    /// `pressure` times its rest volume by one XPBD constraint C = V - p*V0 (Mueller et al. 2007,
+    /// sec. 4.4, in XPBD form), projected after the stretch sweeps of every iteration. Only for a
+    /// closed, consistently wound mesh (`closed` in the mesh report): otherwise
+    /// `xpbd_cloth_set_params` and `xpbd_cloth_create` return `XPBD_RESULT_INVALID_ARGUMENT`. A
+    /// tear opens the cloth and sets it back to 0 (it leaks). 1 keeps a ball or cushion at its
+    /// modelled volume under load; above 1 inflates it as far as its stretch compliance and
+    /// `max_stretch` allow (set `max_stretch` to 0 for a balloon).
+    ///
+    /// Range: 0 (= off) or 0.001 <= p <= 1000. Default: 0 (= off).
+    pub pressure: f32,
+    /// Compliance alpha of the volume constraint: 0 holds the volume exactly; larger values let the
+    /// enclosed air compress (a squeeze of force F over area A changes the volume by about
+    /// alpha*F/A). 0 for a taut ball; 1e-6 to 1e-4 for a soft cushion of about a litre.
+    ///
+    /// Unit: m^3/Pa. Range: 0 <= m^3/Pa <= 1e20. Default: 0.
+    pub volume_compliance: f32,
 }
 
 /// The settings of a cloth that may change after creation: the same fields, meanings, ranges and
@@ -609,6 +653,40 @@ pub struct XpbdClothParams {
     ///
     /// Range: 1..=16. Default: 1.
     pub step_interval: u32,
+    /// Tearing: an edge still longer than (1 + tear_strain) times its rest length after a step's
+    /// substeps and the strain limit (`max_stretch`) tears: the cloth opens across the edge at one
+    /// of its ends (the particle there is split between the edge's two triangles and the rest of
+    /// its triangles), the more strained edges first. Only for a cloth created with
+    /// `max_extra_vertices` > 0. Above the strain the cloth reaches in normal use (`max_stretch` -
+    /// 1 and impacts): 0.3-1 for fabric that rips when yanked, more for one that only tears when
+    /// cut.
+    ///
+    /// Range: 0 (= never tears) or 0.001 <= eps_t <= 1000. Default: 0 (= never tears).
+    pub tear_strain: f32,
+    /// At most this many over-strained edges tear in one step (the most strained first), which
+    /// bounds a step's work; the rest tear in the steps after if they stay over `tear_strain`. The
+    /// default lets a fast sphere punch through a flag in one or two steps; raise it for explosions
+    /// that should shred a cloth at once.
+    ///
+    /// Range: 1..=1048576. Default: 64.
+    pub tear_max_per_step: u32,
+    /// Closed cloth (balloons, cushions, inflatables): the volume the cloth encloses is held at
+    /// `pressure` times its rest volume by one XPBD constraint C = V - p*V0 (Mueller et al. 2007,
+    /// sec. 4.4, in XPBD form), projected after the stretch sweeps of every iteration. Only for a
+    /// closed, consistently wound mesh (`closed` in the mesh report): otherwise
+    /// `xpbd_cloth_set_params` and `xpbd_cloth_create` return `XPBD_RESULT_INVALID_ARGUMENT`. A
+    /// tear opens the cloth and sets it back to 0 (it leaks). 1 keeps a ball or cushion at its
+    /// modelled volume under load; above 1 inflates it as far as its stretch compliance and
+    /// `max_stretch` allow (set `max_stretch` to 0 for a balloon).
+    ///
+    /// Range: 0 (= off) or 0.001 <= p <= 1000. Default: 0 (= off).
+    pub pressure: f32,
+    /// Compliance alpha of the volume constraint: 0 holds the volume exactly; larger values let the
+    /// enclosed air compress (a squeeze of force F over area A changes the volume by about
+    /// alpha*F/A). 0 for a taut ball; 1e-6 to 1e-4 for a soft cushion of about a litre.
+    ///
+    /// Unit: m^3/Pa. Range: 0 <= m^3/Pa <= 1e20. Default: 0.
+    pub volume_compliance: f32,
 }
 
 /// What a cloth is made of: masses and compliances. `xpbd_cloth_set_material` replaces these fields
@@ -716,6 +794,10 @@ impl From<&ClothParams> for XpbdClothParams {
             angular_inertia: p.angular_inertia,
             deformation_damping: p.deformation_damping,
             step_interval: p.step_interval,
+            tear_strain: p.tear_strain.unwrap_or(0.0),
+            tear_max_per_step: p.tear_max_per_step,
+            pressure: p.pressure.unwrap_or(0.0),
+            volume_compliance: p.volume_compliance,
         }
     }
 }
@@ -773,6 +855,10 @@ impl XpbdClothParams {
             angular_inertia: self.angular_inertia,
             deformation_damping: self.deformation_damping,
             step_interval: self.step_interval,
+            tear_strain: optional_from_c(self.tear_strain),
+            tear_max_per_step: self.tear_max_per_step,
+            pressure: optional_from_c(self.pressure),
+            volume_compliance: self.volume_compliance,
         })
     }
 
@@ -851,6 +937,10 @@ impl XpbdClothDesc {
             angular_inertia: self.angular_inertia,
             deformation_damping: self.deformation_damping,
             step_interval: self.step_interval,
+            tear_strain: self.tear_strain,
+            tear_max_per_step: self.tear_max_per_step,
+            pressure: self.pressure,
+            volume_compliance: self.volume_compliance,
         }
     }
 
@@ -908,6 +998,11 @@ impl XpbdClothDesc {
             angular_inertia: params.angular_inertia,
             deformation_damping: params.deformation_damping,
             step_interval: params.step_interval,
+            max_extra_vertices: 0,
+            tear_strain: params.tear_strain,
+            tear_max_per_step: params.tear_max_per_step,
+            pressure: params.pressure,
+            volume_compliance: params.volume_compliance,
         }
     }
 }
@@ -963,6 +1058,11 @@ impl XpbdClothDesc {
             "angular_inertia" => FieldMut::F32(&mut self.angular_inertia),
             "deformation_damping" => FieldMut::F32(&mut self.deformation_damping),
             "step_interval" => FieldMut::U32(&mut self.step_interval),
+            "max_extra_vertices" => FieldMut::U32(&mut self.max_extra_vertices),
+            "tear_strain" => FieldMut::F32(&mut self.tear_strain),
+            "tear_max_per_step" => FieldMut::U32(&mut self.tear_max_per_step),
+            "pressure" => FieldMut::F32(&mut self.pressure),
+            "volume_compliance" => FieldMut::F32(&mut self.volume_compliance),
             _ => return None,
         })
     }
@@ -1015,6 +1115,10 @@ impl XpbdClothParams {
             "angular_inertia" => FieldMut::F32(&mut self.angular_inertia),
             "deformation_damping" => FieldMut::F32(&mut self.deformation_damping),
             "step_interval" => FieldMut::U32(&mut self.step_interval),
+            "tear_strain" => FieldMut::F32(&mut self.tear_strain),
+            "tear_max_per_step" => FieldMut::U32(&mut self.tear_max_per_step),
+            "pressure" => FieldMut::F32(&mut self.pressure),
+            "volume_compliance" => FieldMut::F32(&mut self.volume_compliance),
             _ => return None,
         })
     }

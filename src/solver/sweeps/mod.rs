@@ -11,6 +11,7 @@ mod inter_cloth;
 mod self_collision;
 mod stretch;
 mod tethers;
+mod volume;
 
 pub(crate) use animated::{Animated, enforce_limits, place_pose};
 pub(crate) use bending::Bending;
@@ -20,6 +21,7 @@ pub(crate) use inter_cloth::InterCloth;
 pub(crate) use self_collision::SelfCollision;
 pub(crate) use stretch::Stretch;
 pub(crate) use tethers::Tethers;
+pub(crate) use volume::Volume;
 
 use super::{Parts, Step, SubstepInfo, SweepCoefficients};
 use crate::cloth::config::ClothConfig;

@@ -8,4 +8,5 @@ pub mod pins;
 pub mod shapes;
 pub mod skin;
 pub mod surface;
+pub mod torn;
 pub mod vertex_buffer;

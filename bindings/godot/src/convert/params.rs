@@ -79,6 +79,15 @@ pub struct InspectorParams {
     /// Level of detail: the cloth steps once every this many physics ticks (1..=16), over that
     /// many ticks of time.
     pub step_interval: u32,
+    /// Tearing: an edge longer than (1 + this) × its rest length tears [-]; 0 = only scripted
+    /// cuts. Only for a cloth created tearable (`max_extra_vertices` > 0, a creation setting).
+    pub tear_strain: f32,
+    /// Over-strained edges that may tear in one step.
+    pub tear_max_per_step: u32,
+    /// Pressure of a closed cloth: its volume held at this multiple of the rest volume [-]; 0 = off.
+    pub pressure: f32,
+    /// Compliance of the enclosed air [m³/Pa]; 0 = the volume held exactly.
+    pub volume_compliance: f32,
 }
 
 /// The recoveries in inspector order (the index of each is its C ABI value).
@@ -156,6 +165,10 @@ impl InspectorParams {
             max_particle_speed: self.max_particle_speed,
             unstable_recovery: self.unstable_recovery,
             step_interval: self.step_interval,
+            tear_strain: (self.tear_strain > 0.0).then_some(self.tear_strain),
+            tear_max_per_step: self.tear_max_per_step,
+            pressure: (self.pressure > 0.0).then_some(self.pressure),
+            volume_compliance: self.volume_compliance,
             ..*base
         }
     }
@@ -194,6 +207,10 @@ impl InspectorParams {
             max_particle_speed: params.max_particle_speed,
             unstable_recovery: params.unstable_recovery,
             step_interval: params.step_interval,
+            tear_strain: params.tear_strain.unwrap_or(0.0),
+            tear_max_per_step: params.tear_max_per_step,
+            pressure: params.pressure.unwrap_or(0.0),
+            volume_compliance: params.volume_compliance,
         }
     }
 }
@@ -259,6 +276,10 @@ mod tests {
             max_particle_speed: 40.0,
             unstable_recovery: UnstableRecovery::RestPose,
             step_interval: 4,
+            tear_strain: Some(0.4),
+            tear_max_per_step: 12,
+            pressure: Some(1.5),
+            volume_compliance: 1e-6,
             ..base
         };
         for p in [base, varied] {
@@ -327,5 +348,23 @@ mod tests {
         let bad_speed = InspectorParams { max_particle_speed: 0.0, ..InspectorParams::default() };
         let err = bad_speed.to_params(&ClothParams::default()).validate().unwrap_err().to_string();
         assert!(err.contains("max_particle_speed"), "{err}");
+    }
+}
+
+#[cfg(test)]
+mod tearing_and_pressure {
+    use super::*;
+
+    /// 0 in the inspector is the core's `None` for the tear strain and the pressure (off).
+    #[test]
+    fn zero_tear_strain_and_pressure_mean_off() {
+        let d = InspectorParams::default();
+        assert_eq!((d.tear_strain, d.pressure, d.volume_compliance, d.tear_max_per_step), (0.0, 0.0, 0.0, 64));
+        let core = d.to_params(&ClothParams::default());
+        assert_eq!((core.tear_strain, core.pressure), (None, None));
+        let on = InspectorParams { tear_strain: 0.3, pressure: 2.0, volume_compliance: 1e-5, ..d };
+        let core = on.to_params(&ClothParams::default());
+        assert_eq!((core.tear_strain, core.pressure, core.volume_compliance), (Some(0.3), Some(2.0), 1e-5));
+        assert_eq!(core.validate(), Ok(()));
     }
 }

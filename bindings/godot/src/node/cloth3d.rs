@@ -3,13 +3,14 @@
 
 use super::colliders::{ColliderSettings, ColliderSync};
 use super::skeleton_link::SkeletonLink;
-use super::surface_link::{SurfaceArrays, SurfaceLink, read_first_surface};
+use super::surface_link::{SurfaceArrays, SurfaceLink, read_first_surface, torn_surface};
 use super::to_affine;
 use crate::convert::debug_lines::DebugLines;
 use crate::convert::limits::{self, LimitSource};
 use crate::convert::params::{InspectorParams, recovery_from_index, recovery_index};
 use crate::convert::pins::{self, AnchoredPin, ColorChannel};
 use crate::convert::surface::{WorldToLocal, core_triangles, is_mirroring, read_local_interpolated, read_proxy_local_interpolated, to_world};
+use crate::convert::torn::godot_indices;
 use glam::Vec3;
 use godot::builtin::{Array, Color, NodePath, PackedFloat32Array, PackedInt32Array, StringName, VarDictionary, Vector3};
 use godot::classes::base_material_3d::{Flags as MaterialFlags, ShadingMode};
@@ -170,6 +171,25 @@ pub struct XpbdCloth3D {
     #[export(enum = (LastGoodState = 0, RestPose = 1, Disabled = 2))]
     unstable_recovery: i64,
 
+    /// Let the cloth tear: edges stretched beyond `tear_strain` break, and `tear()` cuts it. The
+    /// surface gains vertices where it tears; the node rebuilds it (UVs and colours follow).
+    #[export_group(name = "Tearing and pressure", prefix = "")]
+    #[export]
+    tearable: bool,
+    /// Vertices reserved for cuts (buffers are sized once for them); 0 = as many as the surface has.
+    #[export(range = (0.0, 100000.0, 1.0, or_greater))]
+    max_extra_vertices: i64,
+    /// An edge longer than (1 + tear strain) × its rest length tears; 0 = only scripted cuts.
+    #[export(range = (0.0, 5.0, 0.01, or_greater))]
+    tear_strain: f32,
+    /// A closed surface (a ball, a cushion) holds this multiple of its rest volume; 0 = off.
+    /// A tear lets the air out.
+    #[export(range = (0.0, 10.0, 0.01, or_greater))]
+    pressure: f32,
+    /// Compliance of the enclosed air: 0 holds the volume exactly.
+    #[export(range = (0.0, 0.001, 0.0000001, or_greater, suffix = "m³/Pa"))]
+    volume_compliance: f32,
+
     /// The Skeleton3D whose skinned pose the cloth follows (the surface's ARRAY_BONES /
     /// ARRAY_WEIGHTS and the mesh instance's Skin). Empty: this node's parent if it is a
     /// Skeleton3D and the surface is skinned, else none (free cloth).
@@ -269,6 +289,11 @@ struct Simulation {
     proxy: Option<ProxyLink>,
     /// The debug lines' mesh, made the first time they are asked for.
     debug: Option<DebugDraw>,
+    /// The surface as read at setup (a torn cloth's surface is rebuilt from it) and the core's
+    /// topology version the instance's surface shows.
+    original: SurfaceArrays,
+    mirrored: bool,
+    topology_version: u32,
 }
 
 /// A render proxy and the MeshInstance3D that shows it.
@@ -325,6 +350,10 @@ impl XpbdCloth3D {
             max_particle_speed: self.max_particle_speed,
             unstable_recovery,
             step_interval: self.step_interval,
+            tear_strain: self.tear_strain,
+            tear_max_per_step: ClothParams::default().tear_max_per_step,
+            pressure: self.pressure,
+            volume_compliance: self.volume_compliance,
         })
     }
 
@@ -360,6 +389,9 @@ impl XpbdCloth3D {
         self.max_particle_speed = p.max_particle_speed;
         self.unstable_recovery = recovery_index(p.unstable_recovery);
         self.step_interval = p.step_interval;
+        self.tear_strain = p.tear_strain;
+        self.pressure = p.pressure;
+        self.volume_compliance = p.volume_compliance;
     }
 
     fn collider_settings(&self) -> ColliderSettings {
@@ -401,7 +433,17 @@ impl XpbdCloth3D {
         let threads = self.threads;
         let mut world = World::new(WorldDesc { gravity: Self::project_gravity(), thread_count: threads, ..WorldDesc::default() })
             .map_err(|e| e.to_string())?;
-        let desc = ClothDesc { weld_tolerance: self.weld_tolerance, params, ..ClothDesc::new(&world_positions, &indices) };
+        let extra = match (self.tearable, self.max_extra_vertices) {
+            (false, _) => 0,
+            (true, k) if k > 0 => u32::try_from(k).map_err(|_| "max_extra_vertices is too large")?,
+            (true, _) => surface.positions.len() as u32,
+        };
+        let desc = ClothDesc {
+            weld_tolerance: self.weld_tolerance,
+            max_extra_vertices: extra,
+            params,
+            ..ClothDesc::new(&world_positions, &indices)
+        };
         let cloth = world.add_cloth(&desc).map_err(|e| format!("the mesh cannot be cloth: {e}"))?;
 
         // Pins: colour channel and list in the mesh instance's frame, nodes in their own.
@@ -477,6 +519,9 @@ impl XpbdCloth3D {
             normals: vec![[0.0; 3]; n],
             proxy,
             debug: None,
+            original: surface,
+            mirrored: is_mirroring(&transform),
+            topology_version: 0,
         })
     }
 
@@ -621,6 +666,10 @@ impl XpbdCloth3D {
             return Err("the MeshInstance3D was freed".into());
         }
         let cloth = sim.world.cloth(sim.cloth).map_err(|e| e.to_string())?;
+        if cloth.render_counts().topology_version != sim.topology_version {
+            Self::rebuild_surface(sim)?;
+        }
+        let cloth = sim.world.cloth(sim.cloth).map_err(|e| e.to_string())?;
         let to_local = WorldToLocal::new(&to_affine(&sim.instance.get_global_transform())).map_err(|e| e.to_string())?;
         let (positions, normals) = sim.surface.scratch();
         read_local_interpolated(cloth, alpha, &to_local, &mut sim.positions, &mut sim.normals, positions, normals).map_err(|e| e.to_string())?;
@@ -634,6 +683,25 @@ impl XpbdCloth3D {
             read_proxy_local_interpolated(&sim.world, proxy.handle, alpha, &to_local, &mut proxy.bytes, positions, normals).map_err(|e| e.to_string())?;
             proxy.surface.upload();
         }
+        Ok(())
+    }
+
+    /// The cloth tore: give the instance a surface of the core's vertex count and triangles, each
+    /// per-vertex array taken from the vertex each new vertex was split from
+    /// ([`crate::convert::torn`]).
+    fn rebuild_surface(sim: &mut Simulation) -> Result<(), String> {
+        let cloth = sim.world.cloth(sim.cloth).map_err(|e| e.to_string())?;
+        let counts = cloth.render_counts();
+        let mut triangles = vec![[0u32; 3]; counts.triangle_count as usize];
+        let mut sources = vec![0u32; counts.vertex_count as usize];
+        cloth.read_indices(&mut triangles).map_err(|e| e.to_string())?;
+        cloth.read_vertex_sources(&mut sources).map_err(|e| e.to_string())?;
+        let torn = torn_surface(&sim.original, &sources, &godot_indices(&triangles, sim.mirrored))?;
+        sim.surface = SurfaceLink::attach(&mut sim.instance, &sim.source, &torn, sim.skeleton.is_some())?;
+        let n = sources.len();
+        sim.positions.resize(n, [0.0; 3]);
+        sim.normals.resize(n, [0.0; 3]);
+        sim.topology_version = counts.topology_version;
         Ok(())
     }
 
@@ -735,6 +803,11 @@ impl INode3D for XpbdCloth3D {
             inertia_scale: 0.0,
             max_particle_speed: 0.0,
             unstable_recovery: 0,
+            tearable: false,
+            max_extra_vertices: 0,
+            tear_strain: 0.5,
+            pressure: 0.0,
+            volume_compliance: 0.0,
             skeleton: NodePath::default(),
             max_distance_source: 0,
             max_distance_channel: 1,
@@ -758,6 +831,7 @@ impl INode3D for XpbdCloth3D {
         };
         // Material and solver defaults are the core's, so a new node behaves like a new cloth.
         node.show_params(&InspectorParams::default());
+        node.tear_strain = 0.5; // used once `tearable` is on (0 would tear only where cut)
         node
     }
 
@@ -806,6 +880,32 @@ impl XpbdCloth3D {
         self.sim.as_ref().and_then(|s| s.world.cloth(s.cloth).ok()).map_or(0, |c| c.particle_count() as i64)
     }
 
+    /// Cut the cloth between surface vertices `a` and `b` now (a tearable cloth: `tearable` on):
+    /// the two triangles that share the edge are separated; the surface is rebuilt at the next
+    /// frame. Returns whether the mesh changed; false also when the cut is refused (the reason is
+    /// printed: not tearable, not an edge, out of reserved vertices).
+    #[func]
+    fn tear(&mut self, a: i64, b: i64) -> bool {
+        let Some(sim) = self.sim.as_mut() else { return false };
+        let (Ok(a), Ok(b)) = (u32::try_from(a), u32::try_from(b)) else {
+            godot_error!("XpbdCloth3D.tear: vertices {a} and {b} must not be negative");
+            return false;
+        };
+        match sim.world.cloth_mut(sim.cloth).map_err(|e| e.to_string()).and_then(|c| c.tear(a, b).map_err(|e| e.to_string())) {
+            Ok(changed) => changed,
+            Err(e) => {
+                godot_error!("XpbdCloth3D.tear: {e}");
+                false
+            }
+        }
+    }
+
+    /// The volume the closed surface encloses now [m³]; -1 when it encloses none (open, or torn).
+    #[func]
+    fn get_volume(&self) -> f64 {
+        self.sim.as_ref().and_then(|s| s.world.cloth(s.cloth).ok()).and_then(|c| c.volume().ok()).map_or(-1.0, f64::from)
+    }
+
     /// Colliders currently mirrored from `collider_group`.
     #[func]
     fn get_collider_count(&self) -> i64 {
@@ -825,6 +925,7 @@ impl XpbdCloth3D {
             d.set("bend_max_abs_c", stats.bending.max_abs_c);
             d.set("contact_count", stats.contact_count as i64);
             d.set("max_penetration", stats.max_penetration);
+            d.set("torn_edges_last_step", stats.torn_edges_last_step as i64);
         }
         d
     }

@@ -3,9 +3,14 @@
 //! deform in every scene that uses it), and writing positions/normals into that copy's vertex
 //! buffer in place every frame (`RenderingServer.mesh_surface_update_vertex_region`).
 
+use crate::convert::torn::by_source;
 use crate::convert::vertex_buffer::{VertexLayout, VertexWriter};
 use glam::Vec3;
-use godot::builtin::{Aabb, PackedByteArray, Variant, VarArray, Vector3};
+use godot::builtin::{
+    Aabb, Color, PackedByteArray, PackedColorArray, PackedFloat32Array, PackedInt32Array, PackedVector2Array, PackedVector3Array, Variant, VarArray,
+    Vector2, Vector3,
+};
+use godot::meta::ToGodot;
 use godot::classes::mesh::{ArrayType, PrimitiveType};
 use godot::classes::rendering_server::{ArrayFormat, ArrayType as RsArrayType};
 use godot::classes::{ArrayMesh, Mesh, MeshInstance3D, RenderingServer};
@@ -69,6 +74,54 @@ pub fn read_first_surface(mesh: &Gd<Mesh>) -> Result<SurfaceArrays, String> {
         .and_then(|v| v.try_to::<godot::builtin::PackedFloat32Array>().ok())
         .map(|a| a.as_slice().to_vec());
     Ok(SurfaceArrays { positions, indices, colors, tangents, bones, weights, arrays })
+}
+
+/// The surface of a torn cloth: `original` (the surface as read at setup) with one vertex per
+/// render vertex of the torn mesh, each taking the values of its source (`sources`, the vertex of
+/// the original it was split from): positions, normals, tangents, colours, both UV channels; the
+/// index array `indices` (Godot order, [`crate::convert::torn::godot_indices`]). Bones, weights
+/// and custom channels are dropped (a skinned cloth does not tear). Errors: a readable message.
+pub fn torn_surface(original: &SurfaceArrays, sources: &[u32], indices: &[i32]) -> Result<SurfaceArrays, String> {
+    let n = original.positions.len();
+    let mut arrays = original.arrays.duplicate_shallow();
+    let slot = |kind: ArrayType| kind.ord() as usize;
+    let err = |e: crate::convert::torn::TornError| e.to_string();
+    let positions = by_source(&original.positions, 1, n, sources).map_err(err)?;
+    let v3 = |p: &[f32; 3]| Vector3::new(p[0] as _, p[1] as _, p[2] as _);
+    arrays.set(slot(ArrayType::VERTEX), &PackedVector3Array::from(positions.iter().map(v3).collect::<Vec<_>>().as_slice()).to_variant());
+    if let Some(normals) = array_at(&original.arrays, ArrayType::NORMAL).and_then(|v| v.try_to::<PackedVector3Array>().ok()) {
+        let torn = by_source(normals.as_slice(), 1, n, sources).map_err(err)?;
+        arrays.set(slot(ArrayType::NORMAL), &PackedVector3Array::from(torn.as_slice()).to_variant());
+    }
+    let tangents = match &original.tangents {
+        Some(t) => Some(by_source(t, 1, n, sources).map_err(err)?),
+        None => None,
+    };
+    if let Some(t) = &tangents {
+        let flat: Vec<f32> = t.iter().flatten().copied().collect();
+        arrays.set(slot(ArrayType::TANGENT), &PackedFloat32Array::from(flat.as_slice()).to_variant());
+    }
+    let colors = match &original.colors {
+        Some(c) => Some(by_source(c, 1, n, sources).map_err(err)?),
+        None => None,
+    };
+    if let Some(c) = &colors {
+        let godot: Vec<Color> = c.iter().map(|c| Color::from_rgba(c[0], c[1], c[2], c[3])).collect();
+        arrays.set(slot(ArrayType::COLOR), &PackedColorArray::from(godot.as_slice()).to_variant());
+    }
+    for uv in [ArrayType::TEX_UV, ArrayType::TEX_UV2] {
+        if let Some(values) = array_at(&original.arrays, uv).and_then(|v| v.try_to::<PackedVector2Array>().ok()) {
+            let torn: Vec<Vector2> = by_source(values.as_slice(), 1, n, sources).map_err(err)?;
+            arrays.set(slot(uv), &PackedVector2Array::from(torn.as_slice()).to_variant());
+        }
+    }
+    for dropped in [ArrayType::BONES, ArrayType::WEIGHTS, ArrayType::CUSTOM0, ArrayType::CUSTOM1, ArrayType::CUSTOM2, ArrayType::CUSTOM3] {
+        if slot(dropped) < arrays.len() {
+            arrays.set(slot(dropped), &Variant::nil());
+        }
+    }
+    arrays.set(slot(ArrayType::INDEX), &PackedInt32Array::from(indices).to_variant());
+    Ok(SurfaceArrays { positions, indices: Some(indices.to_vec()), colors, tangents, bones: None, weights: None, arrays })
 }
 
 /// The runtime copy of the mesh, its vertex buffer layout and the preallocated bytes.
