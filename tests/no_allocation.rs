@@ -262,6 +262,8 @@ fn stepping_a_skinned_cloth_allocates_nothing() {
         }
     });
     assert_eq!(allocations, 0, "{allocations} allocations in 30 skinned steps");
+}
+
 /// Tearing allocates nothing in a step, cuts included: a tearable sheet with tethers, pinned at two
 /// corners, yanked apart until edges tear in several steps (its buffers were sized for its
 /// `max_extra_vertices` at creation), and a closed ball under pressure on the ground.
@@ -301,6 +303,7 @@ fn steps_that_tear_and_steps_under_pressure_allocate_nothing() {
 /// without allocating on the pool's threads, where its step (and so its cuts) runs.
 #[test]
 fn tearing_a_cloth_split_over_two_threads_allocates_nothing_on_the_pool_threads() {
+    let _one_at_a_time = POOL_COUNTING.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
     const N: usize = 96;
     let mut world = World::new(WorldDesc { thread_count: 2, ..WorldDesc::default() }).unwrap();
     let (positions, indices) = horizontal_sheet(N, 1.0, 0.0);
