@@ -21,7 +21,8 @@
 //! against two independent 1-thread cloths stepped at once (what the machine gives two jobs that
 //! share nothing). Then many small cloths in one world, as an engine with many characters steps
 //! them (16 grids of 16² with the 64² grid, 64 with 128²), on 1 and 2 threads, with a check that
-//! every cloth's state hash is the same on both (the bench fails otherwise). A table times the strain
+//! every cloth's state hash is the same on both (the bench fails otherwise), and the demo character's
+//! skirt and cape worn while it runs, on 1 and 2 threads (`worn.rs`). A table times the strain
 //! limit (`max_stretch`) off and on, and one the character cloth (a 1 225-vertex cape pinned, or
 //! skinned by 4 joints with max distance and backstop, the joints translating or also turning,
 //! or with its max distances changed every step), and one the asynchronous step: a `SharedWorld`
@@ -64,6 +65,7 @@ macro_rules! out {
 }
 
 mod tearing;
+mod worn;
 
 const DT: f32 = 1.0 / 60.0;
 const GRAVITY: [f32; 3] = [0.0, -9.81, 0.0];
@@ -153,9 +155,9 @@ fn command() -> Command {
             Arg::new("table")
                 .long("table")
                 .value_name("TABLE")
-                .value_parser(["reads", "edits", "skeleton", "render-proxy", "level-of-detail", "strain-limit", "tearing"])
+                .value_parser(["reads", "edits", "skeleton", "render-proxy", "level-of-detail", "strain-limit", "tearing", "worn", "two-core"])
                 .conflicts_with_all(["row", "svg"])
-                .help("Only one table: render reads during asynchronous steps and advances, pin and grab edits, a shared skeleton's cost, render proxies, level of detail, the strain limit (of the --only scene or all), or tearing and pressure"),
+                .help("Only one table: render reads during asynchronous steps and advances, pin and grab edits, a shared skeleton's cost, render proxies, level of detail, the strain limit (of the --only scene or all), tearing and pressure, the worn pair (the demo's skirt and cape on 1 and 2 threads), or two cores (the grids of --only on 1 and 2 threads, back to back and paced at 60 Hz)"),
         )
         .arg(
             Arg::new("svg")
@@ -1155,7 +1157,8 @@ fn many_cloths(scenes: &[Scene], steps: usize) -> Result<bool, String> {
 /// gain on this machine. The three run in alternation, `ROUNDS` times, medians of all steps.
 /// "best rounds" divides (a)'s fastest round by (b)'s fastest (each round's median step): on a
 /// shared machine whole rounds slow down, and each configuration's fastest round is the nearest
-/// to what it gives when nothing else runs.
+/// to what it gives when nothing else runs. Last, (a) and (b) once more with one step per 60 Hz
+/// frame and the thread asleep in between (as a game steps: the pool idles between steps).
 fn two_core_ceiling(scenes: &[Scene], steps: usize) -> Result<(), String> {
     const ROUNDS: usize = 3;
     let scenes: Vec<&Scene> = scenes.iter().filter(|s| s.key == "64" || s.key == "128").collect();
@@ -1165,11 +1168,11 @@ fn two_core_ceiling(scenes: &[Scene], steps: usize) -> Result<(), String> {
     out!()?;
     out!("two cores, coloured, 10 substeps, medians over {ROUNDS} alternating rounds of {steps} steps:")?;
     out!(
-        "{:<11} {:>12} {:>12} {:>9} {:>11} {:>20} {:>17}",
-        "scene", "1 thread ms", "2 threads ms", "speed-up", "best rounds", "2 × 1 thread ms each", "machine ceiling"
+        "{:<11} {:>12} {:>12} {:>9} {:>11} {:>20} {:>17} {:>22}",
+        "scene", "1 thread ms", "2 threads ms", "speed-up", "best rounds", "2 × 1 thread ms each", "machine ceiling", "paced 1 / 2 threads ms"
     )?;
     for scene in scenes {
-        let (mut one, mut two, mut pair) = (Vec::new(), Vec::new(), Vec::new());
+        let (mut one, mut two, mut pair, mut one_paced, mut two_paced) = (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
         let (mut best_one, mut best_two) = (f64::INFINITY, f64::INFINITY);
         for _ in 0..ROUNDS {
             let (one_round, two_round) = (step_durations(&mut world(scene, 10, 1, true), steps), step_durations(&mut world(scene, 10, 2, true), steps));
@@ -1184,20 +1187,44 @@ fn two_core_ceiling(scenes: &[Scene], steps: usize) -> Result<(), String> {
                 (ta.join().unwrap(), tb)
             });
             pair.extend(ta.into_iter().chain(tb));
+            one_paced.extend(paced_step_durations(&mut world(scene, 10, 1, true), steps));
+            two_paced.extend(paced_step_durations(&mut world(scene, 10, 2, true), steps));
         }
-        let (one, two, pair) = (median(one), median(two), median(pair));
+        let (one, two, pair, one_paced, two_paced) = (median(one), median(two), median(pair), median(one_paced), median(two_paced));
         out!(
-            "{:<11} {:>12.2} {:>12.2} {:>8.2}× {:>10.2}× {:>20.2} {:>16.2}×",
+            "{:<11} {:>12.2} {:>12.2} {:>8.2}× {:>10.2}× {:>20.2} {:>16.2}× {:>8.2} / {:>5.2} ({:.2}×)",
             scene.name,
             one * 1e3,
             two * 1e3,
             one / two,
             best_one / best_two,
             pair * 1e3,
-            2.0 * one / pair
+            2.0 * one / pair,
+            one_paced * 1e3,
+            two_paced * 1e3,
+            one_paced / two_paced
         )?;
     }
     Ok(())
+}
+
+/// Seconds of each of `steps` steps of `w` after 10 warm-up steps, each step started on a 60 Hz
+/// frame's tick with the thread asleep in between, as a game steps once per frame (the world's
+/// pool idles between steps).
+fn paced_step_durations(w: &mut World, steps: usize) -> Vec<f64> {
+    const FRAME: std::time::Duration = std::time::Duration::from_micros(16_667);
+    let mut tick = Instant::now();
+    let mut times = Vec::with_capacity(steps);
+    for k in 0..steps + 10 {
+        tick += FRAME;
+        std::thread::sleep(tick.saturating_duration_since(Instant::now()));
+        let t = Instant::now();
+        w.step(DT).unwrap();
+        if k >= 10 {
+            times.push(t.elapsed().as_secs_f64());
+        }
+    }
+    times
 }
 
 /// `steps` untimed steps of one configuration (for instruction counting).
@@ -1253,6 +1280,8 @@ fn run(args: &ArgMatches) -> Result<(), String> {
             "level-of-detail" => level_of_detail_cost(steps),
             "strain-limit" => strain_limit_cost(&scenes, steps),
             "tearing" => tearing::tearing_and_pressure_cost(steps, std::thread::available_parallelism().map_or(1, |n| n.get()) as u32),
+            "two-core" => two_core_ceiling(&scenes, steps),
+            "worn" => worn::worn_pair_cost(steps, std::thread::available_parallelism().map_or(1, |n| n.get()) as u32),
             _ => skeleton_cost(steps),
         };
     }
@@ -1322,6 +1351,7 @@ fn run(args: &ArgMatches) -> Result<(), String> {
         if !many_cloths(&scenes, steps)? {
             return Err("a cloth's state hash differs between the 1- and 2-thread worlds (a determinism bug)".into());
         }
+        worn::worn_pair_cost(steps, cores)?;
     }
 
     strain_limit_cost(&scenes, steps)?;
