@@ -19,10 +19,11 @@ use xpbd_cloth::{ClothDesc, ClothParams, ColliderDesc, Material, Pose, World, Wo
 struct CountingAllocator;
 
 thread_local! {
-    // Const-initialised, no destructor: reading it never allocates, so the allocator may use it.
+    // Const-initialised, no destructor: reading them never allocates, so the allocator may use
+    // them. Per thread, so that tests running at once do not count each other's allocations.
     static COUNTING: Cell<bool> = const { Cell::new(false) };
+    static ALLOCATIONS: Cell<usize> = const { Cell::new(0) };
 }
-static ALLOCATIONS: AtomicUsize = AtomicUsize::new(0);
 /// Count on rayon worker threads too (only the two-thread world's pool has any).
 static COUNTING_POOL: AtomicBool = AtomicBool::new(false);
 
@@ -34,22 +35,23 @@ static POOL_ALLOCATIONS: AtomicUsize = AtomicUsize::new(0);
 /// allocate as they start and stop, and `COUNTING_POOL` counts every worker of the process.
 static POOL_COUNTING: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
-/// The counter the current allocation goes to, if any.
-fn counter() -> Option<&'static AtomicUsize> {
+/// Count the current allocation: on this thread while it counts, else on the pool's counter if it
+/// is a rayon worker and the pool is being counted.
+fn count() {
     if COUNTING.try_with(Cell::get).unwrap_or(false) {
-        return Some(&ALLOCATIONS);
+        let _ = ALLOCATIONS.try_with(|n| n.set(n.get() + 1));
+        return;
     }
     // `current_thread_index` reads a const-initialised thread-local: it never allocates.
-    let on_pool = COUNTING_POOL.load(Ordering::Relaxed) && rayon::current_thread_index().is_some();
-    on_pool.then_some(&POOL_ALLOCATIONS)
+    if COUNTING_POOL.load(Ordering::Relaxed) && rayon::current_thread_index().is_some() {
+        POOL_ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
+    }
 }
 
 // SAFETY: forwards every call unchanged to `System`, which upholds the `GlobalAlloc` contract.
 unsafe impl GlobalAlloc for CountingAllocator {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        if let Some(count) = counter() {
-            count.fetch_add(1, Ordering::Relaxed);
-        }
+        count();
         // SAFETY: the caller's `alloc` contract is passed on.
         unsafe { System.alloc(layout) }
     }
@@ -58,9 +60,7 @@ unsafe impl GlobalAlloc for CountingAllocator {
         unsafe { System.dealloc(ptr, layout) }
     }
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        if let Some(count) = counter() {
-            count.fetch_add(1, Ordering::Relaxed);
-        }
+        count();
         // SAFETY: the caller's `realloc` contract is passed on.
         unsafe { System.realloc(ptr, layout, new_size) }
     }
@@ -71,11 +71,11 @@ static ALLOCATOR: CountingAllocator = CountingAllocator;
 
 /// Allocations made by `f`.
 fn allocations_during(f: impl FnOnce()) -> usize {
-    ALLOCATIONS.store(0, Ordering::SeqCst);
+    ALLOCATIONS.with(|n| n.set(0));
     COUNTING.with(|c| c.set(true));
     f();
     COUNTING.with(|c| c.set(false));
-    ALLOCATIONS.load(Ordering::SeqCst)
+    ALLOCATIONS.with(Cell::get)
 }
 
 #[test]
@@ -253,7 +253,7 @@ fn stepping_a_skinned_cloth_allocates_nothing() {
     let c = world.cloth_mut(cloth).unwrap();
     c.set_skin(Some(&skin)).unwrap();
     c.set_max_distances(Some(&vec![0.1; n])).unwrap();
-    let mut frame = |world: &mut World, k: usize| {
+    let frame = |world: &mut World, k: usize| {
         let mut m = identity;
         m[12] = 0.01 * k as f32;
         world.cloth_mut(cloth).unwrap().set_joint_matrices(&[m]).unwrap();
