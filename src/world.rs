@@ -428,7 +428,7 @@ impl World {
                 // more than one: the fork inside the step would wake only one at a time, from a
                 // worker that is already busy, and on the 2-core VM a pool idle since the last
                 // frame then gave a second thread nothing (docs/dev/performance-log.md,
-                // "2026-12-06 — A pool idle between frames").
+                // "2026-12-06 — A pool idle between frames; the worn pair").
                 let split = |c: &Cloth| c.constraint_colouring() && c.layout.large_enough_to_split();
                 if self.cloths.len() > 1 || self.cloths.iter().any(|(_, c)| split(c)) {
                     pool.spawn_broadcast(|_| {});
