@@ -25,7 +25,7 @@ fn row_hash(args: &[&str]) -> u64 {
 fn bad_options_are_usage_errors_before_any_timing() {
     let unwritable = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("no-such-dir").join("chart.svg");
     let unwritable = unwritable.to_str().expect("UTF-8 temp path");
-    let cases: [(&[&str], &str); 10] = [
+    let cases: [(&[&str], &str); 12] = [
         (&["--steps", "0"], "--steps 0 only with --row"),
         (&["--steps", "-3"], "--steps"),
         // A range error naming the option, not "unexpected argument '-1'".
@@ -37,6 +37,9 @@ fn bad_options_are_usage_errors_before_any_timing() {
         (&["--svg", unwritable], "--svg"),
         (&["--table", "everything"], "--table"),
         (&["--only", "32", "--row", "colour", "--table", "reads"], "--table"),
+        // Tables that would otherwise print nothing for the scene, or ignore it.
+        (&["--only", "tablecloth", "--table", "two-core"], "--only 64 or 128"),
+        (&["--only", "64", "--table", "worn"], "--only"),
     ];
     for (args, names) in cases {
         let out = bench(args);
