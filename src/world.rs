@@ -425,12 +425,17 @@ impl World {
                 // must not see ours.
                 drop(fp);
                 // Every worker woken by this thread before the step, when the step has work for
-                // more than one: the fork inside the step would wake only one at a time, from a
-                // worker that is already busy, and on the 2-core VM a pool idle since the last
-                // frame then gave a second thread nothing (docs/dev/performance-log.md,
-                // "2026-12-06 — A pool idle between frames; the worn pair").
-                let split = |c: &Cloth| c.constraint_colouring() && c.layout.large_enough_to_split();
-                if self.cloths.len() > 1 || self.cloths.iter().any(|(_, c)| split(c)) {
+                // more than one (two cloths that step, or one split over the pool): the fork
+                // inside the step would wake only one at a time, from a worker that is already
+                // busy, and on the 2-core VM a pool idle since the last frame then gave a second
+                // thread nothing (docs/dev/performance-log.md, "2026-12-06 — A pool idle between
+                // frames; the worn pair").
+                let (mut stepping, mut split) = (0, false);
+                for (_, c) in self.cloths.iter().filter(|(_, c)| !c.is_sleeping() && c.lod.stepping > 0) {
+                    stepping += 1;
+                    split |= c.splits_over_pool();
+                }
+                if stepping > 1 || split {
                     pool.spawn_broadcast(|_| {});
                 }
                 pool.install(|| self.cloths.par_values_mut().for_each(step_one))

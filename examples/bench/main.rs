@@ -1208,16 +1208,32 @@ fn two_core_ceiling(scenes: &[Scene], steps: usize) -> Result<(), String> {
     Ok(())
 }
 
-/// Seconds of each of `steps` steps of `w` after 10 warm-up steps, each step started on a 60 Hz
-/// frame's tick with the thread asleep in between, as a game steps once per frame (the world's
-/// pool idles between steps).
-fn paced_step_durations(w: &mut World, steps: usize) -> Vec<f64> {
+/// The ticks of 60 Hz frames from its creation on: [`Pace::wait`] sleeps until the next one, as a
+/// game's thread between the steps of a world it steps once per frame (the pool idles meanwhile).
+struct Pace(Instant);
+
+impl Pace {
+    /// One 60 Hz frame.
     const FRAME: std::time::Duration = std::time::Duration::from_micros(16_667);
-    let mut tick = Instant::now();
+
+    fn new() -> Pace {
+        Pace(Instant::now())
+    }
+
+    /// Sleep until the next frame's tick (at once if it has passed).
+    fn wait(&mut self) {
+        self.0 += Self::FRAME;
+        std::thread::sleep(self.0.saturating_duration_since(Instant::now()));
+    }
+}
+
+/// Seconds of each of `steps` steps of `w` after 10 warm-up steps, each step started on a 60 Hz
+/// frame's tick ([`Pace`]).
+fn paced_step_durations(w: &mut World, steps: usize) -> Vec<f64> {
+    let mut pace = Pace::new();
     let mut times = Vec::with_capacity(steps);
     for k in 0..steps + 10 {
-        tick += FRAME;
-        std::thread::sleep(tick.saturating_duration_since(Instant::now()));
+        pace.wait();
         let t = Instant::now();
         w.step(DT).unwrap();
         if k >= 10 {
@@ -1271,9 +1287,10 @@ fn run(args: &ArgMatches) -> Result<(), String> {
             let _ = std::fs::remove_file(path);
         }
     }
-    let scenes = scenes(args.get_one::<String>("only").map(String::as_str))?;
+    let only = args.get_one::<String>("only").map(String::as_str);
+    let scenes = scenes(only)?;
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get()) as u32;
     if let Some(table) = args.get_one::<String>("table") {
-        let only = args.get_one::<String>("only").map(String::as_str);
         if table == "two-core" && only.is_some_and(|s| s != "64" && s != "128") {
             command().error(clap::error::ErrorKind::ArgumentConflict, "--table two-core covers the 64² and 128² grids: --only 64 or 128").exit();
         }
@@ -1286,9 +1303,9 @@ fn run(args: &ArgMatches) -> Result<(), String> {
             "render-proxy" => render_proxy_cost(steps),
             "level-of-detail" => level_of_detail_cost(steps),
             "strain-limit" => strain_limit_cost(&scenes, steps),
-            "tearing" => tearing::tearing_and_pressure_cost(steps, std::thread::available_parallelism().map_or(1, |n| n.get()) as u32),
+            "tearing" => tearing::tearing_and_pressure_cost(steps, cores),
             "two-core" => two_core_ceiling(&scenes, steps),
-            "worn" => worn::worn_pair_cost(steps, std::thread::available_parallelism().map_or(1, |n| n.get()) as u32),
+            "worn" => worn::worn_pair_cost(steps, cores),
             _ => skeleton_cost(steps),
         };
     }
@@ -1297,7 +1314,6 @@ fn run(args: &ArgMatches) -> Result<(), String> {
         let threads = *args.get_one::<u32>("threads").expect("default");
         return count_one(&scenes[0], substeps, threads, row, steps);
     }
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get()) as u32;
     // (threads, colouring): the anchor-ordered sweep, then the coloured one (the default)
     // sequentially and on all cores.
     let mut runs = vec![(1, false), (1, true)];

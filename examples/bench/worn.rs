@@ -1,79 +1,38 @@
 //! The worn pair (issue 41, target 4): the demo character's skirt and cape, skinned to its running
 //! figure with their max distances, backstop and anim drive, against its 11 body capsules and the
-//! floor, stepped in one world of 1 thread and in one of 2, alternately in one run. Both cloths
-//! are below the split threshold, so a second thread helps only by stepping the two at once.
+//! floor (the demo's own dressing, `examples/demo/character/dress.rs`), stepped in one world of 1
+//! thread and in one of all cores, alternately in one run. Both cloths are below the split
+//! threshold, so a second thread helps only by stepping the two at once.
 
-use super::{DT, median};
+use super::{DT, Pace, median};
 use std::time::Instant;
-use xpbd_cloth::{ClothDesc, ClothHandle, ClothParams, ColliderDesc, ColliderHandle, SkinDesc, World, WorldDesc};
+use xpbd_cloth::{ClothHandle, ColliderDesc, ColliderHandle, World, WorldDesc};
 
-// The demo's character: its figure and garments, the same files (`examples/demo/character`).
+// The demo's character: its figure, garments and dressing, the same files.
 #[allow(dead_code)]
 #[path = "../demo/character/figure.rs"]
 mod figure;
 #[allow(dead_code)]
 #[path = "../demo/character/garments.rs"]
 mod garments;
+#[path = "../demo/character/dress.rs"]
+mod dress;
 
-use figure::{CAPSULES, Figure};
+use figure::Figure;
 
-/// A world of `threads` threads wearing the skirt and/or the cape on `figure` (the demo's parameters:
-/// a quarter of the root's translation felt, none of its turns, 5 mm contact thickness; capsule
-/// friction 0.3, floor 0.6), the cloths placed on the skinned pose.
+/// A world of `threads` threads wearing the skirt and/or the cape on `figure` as the demo dresses
+/// it, with the body's capsules and the floor.
 fn dressed(threads: u32, figure: &Figure, skirt: bool, cape: bool) -> Result<(World, Vec<ClothHandle>, Vec<ColliderHandle>), String> {
     let mut world = World::new(WorldDesc { thread_count: threads, ..WorldDesc::default() }).map_err(|e| e.to_string())?;
     let poses = figure.joint_poses();
-    let matrices = poses.map(|p| p.matrix());
     let inverse_binds = garments::inverse_bind_matrices();
-    let params = ClothParams { linear_inertia: 0.25, angular_inertia: 0.0, collision_thickness: 0.005, ..ClothParams::default() };
-    let mut cloths = Vec::new();
     let worn = [skirt.then(garments::skirt), cape.then(garments::cape)];
-    for g in worn.into_iter().flatten() {
-        let h = world.add_cloth(&ClothDesc { params: params.clone(), ..ClothDesc::new(&g.positions, &g.indices) }).map_err(|e| e.to_string())?;
-        let c = world.cloth_mut(h).map_err(|e| e.to_string())?;
-        let skin = SkinDesc { inverse_bind_matrices: &inverse_binds, joint_indices: &g.joints, joint_weights: &g.weights };
-        c.set_skin(Some(&skin)).map_err(|e| e.to_string())?;
-        c.set_max_distances(Some(&g.max_distances)).map_err(|e| e.to_string())?;
-        if let Some((b, r)) = &g.backstops {
-            c.set_backstops(Some((b, r))).map_err(|e| e.to_string())?;
-        }
-        c.set_anim_drive(g.anim_drive.as_deref()).map_err(|e| e.to_string())?;
-        let root = figure.root();
-        c.set_reference_frame(root.translation.to_array(), root.rotation.to_array()).map_err(|e| e.to_string())?;
-        c.set_joint_matrices(&matrices).map_err(|e| e.to_string())?;
-        let mut pose = vec![[0.0f32; 3]; g.positions.len()];
-        c.read_animated_positions(&mut pose).map_err(|e| e.to_string())?;
-        c.set_positions(None, &pose).map_err(|e| e.to_string())?;
-        cloths.push(h);
-    }
-    let mut capsules = Vec::new();
-    for b in &CAPSULES {
-        let (pose, half_length) = b.collider_pose(&poses[b.joint as usize]);
-        let desc = ColliderDesc { pose, static_friction: 0.3, kinetic_friction: 0.3, ..ColliderDesc::capsule(b.radius, half_length) };
-        capsules.push(world.add_collider(&desc).map_err(|e| e.to_string())?);
-    }
-    world.add_collider(&ColliderDesc { static_friction: 0.6, kinetic_friction: 0.6, ..ColliderDesc::plane() }).map_err(|e| e.to_string())?;
+    let cloths = worn.iter().flatten().map(|g| dress::wear(&mut world, g, &inverse_binds, figure, &poses)).collect::<Result<_, _>>().map_err(|e| e.to_string())?;
+    let capsules = dress::add_body(&mut world, &poses).map_err(|e| e.to_string())?;
+    let floor = ColliderDesc { static_friction: dress::FLOOR_FRICTION, kinetic_friction: dress::FLOOR_FRICTION, ..ColliderDesc::plane() };
+    world.add_collider(&floor).map_err(|e| e.to_string())?;
     Ok((world, cloths, capsules))
 }
-
-/// What an engine does before each step: the root as each cloth's reference frame, the joints'
-/// matrices, each capsule at its joint's pose.
-fn pose(world: &mut World, cloths: &[ClothHandle], capsules: &[ColliderHandle], figure: &Figure) -> Result<(), String> {
-    let (root, poses) = (figure.root(), figure.joint_poses());
-    let matrices = poses.map(|p| p.matrix());
-    for &h in cloths {
-        let c = world.cloth_mut(h).map_err(|e| e.to_string())?;
-        c.set_reference_frame(root.translation.to_array(), root.rotation.to_array()).map_err(|e| e.to_string())?;
-        c.set_joint_matrices(&matrices).map_err(|e| e.to_string())?;
-    }
-    for (&h, b) in capsules.iter().zip(&CAPSULES) {
-        world.set_collider_pose(h, &b.collider_pose(&poses[b.joint as usize]).0).map_err(|e| e.to_string())?;
-    }
-    Ok(())
-}
-
-/// One 60 Hz frame [s]: the pace of the paced rows.
-const FRAME: std::time::Duration = std::time::Duration::from_micros(16_667);
 
 /// Seconds of each of `steps` steps of a world of `threads` threads wearing the skirt and/or
 /// the cape, the figure running from the start (30 untimed steps first, the garments settling on
@@ -84,13 +43,12 @@ fn run(threads: u32, skirt: bool, cape: bool, steps: usize, paced: bool) -> Resu
     figure.run_blend = 1.0;
     let (mut world, cloths, capsules) = dressed(threads, &figure, skirt, cape)?;
     let mut times = Vec::with_capacity(steps);
-    let mut tick = Instant::now();
+    let mut pace = Pace::new();
     for k in 0..steps + 30 {
         figure.advance(DT);
-        pose(&mut world, &cloths, &capsules, &figure)?;
+        dress::pose_the_world(&mut world, &cloths, &capsules, &figure.root(), &figure.joint_poses()).map_err(|e| e.to_string())?;
         if paced {
-            tick += FRAME;
-            std::thread::sleep(tick.saturating_duration_since(Instant::now()));
+            pace.wait();
         }
         let t = Instant::now();
         world.step(DT).map_err(|e| e.to_string())?;

@@ -42,4 +42,10 @@ impl Cloth {
     pub fn constraint_colouring(&self) -> bool {
         self.config.colouring
     }
+
+    /// Whether a world with a pool of several threads splits this cloth's step over them: coloured
+    /// and at least [`crate::constraints::team::PARALLEL_MIN_CONSTRAINTS`] constraints.
+    pub(crate) fn splits_over_pool(&self) -> bool {
+        self.config.colouring && self.layout.large_enough_to_split()
+    }
 }

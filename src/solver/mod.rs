@@ -136,7 +136,7 @@ impl<'a> Step<'a> {
             self_contact: params.self_collision.then_some(pairs),
             pairs,
             inter_cloth: ctx.inter_cloth.filter(|_| params.inter_cloth_collision),
-            parallel: cloth.config.colouring && ctx.parallel && cloth.layout.large_enough_to_split(),
+            parallel: ctx.parallel && cloth.splits_over_pool(),
             stretch_limit: cloth.config.stretch_limit,
             animate: cloth.state.animation.posed,
             animation_constraints: cloth.state.animation.constrains(),

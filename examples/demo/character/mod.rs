@@ -7,6 +7,7 @@
 //! The camera follows the root. The report gives, per phase, the max-distance and backstop
 //! violations, edge strain and the deepest capsule penetration, measured after every step.
 
+mod dress;
 mod figure;
 mod garments;
 mod measure;
@@ -20,12 +21,13 @@ use crate::render::{Renderer, palette};
 use crate::report::median;
 use crate::scene::{CameraSpec, DemoCollider, DemoShape, FRAME_DT};
 use crate::simulate::{GIF_DELAY_CENTISECONDS, GIF_EVERY, GIF_SIZE, Options, TILE_COLUMNS, TILE_SIZE, TILES};
+use dress::{CAPSULE_FRICTION, FLOOR_FRICTION};
 use figure::{BodyCapsule, CAPSULES, Figure, JOINT_COUNT, Rigid};
 use garments::Garment;
 use glam::Vec3;
 use measure::{Buffers, Phase, PhaseStats};
 use std::time::{Duration, Instant};
-use xpbd_cloth::{ClothDesc, ClothHandle, ClothParams, ColliderDesc, ColliderHandle, SkinDesc, World, WorldDesc};
+use xpbd_cloth::{ClothHandle, World, WorldDesc};
 
 /// Frames of the scene by default: 5 s at 60 Hz.
 pub const DEFAULT_FRAMES: u32 = 300;
@@ -35,13 +37,6 @@ const RESPAWN_OFFSET: Vec3 = Vec3::new(-30.0, 0.0, 40.0);
 const RESPAWN_HEADING: f32 = 0.0;
 /// The walk turns into a run over this long from the start of the run phase [s].
 const RUN_RAMP: f32 = 0.5;
-/// Both garments: carried with the character's root (low inertia, as docs/parameters.md advises
-/// for the capes and skirts of fast characters): a quarter of its translation felt, none of its
-/// turns, so the snap turn carries them round; 5 mm contact thickness.
-fn params() -> ClothParams {
-    ClothParams { linear_inertia: 0.25, angular_inertia: 0.0, collision_thickness: 0.005, ..ClothParams::default() }
-}
-const CAPSULE_FRICTION: f32 = 0.3;
 const CLOTH_RGB: [u8; 3] = [150, 52, 110];
 
 /// The phase that step `k` (1-based) of `frames` plays: the first 30 % walk, then 30 % run, then
@@ -89,15 +84,9 @@ pub fn run(opts: &Options, outputs: SceneOutputs) -> Result<CharacterReport, Str
     for garment in [garments::skirt(), garments::cape()] {
         worn.push(wear(&mut world, garment, &inverse_binds, &figure, &poses)?);
     }
-    let capsules: Vec<ColliderHandle> = CAPSULES
-        .iter()
-        .map(|c| {
-            let (pose, half_length) = c.collider_pose(&poses[c.joint as usize]);
-            let desc = ColliderDesc { pose, static_friction: CAPSULE_FRICTION, kinetic_friction: CAPSULE_FRICTION, ..ColliderDesc::capsule(c.radius, half_length) };
-            world.add_collider(&desc).map_err(|e| format!("the demo's capsule was rejected: {e}"))
-        })
-        .collect::<Result<_, _>>()?;
-    let floor = DemoCollider { shape: DemoShape::Plane { point: Vec3::ZERO, normal: Vec3::Y }, friction: 0.6 };
+    let cloths: Vec<ClothHandle> = worn.iter().map(|w| w.handle).collect();
+    let capsules = dress::add_body(&mut world, &poses).map_err(|e| format!("the demo's capsule was rejected: {e}"))?;
+    let floor = DemoCollider { shape: DemoShape::Plane { point: Vec3::ZERO, normal: Vec3::Y }, friction: FLOOR_FRICTION };
     world.add_collider(&floor.clone().to_collider_desc()).map_err(|e| format!("the demo's floor was rejected: {e}"))?;
 
     let frames = opts.frames.unwrap_or(DEFAULT_FRAMES);
@@ -137,7 +126,6 @@ pub fn run(opts: &Options, outputs: SceneOutputs) -> Result<CharacterReport, Str
                 let from = figure.root().translation;
                 let t = figure.respawn(from + RESPAWN_OFFSET, RESPAWN_HEADING);
                 jump = from.distance(figure.root().translation);
-                let cloths: Vec<ClothHandle> = worn.iter().map(|w| w.handle).collect();
                 world.teleport(&cloths, &capsules, t.translation.to_array(), t.rotation.to_array()).map_err(|e| e.to_string())?;
             }
             _ => {}
@@ -147,7 +135,7 @@ pub fn run(opts: &Options, outputs: SceneOutputs) -> Result<CharacterReport, Str
         }
         figure.advance(FRAME_DT);
         let poses = figure.joint_poses();
-        pose_the_world(&mut world, &worn, &capsules, &figure.root(), &poses)?;
+        dress::pose_the_world(&mut world, &cloths, &capsules, &figure.root(), &poses).map_err(|e| e.to_string())?;
         let start = Instant::now();
         world.step(FRAME_DT).map_err(|e| format!("character: step {k}: {e}"))?;
         step_times.push(start.elapsed().as_secs_f64());
@@ -191,42 +179,11 @@ pub fn run(opts: &Options, outputs: SceneOutputs) -> Result<CharacterReport, Str
     })
 }
 
-/// Add `garment` to the world as a cloth skinned to the figure, with its limits, driven from the
-/// figure's current pose `poses` and root from the first step on.
+/// Put `garment` on the figure ([`dress::wear`]), with the buffers its measurements use.
 fn wear(world: &mut World, garment: Garment, inverse_binds: &[[f32; 16]], figure: &Figure, poses: &[Rigid; JOINT_COUNT]) -> Result<Worn, String> {
-    let rejected = |e: xpbd_cloth::ClothError| format!("the demo's {} was rejected: {e}", garment.name);
-    let handle = world.add_cloth(&ClothDesc { params: params(), ..ClothDesc::new(&garment.positions, &garment.indices) }).map_err(rejected)?;
-    let c = world.cloth_mut(handle).map_err(rejected)?;
-    let skin = SkinDesc { inverse_bind_matrices: inverse_binds, joint_indices: &garment.joints, joint_weights: &garment.weights };
-    c.set_skin(Some(&skin)).map_err(rejected)?;
-    c.set_max_distances(Some(&garment.max_distances)).map_err(rejected)?;
-    if let Some((b, r)) = &garment.backstops {
-        c.set_backstops(Some((b, r))).map_err(rejected)?;
-    }
-    c.set_anim_drive(garment.anim_drive.as_deref()).map_err(rejected)?;
-    let root = figure.root();
-    c.set_reference_frame(root.translation.to_array(), root.rotation.to_array()).map_err(rejected)?;
-    c.set_joint_matrices(&poses.map(|p| p.matrix())).map_err(rejected)?;
-    // Spawned on the skinned pose, not left in the bind pose for the first step to yank.
-    let mut buffers = Buffers::new(garment.positions.len());
-    c.read_animated_positions(&mut buffers.pose).map_err(rejected)?;
-    c.set_positions(None, &buffers.pose).map_err(rejected)?;
+    let handle = dress::wear(world, &garment, inverse_binds, figure, poses).map_err(|e| format!("the demo's {} was rejected: {e}", garment.name))?;
+    let buffers = Buffers::new(garment.positions.len());
     Ok(Worn { garment, handle, buffers })
-}
-
-/// What an engine does before each step: every cloth gets the root as its reference frame and the
-/// joints' world matrices, every capsule the pose of its joint.
-fn pose_the_world(world: &mut World, worn: &[Worn], capsules: &[ColliderHandle], root: &Rigid, poses: &[Rigid; JOINT_COUNT]) -> Result<(), String> {
-    let matrices = poses.map(|p| p.matrix());
-    for w in worn {
-        let c = world.cloth_mut(w.handle).map_err(|e| e.to_string())?;
-        c.set_reference_frame(root.translation.to_array(), root.rotation.to_array()).map_err(|e| e.to_string())?;
-        c.set_joint_matrices(&matrices).map_err(|e| e.to_string())?;
-    }
-    for (&handle, c) in capsules.iter().zip(&CAPSULES) {
-        world.set_collider_pose(handle, &c.collider_pose(&poses[c.joint as usize]).0).map_err(|e| e.to_string())?;
-    }
-    Ok(())
 }
 
 /// The body's capsules in world space for the joint poses `poses`, from the figure's geometry.
