@@ -36,6 +36,7 @@ mod fp_env;
 mod handle;
 pub mod material;
 pub mod mesh;
+mod out;
 mod parallel;
 pub mod render_proxy;
 #[cfg(test)]
@@ -58,6 +59,7 @@ pub use cloth::skin::SkinDesc;
 pub use error::ClothError;
 pub use glam::Vec3;
 pub use material::Material;
+pub use out::Out;
 pub use render_proxy::{RenderProxy, RenderProxyDesc, RenderProxyHandle};
 pub use stats::{ClothStats, ConstraintStats};
 pub use world::{Advance, ClothHandle, MeshShapeStatus, World, WorldDesc};

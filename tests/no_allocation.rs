@@ -221,7 +221,7 @@ fn writing_a_render_proxy_allocates_nothing_on_the_calling_thread_nor_on_the_poo
         let calls = |world: &World, buffer: &mut [u8], out: &mut [[f32; 3]]| {
             for k in 0..20 {
                 world.write_render_proxy_vertices(proxy, buffer, layout, k as f32 / 20.0).unwrap();
-                world.read_render_proxy_positions(proxy, out).unwrap();
+                world.read_render_proxy_positions(proxy, &mut *out).unwrap();
             }
         };
         if threads == 1 {

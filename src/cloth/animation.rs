@@ -6,6 +6,7 @@
 use super::Cloth;
 use super::skin::Skin;
 use crate::error::ClothError;
+use crate::out::Out;
 use crate::material::MAX_COMPLIANCE;
 use glam::{Quat, Vec3};
 
@@ -288,16 +289,17 @@ impl Cloth {
 
     /// The animated pose the next step reaches, in render order (`[f32; 3] × vertex_count`, m):
     /// the last pose given or skinned, the mesh as created before any. Errors: `BufferSizeMismatch`.
-    pub fn read_animated_positions(&self, out: &mut [[f32; 3]]) -> Result<(), ClothError> {
+    pub fn read_animated_positions<'o>(&self, out: impl Into<Out<'o, [f32; 3]>>) -> Result<(), ClothError> {
         match self.state.animation.target.is_empty() {
-            true => self.gather(&self.model.rest, out),
-            false => self.gather(&self.state.animation.target, out),
+            true => self.gather(&self.model.rest, out.into()),
+            false => self.gather(&self.state.animation.target, out.into()),
         }
     }
 
     /// The animated pose's unit normals, as [`Cloth::read_animated_positions`] (the rest mesh's
     /// area-weighted normals before any pose). Errors: `BufferSizeMismatch`.
-    pub fn read_animated_normals(&self, out: &mut [[f32; 3]]) -> Result<(), ClothError> {
+    pub fn read_animated_normals<'o>(&self, out: impl Into<Out<'o, [f32; 3]>>) -> Result<(), ClothError> {
+        let out = out.into();
         if self.state.animation.normal_target.is_empty() {
             let mut normals = vec![Vec3::ZERO; self.model.particle_count()];
             area_weighted_normals(&self.model.rest, &self.model.triangles, &mut normals);

@@ -10,6 +10,7 @@
 
 use super::Cloth;
 use crate::error::ClothError;
+use crate::out::Out;
 use glam::Vec3;
 
 /// Where positions and normals go in an interleaved vertex buffer (all in bytes).
@@ -91,7 +92,7 @@ impl Cloth {
     /// ([`crate::ClothReads`]), so alpha 1 is exactly [`Cloth::read_positions`].
     /// Errors: `InvalidParameter` (`alpha` NaN or outside [0, 1]), `BufferSizeMismatch`;
     /// `out` untouched on error.
-    pub fn read_positions_interpolated(&self, alpha: f32, out: &mut [[f32; 3]]) -> Result<(), ClothError> {
+    pub fn read_positions_interpolated<'o>(&self, alpha: f32, out: impl Into<Out<'o, [f32; 3]>>) -> Result<(), ClothError> {
         self.reads().read_positions_interpolated(alpha, out)
     }
 
@@ -99,7 +100,7 @@ impl Cloth {
     /// [`Cloth::read_positions_interpolated`]. Not renormalised: between two unit normals the
     /// length dips slightly below 1 (a shader normalises anyway), so that 0 and 1 stay exact.
     /// Errors as `read_positions_interpolated`.
-    pub fn read_normals_interpolated(&self, alpha: f32, out: &mut [[f32; 3]]) -> Result<(), ClothError> {
+    pub fn read_normals_interpolated<'o>(&self, alpha: f32, out: impl Into<Out<'o, [f32; 3]>>) -> Result<(), ClothError> {
         self.reads().read_normals_interpolated(alpha, out)
     }
 

@@ -3,6 +3,7 @@
 
 use super::Cloth;
 use crate::error::ClothError;
+use crate::out::Out;
 
 impl Cloth {
     /// Total mass \[kg\]: the sum over particles of 1/w, pinned particles included; particles given
@@ -17,15 +18,13 @@ impl Cloth {
     /// render vertices add up to more than [`Self::total_mass`] where vertices were welded);
     /// `f32::INFINITY` for particles given inverse mass 0. Pinning does not change a mass.
     /// Errors: `BufferSizeMismatch` (`out` untouched).
-    pub fn read_vertex_masses(&self, out: &mut [f32]) -> Result<(), ClothError> {
-        let map = &self.model.particle_of_vertex;
-        if out.len() != map.len() {
-            return Err(ClothError::BufferSizeMismatch { expected: map.len(), got: out.len() });
-        }
-        for (o, &p) in out.iter_mut().zip(map) {
+    pub fn read_vertex_masses<'o>(&self, out: impl Into<Out<'o, f32>>) -> Result<(), ClothError> {
+        let (map, mut out) = (&self.model.particle_of_vertex, out.into());
+        out.check_len(map.len())?;
+        out.fill_from(map.iter().map(|&p| {
             let w = self.config.w_free[p as usize];
-            *o = if w > 0.0 { 1.0 / w } else { f32::INFINITY };
-        }
+            if w > 0.0 { 1.0 / w } else { f32::INFINITY }
+        }));
         Ok(())
     }
 }

@@ -4,6 +4,7 @@
 use super::Cloth;
 use super::residuals::LazyResiduals;
 use crate::error::ClothError;
+use crate::out::Out;
 use crate::stats::ClothStats;
 use glam::Vec3;
 
@@ -80,7 +81,7 @@ impl Cloth {
     /// animated position (docs/design.md, "Character cloth"). At `step_interval` > 1 it reads the
     /// cloth at the end of the world's last step, which may lie inside the cloth's last step
     /// ([`crate::ClothReads`]); [`Cloth::particle_positions`] is the state itself.
-    pub fn read_positions(&self, out: &mut [[f32; 3]]) -> Result<(), ClothError> {
+    pub fn read_positions<'o>(&self, out: impl Into<Out<'o, [f32; 3]>>) -> Result<(), ClothError> {
         self.reads().read_positions(out)
     }
 
@@ -95,18 +96,14 @@ impl Cloth {
     /// oriented by the triangles' winding (counter-clockwise = front). Particles without triangles
     /// read (0, 0, 0). Updated at the end of every step. Errors: `BufferSizeMismatch`.
     /// Blended with the animated normals as the positions are (normalised).
-    pub fn read_normals(&self, out: &mut [[f32; 3]]) -> Result<(), ClothError> {
+    pub fn read_normals<'o>(&self, out: impl Into<Out<'o, [f32; 3]>>) -> Result<(), ClothError> {
         self.reads().read_normals(out)
     }
 
-    pub(crate) fn gather(&self, per_particle: &[Vec3], out: &mut [[f32; 3]]) -> Result<(), ClothError> {
+    pub(crate) fn gather(&self, per_particle: &[Vec3], mut out: Out<'_, [f32; 3]>) -> Result<(), ClothError> {
         let map = &self.model.particle_of_vertex;
-        if out.len() != map.len() {
-            return Err(ClothError::BufferSizeMismatch { expected: map.len(), got: out.len() });
-        }
-        for (o, &p) in out.iter_mut().zip(map) {
-            *o = per_particle[p as usize].to_array();
-        }
+        out.check_len(map.len())?;
+        out.fill_from(map.iter().map(|&p| per_particle[p as usize].to_array()));
         Ok(())
     }
 

@@ -6,6 +6,7 @@ use super::Cloth;
 use super::lod::Lod;
 use super::tear::RenderCounts;
 use crate::error::{ClothError, check_range};
+use crate::out::Out;
 use glam::Vec3;
 use std::mem::MaybeUninit;
 
@@ -132,13 +133,6 @@ pub(crate) fn check_alpha(alpha: f32) -> Result<(), ClothError> {
     check_range("alpha", alpha, 0.0, 1.0, "0 <= alpha <= 1 (0 = previous step, 1 = last step)")
 }
 
-fn check_len(expected: usize, out: &[[f32; 3]]) -> Result<(), ClothError> {
-    match out.len() == expected {
-        true => Ok(()),
-        false => Err(ClothError::BufferSizeMismatch { expected, got: out.len() }),
-    }
-}
-
 impl<'a> ClothReads<'a> {
     /// Number of render vertices (the length of every render-order read).
     pub fn vertex_count(&self) -> u32 {
@@ -151,25 +145,21 @@ impl<'a> ClothReads<'a> {
     }
 
     /// As [`Cloth::read_indices`].
-    pub fn read_indices(&self, out: &mut [[u32; 3]]) -> Result<(), ClothError> {
-        if out.len() != self.triangles.len() {
-            return Err(ClothError::BufferSizeMismatch { expected: self.triangles.len(), got: out.len() });
-        }
+    pub fn read_indices<'o>(&self, out: impl Into<Out<'o, [u32; 3]>>) -> Result<(), ClothError> {
+        let mut out = out.into();
+        out.check_len(self.triangles.len())?;
         out.copy_from_slice(self.triangles);
         Ok(())
     }
 
     /// As [`Cloth::read_vertex_sources`].
-    pub fn read_vertex_sources(&self, out: &mut [u32]) -> Result<(), ClothError> {
-        if out.len() != self.map.len() {
-            return Err(ClothError::BufferSizeMismatch { expected: self.map.len(), got: out.len() });
-        }
+    pub fn read_vertex_sources<'o>(&self, out: impl Into<Out<'o, u32>>) -> Result<(), ClothError> {
+        let mut out = out.into();
+        out.check_len(self.map.len())?;
         let created = (self.created_vertices as usize).min(out.len());
-        for (v, o) in out[..created].iter_mut().enumerate() {
-            *o = v as u32;
-        }
+        out.sub(0..created).fill_with(|v| v as u32);
         let added = out.len() - created;
-        out[created..].copy_from_slice(&self.sources[..added]);
+        out.sub(created..out.len()).copy_from_slice(&self.sources[..added]);
         Ok(())
     }
 
@@ -237,11 +227,9 @@ impl<'a> ClothReads<'a> {
 
     /// `f` per render vertex into `out` (its particle's value), after checking the length.
     #[inline(always)]
-    fn fill(&self, out: &mut [[f32; 3]], f: impl Fn(usize) -> Vec3) -> Result<(), ClothError> {
-        check_len(self.map.len(), out)?;
-        for (o, &p) in out.iter_mut().zip(self.map) {
-            *o = f(p as usize).to_array();
-        }
+    fn fill(&self, mut out: Out<'_, [f32; 3]>, f: impl Fn(usize) -> Vec3) -> Result<(), ClothError> {
+        out.check_len(self.map.len())?;
+        out.fill_from(self.map.iter().map(|&p| f(p as usize).to_array()));
         Ok(())
     }
 
@@ -270,7 +258,8 @@ impl<'a> ClothReads<'a> {
     }
 
     /// As [`Cloth::read_positions`].
-    pub fn read_positions(&self, out: &mut [[f32; 3]]) -> Result<(), ClothError> {
+    pub fn read_positions<'o>(&self, out: impl Into<Out<'o, [f32; 3]>>) -> Result<(), ClothError> {
+        let out = out.into();
         match (self.blend, self.current_fraction()) {
             (_, Some(f)) => self.positions_at(f, out),
             (None, None) => self.fill(out, |p| self.position::<false>(p, true)),
@@ -279,7 +268,8 @@ impl<'a> ClothReads<'a> {
     }
 
     /// As [`Cloth::read_normals`].
-    pub fn read_normals(&self, out: &mut [[f32; 3]]) -> Result<(), ClothError> {
+    pub fn read_normals<'o>(&self, out: impl Into<Out<'o, [f32; 3]>>) -> Result<(), ClothError> {
+        let out = out.into();
         match (self.blend, self.current_fraction()) {
             (_, Some(f)) => self.normals_at(f, out),
             (None, None) => self.fill(out, |p| self.normal::<false>(p, true)),
@@ -288,13 +278,13 @@ impl<'a> ClothReads<'a> {
     }
 
     /// As [`Cloth::read_positions_interpolated`].
-    pub fn read_positions_interpolated(&self, alpha: f32, out: &mut [[f32; 3]]) -> Result<(), ClothError> {
+    pub fn read_positions_interpolated<'o>(&self, alpha: f32, out: impl Into<Out<'o, [f32; 3]>>) -> Result<(), ClothError> {
         check_alpha(alpha)?;
-        self.positions_at(self.fraction(alpha), out)
+        self.positions_at(self.fraction(alpha), out.into())
     }
 
     /// Positions at the fraction `alpha` of the last step.
-    fn positions_at(&self, alpha: f32, out: &mut [[f32; 3]]) -> Result<(), ClothError> {
+    fn positions_at(&self, alpha: f32, out: Out<'_, [f32; 3]>) -> Result<(), ClothError> {
         match self.blend {
             None => self.fill(out, |p| self.position_at::<false>(p, alpha)),
             Some(_) => self.fill(out, |p| self.position_at::<true>(p, alpha)),
@@ -302,13 +292,13 @@ impl<'a> ClothReads<'a> {
     }
 
     /// As [`Cloth::read_normals_interpolated`].
-    pub fn read_normals_interpolated(&self, alpha: f32, out: &mut [[f32; 3]]) -> Result<(), ClothError> {
+    pub fn read_normals_interpolated<'o>(&self, alpha: f32, out: impl Into<Out<'o, [f32; 3]>>) -> Result<(), ClothError> {
         check_alpha(alpha)?;
-        self.normals_at(self.fraction(alpha), out)
+        self.normals_at(self.fraction(alpha), out.into())
     }
 
     /// Normals at the fraction `alpha` of the last step.
-    fn normals_at(&self, alpha: f32, out: &mut [[f32; 3]]) -> Result<(), ClothError> {
+    fn normals_at(&self, alpha: f32, out: Out<'_, [f32; 3]>) -> Result<(), ClothError> {
         match self.blend {
             None => self.fill(out, |p| self.normal_at::<false>(p, alpha)),
             Some(_) => self.fill(out, |p| self.normal_at::<true>(p, alpha)),

@@ -46,6 +46,7 @@ use super::Cloth;
 use super::state_hash::{FNV_OFFSET_BASIS, fnv1a};
 pub use crate::error::{SNAPSHOT_VERSION, SnapshotProblem};
 use crate::error::ClothError;
+use crate::out::Out;
 use glam::{Quat, Vec3};
 
 const MAGIC: [u8; 8] = *b"XPBDSNAP";
@@ -69,14 +70,17 @@ fn snapshot_size(n: usize, pins: usize, cuts: usize) -> usize {
 
 /// Sequential little-endian writer into a buffer of exactly the right size.
 struct Writer<'a> {
-    buf: &'a mut [u8],
+    buf: Out<'a, u8>,
     at: usize,
+    /// FNV-1a of the bytes written so far (the buffer itself is write-only).
+    hash: u64,
 }
 
 impl Writer<'_> {
     fn bytes(&mut self, b: &[u8]) {
-        self.buf[self.at..self.at + b.len()].copy_from_slice(b);
+        self.buf.sub(self.at..self.at + b.len()).copy_from_slice(b);
         self.at += b.len();
+        self.hash = fnv1a(self.hash, b);
     }
     fn u32(&mut self, v: u32) {
         self.bytes(&v.to_le_bytes());
@@ -176,13 +180,11 @@ impl Cloth {
     /// Write the cloth's dynamic state into `buf`, which must be exactly [`Cloth::state_size`]
     /// bytes (format in [`crate::cloth::snapshot`]). Errors: `BufferSizeMismatch` (nothing
     /// written).
-    pub fn save_state(&self, buf: &mut [u8]) -> Result<(), ClothError> {
-        let size = self.state_size();
-        if buf.len() != size {
-            return Err(ClothError::BufferSizeMismatch { expected: size, got: buf.len() });
-        }
+    pub fn save_state<'o>(&self, buf: impl Into<Out<'o, u8>>) -> Result<(), ClothError> {
+        let (size, buf) = (self.state_size(), buf.into());
+        buf.check_len(size)?;
         let (p, pins) = (&self.state, &self.state.pins);
-        let mut w = Writer { buf, at: 0 };
+        let mut w = Writer { buf, at: 0, hash: FNV_OFFSET_BASIS };
         w.bytes(&MAGIC);
         w.u32(SNAPSHOT_VERSION);
         w.u32(HEADER_SIZE as u32);
@@ -201,7 +203,7 @@ impl Cloth {
         let cuts = self.cuts();
         w.u32(cuts.len() as u32);
         cuts.iter().flatten().for_each(|&p| w.u32(p));
-        let checksum = fnv1a(FNV_OFFSET_BASIS, &w.buf[..w.at]);
+        let checksum = w.hash;
         w.u64(checksum);
         debug_assert_eq!(w.at, size);
         Ok(())

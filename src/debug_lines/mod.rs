@@ -14,6 +14,7 @@ mod colliders;
 pub(crate) use cloth::cloth_lines;
 pub(crate) use colliders::collider_lines;
 
+use crate::out::Out;
 use glam::Vec3;
 
 /// Every edge (stretch constraint) of every cloth, coloured by its strain: green at rest (and
@@ -70,14 +71,14 @@ pub fn strain_colour(s: f32) -> u32 {
 
 /// Where the lines go: the first `lines.len()` are written, every one is counted.
 pub(crate) struct Sink<'a> {
-    lines: &'a mut [[f32; 6]],
-    colors: &'a mut [u32],
+    lines: Out<'a, [f32; 6]>,
+    colors: Out<'a, u32>,
     count: usize,
 }
 
 impl<'a> Sink<'a> {
     /// A sink writing into `lines` and `colors` (of one length).
-    pub fn new(lines: &'a mut [[f32; 6]], colors: &'a mut [u32]) -> Sink<'a> {
+    pub fn new(lines: Out<'a, [f32; 6]>, colors: Out<'a, u32>) -> Sink<'a> {
         debug_assert_eq!(lines.len(), colors.len());
         Sink { lines, colors, count: 0 }
     }
@@ -90,9 +91,9 @@ impl<'a> Sink<'a> {
     /// The line from `a` to `b` \[m\] in `color`.
     #[inline]
     pub fn line(&mut self, a: Vec3, b: Vec3, color: u32) {
-        if let (Some(l), Some(c)) = (self.lines.get_mut(self.count), self.colors.get_mut(self.count)) {
-            *l = [a.x, a.y, a.z, b.x, b.y, b.z];
-            *c = color;
+        if self.count < self.lines.len() {
+            self.lines.set(self.count, [a.x, a.y, a.z, b.x, b.y, b.z]);
+            self.colors.set(self.count, color);
         }
         self.count += 1;
     }
@@ -141,7 +142,7 @@ mod tests {
     #[test]
     fn a_full_sink_counts_on_and_keeps_what_fitted() {
         let (mut lines, mut colors) = ([[0.0f32; 6]; 2], [0u32; 2]);
-        let mut sink = Sink::new(&mut lines, &mut colors);
+        let mut sink = Sink::new(Out::from(&mut lines), Out::from(&mut colors));
         sink.circle(Vec3::ZERO, Vec3::X, Vec3::Y, 1.0, 4, 7);
         assert_eq!(sink.count(), 4);
         assert_eq!(colors, [7, 7]);

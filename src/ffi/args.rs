@@ -8,6 +8,8 @@
 //! the `# Safety` section of each `unsafe fn` below.
 
 use super::error::{FfiError, XpbdResult};
+use crate::out::Out;
+use std::mem::MaybeUninit;
 use std::ptr::NonNull;
 
 fn null(name: &str) -> FfiError {
@@ -63,24 +65,26 @@ pub(crate) unsafe fn slice_in<'a, T>(ptr: *const T, count: usize, name: &str) ->
     Ok(unsafe { std::slice::from_raw_parts(ptr, len) })
 }
 
-/// An output array of `count` elements: NULL is allowed only when `count` is 0. The library only
-/// writes into it (it may be uninitialised memory: every element is stored before the call returns
-/// `XPBD_RESULT_OK`, none is read).
+/// An output array of `count` elements: NULL is allowed only when `count` is 0. It may be
+/// uninitialised memory, so it becomes a write-only [`Out`] over `MaybeUninit<T>` (a `&mut [T]`
+/// over it would be undefined behaviour); every element is stored before the call returns
+/// `XPBD_RESULT_OK`, none is read.
 ///
 /// # Safety
 /// `ptr`, when not NULL, is valid for writes of `count` elements, and no other thread uses that
 /// memory during the call.
-pub(crate) unsafe fn slice_out<'a, T>(ptr: *mut T, count: usize, name: &str) -> Result<&'a mut [T], FfiError> {
+pub(crate) unsafe fn slice_out<'a, T: Copy>(ptr: *mut T, count: usize, name: &str) -> Result<Out<'a, T>, FfiError> {
     if count == 0 {
-        return Ok(&mut []);
+        return Ok(Out::from(&mut [] as &mut [T]));
     }
     if ptr.is_null() {
         return Err(FfiError::new(XpbdResult::NullPointer, format!("`{name}` is NULL but its count is {count}")));
     }
     check_aligned(ptr, name)?;
     let len = checked_len::<T>(count, name)?;
-    // SAFETY: as `slice_in`, for writes, and the caller promises exclusive use.
-    Ok(unsafe { std::slice::from_raw_parts_mut(ptr, len) })
+    // SAFETY: as `slice_in`, for writes, and the caller promises exclusive use; `MaybeUninit<T>`
+    // has `T`'s layout and needs no initialised contents.
+    Ok(Out::from(unsafe { std::slice::from_raw_parts_mut(ptr.cast::<MaybeUninit<T>>(), len) }))
 }
 
 /// `float[3*count]` as `count` 3-vectors (same layout: `[f32; 3]` has f32's alignment, no padding).
@@ -96,7 +100,7 @@ pub(crate) unsafe fn vec3_in<'a>(ptr: *const f32, count: u32, name: &str) -> Res
 ///
 /// # Safety
 /// As [`slice_out`] for `3*count` floats.
-pub(crate) unsafe fn vec3_out<'a>(ptr: *mut f32, count: u32, name: &str) -> Result<&'a mut [[f32; 3]], FfiError> {
+pub(crate) unsafe fn vec3_out<'a>(ptr: *mut f32, count: u32, name: &str) -> Result<Out<'a, [f32; 3]>, FfiError> {
     // SAFETY: forwarded caller promise; the cast keeps address and alignment.
     unsafe { slice_out(ptr.cast::<[f32; 3]>(), count as usize, name) }
 }
@@ -147,6 +151,19 @@ mod tests {
             );
             assert_eq!(vec3_out(std::ptr::null_mut(), 2, "out").unwrap_err().code, XpbdResult::NullPointer);
         }
+    }
+
+    #[test]
+    fn an_output_array_may_be_uninitialised_memory() {
+        let mut m = [std::mem::MaybeUninit::<f32>::uninit(); 6];
+        // SAFETY: `m` holds the 6 floats of 2 vectors and nothing else uses it.
+        let mut out = unsafe { vec3_out(m.as_mut_ptr().cast(), 2, "out") }.unwrap();
+        out.fill_with(|v| [v as f32, 1.0, 2.0]);
+        // SAFETY: `fill_with` wrote every element (Miri reports a read of one it did not).
+        let m = m.map(|f| unsafe { f.assume_init() });
+        assert_eq!(m, [0.0, 1.0, 2.0, 1.0, 1.0, 2.0]);
+        // SAFETY: a count of 0 with NULL is the empty array; nothing is dereferenced.
+        assert!(unsafe { slice_out::<u32>(std::ptr::null_mut(), 0, "out") }.unwrap().is_empty());
     }
 
     #[test]

@@ -233,14 +233,12 @@ pub unsafe extern "C" fn xpbd_cloth_read_particle_map(
 ) -> XpbdResult {
     ffi_boundary("xpbd_cloth_read_particle_map", || {
         // SAFETY: the caller's promise in `# Safety` above.
-        let out = unsafe { slice_out(out, vertex_count as usize, "out")? };
+        let mut out = unsafe { slice_out(out, vertex_count as usize, "out")? };
         with_cloth(cloth, |c| {
             let map = c.particle_map();
-            if map.len() != out.len() {
-                return Err(ClothError::BufferSizeMismatch { expected: map.len(), got: out.len() });
-            }
+            out.check_len(map.len())?;
             out.copy_from_slice(map);
-            Ok(())
+            Ok::<(), ClothError>(())
         })
     })
 }

@@ -21,6 +21,8 @@
 mod args;
 mod boundary;
 mod registry;
+#[cfg(test)]
+mod out_tests;
 
 // Declared in the order the header should read (cbindgen follows it): errors, ids, world, cloth,
 // collider.

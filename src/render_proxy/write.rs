@@ -13,6 +13,7 @@ use super::{Binding, RenderProxy, Scratch, interpolated_normal, weigh};
 use crate::cloth::reads::{check_alpha, put_vec3};
 use crate::cloth::{ClothReads, VertexLayout};
 use crate::error::ClothError;
+use crate::out::Out;
 use glam::{Vec3, Vec3A};
 use rayon::prelude::*;
 use std::mem::MaybeUninit;
@@ -99,12 +100,9 @@ impl RenderProxy {
         }
     }
 
-    fn check_out(&self, reads: &ClothReads, out: &[[f32; 3]]) -> Result<(), ClothError> {
+    fn check_out(&self, reads: &ClothReads, out: &Out<'_, [f32; 3]>) -> Result<(), ClothError> {
         self.check_reads(reads)?;
-        match out.len() == self.binding.vertices.len() {
-            true => Ok(()),
-            false => Err(ClothError::BufferSizeMismatch { expected: self.binding.vertices.len(), got: out.len() }),
-        }
+        out.check_len(self.binding.vertices.len())
     }
 
     /// The buffers, whoever panicked while holding them (they are rewritten by every call).
@@ -116,11 +114,12 @@ impl RenderProxy {
     /// cloth read through `reads` is now (what its `read_positions` shows, carried to the render
     /// mesh). Errors: `BufferSizeMismatch`, `InvalidParameter` (`cloth`: reads of a cloth of
     /// another mesh); `out` untouched on error.
-    pub fn read_positions(&self, reads: ClothReads<'_>, out: &mut [[f32; 3]]) -> Result<(), ClothError> {
-        self.check_out(&reads, out)?;
+    pub fn read_positions<'o>(&self, reads: ClothReads<'_>, out: impl Into<Out<'o, [f32; 3]>>) -> Result<(), ClothError> {
+        let mut out = out.into();
+        self.check_out(&reads, &out)?;
         let mut s = self.scratch();
         self.binding.evaluate(&mut s, &reads, reads.fraction(1.0), false, false);
-        out.iter_mut().zip(&s.positions).for_each(|(o, x)| *o = x.to_array());
+        out.fill_from(s.positions.iter().map(|x| x.to_array()));
         Ok(())
     }
 
@@ -128,11 +127,12 @@ impl RenderProxy {
     /// area-weighted over its triangles at the positions [`RenderProxy::read_positions`] gives
     /// (copies of a vertex at one position share theirs; a vertex of no triangle gets the
     /// simulated surface's interpolated normal). Errors as `read_positions`.
-    pub fn read_normals(&self, reads: ClothReads<'_>, out: &mut [[f32; 3]]) -> Result<(), ClothError> {
-        self.check_out(&reads, out)?;
+    pub fn read_normals<'o>(&self, reads: ClothReads<'_>, out: impl Into<Out<'o, [f32; 3]>>) -> Result<(), ClothError> {
+        let mut out = out.into();
+        self.check_out(&reads, &out)?;
         let mut s = self.scratch();
         self.binding.evaluate(&mut s, &reads, reads.fraction(1.0), true, false);
-        out.iter_mut().enumerate().for_each(|(v, o)| *o = self.binding.normal(&s, v).to_array());
+        out.fill_with(|v| self.binding.normal(&s, v).to_array());
         Ok(())
     }
 

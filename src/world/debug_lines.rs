@@ -3,6 +3,7 @@
 use super::World;
 use crate::debug_lines::{DEBUG_ALL, DEBUG_COLLIDERS, Sink, cloth_lines, collider_lines};
 use crate::error::ClothError;
+use crate::out::Out;
 
 impl World {
     /// Write the debug lines `flags` asks for ([`crate::debug_lines`]: `DEBUG_EDGES`,
@@ -14,10 +15,14 @@ impl World {
     ///
     /// Errors: `BufferSizeMismatch` (`colors` not as long as `lines`), `InvalidParameter`
     /// (`flags` with a bit above [`crate::debug_lines::DEBUG_ALL`]); nothing written on error.
-    pub fn debug_lines(&self, flags: u32, lines: &mut [[f32; 6]], colors: &mut [u32]) -> Result<usize, ClothError> {
-        if colors.len() != lines.len() {
-            return Err(ClothError::BufferSizeMismatch { expected: lines.len(), got: colors.len() });
-        }
+    pub fn debug_lines<'o>(
+        &self,
+        flags: u32,
+        lines: impl Into<Out<'o, [f32; 6]>>,
+        colors: impl Into<Out<'o, u32>>,
+    ) -> Result<usize, ClothError> {
+        let (lines, colors) = (lines.into(), colors.into());
+        colors.check_len(lines.len())?;
         if flags & !DEBUG_ALL != 0 {
             let expected = "XPBD_DEBUG_* bits (1..=64, or'ed)";
             return Err(ClothError::InvalidParameter { name: "flags", value: flags as f64, expected });

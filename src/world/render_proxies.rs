@@ -3,6 +3,7 @@
 use super::World;
 use crate::cloth::VertexLayout;
 use crate::error::ClothError;
+use crate::out::Out;
 use crate::handle::ClothHandle;
 use crate::render_proxy::{RenderProxy, RenderProxyDesc, RenderProxyHandle};
 use std::mem::MaybeUninit;
@@ -108,14 +109,14 @@ impl World {
 
     /// [`RenderProxy::read_positions`] of the proxy `handle` from its cloth. Errors:
     /// `InvalidHandle`, `BufferSizeMismatch`.
-    pub fn read_render_proxy_positions(&self, handle: RenderProxyHandle, out: &mut [[f32; 3]]) -> Result<(), ClothError> {
+    pub fn read_render_proxy_positions<'o>(&self, handle: RenderProxyHandle, out: impl Into<Out<'o, [f32; 3]>>) -> Result<(), ClothError> {
         let entry = self.render_proxy_entry(handle)?;
         entry.proxy.read_positions(self.cloth(entry.cloth)?.reads(), out)
     }
 
     /// [`RenderProxy::read_normals`] of the proxy `handle` from its cloth. Errors:
     /// `InvalidHandle`, `BufferSizeMismatch`.
-    pub fn read_render_proxy_normals(&self, handle: RenderProxyHandle, out: &mut [[f32; 3]]) -> Result<(), ClothError> {
+    pub fn read_render_proxy_normals<'o>(&self, handle: RenderProxyHandle, out: impl Into<Out<'o, [f32; 3]>>) -> Result<(), ClothError> {
         let entry = self.render_proxy_entry(handle)?;
         entry.proxy.read_normals(self.cloth(entry.cloth)?.reads(), out)
     }

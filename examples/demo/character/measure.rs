@@ -72,9 +72,9 @@ impl PhaseStats {
     /// vertex, `body` the capsules where they are now. `scratch` holds three render-order buffers.
     pub fn add(&mut self, cloth: &Cloth, d: &[f32], backstops: Option<(&[f32], &[f32])>, body: &[DemoCollider], scratch: &mut Buffers) -> Result<(), String> {
         let Buffers { x, pose, normal } = scratch;
-        cloth.read_positions(x).map_err(|e| e.to_string())?;
-        cloth.read_animated_positions(pose).map_err(|e| e.to_string())?;
-        cloth.read_animated_normals(normal).map_err(|e| e.to_string())?;
+        cloth.read_positions(&mut *x).map_err(|e| e.to_string())?;
+        cloth.read_animated_positions(&mut *pose).map_err(|e| e.to_string())?;
+        cloth.read_animated_normals(&mut *normal).map_err(|e| e.to_string())?;
         for (v, (x, a)) in x.iter().zip(pose.iter()).enumerate() {
             let excess = Vec3::from_array(*x).distance(Vec3::from_array(*a)) - d[v];
             self.max_distance_worst = self.max_distance_worst.max(excess);

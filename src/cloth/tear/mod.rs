@@ -36,6 +36,7 @@ pub(crate) use work::TearWork;
 
 use super::Cloth;
 use crate::error::ClothError;
+use crate::out::Out;
 use std::sync::Arc;
 
 /// The tethers' distance graph of `model` again: its edges, then the diagonal across each hinge
@@ -142,7 +143,7 @@ impl Cloth {
     /// Copy the render triangles into `out` (`[u32; 3] × triangle_count`, render vertex
     /// indices): the indices as created, with the vertices cuts added where the mesh was cut.
     /// Errors: `BufferSizeMismatch` (`out` untouched).
-    pub fn read_indices(&self, out: &mut [[u32; 3]]) -> Result<(), ClothError> {
+    pub fn read_indices<'o>(&self, out: impl Into<Out<'o, [u32; 3]>>) -> Result<(), ClothError> {
         self.reads().read_indices(out)
     }
 
@@ -150,7 +151,7 @@ impl Cloth {
     /// vertex of the mesh as created, the one it was split from (directly or through earlier cuts)
     /// for a vertex a cut added, so that an engine copies its UVs and other attributes.
     /// Errors: `BufferSizeMismatch` (`out` untouched).
-    pub fn read_vertex_sources(&self, out: &mut [u32]) -> Result<(), ClothError> {
+    pub fn read_vertex_sources<'o>(&self, out: impl Into<Out<'o, u32>>) -> Result<(), ClothError> {
         self.reads().read_vertex_sources(out)
     }
 

@@ -146,8 +146,8 @@ pub fn read_local_interpolated(
     local_positions: &mut [Vec3],
     local_normals: &mut [Vec3],
 ) -> Result<(), xpbd_cloth::ClothError> {
-    cloth.read_positions_interpolated(alpha, world_positions)?;
-    cloth.read_normals_interpolated(alpha, world_normals)?;
+    cloth.read_positions_interpolated(alpha, &mut *world_positions)?;
+    cloth.read_normals_interpolated(alpha, &mut *world_normals)?;
     for (out, p) in local_positions.iter_mut().zip(world_positions.iter()) {
         *out = to_local.point(*p);
     }
