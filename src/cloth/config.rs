@@ -93,7 +93,7 @@ impl ClothConfig {
             colouring,
             w_free: vec![0.0; n],
             w: vec![0.0; n],
-            stretch_compliance: Vec::with_capacity(layout.stretch.edges.len()),
+            stretch_compliance: Vec::with_capacity(layout.stretch.edges().len()),
             bend_compliance: Vec::with_capacity(layout.bending.hinges.len()),
             compliance_strain: 0.0,
             tether_factor: 1.0,
@@ -128,7 +128,7 @@ impl ClothConfig {
 
     /// The tethers' factor and the strain limit from `params` and the cloth's compliance.
     fn derive_limits(&mut self, layout: &ConstraintLayout) {
-        let strain = compliance_strain(&layout.stretch.rest_length, &self.stretch_compliance, &self.w_free);
+        let strain = compliance_strain(layout.stretch.rest_length(), &self.stretch_compliance, &self.w_free);
         self.compliance_strain = strain;
         self.tether_factor = self.params.tether_slack.max(1.0 + MIN_TETHER_SLACK + strain);
         self.stretch_limit = self.params.max_stretch.map(|s| s.max(1.0 + strain));

@@ -56,11 +56,11 @@ impl Cloth {
         let e = self.in_effect();
         let s = &e.layout.stretch;
         StretchView {
-            edges: &s.edges,
-            rest_length: &s.rest_length,
+            edges: s.edges(),
+            rest_length: s.rest_length(),
             compliance: &e.config.stretch_compliance,
             lambda: e.stretch_lambda,
-            colour_start: &s.colour_start,
+            colour_start: s.colour_start(),
         }
     }
 

@@ -81,7 +81,7 @@ impl Inputs {
             stretch_lambda: follow(&self.stretch_lambda, &self.previous.edge_creation, &layout.edge_creation),
             bend_lambda: follow(&self.bend_lambda, &self.previous.hinge_creation, &layout.hinge_creation),
             tether_lambda: vec![0.0; layout.tethers.particle.len()],
-            strain_limit: StrainLimitScratch::sized(layout.stretch.edges.len(), self.w.len()),
+            strain_limit: StrainLimitScratch::sized(layout.stretch.edges().len(), self.w.len()),
             layout: Arc::new(Default::default()),
             config,
         };
@@ -307,9 +307,9 @@ mod tests {
     /// Every stored array of two layouts, bit for bit.
     fn assert_same(a: &ConstraintLayout, b: &ConstraintLayout) {
         let bits = |v: &[f32]| v.iter().map(|f| f.to_bits()).collect::<Vec<u32>>();
-        assert_eq!(a.stretch.edges, b.stretch.edges);
-        assert_eq!(bits(&a.stretch.rest_length), bits(&b.stretch.rest_length));
-        assert_eq!(a.stretch.colour_start, b.stretch.colour_start);
+        assert_eq!(a.stretch.edges(), b.stretch.edges());
+        assert_eq!(bits(a.stretch.rest_length()), bits(b.stretch.rest_length()));
+        assert_eq!(a.stretch.colour_start(), b.stretch.colour_start());
         assert_eq!(a.bending.hinges, b.bending.hinges);
         assert_eq!(bits(&a.bending.rest_angle), bits(&b.bending.rest_angle));
         assert_eq!(a.bending.colour_start, b.bending.colour_start);

@@ -87,8 +87,8 @@ impl SolverScratch {
 
     /// One multiplier per constraint of `layout`, all 0.
     fn fit(&mut self, layout: &ConstraintLayout) {
-        self.strain_limit = StrainLimitScratch::sized(layout.stretch.edges.len(), self.rows.len());
-        self.stretch_lambda = vec![0.0; layout.stretch.edges.len()];
+        self.strain_limit = StrainLimitScratch::sized(layout.stretch.edges().len(), self.rows.len());
+        self.stretch_lambda = vec![0.0; layout.stretch.edges().len()];
         self.bend_lambda = vec![0.0; layout.bending.hinges.len()];
         self.tether_lambda = vec![0.0; layout.tethers.particle.len()];
     }
@@ -99,7 +99,7 @@ impl SolverScratch {
         self.stretch_lambda = follow(&self.stretch_lambda, &old.edge_creation, &new.edge_creation);
         self.bend_lambda = follow(&self.bend_lambda, &old.hinge_creation, &new.hinge_creation);
         self.tether_lambda = vec![0.0; new.tethers.particle.len()];
-        self.strain_limit = StrainLimitScratch::sized(new.stretch.edges.len(), self.rows.len());
+        self.strain_limit = StrainLimitScratch::sized(new.stretch.edges().len(), self.rows.len());
     }
 }
 

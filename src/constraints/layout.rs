@@ -85,7 +85,7 @@ impl ConstraintLayout {
     pub fn edges_at(&self, p: usize) -> impl Iterator<Item = (usize, usize)> + '_ {
         let range = self.particle_edge_start[p] as usize..self.particle_edge_start[p + 1] as usize;
         self.particle_edges[range].iter().map(move |&e| {
-            let [i, j] = self.stretch.edges[e as usize];
+            let [i, j] = self.stretch.edges()[e as usize];
             (e as usize, if i as usize == p { j } else { i } as usize)
         })
     }
@@ -126,12 +126,7 @@ impl ConstraintLayout {
         let n = rest.particle_count;
         let kept_bending = previous.filter(|p| p.options.coloured == options.coloured && p.particle_count == n && p.hinge_creation.len() == rest.hinges.len());
         let mut layout = ConstraintLayout {
-            stretch: StretchConstraints {
-                edges: rest.edges.clone(),
-                rest_length: rest.rest_length.clone(),
-                colour_start: Vec::new(),
-                row_offsets: RowOffsets::with_capacity(rest.edges.len()),
-            },
+            stretch: StretchConstraints::new(rest.edges.clone(), rest.rest_length.clone()),
             bending: BendingConstraints {
                 hinges: rest.hinges.clone(),
                 rest_angle: rest.rest_angle.clone(),
@@ -153,7 +148,7 @@ impl ConstraintLayout {
             Some(p) => (layout.bending, layout.hinge_creation) = (p.bending.clone(), p.hinge_creation.clone()),
             None => layout.colour_bending(),
         }
-        (layout.particle_edge_start, layout.particle_edges) = incidence(&layout.stretch.edges, n);
+        (layout.particle_edge_start, layout.particle_edges) = incidence(layout.stretch.edges(), n);
         assert!(layout.prepare_rows(n), "a mesh constraint refers to a particle beyond {n}");
         layout
     }
@@ -167,7 +162,7 @@ impl ConstraintLayout {
     /// Whether the layout has at least [`PARALLEL_MIN_CONSTRAINTS`] constraints (edges, hinges and
     /// tethers), so that a coloured cloth is split over the threads of a multi-threaded world.
     pub fn large_enough_to_split(&self) -> bool {
-        self.stretch.edges.len() + self.bending.hinges.len() + self.tethers.particle.len() >= PARALLEL_MIN_CONSTRAINTS
+        self.stretch.edges().len() + self.bending.hinges.len() + self.tethers.particle.len() >= PARALLEL_MIN_CONSTRAINTS
     }
 
     /// Whether every constraint's particle indices were checked against `particle_count` and their
@@ -180,7 +175,7 @@ impl ConstraintLayout {
     /// Whether [`Self::prepare_rows`] holds for `particle_count` without deriving anything (with
     /// debug assertions the kept offsets are also compared with the indices).
     pub fn rows_ready(&self, particle_count: usize) -> bool {
-        ready(&self.stretch.row_offsets, &self.stretch.edges, particle_count)
+        ready(self.stretch.row_offsets(), self.stretch.edges(), particle_count)
             && ready(&self.bending.row_offsets, &self.bending.hinges, particle_count)
             && self.tethers.rows_ready(particle_count)
     }
@@ -199,7 +194,7 @@ impl ConstraintLayout {
         // (distance, creation index) packed into one integer key that sorts like the pair: the
         // creation indices are unique, so the unstable sort gives the stable sort's order.
         let creation = &self.edge_creation;
-        let mut keyed: Vec<u64> = self.stretch.edges.iter().zip(creation).map(|(&[i, j], &c)| {
+        let mut keyed: Vec<u64> = self.stretch.edges().iter().zip(creation).map(|(&[i, j], &c)| {
             let d = distance[i as usize].min(distance[j as usize]);
             ((ordered_bits(d) as u64) << 32) | c as u64
         }).collect();
@@ -222,7 +217,7 @@ impl ConstraintLayout {
     /// by wavefront colour ([`wavefront_colours`] from the anchors, over [`stretch_palette`]
     /// colours) and within a colour by particle ([`colour_order_by_particle`]).
     fn colour_stretch(&mut self, w: &[f32]) {
-        let edges = &self.stretch.edges;
+        let edges = self.stretch.edges();
         let greedy_count = greedy_colours(edges, w.len()).iter().max().map_or(0, |&c| c + 1);
         let hop = anchor_hops(edges, w.len(), |p| w[p] == 0.0);
         let max_hop = hop.iter().copied().filter(|&h| h != u32::MAX).max().unwrap_or(0);
@@ -230,8 +225,9 @@ impl ConstraintLayout {
         let colours = wavefront_colours(edges, &hop, palette);
         let (order, start) = colour_order_by_particle(&colours, edges);
         self.permute_edges(&order);
-        self.stretch.colour_start = start;
-        self.stretch.row_offsets.reserve_reach(self.stretch.colour_start.len());
+        // SAFETY: `colour_order_by_particle` stores each colour of `wavefront_colours`, whose
+        // edges share no particle, as one range (`colouring_is_valid`, tested in `colouring.rs`).
+        unsafe { self.stretch.set_colouring(start) };
     }
 
     /// Hinges in creation order; coloured, sorted by greedy colour and within a colour by particle
@@ -251,12 +247,17 @@ impl ConstraintLayout {
         b.row_offsets.reserve_reach(b.colour_start.len());
     }
 
-    /// Reorder the stretch constraints and their creation indices: new edge k = old edge `order[k]`.
+    /// Reorder the stretch constraints and their creation indices: new edge k = old edge
+    /// `order[k]`, uncoloured (a colouring is of positions, which the order changes).
     fn permute_edges(&mut self, order: &[u32]) {
-        let s = &mut self.stretch;
-        permute(&mut s.edges, order);
-        s.row_offsets.indices_changed();
-        permute(&mut s.rest_length, order);
+        // SAFETY: uncoloured afterwards, which no colouring rule constrains.
+        unsafe {
+            self.stretch.edit(|s| {
+                permute(s.edges, order);
+                permute(s.rest_length, order);
+                s.colour_start.clear();
+            })
+        };
         permute(&mut self.edge_creation, order);
     }
 }

@@ -33,7 +33,7 @@ impl StretchConstraints {
     pub(crate) unsafe fn over_limit(&self, rows: &mut [SolverParticle], factor: f32, out: &mut Vec<u32>, split: Option<&mut Vec<u32>>) {
         // SAFETY: the caller's contract (indices in bounds); the view is only read, by both halves.
         let x = unsafe { SharedPositions::new(rows) };
-        let n = self.edges.len();
+        let n = self.edges().len();
         match split {
             Some(second) => {
                 // A multiple of every lane width, so each half batches as the whole would.
@@ -86,7 +86,7 @@ impl StretchConstraints {
     #[inline(always)]
     fn over_limit_lane_wise<const N: usize, L: LaneSet<N>>(&self, x: &SharedPositions<'_>, factor: f32, range: std::ops::Range<usize>, out: &mut Vec<u32>) {
         use crate::constraints::access::Positions;
-        let offsets = self.row_offsets.as_slice();
+        let offsets = self.row_offsets().as_slice();
         let batched = range.start + (range.end - range.start) / N * N;
         let (one, zero) = (L::splat(1.0), L::splat(0.0));
         for c0 in (range.start..batched).step_by(N) {
@@ -94,7 +94,7 @@ impl StretchConstraints {
             let at: [[usize; 2]; N] = constraint_particles(batch);
             let ((xi, _), (xj, _)) = (gather_rows_at::<N, L, _>(x, column(&at, 0)), gather_rows_at::<N, L, _>(x, column(&at, 1)));
             let d = xi.sub(xj);
-            let limit = L::load(&self.rest_length, c0) * L::splat(factor);
+            let limit = L::load(self.rest_length(), c0) * L::splat(factor);
             let over = d.dot(d).gt(limit * limit);
             if L::any(over) {
                 for (l, flag) in L::select(over, one, zero).to_array().into_iter().enumerate() {
@@ -105,9 +105,9 @@ impl StretchConstraints {
             }
         }
         for e in batched..range.end {
-            let [i, j] = self.edges[e];
+            let [i, j] = self.edges()[e];
             let d = x.get(i as usize) - x.get(j as usize);
-            let limit = self.rest_length[e] * factor;
+            let limit = self.rest_length()[e] * factor;
             if d.length_squared() > limit * limit {
                 out.push(e as u32);
             }
@@ -118,9 +118,9 @@ impl StretchConstraints {
     /// (the test of [`Self::over_limit`], one edge).
     #[inline]
     pub(crate) fn is_over(&self, rows: &[SolverParticle], e: usize, factor: f32) -> bool {
-        let [i, j] = self.edges[e];
+        let [i, j] = self.edges()[e];
         let d = rows[i as usize].truncate() - rows[j as usize].truncate();
-        let limit = self.rest_length[e] * factor;
+        let limit = self.rest_length()[e] * factor;
         d.length_squared() > limit * limit
     }
 
@@ -128,12 +128,12 @@ impl StretchConstraints {
     /// `rows` in proportion to their inverse masses (module docs). Returns whether it moved them
     /// (not when within the limit, both kinematic, coinciding or not finite).
     pub(crate) fn limit_edge(&self, rows: &mut [SolverParticle], e: usize, factor: f32) -> bool {
-        let [i, j] = self.edges[e].map(|p| p as usize);
+        let [i, j] = self.edges()[e].map(|p| p as usize);
         let (xi, xj) = (rows[i], rows[j]);
         let (wi, wj) = (xi.w, xj.w);
         let d = xi.truncate() - xj.truncate();
         let len = d.length();
-        let c = len - factor * self.rest_length[e];
+        let c = len - factor * self.rest_length()[e];
         let w = wi + wj;
         if !(c > 0.0 && w > 0.0 && len.is_finite()) {
             return false;
@@ -159,24 +159,25 @@ mod tests {
         let mut u = crate::test_util::uniform(77);
         let mut rows: Vec<SolverParticle> = (0..60).map(|k| Vec3::new(u(), u(), u()).extend(if k % 7 == 0 { 0.0 } else { 1.0 })).collect();
         rows[5] = rows[4];
-        let mut s = StretchConstraints::default();
+        let (mut edges, mut rest_length) = (Vec::new(), Vec::new());
         for e in 0..203u32 {
             let (i, j) = (e % 60, (e * 7 + 3) % 60);
-            s.edges.push([i, if i == j { (j + 1) % 60 } else { j }]);
-            s.rest_length.push(0.3 + 0.5 * (u() + 1.0));
+            edges.push([i, if i == j { (j + 1) % 60 } else { j }]);
+            rest_length.push(0.3 + 0.5 * (u() + 1.0));
         }
-        s.edges.push([4, 5]);
-        s.rest_length.push(0.1);
+        edges.push([4, 5]);
+        rest_length.push(0.1);
+        let mut s = StretchConstraints::new(edges, rest_length);
         assert!(s.prepare_rows(rows.len()));
         let factor = 1.1;
-        let expected: Vec<u32> = (0..s.edges.len() as u32)
+        let expected: Vec<u32> = (0..s.edges().len() as u32)
             .filter(|&e| {
-                let [i, j] = s.edges[e as usize];
+                let [i, j] = s.edges()[e as usize];
                 let d = rows[i as usize].truncate() - rows[j as usize].truncate();
-                d.length() > factor * s.rest_length[e as usize]
+                d.length() > factor * s.rest_length()[e as usize]
             })
             .collect();
-        assert!(expected.len() > 20 && expected.len() < s.edges.len() - 20, "{} of {}", expected.len(), s.edges.len());
+        assert!(expected.len() > 20 && expected.len() < s.edges().len() - 20, "{} of {}", expected.len(), s.edges().len());
         let pool = rayon::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
         let mut check = || {
             let (mut found, mut split, mut second) = (Vec::new(), Vec::new(), Vec::new());
@@ -199,9 +200,7 @@ mod tests {
     /// end alone; one within its limit, or with both ends pinned, is left as it is.
     #[test]
     fn a_violated_edge_is_shortened_to_its_limit_by_inverse_mass() {
-        let mut s = StretchConstraints::default();
-        s.edges = vec![[0, 1], [1, 2], [3, 4]];
-        s.rest_length = vec![1.0, 1.0, 1.0];
+        let s = StretchConstraints::new(vec![[0, 1], [1, 2], [3, 4]], vec![1.0, 1.0, 1.0]);
         let mut rows = vec![
             Vec3::ZERO.extend(0.0),
             Vec3::new(2.0, 0.0, 0.0).extend(1.0),
@@ -232,21 +231,20 @@ mod tests {
         use crate::reference::xpbd::Compliance;
         let mut u = crate::test_util::uniform(19);
         let factor = 1.03;
-        let mut s = StretchConstraints { edges: vec![[0, 1]], rest_length: vec![0.0], ..StretchConstraints::default() };
         for _ in 0..1000 {
             let (a, b) = (Vec3::new(u(), u(), u()), Vec3::new(u(), u(), u()));
             let (wa, wb) = (if u() < -0.6 { 0.0 } else { u() + 1.5 }, u() + 1.5);
-            s.rest_length[0] = a.distance(b) / (factor * (2.1 + u()));
+            let s = StretchConstraints::new(vec![[0, 1]], vec![a.distance(b) / (factor * (2.1 + u()))]);
             let mut rows = vec![a.extend(wa), b.extend(wb)];
             assert!(s.limit_edge(&mut rows, 0, factor));
             let x = [a.as_dvec3(), b.as_dvec3()];
             let k = Compliance { alpha: 0.0, beta: 0.0, h: 1.0 / 600.0 };
-            let p = project_distance(x, x, [wa as f64, wb as f64], (factor * s.rest_length[0]) as f64, k, 0.0).unwrap();
+            let p = project_distance(x, x, [wa as f64, wb as f64], (factor * s.rest_length()[0]) as f64, k, 0.0).unwrap();
             for (row, (x, dx)) in rows.iter().zip(x.iter().zip(p.dx)) {
                 assert!((row.truncate().as_dvec3() - (x + dx)).length() < 1e-5, "{row} against {}", x + dx);
             }
             let length = rows[0].truncate().distance(rows[1].truncate());
-            assert!((length / (factor * s.rest_length[0]) - 1.0).abs() < 1e-5);
+            assert!((length / (factor * s.rest_length()[0]) - 1.0).abs() < 1e-5);
         }
     }
 }

@@ -22,21 +22,33 @@ pub fn distance_and_gradient(xi: Vec3, xj: Vec3, rest_length: f32) -> Option<(f3
     if len > 1e-9 { Some((len - rest_length, d / len)) } else { None }
 }
 
-/// All stretch constraints of one cloth, structure-of-arrays.
+/// All stretch constraints of one cloth, structure-of-arrays. The fields are private because the
+/// unchecked sweeps rely on them agreeing: one rest length per edge, colour offsets ascending from
+/// 0 to the edge count (or none), and row offsets derived from the current edges. Every change
+/// goes through [`Self::new`], [`Self::edit`] or [`Self::set_colouring`], which keep that.
 #[derive(Clone, Debug, Default)]
 pub struct StretchConstraints {
     /// Particle pairs `[i, j]`.
-    pub edges: Vec<[u32; 2]>,
-    /// Rest length L \[m\].
-    pub rest_length: Vec<f32>,
+    edges: Vec<[u32; 2]>,
+    /// Rest length L \[m\], one per edge.
+    rest_length: Vec<f32>,
     /// Start of each colour in storage order (`colour_count + 1` offsets) when the edges are
     /// coloured for parallel sweeps (no two edges of a colour share a particle); empty otherwise.
-    pub colour_start: Vec<u32>,
+    colour_start: Vec<u32>,
     /// Byte offsets of the edges' particle rows, derived from `edges` and checked at the top of
     /// the first step after they changed ([`Self::prepare_rows`]); what the lane-wise kernel
-    /// addresses rows by. Code that changes `edges` in place calls
-    /// [`RowOffsets::indices_changed`] on it.
-    pub(crate) row_offsets: RowOffsets<2>,
+    /// addresses rows by. [`Self::edit`] marks them stale.
+    row_offsets: RowOffsets<2>,
+}
+
+/// The arrays of [`StretchConstraints`] lent to [`StretchConstraints::edit`].
+pub(crate) struct StretchArrays<'a> {
+    /// Particle pairs `[i, j]`.
+    pub edges: &'a mut Vec<[u32; 2]>,
+    /// Rest length L \[m\] per edge.
+    pub rest_length: &'a mut Vec<f32>,
+    /// Colour offsets, as [`StretchConstraints::colour_start`].
+    pub colour_start: &'a mut Vec<u32>,
 }
 
 /// The stretch projection for [`sweep`](super::sweep::sweep); `DAMPED` is false when β = 0.
@@ -169,6 +181,82 @@ impl<const DAMPED: bool> BatchSweep for StretchSweep<'_, DAMPED> {
 }
 
 impl StretchConstraints {
+    /// Uncoloured edges and their rest lengths \[m\] (one per edge; panics otherwise), room for
+    /// their row offsets reserved.
+    pub(crate) fn new(edges: Vec<[u32; 2]>, rest_length: Vec<f32>) -> Self {
+        assert_eq!(edges.len(), rest_length.len(), "one rest length per edge");
+        let row_offsets = RowOffsets::with_capacity(edges.len());
+        StretchConstraints { edges, rest_length, colour_start: Vec::new(), row_offsets }
+    }
+
+    /// Particle pairs `[i, j]` in storage order.
+    #[inline]
+    pub fn edges(&self) -> &[[u32; 2]] {
+        &self.edges
+    }
+
+    /// Rest length L \[m\] per edge.
+    #[inline]
+    pub fn rest_length(&self) -> &[f32] {
+        &self.rest_length
+    }
+
+    /// Start of each colour in storage order (`colour_count + 1` offsets) when the edges are
+    /// coloured for parallel sweeps (no two edges of a colour share a particle); empty otherwise.
+    #[inline]
+    pub fn colour_start(&self) -> &[u32] {
+        &self.colour_start
+    }
+
+    /// The edges' particle row offsets and the colours' reach ([`Self::prepare_rows`]).
+    #[inline]
+    pub(crate) fn row_offsets(&self) -> &RowOffsets<2> {
+        &self.row_offsets
+    }
+
+    /// Store the colouring `start` (as [`Self::colour_start`]; empty: uncoloured).
+    ///
+    /// # Safety
+    /// No two edges within a colour share a particle: the team sweeps write those particles from
+    /// several threads at once.
+    pub(crate) unsafe fn set_colouring(&mut self, start: Vec<u32>) {
+        self.colour_start = start;
+        self.row_offsets.reserve_reach(self.colour_start.len());
+        self.check_shape();
+    }
+
+    /// Change the edges, rest lengths or colours in place through `f`. Afterwards the row offsets
+    /// are derived again at the next [`Self::prepare_rows`], and the arrays are checked to agree
+    /// (one rest length per edge, colour offsets ascending from 0 to the edge count, or none;
+    /// panics otherwise).
+    ///
+    /// # Safety
+    /// No two edges within a colour share a particle after `f`, as for [`Self::set_colouring`].
+    pub(crate) unsafe fn edit<R>(&mut self, f: impl FnOnce(StretchArrays<'_>) -> R) -> R {
+        let r = f(StretchArrays { edges: &mut self.edges, rest_length: &mut self.rest_length, colour_start: &mut self.colour_start });
+        self.row_offsets.indices_changed();
+        self.check_shape();
+        r
+    }
+
+    /// Room for `edges` edges and `colours` colours without allocating (a tearable cloth).
+    pub(crate) fn reserve(&mut self, edges: usize, colours: usize) {
+        self.edges.reserve(edges.saturating_sub(self.edges.len()));
+        self.rest_length.reserve(edges.saturating_sub(self.rest_length.len()));
+        self.colour_start.reserve(colours.saturating_sub(self.colour_start.len()));
+        self.row_offsets.reserve(edges);
+        self.row_offsets.reserve_reach(colours);
+    }
+
+    /// Panics unless there is one rest length per edge and the colour offsets ascend from 0 to the
+    /// edge count (or there are none).
+    fn check_shape(&self) {
+        assert_eq!(self.edges.len(), self.rest_length.len(), "one rest length per edge");
+        let c = &self.colour_start;
+        let ascending = c.windows(2).all(|w| w[0] <= w[1]);
+        assert!(c.is_empty() || (c[0] == 0 && c[c.len() - 1] as usize == self.edges.len() && ascending), "colour offsets {c:?} for {} edges", self.edges.len());
+    }
+
     /// One Gauss–Seidel sweep over all edges in storage order. When the edges are coloured
     /// ([`StretchConstraints::colour_start`]), colour by colour, 16 edges at a time where the CPU has
     /// AVX-512F (the rest as at most one 8-lane batch and one partial one), else 8 with AVX, else
@@ -312,16 +400,33 @@ mod tests {
     #[test]
     fn residuals_and_max_strain_in_one_pass() {
         let x = [Vec3::ZERO, Vec3::new(1.5, 0.0, 0.0), Vec3::new(0.0, 0.5, 0.0), Vec3::new(0.0, 0.0, 2.0)];
-        let stretch = StretchConstraints {
-            edges: vec![[0, 1], [0, 2], [0, 3]],
-            rest_length: vec![1.0, 1.0, 0.0],
-            ..StretchConstraints::default()
-        };
+        let stretch = StretchConstraints::new(vec![[0, 1], [0, 2], [0, 3]], vec![1.0, 1.0, 0.0]);
         let mut residuals = Vec::new();
         let max_strain = stretch.residuals_and_max_strain(&x, &mut residuals);
         assert_eq!(residuals, [0.5, 0.5, 2.0]);
         assert_eq!(max_strain, 0.5);
         assert_eq!(max_strain.to_bits(), stretch.max_strain(&x).to_bits());
+    }
+
+    /// An edit marks the row offsets stale, so the next preparation derives them from the edited
+    /// edges; arrays left out of step (a rest length short, colour offsets that do not end at the
+    /// edge count) are refused.
+    #[test]
+    fn edits_keep_the_row_offsets_and_the_arrays_in_step() {
+        let mut s = StretchConstraints::new(vec![[0, 1], [1, 2]], vec![1.0, 2.0]);
+        assert!(s.prepare_rows(3));
+        // SAFETY (every edit and colouring below): uncoloured, or one edge per colour.
+        unsafe { s.edit(|a| a.edges.swap(0, 1)) };
+        assert!(s.prepare_rows(3));
+        let bytes = crate::constraints::access::ROW_BYTES as u32;
+        assert_eq!(s.row_offsets().as_slice(), [[bytes, 2 * bytes], [0, bytes]]);
+        let short = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| unsafe { s.edit(|a| a.edges.push([0, 2])) }));
+        assert!(short.is_err(), "an edge without a rest length");
+        let mut t = StretchConstraints::new(vec![[0, 1], [1, 2]], vec![1.0, 2.0]);
+        let open_end = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| unsafe { t.set_colouring(vec![0, 1]) }));
+        assert!(open_end.is_err(), "colours that stop short of the last edge");
+        unsafe { t.set_colouring(vec![0, 1, 2]) };
+        assert_eq!(t.colour_start(), [0, 1, 2]);
     }
 
     /// The lane-wise residuals and maximum strain against the scalar formulas, edge by edge, to
@@ -333,16 +438,17 @@ mod tests {
         let mut noise = super::super::tests::noise();
         let mut next = move || noise() + 0.5;
         let x: Vec<Vec3> = (0..50).map(|_| Vec3::new(next(), next(), next()) * 2.0 - Vec3::ONE).collect();
-        let mut stretch = StretchConstraints::default();
+        let (mut edges, mut rest_length) = (Vec::new(), Vec::new());
         for e in 0..203u32 {
             let (i, j) = ((next() * 50.0) as u32 % 50, (next() * 50.0) as u32 % 50);
-            stretch.edges.push([i, if e % 17 == 0 { i } else { j }]);
-            stretch.rest_length.push(if e % 13 == 0 { 0.0 } else { next() * 2.0 });
+            edges.push([i, if e % 17 == 0 { i } else { j }]);
+            rest_length.push(if e % 13 == 0 { 0.0 } else { next() * 2.0 });
         }
+        let stretch = StretchConstraints::new(edges, rest_length);
         let scalar: Vec<u32> = stretch
-            .edges
+            .edges()
             .iter()
-            .zip(&stretch.rest_length)
+            .zip(stretch.rest_length())
             .map(|(&[i, j], &l)| ((x[i as usize] - x[j as usize]).length() - l).abs().to_bits())
             .collect();
         let mut four = Vec::new();

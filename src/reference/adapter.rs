@@ -248,15 +248,14 @@ fn colouring_is_valid<const K: usize>(constraints: &[[u32; K]], colour_start: &[
 /// kernels when `colour_start` is given, over `p` in a substep of `h` \[s\] with damping β
 /// `damping`; `lambda` are the edges' multipliers, read and updated.
 pub(crate) fn library_stretch_sweep(edges: &[Edge], colour_start: &[usize], lambda: &mut [f64], p: &mut Particles, h: f32, damping: f32) {
-    let mut s = StretchConstraints {
-        edges: edges.iter().map(|e| e.particles.map(|i| i as u32)).collect(),
-        rest_length: edges.iter().map(|e| e.rest_length as f32).collect(),
-        colour_start: colour_start.iter().map(|&k| k as u32).collect(),
-        ..StretchConstraints::default()
-    };
+    let mut s = StretchConstraints::new(edges.iter().map(|e| e.particles.map(|i| i as u32)).collect(), edges.iter().map(|e| e.rest_length as f32).collect());
+    let colour_start: Vec<u32> = colour_start.iter().map(|&k| k as u32).collect();
+    assert!(colouring_is_valid(s.edges(), &colour_start));
+    // SAFETY: checked valid just above.
+    unsafe { s.set_colouring(colour_start) };
     let compliance: Vec<f32> = edges.iter().map(|e| e.compliance as f32).collect();
     let mut lambda32: Vec<f32> = lambda.iter().map(|&l| l as f32).collect();
-    assert!(colouring_is_valid(&s.edges, &s.colour_start) && s.prepare_rows(p.x.len()));
+    assert!(s.prepare_rows(p.x.len()));
     let k = SubstepCoefficients::new(h, damping);
     let (x_prev, w) = (p.x_prev.clone(), p.w.clone());
     // SAFETY: indices checked and colouring validated above.

@@ -175,11 +175,11 @@ mod tests {
                 }
             }
         }
-        check(&layout.stretch.edges, &layout.stretch.colour_start, layout.stretch.row_offsets.reach());
+        check(layout.stretch.edges(), layout.stretch.colour_start(), layout.stretch.row_offsets().reach());
         check(&layout.bending.hinges, &layout.bending.colour_start, layout.bending.row_offsets.reach());
-        assert!(layout.stretch.colour_start.len() > 8 && layout.bending.colour_start.len() > 8, "the cloth is coloured");
+        assert!(layout.stretch.colour_start().len() > 8 && layout.bending.colour_start.len() > 8, "the cloth is coloured");
         let pool = rayon::ThreadPoolBuilder::new().num_threads(8).build().unwrap();
-        let (edges, hinges, tethers) = (layout.stretch.edges.len(), layout.bending.hinges.len(), layout.tethers.particle.len());
+        let (edges, hinges, tethers) = (layout.stretch.edges().len(), layout.bending.hinges.len(), layout.tethers.particle.len());
         for damping in [0.0, 0.3] {
             for compliance in [0.0, 1e-4] {
                 let k = SubstepCoefficients::new(1.0 / 600.0, damping);

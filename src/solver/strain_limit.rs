@@ -151,11 +151,11 @@ fn anchored_pass(parts: &mut Parts, factor: f32, held_anchors: bool) {
         l.anchors.clone_from(&l.next_anchors);
         order_from_anchors(layout, l);
     }
-    let rest = &layout.stretch.rest_length;
+    let rest = layout.stretch.rest_length();
     // Levels before the first that holds an end of an edge over the limit (`candidates`, found
     // before the pass) move nothing: every edge a level looks at has its farther end there.
     let reached = |p: u32| l.level[p as usize] != u32::MAX;
-    let first = l.candidates.iter().map(|&e| layout.stretch.edges[e as usize]).filter(|&[i, j]| reached(i) && reached(j));
+    let first = l.candidates.iter().map(|&e| layout.stretch.edges()[e as usize]).filter(|&[i, j]| reached(i) && reached(j));
     let Some(first) = first.map(|[i, j]| l.level[i as usize].max(l.level[j as usize])).min() else { return };
     for k in (first.max(1) as usize - 1)..l.level_start.len().saturating_sub(1) {
         let (begin, end) = (l.level_start[k] as usize, l.level_start[k + 1] as usize);

@@ -191,13 +191,8 @@ impl Cloth {
 /// particle, the tethers.
 pub(crate) fn reserve_layout(layout: &mut ConstraintLayout, l: &TearLimits) {
     let (n, e) = (l.particles, l.edges);
-    let s = &mut layout.stretch;
-    reserve(&mut s.edges, e);
-    reserve(&mut s.rest_length, e);
-    let colours = s.colour_start.len() + EXTRA_COLOURS;
-    reserve(&mut s.colour_start, colours);
-    s.row_offsets.reserve(e);
-    s.row_offsets.reserve_reach(colours);
+    let colours = layout.stretch.colour_start().len() + EXTRA_COLOURS;
+    layout.stretch.reserve(e, colours);
     reserve(&mut layout.edge_creation, e);
     reserve(&mut layout.particle_edge_start, n + 1);
     reserve(&mut layout.particle_edges, 2 * e);

@@ -217,10 +217,10 @@ impl Cloth {
         let options = crate::constraints::layout::LayoutOptions { coloured: self.config.colouring, tethers: self.config.params.enable_tethers };
         let layout = crate::constraints::layout::ConstraintLayout::build(&self.model.constraints, &self.config.w, &self.state.x, options);
         let (n, s) = (self.model.rest.len(), &mut self.scratch);
-        s.stretch_lambda = vec![0.0; layout.stretch.edges.len()];
+        s.stretch_lambda = vec![0.0; layout.stretch.edges().len()];
         s.bend_lambda = vec![0.0; layout.bending.hinges.len()];
         s.tether_lambda = vec![0.0; layout.tethers.particle.len()];
-        s.strain_limit = super::scratch::StrainLimitScratch::sized(layout.stretch.edges.len(), n);
+        s.strain_limit = super::scratch::StrainLimitScratch::sized(layout.stretch.edges().len(), n);
         if self.config.params.self_collision {
             s.self_collision.prepare(n);
         }

@@ -10,6 +10,7 @@ use super::topology::NONE;
 use super::work::TearWork;
 use crate::constraints::colouring::lowest_particle;
 use crate::constraints::layout::ConstraintLayout;
+use crate::constraints::stretch::StretchArrays;
 
 /// Repair `layout` for `model` after cuts that added the edges `edges_before..` (creation order)
 /// and dropped the hinges `work.hinge_remap` marks [`NONE`], carrying the multipliers
@@ -17,22 +18,29 @@ use crate::constraints::layout::ConstraintLayout;
 /// tearable cloth reserves.
 pub(crate) fn repair_layout(layout: &mut ConstraintLayout, model: &ClothModel, work: &mut TearWork, edges_before: usize, stretch_lambda: &mut Vec<f32>, bend_lambda: &mut Vec<f32>) {
     let edges = &model.constraints.edges;
-    // Edges moved to new particles: the stored copies follow their creation entries.
-    for (stored, &c) in layout.stretch.edges.iter_mut().zip(&layout.edge_creation) {
-        *stored = edges[c as usize];
-    }
-    if layout.stretch.colour_start.is_empty() {
-        // Uncoloured (anchor order): the new edges go last.
-        for c in edges_before..edges.len() {
-            layout.stretch.edges.push(edges[c]);
-            layout.stretch.rest_length.push(model.constraints.rest_length[c]);
-            layout.edge_creation.push(c as u32);
-            stretch_lambda.push(0.0);
-        }
-    } else if edges.len() > edges_before || layout.extra_colours_from.is_some() {
-        recolour_extra_edges(layout, model, work, edges_before, stretch_lambda);
-    }
-    layout.stretch.row_offsets.indices_changed();
+    let (creation, extra_from) = (&mut layout.edge_creation, &mut layout.extra_colours_from);
+    // SAFETY: a particle a cut makes is in no other edge of the colours the edges it moves to it
+    // keep (the cut splits one particle's edges between it and the new one), and the added edges
+    // take colours of their own, greedily disjoint (`recolour_extra_edges`).
+    unsafe {
+        layout.stretch.edit(|s| {
+            // Edges moved to new particles: the stored copies follow their creation entries.
+            for (stored, &c) in s.edges.iter_mut().zip(creation.iter()) {
+                *stored = edges[c as usize];
+            }
+            if s.colour_start.is_empty() {
+                // Uncoloured (anchor order): the new edges go last.
+                for c in edges_before..edges.len() {
+                    s.edges.push(edges[c]);
+                    s.rest_length.push(model.constraints.rest_length[c]);
+                    creation.push(c as u32);
+                    stretch_lambda.push(0.0);
+                }
+            } else if edges.len() > edges_before || extra_from.is_some() {
+                recolour_extra_edges(s, creation, extra_from, model, work, edges_before, stretch_lambda);
+            }
+        })
+    };
 
     // Hinges: drop the cut ones, colours kept (a colour may end up empty), corners followed.
     let b = &mut layout.bending;
@@ -73,9 +81,16 @@ pub(crate) fn repair_layout(layout: &mut ConstraintLayout, model: &ClothModel, w
 /// `edges_before..` the cuts added) coloured again among themselves: each, in creation order,
 /// takes the lowest extra colour neither of its particles has; within a colour they are stored by
 /// lowest particle (the order the team's look-ahead bounds need).
-fn recolour_extra_edges(layout: &mut ConstraintLayout, model: &ClothModel, work: &mut TearWork, edges_before: usize, stretch_lambda: &mut Vec<f32>) {
-    let s = &mut layout.stretch;
-    let first = *layout.extra_colours_from.get_or_insert(s.colour_start.len() - 1);
+fn recolour_extra_edges(
+    s: StretchArrays<'_>,
+    edge_creation: &mut Vec<u32>,
+    extra_colours_from: &mut Option<usize>,
+    model: &ClothModel,
+    work: &mut TearWork,
+    edges_before: usize,
+    stretch_lambda: &mut Vec<f32>,
+) {
+    let first = *extra_colours_from.get_or_insert(s.colour_start.len() - 1);
     let begin = s.colour_start[first] as usize;
     let edges = &model.constraints.edges;
     // The multipliers of the extra edges by creation index, the new ones 0.
@@ -83,7 +98,7 @@ fn recolour_extra_edges(layout: &mut ConstraintLayout, model: &ClothModel, work:
     work.lambda.resize(edges.len(), 0.0);
     work.extra.clear();
     for k in begin..s.edges.len() {
-        let c = layout.edge_creation[k];
+        let c = edge_creation[k];
         work.lambda[c as usize] = stretch_lambda[k];
         work.extra.push((c, 0));
     }
@@ -111,7 +126,7 @@ fn recolour_extra_edges(layout: &mut ConstraintLayout, model: &ClothModel, work:
     work.extra.sort_unstable_by_key(|&(c, colour)| (colour, lowest_particle(&edges[c as usize]), c));
     s.edges.truncate(begin);
     s.rest_length.truncate(begin);
-    layout.edge_creation.truncate(begin);
+    edge_creation.truncate(begin);
     stretch_lambda.truncate(begin);
     s.colour_start.truncate(first + 1);
     let mut previous = None;
@@ -122,7 +137,7 @@ fn recolour_extra_edges(layout: &mut ConstraintLayout, model: &ClothModel, work:
         previous = Some(colour);
         s.edges.push(edges[c as usize]);
         s.rest_length.push(model.constraints.rest_length[c as usize]);
-        layout.edge_creation.push(c);
+        edge_creation.push(c);
         stretch_lambda.push(work.lambda[c as usize]);
     }
     if !work.extra.is_empty() {
@@ -134,7 +149,7 @@ fn recolour_extra_edges(layout: &mut ConstraintLayout, model: &ClothModel, work:
 /// layout's own vectors.
 fn list_edges_at_particles(layout: &mut ConstraintLayout, particle_count: usize) {
     let (start, list) = (&mut layout.particle_edge_start, &mut layout.particle_edges);
-    let edges = &layout.stretch.edges;
+    let edges = layout.stretch.edges();
     start.clear();
     start.resize(particle_count + 1, 0);
     for &p in edges.iter().flatten() {

@@ -44,9 +44,9 @@ impl Cloth {
         let work = &mut s.tear;
         work.order.clear();
         for &e in &l.candidates {
-            let [i, j] = stretch.edges[e as usize];
+            let [i, j] = stretch.edges()[e as usize];
             let length = s.rows[i as usize].truncate().distance(s.rows[j as usize].truncate());
-            let strain = (length / stretch.rest_length[e as usize] - 1.0).max(0.0);
+            let strain = (length / stretch.rest_length()[e as usize] - 1.0).max(0.0);
             let creation = self.layout.edge_creation[e as usize];
             work.order.push((((u32::MAX - strain.to_bits()) as u64) << 32 | creation as u64, e));
         }

@@ -73,24 +73,24 @@ fn assert_model_rebuilds(cloth: &Cloth) {
 /// from scratch finds.
 fn assert_layout_follows(cloth: &Cloth) {
     let (m, l) = (&cloth.model, &cloth.layout);
-    assert_eq!(edge_set(&l.stretch.edges), edge_set(&m.constraints.edges));
-    assert_eq!(l.stretch.edges.len(), m.constraints.edges.len());
+    assert_eq!(edge_set(l.stretch.edges()), edge_set(&m.constraints.edges));
+    assert_eq!(l.stretch.edges().len(), m.constraints.edges.len());
     for (k, &c) in l.edge_creation.iter().enumerate() {
-        assert_eq!(l.stretch.edges[k], m.constraints.edges[c as usize]);
-        assert_eq!(l.stretch.rest_length[k].to_bits(), m.constraints.rest_length[c as usize].to_bits());
+        assert_eq!(l.stretch.edges()[k], m.constraints.edges[c as usize]);
+        assert_eq!(l.stretch.rest_length()[k].to_bits(), m.constraints.rest_length[c as usize].to_bits());
     }
     for (k, &h) in l.hinge_creation.iter().enumerate() {
         assert_eq!(l.bending.hinges[k], m.constraints.hinges[h as usize]);
     }
     assert_eq!(l.bending.hinges.len(), m.constraints.hinges.len());
     let n = m.rest.len();
-    if !l.stretch.colour_start.is_empty() {
-        assert!(crate::constraints::colouring::colouring_is_valid(&l.stretch.edges, &l.stretch.colour_start, n), "stretch colours");
+    if !l.stretch.colour_start().is_empty() {
+        assert!(crate::constraints::colouring::colouring_is_valid(l.stretch.edges(), l.stretch.colour_start(), n), "stretch colours");
         assert!(crate::constraints::colouring::colouring_is_valid(&l.bending.hinges, &l.bending.colour_start, n), "bending colours");
     }
     for p in 0..n {
         let listed: Vec<usize> = l.edges_at(p).map(|(e, _)| e).collect();
-        let expected: Vec<usize> = (0..l.stretch.edges.len()).filter(|&e| l.stretch.edges[e].contains(&(p as u32))).collect();
+        let expected: Vec<usize> = (0..l.stretch.edges().len()).filter(|&e| l.stretch.edges()[e].contains(&(p as u32))).collect();
         assert_eq!(listed, expected, "edges at particle {p}");
     }
     let mut fresh = TetherConstraints::build(n, &m.constraints.distance_links, &m.constraints.distance_length, &cloth.config.w);
@@ -103,10 +103,10 @@ fn assert_layout_follows(cloth: &Cloth) {
     let bits = |v: &[f32]| v.iter().map(|f| f.to_bits()).collect::<Vec<_>>();
     assert_eq!(bits(&l.tethers.geodesic_distance), bits(&fresh.geodesic_distance), "tether distances");
     assert_eq!(l.tethers.full_groups_end, fresh.full_groups_end);
-    assert_eq!(cloth.scratch.stretch_lambda.len(), l.stretch.edges.len());
+    assert_eq!(cloth.scratch.stretch_lambda.len(), l.stretch.edges().len());
     assert_eq!(cloth.scratch.bend_lambda.len(), l.bending.hinges.len());
     assert_eq!(cloth.scratch.tether_lambda.len(), l.tethers.particle.len());
-    assert_eq!(cloth.config.stretch_compliance.len(), l.stretch.edges.len());
+    assert_eq!(cloth.config.stretch_compliance.len(), l.stretch.edges().len());
     // Masses from the torn areas.
     let mut w = vec![0.0; n];
     m.free_inverse_masses(&cloth.config.params.material, &mut w);

@@ -30,6 +30,6 @@ impl Constraint for Colliders {
         let (x, w) = (&mut parts.state.x, &parts.config.w);
         s.contacts.solve(x, &s.x_prev, w, step.ctx.colliders, substep.window, carry, &step.contact, step.parallel);
         let stretch = &parts.layout.stretch;
-        s.contacts.solve_edges(x, &s.x_prev, w, step.ctx.colliders, substep.window, carry, &step.contact, &stretch.edges, parts.model.longest_edge);
+        s.contacts.solve_edges(x, &s.x_prev, w, step.ctx.colliders, substep.window, carry, &step.contact, stretch.edges(), parts.model.longest_edge);
     }
 }
