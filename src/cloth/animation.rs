@@ -13,9 +13,8 @@ use glam::{Quat, Vec3};
 /// The animated pose and the constraints relative to it (per particle; module docs).
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Animation {
-    /// A pose has been given (`set_animated_pose` or joint matrices with a skin): the
-    /// constraints act and particles of max distance 0 are kinematic.
-    pub posed: bool,
+    /// Where the pose comes from (none, positions, the skin) and whether the cloth was put on it.
+    pub pose: PoseState,
     /// Pose at the start of the next step and the pose it reaches at its end \[m\]; unit normals
     /// likewise. The rest pose (the mesh as created) until a pose is given.
     pub start: Vec<Vec3>,
@@ -35,8 +34,71 @@ pub(crate) struct Animation {
     pub skin: Option<Box<Skin>>,
     /// The reference frame of local-space inertia, once given.
     pub frame: Option<ReferenceFrame>,
-    /// The cloth has been put on its pose (once, when it first had a pose and a constraint).
-    pub worn: bool,
+}
+
+/// Where the animated pose comes from, and whether the cloth has been put on it (once, when it
+/// first had a pose and a per-particle constraint: [`Cloth::put_on_when_worn`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) enum PoseState {
+    /// No pose given: the rest pose, and the per-particle constraints do not act.
+    #[default]
+    Rest,
+    /// Positions given (`set_animated_pose`), or the last skinned pose after the skin was bound
+    /// again or removed: the pose lerps from `start` to `target`; particles of max distance 0 are
+    /// kinematic.
+    Given {
+        /// Put on the pose.
+        worn: bool,
+    },
+    /// Joint matrices given for the bound skin since it was bound or positions were last given:
+    /// the skin places the pose (`Skin`); as `Given` otherwise. The skin is `Some`.
+    Skinned {
+        /// Put on the pose.
+        worn: bool,
+    },
+}
+
+impl PoseState {
+    /// A pose has been given: the per-particle constraints act.
+    #[inline]
+    pub fn posed(self) -> bool {
+        self != PoseState::Rest
+    }
+
+    /// The skin places the pose.
+    #[inline]
+    pub fn skinned(self) -> bool {
+        matches!(self, PoseState::Skinned { .. })
+    }
+
+    /// The cloth has been put on its pose.
+    pub fn worn(self) -> bool {
+        matches!(self, PoseState::Given { worn: true } | PoseState::Skinned { worn: true })
+    }
+
+    /// The state after a pose from positions (`skinned` false) or from the skin.
+    fn given(self, skinned: bool) -> PoseState {
+        let worn = self.worn();
+        if skinned { PoseState::Skinned { worn } } else { PoseState::Given { worn } }
+    }
+
+    /// Put on its pose (`Rest`, which has none, stays).
+    fn put_on(self) -> PoseState {
+        match self {
+            PoseState::Rest => PoseState::Rest,
+            PoseState::Given { .. } => PoseState::Given { worn: true },
+            PoseState::Skinned { .. } => PoseState::Skinned { worn: true },
+        }
+    }
+
+    /// Not placed by the skin any more (it was bound again or removed): the pose it placed last is
+    /// the given one.
+    pub fn unskinned(self) -> PoseState {
+        match self {
+            PoseState::Skinned { worn } => PoseState::Given { worn },
+            other => other,
+        }
+    }
 }
 
 /// The engine's reference frame (the character's root): its pose at the start of the next step
@@ -82,7 +144,7 @@ impl Animation {
     /// drive or a backstop) its distance to the pose point it is pulled to, as a pin's move is
     /// counted from the particle. 0 before a pose.
     pub fn largest_pull(&self, x: &[Vec3]) -> f32 {
-        if !self.posed {
+        if !self.pose.posed() {
             return 0.0;
         }
         let follows = |i: usize| {
@@ -183,7 +245,7 @@ impl Cloth {
         }
         self.prepare_animation();
         let a = &mut self.state.animation;
-        let mut moved = !a.posed;
+        let mut moved = !a.pose.posed();
         for (p, &i) in positions.iter().zip(map) {
             let p = Vec3::from_array(*p);
             moved |= a.target[i as usize] != p;
@@ -201,10 +263,7 @@ impl Cloth {
             }
             None => area_weighted_normals(&a.target, &model.triangles, &mut a.normal_target),
         }
-        if let Some(skin) = &mut a.skin {
-            skin.posed = false;
-        }
-        self.pose_given();
+        self.pose_given(false);
         Ok(())
     }
 
@@ -350,16 +409,18 @@ impl Cloth {
         self.scratch.animation.fit(n);
     }
 
-    /// A pose was written into `target`: the first one is the start too; kinematic particles
-    /// follow; a cloth worn for the first time is put on it ([`Cloth::put_on_when_worn`]).
-    pub(crate) fn pose_given(&mut self) {
+    /// A pose was written into `target`, by the skin (`skinned`) or from positions: the first one
+    /// is the start too; kinematic particles follow; a cloth worn for the first time is put on it
+    /// ([`Cloth::put_on_when_worn`]).
+    pub(crate) fn pose_given(&mut self, skinned: bool) {
         let a = &mut self.state.animation;
-        if !a.posed {
+        let first = !a.pose.posed();
+        a.pose = a.pose.given(skinned);
+        if first {
             self.drive.from_set = false;
             let a = &mut self.state.animation;
             a.start.copy_from_slice(&a.target);
             a.normal_start.copy_from_slice(&a.normal_target);
-            a.posed = true;
             self.put_on_when_worn();
             self.refresh_kinematic();
         }
@@ -375,10 +436,10 @@ impl Cloth {
     /// constraints acts on nothing and moves nothing.
     pub(crate) fn put_on_when_worn(&mut self) {
         let a = &mut self.state.animation;
-        if a.worn || !a.posed || !a.constrains() {
+        if a.pose.worn() || !a.pose.posed() || !a.constrains() {
             return;
         }
-        a.worn = true;
+        a.pose = a.pose.put_on();
         self.settle_stats();
         self.wake();
         let p = &mut self.state;
@@ -396,7 +457,7 @@ impl Cloth {
         let a = &mut p.animation;
         a.start.copy_from_slice(&a.target);
         a.normal_start.copy_from_slice(&a.normal_target);
-        if let Some(skin) = a.skin.as_deref_mut().filter(|s| s.posed) {
+        if let Some(skin) = a.skin.as_deref_mut().filter(|_| a.pose.skinned()) {
             skin.finish_step();
         }
         self.scratch.x_prev.copy_from_slice(&p.x);
@@ -409,7 +470,7 @@ impl Cloth {
     /// inverse masses and the layout (tethers anchor on them) follow.
     fn refresh_kinematic(&mut self) {
         let a = &self.state.animation;
-        let kinematic: Vec<u32> = match a.posed {
+        let kinematic: Vec<u32> = match a.pose.posed() {
             true => (0..a.max_distance.len() as u32).filter(|&p| a.max_distance[p as usize] == 0.0).collect(),
             false => Vec::new(),
         };
@@ -435,5 +496,27 @@ pub(crate) fn area_weighted_normals(x: &[Vec3], triangles: &[[u32; 3]], out: &mu
     }
     for n in out.iter_mut() {
         *n = n.normalize_or_zero();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::PoseState;
+
+    /// Being worn carries across positions and the skin; a skin bound again or removed leaves
+    /// the pose it placed last as the given one; the rest pose is neither posed, skinned nor worn.
+    #[test]
+    fn pose_states_carry_worn_across_their_sources() {
+        let rest = PoseState::Rest;
+        assert!(!rest.posed() && !rest.skinned() && !rest.worn());
+        assert_eq!((rest.put_on(), rest.unskinned()), (rest, rest));
+        let skinned = rest.given(true);
+        assert_eq!(skinned, PoseState::Skinned { worn: false });
+        let worn = skinned.put_on();
+        assert!(worn.posed() && worn.skinned() && worn.worn());
+        assert_eq!(worn.given(false), PoseState::Given { worn: true });
+        assert_eq!(worn.unskinned(), PoseState::Given { worn: true });
+        assert_eq!(PoseState::Given { worn: false }.unskinned(), PoseState::Given { worn: false });
+        assert_eq!(PoseState::Given { worn: true }.given(true), PoseState::Skinned { worn: true });
     }
 }

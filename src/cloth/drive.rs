@@ -84,8 +84,8 @@ impl Cloth {
         copy_into(&mut d.given.pins, &pins.target);
         copy_into(&mut d.given.grabs, &grabs.target);
         let a = &s.animation;
-        let skinned = a.skin.as_ref().is_some_and(|skin| skin.posed) && a.posed;
-        if a.posed && (!keep || d.from_pose.len() != a.target.len()) {
+        let (posed, skinned) = (a.pose.posed(), a.pose.skinned());
+        if posed && (!keep || d.from_pose.len() != a.target.len()) {
             copy_into(&mut d.from_pose, &a.start);
             copy_into(&mut d.from_normals, &a.normal_start);
         }
@@ -101,7 +101,7 @@ impl Cloth {
         d.moving = Moving {
             pins: pins.frame_from != pins.target,
             grabs: grabs.frame_from != grabs.target,
-            pose: a.posed && !skinned && (d.from_pose != a.target || d.from_normals != a.normal_target),
+            pose: posed && !skinned && (d.from_pose != a.target || d.from_normals != a.normal_target),
             skin: skinned && a.skin.as_ref().is_some_and(|skin| d.from_joints != skin.target),
             frame: d.from_frame.is_some() && d.from_frame != d.given.frame,
         };
@@ -190,11 +190,11 @@ impl Cloth {
         if let (true, Some(frame), Some(given)) = (d.moving.frame, &mut a.frame, d.given.frame) {
             frame.target = given;
         }
-        if a.posed {
+        if a.pose.posed() {
             copy_into(&mut d.from_pose, &a.target);
             copy_into(&mut d.from_normals, &a.normal_target);
         }
-        if let Some(skin) = a.skin.as_ref().filter(|s| s.posed) {
+        if let Some(skin) = a.skin.as_ref().filter(|_| a.pose.skinned()) {
             copy_into(&mut d.from_joints, &skin.target);
         }
         d.from_frame = a.frame.map(|f| f.target);

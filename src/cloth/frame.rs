@@ -68,7 +68,7 @@ impl Cloth {
         let (a, out) = (&self.state.animation, &mut self.output);
         out.previous_pose.clear();
         out.previous_pose_normals.clear();
-        if a.posed {
+        if a.pose.posed() {
             // The pose of the current state: the one the last step ended on (`start`), which a
             // pose given since (`target`) does not change.
             out.previous_pose.extend_from_slice(&a.start);

@@ -103,7 +103,7 @@ impl Cloth {
     pub(crate) fn finish_inputs(&mut self) {
         self.state.pins.finish_step();
         self.state.grabs.finish_step();
-        if self.state.animation.posed {
+        if self.state.animation.pose.posed() {
             self.state.animation.finish_step();
         }
         if let Some(frame) = &mut self.state.animation.frame {
@@ -131,12 +131,12 @@ impl Cloth {
         if let Some(f) = &mut a.frame {
             f.target = (extend(f.start.0, f.target.0, s), f.start.1.slerp(f.target.1, s).normalize());
         }
-        if !a.posed {
+        if !a.pose.posed() {
             return;
         }
         given.pose.clone_from(&a.target);
         given.pose_normals.clone_from(&a.normal_target);
-        match a.skin.as_deref_mut().filter(|k| k.posed) {
+        match a.skin.as_deref_mut().filter(|_| a.pose.skinned()) {
             Some(skin) => {
                 given.joints.clone_from(&skin.target);
                 match &mut given.local {
@@ -169,12 +169,12 @@ impl Cloth {
         if let (Some(f), Some(target)) = (&mut a.frame, given.frame) {
             f.target = target;
         }
-        if !a.posed {
+        if !a.pose.posed() {
             return;
         }
         a.target.copy_from_slice(&given.pose);
         a.normal_target.copy_from_slice(&given.pose_normals);
-        if let (Some(skin), Some(local)) = (a.skin.as_deref_mut().filter(|k| k.posed), &given.local) {
+        if let (Some(skin), Some(local)) = (a.skin.as_deref_mut().filter(|_| a.pose.skinned()), &given.local) {
             skin.restore_target(&given.joints, local);
         }
     }

@@ -88,7 +88,7 @@ impl Cloth {
     /// The simulation blend when the read-back is blended with the animated pose.
     pub(crate) fn blend(&self) -> Option<f32> {
         let b = self.config.params.simulation_blend;
-        (self.state.animation.posed && b < 1.0).then_some(b)
+        (self.state.animation.pose.posed() && b < 1.0).then_some(b)
     }
 
     /// Copy unit normals in render-vertex order into `out` (`[f32; 3] × vertex_count`): per particle,

@@ -114,8 +114,6 @@ pub(crate) struct Skin {
     /// Joint world poses at the start and the end of the next step.
     pub start: Vec<JointPose>,
     pub target: Vec<JointPose>,
-    /// Joint matrices have been given since the binding or the last `set_animated_pose`.
-    pub posed: bool,
     /// The skinning matrices (world · inverse bind) of the step's end, per joint.
     pub matrices: Vec<Mat4>,
     /// The particles in the order of their dominant joint (the largest weight, the first of
@@ -369,7 +367,8 @@ impl Cloth {
         // kinematic set's relayout settles them itself); the default floating-point mode only.
         let _fp = crate::fp_env::DefaultFpEnv::enter();
         let Some(desc) = desc else {
-            self.state.animation.skin = None;
+            let a = &mut self.state.animation;
+            (a.skin, a.pose) = (None, a.pose.unskinned());
             return Ok(());
         };
         let joint_count = desc.inverse_bind_matrices.len();
@@ -412,14 +411,15 @@ impl Cloth {
         self.prepare_animation();
         self.drive_forget();
         self.wake();
-        self.state.animation.skin = Some(Box::new(Skin {
+        let a = &mut self.state.animation;
+        a.pose = a.pose.unskinned();
+        a.skin = Some(Box::new(Skin {
             inverse_bind,
             joints,
             weights,
             bind_normals,
             start: vec![identity; joint_count],
             target: vec![identity; joint_count],
-            posed: false,
             matrices: vec![Mat4::IDENTITY; joint_count],
             order,
             runs,
@@ -462,7 +462,7 @@ impl Cloth {
         let rest = &self.model.rest;
         let a = &mut self.state.animation;
         let skin = a.skin.as_deref_mut().expect("checked above");
-        let mut moved = !skin.posed;
+        let mut moved = !a.pose.skinned();
         for (k, (m, pose)) in matrices.iter().zip(skin.target.iter_mut()).enumerate() {
             let (scale, rotation, translation) = joint_matrix(m, k, "joint_matrices", true)?.to_scale_rotation_translation();
             let given = JointPose { scale, rotation: rotation.normalize(), translation };
@@ -470,17 +470,16 @@ impl Cloth {
             *pose = given;
         }
         skin.pose_target(rest, &mut a.target, &mut a.normal_target);
-        if !skin.posed || !a.posed {
+        if !a.pose.skinned() {
             // The first skinned pose: the substeps start where the step ends.
             skin.start.copy_from_slice(&skin.target);
             skin.local_start.copy_from(&skin.local_target);
-            skin.posed = true;
             self.drive.from_set = false;
         }
         if moved {
             self.wake(); // joints that move; the same matrices every frame let the cloth sleep
         }
-        self.pose_given();
+        self.pose_given(true);
         Ok(())
     }
 }
@@ -504,7 +503,6 @@ mod tests {
             bind_normals: vec![Vec3::Z; n],
             start: start.clone(),
             target: start,
-            posed: true,
             matrices: vec![Mat4::IDENTITY; j],
             order,
             runs,

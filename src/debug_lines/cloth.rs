@@ -41,7 +41,7 @@ pub(crate) fn cloth_lines(cloth: &Cloth, flags: u32, colliders: &ColliderStore, 
             sink.cross(x(p), [Vec3::X, Vec3::Y, Vec3::Z], 0.5 * size, PIN_COLOUR);
         }
     }
-    if flags & DEBUG_MAX_DISTANCE != 0 && animation.posed {
+    if flags & DEBUG_MAX_DISTANCE != 0 && animation.pose.posed() {
         for (p, &d) in animation.max_distance.iter().enumerate() {
             if !(d > 0.0 && d.is_finite()) {
                 continue;
@@ -53,7 +53,7 @@ pub(crate) fn cloth_lines(cloth: &Cloth, flags: u32, colliders: &ColliderStore, 
             sink.line(a, q, strain_colour(a.distance(q) / d));
         }
     }
-    if flags & DEBUG_BACKSTOP != 0 && animation.posed {
+    if flags & DEBUG_BACKSTOP != 0 && animation.pose.posed() {
         for (p, &r) in animation.backstop_radius.iter().enumerate() {
             if !(r > 0.0) {
                 continue;

@@ -138,7 +138,7 @@ impl<'a> Step<'a> {
             inter_cloth: ctx.inter_cloth.filter(|_| params.inter_cloth_collision),
             parallel: ctx.parallel && cloth.splits_over_pool(),
             stretch_limit: cloth.config.stretch_limit,
-            animate: cloth.state.animation.posed,
+            animate: cloth.state.animation.pose.posed(),
             animation_constraints: cloth.state.animation.constrains(),
             grabbed: !cloth.state.grabs.particles.is_empty(),
             carry: cloth.state.animation.frame.and((params.linear_inertia < 1.0 || params.angular_inertia < 1.0).then_some((params.linear_inertia, params.angular_inertia))),

@@ -68,7 +68,7 @@ pub(crate) fn place_pose(parts: &mut Parts, substep: u32, substeps: u32) {
     let last = substep + 1 >= substeps;
     let t = (substep + 1) as f32 / substeps as f32;
     let backstops = !a.backstop_radius.is_empty();
-    match a.skin.as_deref_mut().filter(|skin| skin.posed && !last) {
+    match a.skin.as_deref_mut().filter(|_| a.pose.skinned() && !last) {
         Some(skin) => {
             skin.frames_at(t);
             skin.place(t, pose, backstops.then_some((&mut centres[..], &a.backstop_distance[..], &a.backstop_radius[..])));
