@@ -23,6 +23,8 @@ mod boundary;
 mod registry;
 #[cfg(test)]
 mod out_tests;
+#[cfg(test)]
+mod test_cloth;
 
 // Declared in the order the header should read (cbindgen follows it): errors, ids, world, cloth,
 // collider.

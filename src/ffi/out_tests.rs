@@ -6,27 +6,13 @@
 use super::*;
 use std::mem::MaybeUninit;
 
-/// Two triangles of 5 render vertices, two of which weld (4 particles), stepped once with one
-/// corner pinned so that positions, normals and velocities are not the rest values.
+/// The welded pair of triangles (`test_cloth`: 5 render vertices, 4 particles), stepped once with
+/// one corner pinned so that positions, normals and velocities are not the rest values.
 fn stepped_cloth() -> (XpbdWorldId, XpbdClothId) {
-    let positions = [[0.0f32, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 0.0, 1.0], [1.0, 0.0, 1.0], [1.0, 0.0, 0.0]];
-    let indices = [0u32, 2, 1, 4, 2, 3];
-    let (mut world, mut cloth) = (XpbdWorldId::default(), XpbdClothId::default());
-    let world_desc = XpbdWorldDesc { thread_count: 1, ..xpbd_default_world_desc() };
-    let desc = XpbdClothDesc {
-        positions: positions.as_ptr().cast(),
-        vertex_count: 5,
-        indices: indices.as_ptr(),
-        triangle_count: 2,
-        ..xpbd_default_cloth_desc()
-    };
+    let (world, cloth) = super::test_cloth::welded_pair();
     let pinned = [0u32];
-    // SAFETY (all three): valid descriptors, arrays of the counts passed, writable outs.
-    unsafe {
-        assert_eq!(xpbd_world_create(&world_desc, &mut world), XpbdResult::Ok);
-        assert_eq!(xpbd_cloth_create(world, &desc, &mut cloth), XpbdResult::Ok);
-        assert_eq!(xpbd_cloth_set_pinned(cloth, pinned.as_ptr(), 1, std::ptr::null()), XpbdResult::Ok);
-    }
+    // SAFETY: an array of the count passed; NULL targets (pin where it is).
+    assert_eq!(unsafe { xpbd_cloth_set_pinned(cloth, pinned.as_ptr(), 1, std::ptr::null()) }, XpbdResult::Ok);
     assert_eq!(xpbd_world_step(world, 1.0 / 60.0), XpbdResult::Ok);
     (world, cloth)
 }

@@ -135,20 +135,9 @@ mod tests {
     #[test]
     fn saved_bytes_follow_the_documented_layout() {
         // Two triangles, 5 vertices of which two coincide: welded into n = 4 particles.
-        let positions = [[0.0f32, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 0.0, 1.0], [1.0, 0.0, 1.0], [1.0, 0.0, 0.0]];
-        let indices = [0u32, 2, 1, 4, 2, 3];
-        let (mut world, mut cloth) = (XpbdWorldId::default(), XpbdClothId::default());
-        let world_desc = XpbdWorldDesc { thread_count: 1, ..xpbd_default_world_desc() };
-        // SAFETY (all calls below): valid descriptors, arrays of the counts passed, writable outs.
-        assert_eq!(unsafe { xpbd_world_create(&world_desc, &mut world) }, XpbdResult::Ok);
-        let desc = XpbdClothDesc {
-            positions: positions.as_ptr().cast(),
-            vertex_count: 5,
-            indices: indices.as_ptr(),
-            triangle_count: 2,
-            ..xpbd_default_cloth_desc()
-        };
-        assert_eq!(unsafe { xpbd_cloth_create(world, &desc, &mut cloth) }, XpbdResult::Ok);
+        let positions = crate::ffi::test_cloth::POSITIONS;
+        let (world, cloth) = crate::ffi::test_cloth::welded_pair();
+        // SAFETY (all calls below): arrays of the counts passed, writable outs.
         let pins = [3u32, 0];
         assert_eq!(unsafe { xpbd_cloth_set_pinned(cloth, pins.as_ptr(), 2, std::ptr::null()) }, XpbdResult::Ok);
         let target = [[0.0f32, 0.5, 0.0], [1.0, 0.5, 1.0]];
