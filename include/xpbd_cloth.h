@@ -3003,14 +3003,16 @@ XpbdResult xpbd_cloth_set_anim_drive(struct XpbdClothId cloth,
                                      uint32_t vertex_count);
 
 /**
- * Write the animated pose the next step reaches (`float[3*vertex_count]`, metres): the last pose
- * given or skinned; the mesh as created before any.
+ * Write the animated pose the next step reaches (`float[3*vertex_count]`, metres, render-vertex
+ * order): the last pose given or skinned; the mesh as created before any. Ownership as
+ * `xpbd_cloth_read_positions` (`out` is only written, so it may be uninitialised).
  *
- * Errors: `XPBD_RESULT_NULL_POINTER`, `XPBD_RESULT_BUFFER_SIZE_MISMATCH` (`vertex_count` not the
- * cloth's; nothing written), `XPBD_RESULT_INVALID_ID`, `XPBD_RESULT_WORLD_POISONED`. Thread-safe.
+ * Errors: `XPBD_RESULT_NULL_POINTER` (`out` NULL with vertex_count > 0),
+ * `XPBD_RESULT_BUFFER_SIZE_MISMATCH` (`vertex_count` not the cloth's; `out` untouched),
+ * `XPBD_RESULT_INVALID_ID`, `XPBD_RESULT_WORLD_POISONED`. Thread-safe.
  *
  * # Safety
- * `out` is writable for `3*vertex_count` floats.
+ * `out`, when not NULL, is writable for `3*vertex_count` floats.
  */
 XpbdResult xpbd_cloth_read_animated_positions(struct XpbdClothId cloth,
                                               float *out,
@@ -3023,7 +3025,7 @@ XpbdResult xpbd_cloth_read_animated_positions(struct XpbdClothId cloth,
  * Errors: as `xpbd_cloth_read_animated_positions`.
  *
  * # Safety
- * `out` is writable for `3*vertex_count` floats.
+ * `out`, when not NULL, is writable for `3*vertex_count` floats.
  */
 XpbdResult xpbd_cloth_read_animated_normals(struct XpbdClothId cloth,
                                             float *out,

@@ -9,8 +9,29 @@ use std::ops::Range;
 /// An output array of `len()` elements that the library only writes: none is read, and a
 /// successful read function writes every element it documents. Made from `&mut [T]`,
 /// `&mut Vec<T>` (its current length), `&mut [T; N]` or `&mut [MaybeUninit<T>]` (memory that may
-/// be uninitialised), so `cloth.read_positions(&mut positions)` reads as before; lend a `&mut`
-/// binding that is used again afterwards as `&mut *binding` (a generic argument moves it).
+/// be uninitialised), so `cloth.read_positions(&mut positions)` reads as before. Read functions
+/// check the length first and write nothing when it is wrong.
+///
+/// A `&mut` binding that is used again afterwards is lent as `&mut *binding` (a generic argument
+/// moves it, where a `&mut [T]` parameter reborrowed it). A `Vec` gives its length, not its
+/// capacity: for uninitialised room use `v.spare_capacity_mut()` and then `v.set_len`.
+///
+/// ```
+/// # use xpbd_cloth::{ClothDesc, World, WorldDesc};
+/// let positions = [[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 0.0, 1.0]];
+/// let mut world = World::new(WorldDesc::default()).unwrap();
+/// let handle = world.add_cloth(&ClothDesc::new(&positions, &[0, 1, 2])).unwrap();
+/// let cloth = world.cloth(handle).unwrap();
+/// let mut out = vec![[0.0f32; 3]; 3];
+/// let reuse = &mut out;
+/// cloth.read_positions(&mut *reuse).unwrap(); // lent, so `reuse` is still usable
+/// cloth.read_normals(reuse).unwrap();
+/// let mut room: Vec<[f32; 3]> = Vec::with_capacity(3);
+/// cloth.read_positions(&mut room.spare_capacity_mut()[..3]).unwrap();
+/// // SAFETY: the read succeeded, so it wrote all 3 elements.
+/// unsafe { room.set_len(3) };
+/// assert_eq!(room[1], [1.0, 0.0, 0.0]);
+/// ```
 ///
 /// `T: Copy` (plain numbers and arrays of them): an overwritten element needs no drop.
 pub struct Out<'a, T: Copy>(&'a mut [MaybeUninit<T>]);

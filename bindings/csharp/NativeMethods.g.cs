@@ -240,14 +240,16 @@ namespace Xpbd.Native
         public static extern XpbdResult xpbd_cloth_set_anim_drive(XpbdClothId cloth, float* compliances, uint vertex_count);
 
         /// <summary>
-        ///  Write the animated pose the next step reaches (`float[3*vertex_count]`, metres): the last pose
-        ///  given or skinned; the mesh as created before any.
+        ///  Write the animated pose the next step reaches (`float[3*vertex_count]`, metres, render-vertex
+        ///  order): the last pose given or skinned; the mesh as created before any. Ownership as
+        ///  `xpbd_cloth_read_positions` (`out` is only written, so it may be uninitialised).
         ///
-        ///  Errors: `XPBD_RESULT_NULL_POINTER`, `XPBD_RESULT_BUFFER_SIZE_MISMATCH` (`vertex_count` not the
-        ///  cloth's; nothing written), `XPBD_RESULT_INVALID_ID`, `XPBD_RESULT_WORLD_POISONED`. Thread-safe.
+        ///  Errors: `XPBD_RESULT_NULL_POINTER` (`out` NULL with vertex_count &gt; 0),
+        ///  `XPBD_RESULT_BUFFER_SIZE_MISMATCH` (`vertex_count` not the cloth's; `out` untouched),
+        ///  `XPBD_RESULT_INVALID_ID`, `XPBD_RESULT_WORLD_POISONED`. Thread-safe.
         ///
         ///  # Safety
-        ///  `out` is writable for `3*vertex_count` floats.
+        ///  `out`, when not NULL, is writable for `3*vertex_count` floats.
         /// </summary>
         [DllImport(__DllName, EntryPoint = "xpbd_cloth_read_animated_positions", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
         public static extern XpbdResult xpbd_cloth_read_animated_positions(XpbdClothId cloth, float* @out, uint vertex_count);
@@ -259,7 +261,7 @@ namespace Xpbd.Native
         ///  Errors: as `xpbd_cloth_read_animated_positions`.
         ///
         ///  # Safety
-        ///  `out` is writable for `3*vertex_count` floats.
+        ///  `out`, when not NULL, is writable for `3*vertex_count` floats.
         /// </summary>
         [DllImport(__DllName, EntryPoint = "xpbd_cloth_read_animated_normals", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
         public static extern XpbdResult xpbd_cloth_read_animated_normals(XpbdClothId cloth, float* @out, uint vertex_count);

@@ -225,14 +225,16 @@ pub unsafe extern "C" fn xpbd_cloth_set_anim_drive(cloth: XpbdClothId, complianc
     })
 }
 
-/// Write the animated pose the next step reaches (`float[3*vertex_count]`, metres): the last pose
-/// given or skinned; the mesh as created before any.
+/// Write the animated pose the next step reaches (`float[3*vertex_count]`, metres, render-vertex
+/// order): the last pose given or skinned; the mesh as created before any. Ownership as
+/// `xpbd_cloth_read_positions` (`out` is only written, so it may be uninitialised).
 ///
-/// Errors: `XPBD_RESULT_NULL_POINTER`, `XPBD_RESULT_BUFFER_SIZE_MISMATCH` (`vertex_count` not the
-/// cloth's; nothing written), `XPBD_RESULT_INVALID_ID`, `XPBD_RESULT_WORLD_POISONED`. Thread-safe.
+/// Errors: `XPBD_RESULT_NULL_POINTER` (`out` NULL with vertex_count > 0),
+/// `XPBD_RESULT_BUFFER_SIZE_MISMATCH` (`vertex_count` not the cloth's; `out` untouched),
+/// `XPBD_RESULT_INVALID_ID`, `XPBD_RESULT_WORLD_POISONED`. Thread-safe.
 ///
 /// # Safety
-/// `out` is writable for `3*vertex_count` floats.
+/// `out`, when not NULL, is writable for `3*vertex_count` floats.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn xpbd_cloth_read_animated_positions(cloth: XpbdClothId, out: *mut f32, vertex_count: u32) -> XpbdResult {
     ffi_boundary("xpbd_cloth_read_animated_positions", || {
@@ -248,7 +250,7 @@ pub unsafe extern "C" fn xpbd_cloth_read_animated_positions(cloth: XpbdClothId, 
 /// Errors: as `xpbd_cloth_read_animated_positions`.
 ///
 /// # Safety
-/// `out` is writable for `3*vertex_count` floats.
+/// `out`, when not NULL, is writable for `3*vertex_count` floats.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn xpbd_cloth_read_animated_normals(cloth: XpbdClothId, out: *mut f32, vertex_count: u32) -> XpbdResult {
     ffi_boundary("xpbd_cloth_read_animated_normals", || {
