@@ -216,6 +216,27 @@ pub(super) fn apply_friction(slip: Vec3, normal: Vec3, depth: f32, (mu_s, mu_k):
     }
 }
 
+/// Whether a contact sweep applies friction: every contact sweep (colliders, their thin-edge
+/// contacts, self-collision, inter-cloth) takes it as an argument, so none can miss it. The
+/// substeps' sweeps apply it; the strain limit's re-projection does not, since its own correction
+/// is no slip for friction to cancel (docs/design.md, "The strain limit").
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Friction {
+    On,
+    Off,
+}
+
+impl Friction {
+    /// The coefficients (μ_s, μ_k) a sweep applies: `mu` when on, none when off.
+    #[inline]
+    pub(crate) fn coefficients(self, mu: (f32, f32)) -> (f32, f32) {
+        match self {
+            Friction::On => mu,
+            Friction::Off => (0.0, 0.0),
+        }
+    }
+}
+
 /// Whether [`apply_friction`] cancels all of `slip`'s tangential part (static friction, μ_s > 0).
 #[inline]
 fn holds(slip: Vec3, normal: Vec3, depth: f32, mu_s: f32) -> bool {
@@ -239,9 +260,6 @@ fn relative_motion(begin: &Frame, end: &Frame, x: Vec3, x_prev: Vec3, p_prev: Ve
 pub(crate) struct ContactScratch {
     /// Per particle, [`DEEP`] and [`HELD`] bits of the current substep's contacts.
     flags: Vec<u8>,
-    /// Project contacts without friction (the strain limit's re-projection: its own correction is
-    /// no slip for friction to cancel).
-    pub frictionless: bool,
     /// Bounds of each block of [`CONTACT_BLOCK`] particles, taken at the start of each contact
     /// sweep ([`BlockBound`]).
     blocks: Vec<BlockBound>,
@@ -342,7 +360,7 @@ impl BlockBound {
 
 impl ContactScratch {
     pub fn new(particle_count: usize) -> Self {
-        ContactScratch { frictionless: false, flags: vec![0; particle_count], blocks: vec![BlockBound::default(); particle_count.div_ceil(CONTACT_BLOCK)], edges: EdgeContacts::default() }
+        ContactScratch { flags: vec![0; particle_count], blocks: vec![BlockBound::default(); particle_count.div_ceil(CONTACT_BLOCK)], edges: EdgeContacts::default() }
     }
 
     /// Forget the last step's contacts (call once per step, before the substeps).
@@ -382,8 +400,6 @@ impl ContactScratch {
         for f in &mut self.flags {
             *f &= TOUCHED;
         }
-        // Only the strain limit's re-projection sets it, and resets it after.
-        self.frictionless = false;
     }
 
     /// One Gauss–Seidel sweep over all (collider in `settings.mask`, free particle) pairs, the
@@ -414,6 +430,7 @@ impl ContactScratch {
         window: SubstepWindow,
         carry: Option<Carry>,
         settings: &ContactSettings,
+        friction: Friction,
         parallel: bool,
     ) {
         let (c, b) = (PARTICLE_CHUNK, PARTICLE_CHUNK / CONTACT_BLOCK);
@@ -438,7 +455,7 @@ impl ContactScratch {
             let (begin, end) = collider.substep_frames(window);
             let begin = carry.map_or(begin, |c| c.moved(begin));
             let far = FarTest::new(&collider.shape, &begin, &end, settings.thickness);
-            let pass = ContactPass { collider, begin, end, far, settings, friction: !self.frictionless };
+            let pass = ContactPass { collider, begin, end, far, settings, friction };
             if parallel {
                 (x.par_chunks_mut(c), x_prev.par_chunks(c), w.par_chunks(c), self.flags.par_chunks_mut(c), self.blocks.par_chunks_mut(b))
                     .into_par_iter()
@@ -462,6 +479,7 @@ impl ContactScratch {
         window: SubstepWindow,
         carry: Option<Carry>,
         settings: &ContactSettings,
+        friction: Friction,
         edges: &[[u32; 2]],
         longest_edge: f32,
     ) {
@@ -474,8 +492,8 @@ impl ContactScratch {
             }
             let (begin, end) = collider.substep_frames(window);
             let begin = carry.map_or(begin, |c| c.moved(begin));
-            let friction = if self.frictionless { (0.0, 0.0) } else { collider.friction() };
-            self.edges.solve_collider(k, &collider.shape, &begin, &end, x, x_prev, w, edges, settings.thickness, longest_edge, friction, (&mut self.flags, TOUCHED));
+            let mu = friction.coefficients(collider.friction());
+            self.edges.solve_collider(k, &collider.shape, &begin, &end, x, x_prev, w, edges, settings.thickness, longest_edge, mu, (&mut self.flags, TOUCHED));
         }
     }
 
@@ -508,8 +526,7 @@ struct ContactPass<'a> {
     end: Frame,
     far: FarTest,
     settings: &'a ContactSettings,
-    /// False: no friction (`ContactScratch::frictionless`).
-    friction: bool,
+    friction: Friction,
 }
 
 impl ContactPass<'_> {
@@ -581,7 +598,7 @@ impl ContactPass<'_> {
         }
         let start = start.unwrap_or_else(|| shape.distance(p_prev));
         let moved = relative_motion(begin, end, x[i], x_prev[i], p_prev);
-        let mut friction = if self.friction { self.collider.friction() } else { (0.0, 0.0) };
+        let mut friction = self.friction.coefficients(self.collider.friction());
         let (c, normal) = match sweep_from(shape, p_prev, start, moved, thickness, band) {
             Sweep::Clear => return false,
             Sweep::Hit(hit) if hit.time > 0.0 => (hit.normal.dot(moved - hit.offset), hit.normal),
@@ -808,7 +825,7 @@ mod tests {
             let mut deep = 0;
             for substep in 0..4 {
                 scratch.begin_substep();
-                scratch.solve(&mut x, &x_prev, &w, &store, SubstepWindow::new(substep, 4), None, &settings, false);
+                scratch.solve(&mut x, &x_prev, &w, &store, SubstepWindow::new(substep, 4), None, &settings, Friction::On, false);
                 deep += scratch.flags.iter().filter(|&&f| f & DEEP != 0).count();
             }
             (x.iter().flat_map(|p| p.to_array().map(f32::to_bits)).collect::<Vec<u32>>(), deep)

@@ -24,7 +24,7 @@
 //! only as good as the step is short: cloths that hit each other hard see each other where they
 //! would have been.
 
-use super::contact::apply_friction;
+use super::contact::{Friction, apply_friction};
 use super::self_collision::{MARGIN_RADII, SelfCollisionSettings};
 use super::spatial_hash::SpatialHash;
 use glam::Vec3;
@@ -159,9 +159,10 @@ impl InterClothPairs {
     /// One Gauss–Seidel sweep over the pairs for the substep (`t0`, `t1`) [s after the step's
     /// start]: push this cloth's particle (positions `x`, substep-start positions `x_prev` \[m\],
     /// inverse masses `w`) out of the other's predicted sphere by the full depth, then friction
-    /// (`settings`) on the relative slip.
-    pub fn solve(&self, snapshot: &InterClothSnapshot, x: &mut [Vec3], x_prev: &[Vec3], w: &[f32], settings: &SelfCollisionSettings, (t0, t1): (f32, f32)) {
-        let (radius, friction) = (settings.radius, settings.friction);
+    /// (`settings`' coefficients, if `friction` is on) on the relative slip.
+    #[allow(clippy::too_many_arguments)]
+    pub fn solve(&self, snapshot: &InterClothSnapshot, x: &mut [Vec3], x_prev: &[Vec3], w: &[f32], settings: &SelfCollisionSettings, (t0, t1): (f32, f32), friction: Friction) {
+        let (radius, friction) = (settings.radius, friction.coefficients(settings.friction));
         for &[i, k] in &self.pairs {
             let (i, k) = (i as usize, k as usize);
             if w[i] == 0.0 {

@@ -50,7 +50,7 @@
 //! The same model and code as collider contacts (`contact.rs`), so layers at rest on each other
 //! on a slope hold or slide by Coulomb's law.
 
-use super::contact::apply_friction;
+use super::contact::{Friction, apply_friction};
 use super::spatial_hash::SpatialHash;
 use glam::Vec3;
 
@@ -195,9 +195,10 @@ impl SelfCollision {
     }
 
     /// One Gauss–Seidel sweep over the candidate pairs, in their sorted order: push apart every
-    /// pair closer than 2r, then apply friction (module docs). `x_prev` are the positions at the
-    /// start of the substep.
-    pub fn solve(&self, x: &mut [Vec3], x_prev: &[Vec3], w: &[f32], settings: &SelfCollisionSettings) {
+    /// pair closer than 2r, then apply `settings`' friction if `friction` is on (module docs).
+    /// `x_prev` are the positions at the start of the substep.
+    pub fn solve(&self, x: &mut [Vec3], x_prev: &[Vec3], w: &[f32], settings: &SelfCollisionSettings, friction: Friction) {
+        let mu = friction.coefficients(settings.friction);
         let diameter = 2.0 * settings.radius;
         for &[i, j] in &self.pairs {
             let (i, j) = (i as usize, j as usize);
@@ -220,7 +221,7 @@ impl SelfCollision {
                 continue; // coincident particles give NaN: no direction, skip (design.md, "The XPBD update")
             }
             let moved = (x[i] - x_prev[i]) - (x[j] - x_prev[j]) + normal * depth;
-            let slip = apply_friction(moved, normal, depth, settings.friction);
+            let slip = apply_friction(moved, normal, depth, mu);
             // The normal push plus the tangential slip friction removes, shared by inverse mass.
             let correction = normal * depth + (slip - moved);
             x[i] += correction * (w[i] / w_sum);
@@ -255,7 +256,7 @@ mod tests {
         sc.find_pairs(&x, &[Vec3::ZERO; 2], &w, &rest, 1.0 / 60.0, SETTINGS.radius);
         assert_eq!(sc.pairs(), &[[0, 1]]);
         let x_prev = x;
-        sc.solve(&mut x, &x_prev, &w, &SETTINGS);
+        sc.solve(&mut x, &x_prev, &w, &SETTINGS, Friction::On);
         assert!((x[1].x - x[0].x - 0.02).abs() < 1e-7, "{x:?}");
         // Particle 1 is three times lighter: it moves three quarters of the 5 mm.
         assert!((x[0].x + 0.00125).abs() < 1e-7 && (x[1].x - 0.01875).abs() < 1e-7, "{x:?}");
@@ -274,7 +275,7 @@ mod tests {
         assert_eq!(sc.pairs(), &[[0, 2], [1, 2]]);
         let mut x = [rest[0], rest[1], Vec3::new(0.0, -0.001, 0.0)];
         for _ in 0..4 {
-            sc.solve(&mut x, &x_prev, &[0.0, 0.0, 1.0], &SETTINGS);
+            sc.solve(&mut x, &x_prev, &[0.0, 0.0, 1.0], &SETTINGS, Friction::On);
         }
         assert!(x[2].y > 0.0, "pushed through: {}", x[2]);
         assert!(x[2].distance(x[0]) >= 0.02 - 1e-6 && x[2].distance(x[1]) >= 0.02 - 1e-6, "{x:?}");
@@ -290,7 +291,7 @@ mod tests {
 
     /// Solve one pair from `start` after particle 1 moved by `motion`; returns (tangential part
     /// of the relative motion before, after, penetration depth before).
-    fn slide(motion: Vec3, friction: (f32, f32)) -> (f32, f32, f32) {
+    fn slide(motion: Vec3, mu: (f32, f32), friction: Friction) -> (f32, f32, f32) {
         let rest = [Vec3::ZERO, Vec3::X];
         let mut sc = SelfCollision::default();
         let start = [Vec3::ZERO, Vec3::new(0.0, 0.0205, 0.0)];
@@ -299,7 +300,7 @@ mod tests {
         let normal = Vec3::Y; // the pair's direction at the substep start
         let depth = 0.02 - normal.dot(x[1] - x[0]);
         let tangential = |d: Vec3| (d - normal * normal.dot(d)).length();
-        sc.solve(&mut x, &start, &[1.0; 2], &SelfCollisionSettings { friction, ..SETTINGS });
+        sc.solve(&mut x, &start, &[1.0; 2], &SelfCollisionSettings { friction: mu, ..SETTINGS }, friction);
         assert!((normal.dot(x[1] - x[0]) - 0.02).abs() < 1e-6, "not pushed to 2r: {x:?}");
         (tangential(motion), tangential((x[1] - x[0]) - (start[1] - start[0])), depth)
     }
@@ -307,15 +308,20 @@ mod tests {
     #[test]
     fn static_friction_holds_a_slow_slip_and_kinetic_friction_slows_a_fast_one() {
         // Down 1 mm (depth ≈ 0.5 mm), 0.1 mm sideways: below μ_s·d ≈ 0.24 mm, held.
-        let (before, after, depth) = slide(Vec3::new(1e-4, -1e-3, 0.0), (0.5, 0.4));
+        let (before, after, depth) = slide(Vec3::new(1e-4, -1e-3, 0.0), (0.5, 0.4), Friction::On);
         assert!(before > 9e-5 && after < 1e-8, "static friction left {after} of {before}");
         // 1 mm sideways: slides, the slip shrinks by μ_k·d.
-        let (before, after, depth_k) = slide(Vec3::new(1e-3, -1e-3, 0.0), (0.5, 0.4));
+        let (before, after, depth_k) = slide(Vec3::new(1e-3, -1e-3, 0.0), (0.5, 0.4), Friction::On);
         assert!((after - (before - 0.4 * depth_k)).abs() < 1e-7, "{after} vs {before} − 0.4·{depth_k}");
         assert!((depth - 5e-4).abs() < 1e-6 && (depth_k - 5e-4).abs() < 1e-6);
-        // Without friction the slip is untouched.
-        let (before, after, _) = slide(Vec3::new(1e-3, -1e-3, 0.0), (0.0, 0.0));
-        assert!((after - before).abs() < 1e-7);
+        // Without friction the slip is untouched: coefficients 0, or friction off (the strain
+        // limit's re-projection) whatever the coefficients.
+        for (mu, friction) in [((0.0, 0.0), Friction::On), ((0.5, 0.4), Friction::Off)] {
+            for motion in [Vec3::new(1e-4, -1e-3, 0.0), Vec3::new(1e-3, -1e-3, 0.0)] {
+                let (before, after, _) = slide(motion, mu, friction);
+                assert!((after - before).abs() < 1e-7, "{mu:?} {friction:?}: {after} of {before}");
+            }
+        }
     }
 
     #[test]

@@ -320,7 +320,7 @@ pub(crate) fn library_contact_pass(p: &mut Particles, desc: &ColliderDesc, thick
     let mut scratch = ContactScratch::new(p.x.len());
     scratch.begin_substep();
     let settings = ContactSettings { thickness, mask: u32::MAX, max_depenetration: max_depenetration_speed * h };
-    scratch.solve(&mut p.x, &p.x_prev, &p.w, &store, SubstepWindow::new(0, 1), None, &settings, false);
+    scratch.solve(&mut p.x, &p.x_prev, &p.w, &store, SubstepWindow::new(0, 1), None, &settings, crate::collision::contact::Friction::On, false);
 }
 
 /// `f` once on each lane width the kernels can take on this CPU: the widest (16 lanes with

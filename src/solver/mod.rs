@@ -20,7 +20,7 @@ use crate::cloth::model::ClothModel;
 use crate::cloth::scratch::SolverScratch;
 use crate::cloth::state::ClothState;
 use crate::cloth::{Cloth, ClothParams};
-use crate::collision::contact::{ContactSettings, contact_summary};
+use crate::collision::contact::{ContactSettings, Friction, contact_summary};
 use crate::collision::edge_contact::EdgeContacts;
 use crate::collision::inter_cloth::InterClothSnapshot;
 use crate::collision::self_collision::SelfCollisionSettings;
@@ -154,12 +154,15 @@ pub(crate) struct SubstepInfo {
     pub window: SubstepWindow,
     /// Start and end of the substep \[s after the step's start\].
     pub span: (f32, f32),
+    /// Whether its collider and self-collision sweeps apply friction (off in the strain limit's
+    /// re-projection; inter-cloth pairs keep theirs, `sweeps/inter_cloth.rs`).
+    pub friction: Friction,
 }
 
 impl SubstepInfo {
     fn new(step: &Step, index: u32) -> SubstepInfo {
         let span = (index as f32 * step.h, (index + 1) as f32 * step.h);
-        SubstepInfo { window: SubstepWindow::new(index, step.substeps), span }
+        SubstepInfo { window: SubstepWindow::new(index, step.substeps), span, friction: Friction::On }
     }
 }
 

@@ -2,8 +2,8 @@
 //! longer than the cloth's stretch limit: one anchored pass ([`anchored_pass`]: follow-the-leader
 //! outward from the pins and the particles a collider's static friction holds), then up to
 //! [`PASSES`] times Gauss–Seidel rounds over the violated edges ([`rounds`]) followed by the
-//! volume (pressure), the tethers and the contacts (self, inter-cloth, colliders; without
-//! friction) projected once more,
+//! volume (pressure), the tethers and the contacts (self-collision and colliders without
+//! friction, inter-cloth with it: `sweeps/inter_cloth.rs`) projected once more,
 //! so the limit never leaves a particle beyond its tethers, inside another layer or inside a
 //! collider. The velocities take what all of it moved as the last substep's velocity update would
 //! have, but only where that slows a particle ([`inelastic_correction`]): the limit removes the
@@ -15,6 +15,7 @@
 use super::sweeps::{Colliders, Constraint, InterCloth, SelfCollision, Tethers, Volume, enforce_limits};
 use super::{Parts, Step, SubstepInfo, from_rows, to_rows};
 use crate::cloth::scratch::SolverScratch;
+use crate::collision::contact::Friction;
 use glam::Vec3;
 
 /// Rounds over the violated edges per pass ([`rounds`]); each finds them with one lane-wise pass
@@ -107,8 +108,9 @@ fn severe_factor(factor: f32) -> f32 {
 /// The volume, tethers and contacts of the last substep once more.
 fn reproject(parts: &mut Parts, step: &Step) {
     // The volume (pressure), tethers and contacts of the last substep once more, continuing its
-    // multipliers and contact sets (`fresh` = false): they outrank the limit.
-    let last = SubstepInfo::new(step, step.substeps - 1);
+    // multipliers and contact sets (`fresh` = false): they outrank the limit. Without friction:
+    // the limit's own correction is no slip for friction to cancel.
+    let last = SubstepInfo { friction: Friction::Off, ..SubstepInfo::new(step, step.substeps - 1) };
     if Volume.active(step) {
         Volume.solve(parts, step, &last, false);
     }
@@ -118,11 +120,9 @@ fn reproject(parts: &mut Parts, step: &Step) {
     let contacts: [&dyn Constraint; 3] = [&SelfCollision, &InterCloth, &Colliders];
     if contacts.iter().any(|c| c.active(step)) {
         from_rows(&parts.scratch.rows, &mut parts.state.x, step.parallel);
-        parts.scratch.contacts.frictionless = true;
         for c in contacts.into_iter().filter(|c| c.active(step)) {
             c.solve(parts, step, &last, false);
         }
-        parts.scratch.contacts.frictionless = false;
         to_rows(&mut parts.scratch.rows, &parts.state.x, &parts.config.w, step.parallel);
     }
 }

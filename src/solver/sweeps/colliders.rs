@@ -28,8 +28,8 @@ impl Constraint for Colliders {
             s.contacts.begin_substep();
         }
         let (x, w) = (&mut parts.state.x, &parts.config.w);
-        s.contacts.solve(x, &s.x_prev, w, step.ctx.colliders, substep.window, carry, &step.contact, step.parallel);
+        s.contacts.solve(x, &s.x_prev, w, step.ctx.colliders, substep.window, carry, &step.contact, substep.friction, step.parallel);
         let stretch = &parts.layout.stretch;
-        s.contacts.solve_edges(x, &s.x_prev, w, step.ctx.colliders, substep.window, carry, &step.contact, stretch.edges(), parts.model.longest_edge);
+        s.contacts.solve_edges(x, &s.x_prev, w, step.ctx.colliders, substep.window, carry, &step.contact, substep.friction, stretch.edges(), parts.model.longest_edge);
     }
 }

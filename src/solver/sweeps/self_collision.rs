@@ -20,10 +20,10 @@ impl Constraint for SelfCollision {
         false
     }
 
-    fn solve(&self, parts: &mut Parts, step: &Step, _: &SubstepInfo, _fresh: bool) {
+    fn solve(&self, parts: &mut Parts, step: &Step, substep: &SubstepInfo, _fresh: bool) {
         if let Some(settings) = &step.self_contact {
             let s = &mut *parts.scratch;
-            s.self_collision.solve(&mut parts.state.x, &s.x_prev, &parts.config.w, settings);
+            s.self_collision.solve(&mut parts.state.x, &s.x_prev, &parts.config.w, settings, substep.friction);
         }
     }
 }
