@@ -26,38 +26,29 @@ fn vertex_count(cloth: XpbdClothId) -> XpbdResult {
 fn a_destroyed_cloth_id_stays_invalid_after_its_slot_is_spent() {
     let world = c_world(1);
     let first = triangle(world);
-    // SAFETY: ids by value.
-    ok(unsafe { xpbd_cloth_destroy(first) });
+    ok(xpbd_cloth_destroy(first));
     for _ in 0..65_534 {
-        // SAFETY: ids by value.
-        ok(unsafe { xpbd_cloth_destroy(triangle(world)) });
+        ok(xpbd_cloth_destroy(triangle(world)));
     }
     let newest = triangle(world);
     assert_eq!(vertex_count(first), XpbdResult::InvalidId);
-    // SAFETY: ids by value.
-    assert_eq!(unsafe { xpbd_cloth_destroy(first) }, XpbdResult::InvalidId);
+    assert_eq!(xpbd_cloth_destroy(first), XpbdResult::InvalidId);
     assert_eq!(vertex_count(newest), XpbdResult::Ok, "the stale id reached the newest cloth");
-    // SAFETY: ids by value.
-    ok(unsafe { xpbd_world_destroy(world) });
+    ok(xpbd_world_destroy(world));
 }
 
 /// The same for worlds (the process-wide table): 65 536 worlds created in turn.
 #[test]
 fn a_destroyed_world_id_stays_invalid_after_its_slot_is_spent() {
     let first = c_world(1);
-    // SAFETY: ids by value.
-    ok(unsafe { xpbd_world_destroy(first) });
+    ok(xpbd_world_destroy(first));
     for _ in 0..65_534 {
-        // SAFETY: ids by value.
-        ok(unsafe { xpbd_world_destroy(c_world(1)) });
+        ok(xpbd_world_destroy(c_world(1)));
     }
     let newest = c_world(1);
-    // SAFETY: ids by value.
-    assert_eq!(unsafe { xpbd_world_destroy(first) }, XpbdResult::InvalidId);
-    // SAFETY: valid arguments.
-    assert_eq!(unsafe { xpbd_world_set_gravity(newest, 0.0, -9.81, 0.0) }, XpbdResult::Ok, "the stale id reached the newest world");
-    // SAFETY: ids by value.
-    ok(unsafe { xpbd_world_destroy(newest) });
+    assert_eq!(xpbd_world_destroy(first), XpbdResult::InvalidId);
+    assert_eq!(xpbd_world_set_gravity(newest, 0.0, -9.81, 0.0), XpbdResult::Ok, "the stale id reached the newest world");
+    ok(xpbd_world_destroy(newest));
 }
 
 /// Mesh shape ids keep 7 bits of generation: 128 shapes created in turn (the newest would carry
@@ -82,17 +73,12 @@ fn a_destroyed_mesh_shape_id_stays_invalid_after_its_slot_is_spent() {
         id
     };
     let first = create();
-    // SAFETY: ids by value.
-    ok(unsafe { xpbd_mesh_shape_destroy(first) });
+    ok(xpbd_mesh_shape_destroy(first));
     for _ in 0..126 {
-        // SAFETY: ids by value.
-        ok(unsafe { xpbd_mesh_shape_destroy(create()) });
+        ok(xpbd_mesh_shape_destroy(create()));
     }
     let newest = create();
-    // SAFETY: ids by value.
-    assert_eq!(unsafe { xpbd_mesh_shape_destroy(first) }, XpbdResult::InvalidId);
-    // SAFETY: ids by value.
-    assert_eq!(unsafe { xpbd_mesh_shape_destroy(newest) }, XpbdResult::Ok, "the stale id named another shape");
-    // SAFETY: ids by value.
-    ok(unsafe { xpbd_world_destroy(world) });
+    assert_eq!(xpbd_mesh_shape_destroy(first), XpbdResult::InvalidId);
+    assert_eq!(xpbd_mesh_shape_destroy(newest), XpbdResult::Ok, "the stale id named another shape");
+    ok(xpbd_world_destroy(world));
 }
