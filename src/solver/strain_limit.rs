@@ -92,8 +92,12 @@ fn rounds(parts: &mut Parts, step: &Step, factor: f32) -> bool {
         if round >= MAX_ROUNDS && !l.candidates.iter().any(|&e| stretch.is_over(rows, e as usize, severe)) {
             return true;
         }
+        // An edge that the round's earlier projections brought within the tolerance is left
+        // alone, as the scan would have left it.
         for &e in &l.candidates {
-            stretch.limit_edge(rows, e as usize, factor);
+            if stretch.is_over(rows, e as usize, factor + TOLERANCE) {
+                stretch.limit_edge(rows, e as usize, factor);
+            }
         }
     }
     true
