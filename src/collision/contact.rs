@@ -217,9 +217,8 @@ pub(super) fn apply_friction(slip: Vec3, normal: Vec3, depth: f32, (mu_s, mu_k):
 }
 
 /// Whether a contact sweep applies friction: every contact sweep (colliders, their thin-edge
-/// contacts, self-collision, inter-cloth) takes it as an argument, so none can miss it. The
-/// substeps' sweeps apply it; the strain limit's re-projection does not, since its own correction
-/// is no slip for friction to cancel (docs/design.md, "The strain limit").
+/// contacts, self-collision, inter-cloth) takes it as an argument, so none can miss it. Which
+/// sweep passes which is stated once, at `solver::SubstepInfo::friction`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Friction {
     On,

@@ -154,8 +154,9 @@ pub(crate) struct SubstepInfo {
     pub window: SubstepWindow,
     /// Start and end of the substep \[s after the step's start\].
     pub span: (f32, f32),
-    /// Whether its collider and self-collision sweeps apply friction (off in the strain limit's
-    /// re-projection; inter-cloth pairs keep theirs, `sweeps/inter_cloth.rs`).
+    /// Whether its collider and self-collision sweeps apply friction: on in the substeps, off in
+    /// the strain limit's re-projection, whose own correction is no slip for friction to cancel.
+    /// Inter-cloth pairs always apply theirs (the reason: `sweeps/inter_cloth.rs`).
     pub friction: Friction,
 }
 

@@ -112,8 +112,8 @@ fn severe_factor(factor: f32) -> f32 {
 /// The volume, tethers and contacts of the last substep once more.
 fn reproject(parts: &mut Parts, step: &Step) {
     // The volume (pressure), tethers and contacts of the last substep once more, continuing its
-    // multipliers and contact sets (`fresh` = false): they outrank the limit. Without friction:
-    // the limit's own correction is no slip for friction to cancel.
+    // multipliers and contact sets (`fresh` = false): they outrank the limit. Friction off
+    // (`SubstepInfo::friction` says which sweeps honour it).
     let last = SubstepInfo { friction: Friction::Off, ..SubstepInfo::new(step, step.substeps - 1) };
     if Volume.active(step) {
         Volume.solve(parts, step, &last, false);
