@@ -94,7 +94,7 @@ impl ClothConfig {
             w_free: vec![0.0; n],
             w: vec![0.0; n],
             stretch_compliance: Vec::with_capacity(layout.stretch.edges().len()),
-            bend_compliance: Vec::with_capacity(layout.bending.hinges.len()),
+            bend_compliance: Vec::with_capacity(layout.bending.hinges().len()),
             compliance_strain: 0.0,
             tether_factor: 1.0,
             stretch_limit: None,

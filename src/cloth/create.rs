@@ -43,7 +43,7 @@ impl Cloth {
         let options = LayoutOptions { coloured: DEFAULT_CONSTRAINT_COLOURING, tethers: desc.params.enable_tethers };
         let layout = ConstraintLayout::build(&model.constraints, &w_free, &state.x, options);
         let config = ClothConfig::new(&model, &layout, desc.params, DEFAULT_CONSTRAINT_COLOURING);
-        let residuals = layout.stretch.edges().len().max(n * TETHERS_PER_PARTICLE).max(layout.bending.hinges.len());
+        let residuals = layout.stretch.edges().len().max(n * TETHERS_PER_PARTICLE).max(layout.bending.hinges().len());
         let mut cloth = Cloth {
             scratch: SolverScratch::new(n, model.triangles.len(), &layout),
             output: ClothOutput::new(n, residuals),

@@ -69,11 +69,11 @@ impl Cloth {
         let e = self.in_effect();
         let b = &e.layout.bending;
         BendingView {
-            hinges: &b.hinges,
-            rest_angle: &b.rest_angle,
+            hinges: b.hinges(),
+            rest_angle: b.rest_angle(),
             compliance: &e.config.bend_compliance,
             lambda: e.bend_lambda,
-            colour_start: &b.colour_start,
+            colour_start: b.colour_start(),
         }
     }
 
@@ -81,6 +81,6 @@ impl Cloth {
     pub fn tether_constraints(&self) -> TetherView<'_> {
         let e = self.in_effect();
         let t = &e.layout.tethers;
-        TetherView { particle: &t.particle, anchor: &t.anchor, geodesic_distance: &t.geodesic_distance, factor: e.config.tether_factor, lambda: e.tether_lambda }
+        TetherView { particle: t.particle(), anchor: t.anchor(), geodesic_distance: t.geodesic_distance(), factor: e.config.tether_factor, lambda: e.tether_lambda }
     }
 }

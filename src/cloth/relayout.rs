@@ -80,7 +80,7 @@ impl Inputs {
         let mut relaid = Relaid {
             stretch_lambda: follow(&self.stretch_lambda, &self.previous.edge_creation, &layout.edge_creation),
             bend_lambda: follow(&self.bend_lambda, &self.previous.hinge_creation, &layout.hinge_creation),
-            tether_lambda: vec![0.0; layout.tethers.particle.len()],
+            tether_lambda: vec![0.0; layout.tethers.particle().len()],
             strain_limit: StrainLimitScratch::sized(layout.stretch.edges().len(), self.w.len()),
             layout: Arc::new(Default::default()),
             config,
@@ -310,14 +310,14 @@ mod tests {
         assert_eq!(a.stretch.edges(), b.stretch.edges());
         assert_eq!(bits(a.stretch.rest_length()), bits(b.stretch.rest_length()));
         assert_eq!(a.stretch.colour_start(), b.stretch.colour_start());
-        assert_eq!(a.bending.hinges, b.bending.hinges);
-        assert_eq!(bits(&a.bending.rest_angle), bits(&b.bending.rest_angle));
-        assert_eq!(a.bending.colour_start, b.bending.colour_start);
+        assert_eq!(a.bending.hinges(), b.bending.hinges());
+        assert_eq!(bits(a.bending.rest_angle()), bits(b.bending.rest_angle()));
+        assert_eq!(a.bending.colour_start(), b.bending.colour_start());
         assert_eq!((&a.edge_creation, &a.hinge_creation), (&b.edge_creation, &b.hinge_creation));
         assert_eq!((&a.particle_edge_start, &a.particle_edges), (&b.particle_edge_start, &b.particle_edges));
         let (s, t) = (&a.tethers, &b.tethers);
-        assert_eq!((&s.particle, &s.anchor, s.full_groups_end), (&t.particle, &t.anchor, t.full_groups_end));
-        assert_eq!(bits(&s.geodesic_distance), bits(&t.geodesic_distance));
+        assert_eq!((s.particle(), s.anchor(), s.full_groups_end()), (t.particle(), t.anchor(), t.full_groups_end()));
+        assert_eq!(bits(s.geodesic_distance()), bits(t.geodesic_distance()));
         assert_eq!(a.options, b.options);
     }
 
@@ -335,12 +335,12 @@ mod tests {
         cloth.unpin(&[2000]).unwrap(); // supersedes the first pending layout
         cloth.set_pinned(&[1200], Some(&[[1.0, 0.5, 0.25]])).unwrap();
         assert!(cloth.pending.pending.is_some(), "a large cloth's layout is pending");
-        assert!(cloth.layout.tethers.particle.is_empty(), "the layout in place is the old one until the step");
+        assert!(cloth.layout.tethers.particle().is_empty(), "the layout in place is the old one until the step");
         // What the views show already (they wait for the pending layout).
         let viewed = cloth.tether_constraints().particle.to_vec();
         cloth.settle_layout();
         assert!(cloth.pending.pending.is_none());
-        assert_eq!(viewed, cloth.layout.tethers.particle);
+        assert_eq!(viewed, cloth.layout.tethers.particle());
         assert_eq!(cloth.pinned_particles(), [0, 47, 1200]);
 
         let options = LayoutOptions { coloured: cloth.config.colouring, tethers: true };
@@ -355,7 +355,7 @@ mod tests {
             let old = before.edge_creation.iter().position(|&e| e == c).unwrap();
             assert_eq!(cloth.scratch.stretch_lambda[k].to_bits(), lambda[old].to_bits());
         }
-        assert_eq!(cloth.scratch.tether_lambda, vec![0.0; cloth.layout.tethers.particle.len()]);
+        assert_eq!(cloth.scratch.tether_lambda, vec![0.0; cloth.layout.tethers.particle().len()]);
     }
 
     /// A copy of a cloth with a pending layout gets the same layout, and the original keeps it.
@@ -367,7 +367,7 @@ mod tests {
         copy.settle_layout();
         cloth.settle_layout();
         assert_same(&cloth.layout, &copy.layout);
-        assert!(!cloth.layout.tethers.particle.is_empty());
+        assert!(!cloth.layout.tethers.particle().is_empty());
     }
 
     /// Pinning pinned vertices again (new targets) and releasing unpinned ones keep the layout: the
@@ -414,7 +414,7 @@ mod tests {
         cloth.pending.builder = std::sync::Weak::new();
         cloth.set_pinned(&[0, 47], None).unwrap();
         assert!(cloth.pending.pending.as_ref().is_some_and(|p| p.built.get().is_some()), "built in the call");
-        assert!(cloth.layout.tethers.particle.is_empty(), "not in place before its step");
+        assert!(cloth.layout.tethers.particle().is_empty(), "not in place before its step");
     }
 
     /// A pin change's layout is put in place at the start of the `LAYOUT_DELAY_STEPS`-th step
@@ -432,7 +432,7 @@ mod tests {
             assert!(std::sync::Arc::ptr_eq(&before, &cloth.layout) && cloth.layout_pending(), "step {k} keeps the layout");
         }
         cloth.layout_for_step();
-        assert!(!cloth.layout_pending() && !cloth.layout.tethers.particle.is_empty(), "the due step puts it in place");
+        assert!(!cloth.layout_pending() && !cloth.layout.tethers.particle().is_empty(), "the due step puts it in place");
         let pinned = cloth.layout.clone();
         cloth.set_pinned(&[100], None).unwrap();
         cloth.unpin(&[100]).unwrap();
@@ -442,6 +442,6 @@ mod tests {
         let no_tethers = crate::ClothParams { enable_tethers: false, ..cloth.config.params };
         cloth.set_params(no_tethers).unwrap();
         cloth.layout_for_step();
-        assert!(!cloth.layout_pending() && cloth.layout.tethers.particle.is_empty(), "a setting's layout at the next step");
+        assert!(!cloth.layout_pending() && cloth.layout.tethers.particle().is_empty(), "a setting's layout at the next step");
     }
 }

@@ -89,8 +89,8 @@ impl SolverScratch {
     fn fit(&mut self, layout: &ConstraintLayout) {
         self.strain_limit = StrainLimitScratch::sized(layout.stretch.edges().len(), self.rows.len());
         self.stretch_lambda = vec![0.0; layout.stretch.edges().len()];
-        self.bend_lambda = vec![0.0; layout.bending.hinges.len()];
-        self.tether_lambda = vec![0.0; layout.tethers.particle.len()];
+        self.bend_lambda = vec![0.0; layout.bending.hinges().len()];
+        self.tether_lambda = vec![0.0; layout.tethers.particle().len()];
     }
 
     /// The multipliers of layout `old` rearranged for layout `new` of the same mesh: stretch and
@@ -98,7 +98,7 @@ impl SolverScratch {
     pub fn relayout(&mut self, old: &ConstraintLayout, new: &ConstraintLayout) {
         self.stretch_lambda = follow(&self.stretch_lambda, &old.edge_creation, &new.edge_creation);
         self.bend_lambda = follow(&self.bend_lambda, &old.hinge_creation, &new.hinge_creation);
-        self.tether_lambda = vec![0.0; new.tethers.particle.len()];
+        self.tether_lambda = vec![0.0; new.tethers.particle().len()];
         self.strain_limit = StrainLimitScratch::sized(new.stretch.edges().len(), self.rows.len());
     }
 }

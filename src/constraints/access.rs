@@ -123,7 +123,8 @@ pub(crate) fn floats_of(v: &[Vec3; 4]) -> [glam::Vec4; 3] {
 ///
 /// Invariant the sweeps' unchecked row accesses rely on: whoever changes the indices of a
 /// constraint type in place calls [`RowOffsets::indices_changed`] (rebuilding the constraints
-/// makes new, unchecked offsets). With debug assertions every step derives the offsets again and
+/// makes new, unchecked offsets). The constraint types keep their indices private and call it in
+/// their `edit` and reorderings. With debug assertions every step derives the offsets again and
 /// asserts that kept ones had not gone stale, so a missing call fails the tests.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct RowOffsets<const K: usize> {
@@ -488,5 +489,30 @@ mod tests {
         assert_eq!(bits(&shared), bits(&plain));
         assert_ne!(bits(&shared), bits(&rows));
         assert_eq!(shared[1].truncate(), Vec3::new(9.0, 8.0, 7.0), "set at offset 16 is row 1");
+    }
+
+    /// Kept offsets whose indices changed without [`RowOffsets::indices_changed`] fail the next
+    /// check in debug builds (as the CI profile runs the tests): the net under the code inside
+    /// the constraint types, whose edits make the call themselves. Here for a swap that keeps
+    /// every index in bounds, which the bounds check alone would not notice.
+    #[test]
+    #[cfg(debug_assertions)]
+    fn indices_changed_without_saying_so_fail_the_next_check_in_debug_builds() {
+        use std::panic::{AssertUnwindSafe, catch_unwind};
+        let (n, mut constraints) = (6, vec![[0u32, 1], [2, 3], [4, 5]]);
+        let mut offsets = RowOffsets::<2>::with_capacity(constraints.len());
+        let prepare = |offsets: &mut RowOffsets<2>, c: &[[u32; 2]]| offsets.prepare(c.len(), n, |out| row_offsets_below(c, n, out));
+        assert!(prepare(&mut offsets, &constraints));
+        constraints.swap(0, 2);
+        let derived: Vec<u32> = constraints.as_flattened().iter().map(|&i| i * ROW_BYTES as u32).collect();
+        let ready = catch_unwind(AssertUnwindSafe(|| offsets.ready_for(constraints.len(), n, derived.iter().copied())));
+        let prepared = catch_unwind(AssertUnwindSafe(|| prepare(&mut offsets, &constraints)));
+        for (what, result) in [("ready_for", ready), ("prepare", prepared)] {
+            let message = result.expect_err(what).downcast::<&str>().map(|m| m.to_string()).unwrap_or_default();
+            assert!(message.contains("without RowOffsets::indices_changed"), "{what}: {message}");
+        }
+        offsets.indices_changed();
+        assert!(prepare(&mut offsets, &constraints));
+        assert_eq!(offsets.as_slice().as_flattened(), derived);
     }
 }

@@ -214,21 +214,33 @@ impl<T: Real> HingeCorrections<T> {
     }
 }
 
-/// All bending constraints of one cloth, structure-of-arrays.
+/// All bending constraints of one cloth, structure-of-arrays. The fields are private because the
+/// unchecked sweeps rely on them agreeing: one rest angle per hinge, colour offsets ascending from
+/// 0 to the hinge count (or none), and row offsets derived from the current hinges. Every change
+/// goes through [`Self::new`], [`Self::edit`] or [`Self::set_colouring`], which keep that.
 #[derive(Clone, Debug, Default)]
 pub struct BendingConstraints {
     /// Hinges `[x0, x1, x2, x3]` (see module docs).
-    pub hinges: Vec<[u32; 4]>,
-    /// Rest angle φ₀ \[rad\].
-    pub rest_angle: Vec<f32>,
+    hinges: Vec<[u32; 4]>,
+    /// Rest angle φ₀ \[rad\], one per hinge.
+    rest_angle: Vec<f32>,
     /// Start of each colour in storage order (`colour_count + 1` offsets) when the hinges are
     /// coloured for parallel sweeps (no two hinges of a colour share a particle); empty otherwise.
-    pub colour_start: Vec<u32>,
+    colour_start: Vec<u32>,
     /// Byte offsets of the hinges' particle rows, derived from `hinges` and checked at the top of
     /// the first step after they changed ([`Self::prepare_rows`]); what the lane-wise kernel
-    /// addresses rows by. Code that changes `hinges` in place calls
-    /// [`RowOffsets::indices_changed`] on it.
-    pub(crate) row_offsets: RowOffsets<4>,
+    /// addresses rows by. [`Self::edit`] marks them stale.
+    row_offsets: RowOffsets<4>,
+}
+
+/// The arrays of [`BendingConstraints`] lent to [`BendingConstraints::edit`].
+pub(crate) struct BendingArrays<'a> {
+    /// Hinges `[x0, x1, x2, x3]`.
+    pub hinges: &'a mut Vec<[u32; 4]>,
+    /// Rest angle φ₀ \[rad\] per hinge.
+    pub rest_angle: &'a mut Vec<f32>,
+    /// Colour offsets, as [`BendingConstraints::colour_start`].
+    pub colour_start: &'a mut Vec<u32>,
 }
 
 /// The bending projection for [`sweep`](super::sweep::sweep); `DAMPED` is false when β = 0.
@@ -342,6 +354,73 @@ impl<const DAMPED: bool> BatchSweep for BendingSweep<'_, DAMPED> {
 }
 
 impl BendingConstraints {
+    /// Uncoloured hinges and their rest angles \[rad\] (one per hinge; panics otherwise), room for
+    /// their row offsets reserved.
+    pub(crate) fn new(hinges: Vec<[u32; 4]>, rest_angle: Vec<f32>) -> Self {
+        assert_eq!(hinges.len(), rest_angle.len(), "one rest angle per hinge");
+        let row_offsets = RowOffsets::with_capacity(hinges.len());
+        BendingConstraints { hinges, rest_angle, colour_start: Vec::new(), row_offsets }
+    }
+
+    /// Hinges `[x0, x1, x2, x3]` (module docs) in storage order.
+    #[inline]
+    pub fn hinges(&self) -> &[[u32; 4]] {
+        &self.hinges
+    }
+
+    /// Rest angle φ₀ \[rad\] per hinge.
+    #[inline]
+    pub fn rest_angle(&self) -> &[f32] {
+        &self.rest_angle
+    }
+
+    /// Start of each colour in storage order (`colour_count + 1` offsets) when the hinges are
+    /// coloured for parallel sweeps (no two hinges of a colour share a particle); empty otherwise.
+    #[inline]
+    pub fn colour_start(&self) -> &[u32] {
+        &self.colour_start
+    }
+
+    /// The hinges' particle row offsets and the colours' reach ([`Self::prepare_rows`]).
+    #[inline]
+    pub(crate) fn row_offsets(&self) -> &RowOffsets<4> {
+        &self.row_offsets
+    }
+
+    /// Store the colouring `start` (as [`Self::colour_start`]; empty: uncoloured).
+    ///
+    /// # Safety
+    /// No two hinges within a colour share a particle: the team sweeps write those particles from
+    /// several threads at once.
+    pub(crate) unsafe fn set_colouring(&mut self, start: Vec<u32>) {
+        self.colour_start = start;
+        self.row_offsets.reserve_reach(self.colour_start.len());
+        self.check_shape();
+    }
+
+    /// Change the hinges, rest angles or colours in place through `f`. Afterwards the row offsets
+    /// are derived again at the next [`Self::prepare_rows`], and the arrays are checked to agree
+    /// (one rest angle per hinge, colour offsets ascending from 0 to the hinge count, or none;
+    /// panics otherwise).
+    ///
+    /// # Safety
+    /// No two hinges within a colour share a particle after `f`, as for [`Self::set_colouring`].
+    pub(crate) unsafe fn edit<R>(&mut self, f: impl FnOnce(BendingArrays<'_>) -> R) -> R {
+        let r = f(BendingArrays { hinges: &mut self.hinges, rest_angle: &mut self.rest_angle, colour_start: &mut self.colour_start });
+        self.row_offsets.indices_changed();
+        self.check_shape();
+        r
+    }
+
+    /// Panics unless there is one rest angle per hinge and the colour offsets ascend from 0 to the
+    /// hinge count (or there are none).
+    fn check_shape(&self) {
+        assert_eq!(self.hinges.len(), self.rest_angle.len(), "one rest angle per hinge");
+        let c = &self.colour_start;
+        let ascending = c.windows(2).all(|w| w[0] <= w[1]);
+        assert!(c.is_empty() || (c[0] == 0 && c[c.len() - 1] as usize == self.hinges.len() && ascending), "colour offsets {c:?} for {} hinges", self.hinges.len());
+    }
+
     /// One Gauss–Seidel sweep over all hinges in storage order. When the hinges are coloured
     /// ([`BendingConstraints::colour_start`]), colour by colour, 16 hinges at a time where the CPU has
     /// AVX-512F (the rest as at most one 8-lane batch and one partial one), else 8 with AVX, else
@@ -457,6 +536,27 @@ impl DampedKernels for BendingConstraints {
 mod tests {
     use super::*;
 
+    /// An edit marks the row offsets stale, so the next preparation derives them from the edited
+    /// hinges; arrays left out of step (a rest angle short, colour offsets that do not end at the
+    /// hinge count) are refused.
+    #[test]
+    fn edits_keep_the_row_offsets_and_the_arrays_in_step() {
+        let mut b = BendingConstraints::new(vec![[0, 1, 2, 3], [4, 5, 6, 7]], vec![0.5, -0.5]);
+        assert!(b.prepare_rows(8));
+        // SAFETY (every edit and colouring below): uncoloured, or one hinge per colour.
+        unsafe { b.edit(|a| a.hinges.swap(0, 1)) };
+        assert!(b.prepare_rows(8));
+        let bytes = crate::constraints::access::ROW_BYTES as u32;
+        assert_eq!(b.row_offsets().as_slice(), [[4, 5, 6, 7].map(|i| i * bytes), [0, 1, 2, 3].map(|i| i * bytes)]);
+        let short = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| unsafe { b.edit(|a| a.hinges.push([0, 2, 4, 6])) }));
+        assert!(short.is_err(), "a hinge without a rest angle");
+        let mut c = BendingConstraints::new(vec![[0, 1, 2, 3], [4, 5, 6, 7]], vec![0.5, -0.5]);
+        let open_end = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| unsafe { c.set_colouring(vec![0, 1]) }));
+        assert!(open_end.is_err(), "colours that stop short of the last hinge");
+        unsafe { c.set_colouring(vec![0, 1, 2]) };
+        assert_eq!(c.colour_start(), [0, 1, 2]);
+    }
+
     /// The lane-wise residuals against the scalar formula, hinge by hinge, to the bit: random
     /// hinges over random points (some far from flat, some past ±π of their rest angle), some
     /// degenerate (a repeated corner: residual 0), and a remainder that is not a multiple of
@@ -471,17 +571,18 @@ mod tests {
             (seed >> 40) as f32 / (1u64 << 24) as f32
         };
         let x: Vec<Vec3> = (0..64).map(|_| Vec3::new(next(), next(), next()) * 2.0 - Vec3::ONE).collect();
-        let mut bending = BendingConstraints::default();
+        let (mut hinges, mut rest_angle) = (Vec::new(), Vec::new());
         for h in 0..203u32 {
             let pick = |k: u32| (h * 7 + k * 13) % 64;
             // Every 9th hinge repeats a corner of its shared edge (zero-height triangle).
             let hinge = if h % 9 == 0 { [pick(0), pick(1), pick(2), pick(0)] } else { [pick(0), pick(1), pick(2), pick(3)] };
-            bending.hinges.push(hinge);
-            bending.rest_angle.push((next() * 2.0 - 1.0) * PI);
+            hinges.push(hinge);
+            rest_angle.push((next() * 2.0 - 1.0) * PI);
         }
+        let bending = BendingConstraints::new(hinges, rest_angle);
         let mut lane_wise = Vec::new();
         bending.residuals(&x, &mut lane_wise);
-        assert_eq!(lane_wise.len(), bending.hinges.len());
+        assert_eq!(lane_wise.len(), bending.hinges().len());
         // Where the CPU has AVX the above took 8 at a time; the SSE path gives the same bits.
         #[cfg(target_arch = "x86_64")]
         {
@@ -490,7 +591,7 @@ mod tests {
             assert_eq!(four_lanes.iter().map(|c| c.to_bits()).collect::<Vec<_>>(), lane_wise.iter().map(|c| c.to_bits()).collect::<Vec<_>>());
         }
         let mut degenerate = 0;
-        for ((hinge, rest), got) in bending.hinges.iter().zip(&bending.rest_angle).zip(&lane_wise) {
+        for ((hinge, rest), got) in bending.hinges().iter().zip(bending.rest_angle()).zip(&lane_wise) {
             let want = match dihedral_angle(hinge.map(|i| x[i as usize])) {
                 Some(phi) => wrap_angle(phi - rest).abs(),
                 None => {

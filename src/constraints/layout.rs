@@ -127,12 +127,7 @@ impl ConstraintLayout {
         let kept_bending = previous.filter(|p| p.options.coloured == options.coloured && p.particle_count == n && p.hinge_creation.len() == rest.hinges.len());
         let mut layout = ConstraintLayout {
             stretch: StretchConstraints::new(rest.edges.clone(), rest.rest_length.clone()),
-            bending: BendingConstraints {
-                hinges: rest.hinges.clone(),
-                rest_angle: rest.rest_angle.clone(),
-                colour_start: Vec::new(),
-                row_offsets: RowOffsets::with_capacity(rest.hinges.len()),
-            },
+            bending: BendingConstraints::new(rest.hinges.clone(), rest.rest_angle.clone()),
             tethers,
             edge_creation: (0..rest.edges.len() as u32).collect(),
             hinge_creation: (0..rest.hinges.len() as u32).collect(),
@@ -162,7 +157,7 @@ impl ConstraintLayout {
     /// Whether the layout has at least [`PARALLEL_MIN_CONSTRAINTS`] constraints (edges, hinges and
     /// tethers), so that a coloured cloth is split over the threads of a multi-threaded world.
     pub fn large_enough_to_split(&self) -> bool {
-        self.stretch.edges().len() + self.bending.hinges.len() + self.tethers.particle.len() >= PARALLEL_MIN_CONSTRAINTS
+        self.stretch.edges().len() + self.bending.hinges().len() + self.tethers.particle().len() >= PARALLEL_MIN_CONSTRAINTS
     }
 
     /// Whether every constraint's particle indices were checked against `particle_count` and their
@@ -176,7 +171,7 @@ impl ConstraintLayout {
     /// debug assertions the kept offsets are also compared with the indices).
     pub fn rows_ready(&self, particle_count: usize) -> bool {
         ready(self.stretch.row_offsets(), self.stretch.edges(), particle_count)
-            && ready(&self.bending.row_offsets, &self.bending.hinges, particle_count)
+            && ready(self.bending.row_offsets(), self.bending.hinges(), particle_count)
             && self.tethers.rows_ready(particle_count)
     }
 
@@ -188,7 +183,7 @@ impl ConstraintLayout {
     /// stable-sorted by colour ([`Self::colour_stretch`]).
     fn order_stretch_from_anchors(&mut self, w: &[f32]) {
         let mut distance: Vec<f32> = w.iter().map(|&w| if w == 0.0 { 0.0 } else { f32::INFINITY }).collect();
-        for (&p, &d) in self.tethers.particle.iter().zip(&self.tethers.geodesic_distance) {
+        for (&p, &d) in self.tethers.particle().iter().zip(self.tethers.geodesic_distance()) {
             distance[p as usize] = distance[p as usize].min(d);
         }
         // (distance, creation index) packed into one integer key that sorts like the pair: the
@@ -236,15 +231,20 @@ impl ConstraintLayout {
         if !self.options.coloured {
             return;
         }
-        let colours = greedy_colours(&self.bending.hinges, self.particle_count);
-        let (order, start) = colour_order_by_particle(&colours, &self.bending.hinges);
+        let colours = greedy_colours(self.bending.hinges(), self.particle_count);
+        let (order, start) = colour_order_by_particle(&colours, self.bending.hinges());
         let b = &mut self.bending;
-        permute(&mut b.hinges, &order);
-        permute(&mut b.rest_angle, &order);
+        // SAFETY: uncoloured until the colouring below, which `colour_order_by_particle` stores
+        // as one range per greedy colour, whose hinges share no particle (`colouring_is_valid`,
+        // tested in `colouring.rs`).
+        unsafe {
+            b.edit(|b| {
+                permute(b.hinges, &order);
+                permute(b.rest_angle, &order);
+            });
+            b.set_colouring(start);
+        }
         permute(&mut self.hinge_creation, &order);
-        b.row_offsets.indices_changed();
-        b.colour_start = start;
-        b.row_offsets.reserve_reach(b.colour_start.len());
     }
 
     /// Reorder the stretch constraints and their creation indices: new edge k = old edge

@@ -118,7 +118,7 @@ mod tests {
             let flat = [70u32, 83, 71];
             let flat_hinge = |h: &[u32; 4]| flat.iter().all(|p| h.contains(p));
             let hinges: Vec<[Vec3; 4]> =
-                cloth.layout.bending.hinges.iter().filter(|h| flat_hinge(h)).map(|h| h.map(|i| x[i as usize])).collect();
+                cloth.layout.bending.hinges().iter().filter(|h| flat_hinge(h)).map(|h| h.map(|i| x[i as usize])).collect();
             assert!(!hinges.is_empty() && hinges.iter().all(|p| super::dihedral_angle(*p).is_none()), "no zero-height hinge");
         }
         (cloth, x, x_prev)
@@ -165,7 +165,7 @@ mod tests {
             let (cloth, x0, x_prev) = crumpled_cloth(degenerate);
             // Colours with 8-lane batches and a partial batch of few lanes after them, and colours
             // with one of many lanes (with 4 lanes: a partial batch of 1–3 after the full ones).
-            for colour_start in [cloth.layout.stretch.colour_start(), &cloth.layout.bending.colour_start[..]] {
+            for colour_start in [cloth.layout.stretch.colour_start(), cloth.layout.bending.colour_start()] {
                 let sizes: Vec<u32> = colour_start.windows(2).map(|r| r[1] - r[0]).collect();
                 let tails: Vec<u32> = sizes.iter().filter(|&&n| n >= 8).map(|n| n % 8).collect();
                 let (few, many) = (tails.iter().any(|t| (1..=3).contains(t)), tails.iter().any(|t| (5..=7).contains(t)));
@@ -177,7 +177,7 @@ mod tests {
                 assert!(partial && eight_then_partial, "colour sizes {sizes:?}");
             }
             for compliance in [0.0, 1e-4] {
-                let (edges, hinges) = (cloth.layout.stretch.edges().len(), cloth.layout.bending.hinges.len());
+                let (edges, hinges) = (cloth.layout.stretch.edges().len(), cloth.layout.bending.hinges().len());
                 let swept = Swept {
                     stretch: cloth.layout.stretch.clone(),
                     bending: cloth.layout.bending.clone(),
@@ -190,8 +190,10 @@ mod tests {
                 let (mut lanes, mut scalar) = (swept.clone(), swept);
                 // Same order, no colour ranges: one constraint at a time.
                 // SAFETY: uncoloured, which no colouring rule constrains.
-                unsafe { scalar.stretch.edit(|s| s.colour_start.clear()) };
-                scalar.bending.colour_start.clear();
+                unsafe {
+                    scalar.stretch.edit(|s| s.colour_start.clear());
+                    scalar.bending.edit(|b| b.colour_start.clear());
+                }
                 let mut x_lanes = vec![Vec4::ZERO; x0.len()];
                 pack_solver_particles(&x0, &w, &mut x_lanes);
                 let mut x_scalar = x_lanes.clone();

@@ -265,15 +265,14 @@ pub(crate) fn library_stretch_sweep(edges: &[Edge], colour_start: &[usize], lamb
 
 /// One library bending sweep of `hinges`, as [`library_stretch_sweep`] for edges.
 pub(crate) fn library_bending_sweep(hinges: &[Hinge], colour_start: &[usize], lambda: &mut [f64], p: &mut Particles, h: f32, damping: f32) {
-    let mut b = BendingConstraints {
-        hinges: hinges.iter().map(|e| e.particles.map(|i| i as u32)).collect(),
-        rest_angle: hinges.iter().map(|e| e.rest_angle as f32).collect(),
-        colour_start: colour_start.iter().map(|&k| k as u32).collect(),
-        ..BendingConstraints::default()
-    };
+    let mut b = BendingConstraints::new(hinges.iter().map(|e| e.particles.map(|i| i as u32)).collect(), hinges.iter().map(|e| e.rest_angle as f32).collect());
+    let colour_start: Vec<u32> = colour_start.iter().map(|&k| k as u32).collect();
+    assert!(colouring_is_valid(b.hinges(), &colour_start));
+    // SAFETY: checked valid just above.
+    unsafe { b.set_colouring(colour_start) };
     let compliance: Vec<f32> = hinges.iter().map(|e| e.compliance as f32).collect();
     let mut lambda32: Vec<f32> = lambda.iter().map(|&l| l as f32).collect();
-    assert!(colouring_is_valid(&b.hinges, &b.colour_start) && b.prepare_rows(p.x.len()));
+    assert!(b.prepare_rows(p.x.len()));
     let k = SubstepCoefficients::new(h, damping);
     let (x_prev, w) = (p.x_prev.clone(), p.w.clone());
     // SAFETY: indices checked and colouring validated above.
@@ -285,20 +284,24 @@ pub(crate) fn library_bending_sweep(hinges: &[Hinge], colour_start: &[usize], la
 /// full groups first as the library stores them, with slack s and compliance α \[m/N\]; `lambda`
 /// read and updated in the order of `tethers`.
 pub(crate) fn library_tether_sweep(tethers: &[Tether], lambda: &mut [f64], p: &mut Particles, h: f32, slack: f32, compliance: f32) {
-    let mut t = TetherConstraints {
-        particle: tethers.iter().map(|t| t.particle as u32).collect(),
-        anchor: tethers.iter().map(|t| t.anchor as u32).collect(),
-        geodesic_distance: tethers.iter().map(|t| t.geodesic_distance as f32).collect(),
-        ..TetherConstraints::default()
-    };
-    // λ travels with its tether: carried through the reordering as a tether's key.
-    let lambda_of: Vec<((u32, u32), f32)> = t.particle.iter().copied().zip(t.anchor.iter().copied()).zip(lambda.iter().map(|&l| l as f32)).collect();
     assert!(tethers.iter().all(|t| p.w[t.anchor] == 0.0 && p.w[t.particle] > 0.0), "anchors kinematic, particles free");
+    // Grouped by particle: no particle starts two runs of tethers.
+    let mut runs: Vec<usize> = tethers.chunk_by(|a, b| a.particle == b.particle).map(|group| group[0].particle).collect();
+    let groups = runs.len();
+    runs.sort_unstable();
+    runs.dedup();
+    assert_eq!(runs.len(), groups, "tethers grouped by particle");
+    let particle: Vec<u32> = tethers.iter().map(|t| t.particle as u32).collect();
+    let anchor: Vec<u32> = tethers.iter().map(|t| t.anchor as u32).collect();
+    // SAFETY: one run per particle and no particle an anchor (w > 0 and w = 0), checked above.
+    let mut t = unsafe { TetherConstraints::new(particle, anchor, tethers.iter().map(|t| t.geodesic_distance as f32).collect()) };
+    // λ travels with its tether: carried through the reordering as a tether's key.
+    let lambda_of: Vec<((u32, u32), f32)> = t.particle().iter().copied().zip(t.anchor().iter().copied()).zip(lambda.iter().map(|&l| l as f32)).collect();
     // Remember where each tether goes, to hand λ back in the caller's order.
-    let before: Vec<(u32, u32)> = t.particle.iter().copied().zip(t.anchor.iter().copied()).collect();
+    let before: Vec<(u32, u32)> = t.particle().iter().copied().zip(t.anchor().iter().copied()).collect();
     t.put_full_groups_first();
-    let mut lambda32: Vec<f32> = (0..t.particle.len())
-        .map(|k| lambda_of.iter().find(|(key, _)| *key == (t.particle[k], t.anchor[k])).expect("the same tethers").1)
+    let mut lambda32: Vec<f32> = (0..t.particle().len())
+        .map(|k| lambda_of.iter().find(|(key, _)| *key == (t.particle()[k], t.anchor()[k])).expect("the same tethers").1)
         .collect();
     assert!(t.prepare_rows(p.x.len()));
     let k = SubstepCoefficients::new(h, 0.0);
@@ -306,7 +309,7 @@ pub(crate) fn library_tether_sweep(tethers: &[Tether], lambda: &mut [f64], p: &m
     // SAFETY: indices checked above; anchors are kinematic and particles free in `w`.
     on_rows(p, |rows| unsafe { t.solve_in_bounds(&mut lambda32, rows, &w, slack, compliance, &k, false) });
     for (l, key) in lambda.iter_mut().zip(&before) {
-        let k = (0..t.particle.len()).find(|&k| (t.particle[k], t.anchor[k]) == *key).expect("the same tethers");
+        let k = (0..t.particle().len()).find(|&k| (t.particle()[k], t.anchor()[k]) == *key).expect("the same tethers");
         *l = lambda32[k] as f64;
     }
 }

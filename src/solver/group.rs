@@ -153,7 +153,7 @@ mod tests {
     fn the_solvers_chain_gives_the_sequential_bits_on_a_crumpled_cloth() {
         let n = 72;
         let mut cloth = pinned_grid(n);
-        assert!(!cloth.layout.tethers.particle.is_empty());
+        assert!(!cloth.layout.tethers.particle().is_empty());
         let mut u = crate::test_util::uniform(4242);
         let x_prev = cloth.state.x.clone();
         let xs: Vec<Vec3> = x_prev.iter().map(|p| *p + Vec3::new(u(), u(), u()) * 0.04).collect();
@@ -176,10 +176,10 @@ mod tests {
             }
         }
         check(layout.stretch.edges(), layout.stretch.colour_start(), layout.stretch.row_offsets().reach());
-        check(&layout.bending.hinges, &layout.bending.colour_start, layout.bending.row_offsets.reach());
-        assert!(layout.stretch.colour_start().len() > 8 && layout.bending.colour_start.len() > 8, "the cloth is coloured");
+        check(layout.bending.hinges(), layout.bending.colour_start(), layout.bending.row_offsets().reach());
+        assert!(layout.stretch.colour_start().len() > 8 && layout.bending.colour_start().len() > 8, "the cloth is coloured");
         let pool = rayon::ThreadPoolBuilder::new().num_threads(8).build().unwrap();
-        let (edges, hinges, tethers) = (layout.stretch.edges().len(), layout.bending.hinges.len(), layout.tethers.particle.len());
+        let (edges, hinges, tethers) = (layout.stretch.edges().len(), layout.bending.hinges().len(), layout.tethers.particle().len());
         for damping in [0.0, 0.3] {
             for compliance in [0.0, 1e-4] {
                 let k = SubstepCoefficients::new(1.0 / 600.0, damping);

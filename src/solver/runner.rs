@@ -197,9 +197,9 @@ fn run_group(parts: &mut Parts, step: &Step, group: &mut Group) {
         pins: &state.pins,
     };
     // SAFETY: the layout's indices were checked for these rows (`ConstraintLayout::rows_ready`),
-    // its colourings are valid and its tethers come from `TetherConstraints::build` (no
-    // constrained particle is an anchor); the particle bounds of each part are derived with the row
-    // offsets, and the motion and pin stages touch only the particles of their bounds
-    // (`GroupWork::cut`).
+    // its colourings are valid and its tethers' groups touch disjoint particles (one run per
+    // particle, no constrained particle an anchor: `TetherConstraints` keeps both); the particle
+    // bounds of each part are derived with the row offsets, and the motion and pin stages touch
+    // only the particles of their bounds (`GroupWork::cut`).
     unsafe { run_team(&work, &mut s.rows) };
 }

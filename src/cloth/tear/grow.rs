@@ -196,12 +196,7 @@ pub(crate) fn reserve_layout(layout: &mut ConstraintLayout, l: &TearLimits) {
     reserve(&mut layout.edge_creation, e);
     reserve(&mut layout.particle_edge_start, n + 1);
     reserve(&mut layout.particle_edges, 2 * e);
-    let t = &mut layout.tethers;
-    for v in [&mut t.particle, &mut t.anchor] {
-        reserve(v, l.tethers);
-    }
-    reserve(&mut t.geodesic_distance, l.tethers);
-    t.row_offsets.reserve(l.tethers);
+    layout.tethers.reserve(l.tethers);
 }
 
 /// Room in the strain limit's buffers for a tearable cloth of `l`.

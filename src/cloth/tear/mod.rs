@@ -218,8 +218,8 @@ impl Cloth {
         let layout = crate::constraints::layout::ConstraintLayout::build(&self.model.constraints, &self.config.w, &self.state.x, options);
         let (n, s) = (self.model.rest.len(), &mut self.scratch);
         s.stretch_lambda = vec![0.0; layout.stretch.edges().len()];
-        s.bend_lambda = vec![0.0; layout.bending.hinges.len()];
-        s.tether_lambda = vec![0.0; layout.tethers.particle.len()];
+        s.bend_lambda = vec![0.0; layout.bending.hinges().len()];
+        s.tether_lambda = vec![0.0; layout.tethers.particle().len()];
         s.strain_limit = super::scratch::StrainLimitScratch::sized(layout.stretch.edges().len(), n);
         if self.config.params.self_collision {
             s.self_collision.prepare(n);
@@ -275,7 +275,7 @@ impl Cloth {
             tethers::rebuild(&mut layout.tethers, &mut scratch.tear, n, &c.distance_links, &c.distance_length, &config.w, &c.positions, c.planar, at);
         }
         scratch.tether_lambda.clear();
-        scratch.tether_lambda.resize(layout.tethers.particle.len(), 0.0);
+        scratch.tether_lambda.resize(layout.tethers.particle().len(), 0.0);
         config.derive_compliances(model, layout);
         assert!(layout.prepare_rows(n), "a constraint refers to a particle beyond {n} after a cut");
         if in_step {

@@ -43,35 +43,41 @@ pub(crate) fn repair_layout(layout: &mut ConstraintLayout, model: &ClothModel, w
     };
 
     // Hinges: drop the cut ones, colours kept (a colour may end up empty), corners followed.
-    let b = &mut layout.bending;
-    let colours = b.colour_start.len().saturating_sub(1);
-    let ranges = if colours == 0 { 1 } else { colours };
-    let mut write = 0;
-    for colour in 0..ranges {
-        let (begin, end) = if colours == 0 { (0, b.hinges.len()) } else { (b.colour_start[colour] as usize, b.colour_start[colour + 1] as usize) };
-        if colours > 0 {
-            b.colour_start[colour] = write as u32;
-        }
-        for k in begin..end {
-            let h = work.hinge_remap[layout.hinge_creation[k] as usize];
-            if h == NONE {
-                continue;
+    let creation = &mut layout.hinge_creation;
+    // SAFETY: dropping hinges keeps a colour disjoint, and a corner the cuts move goes to the
+    // copy a cut made of its particle, which only hinges that had that particle (at most one per
+    // colour) take.
+    unsafe {
+        layout.bending.edit(|b| {
+            let colours = b.colour_start.len().saturating_sub(1);
+            let ranges = if colours == 0 { 1 } else { colours };
+            let mut write = 0;
+            for colour in 0..ranges {
+                let (begin, end) = if colours == 0 { (0, b.hinges.len()) } else { (b.colour_start[colour] as usize, b.colour_start[colour + 1] as usize) };
+                if colours > 0 {
+                    b.colour_start[colour] = write as u32;
+                }
+                for k in begin..end {
+                    let h = work.hinge_remap[creation[k] as usize];
+                    if h == NONE {
+                        continue;
+                    }
+                    b.hinges[write] = model.constraints.hinges[h as usize];
+                    b.rest_angle[write] = b.rest_angle[k];
+                    creation[write] = h;
+                    bend_lambda[write] = bend_lambda[k];
+                    write += 1;
+                }
             }
-            b.hinges[write] = model.constraints.hinges[h as usize];
-            b.rest_angle[write] = b.rest_angle[k];
-            layout.hinge_creation[write] = h;
-            bend_lambda[write] = bend_lambda[k];
-            write += 1;
-        }
-    }
-    if colours > 0 {
-        b.colour_start[colours] = write as u32;
-    }
-    b.hinges.truncate(write);
-    b.rest_angle.truncate(write);
-    layout.hinge_creation.truncate(write);
-    bend_lambda.truncate(write);
-    b.row_offsets.indices_changed();
+            if colours > 0 {
+                b.colour_start[colours] = write as u32;
+            }
+            b.hinges.truncate(write);
+            b.rest_angle.truncate(write);
+            creation.truncate(write);
+            bend_lambda.truncate(write);
+        })
+    };
 
     list_edges_at_particles(layout, model.rest.len());
     layout.particle_count = model.rest.len();

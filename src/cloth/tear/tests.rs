@@ -80,13 +80,13 @@ fn assert_layout_follows(cloth: &Cloth) {
         assert_eq!(l.stretch.rest_length()[k].to_bits(), m.constraints.rest_length[c as usize].to_bits());
     }
     for (k, &h) in l.hinge_creation.iter().enumerate() {
-        assert_eq!(l.bending.hinges[k], m.constraints.hinges[h as usize]);
+        assert_eq!(l.bending.hinges()[k], m.constraints.hinges[h as usize]);
     }
-    assert_eq!(l.bending.hinges.len(), m.constraints.hinges.len());
+    assert_eq!(l.bending.hinges().len(), m.constraints.hinges.len());
     let n = m.rest.len();
     if !l.stretch.colour_start().is_empty() {
         assert!(crate::constraints::colouring::colouring_is_valid(l.stretch.edges(), l.stretch.colour_start(), n), "stretch colours");
-        assert!(crate::constraints::colouring::colouring_is_valid(&l.bending.hinges, &l.bending.colour_start, n), "bending colours");
+        assert!(crate::constraints::colouring::colouring_is_valid(l.bending.hinges(), l.bending.colour_start(), n), "bending colours");
     }
     for p in 0..n {
         let listed: Vec<usize> = l.edges_at(p).map(|(e, _)| e).collect();
@@ -98,14 +98,14 @@ fn assert_layout_follows(cloth: &Cloth) {
         fresh.straighten(&m.constraints.positions);
     }
     fresh.put_straight_groups_first(&cloth.state.x);
-    assert_eq!(l.tethers.particle, fresh.particle, "tether particles");
-    assert_eq!(l.tethers.anchor, fresh.anchor, "tether anchors");
+    assert_eq!(l.tethers.particle(), fresh.particle(), "tether particles");
+    assert_eq!(l.tethers.anchor(), fresh.anchor(), "tether anchors");
     let bits = |v: &[f32]| v.iter().map(|f| f.to_bits()).collect::<Vec<_>>();
-    assert_eq!(bits(&l.tethers.geodesic_distance), bits(&fresh.geodesic_distance), "tether distances");
-    assert_eq!(l.tethers.full_groups_end, fresh.full_groups_end);
+    assert_eq!(bits(l.tethers.geodesic_distance()), bits(fresh.geodesic_distance()), "tether distances");
+    assert_eq!(l.tethers.full_groups_end(), fresh.full_groups_end());
     assert_eq!(cloth.scratch.stretch_lambda.len(), l.stretch.edges().len());
-    assert_eq!(cloth.scratch.bend_lambda.len(), l.bending.hinges.len());
-    assert_eq!(cloth.scratch.tether_lambda.len(), l.tethers.particle.len());
+    assert_eq!(cloth.scratch.bend_lambda.len(), l.bending.hinges().len());
+    assert_eq!(cloth.scratch.tether_lambda.len(), l.tethers.particle().len());
     assert_eq!(cloth.config.stretch_compliance.len(), l.stretch.edges().len());
     // Masses from the torn areas.
     let mut w = vec![0.0; n];

@@ -102,33 +102,36 @@ pub(crate) fn rebuild(
         if planar && d <= STRAIGHT_SHORTCUT * straight { straight } else { d }
     };
     let straight = |p: usize| labels[p].iter().any(|&l| x(p).distance(x(l.0 as usize)) >= (1.0 - STRAIGHT_TOLERANCE) * distance(p, l));
-    tethers.particle.clear();
-    tethers.anchor.clear();
-    tethers.geodesic_distance.clear();
-    let mut full_groups_end = 0;
-    for pass in 0..3 {
-        for p in (0..n).filter(|&p| w[p] > 0.0 && count[p] > 0) {
-            let full = count[p] as usize == K;
-            let wanted = match pass {
-                0 => full && straight(p),
-                1 => full && !straight(p),
-                _ => !full,
-            };
-            if !wanted {
-                continue;
+    // SAFETY: a particle's labels are pushed together, in the one pass that wants it, and only
+    // particles with w > 0 get tethers, to anchors with w = 0.
+    unsafe {
+        tethers.edit(|t| {
+            t.particle.clear();
+            t.anchor.clear();
+            t.geodesic_distance.clear();
+            for pass in 0..3 {
+                for p in (0..n).filter(|&p| w[p] > 0.0 && count[p] > 0) {
+                    let full = count[p] as usize == K;
+                    let wanted = match pass {
+                        0 => full && straight(p),
+                        1 => full && !straight(p),
+                        _ => !full,
+                    };
+                    if !wanted {
+                        continue;
+                    }
+                    for &label in &labels[p][..count[p] as usize] {
+                        t.particle.push(p as u32);
+                        t.anchor.push(label.0);
+                        t.geodesic_distance.push(distance(p, label));
+                    }
+                }
+                if pass == 1 {
+                    *t.full_groups_end = t.particle.len();
+                }
             }
-            for &label in &labels[p][..count[p] as usize] {
-                tethers.particle.push(p as u32);
-                tethers.anchor.push(label.0);
-                tethers.geodesic_distance.push(distance(p, label));
-            }
-        }
-        if pass == 1 {
-            full_groups_end = tethers.particle.len();
-        }
-    }
-    tethers.full_groups_end = full_groups_end;
-    tethers.row_offsets.indices_changed();
+        })
+    };
 }
 
 /// The heap entry of distance bits `d_bits`, particle `p` and `anchor`: the bits inverted, so that

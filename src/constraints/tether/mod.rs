@@ -49,15 +49,22 @@ const STRAIGHT_TOLERANCE: f32 = 1e-4;
 /// particle and its anchor is taken to be that straight line ([`TetherConstraints::straighten`]).
 const STRAIGHT_SHORTCUT: f32 = 1.1;
 
-/// All tethers of one cloth, structure-of-arrays, grouped by particle.
+/// All tethers of one cloth, structure-of-arrays, grouped by particle. The fields are private
+/// because the unchecked sweeps rely on them agreeing: one anchor and one distance per tether,
+/// each particle's tethers one run (its group) and no tethered particle an anchor (so a group
+/// writes only its own particle, which no other group reads: the groups run on several threads at
+/// once), `full_groups_end` marking where the groups of exactly [`TETHERS_PER_PARTICLE`] end, and
+/// row offsets derived from the current particles and anchors. Every change goes through
+/// [`Self::build`] (which makes them so), the reorderings of whole groups, or [`Self::new`] and
+/// [`Self::edit`], which check what can be checked in one pass and leave the rest to the caller.
 #[derive(Clone, Debug, Default)]
 pub struct TetherConstraints {
     /// Constrained (free) particle.
-    pub particle: Vec<u32>,
-    /// Anchor (kinematic) particle.
-    pub anchor: Vec<u32>,
-    /// Rest geodesic distance d_geo \[m\] (before the slack factor).
-    pub geodesic_distance: Vec<f32>,
+    particle: Vec<u32>,
+    /// Anchor (kinematic) particle, one per tether.
+    anchor: Vec<u32>,
+    /// Rest geodesic distance d_geo \[m\] (before the slack factor), one per tether.
+    geodesic_distance: Vec<f32>,
     /// Tethers `0 .. full_groups_end` form groups of exactly [`TETHERS_PER_PARTICLE`] tethers and
     /// the other groups follow ([`TetherConstraints::put_full_groups_first`], which `build`
     /// calls): the sweep takes those groups 8 or 4 at a time without looking for where each one
@@ -65,12 +72,24 @@ pub struct TetherConstraints {
     /// docs/dev/performance-log.md, "2026-11-30 — Fewer instructions per projection").
     /// 0 when the tethers are not arranged so: then every group is projected one at a time (the
     /// same bits). Groups move only their own particle, so their order changes no bit.
-    pub(crate) full_groups_end: usize,
+    full_groups_end: usize,
     /// Byte offsets of each tether's particle and anchor rows, derived from `particle` and
     /// `anchor` and checked at the top of the first step after they changed
-    /// ([`Self::prepare_rows`]); what the lane-wise kernel addresses rows by. Code that changes
-    /// `particle` or `anchor` in place calls [`RowOffsets::indices_changed`] on it.
-    pub(crate) row_offsets: RowOffsets<2>,
+    /// ([`Self::prepare_rows`]); what the lane-wise kernel addresses rows by. [`Self::edit`] and
+    /// the reorderings mark them stale.
+    row_offsets: RowOffsets<2>,
+}
+
+/// The arrays of [`TetherConstraints`] lent to [`TetherConstraints::edit`].
+pub(crate) struct TetherArrays<'a> {
+    /// Constrained (free) particle per tether.
+    pub particle: &'a mut Vec<u32>,
+    /// Anchor (kinematic) particle per tether.
+    pub anchor: &'a mut Vec<u32>,
+    /// Rest geodesic distance d_geo \[m\] per tether.
+    pub geodesic_distance: &'a mut Vec<f32>,
+    /// As [`TetherConstraints::full_groups_end`].
+    pub full_groups_end: &'a mut usize,
 }
 
 /// A particle's settled (anchor, rest distance \[m\]) labels of the K-nearest-anchors search, in
@@ -176,19 +195,116 @@ impl TetherConstraints {
             }
         }
 
-        let mut t = TetherConstraints::default();
+        let (mut particle, mut anchor, mut geodesic_distance) = (Vec::new(), Vec::new(), Vec::new());
         for (p, l) in labels.iter().enumerate() {
             if w[p] > 0.0 {
-                for &(anchor, d) in &l.settled[..l.len] {
-                    t.particle.push(p as u32);
-                    t.anchor.push(anchor);
-                    t.geodesic_distance.push(d as f32);
+                for &(a, d) in &l.settled[..l.len] {
+                    particle.push(p as u32);
+                    anchor.push(a);
+                    geodesic_distance.push(d as f32);
                 }
             }
         }
-        t.row_offsets = RowOffsets::with_capacity(t.particle.len());
+        // SAFETY: each particle's labels are pushed together, and only particles with w > 0 get
+        // tethers, to anchors with w = 0.
+        let mut t = unsafe { Self::new(particle, anchor, geodesic_distance) };
         t.put_full_groups_first();
         t
+    }
+
+    /// Tethers as given, not arranged ([`Self::full_groups_end`] 0): the particle, anchor and
+    /// rest geodesic distance d_geo \[m\] of each (one of each per tether; panics otherwise), room
+    /// for their row offsets reserved.
+    ///
+    /// # Safety
+    /// Each particle's tethers are one run of consecutive tethers, and no tether's particle is any
+    /// tether's anchor: the sweep runs the groups on several threads at once, each writing its
+    /// particle and reading its anchors.
+    pub(crate) unsafe fn new(particle: Vec<u32>, anchor: Vec<u32>, geodesic_distance: Vec<f32>) -> Self {
+        let row_offsets = RowOffsets::with_capacity(particle.len());
+        let t = TetherConstraints { particle, anchor, geodesic_distance, full_groups_end: 0, row_offsets };
+        t.check_shape();
+        t
+    }
+
+    /// Constrained (free) particle per tether, in storage order (grouped by particle).
+    #[inline]
+    pub fn particle(&self) -> &[u32] {
+        &self.particle
+    }
+
+    /// Anchor (kinematic) particle per tether.
+    #[inline]
+    pub fn anchor(&self) -> &[u32] {
+        &self.anchor
+    }
+
+    /// Rest geodesic distance d_geo \[m\] (before the slack factor) per tether.
+    #[inline]
+    pub fn geodesic_distance(&self) -> &[f32] {
+        &self.geodesic_distance
+    }
+
+    /// Where the groups of exactly [`TETHERS_PER_PARTICLE`] tethers, stored first, end (0 when
+    /// the tethers are not arranged so; [`Self::put_full_groups_first`]). For tests: the sweep
+    /// reads the field.
+    #[cfg(test)]
+    pub(crate) fn full_groups_end(&self) -> usize {
+        self.full_groups_end
+    }
+
+    /// The tethers' particle and anchor row offsets ([`Self::prepare_rows`]). For tests: the
+    /// sweep reads the field.
+    #[cfg(test)]
+    pub(crate) fn row_offsets(&self) -> &RowOffsets<2> {
+        &self.row_offsets
+    }
+
+    /// Change the tethers in place through `f`. Afterwards the row offsets are derived again at
+    /// the next [`Self::prepare_rows`], and the arrays are checked to agree (one anchor and one
+    /// distance per tether, the tethers before `full_groups_end` groups of exactly
+    /// [`TETHERS_PER_PARTICLE`] tethers of one particle; panics otherwise). Unsafe because what
+    /// the sweep's threads rely on is not checked: that takes a mark per particle (an
+    /// allocation), and tearing edits the tethers without allocating.
+    ///
+    /// # Safety
+    /// After `f`, each particle's tethers are one run and no tether's particle is an anchor, as
+    /// for [`Self::new`].
+    pub(crate) unsafe fn edit<R>(&mut self, f: impl FnOnce(TetherArrays<'_>) -> R) -> R {
+        let arrays = TetherArrays {
+            particle: &mut self.particle,
+            anchor: &mut self.anchor,
+            geodesic_distance: &mut self.geodesic_distance,
+            full_groups_end: &mut self.full_groups_end,
+        };
+        let r = f(arrays);
+        self.row_offsets.indices_changed();
+        self.check_shape();
+        r
+    }
+
+    /// Room for `tethers` tethers without allocating (a tearable cloth).
+    pub(crate) fn reserve(&mut self, tethers: usize) {
+        for v in [&mut self.particle, &mut self.anchor] {
+            v.reserve(tethers.saturating_sub(v.len()));
+        }
+        self.geodesic_distance.reserve(tethers.saturating_sub(self.geodesic_distance.len()));
+        self.row_offsets.reserve(tethers);
+    }
+
+    /// Panics unless there is one anchor and one distance per tether and the tethers before
+    /// `full_groups_end` (a multiple of [`TETHERS_PER_PARTICLE`], at most the tether count) are
+    /// groups of exactly that many tethers of one particle each (the tether after each group, if
+    /// any, of another particle).
+    fn check_shape(&self) {
+        const K: usize = TETHERS_PER_PARTICLE;
+        let (particle, end) = (&self.particle, self.full_groups_end);
+        let n = particle.len();
+        assert!(self.anchor.len() == n && self.geodesic_distance.len() == n, "one anchor and one distance per tether");
+        assert!(end <= n && end.is_multiple_of(K), "full groups end at {end} of {n} tethers");
+        let one_particle = |group: &[u32]| group.iter().all(|&p| p == group[0]);
+        let full = particle[..end].chunks_exact(K).enumerate().all(|(g, group)| one_particle(group) && particle.get(K * (g + 1)) != Some(&group[0]));
+        assert!(full, "the tethers before {end} are not groups of exactly {K} tethers of one particle");
     }
 
     /// On a flat rest mesh (rest positions `rest` \[m\]): each tether's distance becomes the
@@ -275,11 +391,12 @@ impl TetherConstraints {
     ///
     /// # Safety
     /// Every particle and anchor index is `< x.len()` and [`Self::row_offsets`] are derived from
-    /// the current tethers (both by [`Self::prepare_rows`]), and the tethers come from
-    /// [`Self::build`], where no constrained particle is an anchor, so that no group writes a
-    /// particle another group reads. (`w` may have changed since: a group moves its particle by
-    /// its current inverse mass, not at all once it is pinned, and an anchor released since is
-    /// still only read.)
+    /// the current tethers (both by [`Self::prepare_rows`]). That no group writes a particle
+    /// another group reads or writes is kept by the type (one run per particle, no tethered
+    /// particle an anchor: [`Self::build`], and the promise of [`Self::new`] and [`Self::edit`]).
+    /// (`w` may have changed since the tethers were made: a group moves its particle by its current
+    /// inverse mass, not at all once it is pinned, and an anchor released since is still only
+    /// read.)
     // Out of line so that profilers attribute the sweep to it; once per substep.
     #[inline(never)]
     #[allow(clippy::too_many_arguments)]
@@ -287,7 +404,8 @@ impl TetherConstraints {
         let all = [0, self.particle.len() as u32];
         let kernel = self.kernel(w, slack, compliance, k, fresh);
         // SAFETY: the caller's contract; the kernel reads particles only through `particle`,
-        // `anchor` and their row offsets.
+        // `anchor` and their row offsets, and its one colour's groups touch disjoint particles
+        // (the type's invariant).
         unsafe { sweep(&kernel, x, lambda, Some(&all)) };
     }
 

@@ -8,7 +8,7 @@ use super::super::team::{ColourCut, SharedSlice, TeamWork};
 use super::super::access::SharedPositions;
 use super::super::test_grid::{grid, noise};
 use super::super::lanes::LANES;
-use super::{STRAIGHT_TOLERANCE, TETHERS_PER_PARTICLE, TetherConstraints, TetherSweep};
+use super::{STRAIGHT_TOLERANCE, TETHERS_PER_PARTICLE, TetherConstraints};
 use glam::{Vec3, Vec4};
 
 const PINS: [u32; 3] = [0, NX as u32 - 1, ((NY - 1) * NX) as u32];
@@ -22,33 +22,37 @@ const NY: usize = 23;
 fn pinned_cloth() -> (Vec<Vec3>, Vec<f32>, TetherConstraints) {
     let cloth = grid(NX, NY, &PINS, true);
     let (x, w, built) = (cloth.x.clone(), cloth.w.clone(), cloth.layout.tethers.clone());
-    let mut t = TetherConstraints::default();
+    let (mut particle, mut anchor, mut geodesic_distance) = (Vec::new(), Vec::new(), Vec::new());
     let mut push = |p: u32, a: u32, d: f32| {
-        t.particle.push(p);
-        t.anchor.push(a);
-        let shorter = if t.geodesic_distance.len() % 3 == 0 { 0.97 } else { 1.0 };
-        t.geodesic_distance.push(d * shorter);
+        particle.push(p);
+        anchor.push(a);
+        let shorter = if geodesic_distance.len() % 3 == 0 { 0.97 } else { 1.0 };
+        geodesic_distance.push(d * shorter);
     };
+    let (built_particle, built_anchor) = (built.particle(), built.anchor());
     let mut c = 0;
-    while c < built.particle.len() {
-        let p = built.particle[c];
-        let group: Vec<usize> = (c..built.particle.len()).take_while(|&k| built.particle[k] == p).collect();
+    while c < built_particle.len() {
+        let p = built_particle[c];
+        let group: Vec<usize> = (c..built_particle.len()).take_while(|&k| built_particle[k] == p).collect();
         c += group.len();
         let keep = if p % 5 == 0 { 1 } else { group.len() };
         for &k in &group[..keep] {
-            push(p, built.anchor[k], built.geodesic_distance[k]);
+            push(p, built_anchor[k], built.geodesic_distance()[k]);
         }
         if p % 7 == 0 {
-            let other = PINS.iter().find(|a| !group.iter().any(|&k| built.anchor[k] == **a)).unwrap();
+            let other = PINS.iter().find(|a| !group.iter().any(|&k| built_anchor[k] == **a)).unwrap();
             push(p, *other, x[p as usize].distance(x[*other as usize]) * 1.02);
         }
     }
+    // SAFETY: the built layout's groups (one run per particle, anchored at pins, which have no
+    // tethers) pushed whole, some with a tether fewer or one more to a pin.
+    let t = unsafe { TetherConstraints::new(particle, anchor, geodesic_distance) };
     (x, w, t)
 }
 
 /// Sizes of the particle groups, in storage order.
 fn group_sizes(t: &TetherConstraints) -> Vec<usize> {
-    t.particle.chunk_by(|a, b| a == b).map(<[u32]>::len).collect()
+    t.particle().chunk_by(|a, b| a == b).map(<[u32]>::len).collect()
 }
 
 /// Both storage orders: groups mixed in particle order (`full_groups_end` 0: every group one at
@@ -59,9 +63,9 @@ fn lane_wise_tether_sweeps_give_the_bits_of_the_one_group_at_a_time_sweep() {
     let (rest, w, mixed) = pinned_cloth();
     let mut arranged = mixed.clone();
     arranged.put_full_groups_first();
-    assert_eq!(mixed.full_groups_end, 0);
+    assert_eq!(mixed.full_groups_end(), 0);
     let pairs = group_sizes(&mixed).iter().filter(|&&s| s == TETHERS_PER_PARTICLE).count();
-    assert_eq!(arranged.full_groups_end, pairs * TETHERS_PER_PARTICLE);
+    assert_eq!(arranged.full_groups_end(), pairs * TETHERS_PER_PARTICLE);
     assert!(group_sizes(&arranged)[pairs..].iter().all(|&s| s != TETHERS_PER_PARTICLE));
     let x_mixed = tether_sweeps_give_the_bits_of_the_one_group_at_a_time_sweep(&rest, &w, &mixed);
     let x_arranged = tether_sweeps_give_the_bits_of_the_one_group_at_a_time_sweep(&rest, &w, &arranged);
@@ -74,8 +78,8 @@ fn lane_wise_tether_sweeps_give_the_bits_of_the_one_group_at_a_time_sweep() {
     let is_straight = |t: &TetherConstraints, g: usize| {
         (0..TETHERS_PER_PARTICLE).any(|s| {
             let c = TETHERS_PER_PARTICLE * g + s;
-            let d = rest[t.particle[c] as usize].distance(rest[t.anchor[c] as usize]);
-            d >= (1.0 - STRAIGHT_TOLERANCE) * t.geodesic_distance[c]
+            let d = rest[t.particle()[c] as usize].distance(rest[t.anchor()[c] as usize]);
+            d >= (1.0 - STRAIGHT_TOLERANCE) * t.geodesic_distance()[c]
         })
     };
     let flags: Vec<bool> = (0..pairs).map(|g| is_straight(&straight_first, g)).collect();
@@ -84,7 +88,7 @@ fn lane_wise_tether_sweeps_give_the_bits_of_the_one_group_at_a_time_sweep() {
     // straight, and every third bound is 3 % short: more than half the groups.)
     assert!(straight >= NX && straight < pairs, "{straight} straight groups of {pairs}");
     assert!(flags[..straight].iter().all(|&f| f), "straight groups not first");
-    assert_eq!(straight_first.full_groups_end, arranged.full_groups_end);
+    assert_eq!(straight_first.full_groups_end(), arranged.full_groups_end());
     assert_eq!(group_sizes(&straight_first), {
         let mut sizes = group_sizes(&arranged);
         sizes[..pairs].sort();
@@ -97,14 +101,54 @@ fn lane_wise_tether_sweeps_give_the_bits_of_the_one_group_at_a_time_sweep() {
     assert_eq!(pairs % 8, 3, "{pairs} pairs");
     let mut fewer = arranged.clone();
     let drop = 4;
-    for v in [&mut fewer.particle, &mut fewer.anchor] {
-        v.drain(..drop * TETHERS_PER_PARTICLE);
-    }
-    fewer.geodesic_distance.drain(..drop * TETHERS_PER_PARTICLE);
-    fewer.full_groups_end -= drop * TETHERS_PER_PARTICLE;
-    fewer.row_offsets.indices_changed();
+    // SAFETY: whole groups dropped, the others as they were.
+    unsafe {
+        fewer.edit(|t| {
+            for v in [t.particle, t.anchor] {
+                v.drain(..drop * TETHERS_PER_PARTICLE);
+            }
+            t.geodesic_distance.drain(..drop * TETHERS_PER_PARTICLE);
+            *t.full_groups_end -= drop * TETHERS_PER_PARTICLE;
+        })
+    };
     assert_eq!((pairs - drop) % 8, 7);
     tether_sweeps_give_the_bits_of_the_one_group_at_a_time_sweep(&rest, &w, &fewer);
+}
+
+/// An edit marks the row offsets stale, so the next preparation derives them from the edited
+/// tethers; arrays left out of step (a distance short, full groups that are not groups of exactly
+/// [`TETHERS_PER_PARTICLE`] tethers of one particle) are refused.
+#[test]
+fn edits_keep_the_row_offsets_and_the_arrays_in_step() {
+    // SAFETY (every construction and edit below): one run per particle, anchored at 0 and 1,
+    // which have no tethers.
+    let mut t = unsafe { TetherConstraints::new(vec![2, 2, 3], vec![0, 1, 0], vec![1.0, 2.0, 3.0]) };
+    t.put_full_groups_first();
+    assert_eq!(t.full_groups_end(), 2);
+    assert!(t.prepare_rows(4));
+    // The lone tether first, tied to the other anchor: no full groups first any more.
+    unsafe {
+        t.edit(|a| {
+            (*a.particle, *a.anchor, *a.geodesic_distance) = (vec![3, 2, 2], vec![1, 0, 1], vec![3.0, 1.0, 2.0]);
+            *a.full_groups_end = 0;
+        })
+    };
+    assert!(t.prepare_rows(4));
+    let bytes = crate::constraints::access::ROW_BYTES as u32;
+    assert_eq!(t.row_offsets().as_slice(), [[3 * bytes, bytes], [2 * bytes, 0], [2 * bytes, bytes]]);
+    let short = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| unsafe { t.edit(|a| a.geodesic_distance.pop()) }));
+    assert!(short.is_err(), "a tether without a distance");
+    let refused = |particle: Vec<u32>, end: usize| {
+        let anchor = (0..particle.len() as u32).map(|c| c % 2).collect();
+        let distance = vec![1.0; particle.len()];
+        let edit = || unsafe { TetherConstraints::new(particle, anchor, distance).edit(|a| *a.full_groups_end = end) };
+        std::panic::catch_unwind(std::panic::AssertUnwindSafe(edit)).is_err()
+    };
+    assert!(!refused(vec![2, 2, 3], 2));
+    assert!(refused(vec![2, 3, 3], 2), "a full group of two particles");
+    assert!(refused(vec![2, 2, 2], 2), "a full group that goes on");
+    assert!(refused(vec![2, 2, 3], 3), "full groups that end inside a group");
+    assert!(refused(vec![2, 2], 4), "full groups beyond the tethers");
 }
 
 /// Positions after the sweeps of `tethers`, checked across the paths.
@@ -113,7 +157,7 @@ fn tether_sweeps_give_the_bits_of_the_one_group_at_a_time_sweep(rest: &[Vec3], w
     let pairs = sizes.iter().filter(|&&s| s == TETHERS_PER_PARTICLE).count();
     assert!(pairs % LANES != 0, "no remainder of pairs after the 4- or 8-lane batches");
     assert!([1, 2, 3].iter().all(|s| sizes.contains(s)), "group sizes {sizes:?}");
-    assert!(tethers.particle.len() > 1024, "too few tethers to split over two threads");
+    assert!(tethers.particle().len() > 1024, "too few tethers to split over two threads");
     let mut noise = noise();
     // Crumpled, and pulled away from the pins (so that most tethers are violated); the pins stay.
     let mut crumpled: Vec<Vec3> = (rest.iter().zip(w))
@@ -142,20 +186,17 @@ fn tether_sweeps_give_the_bits_of_the_one_group_at_a_time_sweep(rest: &[Vec3], w
                 // SAFETY: as below; the tethers' one colour has no particle bounds.
                 unsafe { crate::constraints::team::run_team(&team, x) }
             } else {
-                // SAFETY: indices checked above; the tethers were built for `w`.
+                // SAFETY: indices checked above.
                 unsafe { t.solve_in_bounds(lambda, x, w, slack, compliance, &k, fresh) }
             }
         };
         // The reference path, one tether at a time (the multipliers as they are).
         let scalar_sweep = |(t, lambda): &mut Swept, x: &mut [Vec4], fresh: bool| {
-            let (particle, anchor, geodesic_distance) = (&t.particle[..], &t.anchor[..], &t.geodesic_distance[..]);
-            let (full_groups_end, row_offsets) = (t.full_groups_end, t.row_offsets.as_slice());
-            let kernel = TetherSweep { fresh, particle, anchor, row_offsets, geodesic_distance, full_groups_end, w, slack, compliance, k: &k };
-            kernel.project_range(0, lambda, x);
+            t.kernel(w, slack, compliance, &k, fresh).project_range(0, lambda, x);
         };
         // Every path but `from_zero` starts from stale multipliers, which its first (`fresh`)
         // sweep must take as 0.
-        let n = tethers.particle.len();
+        let n = tethers.particle().len();
         let stale: Swept = (tethers.clone(), vec![7.0; n]);
         let (mut scalar, mut lanes, mut parallel, mut from_zero) = (stale.clone(), stale.clone(), stale.clone(), (tethers.clone(), vec![0.0; n]));
         let (mut x_scalar, mut x_lanes, mut x_parallel, mut x_from_zero) = (x0.clone(), x0.clone(), x0.clone(), x0.clone());
@@ -179,7 +220,7 @@ fn tether_sweeps_give_the_bits_of_the_one_group_at_a_time_sweep(rest: &[Vec3], w
         let lambda_bits = |(_, lambda): &Swept| lambda.iter().map(|&l| canonical(l)).collect::<Vec<_>>();
         let bits = |x: &[Vec4]| x.iter().map(|p| [p.x, p.y, p.z].map(canonical)).collect::<Vec<_>>();
         let violated = scalar.1.iter().filter(|&&l| l != 0.0).count();
-        assert!(violated > tethers.particle.len() / 4, "only {violated} tethers projected");
+        assert!(violated > tethers.particle().len() / 4, "only {violated} tethers projected");
         assert_ne!(bits(&x_scalar), bits(&x0), "the sweeps moved nothing");
         let non_finite: Vec<usize> = (0..x_scalar.len()).filter(|&i| !x_scalar[i].is_finite()).collect();
         assert_eq!(non_finite, [NAN_PARTICLE], "the NaN stays in its particle");
@@ -284,7 +325,7 @@ fn the_tether_search_finds_the_labels_of_the_plain_search() {
     for every in [n, 97, 11, 3] {
         let w: Vec<f32> = (0..n).map(|p| if p % every == 5 % every { 0.0 } else { 1.0 }).collect();
         let built = TetherConstraints::build(n, &links, &length, &w);
-        let mut found: Vec<(u32, u32, f32)> = (0..built.particle.len()).map(|c| (built.particle[c], built.anchor[c], built.geodesic_distance[c])).collect();
+        let mut found: Vec<(u32, u32, f32)> = (0..built.particle().len()).map(|c| (built.particle()[c], built.anchor()[c], built.geodesic_distance()[c])).collect();
         let mut plain = nearest_anchors_plainly(n, &links, &length, &w);
         let key = |t: &(u32, u32, f32)| (t.0, t.2.to_bits(), t.1);
         found.sort_by_key(key);

@@ -37,12 +37,12 @@ impl Constraint for Bending {
 impl TeamSweep for Bending {
     fn colours(&self, t: &TeamInputs) -> usize {
         let s = &t.layout.bending;
-        assert!(!s.colour_start.is_empty() || s.hinges.is_empty(), "uncoloured hinges split over threads");
-        s.colour_start.len().saturating_sub(1)
+        assert!(!s.colour_start().is_empty() || s.hinges().is_empty(), "uncoloured hinges split over threads");
+        s.colour_start().len().saturating_sub(1)
     }
 
     fn cut(&self, t: &TeamInputs, colour: usize, parts: usize, cut: &mut ColourCut) {
-        cut_coloured(&t.layout.bending, &t.layout.bending.colour_start, colour, parts, cut);
+        cut_coloured(&t.layout.bending, t.layout.bending.colour_start(), colour, parts, cut);
     }
 
     unsafe fn project(&self, t: &TeamInputs, x: &mut SharedPositions<'_>, _: usize, begin: usize, end: usize, fresh: bool) {

@@ -24,9 +24,9 @@ impl Constraint for Tethers {
 
     fn solve(&self, parts: &mut Parts, step: &Step, _: &SubstepInfo, fresh: bool) {
         let (p, s) = (&step.params, &mut *parts.scratch);
-        // SAFETY: the layout's indices were checked for these rows (`ConstraintLayout::rows_ready`)
-        // and its tethers come from `TetherConstraints::build` (no constrained particle is an
-        // anchor).
+        // SAFETY: the layout's indices were checked for these rows (`ConstraintLayout::rows_ready`);
+        // the groups touch disjoint particles (one run per particle, no constrained particle an
+        // anchor), which `TetherConstraints` keeps.
         unsafe { parts.layout.tethers.solve_in_bounds(&mut s.tether_lambda, &mut s.rows, &parts.config.w, parts.config.tether_factor, p.tether_compliance, &step.k.tether, fresh) };
     }
 
