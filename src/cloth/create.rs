@@ -6,6 +6,7 @@ use super::config::ClothConfig;
 use super::guard::Guard;
 use super::model::ClothModel;
 use super::output::ClothOutput;
+use super::relayout::{Previous, Relaid};
 use super::scratch::SolverScratch;
 use super::state::ClothState;
 use super::{Cloth, ClothDesc, ClothParams, UnstableRecovery};
@@ -112,9 +113,9 @@ impl Cloth {
 
     /// Make `layout` the cloth's, with the multipliers and compliances in its order.
     pub(crate) fn use_layout(&mut self, layout: ConstraintLayout) {
-        self.scratch.relayout(&self.layout, &layout);
-        self.layout = Arc::new(layout);
-        self.config.derive_compliances(&self.model, &self.layout);
-        self.reserve_for_tearing();
+        let s = &self.scratch;
+        let previous = Previous { layout: &self.layout, stretch_lambda: &s.stretch_lambda, bend_lambda: &s.bend_lambda };
+        let relaid = Relaid::new(&self.model, layout, self.config.limits_only(), Some(previous), s.rows.len(), self.tear_limits().as_ref());
+        self.install(relaid);
     }
 }

@@ -17,7 +17,7 @@ pub(crate) mod layout_thread;
 use super::Cloth;
 use super::config::ClothConfig;
 use super::model::ClothModel;
-use super::scratch::{StrainLimitScratch, follow};
+use super::scratch::StrainLimitScratch;
 use crate::constraints::layout::{ConstraintLayout, LayoutOptions};
 use crate::fp_env::DefaultFpEnv;
 use glam::Vec3;
@@ -74,23 +74,49 @@ impl Inputs {
         // The layout's arithmetic in the default mode, whichever thread runs it.
         let _fp = DefaultFpEnv::enter();
         let layout = ConstraintLayout::build_after(Some(&self.previous), &self.model.constraints, &self.w, &self.x, self.options);
-        let mut layout = layout;
-        let mut config = self.config.clone();
-        config.derive_compliances(&self.model, &layout);
-        let mut relaid = Relaid {
-            stretch_lambda: follow(&self.stretch_lambda, &self.previous.edge_creation, &layout.edge_creation),
-            bend_lambda: follow(&self.bend_lambda, &self.previous.hinge_creation, &layout.hinge_creation),
-            tether_lambda: vec![0.0; layout.tethers.particle().len()],
-            strain_limit: StrainLimitScratch::sized(layout.stretch.edges().len(), self.w.len()),
-            layout: Arc::new(Default::default()),
-            config,
+        let previous = Previous { layout: &self.previous, stretch_lambda: &self.stretch_lambda, bend_lambda: &self.bend_lambda };
+        Relaid::new(&self.model, layout, self.config.clone(), Some(previous), self.w.len(), self.tear_limits.as_ref())
+    }
+}
+
+/// The layout a new one replaces, with its multipliers (in its order).
+pub(crate) struct Previous<'a> {
+    pub layout: &'a ConstraintLayout,
+    pub stretch_lambda: &'a [f32],
+    pub bend_lambda: &'a [f32],
+}
+
+impl Relaid {
+    /// `layout` (of `model`'s mesh) with what is stored in its order: the compliances and limits
+    /// derived from `config` (a [`ClothConfig::limits_only`] copy), the stretch and bending
+    /// multipliers of `previous` followed to their constraints (0 without one), the tethers' at 0
+    /// (new tethers), the strain limit's buffers for `particles`, and a tearable cloth's room for
+    /// its cuts (`tear_limits`). Every path that replaces a layout goes through here and
+    /// [`Cloth::install`].
+    pub(crate) fn new(
+        model: &ClothModel,
+        mut layout: ConstraintLayout,
+        mut config: ClothConfig,
+        previous: Option<Previous<'_>>,
+        particles: usize,
+        tear_limits: Option<&super::tear::work::TearLimits>,
+    ) -> Relaid {
+        config.derive_compliances(model, &layout);
+        let (stretch_lambda, bend_lambda) = match previous {
+            Some(p) => (
+                follow(p.stretch_lambda, &p.layout.edge_creation, &layout.edge_creation),
+                follow(p.bend_lambda, &p.layout.hinge_creation, &layout.hinge_creation),
+            ),
+            None => (vec![0.0; layout.stretch.edges().len()], vec![0.0; layout.bending.hinges().len()]),
         };
-        if let Some(l) = &self.tear_limits {
+        let mut tether_lambda = vec![0.0; layout.tethers.particle().len()];
+        let mut strain_limit = StrainLimitScratch::sized(layout.stretch.edges().len(), particles);
+        let mut stretch_lambda = stretch_lambda;
+        if let Some(l) = tear_limits {
             // The room a cut needs, here, where allocating is fine (not in the step that settles it).
-            super::tear::reserve_relaid(&mut layout, &mut relaid.stretch_lambda, &mut relaid.tether_lambda, &mut relaid.strain_limit, &mut relaid.config.stretch_compliance, l);
+            super::tear::reserve_relaid(&mut layout, &mut stretch_lambda, &mut tether_lambda, &mut strain_limit, &mut config.stretch_compliance, l);
         }
-        relaid.layout = Arc::new(layout);
-        relaid
+        Relaid { layout: Arc::new(layout), config, stretch_lambda, bend_lambda, tether_lambda, strain_limit }
     }
 }
 
@@ -251,11 +277,19 @@ impl Cloth {
                 }
             }
         };
+        self.install(relaid);
+    }
+
+    /// Make `relaid` the cloth's layout, with its compliances, limits, multipliers and strain
+    /// limit buffers; a ramp in progress blends the compliances and limits as before (in the new
+    /// order).
+    pub(crate) fn install(&mut self, relaid: Relaid) {
         let Relaid { layout, config, stretch_lambda, bend_lambda, tether_lambda, strain_limit } = relaid;
         self.layout = layout;
         let c = &mut self.config;
         (c.stretch_compliance, c.bend_compliance) = (config.stretch_compliance, config.bend_compliance);
         (c.compliance_strain, c.tether_factor, c.stretch_limit) = (config.compliance_strain, config.tether_factor, config.stretch_limit);
+        c.apply_ramp(&self.layout);
         let s = &mut self.scratch;
         (s.stretch_lambda, s.bend_lambda, s.tether_lambda, s.strain_limit) = (stretch_lambda, bend_lambda, tether_lambda, strain_limit);
     }
@@ -280,6 +314,15 @@ impl Cloth {
     pub(crate) fn layout_pending(&self) -> bool {
         self.pending.pending.is_some()
     }
+}
+
+/// `values` (one per constraint stored in creation order `old`) stored in creation order `new`.
+pub(crate) fn follow(values: &[f32], old: &[u32], new: &[u32]) -> Vec<f32> {
+    let mut by_creation = vec![0.0; values.len()];
+    for (&c, &v) in old.iter().zip(values) {
+        by_creation[c as usize] = v;
+    }
+    new.iter().map(|&c| by_creation[c as usize]).collect()
 }
 
 #[cfg(test)]

@@ -92,15 +92,6 @@ impl SolverScratch {
         self.bend_lambda = vec![0.0; layout.bending.hinges().len()];
         self.tether_lambda = vec![0.0; layout.tethers.particle().len()];
     }
-
-    /// The multipliers of layout `old` rearranged for layout `new` of the same mesh: stretch and
-    /// bending λ follow their constraint (by creation index), the tethers' start at 0 (new tethers).
-    pub fn relayout(&mut self, old: &ConstraintLayout, new: &ConstraintLayout) {
-        self.stretch_lambda = follow(&self.stretch_lambda, &old.edge_creation, &new.edge_creation);
-        self.bend_lambda = follow(&self.bend_lambda, &old.hinge_creation, &new.hinge_creation);
-        self.tether_lambda = vec![0.0; new.tethers.particle().len()];
-        self.strain_limit = StrainLimitScratch::sized(new.stretch.edges().len(), self.rows.len());
-    }
 }
 
 /// The strain limit's buffers (`solver/strain_limit.rs`), sized for every edge and particle.
@@ -151,13 +142,4 @@ impl StrainLimitScratch {
             sibling_start: Vec::with_capacity(particles + 1),
         }
     }
-}
-
-/// `values` (one per constraint stored in creation order `old`) stored in creation order `new`.
-pub(crate) fn follow(values: &[f32], old: &[u32], new: &[u32]) -> Vec<f32> {
-    let mut by_creation = vec![0.0; values.len()];
-    for (&c, &v) in old.iter().zip(values) {
-        by_creation[c as usize] = v;
-    }
-    new.iter().map(|&c| by_creation[c as usize]).collect()
 }

@@ -216,16 +216,12 @@ impl Cloth {
     pub(crate) fn rebuild_layout_from_scratch(&mut self) {
         let options = crate::constraints::layout::LayoutOptions { coloured: self.config.colouring, tethers: self.config.params.enable_tethers };
         let layout = crate::constraints::layout::ConstraintLayout::build(&self.model.constraints, &self.config.w, &self.state.x, options);
-        let (n, s) = (self.model.rest.len(), &mut self.scratch);
-        s.stretch_lambda = vec![0.0; layout.stretch.edges().len()];
-        s.bend_lambda = vec![0.0; layout.bending.hinges().len()];
-        s.tether_lambda = vec![0.0; layout.tethers.particle().len()];
-        s.strain_limit = super::scratch::StrainLimitScratch::sized(layout.stretch.edges().len(), n);
+        let n = self.model.rest.len();
+        let relaid = super::relayout::Relaid::new(&self.model, layout, self.config.limits_only(), None, n, self.tear_limits().as_ref());
+        self.install(relaid);
         if self.config.params.self_collision {
-            s.self_collision.prepare(n);
+            self.scratch.self_collision.prepare(n);
         }
-        self.layout = Arc::new(layout);
-        self.config.derive_compliances(&self.model, &self.layout);
         self.reserve_for_tearing();
     }
 
