@@ -2605,8 +2605,9 @@ XpbdResult xpbd_world_teleport(struct XpbdWorldId world,
  * speed at any frame rate, and the frame's last step ends at the time the interpolated reads
  * draw at `alpha` one fixed step later. After the call the targets are the given ones again.
  * Time dropped by a hitch is taken from the frame's start. A step outside advance
- * (`xpbd_world_step`), a teleport or a snapshot restore makes the next frame start from where
- * the last step ended. Every read between two calls sees a finished step's state.
+ * (`xpbd_world_step`), a teleport, a snapshot restore or a worn cloth put on its pose makes the
+ * next frame start from where the last step ended. Every read between two calls sees a finished
+ * step's state.
  *
  * Threads: as `xpbd_world_step` (render reads from other threads return the state before the
  * call at once while it steps); refused with `XPBD_RESULT_STEP_IN_PROGRESS` between a

@@ -159,3 +159,28 @@ fn a_collider_moved_once_per_frame_reaches_the_pose_of_each_steps_end_time() {
     assert_eq!(a.steps, 2);
     assert_eq!(world.collider(sphere).unwrap().pose().position[0], x + 0.1, "the frame's last step ends at its time");
 }
+
+/// A cloth put on its pose between frames (the pose given outside `advance`, then its first max
+/// distances, which place every particle on it) starts the next frame from that pose, as after a
+/// teleport: a frame of 1.5 fixed steps (one step, ending two thirds of the way to the frame's
+/// time) carries the particles from the pose they were put on towards the frame's, not from the
+/// pose of the frame before.
+#[test]
+fn a_cloth_put_on_its_pose_between_frames_starts_the_next_frame_from_it() {
+    let mut world = World::new(WorldDesc { thread_count: 1, ..WorldDesc::default() }).unwrap();
+    let (positions, indices) = vertical_sheet(N, 0.5);
+    let cloth = world.add_cloth(&ClothDesc::new(&positions, &indices)).unwrap();
+    let moved = |dx: f32| -> Vec<[f32; 3]> { positions.iter().map(|p| [p[0] + dx, p[1], p[2]]).collect() };
+    world.cloth_mut(cloth).unwrap().set_animated_pose(&moved(0.0), None).unwrap();
+    assert_eq!(world.advance(FIXED, FIXED, 8).unwrap().steps, 1, "a frame of the pose at 0 m");
+    let c = world.cloth_mut(cloth).unwrap();
+    c.set_animated_pose(&moved(1.0), None).unwrap();
+    c.set_max_distances(Some(&vec![0.0; positions.len()])).unwrap();
+    assert_eq!(c.particle_positions()[0].x, positions[0][0] + 1.0, "put on the pose at 1 m");
+    c.set_animated_pose(&moved(1.3), None).unwrap();
+    world.reset_accumulator();
+    assert_eq!(world.advance(1.5 * FIXED, FIXED, 8).unwrap().steps, 1);
+    // From 1 m towards 1.3 m, two thirds of the way (from the frame before's 0 m: 0.867 m).
+    let x = world.cloth(cloth).unwrap().particle_positions()[0].x - positions[0][0];
+    assert!((x - 1.2).abs() < 1e-4, "vertex 0 at {x} m");
+}

@@ -429,8 +429,7 @@ impl Cloth {
     /// The first time the cloth has both a pose and a per-vertex constraint relative to it (max
     /// distance, backstop or anim drive, whichever comes last): every particle that is not
     /// pinned is put at its animated position, all at rest (velocities 0, the substep's previous
-    /// positions reset, the guard's last good state taken from here), like a teleport onto the
-    /// pose. An engine may create a worn cloth from bind-pose data at the origin and spawn the
+    /// positions on them), then as after a teleport ([`Cloth::moved_externally`]). An engine may create a worn cloth from bind-pose data at the origin and spawn the
     /// character anywhere; the cloth starts on the character instead of being dragged there in
     /// one step. Pinned particles stay at their pins (the caller placed them); a pose without
     /// constraints acts on nothing and moves nothing.
@@ -441,7 +440,6 @@ impl Cloth {
         }
         a.pose = a.pose.put_on();
         self.settle_stats();
-        self.wake();
         let p = &mut self.state;
         let mut pinned = vec![false; p.x.len()];
         for &i in &p.pins.particles {
@@ -461,9 +459,7 @@ impl Cloth {
             skin.finish_step();
         }
         self.scratch.x_prev.copy_from_slice(&p.x);
-        self.remember_good_state();
-        self.update_normals(false);
-        self.reset_interpolation();
+        self.moved_externally();
     }
 
     /// The kinematic particles (max distance 0 while posed, not pinned); when they change, the

@@ -8,8 +8,10 @@
 //! frame's again, and they become the next frame's `from`.
 //!
 //! The values of the previous frame are kept only while nothing else moved the cloth's drive
-//! (`from_set`): a step outside `advance`, a teleport, a snapshot restore or a new pose binding
-//! makes the next frame start from where the last step ended (`start`), as a plain step does.
+//! (`from_set`): a step outside `advance`, a new pose binding, or a call that puts the particles
+//! where no step took them (`Cloth::moved_externally`: a teleport, a snapshot restore, the cloth
+//! put on its pose) makes the next frame start from where the last step ended (`start`), as a
+//! plain step does.
 
 use super::Cloth;
 use super::skin::{JointPose, LocalPose};
@@ -203,7 +205,7 @@ impl Cloth {
     }
 
     /// Forget the previous frame's values: the next frame of `advance` starts from where the last
-    /// step ended (after a step outside `advance`, a teleport, a restore, a new binding).
+    /// step ended (the cases in the module docs).
     pub(crate) fn drive_forget(&mut self) {
         self.drive.from_set = false;
     }

@@ -273,8 +273,6 @@ impl Cloth {
         }
 
         // Valid: apply.
-        self.wake();
-        self.drive_forget();
         let topology_changed = replayed.is_some();
         if let Some(model) = replayed {
             self.settle_layout();
@@ -307,9 +305,7 @@ impl Cloth {
             self.refresh_inverse_masses();
             self.relayout(1);
         }
-        self.remember_good_state();
-        self.update_normals(false);
-        self.reset_interpolation();
+        self.moved_externally();
         Ok(())
     }
 }

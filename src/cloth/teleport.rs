@@ -53,7 +53,6 @@ impl Cloth {
 
     /// [`Cloth::teleport`] after its checks passed.
     pub(crate) fn apply_teleport(&mut self, t: Vec3, q: glam::Quat) {
-        self.wake();
         let move_point = |x: &mut Vec3| *x = q * *x + t;
         let p = &mut self.state;
         p.x.iter_mut().for_each(move_point);
@@ -66,6 +65,16 @@ impl Cloth {
         p.animation.teleport(q, t);
         p.rest_rotation = (q * p.rest_rotation).normalize();
         p.rest_translation = q * p.rest_translation + t;
+        self.moved_externally();
+    }
+
+    /// What follows every call that puts the particles where no step took them (a teleport, a
+    /// snapshot restore, the cloth put on its pose), once the particles and the substep's previous
+    /// positions are in place: the cloth wakes, and the explosion guard's last good state, the
+    /// normals, the interpolated reads and the frame drive of `World::advance` all start from
+    /// here, as if the cloth had always been there.
+    pub(crate) fn moved_externally(&mut self) {
+        self.wake();
         self.remember_good_state();
         self.update_normals(false);
         self.reset_interpolation();
