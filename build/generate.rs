@@ -137,7 +137,7 @@ fn rust_default(p: &Param) -> String {
         }
         (Kind::Count { .. } | Kind::Bits, Value::U32(v)) => u32_literal(v),
         (Kind::Flag, Value::U32(v)) => (v == 1).to_string(),
-        (Kind::Optional { .. }, Value::F32(v)) if v == 0.0 => "None".to_string(),
+        (Kind::Optional { .. }, Value::F32(0.0)) => "None".to_string(),
         (Kind::Optional { .. }, Value::F32(v)) => format!("Some({})", f32_literal(v)),
         (Kind::Override { flag, .. }, Value::F32(v)) => match row(flag).default {
             Value::U32(1) => "None".to_string(),

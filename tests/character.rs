@@ -742,7 +742,7 @@ fn joint_matrices_are_validated_per_joint_and_f32_round_off_passes() {
     for k in 0..50 {
         let axis = glam::Vec3::new(1.0, k as f32, 2.0).normalize();
         let scale = if k == 49 { glam::Vec3::new(1.5, 0.5, 1.0) } else { glam::Vec3::splat(1.01) };
-        m = m * glam::Mat4::from_scale_rotation_translation(scale, glam::Quat::from_axis_angle(axis, 0.7), glam::Vec3::X);
+        m *= glam::Mat4::from_scale_rotation_translation(scale, glam::Quat::from_axis_angle(axis, 0.7), glam::Vec3::X);
     }
     c.set_joint_matrices(&[m.to_cols_array()]).expect("a real engine's matrix");
     // Inverse bind matrices: all zero (singular) and projective are rejected, naming the joint.

@@ -46,8 +46,8 @@ fn colouring_is_valid_on_every_bundled_mesh() {
         let n = cloth.particle_count() as usize;
         let (s, b) = (cloth.stretch_constraints(), cloth.bending_constraints());
         let name = path.display();
-        assert!(colouring_is_valid(&s.edges, &s.colour_start, n), "stretch colouring of {name}");
-        assert!(colouring_is_valid(&b.hinges, &b.colour_start, n), "bending colouring of {name}");
+        assert!(colouring_is_valid(s.edges, s.colour_start, n), "stretch colouring of {name}");
+        assert!(colouring_is_valid(b.hinges, b.colour_start, n), "bending colouring of {name}");
         // Greedy bound: a constraint waits for at most (its particles' other constraints) colours.
         let (edge_colours, hinge_colours) = (s.colour_start.len() - 1, b.colour_start.len() - 1);
         eprintln!("{name}: {} edges in {edge_colours} colours, {} hinges in {hinge_colours}", s.edges.len(), b.hinges.len());
@@ -64,7 +64,7 @@ fn colouring_is_valid_on_every_bundled_mesh() {
         // Pins changing rebuilds the tethers and re-colours the re-ordered edges.
         cloth.unpin(&[1]).unwrap();
         let s = cloth.stretch_constraints();
-        assert!(colouring_is_valid(&s.edges, &s.colour_start, n));
+        assert!(colouring_is_valid(s.edges, s.colour_start, n));
     }
 }
 

@@ -128,7 +128,7 @@ fn max_distances_and_backstops_are_drawn_about_the_animated_pose() {
     let c = world.cloth_mut(cloth).unwrap();
     let d: Vec<f32> = (0..36).map(|k| if k < 6 { 0.0 } else { 0.05 }).collect();
     c.set_max_distances(Some(&d)).unwrap();
-    c.set_backstops(Some((&vec![0.01; 36], &vec![0.2; 36]))).unwrap();
+    c.set_backstops(Some((&[0.01; 36], &[0.2; 36]))).unwrap();
     assert!(lines(&world, DEBUG_MAX_DISTANCE).is_empty(), "inactive until posed");
     world.cloth_mut(cloth).unwrap().set_animated_pose(&p, None).unwrap();
     let max = lines(&world, DEBUG_MAX_DISTANCE);

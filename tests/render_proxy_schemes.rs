@@ -114,10 +114,7 @@ fn sharpest_edge(x: &[Vec3], indices: &[u32]) -> f32 {
     for (t, tri) in indices.chunks_exact(3).enumerate() {
         for e in 0..3 {
             let key = (tri[e].min(tri[(e + 1) % 3]), tri[e].max(tri[(e + 1) % 3]));
-            match by_edge.insert(key, t) {
-                Some(other) => worst = worst.max(f[t].dot(f[other]).clamp(-1.0, 1.0).acos().to_degrees()),
-                None => {}
-            }
+            if let Some(other) = by_edge.insert(key, t) { worst = worst.max(f[t].dot(f[other]).clamp(-1.0, 1.0).acos().to_degrees()) }
         }
     }
     worst

@@ -223,7 +223,7 @@ fn strain_limit_cost(scenes: &[Scene], steps: usize) -> Result<(), String> {
         let mut on = world(scene, 10, 1, true);
         let mut off = world(scene, 10, 1, true);
         let handle = off.live_handle(0).unwrap();
-        let params = ClothParams { max_stretch: None, ..off.cloth(handle).unwrap().params().clone() };
+        let params = ClothParams { max_stretch: None, ..*off.cloth(handle).unwrap().params() };
         off.cloth_mut(handle).unwrap().set_params(params).map_err(|e| e.to_string())?;
         let (off_s, on_s) = interleaved(steps, &mut off, &mut on);
         let stats = |w: &World| *w.cloth(w.live_handle(0).unwrap()).unwrap().stats();
@@ -248,7 +248,7 @@ fn strain_limit_cost(scenes: &[Scene], steps: usize) -> Result<(), String> {
             let mut w = world(scene, substeps, 1, true);
             let handle = w.live_handle(0).unwrap();
             if !limit {
-                let params = ClothParams { max_stretch: None, ..w.cloth(handle).unwrap().params().clone() };
+                let params = ClothParams { max_stretch: None, ..*w.cloth(handle).unwrap().params() };
                 w.cloth_mut(handle).unwrap().set_params(params).map_err(|e| e.to_string())?;
             }
             let (mut times, mut peak) = (Vec::new(), 0.0f32);

@@ -231,7 +231,7 @@ mod tests {
     #[test]
     fn the_fraction_is_alpha_itself_at_span_one_and_moves_one_world_step_per_step() {
         for alpha in [0.0, 0.3, 0.999_999_94] {
-            assert_eq!(Lod::fraction(0, 1, alpha).to_bits(), (alpha as f32).to_bits());
+            assert_eq!(Lod::fraction(0, 1, alpha).to_bits(), alpha.to_bits());
         }
         assert_eq!(Lod::fraction(0, 4, 0.0), 0.0);
         assert_eq!(Lod::fraction(1, 4, 0.5), 0.375);

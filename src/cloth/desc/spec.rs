@@ -156,7 +156,7 @@ impl Param {
                 real_range(min, max, self.variable())
             }
             Kind::Vec3 { min, max } => format!("{} each", real_range(min, max, self.variable())),
-            Kind::Count { min, max, zero } if zero.is_empty() => format!("{min}..={max}"),
+            Kind::Count { min, max, zero: "" } => format!("{min}..={max}"),
             Kind::Count { min, max, zero } => format!("{min}..={max} (0 = {zero})"),
             Kind::Bits => "any".to_string(),
             Kind::Flag | Kind::OverrideFlag { .. } => "0 or 1".to_string(),
@@ -183,7 +183,7 @@ impl Param {
         match (self.kind, self.default) {
             (Kind::Bits, Value::U32(v)) if v > 0xFFFF => format!("{v:#X}").replace("0X", "0x"),
             (Kind::Enum { variants, .. }, Value::U32(v)) => format!("{v} ({})", words(variants[v as usize])),
-            (Kind::Optional { zero, .. }, Value::F32(v)) if v == 0.0 => format!("0 (= {zero})"),
+            (Kind::Optional { zero, .. }, Value::F32(0.0)) => format!("0 (= {zero})"),
             (_, value) => value_text(value),
         }
     }
@@ -192,7 +192,7 @@ impl Param {
     pub fn rust_default_text(&self) -> String {
         match (self.kind, self.default) {
             (Kind::Flag, Value::U32(v)) => (v == 1).to_string(),
-            (Kind::Optional { .. }, Value::F32(v)) if v == 0.0 => "None".to_string(),
+            (Kind::Optional { .. }, Value::F32(0.0)) => "None".to_string(),
             (Kind::Enum { rust, variants, .. }, Value::U32(v)) => format!("{rust}::{}", variants[v as usize]),
             _ => self.default_text(),
         }
