@@ -55,6 +55,13 @@ impl<'a, T: Copy> Out<'a, T> {
         }
     }
 
+    /// The elements as memory that may be uninitialised, for the writers that address bytes (the
+    /// interleaved vertex writers take `&mut [u8]` and write through this; the one cast from
+    /// `&mut [T]` stays in `From`).
+    pub(crate) fn into_uninit(self) -> &'a mut [MaybeUninit<T>] {
+        self.0
+    }
+
     /// Store `value` at `i`. Panics when `i >= len()`, as indexing does.
     #[inline]
     pub fn set(&mut self, i: usize, value: T) {

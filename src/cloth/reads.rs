@@ -307,9 +307,7 @@ impl<'a> ClothReads<'a> {
 
     /// As [`Cloth::write_vertices`].
     pub fn write_vertices(&self, buffer: &mut [u8], layout: super::VertexLayout, alpha: f32) -> Result<(), ClothError> {
-        // SAFETY: `&mut [u8]` and `&mut [MaybeUninit<u8>]` have the same layout, and only
-        // initialised bytes are written through it.
-        let buffer = unsafe { &mut *(buffer as *mut [u8] as *mut [MaybeUninit<u8>]) };
+        let buffer = crate::Out::from(buffer).into_uninit();
         self.write_vertices_uninit(buffer, layout, alpha)
     }
 

@@ -145,9 +145,7 @@ impl RenderProxy {
     /// Errors: `InvalidParameter` (`alpha`, a layout [`VertexLayout::span`] rejects, reads of
     /// another mesh), `BufferSizeMismatch` (shorter than the span); nothing written on error.
     pub fn write_vertices(&self, reads: ClothReads<'_>, buffer: &mut [u8], layout: VertexLayout, alpha: f32) -> Result<(), ClothError> {
-        // SAFETY: `&mut [u8]` and `&mut [MaybeUninit<u8>]` have the same layout, and only
-        // initialised bytes are written through it.
-        let buffer = unsafe { &mut *(buffer as *mut [u8] as *mut [MaybeUninit<u8>]) };
+        let buffer = crate::Out::from(buffer).into_uninit();
         self.write_vertices_uninit(reads, buffer, layout, alpha, None)
     }
 

@@ -529,9 +529,7 @@ impl SharedWorld {
     /// while one runs (its threads are busy). Errors: as [`SharedWorld::read_proxy`] and
     /// [`RenderProxy::write_vertices`].
     pub fn write_render_proxy_vertices(&self, handle: RenderProxyHandle, buffer: &mut [u8], layout: VertexLayout, alpha: f32) -> Result<(), ClothError> {
-        // SAFETY: `&mut [u8]` and `&mut [MaybeUninit<u8>]` have the same layout, and only
-        // initialised bytes are written through it.
-        let buffer = unsafe { &mut *(buffer as *mut [u8] as *mut [std::mem::MaybeUninit<u8>]) };
+        let buffer = crate::Out::from(buffer).into_uninit();
         self.read_proxy_where(handle.index, |g| g == handle.generation, |proxy, reads, pool| {
             proxy.write_vertices_uninit(reads, buffer, layout, alpha, pool)
         })?

@@ -90,8 +90,7 @@ impl World {
     /// [`crate::render_proxy::PROXY_CHUNK`] vertices (the same bits either way). Errors:
     /// `InvalidHandle`, those of [`RenderProxy::write_vertices`].
     pub fn write_render_proxy_vertices(&self, handle: RenderProxyHandle, buffer: &mut [u8], layout: VertexLayout, alpha: f32) -> Result<(), ClothError> {
-        // SAFETY: as in `RenderProxy::write_vertices`: same layout, only initialised bytes written.
-        let buffer = unsafe { &mut *(buffer as *mut [u8] as *mut [MaybeUninit<u8>]) };
+        let buffer = crate::Out::from(buffer).into_uninit();
         self.write_render_proxy_vertices_uninit(handle, buffer, layout, alpha)
     }
 
