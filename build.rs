@@ -128,11 +128,16 @@ fn in_ci() -> bool {
     std::env::var("CI").is_ok_and(|v| !v.is_empty() && v != "0" && v != "false")
 }
 
-/// Copy when the content differs, so an unchanged file keeps its timestamp.
+/// Copy when the content differs, so an unchanged file keeps its timestamp. A folder that cannot
+/// be written (the crate built as a dependency from a read-only registry or vendor folder) gets a
+/// warning, not a failed build: the crate compiles from the committed files, which the tests
+/// compare with the generated ones.
 fn refresh_committed(generated: &Path, committed: &Path) {
     let new = std::fs::read(generated).expect("just written");
     if std::fs::read(committed).ok().as_deref() != Some(new.as_slice()) {
-        std::fs::create_dir_all(committed.parent().expect("has a parent")).expect("cannot create the folder");
-        std::fs::write(committed, new).unwrap_or_else(|e| panic!("cannot write {}: {e}", committed.display()));
+        let written = std::fs::create_dir_all(committed.parent().expect("has a parent")).and_then(|()| std::fs::write(committed, new));
+        if let Err(e) = written {
+            println!("cargo:warning=could not refresh {} from the generated copy: {e}", committed.display());
+        }
     }
 }
