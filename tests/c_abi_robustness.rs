@@ -173,6 +173,12 @@ fn snapshot_round_trip_is_bitwise_and_bad_buffers_get_their_codes() {
         assert_eq!(xpbd_cloth_restore_state(cloth, std::ptr::null(), 10), XpbdResult::NullPointer);
         let mut small = [0u8; 16];
         assert_eq!(xpbd_cloth_save_state(cloth, small.as_mut_ptr().cast(), 16), XpbdResult::BufferSizeMismatch);
+        // A size no buffer can have (beyond isize::MAX bytes) is a length mismatch too, refused
+        // before any slice is made over it.
+        let huge = isize::MAX as usize + 1;
+        assert_eq!(xpbd_cloth_save_state(cloth, small.as_mut_ptr().cast(), huge), XpbdResult::BufferSizeMismatch);
+        assert!(last_message().contains("do not fit in memory"), "{}", last_message());
+        assert_eq!(xpbd_cloth_restore_state(cloth, small.as_ptr().cast(), huge), XpbdResult::BufferSizeMismatch);
     }
     ok(xpbd_world_destroy(world));
     ok(xpbd_world_destroy(other_world));

@@ -24,13 +24,13 @@ fn check_aligned<T>(ptr: *const T, name: &str) -> Result<(), FfiError> {
     }
 }
 
-/// `count` elements of `T` as a length that `slice::from_raw_parts` accepts (total bytes ≤ isize::MAX).
+/// `count` elements of `T` as a length that `slice::from_raw_parts` accepts (total bytes ≤
+/// isize::MAX). A longer one is no call's length: `XPBD_RESULT_BUFFER_SIZE_MISMATCH`, as the
+/// header's rule for lengths says.
 fn checked_len<T>(count: usize, name: &str) -> Result<usize, FfiError> {
     match count.checked_mul(size_of::<T>()) {
         Some(bytes) if bytes <= isize::MAX as usize => Ok(count),
-        _ => {
-            Err(FfiError::new(XpbdResult::InvalidArgument, format!("`{name}`: {count} elements do not fit in memory")))
-        }
+        _ => Err(FfiError::new(XpbdResult::BufferSizeMismatch, format!("`{name}`: {count} elements do not fit in memory"))),
     }
 }
 
