@@ -2047,13 +2047,14 @@ namespace Xpbd.Native
         ///  shortened to it (Provot 1995): one pass outward from the anchors (pins, and particles a
         ///  collider's static friction holds) moves each particle to within the limit of its neighbours
         ///  nearer an anchor, then rounds over the edges still violated (up to 8, 8 more while one is
-        ///  over twice the limit's strain), up to three times, each followed by the tethers and the
-        ///  contacts (colliders and self-collision without friction), which win where they disagree;
-        ///  velocities only lose what it corrects. Never below 1 plus the stretch the cloth's own
-        ///  compliance gives it under its weight, so the limit removes the solver's excess stretch and
-        ///  leaves the material's. 1.025 keeps woven cloth (1 to 3 % under its own weight) from
-        ///  stretching like rubber at the default budget; raise it (or 0) for knits and elastic fabrics
-        ///  whose compliance should stretch them further.
+        ///  over twice the limit's strain), up to three times (twelve in a step in which a cloth that
+        ///  cannot tear touches a collider, while an edge is over eight times the limit's strain), each
+        ///  followed by the tethers and the contacts (colliders and self-collision without friction),
+        ///  which win where they disagree; velocities only lose what it corrects. Never below 1 plus the
+        ///  stretch the cloth's own compliance gives it under its weight, so the limit removes the
+        ///  solver's excess stretch and leaves the material's. 1.025 keeps woven cloth (1 to 3 % under
+        ///  its own weight) from stretching like rubber at the default budget; raise it (or 0) for knits
+        ///  and elastic fabrics whose compliance should stretch them further.
         ///
         ///  Range: 0 (= no stretch limit) or 1 &lt;= s &lt;= 100. Default: 1.025.
         /// </summary>
@@ -2475,13 +2476,14 @@ namespace Xpbd.Native
         ///  shortened to it (Provot 1995): one pass outward from the anchors (pins, and particles a
         ///  collider's static friction holds) moves each particle to within the limit of its neighbours
         ///  nearer an anchor, then rounds over the edges still violated (up to 8, 8 more while one is
-        ///  over twice the limit's strain), up to three times, each followed by the tethers and the
-        ///  contacts (colliders and self-collision without friction), which win where they disagree;
-        ///  velocities only lose what it corrects. Never below 1 plus the stretch the cloth's own
-        ///  compliance gives it under its weight, so the limit removes the solver's excess stretch and
-        ///  leaves the material's. 1.025 keeps woven cloth (1 to 3 % under its own weight) from
-        ///  stretching like rubber at the default budget; raise it (or 0) for knits and elastic fabrics
-        ///  whose compliance should stretch them further.
+        ///  over twice the limit's strain), up to three times (twelve in a step in which a cloth that
+        ///  cannot tear touches a collider, while an edge is over eight times the limit's strain), each
+        ///  followed by the tethers and the contacts (colliders and self-collision without friction),
+        ///  which win where they disagree; velocities only lose what it corrects. Never below 1 plus the
+        ///  stretch the cloth's own compliance gives it under its weight, so the limit removes the
+        ///  solver's excess stretch and leaves the material's. 1.025 keeps woven cloth (1 to 3 % under
+        ///  its own weight) from stretching like rubber at the default budget; raise it (or 0) for knits
+        ///  and elastic fabrics whose compliance should stretch them further.
         ///
         ///  Range: 0 (= no stretch limit) or 1 &lt;= s &lt;= 100. Default: 1.025.
         /// </summary>

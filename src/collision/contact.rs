@@ -34,8 +34,9 @@
 //! enters the shape. A march still short of the surface after [`MAX_SWEEP_STEPS`] (a segment
 //! touching the surface tangentially) takes the tangent plane at its current point, conservative
 //! for the same reason. A particle that starts on the thickened surface (gap₀ within the rest
-//! band below) uses d(p) itself, exact on curved surfaces, unless the nearest surface at p faces
-//! away from the one at p₀ (it went past the middle of a thin shape): then the half-space at p₀.
+//! band below) uses d(p) itself, exact on curved surfaces, unless the nearest surface at p has
+//! turned more than [`MAX_SLIDE_TURN`] from the one at p₀ (it went past the middle of a thin
+//! shape, or slid around a small one faster than a substep can follow): then the half-space at p₀.
 //! The relative motion is exact for translating colliders; for rotating ones the local segment is
 //! the chord of the particle's arc (error ≤ r·(1 − cos(θ/2)) for a turn θ per substep at
 //! distance r). Only particles collide: a collider narrower than about three edge lengths can
@@ -75,6 +76,15 @@ pub const SWEEP_TOLERANCE: f32 = 1e-6;
 
 /// Newton steps before a march settles for the tangent plane at its current point.
 pub const MAX_SWEEP_STEPS: u32 = 24;
+
+/// The largest turn of the surface normal \[rad\] (60°) between where a particle starts a substep
+/// on the thickened surface and where it ends that the contact follows exactly (d(p) at the end);
+/// beyond it the half-space at the start holds the particle. Between two points of a sphere 60°
+/// apart the segment dips below the thickened surface by 13 % of its radius (r·(1 − cos 30°)), so
+/// a particle carried around a small ball (a 2.5 cm ball passing at 30 m/s, with the strain
+/// limit's passes pulling the sheet after it) no longer cuts through it from one substep's end to
+/// the next (`tests/collisions.rs`, `fast_cloth_and_fast_sphere_do_not_tunnel`).
+pub const MAX_SLIDE_TURN: f32 = std::f32::consts::FRAC_PI_3;
 
 /// A mesh's sphere-tracing march stops when the gap is below this \[m\] (its field is exact to
 /// the quantisation of its nodes, a few µm).
@@ -412,8 +422,8 @@ impl ContactScratch {
     /// - First hit inside the motion: the half-space at the hit point (the particle stays on the
     ///   side it came from, whatever its speed).
     /// - Started on the thickened surface (within the rest band): d − thickness ≥ 0 at the
-    ///   current position, unless the nearest surface now faces away from the start's (it went
-    ///   past the middle of a thin shape): then the half-space at the start.
+    ///   current position, unless the nearest surface there turned more than [`MAX_SLIDE_TURN`]
+    ///   (module docs): then the half-space at the start.
     /// - Started deep inside: d − thickness ≥ min(0, gap₀ + b), no friction, speed-limited.
     ///
     /// With `parallel`, each collider's pass is split into chunks of particles on the current
@@ -603,7 +613,7 @@ impl ContactPass<'_> {
             Sweep::Hit(hit) if hit.time > 0.0 => (hit.normal.dot(moved - hit.offset), hit.normal),
             Sweep::Hit(hit) => {
                 let (d, normal) = shape.distance(p_prev + moved);
-                if normal.dot(hit.normal) > 0.0 {
+                if normal.dot(hit.normal) > MAX_SLIDE_TURN.cos() {
                     (d - thickness, normal)
                 } else {
                     (hit.normal.dot(moved - hit.offset), hit.normal)
@@ -1015,6 +1025,42 @@ mod tests {
                 let moved = (mat1 - mat0) * axis.any_orthonormal_vector();
                 assert!(moved.length() as f64 <= got * 1.001 + 1e-6, "turn {turn}: a unit vector moved {}", moved.length());
             }
+        }
+    }
+
+    /// A particle resting on the thickened surface of a 2.5 cm ball whose substep motion ends 30°
+    /// around it is put exactly on the surface there; one that ends 80° around (carried faster
+    /// than a substep can follow) is held by the tangent plane at its start, so its segment stays
+    /// outside the ball.
+    #[test]
+    fn a_particle_sliding_around_a_small_ball_is_followed_only_within_the_largest_turn() {
+        use crate::collision::ColliderDesc;
+        let (radius, thickness) = (0.025, 0.005);
+        let mut store = ColliderStore::default();
+        store.add(&ColliderDesc::sphere(radius)).unwrap();
+        let shell = radius + thickness;
+        let start = Vec3::new(0.0, -shell, 0.0);
+        let around = |degrees: f32| {
+            let a = degrees.to_radians();
+            Vec3::new(0.0, -a.cos(), -a.sin()) * (shell - 0.002)
+        };
+        let settings = ContactSettings { thickness, mask: u32::MAX, max_depenetration: 1e-3 };
+        for (degrees, followed) in [(30.0, true), (80.0, false)] {
+            let mut x = vec![around(degrees)];
+            let mut scratch = ContactScratch::new(1);
+            scratch.begin_substep();
+            scratch.solve(&mut x, &[start], &[1.0], &store, SubstepWindow::new(0, 1), None, &settings, Friction::Off, false);
+            let end = x[0];
+            // The closest approach of the segment start → end to the ball's centre.
+            let t = (-start.dot(end - start) / (end - start).length_squared()).clamp(0.0, 1.0);
+            let closest = (start + (end - start) * t).length();
+            if followed {
+                assert!((end.length() - shell).abs() < 1e-6, "{degrees}°: ends at {} m from the centre", end.length());
+                assert!((end.normalize() - around(degrees).normalize()).length() < 1e-5, "{degrees}°: moved along the normal");
+            } else {
+                assert!(end.y >= start.y - 1e-6, "{degrees}°: below the start's tangent plane: {end}");
+            }
+            assert!(closest >= radius, "{degrees}°: the segment passes {closest} m from the centre");
         }
     }
 
