@@ -332,8 +332,8 @@ pub(crate) trait Positions {
     }
 }
 
-// The solver's sweeps go through `SharedPositions`; tests also drive kernels on a plain slice.
-#[cfg(test)]
+// The solver's sweeps go through `SharedPositions`; tests, and the strain limit's rounds on one
+// thread, use a plain (bounds-checked) slice.
 impl Positions for [SolverParticle] {
     #[inline(always)]
     fn row(&self, i: usize) -> [f32; 4] {

@@ -13,7 +13,7 @@
 //! (`src/reference/distance.rs`) with rest length s·L and α = 0.
 
 use super::StretchConstraints;
-use super::access::{SharedPositions, SolverParticle, column, constraint_particles, gather_rows_at};
+use super::access::{Positions, SharedPositions, SolverParticle, column, constraint_particles, gather_rows_at};
 use super::lanes::{LANES, LaneSet, Lanes};
 #[cfg(target_arch = "x86_64")]
 use super::lanes_avx::{Lanes8, avx_available};
@@ -117,19 +117,19 @@ impl StretchConstraints {
     /// Whether edge `e` is longer than `factor` times its rest length at the positions of `rows`
     /// (the test of [`Self::over_limit`], one edge).
     #[inline]
-    pub(crate) fn is_over(&self, rows: &[SolverParticle], e: usize, factor: f32) -> bool {
+    pub(crate) fn is_over<P: Positions + ?Sized>(&self, x: &P, e: usize, factor: f32) -> bool {
         let [i, j] = self.edges()[e];
-        let d = rows[i as usize].truncate() - rows[j as usize].truncate();
+        let d = x.get(i as usize) - x.get(j as usize);
         let limit = self.rest_length()[e] * factor;
         d.length_squared() > limit * limit
     }
 
     /// Shorten edge `e` to `factor` times its rest length if it is longer, moving its particles of
-    /// `rows` in proportion to their inverse masses (module docs). Returns whether it moved them
+    /// `x` in proportion to their inverse masses (module docs). Returns whether it moved them
     /// (not when within the limit, both kinematic, coinciding or not finite).
-    pub(crate) fn limit_edge(&self, rows: &mut [SolverParticle], e: usize, factor: f32) -> bool {
+    pub(crate) fn limit_edge<P: Positions + ?Sized>(&self, x: &mut P, e: usize, factor: f32) -> bool {
         let [i, j] = self.edges()[e].map(|p| p as usize);
-        let (xi, xj) = (rows[i], rows[j]);
+        let (xi, xj) = (SolverParticle::from_array(x.row(i)), SolverParticle::from_array(x.row(j)));
         let (wi, wj) = (xi.w, xj.w);
         let d = xi.truncate() - xj.truncate();
         let len = d.length();
@@ -139,8 +139,8 @@ impl StretchConstraints {
             return false;
         }
         let t = c / (len * w);
-        rows[i] = (xi.truncate() - d * (wi * t)).extend(wi);
-        rows[j] = (xj.truncate() + d * (wj * t)).extend(wj);
+        x.set(i, xi.truncate() - d * (wi * t));
+        x.set(j, xj.truncate() + d * (wj * t));
         true
     }
 }
@@ -209,16 +209,16 @@ mod tests {
             Vec3::new(0.0, 3.0, 0.0).extend(0.0),
         ];
         let before = rows.clone();
-        assert!(!s.limit_edge(&mut rows, 1, 1.1), "1.05 L is within 1.1 L");
-        assert!(!s.limit_edge(&mut rows, 2, 1.1), "both ends kinematic");
+        assert!(!s.limit_edge(&mut rows[..], 1, 1.1), "1.05 L is within 1.1 L");
+        assert!(!s.limit_edge(&mut rows[..], 2, 1.1), "both ends kinematic");
         assert_eq!(rows, before);
-        assert!(s.limit_edge(&mut rows, 0, 1.1));
+        assert!(s.limit_edge(&mut rows[..], 0, 1.1));
         assert_eq!(rows[0].truncate(), Vec3::ZERO);
         assert!((rows[1].truncate() - Vec3::new(1.1, 0.0, 0.0)).length() < 1e-6, "{}", rows[1]);
         // Two free ends of equal inverse mass share the correction: 3 L → 1.1 L, 0.95 L each.
         rows[3].w = 1.0;
         rows[4].w = 1.0;
-        assert!(s.limit_edge(&mut rows, 2, 1.1));
+        assert!(s.limit_edge(&mut rows[..], 2, 1.1));
         assert!((rows[3].y - 0.95).abs() < 1e-6 && (rows[4].y - 2.05).abs() < 1e-6, "{} {}", rows[3], rows[4]);
     }
 
@@ -236,7 +236,7 @@ mod tests {
             let (wa, wb) = (if u() < -0.6 { 0.0 } else { u() + 1.5 }, u() + 1.5);
             let s = StretchConstraints::new(vec![[0, 1]], vec![a.distance(b) / (factor * (2.1 + u()))]);
             let mut rows = vec![a.extend(wa), b.extend(wb)];
-            assert!(s.limit_edge(&mut rows, 0, factor));
+            assert!(s.limit_edge(&mut rows[..], 0, factor));
             let x = [a.as_dvec3(), b.as_dvec3()];
             let k = Compliance { alpha: 0.0, beta: 0.0, h: 1.0 / 600.0 };
             let p = project_distance(x, x, [wa as f64, wb as f64], (factor * s.rest_length()[0]) as f64, k, 0.0).unwrap();

@@ -16,7 +16,10 @@ use super::sweeps::{Colliders, Constraint, InterCloth, SelfCollision, Tethers, V
 use super::{Parts, Step, SubstepInfo, from_rows, to_rows};
 use crate::cloth::scratch::SolverScratch;
 use crate::collision::contact::Friction;
+use crate::constraints::team::run_team;
 use glam::Vec3;
+
+mod team;
 
 /// Rounds over the violated edges per pass ([`rounds`]); each finds them with one lane-wise pass
 /// over every edge, so a calm cloth pays that pass and little else.
@@ -107,14 +110,22 @@ fn rounds(parts: &mut Parts, step: &Step, factor: f32) -> bool {
         let (stretch, s) = (&parts.layout.stretch, &mut *parts.scratch);
         let (l, rows) = (&s.strain_limit, &mut s.rows);
         // Every edge over the severe limit is over this one, so the candidates hold them all.
-        if round >= MAX_ROUNDS && !l.candidates.iter().any(|&e| stretch.is_over(rows, e as usize, severe)) {
+        if round >= MAX_ROUNDS && !l.candidates.iter().any(|&e| stretch.is_over(&rows[..], e as usize, severe)) {
             return true;
         }
         // An edge that the round's earlier projections brought within the tolerance is left
         // alone, as the scan would have left it.
-        for &e in &l.candidates {
-            if stretch.is_over(rows, e as usize, factor + TOLERANCE) {
-                stretch.limit_edge(rows, e as usize, factor);
+        if step.parallel && !stretch.colour_start().is_empty() {
+            let work = team::RoundWork { stretch, candidates: &l.candidates, factor, tolerance: TOLERANCE };
+            // SAFETY: the layout's indices were checked for these rows (`ConstraintLayout::rows_ready`)
+            // and a colour's edges share no particle (`ConstraintLayout::build`); the cut gives no
+            // particle bounds, so no part is started before every earlier colour has ended.
+            unsafe { run_team(&work, rows) };
+        } else {
+            for &e in &l.candidates {
+                if stretch.is_over(&rows[..], e as usize, factor + TOLERANCE) {
+                    stretch.limit_edge(&mut rows[..], e as usize, factor);
+                }
             }
         }
     }
@@ -196,7 +207,7 @@ fn anchored_pass(parts: &mut Parts, factor: f32, held_anchors: bool) {
                 moved |= follow(&mut s.rows, p as usize, q as usize, factor * rest[e as usize]);
             }
             for &e in siblings {
-                moved |= layout.stretch.limit_edge(&mut s.rows, e as usize, factor);
+                moved |= layout.stretch.limit_edge(&mut s.rows[..], e as usize, factor);
             }
             // A sweep that moved nothing leaves the next one nothing to do.
             if !moved {
