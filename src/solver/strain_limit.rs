@@ -19,7 +19,7 @@ use crate::collision::contact::Friction;
 use crate::constraints::team::run_team;
 use glam::Vec3;
 
-mod team;
+mod round;
 
 /// Rounds over the violated edges per pass ([`rounds`]); each finds them with one lane-wise pass
 /// over every edge, so a calm cloth pays that pass and little else.
@@ -115,18 +115,14 @@ fn rounds(parts: &mut Parts, step: &Step, factor: f32) -> bool {
         }
         // An edge that the round's earlier projections brought within the tolerance is left
         // alone, as the scan would have left it.
+        let work = round::RoundWork { stretch, candidates: &l.candidates, factor, tolerance: TOLERANCE };
         if step.parallel && !stretch.colour_start().is_empty() {
-            let work = team::RoundWork { stretch, candidates: &l.candidates, factor, tolerance: TOLERANCE };
             // SAFETY: the layout's indices were checked for these rows (`ConstraintLayout::rows_ready`)
             // and a colour's edges share no particle (`ConstraintLayout::build`); the cut gives no
             // particle bounds, so no part is started before every earlier colour has ended.
             unsafe { run_team(&work, rows) };
         } else {
-            for &e in &l.candidates {
-                if stretch.is_over(&rows[..], e as usize, factor + TOLERANCE) {
-                    stretch.limit_edge(&mut rows[..], e as usize, factor);
-                }
-            }
+            work.project_candidates(&mut rows[..], 0, l.candidates.len());
         }
     }
     true

@@ -1,14 +1,15 @@
-//! One round of the strain limit on a team of threads ([`RoundWork`]): the round's violated
-//! edges, colour by colour, each colour's share of them split between the members.
+//! One round of the strain limit ([`RoundWork`]): the round's violated edges in storage order, on
+//! the stepping thread or colour by colour on a team of threads, each colour's share of them split
+//! between the members. Either way the same bits.
 
 use crate::constraints::StretchConstraints;
-use crate::constraints::access::SharedPositions;
+use crate::constraints::access::{Positions, SharedPositions};
 use crate::constraints::team::{ColourCut, TeamWork};
 
-/// The projections of one round ([`super::rounds`]) as team work: `candidates` (in storage order,
-/// so each colour's are one run) projected colour by colour. A colour's edges share no particle,
-/// so each edge sees what the sequential round would have shown it (the earlier colours' moves
-/// and none of its own colour's): the same bits on any team.
+/// The projections of one round ([`super::rounds`]): `candidates` (in storage order, so each
+/// colour's are one run) projected in order. As team work, colour by colour: a colour's edges
+/// share no particle, so each edge sees what the sequential round would have shown it (the
+/// earlier colours' moves and none of its own colour's).
 pub(super) struct RoundWork<'a> {
     pub stretch: &'a StretchConstraints,
     pub candidates: &'a [u32],
@@ -18,6 +19,17 @@ pub(super) struct RoundWork<'a> {
 }
 
 impl RoundWork<'_> {
+    /// Project `candidates[begin..end]` in order: each edge still over `factor` + `tolerance`
+    /// when its turn comes (the earlier projections may have brought it within) is shortened to
+    /// `factor` times its rest length.
+    pub(super) fn project_candidates<P: Positions + ?Sized>(&self, x: &mut P, begin: usize, end: usize) {
+        for &e in &self.candidates[begin..end] {
+            if self.stretch.is_over(x, e as usize, self.factor + self.tolerance) {
+                self.stretch.limit_edge(x, e as usize, self.factor);
+            }
+        }
+    }
+
     /// The candidates of colour `colour`: `candidates[begin..end]`.
     fn of_colour(&self, colour: usize) -> (usize, usize) {
         let starts = self.stretch.colour_start();
@@ -39,11 +51,7 @@ impl TeamWork for RoundWork<'_> {
     }
 
     unsafe fn project(&self, x: &mut SharedPositions<'_>, _: usize, begin: usize, end: usize) {
-        for &e in &self.candidates[begin..end] {
-            if self.stretch.is_over(x, e as usize, self.factor + self.tolerance) {
-                self.stretch.limit_edge(x, e as usize, self.factor);
-            }
-        }
+        self.project_candidates(x, begin, end);
     }
 }
 
@@ -72,14 +80,10 @@ mod tests {
         assert!(candidates.len() > stretch.edges().len() / 2, "{} of {} over", candidates.len(), stretch.edges().len());
         assert!(candidates.iter().any(|&e| shared(&stretch.edges()[e as usize])));
 
-        let mut sequential = rows.clone();
-        for &e in &candidates {
-            if stretch.is_over(&sequential[..], e as usize, factor + tolerance) {
-                stretch.limit_edge(&mut sequential[..], e as usize, factor);
-            }
-        }
-        assert_ne!(bits(&sequential), bits(&rows), "the round moved nothing");
         let work = RoundWork { stretch, candidates: &candidates, factor, tolerance };
+        let mut sequential = rows.clone();
+        work.project_candidates(&mut sequential[..], 0, candidates.len());
+        assert_ne!(bits(&sequential), bits(&rows), "the round moved nothing");
         for members in 1..=4 {
             let pool = rayon::ThreadPoolBuilder::new().num_threads(members).build().unwrap();
             let mut team = rows.clone();
