@@ -7,6 +7,8 @@ use crate::constraints::access::{Positions, gather_rows_at};
 use crate::constraints::lanes::{LANES, LaneSet, Lanes, Real, V3, v3};
 #[cfg(target_arch = "x86_64")]
 use crate::constraints::lanes_avx::{Lanes8, avx_available};
+#[cfg(target_arch = "x86_64")]
+use crate::constraints::lanes_avx512::{Lanes16, avx512_available};
 use crate::constraints::sweep::Sweep;
 use crate::constraints::{MIN_DENOMINATOR, SubstepCoefficients, xpbd_delta_lambda_parts};
 
@@ -196,19 +198,23 @@ impl Sweep for TetherSweep<'_> {
         }
     }
 
-    /// The full groups ([`TetherConstraints::full_groups_end`](super::TetherConstraints::full_groups_end)) 8 at a time where the CPU has AVX,
-    /// else [`LANES`] (`project_groups`), the rest of them as one partial batch, the other groups
-    /// one at a time: the same bits as [`Sweep::project_range`], since groups share no particle
-    /// they write, so their order does not matter, and every width does the same IEEE operations
-    /// per lane. Not 16 at a time where the CPU has AVX-512, as edges and hinges are: a batch
-    /// runs its rounds while any lane's tethers are violated, and of 16 lanes more often one is
-    /// (docs/dev/performance-log.md, "2026-11-30 — 16-lane AVX-512 kernels and tether ordering").
+    /// The full groups ([`TetherConstraints::full_groups_end`](super::TetherConstraints::full_groups_end)) 16 at a time where the CPU has
+    /// AVX-512, 8 where it has AVX, else [`LANES`] (`project_groups`), the rest of them as one
+    /// partial batch, the other groups one at a time: the same bits as [`Sweep::project_range`],
+    /// since groups share no particle they write, so their order does not matter, and every width
+    /// does the same IEEE operations per lane (docs/dev/performance-log.md, "2026-12-07 — Where
+    /// the step's time goes against e65cb3f; tethers 16 at a time").
     fn project_disjoint<P: Positions + ?Sized>(&self, first: usize, lambda: &mut [f32], x: &mut P) {
         if self.fresh {
             // Zeroed here once; the kernel that runs (and its one-at-a-time rest through
             // `project_range`) then reads them as they are.
             lambda.fill(0.0);
             return TetherSweep { fresh: false, ..*self }.project_disjoint(first, lambda, x);
+        }
+        #[cfg(target_arch = "x86_64")]
+        if avx512_available() {
+            // SAFETY: the CPU has AVX-512F (checked above).
+            return unsafe { self.project_disjoint_avx512(first, lambda, x) };
         }
         #[cfg(target_arch = "x86_64")]
         if avx_available() {
@@ -263,8 +269,8 @@ impl TetherSweep<'_> {
         x: &mut P,
     ) {
         const K: usize = TETHERS_PER_PARTICLE;
-        /// Tethers in the widest batch (8 groups).
-        const MAX_TETHERS: usize = 8 * K;
+        /// Tethers in the widest batch (16 groups).
+        const MAX_TETHERS: usize = 16 * K;
         const { assert!(N * K <= MAX_TETHERS) };
         debug_assert!((1..N).contains(&groups));
         let (mut particle, mut anchor) = ([0u32; MAX_TETHERS], [0u32; MAX_TETHERS]);
@@ -294,6 +300,16 @@ impl TetherSweep<'_> {
     #[target_feature(enable = "avx")]
     unsafe fn project_disjoint_avx<P: Positions + ?Sized>(&self, first: usize, lambda: &mut [f32], x: &mut P) {
         self.project_batched::<8, Lanes8, P>(first, lambda, x);
+    }
+
+    /// [`Self::project_batched`] 16 groups at a time in AVX-512 registers.
+    ///
+    /// # Safety
+    /// The CPU must have AVX-512F ([`avx512_available`]).
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx512f")]
+    unsafe fn project_disjoint_avx512<P: Positions + ?Sized>(&self, first: usize, lambda: &mut [f32], x: &mut P) {
+        self.project_batched::<16, Lanes16, P>(first, lambda, x);
     }
 
     /// End of the particle group that starts at tether `start` (at most `end`).

@@ -155,7 +155,7 @@ fn edits_keep_the_row_offsets_and_the_arrays_in_step() {
 fn tether_sweeps_give_the_bits_of_the_one_group_at_a_time_sweep(rest: &[Vec3], w: &[f32], tethers: &TetherConstraints) -> Vec<[u32; 3]> {
     let sizes = group_sizes(tethers);
     let pairs = sizes.iter().filter(|&&s| s == TETHERS_PER_PARTICLE).count();
-    assert!(pairs % LANES != 0, "no remainder of pairs after the 4- or 8-lane batches");
+    assert!([LANES, 8, 16].iter().all(|n| pairs % n != 0), "no remainder of pairs after the 4-, 8- or 16-lane batches");
     assert!([1, 2, 3].iter().all(|s| sizes.contains(s)), "group sizes {sizes:?}");
     assert!(tethers.particle().len() > 1024, "too few tethers to split over two threads");
     let mut noise = noise();
@@ -200,8 +200,9 @@ fn tether_sweeps_give_the_bits_of_the_one_group_at_a_time_sweep(rest: &[Vec3], w
         let stale: Swept = (tethers.clone(), vec![7.0; n]);
         let (mut scalar, mut lanes, mut parallel, mut from_zero) = (stale.clone(), stale.clone(), stale.clone(), (tethers.clone(), vec![0.0; n]));
         let (mut x_scalar, mut x_lanes, mut x_parallel, mut x_from_zero) = (x0.clone(), x0.clone(), x0.clone(), x0.clone());
-        // The 4-lane kernels alone, where the CPU would run the 8-lane ones.
+        // The 4- and 8-lane kernels alone, where the CPU would run wider ones.
         let (mut lanes4, mut x_lanes4) = (stale.clone(), x0.clone());
+        let (mut lanes8, mut x_lanes8) = (stale.clone(), x0.clone());
         for sweep in 0..3 {
             let fresh = sweep == 0;
             scalar_sweep(&mut scalar, &mut x_scalar, fresh);
@@ -209,8 +210,12 @@ fn tether_sweeps_give_the_bits_of_the_one_group_at_a_time_sweep(rest: &[Vec3], w
             solve(&mut lanes, &mut x_lanes, false, fresh);
             #[cfg(target_arch = "x86_64")]
             super::super::lanes_avx::tests::sse_only(|| solve(&mut lanes4, &mut x_lanes4, false, fresh));
+            #[cfg(target_arch = "x86_64")]
+            super::super::lanes_avx::tests::avx_only(|| solve(&mut lanes8, &mut x_lanes8, false, fresh));
             #[cfg(not(target_arch = "x86_64"))]
             solve(&mut lanes4, &mut x_lanes4, false, fresh);
+            #[cfg(not(target_arch = "x86_64"))]
+            solve(&mut lanes8, &mut x_lanes8, false, fresh);
             pool.install(|| solve(&mut parallel, &mut x_parallel, true, fresh));
         }
         // Bits, with every NaN as one pattern: the NaN particle's coordinates and λ come out
@@ -230,6 +235,8 @@ fn tether_sweeps_give_the_bits_of_the_one_group_at_a_time_sweep(rest: &[Vec3], w
         assert_eq!(lambda_bits(&lanes), lambda_bits(&scalar), "compliance {compliance}");
         assert_eq!(bits(&x_lanes4), bits(&x_scalar), "compliance {compliance}, 4 lanes");
         assert_eq!(lambda_bits(&lanes4), lambda_bits(&scalar), "compliance {compliance}, 4 lanes");
+        assert_eq!(bits(&x_lanes8), bits(&x_scalar), "compliance {compliance}, at most 8 lanes");
+        assert_eq!(lambda_bits(&lanes8), lambda_bits(&scalar), "compliance {compliance}, at most 8 lanes");
         assert_eq!(bits(&x_parallel), bits(&x_scalar), "compliance {compliance}, two threads");
         assert_eq!(lambda_bits(&parallel), lambda_bits(&scalar), "compliance {compliance}, two threads");
         result.extend(bits(&x_scalar));
