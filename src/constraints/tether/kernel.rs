@@ -104,11 +104,7 @@ const PAIR_MIN_GRAM: f32 = 1e-4;
 #[inline(always)]
 pub(crate) fn project_pair<T: Real>(xi: V3<T>, xa: [V3<T>; 2], wi: T, bound: [T; 2], lambda: [T; 2]) -> (V3<T>, [T; 2]) {
     let (zero, one, tiny) = (T::splat(0.0), T::splat(1.0), T::splat(1e-9));
-    let tolerance = [bound[0] * T::splat(1.0 + PAIR_INSIDE_TOLERANCE), bound[1] * T::splat(1.0 + PAIR_INSIDE_TOLERANCE)];
-    let d = [xi.sub(xa[0]), xi.sub(xa[1])];
-    let len = [length(d[0]), length(d[1])];
-    // A particle pinned since the tethers were built (w = 0) is held by its pin, not moved here.
-    let moved = T::both(T::either(len[0].gt(tolerance[0]), len[1].gt(tolerance[1])), wi.gt(zero));
+    let (moved, d, len, tolerance) = pair_outside(xi, xa, wi, bound);
     // The nearest point of each ball, usable when it lies in the other ball.
     let on_ball = [xa[0].add(d[0].scale(bound[0].min(len[0]) / len[0])), xa[1].add(d[1].scale(bound[1].min(len[1]) / len[1]))];
     let first = T::both(len[0].gt(tiny), not::<T>(length(on_ball[0].sub(xa[1])).gt(tolerance[1])));
@@ -144,6 +140,21 @@ pub(crate) fn project_pair<T: Real>(xi: V3<T>, xa: [V3<T>; 2], wi: T, bound: [T;
     let delta0 = T::select(on_one, single[0], T::select(apart, own[0], T::select(circle, kkt[0], zero)));
     let delta1 = T::select(on_one, single[1], T::select(apart, own[1], T::select(circle, kkt[1], zero)));
     (q, [T::select(moved, lambda[0] + delta0, lambda[0]), T::select(moved, lambda[1] + delta1, lambda[1])])
+}
+
+/// Whether [`project_pair`] moves the particle (it is outside a ball, beyond
+/// [`PAIR_INSIDE_TOLERANCE`], and not pinned), with the offsets from the anchors, their lengths
+/// and the balls' radii with the tolerance. Where no lane is outside, `project_pair` returns its
+/// inputs unchanged.
+#[inline(always)]
+#[allow(clippy::type_complexity)]
+fn pair_outside<T: Real>(xi: V3<T>, xa: [V3<T>; 2], wi: T, bound: [T; 2]) -> (T::Mask, [V3<T>; 2], [T; 2], [T; 2]) {
+    let tolerance = [bound[0] * T::splat(1.0 + PAIR_INSIDE_TOLERANCE), bound[1] * T::splat(1.0 + PAIR_INSIDE_TOLERANCE)];
+    let d = [xi.sub(xa[0]), xi.sub(xa[1])];
+    let len = [length(d[0]), length(d[1])];
+    // A particle pinned since the tethers were built (w = 0) is held by its pin, not moved here.
+    let moved = T::both(T::either(len[0].gt(tolerance[0]), len[1].gt(tolerance[1])), wi.gt(T::splat(0.0)));
+    (moved, d, len, tolerance)
 }
 
 /// ‖v‖ (of each lane).
@@ -424,9 +435,10 @@ impl TetherSweep<'_> {
                     break;
                 }
             }
-            if pair {
-                // A rigid pair still outside a ball: the nearest point of its lens (a lane inside
-                // both keeps its bits; a padded lane computes those of the lane it repeats).
+            // A rigid pair still outside a ball: the nearest point of its lens (a lane inside
+            // both keeps its bits, so a batch with no lane outside skips it; a padded lane
+            // computes those of the lane it repeats).
+            if pair && L::any(pair_outside(xi, [xa[0], xa[1]], wi, [bound[0], bound[1]]).0) {
                 let (q, l) = project_pair(xi, [xa[0], xa[1]], wi, [bound[0], bound[1]], [lam[0], lam[1]]);
                 (xi, lam[0], lam[1]) = (q, l[0], l[1]);
             }
