@@ -103,8 +103,14 @@ const PAIR_MIN_GRAM: f32 = 1e-4;
 /// (`reference::tether::nearest_point_in_two_balls`).
 #[inline(always)]
 pub(crate) fn project_pair<T: Real>(xi: V3<T>, xa: [V3<T>; 2], wi: T, bound: [T; 2], lambda: [T; 2]) -> (V3<T>, [T; 2]) {
+    project_pair_from(pair_outside(xi, xa, wi, bound), xi, xa, wi, bound, lambda)
+}
+
+/// [`project_pair`] with its first measurement ([`pair_outside`] of the same arguments) done.
+#[inline(always)]
+fn project_pair_from<T: Real>(outside: PairOutside<T>, xi: V3<T>, xa: [V3<T>; 2], wi: T, bound: [T; 2], lambda: [T; 2]) -> (V3<T>, [T; 2]) {
     let (zero, one, tiny) = (T::splat(0.0), T::splat(1.0), T::splat(1e-9));
-    let (moved, d, len, tolerance) = pair_outside(xi, xa, wi, bound);
+    let PairOutside { moved, d, len, tolerance } = outside;
     // The nearest point of each ball, usable when it lies in the other ball.
     let on_ball = [xa[0].add(d[0].scale(bound[0].min(len[0]) / len[0])), xa[1].add(d[1].scale(bound[1].min(len[1]) / len[1]))];
     let first = T::both(len[0].gt(tiny), not::<T>(length(on_ball[0].sub(xa[1])).gt(tolerance[1])));
@@ -142,19 +148,28 @@ pub(crate) fn project_pair<T: Real>(xi: V3<T>, xa: [V3<T>; 2], wi: T, bound: [T;
     (q, [T::select(moved, lambda[0] + delta0, lambda[0]), T::select(moved, lambda[1] + delta1, lambda[1])])
 }
 
-/// Whether [`project_pair`] moves the particle (it is outside a ball, beyond
-/// [`PAIR_INSIDE_TOLERANCE`], and not pinned), with the offsets from the anchors, their lengths
-/// and the balls' radii with the tolerance. Where no lane is outside, `project_pair` returns its
-/// inputs unchanged.
+/// What [`project_pair`] measures first: whether it moves the particle (outside a ball beyond
+/// [`PAIR_INSIDE_TOLERANCE`], and not pinned), per lane. Where no lane is `moved`, `project_pair`
+/// returns its inputs unchanged.
+struct PairOutside<T: Real> {
+    moved: T::Mask,
+    /// x_i − x_a of each tether \[m\].
+    d: [V3<T>; 2],
+    /// ‖x_i − x_a‖ of each tether \[m\].
+    len: [T; 2],
+    /// Each ball's radius with the tolerance \[m\].
+    tolerance: [T; 2],
+}
+
+/// [`PairOutside`] of a particle at `xi` (inverse mass `wi`) and its anchors at `xa`, bounds `bound`.
 #[inline(always)]
-#[allow(clippy::type_complexity)]
-fn pair_outside<T: Real>(xi: V3<T>, xa: [V3<T>; 2], wi: T, bound: [T; 2]) -> (T::Mask, [V3<T>; 2], [T; 2], [T; 2]) {
+fn pair_outside<T: Real>(xi: V3<T>, xa: [V3<T>; 2], wi: T, bound: [T; 2]) -> PairOutside<T> {
     let tolerance = [bound[0] * T::splat(1.0 + PAIR_INSIDE_TOLERANCE), bound[1] * T::splat(1.0 + PAIR_INSIDE_TOLERANCE)];
     let d = [xi.sub(xa[0]), xi.sub(xa[1])];
     let len = [length(d[0]), length(d[1])];
     // A particle pinned since the tethers were built (w = 0) is held by its pin, not moved here.
     let moved = T::both(T::either(len[0].gt(tolerance[0]), len[1].gt(tolerance[1])), wi.gt(T::splat(0.0)));
-    (moved, d, len, tolerance)
+    PairOutside { moved, d, len, tolerance }
 }
 
 /// ‖v‖ (of each lane).
@@ -438,9 +453,13 @@ impl TetherSweep<'_> {
             // A rigid pair still outside a ball: the nearest point of its lens (a lane inside
             // both keeps its bits, so a batch with no lane outside skips it; a padded lane
             // computes those of the lane it repeats).
-            if pair && L::any(pair_outside(xi, [xa[0], xa[1]], wi, [bound[0], bound[1]]).0) {
-                let (q, l) = project_pair(xi, [xa[0], xa[1]], wi, [bound[0], bound[1]], [lam[0], lam[1]]);
-                (xi, lam[0], lam[1]) = (q, l[0], l[1]);
+            if pair {
+                let (anchors, bounds) = ([xa[0], xa[1]], [bound[0], bound[1]]);
+                let outside = pair_outside(xi, anchors, wi, bounds);
+                if L::any(outside.moved) {
+                    let (q, l) = project_pair_from(outside, xi, anchors, wi, bounds, [lam[0], lam[1]]);
+                    (xi, lam[0], lam[1]) = (q, l[0], l[1]);
+                }
             }
             let rows = L::lanes_and_w_to_rows(xi, wi);
             for s in 0..K {
