@@ -37,8 +37,22 @@ fn doc_comment(indent: &str, paragraphs: &[String]) -> String {
         let mut line = prefix.clone();
         for word in paragraph.split_whitespace() {
             if line.len() > prefix.len() && line.len() + 1 + word.len() > WIDTH {
-                writeln!(out, "{line}").unwrap();
-                line = prefix.clone();
+                // A line may not start with a Markdown list marker ("+ 2*L" would be a list item):
+                // the word before it goes to the new line too.
+                let carried = match word {
+                    "+" | "-" | "*" => line.rsplit_once(' ').filter(|(head, _)| head.len() > prefix.len()).map(|(head, last)| (head.to_string(), last.to_string())),
+                    _ => None,
+                };
+                match carried {
+                    Some((head, last)) => {
+                        writeln!(out, "{head}").unwrap();
+                        line = format!("{prefix} {last}");
+                    }
+                    None => {
+                        writeln!(out, "{line}").unwrap();
+                        line = prefix.clone();
+                    }
+                }
             }
             line.push(' ');
             line.push_str(word);

@@ -642,12 +642,12 @@ typedef struct XpbdClothParams {
     float inertia_scale;
     /**
      * Explosion guard: the largest plausible particle speed v_max. After every step a cloth with a
-     * NaN/infinite position or velocity, or a vertex that moved farther than d_pins + d_colliders
-     * + 2*L + v_max*dt (d_pins: the largest pin move of the step; d_colliders: the largest
-     * collider move of the step, rotation not counted, at most v_max*dt, so a collider jump that
-     * drags the cloth is reported; L: the diagonal of the rest pose's bounding box; all in
-     * metres), is unstable: see `unstable_recovery`. Above the fastest real motion; the default is
-     * above the terminal speed of any cloth.
+     * NaN/infinite position or velocity, or a vertex that moved farther than d_pins +
+     * d_colliders + 2*L + v_max*dt (d_pins: the largest pin move of the step; d_colliders: the
+     * largest collider move of the step, rotation not counted, at most v_max*dt, so a collider
+     * jump that drags the cloth is reported; L: the diagonal of the rest pose's bounding box; all
+     * in metres), is unstable: see `unstable_recovery`. Above the fastest real motion; the default
+     * is above the terminal speed of any cloth.
      *
      * Unit: m/s. Range: 0.001 <= m/s <= 1e6. Default: 100.
      */
@@ -1172,12 +1172,12 @@ typedef struct XpbdClothDesc {
     float inertia_scale;
     /**
      * Explosion guard: the largest plausible particle speed v_max. After every step a cloth with a
-     * NaN/infinite position or velocity, or a vertex that moved farther than d_pins + d_colliders
-     * + 2*L + v_max*dt (d_pins: the largest pin move of the step; d_colliders: the largest
-     * collider move of the step, rotation not counted, at most v_max*dt, so a collider jump that
-     * drags the cloth is reported; L: the diagonal of the rest pose's bounding box; all in
-     * metres), is unstable: see `unstable_recovery`. Above the fastest real motion; the default is
-     * above the terminal speed of any cloth.
+     * NaN/infinite position or velocity, or a vertex that moved farther than d_pins +
+     * d_colliders + 2*L + v_max*dt (d_pins: the largest pin move of the step; d_colliders: the
+     * largest collider move of the step, rotation not counted, at most v_max*dt, so a collider
+     * jump that drags the cloth is reported; L: the diagonal of the rest pose's bounding box; all
+     * in metres), is unstable: see `unstable_recovery`. Above the fastest real motion; the default
+     * is above the terminal speed of any cloth.
      *
      * Unit: m/s. Range: 0.001 <= m/s <= 1e6. Default: 100.
      */

@@ -91,10 +91,10 @@ impl Cloth {
             copy_into(&mut d.from_pose, &a.start);
             copy_into(&mut d.from_normals, &a.normal_start);
         }
-        if let Some(skin) = a.skin.as_ref().filter(|_| skinned) {
-            if !keep || d.from_joints.len() != skin.target.len() {
-                copy_into(&mut d.from_joints, &skin.start);
-            }
+        if let Some(skin) = a.skin.as_ref().filter(|_| skinned)
+            && (!keep || d.from_joints.len() != skin.target.len())
+        {
+            copy_into(&mut d.from_joints, &skin.start);
         }
         if !keep || d.from_frame.is_none() {
             d.from_frame = a.frame.map(|f| f.start);
@@ -150,18 +150,18 @@ impl Cloth {
                 *n = if u >= 1.0 || f == g { g } else { f.lerp(g, u).normalize_or_zero() };
             }
         }
-        if d.moving.skin {
-            if let Some(skin) = a.skin.as_deref_mut() {
-                for ((t, f), g) in skin.target.iter_mut().zip(&d.from_joints).zip(&d.given.joints) {
-                    *t = if u >= 1.0 { *g } else { f.towards(g, u) };
-                }
-                skin.pose_target(&self.model.rest, &mut a.target, &mut a.normal_target);
+        if d.moving.skin
+            && let Some(skin) = a.skin.as_deref_mut()
+        {
+            for ((t, f), g) in skin.target.iter_mut().zip(&d.from_joints).zip(&d.given.joints) {
+                *t = if u >= 1.0 { *g } else { f.towards(g, u) };
             }
+            skin.pose_target(&self.model.rest, &mut a.target, &mut a.normal_target);
         }
-        if d.moving.frame {
-            if let (Some(frame), Some(from), Some(given)) = (&mut a.frame, d.from_frame, d.given.frame) {
-                frame.target = if u >= 1.0 { given } else { (from.0.lerp(given.0, u), from.1.slerp(given.1, u).normalize()) };
-            }
+        if d.moving.frame
+            && let (Some(frame), Some(from), Some(given)) = (&mut a.frame, d.from_frame, d.given.frame)
+        {
+            frame.target = if u >= 1.0 { given } else { (from.0.lerp(given.0, u), from.1.slerp(given.1, u).normalize()) };
         }
     }
 

@@ -113,11 +113,11 @@ impl Cloth {
         let _fp = crate::fp_env::DefaultFpEnv::enter(); // whatever the caller's mode
         let (p, w) = (&self.state, &self.config.w);
         let mut e = Energy::default();
-        for i in 0..p.x.len() {
-            if w[i] > 0.0 {
-                let m = 1.0 / w[i];
-                e.kinetic += 0.5 * m * p.v[i].length_squared();
-                e.gravitational -= m * gravity.dot(p.x[i]);
+        for ((x, v), &w) in p.x.iter().zip(&p.v).zip(w) {
+            if w > 0.0 {
+                let m = 1.0 / w;
+                e.kinetic += 0.5 * m * v.length_squared();
+                e.gravitational -= m * gravity.dot(*x);
             }
         }
         let h = self.output.last_substep;

@@ -568,10 +568,10 @@ impl SharedWorld {
             // The world is here: the proxy must be live (one removed during a bracket is gone).
             let handle = world.live_render_proxy_handle(index).filter(|h| matches(h.generation)).ok_or(ClothError::InvalidHandle)?;
             let (proxy, cloth) = world.render_proxy(handle)?;
-            if slot.begun.is_some() {
-                if let Some(c) = copy.and_then(|(cloth, _)| cloth_copy(cloth)) {
-                    return Ok(f(proxy, c.reads(), None));
-                }
+            if slot.begun.is_some()
+                && let Some(c) = copy.and_then(|(cloth, _)| cloth_copy(cloth))
+            {
+                return Ok(f(proxy, c.reads(), None));
             }
             let pool = if slot.begun.is_some() { None } else { world.pool() };
             return Ok(f(proxy, world.cloth(cloth)?.reads(), pool));

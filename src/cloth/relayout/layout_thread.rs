@@ -16,13 +16,16 @@ use crate::worker_pool::os_thread;
 use std::sync::mpsc::{Sender, channel};
 use std::sync::{Mutex, PoisonError, Weak};
 
+/// The running thread and the channel that posts it layouts to build.
+type Running = (Sender<Weak<PendingLayout>>, os_thread::Thread);
+
 /// The thread (started on demand) and the channel to it. Dropping it closes the channel, which
 /// stops the thread, and joins it.
 #[derive(Default)]
 pub(crate) struct LayoutThread {
     /// The channel and the thread, once started; `None` inside if the system refused the thread
     /// (layouts are then built by the steps that need them). Taken only by the threads that post.
-    started: Mutex<Option<Option<(Sender<Weak<PendingLayout>>, os_thread::Thread)>>>,
+    started: Mutex<Option<Option<Running>>>,
 }
 
 impl LayoutThread {

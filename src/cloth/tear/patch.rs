@@ -30,8 +30,8 @@ pub(crate) fn repair_layout(layout: &mut ConstraintLayout, model: &ClothModel, w
             }
             if s.colour_start.is_empty() {
                 // Uncoloured (anchor order): the new edges go last.
-                for c in edges_before..edges.len() {
-                    s.edges.push(edges[c]);
+                for (c, &edge) in edges.iter().enumerate().skip(edges_before) {
+                    s.edges.push(edge);
                     s.rest_length.push(model.constraints.rest_length[c]);
                     creation.push(c as u32);
                     stretch_lambda.push(0.0);
