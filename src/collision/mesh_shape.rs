@@ -324,10 +324,12 @@ impl MeshShape {
     #[inline(never)]
     fn between_bricks(&self, g: Vec3) -> (f32, Vec3) {
         let gc = g / BRICK as f32;
-        let cc = gc.floor().min(Vec3::new(self.bricks[0] as f32, self.bricks[1] as f32, self.bricks[2] as f32) - 1.0).max(Vec3::ZERO);
-        let fc = gc - cc;
+        // g ≥ 0 here (as in `distance`), so truncation is the floor, without floorf's libm call.
+        let last = |g: f32, bricks: usize| (g as u32).min(bricks as u32 - 1);
+        let (x0, y0, z0) = (last(gc.x, self.bricks[0]), last(gc.y, self.bricks[1]), last(gc.z, self.bricks[2]));
+        let fc = gc - Vec3::new(x0 as f32, y0 as f32, z0 as f32);
         let (nx, ny) = (self.bricks[0] + 1, self.bricks[1] + 1);
-        let (x0, y0, z0) = (cc.x as usize, cc.y as usize, cc.z as usize);
+        let (x0, y0, z0) = (x0 as usize, y0 as usize, z0 as usize);
         let at = |x: usize, y: usize, z: usize| self.coarse[(x0 + x) + nx * ((y0 + y) + ny * (z0 + z))];
         let (d, grad) = trilinear(fc, [at(0, 0, 0), at(1, 0, 0), at(0, 1, 0), at(1, 1, 0), at(0, 0, 1), at(1, 0, 1), at(0, 1, 1), at(1, 1, 1)]);
         let d = if d >= 0.0 || !self.closed { d.max(self.band) } else { d.min(-self.band) };
