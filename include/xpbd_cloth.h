@@ -340,7 +340,9 @@ enum XpbdUnstableRecovery
  {
     /**
      * Put back the positions, velocities and pin positions the cloth had before the failed step
-     * (the end of the last step that passed). Pin targets stay as set.
+     * (the end of the last step that passed). Pin targets stay as set. A second failure in a row
+     * with no call that changes the cloth in between puts back the rest pose instead (the same
+     * step would fail at every retry), reported as `XPBD_UNSTABLE_RECOVERY_REST_POSE`.
      */
     XPBD_UNSTABLE_RECOVERY_LAST_GOOD_STATE = 0,
     /**

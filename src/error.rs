@@ -384,7 +384,11 @@ pub const SNAPSHOT_VERSION: u32 = 2;
 pub enum UnstableRecovery {
     /// Put back the positions, velocities and pin positions it had before the failed step (the last
     /// state that passed the check). Pin targets stay, so the next step tries the same pin motion
-    /// again: teleport the cloth (or change the targets) if that motion was the cause.
+    /// again: teleport the cloth (or change the targets) if that motion was the cause. If that
+    /// step fails too and nothing changed the cloth in between (no pin, setting, particle write,
+    /// teleport or [`crate::Cloth::wake`]), it would fail at every retry (a step is
+    /// deterministic: a vertex written metres away snaps back faster than `max_particle_speed`
+    /// every time), so the rest pose is put back instead, as [`Self::RestPose`], and reported so.
     #[default]
     LastGoodState,
     /// Put every free particle back at its creation position (moved by all teleports since),

@@ -306,6 +306,52 @@ fn absurd_acceleration_is_reported_and_undone_while_the_other_cloth_steps_on() {
     assert_eq!(world.take_cloth_status(wild).unwrap().unstable_steps, 0);
 }
 
+/// The recovery a failed step reported, and the cloth's hash after it.
+fn failed_step(world: &mut World, cloth: ClothHandle) -> (UnstableRecovery, f32, u64) {
+    match world.step(DT).unwrap_err() {
+        ClothError::SimulationUnstable { instability, .. } => {
+            assert_eq!(instability.kind, InstabilityKind::DisplacementBound);
+            (instability.recovery, instability.displacement, world.cloth(cloth).unwrap().state_hash())
+        }
+        other => panic!("unexpected {other:?}"),
+    }
+}
+
+/// A vertex written 20 m from its free cloth snaps back farther in one step than the guard's bound
+/// (2·√2 + 100/60 m), at every try from the state the write left: the first failure puts that
+/// state back, the second in a row puts back the rest pose, from which the cloth steps on. A
+/// change between the failures (here `wake`) earns the last good state another try.
+#[test]
+fn a_vertex_written_metres_away_does_not_freeze_the_cloth_at_the_default_recovery() {
+    let (positions, indices) = vertical_sheet(8, 1.0);
+    let (mut world, cloth) = world_with_cloth(WorldDesc { thread_count: 1, ..WorldDesc::default() }, &positions, &indices, ClothParams::default());
+    for _ in 0..5 {
+        world.step(DT).unwrap();
+    }
+    let far = [[20.0, 0.0, 0.0]];
+    world.cloth_mut(cloth).unwrap().set_positions(Some(&[9]), &far).unwrap();
+    let written = world.cloth(cloth).unwrap().state_hash();
+
+    let (recovery, moved, hash) = failed_step(&mut world, cloth);
+    println!("first failure: a particle moved {moved} m, {recovery:?}");
+    assert_eq!((recovery, hash), (UnstableRecovery::LastGoodState, written));
+    world.cloth_mut(cloth).unwrap().wake();
+    let (recovery, _, hash) = failed_step(&mut world, cloth);
+    assert_eq!((recovery, hash), (UnstableRecovery::LastGoodState, written), "a change gets another try");
+
+    let (recovery, _, _) = failed_step(&mut world, cloth);
+    assert_eq!(recovery, UnstableRecovery::RestPose, "the same failure again");
+    let mut now = vec![[0.0f32; 3]; positions.len()];
+    world.cloth(cloth).unwrap().read_positions(&mut now[..]).unwrap();
+    assert_eq!(now, positions, "not the rest pose");
+    for _ in 0..30 {
+        world.step(DT).unwrap();
+    }
+    assert!(all_finite(&world, cloth));
+    let status = world.take_cloth_status(cloth).unwrap();
+    assert_eq!((status.unstable_steps, status.last.unwrap().recovery), (3, UnstableRecovery::RestPose));
+}
+
 /// Hashes after each of `steps` steps.
 fn hashes(world: &mut World, cloth: ClothHandle, steps: usize) -> Vec<u64> {
     (0..steps)

@@ -6,7 +6,7 @@ namespace Xpbd
     /// <summary>What the explosion guard does with a cloth whose step failed its check.</summary>
     public enum XpbdUnstableRecovery : uint
     {
-        /// <summary>Back to the state at the end of the last step that passed (default).</summary>
+        /// <summary>Back to the state at the end of the last step that passed (default); a second failure in a row with no change to the cloth in between puts back the rest pose (reported as RestPose).</summary>
         LastGoodState = 0,
         /// <summary>Back to the creation pose (moved by every teleport since), at rest; pins stay.</summary>
         RestPose = 1,

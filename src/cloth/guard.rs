@@ -25,9 +25,10 @@
 //! particle into buffers allocated with the cloth) and one pass after it.
 //!
 //! On failure the cloth is put back as [`UnstableRecovery`] says (its statistics still describe
-//! the failed step), the failure is recorded in its
-//! [`ClothStatus`] (read and cleared by [`Cloth::take_status`]) and [`crate::World::step`] returns
-//! `ClothError::SimulationUnstable` naming it, after every other cloth has stepped normally.
+//! the failed step; a second failure in a row from a put-back state puts back the rest pose), the
+//! failure is recorded in its [`ClothStatus`] (read and cleared by [`Cloth::take_status`]) and
+//! [`crate::World::step`] returns `ClothError::SimulationUnstable` naming it, after every other
+//! cloth has stepped normally.
 
 use super::Cloth;
 pub use crate::error::{Instability, InstabilityKind, UnstableRecovery};
@@ -54,6 +55,9 @@ pub(crate) struct Guard {
     status: ClothStatus,
     /// Set when the last step failed (what `World::step` reports).
     pub failed: Option<Instability>,
+    /// The last step failed and the last good state was put back, and nothing has changed the
+    /// cloth since (cleared by a step that passes and by [`Cloth::wake`]).
+    pub put_back: bool,
 }
 
 impl Guard {
@@ -65,6 +69,7 @@ impl Guard {
             bound: 0.0,
             status: ClothStatus::default(),
             failed: None,
+            put_back: false,
         }
     }
 }
@@ -118,10 +123,14 @@ impl Cloth {
     /// After a step: check against the last good state; on success the state becomes the new last
     /// good state, on failure the cloth is recovered. Returns whether the step failed.
     pub(crate) fn guard_end_step(&mut self) -> bool {
-        let recovery = self.config.params.unstable_recovery;
-        if recovery == UnstableRecovery::Disabled {
-            return false;
-        }
+        let recovery = match self.config.params.unstable_recovery {
+            UnstableRecovery::Disabled => return false,
+            // The step from a state put back, with nothing changed since, failed as the step
+            // before it did (a step is deterministic): the last good state would fail at every
+            // retry, so the rest pose is put back instead.
+            UnstableRecovery::LastGoodState if self.guard.put_back => UnstableRecovery::RestPose,
+            recovery => recovery,
+        };
         let Some(instability) = self.find_instability(recovery) else {
             self.remember_good_state();
             return false;
@@ -129,7 +138,10 @@ impl Cloth {
         // The statistics report the failed step (a NaN residual shows), not the state put back.
         self.settle_stats();
         match recovery {
-            UnstableRecovery::LastGoodState => self.restore_last_good_state(),
+            UnstableRecovery::LastGoodState => {
+                self.restore_last_good_state();
+                self.guard.put_back = true;
+            }
             UnstableRecovery::RestPose => {
                 self.restore_rest_pose();
                 self.remember_good_state();
@@ -152,6 +164,7 @@ impl Cloth {
     pub(crate) fn remember_good_state(&mut self) {
         self.guard.good_x.copy_from_slice(&self.state.x);
         self.guard.good_v.copy_from_slice(&self.state.v);
+        self.guard.put_back = false;
     }
 
     /// The first particle that is non-finite or moved beyond the bound, if any.

@@ -27,9 +27,11 @@ impl Cloth {
 
     /// Wake the cloth (it steps from the next step on) and restart its count towards sleep. Every
     /// call that moves it or changes what it feels (pins, settings, teleport, particle writes,
-    /// snapshot restore) wakes it too.
+    /// snapshot restore) wakes it too. After such a change the explosion guard gives the last
+    /// good state another try ([`crate::UnstableRecovery::LastGoodState`]).
     pub fn wake(&mut self) {
         self.sleep = Sleep::default();
+        self.guard.put_back = false;
     }
 
     /// A step the sleeping cloth skips: no guard failure is left from an earlier step, and the

@@ -30,7 +30,9 @@ use crate::material::Material;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum XpbdUnstableRecovery {
     /// Put back the positions, velocities and pin positions the cloth had before the failed step
-    /// (the end of the last step that passed). Pin targets stay as set.
+    /// (the end of the last step that passed). Pin targets stay as set. A second failure in a row
+    /// with no call that changes the cloth in between puts back the rest pose instead (the same
+    /// step would fail at every retry), reported as `XPBD_UNSTABLE_RECOVERY_REST_POSE`.
     LastGoodState = 0,
     /// Put every free vertex back at its creation position (moved by every teleport since) with
     /// zero velocity; pinned vertices stay at their pins.
