@@ -225,6 +225,8 @@ fn write_vertices_fills_an_interleaved_buffer_with_the_packed_bits_and_touches_n
         let e = cloth.write_vertices(&mut buffer, layout, alpha).unwrap_err();
         match (p, nrm) {
             (None, None) => assert_eq!(e, ClothError::NoVertexAttribute, "{layout:?}"),
+            // A stride too short for one attribute is the stride's fault, not an offset's.
+            _ if stride < 12 => assert!(matches!(e, ClothError::InvalidParameter { name: "stride", .. }), "{layout:?}: {e:?}"),
             _ => assert!(matches!(e, ClothError::InvalidParameter { .. }), "{layout:?}: {e:?}"),
         }
     }

@@ -26,10 +26,14 @@ pub struct VertexLayout {
 
 impl VertexLayout {
     /// The bytes `vertex_count` vertices span: `stride·(vertex_count − 1)` plus the end of the
-    /// last attribute. Errors: `NoVertexAttribute` (both offsets `None`), `InvalidParameter` (an
-    /// attribute past the stride, overlapping attributes, a span beyond `isize::MAX`).
+    /// last attribute. Errors: `NoVertexAttribute` (both offsets `None`), `InvalidParameter` (a
+    /// stride under 12, an attribute past the stride, overlapping attributes, a span beyond
+    /// `isize::MAX`).
     pub fn span(&self, vertex_count: usize) -> Result<usize, ClothError> {
         let bad = |name, value: usize, expected| Err(ClothError::InvalidParameter { name, value: value as f64, expected });
+        if self.stride < 12 {
+            return bad("stride", self.stride, "at least 12 bytes per vertex (3 floats)");
+        }
         let attributes = [("position_offset", self.position_offset), ("normal_offset", self.normal_offset)];
         let mut end = 0usize;
         for (name, offset) in attributes {
