@@ -441,7 +441,7 @@ namespace Xpbd
 
         /// <summary>
         /// Put <paramref name="vertices"/> (null = every vertex in render order) at <paramref name="positions"/>
-        /// in metres (<c>float[3*count]</c>) between steps, for grabbing: velocities stay, a pinned
+        /// in metres (<c>float[3*count]</c>) between steps, for engine-side effects (a mouse drag is a grab): velocities stay, a pinned
         /// vertex moves with its pin, the moved vertices are drawn where put. Throws
         /// <see cref="XpbdInvalidArgumentException"/> (index out of range, NaN, beyond 1e5 m) and
         /// <see cref="XpbdBufferSizeMismatchException"/>; nothing changes then.

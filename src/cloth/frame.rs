@@ -148,10 +148,11 @@ impl Cloth {
     }
 
     /// Put render vertices `vertices` (all, in render order, when `None`) at `positions` \[m\]
-    /// (`[f32; 3]` per listed vertex) between steps, for grabbing and engine-side effects.
-    /// Velocities stay; copies of a welded vertex share a particle (the last value wins); a pinned
-    /// vertex moves with its pin (current position and target). The moved vertices are drawn
-    /// where they are put at every alpha until the next step; normals are recomputed.
+    /// (`[f32; 3]` per listed vertex) between steps, for engine-side effects (a mouse drag is a
+    /// [`Cloth::grab`]). Velocities stay; copies of a welded vertex share a particle (the last
+    /// value wins); a pinned vertex moves with its pin (current position and target). The moved
+    /// vertices are drawn where they are put at every alpha until the next step; normals are
+    /// recomputed.
     ///
     /// Errors: `BufferSizeMismatch` (`positions` length ≠ the list's, or ≠ vertex count for all),
     /// `VertexOutOfRange`, `InvalidValue` (a coordinate NaN, infinite or beyond ±1e5 m; the

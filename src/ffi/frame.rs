@@ -315,9 +315,10 @@ pub unsafe extern "C" fn xpbd_cloth_get_bounds(cloth: XpbdClothId, min3: *mut f3
     })
 }
 
-/// Put render vertices at new positions in metres between steps (grabbing, engine-side effects):
-/// `vertices` (`uint32_t[count]`) at `positions` (`float[3*count]`), or, with `vertices` NULL, every
-/// vertex in render order (then `count` must be the vertex count). Velocities stay (see
+/// Put render vertices at new positions in metres between steps (engine-side effects; to drag one
+/// with the mouse, `xpbd_cloth_grab` it): `vertices` (`uint32_t[count]`) at `positions`
+/// (`float[3*count]`), or, with `vertices` NULL, every vertex in render order (then `count` must
+/// be the vertex count). Velocities stay (see
 /// `xpbd_cloth_set_velocities`); welded copies share a particle (the last value wins); a pinned
 /// vertex moves with its pin (its current position and target). The moved vertices are drawn
 /// where they are put at every alpha until the next step; normals are recomputed.
