@@ -95,10 +95,11 @@ impl Guard {
         }
     }
 
-    /// Forget the recorded failures (an instance starts with a clear status).
+    /// Forget the recorded failures (an instance starts with a clear status and a fresh retry).
     pub fn clear_status(&mut self) {
         self.status = ClothStatus::default();
         self.failed = None;
+        self.put_back = false;
     }
 }
 
