@@ -413,18 +413,12 @@ impl BendingConstraints {
     }
 
     /// Panics unless there is one rest angle per hinge and the colour offsets ascend from 0 to the
-    /// hinge count (or there are none), and in debug builds unless no two hinges of a colour share
-    /// a particle.
+    /// hinge count (or there are none).
     fn check_shape(&self) {
         assert_eq!(self.hinges.len(), self.rest_angle.len(), "one rest angle per hinge");
         let c = &self.colour_start;
         let ascending = c.windows(2).all(|w| w[0] <= w[1]);
         assert!(c.is_empty() || (c[0] == 0 && c[c.len() - 1] as usize == self.hinges.len() && ascending), "colour offsets {c:?} for {} hinges", self.hinges.len());
-        #[cfg(debug_assertions)]
-        {
-            let particles = self.hinges.as_flattened().iter().max().map_or(0, |&p| p as usize + 1);
-            assert!(super::colouring::colouring_is_valid(&self.hinges, c, particles), "two hinges of a colour share a particle");
-        }
     }
 
     /// One Gauss–Seidel sweep over all hinges in storage order. When the hinges are coloured

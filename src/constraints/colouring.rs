@@ -189,9 +189,8 @@ pub(crate) fn lowest_particle<const K: usize>(constraint: &[u32; K]) -> u32 {
     constraint.iter().copied().min().unwrap_or(0)
 }
 
-/// True if no two constraints within any colour range of `colour_start` share a particle (the
-/// promise the team sweeps' `unsafe` rests on; checked by every edit in debug builds).
-#[cfg(any(test, debug_assertions))]
+/// True if no two constraints within any colour range of `colour_start` share a particle.
+#[cfg(test)]
 pub fn colouring_is_valid<const K: usize>(constraints: &[[u32; K]], colour_start: &[u32], particle_count: usize) -> bool {
     let mut seen_in = vec![u32::MAX; particle_count];
     colour_start.windows(2).enumerate().all(|(colour, range)| {

@@ -249,18 +249,12 @@ impl StretchConstraints {
     }
 
     /// Panics unless there is one rest length per edge and the colour offsets ascend from 0 to the
-    /// edge count (or there are none), and in debug builds unless no two edges of a colour share a
-    /// particle.
+    /// edge count (or there are none).
     fn check_shape(&self) {
         assert_eq!(self.edges.len(), self.rest_length.len(), "one rest length per edge");
         let c = &self.colour_start;
         let ascending = c.windows(2).all(|w| w[0] <= w[1]);
         assert!(c.is_empty() || (c[0] == 0 && c[c.len() - 1] as usize == self.edges.len() && ascending), "colour offsets {c:?} for {} edges", self.edges.len());
-        #[cfg(debug_assertions)]
-        {
-            let particles = self.edges.as_flattened().iter().max().map_or(0, |&p| p as usize + 1);
-            assert!(super::colouring::colouring_is_valid(&self.edges, c, particles), "two edges of a colour share a particle");
-        }
     }
 
     /// One Gauss–Seidel sweep over all edges in storage order. When the edges are coloured
@@ -412,17 +406,6 @@ mod tests {
         assert_eq!(residuals, [0.5, 0.5, 2.0]);
         assert_eq!(max_strain, 0.5);
         assert_eq!(max_strain.to_bits(), stretch.max_strain(&x).to_bits());
-    }
-
-    /// In debug builds an edit that leaves two edges of a colour sharing a particle (0–1 and 1–2,
-    /// one colour) is refused: the team sweeps would write particle 1 from two threads.
-    #[cfg(debug_assertions)]
-    #[test]
-    #[should_panic(expected = "two edges of a colour share a particle")]
-    fn an_edit_that_colours_two_neighbouring_edges_alike_is_refused_in_debug_builds() {
-        let mut s = StretchConstraints::new(vec![[0, 1], [1, 2]], vec![1.0, 1.0]);
-        // SAFETY: deliberately broken; the check panics before any sweep could run.
-        unsafe { s.edit(|a| *a.colour_start = vec![0, 2]) };
     }
 
     /// An edit marks the row offsets stale, so the next preparation derives them from the edited
