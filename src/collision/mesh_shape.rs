@@ -299,11 +299,7 @@ impl MeshShape {
         if !(g.cmpge(Vec3::ZERO).all() && g.cmple(self.size).all()) {
             return self.outside_grid(p);
         }
-        // g ≥ 0 here, so truncation is its floor (a float-to-int conversion, where `floor` is a
-        // libm call on baseline x86-64): the cell, and its last one for g on the far face. 32-bit
-        // integers: the grid has fewer than 2³¹ cells a side (cheaper conversions, same values).
-        let last = |g: f32, cells: u32| (g as u32).min(cells - 1);
-        let (cx, cy, cz) = (last(g.x, self.cells32[0]), last(g.y, self.cells32[1]), last(g.z, self.cells32[2]));
+        let (cx, cy, cz) = (cell_of(g.x, self.cells32[0]), cell_of(g.y, self.cells32[1]), cell_of(g.z, self.cells32[2]));
         let f = g - Vec3::new(cx as f32, cy as f32, cz as f32);
         const B: u32 = BRICK as u32;
         let brick = (cx / B) as usize + self.bricks[0] * ((cy / B) as usize + self.bricks[1] * (cz / B) as usize);
@@ -324,9 +320,8 @@ impl MeshShape {
     #[inline(never)]
     fn between_bricks(&self, g: Vec3) -> (f32, Vec3) {
         let gc = g / BRICK as f32;
-        // g ≥ 0 here (as in `distance`), so truncation is the floor, without floorf's libm call.
-        let last = |g: f32, bricks: usize| (g as u32).min(bricks as u32 - 1);
-        let (x0, y0, z0) = (last(gc.x, self.bricks[0]), last(gc.y, self.bricks[1]), last(gc.z, self.bricks[2]));
+        let brick = |k: usize| cell_of(gc[k], self.bricks[k] as u32);
+        let (x0, y0, z0) = (brick(0), brick(1), brick(2));
         let fc = gc - Vec3::new(x0 as f32, y0 as f32, z0 as f32);
         let (nx, ny) = (self.bricks[0] + 1, self.bricks[1] + 1);
         let (x0, y0, z0) = (x0 as usize, y0 as usize, z0 as usize);
@@ -385,6 +380,14 @@ impl MeshShape {
     pub fn memory_bytes(&self) -> usize {
         self.fine.len() * 2 + self.brick_slot.len() * 4 + self.coarse.len() * 4 + std::mem::size_of::<Self>()
     }
+}
+
+/// The cell of grid coordinate `g` ≥ 0 among `count` cells (the last one for `g` on the far
+/// face). Truncation is the floor for g ≥ 0: a float-to-int conversion, where `floor` is a libm
+/// call on baseline x86-64. 32-bit: a grid has fewer than 2³¹ cells a side.
+#[inline(always)]
+fn cell_of(g: f32, count: u32) -> u32 {
+    (g as u32).min(count - 1)
 }
 
 /// Trilinear interpolation of corner values `v` (x fastest) at fraction `f` of the cell, and its
