@@ -121,6 +121,20 @@ pub(crate) struct StrainLimitScratch {
     /// The edges within level k + 1 (each once): `siblings[sibling_start[k]..sibling_start[k + 1]]`.
     pub siblings: Vec<u32>,
     pub sibling_start: Vec<u32>,
+    /// Level k + 1's chains (`solver/strain_limit/chains.rs`), (particle, parent, edge) from each
+    /// group's centre outward: `chain[chain_start[k]..chain_start[k + 1]]`; the groups begin at
+    /// the entries of `group_start`. Empty when friction holds some anchor.
+    pub chain: Vec<(u32, u32, u32)>,
+    pub chain_start: Vec<u32>,
+    pub group_start: Vec<u32>,
+    /// The chains' search: hops per particle, the (particle, edge) each was reached by, the
+    /// queue, and which edges are in a chain.
+    pub hops: Vec<u32>,
+    pub via: Vec<(u32, u32)>,
+    pub queue: Vec<u32>,
+    pub in_chain: Vec<bool>,
+    /// A chain group's positions \[m\] before it is followed.
+    pub group_before: Vec<Vec3>,
 }
 
 impl StrainLimitScratch {
@@ -140,6 +154,14 @@ impl StrainLimitScratch {
             parent_start: Vec::with_capacity(particles + 1),
             siblings: Vec::with_capacity(edges),
             sibling_start: Vec::with_capacity(particles + 1),
+            chain: Vec::with_capacity(particles),
+            chain_start: Vec::with_capacity(particles + 1),
+            group_start: Vec::with_capacity(particles + 1),
+            hops: vec![0; particles],
+            via: vec![(0, 0); particles],
+            queue: Vec::with_capacity(particles),
+            in_chain: vec![false; edges],
+            group_before: Vec::with_capacity(particles),
         }
     }
 }

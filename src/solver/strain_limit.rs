@@ -19,6 +19,7 @@ use crate::collision::contact::Friction;
 use crate::constraints::team::run_team;
 use glam::Vec3;
 
+mod chains;
 mod round;
 
 /// Rounds over the violated edges per pass ([`rounds`]); each finds them with one lane-wise pass
@@ -167,14 +168,18 @@ fn reproject(parts: &mut Parts, step: &Step) {
 /// friction holds, grabbed ones): level by level in hop distance from the nearest anchor, each particle is
 /// moved alone to within the limit of its neighbours one level nearer (follow-the-leader, Müller
 /// et al. 2012, "Fast Simulation of Inextensible Hair and Fur", §3), then the edges within the
-/// level are limited both ways. A chain hanging from an anchor is within its limit after one pass,
-/// where Gauss–Seidel rounds carry a correction a few edges a round.
+/// level are limited both ways, or, where they form a tree and no anchor is held by friction,
+/// followed from the tree's centre (`chains`). A chain hanging from an anchor is within its limit
+/// after one pass, where Gauss–Seidel rounds carry a correction a few edges a round.
 fn anchored_pass(parts: &mut Parts, factor: f32, held_anchors: bool) {
     let (layout, s) = (parts.layout, &mut *parts.scratch);
     let l = &mut s.strain_limit;
     l.next_anchors.fill(0);
+    let mut held = false;
     for (i, row) in s.rows.iter().enumerate() {
-        if row.w == 0.0 || (held_anchors && s.contacts.held(i)) {
+        let held_here = held_anchors && row.w != 0.0 && s.contacts.held(i);
+        held |= held_here;
+        if row.w == 0.0 || held_here {
             l.next_anchors[i / 64] |= 1 << (i % 64);
         }
     }
@@ -185,7 +190,10 @@ fn anchored_pass(parts: &mut Parts, factor: f32, held_anchors: bool) {
     if !l.ordered || l.next_anchors != l.anchors {
         l.ordered = true;
         l.anchors.clone_from(&l.next_anchors);
-        order_from_anchors(layout, l);
+        // Around a contact patch a level is a ring, and its open arcs followed from their centres
+        // pull against the patch: the demo tablecloth's landing peaked at 26.2 % with chains
+        // there, 20.0 % without. So chains only where no anchor is held by friction.
+        order_from_anchors(layout, l, !held);
     }
     let rest = layout.stretch.rest_length();
     // Levels before the first that holds an end of an edge over the limit (`candidates`, found
@@ -201,6 +209,17 @@ fn anchored_pass(parts: &mut Parts, factor: f32, held_anchors: bool) {
             let mut moved = false;
             for &(p, q, e) in parents {
                 moved |= follow(&mut s.rows, p as usize, q as usize, factor * rest[e as usize]);
+            }
+            if !l.chain_start.is_empty() {
+                let (begin, end) = (l.chain_start[k], l.chain_start[k + 1]);
+                let first = l.group_start.partition_point(|&g| g < begin);
+                for g in first..l.group_start.len() - 1 {
+                    let (b, e) = (l.group_start[g], l.group_start[g + 1]);
+                    if b >= end {
+                        break;
+                    }
+                    moved |= chains::follow_group(&mut s.rows, &l.chain[b as usize..e as usize], rest, factor, &mut l.group_before);
+                }
             }
             for &e in siblings {
                 moved |= layout.stretch.limit_edge(&mut s.rows[..], e as usize, factor);
@@ -231,7 +250,7 @@ fn follow(rows: &mut [crate::constraints::access::SolverParticle], p: usize, q: 
 /// edge) in the level's order, and its edges within the level (once each), so the pass walks two
 /// flat lists per level. One walk over the edges: when a level is the frontier, every neighbour
 /// of its particles one level nearer or on the same level already has its level.
-fn order_from_anchors(layout: &crate::constraints::layout::ConstraintLayout, l: &mut crate::cloth::scratch::StrainLimitScratch) {
+fn order_from_anchors(layout: &crate::constraints::layout::ConstraintLayout, l: &mut crate::cloth::scratch::StrainLimitScratch, chains: bool) {
     l.level.fill(u32::MAX);
     l.order.clear();
     l.level_start.clear();
@@ -281,6 +300,13 @@ fn order_from_anchors(layout: &crate::constraints::layout::ConstraintLayout, l: 
     }
     l.parent_start.push(l.parents.len() as u32);
     l.sibling_start.push(l.siblings.len() as u32);
+    if chains {
+        chains::level_chains(layout, l);
+    } else {
+        l.chain.clear();
+        l.chain_start.clear();
+        l.group_start.clear();
+    }
 }
 
 /// The animated pose's hard limits (max distance, backstop) at the step's end, after the strain

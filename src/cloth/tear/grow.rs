@@ -214,6 +214,16 @@ pub(crate) fn reserve_strain_limit(sl: &mut StrainLimitScratch, l: &TearLimits) 
     for v in [&mut sl.anchors, &mut sl.next_anchors] {
         reserve(v, n.div_ceil(64));
     }
+    for v in [&mut sl.chain_start, &mut sl.group_start] {
+        reserve(v, n + 1);
+    }
+    for v in [&mut sl.hops, &mut sl.queue] {
+        reserve(v, n);
+    }
+    reserve(&mut sl.chain, n);
+    reserve(&mut sl.via, n);
+    reserve(&mut sl.group_before, n);
+    reserve(&mut sl.in_chain, e);
 }
 
 /// Stretch colours the cuts of a cloth may add at most before the colouring's 64 extra colours
