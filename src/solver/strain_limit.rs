@@ -248,8 +248,9 @@ fn follow(rows: &mut [crate::constraints::access::SolverParticle], p: usize, q: 
 /// Hop levels from `l.anchors` over the edges (breadth first, in storage order) into `l.level`,
 /// `l.order` and `l.level_start`, and each level's edges to the level before, (particle, parent,
 /// edge) in the level's order, and its edges within the level (once each), so the pass walks two
-/// flat lists per level. One walk over the edges: when a level is the frontier, every neighbour
-/// of its particles one level nearer or on the same level already has its level.
+/// flat lists per level; with `chains`, each level's trees ([`chains::level_chains`]). One walk
+/// over the edges: when a level is the frontier, every neighbour of its particles one level
+/// nearer or on the same level already has its level.
 fn order_from_anchors(layout: &crate::constraints::layout::ConstraintLayout, l: &mut crate::cloth::scratch::StrainLimitScratch, chains: bool) {
     l.level.fill(u32::MAX);
     l.order.clear();

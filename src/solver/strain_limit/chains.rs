@@ -5,7 +5,7 @@
 //! edge per sweep, so a row of 127 edges kept 10–27 % strain after the rounds; followed from its
 //! centre it is within the limit after one pass, and the shift keeps its centre of mass where
 //! the pass found it (the move has no net momentum). Measurements: docs/dev/performance-log.md,
-//! "2026-12-07 — Level chains in the anchored pass".
+//! "2026-12-07 — Level chains in the anchored pass; the box's ringing traced to a phantom velocity".
 
 use crate::cloth::scratch::StrainLimitScratch;
 use crate::constraints::access::SolverParticle;
