@@ -121,11 +121,12 @@ pub(crate) struct StrainLimitScratch {
     /// The edges within level k + 1 (each once): `siblings[sibling_start[k]..sibling_start[k + 1]]`.
     pub siblings: Vec<u32>,
     pub sibling_start: Vec<u32>,
-    /// Level k + 1's chains (`solver/strain_limit/chains.rs`), (particle, parent, edge) from each
-    /// group's centre outward: `chain[chain_start[k]..chain_start[k + 1]]`; the groups begin at
-    /// the entries of `group_start`. Empty when friction holds some anchor.
+    /// The levels' chain groups (`solver/strain_limit/chains.rs`), (particle, parent, edge) from
+    /// each group's centre outward: group g is `chain[group_start[g]..group_start[g + 1]]`, level
+    /// k + 1's groups are `level_groups[k]..level_groups[k + 1]`. Empty when friction holds some
+    /// anchor.
     pub chain: Vec<(u32, u32, u32)>,
-    pub chain_start: Vec<u32>,
+    pub level_groups: Vec<u32>,
     pub group_start: Vec<u32>,
     /// The chains' search: hops per particle, the (particle, edge) each was reached by, the
     /// queue, and which edges are in a chain.
@@ -155,7 +156,7 @@ impl StrainLimitScratch {
             siblings: Vec::with_capacity(edges),
             sibling_start: Vec::with_capacity(particles + 1),
             chain: Vec::with_capacity(particles),
-            chain_start: Vec::with_capacity(particles + 1),
+            level_groups: Vec::with_capacity(particles + 1),
             group_start: Vec::with_capacity(particles + 1),
             hops: vec![0; particles],
             via: vec![(0, 0); particles],

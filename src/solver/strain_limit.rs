@@ -210,15 +210,10 @@ fn anchored_pass(parts: &mut Parts, factor: f32, held_anchors: bool) {
             for &(p, q, e) in parents {
                 moved |= follow(&mut s.rows, p as usize, q as usize, factor * rest[e as usize]);
             }
-            if !l.chain_start.is_empty() {
-                let (begin, end) = (l.chain_start[k], l.chain_start[k + 1]);
-                let first = l.group_start.partition_point(|&g| g < begin);
-                for g in first..l.group_start.len() - 1 {
-                    let (b, e) = (l.group_start[g], l.group_start[g + 1]);
-                    if b >= end {
-                        break;
-                    }
-                    moved |= chains::follow_group(&mut s.rows, &l.chain[b as usize..e as usize], rest, factor, &mut l.group_before);
+            if !l.level_groups.is_empty() {
+                for g in l.level_groups[k] as usize..l.level_groups[k + 1] as usize {
+                    let group = &l.chain[l.group_start[g] as usize..l.group_start[g + 1] as usize];
+                    moved |= chains::follow_group(&mut s.rows, group, rest, factor, &mut l.group_before);
                 }
             }
             for &e in siblings {
@@ -305,7 +300,7 @@ fn order_from_anchors(layout: &crate::constraints::layout::ConstraintLayout, l: 
         chains::level_chains(layout, l);
     } else {
         l.chain.clear();
-        l.chain_start.clear();
+        l.level_groups.clear();
         l.group_start.clear();
     }
 }

@@ -214,7 +214,7 @@ pub(crate) fn reserve_strain_limit(sl: &mut StrainLimitScratch, l: &TearLimits) 
     for v in [&mut sl.anchors, &mut sl.next_anchors] {
         reserve(v, n.div_ceil(64));
     }
-    for v in [&mut sl.chain_start, &mut sl.group_start] {
+    for v in [&mut sl.level_groups, &mut sl.group_start] {
         reserve(v, n + 1);
     }
     for v in [&mut sl.hops, &mut sl.queue] {

@@ -18,14 +18,14 @@ const UNSEEN: u32 = u32::MAX;
 const DONE: u32 = u32::MAX - 1;
 
 /// From the levels of `l` (`order`, `level_start`, `level`, `siblings`): each level's tree
-/// components of three or more particles as (particle, parent, edge) in breadth-first order from
-/// the component's centre (the middle of its longest path) into `l.chain`, level k + 1's in
-/// `chain[chain_start[k]..chain_start[k + 1]]`, each component starting at an entry of
-/// `group_start`; their edges leave `l.siblings`. Allocates nothing (the buffers are sized with
+/// components of three or more particles (groups) as (particle, parent, edge) in breadth-first
+/// order from the component's centre (the middle of its longest path) into `l.chain`, group g at
+/// `chain[group_start[g]..group_start[g + 1]]`, level k + 1's groups
+/// `level_groups[k]..level_groups[k + 1]`; their edges leave `l.siblings`. Allocates nothing (the buffers are sized with
 /// the scratch).
 pub(super) fn level_chains(layout: &ConstraintLayout, l: &mut StrainLimitScratch) {
     l.chain.clear();
-    l.chain_start.clear();
+    l.level_groups.clear();
     l.group_start.clear();
     // Sized here for the particles and edges of now (a tear adds both, within the room reserved
     // for them: `cloth::tear::grow::reserve_strain_limit`).
@@ -36,7 +36,7 @@ pub(super) fn level_chains(layout: &ConstraintLayout, l: &mut StrainLimitScratch
     l.in_chain.clear();
     l.in_chain.resize(layout.stretch.edges().len(), false);
     for k in 0..l.level_start.len().saturating_sub(1) {
-        l.chain_start.push(l.chain.len() as u32);
+        l.level_groups.push(l.group_start.len() as u32);
         for at in l.level_start[k] as usize..l.level_start[k + 1] as usize {
             let start = l.order[at] as usize;
             if l.hops[start] == DONE {
@@ -68,7 +68,7 @@ pub(super) fn level_chains(layout: &ConstraintLayout, l: &mut StrainLimitScratch
             reset(l, DONE);
         }
     }
-    l.chain_start.push(l.chain.len() as u32);
+    l.level_groups.push(l.group_start.len() as u32);
     l.group_start.push(l.chain.len() as u32);
     drop_chain_edges(l);
 }
@@ -180,7 +180,9 @@ mod tests {
         let level: Vec<u32> = l.order[l.level_start[k] as usize..l.level_start[k + 1] as usize].to_vec();
         assert_eq!(level.len(), 9, "level {level:?}");
         assert!(level.iter().all(|&p| p / 9 == 5));
-        let chain = &l.chain[l.chain_start[k] as usize..l.chain_start[k + 1] as usize];
+        assert_eq!(l.level_groups[k + 1], l.level_groups[k] + 1, "one group");
+        let group = l.level_groups[k] as usize;
+        let chain = &l.chain[l.group_start[group] as usize..l.group_start[group + 1] as usize];
         assert_eq!(chain.len(), 8);
         assert_eq!(chain[0].1, 5 * 9 + 4, "the centre");
         let edges = g.layout.stretch.edges();
