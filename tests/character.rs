@@ -716,7 +716,8 @@ fn joint_matrices_are_validated_per_joint_and_f32_round_off_passes() {
         edit(&mut m);
         m
     };
-    let cases: [(&dyn Fn(&mut [f32; 16]), &str); 6] = [
+    type Edit<'a> = &'a dyn Fn(&mut [f32; 16]);
+    let cases: [(Edit, &str); 6] = [
         (&|m| m[12] = 1e9, "translation"),
         (&|m| m[13] = f32::NAN, "finite"),
         (&|m| m[4] = 0.5, "shear"),

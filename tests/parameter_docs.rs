@@ -107,8 +107,11 @@ fn assert_rows_cover<T>(rows: &[Param], desc: &mut T, field: impl for<'a> Fn(&'a
     assert_eq!(offset, size_of::<T>(), "the struct has fields without a row");
 }
 
+/// Values with the component they probe.
+type Probes = Vec<(Value, usize)>;
+
 /// Values at the row's bounds (accepted) and just outside them (rejected), per component.
-fn probes(p: &Param) -> (Vec<(Value, usize)>, Vec<(Value, usize)>) {
+fn probes(p: &Param) -> (Probes, Probes) {
     let components = match p.kind {
         Kind::Vec3 { .. } => 3,
         _ => 1,

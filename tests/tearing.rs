@@ -296,9 +296,12 @@ fn torn_cloth_steps_to_the_same_bits_at_1_2_and_4_threads() {
     }
 }
 
+/// A torn cloth as [`topology_and_state`] reads it.
+type TornState = (xpbd_cloth::RenderCounts, Vec<[u32; 3]>, Vec<u32>, Vec<u32>, Vec<u32>);
+
 /// Everything that describes a cloth's torn mesh and state, as bits: render counts, indices,
 /// vertex sources, the particle map, positions and velocities.
-fn topology_and_state(world: &World, cloth: ClothHandle) -> (xpbd_cloth::RenderCounts, Vec<[u32; 3]>, Vec<u32>, Vec<u32>, Vec<u32>) {
+fn topology_and_state(world: &World, cloth: ClothHandle) -> TornState {
     let c = world.cloth(cloth).unwrap();
     let (indices, sources) = render_mesh(world, cloth);
     let bits: Vec<u32> = c.particle_positions().iter().chain(c.particle_velocities()).flat_map(|v| v.to_array().map(f32::to_bits)).collect();

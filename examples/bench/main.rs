@@ -548,7 +548,8 @@ fn edit_costs(steps: usize) -> Result<(), String> {
         let middle = 1u32;
         let plain = median(step_durations(&mut w, steps.max(5)));
         let reps = steps.clamp(3, 20);
-        let kinds: [([&str; 2], &dyn Fn(&mut xpbd_cloth::Cloth, bool)); 2] = [
+        type Edit<'a> = &'a dyn Fn(&mut xpbd_cloth::Cloth, bool);
+        let kinds: [([&str; 2], Edit); 2] = [
             (["pin", "unpin"], &|c, on| if on { c.set_pinned(&[middle], None).unwrap() } else { c.unpin(&[middle]).unwrap() }),
             (["grab", "release"], &|c, on| {
                 if on {

@@ -87,8 +87,11 @@ fn faceted(positions: &[[f32; 3]], indices: &[u32]) -> (Vec<[f32; 3]>, Vec<[f32;
     (p, n, indices)
 }
 
+/// A cloth's positions and normals \[m\], one `[x, y, z]` per render vertex.
+type Surface = (Vec<[f32; 3]>, Vec<[f32; 3]>);
+
 /// Positions and normals of a cloth, render order.
-fn read(world: &World, cloth: ClothHandle) -> Result<(Vec<[f32; 3]>, Vec<[f32; 3]>), String> {
+fn read(world: &World, cloth: ClothHandle) -> Result<Surface, String> {
     let c = world.cloth(cloth).map_err(err)?;
     let n = c.vertex_count() as usize;
     let (mut p, mut q) = (vec![[0.0; 3]; n], vec![[0.0; 3]; n]);
@@ -165,7 +168,7 @@ fn debug_lines(out: OutputFile) -> Result<(), String> {
         DemoCollider { shape: DemoShape::Plane { point: Vec3::ZERO, normal: Vec3::Y }, friction: 0.6 },
     ];
     for c in &colliders {
-        world.add_collider(&c.clone().to_collider_desc()).map_err(err)?;
+        world.add_collider(&c.to_collider_desc()).map_err(err)?;
     }
     let n = 20usize;
     let positions: Vec<[f32; 3]> = (0..n * n).map(|k| [((k % n) as f32 / (n - 1) as f32 - 0.5) * 1.1, 0.75, ((k / n) as f32 / (n - 1) as f32 - 0.5) * 1.1]).collect();

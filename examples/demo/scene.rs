@@ -431,7 +431,7 @@ pub fn add_colliders(world: &mut World, scene: &Scene) -> Result<Vec<ColliderHan
                 let shape = world.create_mesh_shape(&desc).map_err(rejected)?;
                 ColliderDesc { static_friction: c.friction, kinetic_friction: c.friction, ..ColliderDesc::mesh(shape) }
             }
-            _ => c.clone().to_collider_desc(),
+            _ => c.to_collider_desc(),
         };
         handles.push(world.add_collider(&desc).map_err(rejected)?);
     }
@@ -441,7 +441,7 @@ pub fn add_colliders(world: &mut World, scene: &Scene) -> Result<Vec<ColliderHan
 impl DemoCollider {
     /// The library's description of this collider (static and kinetic friction both μ). Meshes:
     /// see [`add_colliders`], which builds their shape.
-    pub fn to_collider_desc(self) -> ColliderDesc {
+    pub fn to_collider_desc(&self) -> ColliderDesc {
         let at_rotation = |position: Vec3, up: Vec3| Pose {
             position: position.to_array(),
             rotation: Quat::from_rotation_arc(Vec3::Y, up.normalize()).to_array(),

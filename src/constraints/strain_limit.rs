@@ -235,7 +235,7 @@ mod tests {
             let (a, b) = (Vec3::new(u(), u(), u()), Vec3::new(u(), u(), u()));
             let (wa, wb) = (if u() < -0.6 { 0.0 } else { u() + 1.5 }, u() + 1.5);
             let s = StretchConstraints::new(vec![[0, 1]], vec![a.distance(b) / (factor * (2.1 + u()))]);
-            let mut rows = vec![a.extend(wa), b.extend(wb)];
+            let mut rows = [a.extend(wa), b.extend(wb)];
             assert!(s.limit_edge(&mut rows[..], 0, factor));
             let x = [a.as_dvec3(), b.as_dvec3()];
             let k = Compliance { alpha: 0.0, beta: 0.0, h: 1.0 / 600.0 };

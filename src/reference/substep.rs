@@ -149,9 +149,9 @@ impl ReferenceCloth {
     fn substep(&mut self, h: f64) {
         let s = self.model.settings;
         let w = &self.model.inverse_mass;
-        for i in 0..self.x.len() {
-            self.x_prev[i] = self.x[i];
-            (self.x[i], self.v[i]) = predict(self.x[i], self.v[i], w[i], s.gravity, h);
+        for (((x, x_prev), v), &w) in self.x.iter_mut().zip(&mut self.x_prev).zip(&mut self.v).zip(w) {
+            *x_prev = *x;
+            (*x, *v) = predict(*x, *v, w, s.gravity, h);
         }
         // Small Steps: every multiplier starts each substep at 0 (no warm start).
         self.lambda_stretch.fill(0.0);
@@ -167,8 +167,8 @@ impl ReferenceCloth {
             self.tether_projections += tether_sweep(&self.model.tethers, &mut self.lambda_tether, x, w, h, s.tether_slack, s.tether_compliance);
             self.contact_projections += contacts(&self.model, x, x_prev, h);
         }
-        for i in 0..self.x.len() {
-            self.v[i] = update_velocity(self.x[i], self.x_prev[i], w[i], h, s.linear_damping);
+        for (((v, &x), &x_prev), &w) in self.v.iter_mut().zip(&self.x).zip(&self.x_prev).zip(w) {
+            *v = update_velocity(x, x_prev, w, h, s.linear_damping);
         }
     }
 }

@@ -87,7 +87,7 @@ pub fn run(opts: &Options, outputs: SceneOutputs) -> Result<CharacterReport, Str
     let cloths: Vec<ClothHandle> = worn.iter().map(|w| w.handle).collect();
     let capsules = dress::add_body(&mut world, &poses).map_err(|e| format!("the demo's capsule was rejected: {e}"))?;
     let floor = DemoCollider { shape: DemoShape::Plane { point: Vec3::ZERO, normal: Vec3::Y }, friction: FLOOR_FRICTION };
-    world.add_collider(&floor.clone().to_collider_desc()).map_err(|e| format!("the demo's floor was rejected: {e}"))?;
+    world.add_collider(&floor.to_collider_desc()).map_err(|e| format!("the demo's floor was rejected: {e}"))?;
 
     let frames = opts.frames.unwrap_or(DEFAULT_FRAMES);
     let paths = outputs.paths();
