@@ -30,9 +30,11 @@
  * reason on the calling thread, naming the function, the argument and the offending index.
  * Two rules hold for every function (the per-function lists leave them out): an array length
  * (vertex_count, joint_count, a byte size) that is not what the call needs is
- * XPBD_RESULT_BUFFER_SIZE_MISMATCH, for reads and writes alike; a pointer not aligned to its
- * type (4 bytes for float and uint32_t, 8 for ids, size_t and descriptors on 64-bit targets; byte
- * buffers need none) is XPBD_RESULT_INVALID_ARGUMENT ("`out` is not aligned to 4 bytes").
+ * XPBD_RESULT_BUFFER_SIZE_MISMATCH, for reads and writes alike (a capacity is not such a length:
+ * xpbd_last_error_message's `capacity` and xpbd_world_debug_lines' `max_lines` write what fits
+ * and return the full size); a pointer not aligned to its type (4 bytes for float and uint32_t,
+ * 8 for ids, size_t and descriptors on 64-bit targets; byte buffers need none) is
+ * XPBD_RESULT_INVALID_ARGUMENT ("`out` is not aligned to 4 bytes").
  *
  * Ids: XpbdWorldId, XpbdClothId, XpbdColliderId, XpbdMeshShapeId and XpbdRenderProxyId are
  * structs holding one uint64_t, passed by value; zero-initialised ({0}) is null. They pack a slot
