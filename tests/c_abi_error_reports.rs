@@ -115,6 +115,12 @@ fn messages_name_the_real_problem() {
         let mut w = XpbdWorldId::default();
         refused(xpbd_world_create(&desc, &mut w), XpbdResult::InvalidArgument, &["within ±1e6"]);
     }
+    // A NULL array's message gives the count the caller passed (triangles, not indices).
+    let cd = XpbdClothDesc { positions: rest.as_ptr().cast(), vertex_count: v, indices: null(), triangle_count: 4, ..xpbd_default_cloth_desc() };
+    let mut other = XpbdClothId::default();
+    // SAFETY: `positions` holds `v` vertices; `indices` is NULL, which the call must refuse.
+    unsafe { refused(xpbd_cloth_create(world, &cd, &mut other), XpbdResult::NullPointer, &["`indices` is NULL but its count is 4"]) };
+    assert_eq!(other, XpbdClothId::default(), "a refused create writes no id");
     // A cloth call after its world was destroyed names the cloth.
     ok(xpbd_world_destroy(world));
     let stale = format!("cloth id {:#018x} is stale: its world", cloth.id);

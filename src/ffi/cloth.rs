@@ -69,10 +69,9 @@ pub unsafe extern "C" fn xpbd_cloth_create(
         // SAFETY: the caller's promise in `# Safety` above.
         let (desc, out) = unsafe { (required(desc, "desc")?, OutParam::new(out_cloth, "out_cloth")?) };
         let params = desc.params().to_core()?;
-        let index_count = (desc.triangle_count as usize)
-            .checked_mul(3)
-            .ok_or(ClothError::MeshTooLarge { count: desc.triangle_count as usize })?;
         // SAFETY: the caller promises these arrays hold vertex_count / 3*triangle_count elements.
+        // The indices are read as triangle_count triples, so a NULL array's message gives the
+        // count the caller passed.
         let (positions, indices, inverse_masses, lines) = unsafe {
             let inverse_masses = match desc.inverse_masses.is_null() {
                 true => None,
@@ -80,7 +79,7 @@ pub unsafe extern "C" fn xpbd_cloth_create(
             };
             (
                 vec3_in(desc.positions, desc.vertex_count, "positions")?,
-                slice_in(desc.indices, index_count, "indices")?,
+                slice_in(desc.indices.cast::<[u32; 3]>(), desc.triangle_count as usize, "indices")?.as_flattened(),
                 inverse_masses,
                 slice_in(desc.lines.cast::<[u32; 2]>(), desc.line_count as usize, "lines")?,
             )
