@@ -196,23 +196,34 @@ impl<const K: usize> RowOffsets<K> {
         ready
     }
 
-    /// [`ColourReach`] of `constraints` (the indices these offsets were derived from) coloured by
-    /// `colour_start`, derived again only when the indices changed ([`Self::indices_changed`],
-    /// or offsets derived for another count) or `colour_start` differs from the last call's.
-    /// Allocates only when the colour count grows.
-    pub fn prepare_reach(&mut self, constraints: &[[u32; K]], colour_start: &[u32]) {
+    /// [`ColourReach`] of `constraints` (the indices these offsets were derived from, each below
+    /// `particle_count`) coloured by `colour_start`, derived again only when the indices changed
+    /// ([`Self::indices_changed`], or offsets derived for another count) or `colour_start`
+    /// differs from the last call's. With debug assertions it panics if two constraints of a
+    /// colour share a particle (the promise of `edit` and `set_colouring` that the team sweeps'
+    /// `unsafe` rests on), checked once per change. Allocates only when the colour count or the
+    /// particle count grows beyond what [`Self::reserve_reach`] reserved.
+    pub fn prepare_reach(&mut self, constraints: &[[u32; K]], colour_start: &[u32], particle_count: usize) {
         let reach = &mut self.reach;
         if !(reach.current && reach.colour_start == colour_start) {
             reach.derive(constraints, colour_start);
+            #[cfg(debug_assertions)]
+            reach.assert_disjoint(constraints, colour_start, particle_count);
         }
+        let _ = particle_count;
     }
 
-    /// Room for the reach of `colour_starts` colour starts (`colour_count + 1`), so that the step
-    /// that derives it allocates nothing: called where the colouring is set, outside a step.
-    pub fn reserve_reach(&mut self, colour_starts: usize) {
+    /// Room for the reach of `colour_starts` colour starts (`colour_count + 1`) and, for the
+    /// debug check of [`Self::prepare_reach`], `particle_count` particles, so that the step that
+    /// derives it allocates nothing: called where the colouring is set or a tearable cloth's
+    /// room is reserved, outside a step.
+    pub fn reserve_reach(&mut self, colour_starts: usize, particle_count: usize) {
         let reach = &mut self.reach;
         reach.colour_start.reserve(colour_starts.saturating_sub(reach.colour_start.len()));
         reach.reach.reserve(colour_starts.saturating_sub(reach.reach.len()));
+        #[cfg(debug_assertions)]
+        reach.seen.reserve(particle_count.div_ceil(64).saturating_sub(reach.seen.len()));
+        let _ = particle_count;
     }
 
     /// The reach of the last [`Self::prepare_reach`] (none before it).
@@ -237,6 +248,10 @@ pub(crate) struct ColourReach {
     reach: Vec<u32>,
     /// Derived since the indices last changed.
     current: bool,
+    /// With debug assertions, one bit per particle for the check that a colour's constraints
+    /// share no particle (all clear between checks).
+    #[cfg(debug_assertions)]
+    seen: Vec<u64>,
 }
 
 impl ColourReach {
@@ -252,6 +267,40 @@ impl ColourReach {
             self.reach.push(if sorted { reach } else { u32::MAX });
         }
         self.current = true;
+    }
+
+    /// Panics if two of `constraints` within a colour of `colour_start` share a particle (or one
+    /// names a particle twice); every index is below `particle_count`. Marks each colour's
+    /// particles in `seen` and clears them again, so it allocates only when `particle_count`
+    /// grows beyond the reserved bits.
+    #[cfg(debug_assertions)]
+    fn assert_disjoint<const K: usize>(&mut self, constraints: &[[u32; K]], colour_start: &[u32], particle_count: usize) {
+        if colour_start.is_empty() {
+            return;
+        }
+        let words = particle_count.div_ceil(64);
+        if self.seen.len() < words {
+            self.seen.resize(words, 0);
+        }
+        let bit = |p: u32| (p as usize / 64, 1u64 << (p % 64));
+        let mut shared = None;
+        for (colour, range) in colour_start.windows(2).enumerate() {
+            let members = constraints.get(range[0] as usize..range[1] as usize).unwrap_or(&[]);
+            for &p in members.as_flattened() {
+                let (w, b) = bit(p);
+                if self.seen[w] & b != 0 && shared.is_none() {
+                    shared = Some((colour, p));
+                }
+                self.seen[w] |= b;
+            }
+            for &p in members.as_flattened() {
+                let (w, b) = bit(p);
+                self.seen[w] &= !b;
+            }
+        }
+        if let Some((colour, p)) = shared {
+            panic!("two constraints of colour {colour} share particle {p}: the team sweeps would write it from two threads");
+        }
     }
 
     /// The lowest and highest particle index that constraints `begin..end` (`begin < end`, within

@@ -394,7 +394,8 @@ impl BendingConstraints {
     /// several threads at once.
     pub(crate) unsafe fn set_colouring(&mut self, start: Vec<u32>) {
         self.colour_start = start;
-        self.row_offsets.reserve_reach(self.colour_start.len());
+        let particles = self.hinges.as_flattened().iter().max().map_or(0, |&p| p as usize + 1);
+        self.row_offsets.reserve_reach(self.colour_start.len(), particles);
         self.check_shape();
     }
 
@@ -410,6 +411,12 @@ impl BendingConstraints {
         self.row_offsets.indices_changed();
         self.check_shape();
         r
+    }
+
+    /// Room for the colours' reach among `particles` particles (a tearable cloth, whose cuts add
+    /// particles that the hinges then name), so that the step after a cut allocates nothing.
+    pub(crate) fn reserve_particles(&mut self, particles: usize) {
+        self.row_offsets.reserve_reach(self.colour_start.len(), particles);
     }
 
     /// Panics unless there is one rest angle per hinge and the colour offsets ascend from 0 to the
@@ -456,7 +463,7 @@ impl BendingConstraints {
         let hinges = &self.hinges;
         let checked = self.row_offsets.prepare(hinges.len(), particle_count, |out| row_offsets_below(hinges, particle_count, out));
         if checked {
-            self.row_offsets.prepare_reach(hinges, &self.colour_start);
+            self.row_offsets.prepare_reach(hinges, &self.colour_start, particle_count);
         }
         checked
     }

@@ -221,7 +221,8 @@ impl StretchConstraints {
     /// several threads at once.
     pub(crate) unsafe fn set_colouring(&mut self, start: Vec<u32>) {
         self.colour_start = start;
-        self.row_offsets.reserve_reach(self.colour_start.len());
+        let particles = self.edges.as_flattened().iter().max().map_or(0, |&p| p as usize + 1);
+        self.row_offsets.reserve_reach(self.colour_start.len(), particles);
         self.check_shape();
     }
 
@@ -239,13 +240,14 @@ impl StretchConstraints {
         r
     }
 
-    /// Room for `edges` edges and `colours` colours without allocating (a tearable cloth).
-    pub(crate) fn reserve(&mut self, edges: usize, colours: usize) {
+    /// Room for `edges` edges and `colours` colours among `particles` particles without
+    /// allocating (a tearable cloth).
+    pub(crate) fn reserve(&mut self, edges: usize, colours: usize, particles: usize) {
         self.edges.reserve(edges.saturating_sub(self.edges.len()));
         self.rest_length.reserve(edges.saturating_sub(self.rest_length.len()));
         self.colour_start.reserve(colours.saturating_sub(self.colour_start.len()));
         self.row_offsets.reserve(edges);
-        self.row_offsets.reserve_reach(colours);
+        self.row_offsets.reserve_reach(colours, particles);
     }
 
     /// Panics unless there is one rest length per edge and the colour offsets ascend from 0 to the
@@ -293,7 +295,7 @@ impl StretchConstraints {
         let edges = &self.edges;
         let checked = self.row_offsets.prepare(edges.len(), particle_count, |out| row_offsets_below(edges, particle_count, out));
         if checked {
-            self.row_offsets.prepare_reach(edges, &self.colour_start);
+            self.row_offsets.prepare_reach(edges, &self.colour_start, particle_count);
         }
         checked
     }
@@ -406,6 +408,24 @@ mod tests {
         assert_eq!(residuals, [0.5, 0.5, 2.0]);
         assert_eq!(max_strain, 0.5);
         assert_eq!(max_strain.to_bits(), stretch.max_strain(&x).to_bits());
+    }
+
+    /// In debug builds an edit that leaves two edges of a colour sharing a particle (0–1 and 1–2,
+    /// one colour) is refused by the next preparation, before a sweep could write particle 1 from
+    /// two threads; the same edges in two colours pass.
+    #[cfg(debug_assertions)]
+    #[test]
+    fn an_edit_that_colours_two_neighbouring_edges_alike_is_refused_in_debug_builds() {
+        let mut s = StretchConstraints::new(vec![[0, 1], [1, 2]], vec![1.0, 1.0]);
+        // SAFETY: one edge per colour.
+        unsafe { s.set_colouring(vec![0, 1, 2]) };
+        assert!(s.prepare_rows(3));
+        // SAFETY: deliberately broken; the preparation panics before any sweep could run.
+        unsafe { s.edit(|a| *a.colour_start = vec![0, 2]) };
+        let shared = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| s.prepare_rows(3)));
+        let message = shared.expect_err("two edges of one colour share particle 1");
+        let text = message.downcast_ref::<String>().map(String::as_str).unwrap_or("");
+        assert!(text.contains("colour 0 share particle 1"), "{text}");
     }
 
     /// An edit marks the row offsets stale, so the next preparation derives them from the edited

@@ -192,7 +192,8 @@ impl Cloth {
 pub(crate) fn reserve_layout(layout: &mut ConstraintLayout, l: &TearLimits) {
     let (n, e) = (l.particles, l.edges);
     let colours = layout.stretch.colour_start().len() + EXTRA_COLOURS;
-    layout.stretch.reserve(e, colours);
+    layout.stretch.reserve(e, colours, n);
+    layout.bending.reserve_particles(n);
     reserve(&mut layout.edge_creation, e);
     reserve(&mut layout.particle_edge_start, n + 1);
     reserve(&mut layout.particle_edges, 2 * e);

@@ -93,7 +93,7 @@ fn colouring(seed: u64, particles: u32, span: u32, sizes: &[usize], sorted: bool
 /// [`AdversarialPairs`] with the reach of their colouring derived.
 fn adversarial(pairs: Vec<[u32; 2]>, start: &[u32], particles: u32, mode: fn(usize) -> u8) -> AdversarialPairs {
     let mut reach = RowOffsets::<2>::with_capacity(0);
-    reach.prepare_reach(&pairs, start);
+    reach.prepare_reach(&pairs, start, particles as usize);
     AdversarialPairs { pairs, reach, mode, busy: (0..particles).map(|_| AtomicU32::new(0)).collect(), overlaps: AtomicU32::new(0) }
 }
 
