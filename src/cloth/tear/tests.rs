@@ -164,3 +164,24 @@ fn now_of(cloth: &Cloth, a: u32, b: u32) -> (u32, u32) {
     }
     panic!("no edge {a}-{b}");
 }
+
+/// A tearable 5² grid asked for 1 << 28 extra vertices reserves only what cuts can reach (the
+/// request would be tens of GB): its room starts at 3 × 32 triangles − 25 vertices = 71, and
+/// cutting every inner edge, which leaves every triangle corner its own vertex, uses exactly that
+/// without a capacity error.
+#[test]
+fn room_beyond_what_cuts_can_reach_is_not_reserved_and_a_shattered_sheet_uses_all_of_it() {
+    let (positions, indices) = grid(5, 0.1, 0.0);
+    let mut desc = ClothDesc::new(&positions, &indices);
+    desc.max_extra_vertices = 1 << 28;
+    let mut cloth = Cloth::new(&desc).unwrap();
+    let triangles = indices.len() / 3;
+    assert_eq!(cloth.extra_vertices_left() as usize, 3 * triangles - positions.len());
+    let edges: BTreeSet<[u32; 2]> = indices.chunks_exact(3).flat_map(|t| (0..3).map(move |k| [t[k].min(t[(k + 1) % 3]), t[k].max(t[(k + 1) % 3])])).collect();
+    for [a, b] in edges {
+        let (a, b) = now_of(&cloth, a, b);
+        cloth.tear(a, b).unwrap();
+    }
+    assert_eq!(cloth.render_counts().vertex_count as usize, 3 * triangles, "every corner its own vertex");
+    assert_eq!(cloth.extra_vertices_left(), 0);
+}

@@ -25,6 +25,27 @@ pub(crate) fn edge_key(a: u32, b: u32) -> u64 {
     ((a.min(b) as u64) << 32) | a.max(b) as u64
 }
 
+/// The most render vertices, or particles, that cuts can add to `model`: cut everywhere, every
+/// corner of every triangle is its own render vertex and particle, so neither count can pass the
+/// corners (3 × triangles) less those as created that a triangle uses. Room beyond it would be
+/// memory no cut can use (a 1 << 28 request on an 81-vertex sheet asked for 38 GB), so the
+/// reservation stops there.
+pub(crate) fn reachable_extra(model: &ClothModel) -> u32 {
+    let corners = 3 * model.render_triangles.len().max(model.triangles.len());
+    let mut used = vec![false; model.particle_of_vertex.len()];
+    for &v in model.render_triangles.as_flattened() {
+        used[v as usize] = true;
+    }
+    let vertices = used.iter().filter(|&&u| u).count();
+    let mut used = vec![false; model.rest.len()];
+    for &p in model.triangles.as_flattened() {
+        used[p as usize] = true;
+    }
+    let particles = used.iter().filter(|&&u| u).count();
+    let room = corners.saturating_sub(vertices.min(particles));
+    room.min(u32::MAX as usize) as u32
+}
+
 /// What a tearable cloth's model keeps to tear: the cuts so far and the lookups a crack needs.
 #[derive(Clone, Debug)]
 pub(crate) struct TearTopology {
@@ -74,10 +95,12 @@ pub(crate) struct Crack {
 }
 
 impl TearTopology {
-    /// The lookups of `model` as created, with room for `max_extra` more vertices and particles.
+    /// The lookups of `model` as created, with room for `max_extra` more vertices and particles
+    /// (no more than [`reachable_extra`]).
     /// `hinge_edge`: each hinge's edge (creation order).
     pub fn build(model: &ClothModel, hinge_edge: &[u32], max_extra: u32) -> TearTopology {
         let (vertices, particles) = (model.particle_of_vertex.len(), model.rest.len());
+        let max_extra = max_extra.min(reachable_extra(model));
         let edges = &model.constraints.edges;
         let extra = max_extra as usize;
         let mut edge_index = HashMap::with_capacity(edges.len() + 2 * extra);
@@ -153,6 +176,7 @@ impl TearTopology {
     }
 
     /// (render vertices, particles) the cloth may still add, having `vertices` and `particles`.
+    /// At most [`reachable_extra`] of each as created.
     pub fn room(&self, vertices: usize, particles: usize) -> (u32, u32) {
         let limit = |created: u32, now: usize| (created as usize + self.max_extra as usize).saturating_sub(now) as u32;
         (limit(self.created_vertices, vertices), limit(self.created_particles, particles))
