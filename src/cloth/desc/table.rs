@@ -617,7 +617,7 @@ pub const CLOTH: &[Param] = &[
               along the torn edge, and every buffer that grows with them is sized once, at creation, for this \
               many more, so neither the step nor the engine's vertex buffers reallocate. When they are used \
               up the cloth stops tearing (`xpbd_cloth_tear` returns `XPBD_RESULT_CAPACITY_EXCEEDED`). Cuts \
-              cannot give a cloth more vertices than its triangles have corners (3 × `triangle_count`), so \
+              cannot give a cloth more vertices than its triangles have corners (3 * `triangle_count`), so \
               no more room than that is reserved: a larger value costs no memory.",
         choose: "About the vertex count of the longest tears you expect: a cut across a grid of n columns \
                  needs about 2n. Engines allocate their vertex buffers for `vertex_count + max_extra_vertices`.",
