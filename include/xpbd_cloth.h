@@ -1339,7 +1339,7 @@ typedef struct XpbdClothDesc {
      * this many more, so neither the step nor the engine's vertex buffers reallocate. When they
      * are used up the cloth stops tearing (`xpbd_cloth_tear` returns
      * `XPBD_RESULT_CAPACITY_EXCEEDED`). Cuts cannot give a cloth more vertices than its triangles
-     * have corners (3 × `triangle_count`), so no more room than that is reserved: a larger value
+     * have corners (3 * `triangle_count`), so no more room than that is reserved: a larger value
      * costs no memory. About the vertex count of the longest tears you expect: a cut across a grid
      * of n columns needs about 2n. Engines allocate their vertex buffers for `vertex_count +
      * max_extra_vertices`.
@@ -3074,9 +3074,11 @@ struct XpbdRenderProxyDesc xpbd_default_render_proxy_desc(void);
  * mesh is given back exactly. From then on `xpbd_render_proxy_write_vertices` draws the render
  * mesh wherever the cloth is (interpolated, blended with the animated pose, at any
  * `step_interval`, as `xpbd_cloth_write_vertices` draws the cloth), with the render mesh's own
- * normals. Binding searches a grid of the simulated triangles: milliseconds for a 65 536-vertex
- * mesh (docs/performance.md). Destroying the cloth destroys its proxies. Nothing is created on
- * error and `*out_proxy` is not written.
+ * normals. On a cloth that can tear, each render vertex follows the side of a cut its simulated
+ * triangle is on (the render mesh itself does not tear: its triangles across a cut stretch).
+ * Binding searches a grid of the simulated triangles: milliseconds for a 65 536-vertex mesh
+ * (docs/performance.md). Destroying the cloth destroys its proxies. Nothing is created on error
+ * and `*out_proxy` is not written.
  *
  * Errors: `XPBD_RESULT_NULL_POINTER` (`desc`, `out_proxy`, `positions` NULL, or `indices` NULL
  * with `triangle_count` > 0), `XPBD_RESULT_INVALID_ID`, `XPBD_RESULT_WORLD_POISONED`,

@@ -366,3 +366,43 @@ fn a_render_mesh_split_at_a_seam_draws_one_smooth_normal_across_it_and_a_loose_v
     let nearest = Vec3::from_array(cloth_normals[5 * 12 + 4]);
     assert!(loose.dot(nearest) > 0.99, "the simulated surface's: {loose} vs {nearest}");
 }
+
+/// A proxy of a tearable flag keeps drawing after cuts add vertices: a slit cut down from the top
+/// edge splits 7 vertices; after a second of wind every render vertex of the proxy (the flag's own
+/// mesh) is where the cloth draws the vertex it was made from or one of its copies (the side of
+/// its triangle), and the two sides of the slit have come apart.
+#[test]
+fn a_proxy_follows_the_cuts_of_a_tearable_cloth() {
+    let mut world = World::new(WorldDesc { thread_count: 1, ..WorldDesc::default() }).unwrap();
+    let n = 16u32;
+    let (p, i) = flag_mesh(n as usize);
+    let params = ClothParams { drag_coefficient: 1.0, lift_coefficient: 0.3, wind_velocity: [6.0, 0.5, 1.0], ..ClothParams::default() };
+    let cloth = world.add_cloth(&ClothDesc { params, max_extra_vertices: 32, ..ClothDesc::new(&p, &i) }).unwrap();
+    let hoist: Vec<u32> = (0..n).map(|r| r * n).collect();
+    world.cloth_mut(cloth).unwrap().set_pinned(&hoist, None).unwrap();
+    let proxy = world.add_render_proxy(cloth, &RenderProxyDesc::new(&p, &i)).unwrap();
+    world.step(DT).unwrap();
+    for r in 0..7 {
+        world.cloth_mut(cloth).unwrap().tear(r * n + 8, (r + 1) * n + 8).unwrap();
+    }
+    let c = world.cloth(cloth).unwrap();
+    let count = c.render_counts().vertex_count as usize;
+    assert_eq!(count, p.len() + 7, "the slit splits the vertices along it");
+    for _ in 0..60 {
+        world.step(DT).unwrap();
+    }
+    let c = world.cloth(cloth).unwrap();
+    let (mut own, mut sources) = (vec![[0.0f32; 3]; count], vec![0u32; count]);
+    c.read_positions(&mut own).unwrap();
+    c.read_vertex_sources(&mut sources).unwrap();
+    let drawn = read(&world, proxy, false);
+    let mut apart = 0.0f32;
+    for (v, x) in drawn.iter().enumerate() {
+        let copies: Vec<Vec3> = (0..count).filter(|&u| sources[u] as usize == v).map(|u| Vec3::from_array(own[u])).collect();
+        let nearest = copies.iter().map(|c| c.distance(*x)).fold(f32::INFINITY, f32::min);
+        assert!(nearest < 2e-6, "proxy vertex {v} is {nearest} m from every copy of its vertex");
+        apart = copies.iter().map(|c| c.distance(copies[0])).fold(apart, f32::max);
+    }
+    assert!(apart > 1e-3, "the slit's sides are {apart} m apart");
+    assert!(read(&world, proxy, true).iter().all(|n| (n.length() - 1.0).abs() < 1e-5), "unit normals");
+}

@@ -238,6 +238,17 @@ impl<'a> ClothReads<'a> {
         self.x.len()
     }
 
+    /// Render triangles now (render vertex indices, the cuts' new vertices included) and each
+    /// render vertex's particle: where a render proxy of a tearable cloth reads its corners.
+    pub(crate) fn render_topology(&self) -> (&[[u32; 3]], &[u32]) {
+        (self.triangles, self.map)
+    }
+
+    /// Render vertices as created (before any cut).
+    pub(crate) fn created_vertices(&self) -> u32 {
+        self.created_vertices
+    }
+
     /// Whether the reads are blended with the animated pose (`simulation_blend` < 1, posed).
     pub(crate) fn blended(&self) -> bool {
         self.blend.is_some()

@@ -83,9 +83,11 @@ fn add_proxy_id(
 /// mesh is given back exactly. From then on `xpbd_render_proxy_write_vertices` draws the render
 /// mesh wherever the cloth is (interpolated, blended with the animated pose, at any
 /// `step_interval`, as `xpbd_cloth_write_vertices` draws the cloth), with the render mesh's own
-/// normals. Binding searches a grid of the simulated triangles: milliseconds for a 65 536-vertex
-/// mesh (docs/performance.md). Destroying the cloth destroys its proxies. Nothing is created on
-/// error and `*out_proxy` is not written.
+/// normals. On a cloth that can tear, each render vertex follows the side of a cut its simulated
+/// triangle is on (the render mesh itself does not tear: its triangles across a cut stretch).
+/// Binding searches a grid of the simulated triangles: milliseconds for a 65 536-vertex mesh
+/// (docs/performance.md). Destroying the cloth destroys its proxies. Nothing is created on error
+/// and `*out_proxy` is not written.
 ///
 /// Errors: `XPBD_RESULT_NULL_POINTER` (`desc`, `out_proxy`, `positions` NULL, or `indices` NULL
 /// with `triangle_count` > 0), `XPBD_RESULT_INVALID_ID`, `XPBD_RESULT_WORLD_POISONED`,

@@ -314,9 +314,20 @@ impl RenderProxy {
         let (group_of, groups) = groups_at_one_position(desc.positions);
         let render_triangles: Vec<[u32; 3]> = desc.indices.chunks_exact(3).map(|t| [t[0], t[1], t[2]]).collect();
         let grouped: Vec<[u32; 3]> = render_triangles.iter().map(|t| t.map(|v| group_of[v as usize])).collect();
+        let cut_corners = model.tear.as_ref().map(|tear| {
+            bound_triangles
+                .iter()
+                .map(|&t| {
+                    let r = tear.render_triangle_of(t).expect("every simulated triangle has a render triangle");
+                    let particles = model.render_triangles[r as usize].map(|v| model.particle_of_vertex[v as usize]);
+                    let at = |p: u32| particles.iter().position(|&q| q == p).expect("the render triangle has the simulated one's particles") as u8;
+                    (r, model.triangles[t as usize].map(at))
+                })
+                .collect()
+        });
         let binding = Binding {
             vertices,
-            triangles: bound_triangles,
+            cut_corners,
             group_triangles: ParticleTriangles::build(&grouped, groups),
             render_triangles,
             group_of,

@@ -11,10 +11,10 @@
 //! drawn mesh on the simulated surface with normals that match it (docs/dev/performance-log.md,
 //! 2026-12-06).
 //!
-//! The binding names simulated triangles by index and caches their corner particles: a change of
-//! the cloth's topology that keeps triangle indices (a cut that gives a triangle new particles) is
-//! followed by `RenderProxy::rebind`, which reads the corners again, so that the vertices bound
-//! to either side of a cut follow their own side.
+//! The binding names simulated triangles by index and caches their corner particles. For a cloth
+//! that can tear it also keeps a render triangle of each and reads the corners through the
+//! cloth's render triangles at every evaluation: a cut keeps triangle indices and gives a
+//! triangle new particles, so the vertices bound to either side of a cut follow their own side.
 
 mod bind;
 mod write;
@@ -75,8 +75,11 @@ pub(crate) struct BoundVertex {
 pub(crate) struct Binding {
     /// Per render vertex, in render order.
     pub vertices: Vec<BoundVertex>,
-    /// The simulated triangle of each render vertex (for [`RenderProxy::rebind`]).
-    pub triangles: Vec<u32>,
+    /// For a cloth that can tear, per render vertex a render triangle of its simulated triangle
+    /// and where each of the simulated triangle's corners is in it: the corners are read through
+    /// the cloth's render triangles at every evaluation, so a vertex follows its own side of a
+    /// cut (cuts keep triangle indices and give new particles). None for a cloth that cannot.
+    pub cut_corners: Option<Vec<(u32, [u8; 3])>>,
     /// The render triangles, and each render vertex's weld group (copies at one position share
     /// their normal) with each group's triangles.
     pub render_triangles: Vec<[u32; 3]>,
@@ -110,8 +113,13 @@ pub struct RenderProxy {
 impl RenderProxy {
     /// A proxy with `binding` and buffers of its size.
     fn with_binding(binding: Arc<Binding>) -> RenderProxy {
+        let mut particles = vec![[Vec3::ZERO; 2]; binding.model.particle_count()];
+        if let Some(t) = &binding.model.tear {
+            // Room for every particle cuts may add, so that a read after a cut allocates nothing.
+            particles.reserve((t.created_particles + t.max_extra) as usize - particles.len().min((t.created_particles + t.max_extra) as usize));
+        }
         let scratch = Scratch {
-            particles: vec![[Vec3::ZERO; 2]; binding.model.particle_count()],
+            particles,
             positions: vec![Vec3::ZERO; binding.vertices.len()],
             triangle_normals: vec![Vec3A::ZERO; binding.render_triangles.len()],
         };
@@ -138,27 +146,6 @@ impl RenderProxy {
     pub(crate) fn bound_to(&self, model: &Arc<ClothModel>) -> bool {
         Arc::ptr_eq(&self.binding.model, model)
     }
-
-    /// Read the corners of every bound triangle again from `model` (the same triangles, by index,
-    /// after a change of topology that gave some of them new particles). Errors:
-    /// `InvalidParameter` (`model`: fewer triangles than the binding refers to); unchanged then.
-    /// Called by the topology changes to come (tearing, DESIGN.md §11); tested meanwhile.
-    #[allow(dead_code)]
-    pub(crate) fn rebind(&mut self, model: Arc<ClothModel>) -> Result<(), crate::ClothError> {
-        let count = model.triangles.len();
-        if let Some(&t) = self.binding.triangles.iter().find(|&&t| t as usize >= count) {
-            let expected = "a model with every triangle the proxy is bound to";
-            return Err(crate::ClothError::InvalidParameter { name: "model", value: t as f64, expected });
-        }
-        let binding = Arc::make_mut(&mut self.binding);
-        for (v, &t) in binding.vertices.iter_mut().zip(&binding.triangles) {
-            v.corners = model.triangles[t as usize];
-        }
-        binding.model = model;
-        let particles = binding.model.particle_count();
-        self.scratch.get_mut().unwrap_or_else(std::sync::PoisonError::into_inner).particles.resize(particles, [Vec3::ZERO; 2]);
-        Ok(())
-    }
 }
 
 /// The unit normal of the triangle `x` (zero when degenerate).
@@ -178,30 +165,4 @@ pub(crate) fn weigh(w: [f32; 3], a: [Vec3; 3]) -> Vec3 {
 #[inline(always)]
 pub(crate) fn interpolated_normal(w: [f32; 3], n: [Vec3; 3], x: [Vec3; 3]) -> Vec3 {
     weigh(w, n).try_normalize().unwrap_or_else(|| face_normal(x))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::ClothDesc;
-    use crate::cloth::Cloth;
-
-    /// A rebind to a model whose triangles list other particles (as a cut would give them) takes
-    /// the new corners; one with fewer triangles than the binding names is refused.
-    #[test]
-    fn rebinding_reads_each_bound_triangles_corners_again() {
-        let positions = [[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [1.0, 1.0, 0.0]];
-        let cloth = Cloth::new(&ClothDesc::new(&positions, &[0, 1, 2, 1, 3, 2])).unwrap();
-        let render = [[0.2, 0.2, 0.0], [0.8, 0.8, 0.0]];
-        let mut proxy = RenderProxy::bind(&cloth.model, &RenderProxyDesc::new(&render, &[])).unwrap();
-        assert_eq!(proxy.binding.triangles, [0, 1]);
-        let mut model = (*cloth.model).clone();
-        model.triangles[1] = [1, 3, 0]; // as if a cut had given triangle 1 another corner
-        proxy.rebind(Arc::new(model.clone())).unwrap();
-        assert_eq!(proxy.binding.vertices[1].corners, [1, 3, 0]);
-        assert_eq!(proxy.binding.vertices[0].corners, model.triangles[0]);
-        model.triangles.truncate(1);
-        assert!(proxy.rebind(Arc::new(model)).is_err());
-        assert_eq!(proxy.binding.vertices[1].corners, [1, 3, 0], "unchanged on error");
-    }
 }

@@ -33,9 +33,28 @@ fn split<T: Send>(parallel: bool, out: &mut [T], chunk: usize, f: impl Fn(usize,
 }
 
 impl Binding {
+    /// The particles of render vertex `v`'s simulated triangle (`b` its binding) in the cloth
+    /// read through `reads`: those bound, or for a cloth that can tear, those its render
+    /// triangles name now (module docs of `render_proxy`).
+    #[inline(always)]
+    fn corners(&self, reads: &ClothReads, v: usize, b: &super::BoundVertex) -> [u32; 3] {
+        match &self.cut_corners {
+            None => b.corners,
+            Some(cut) => {
+                let (render_triangles, particle_of) = reads.render_topology();
+                let (r, at) = cut[v];
+                let tri = render_triangles[r as usize];
+                [0, 1, 2].map(|k| particle_of[tri[at[k] as usize] as usize])
+            }
+        }
+    }
+
     /// Passes 1 and 2 (and 3 when `normals`) into `s` at fraction `t` of the cloth's last step.
     fn evaluate(&self, s: &mut Scratch, reads: &ClothReads, t: f32, normals: bool, parallel: bool) {
         let blended = reads.blended();
+        // A cut adds particles (room reserved at creation: no allocation).
+        s.particles.resize(reads.particle_count(), [Vec3::ZERO; 2]);
+
         split(parallel, &mut s.particles, PROXY_CHUNK, |first, out| {
             for (k, o) in out.iter_mut().enumerate() {
                 let p = first + k;
@@ -47,9 +66,10 @@ impl Binding {
         });
         let particles = &s.particles;
         split(parallel, &mut s.positions, PROXY_CHUNK, |first, out| {
-            for (o, v) in out.iter_mut().zip(&self.vertices[first..]) {
+            for (k, (o, v)) in out.iter_mut().zip(&self.vertices[first..]).enumerate() {
+                let corners = self.corners(reads, first + k, v);
                 // Indexed one by one: `[_; 3]::map` was left as a call per element.
-                let (a, b, c) = (particles[v.corners[0] as usize], particles[v.corners[1] as usize], particles[v.corners[2] as usize]);
+                let (a, b, c) = (particles[corners[0] as usize], particles[corners[1] as usize], particles[corners[2] as usize]);
                 let x = [a[0], b[0], c[0]];
                 *o = weigh(v.weights, x);
                 if v.offset != 0.0 {
@@ -68,9 +88,9 @@ impl Binding {
         }
     }
 
-    /// Pass 4 for render vertex `v` (after [`Binding::evaluate`] with normals).
+    /// Pass 4 for render vertex `v` (after [`Binding::evaluate`] with normals, of `reads`).
     #[inline(always)]
-    fn normal(&self, s: &Scratch, v: usize) -> Vec3 {
+    fn normal(&self, s: &Scratch, reads: &ClothReads, v: usize) -> Vec3 {
         let own = self.group_triangles.sum(self.group_of[v] as usize, &s.triangle_normals);
         // The positions are finite: a zero sum is the only case to catch (cheaper than
         // `try_normalize`'s finiteness tests, which were most of this pass).
@@ -79,7 +99,8 @@ impl Binding {
             true => Vec3::from(own / length_squared.sqrt()),
             false => {
                 let b = &self.vertices[v];
-                let (a, p, c) = (s.particles[b.corners[0] as usize], s.particles[b.corners[1] as usize], s.particles[b.corners[2] as usize]);
+                let corners = self.corners(reads, v, b);
+                let (a, p, c) = (s.particles[corners[0] as usize], s.particles[corners[1] as usize], s.particles[corners[2] as usize]);
                 interpolated_normal(b.weights, [a[1], p[1], c[1]], [a[0], p[0], c[0]])
             }
         }
@@ -90,7 +111,14 @@ impl RenderProxy {
     /// `InvalidParameter` unless `reads` are of a cloth this proxy can read: one of the model it
     /// was bound to (the cloth or an instance of it).
     fn check_reads(&self, reads: &ClothReads) -> Result<(), ClothError> {
-        match reads.particle_count() == self.binding.model.particle_count() {
+        let model = &self.binding.model;
+        // A cloth that can tear keeps its triangles and its vertices as created through cuts; one
+        // that cannot keeps its particles.
+        let same_mesh = match &model.tear {
+            Some(t) => reads.render_topology().0.len() == model.render_triangles.len() && reads.created_vertices() == t.created_vertices,
+            None => reads.particle_count() == model.particle_count(),
+        };
+        match same_mesh {
             true => Ok(()),
             false => Err(ClothError::InvalidParameter {
                 name: "cloth",
@@ -132,7 +160,7 @@ impl RenderProxy {
         self.check_out(&reads, &out)?;
         let mut s = self.scratch();
         self.binding.evaluate(&mut s, &reads, reads.fraction(1.0), true, false);
-        out.fill_with(|v| self.binding.normal(&s, v).to_array());
+        out.fill_with(|v| self.binding.normal(&s, &reads, v).to_array());
         Ok(())
     }
 
@@ -177,7 +205,7 @@ impl RenderProxy {
         let all = |s: &mut Scratch, buffer: &mut [MaybeUninit<u8>], parallel: bool| {
             binding.evaluate(s, &reads, t, normals, parallel);
             let s = &*s;
-            let write = |k: usize, bytes: &mut [MaybeUninit<u8>]| write_chunk(binding, s, layout, k, bytes);
+            let write = |k: usize, bytes: &mut [MaybeUninit<u8>]| write_chunk(binding, s, &reads, layout, k, bytes);
             match parallel {
                 true => buffer.par_chunks_mut(bytes_per_chunk).enumerate().for_each(|(k, b)| write(k, b)),
                 false => buffer.chunks_mut(bytes_per_chunk).enumerate().for_each(|(k, b)| write(k, b)),
@@ -194,7 +222,7 @@ impl RenderProxy {
 
 /// Pass 4 and the writes of the `k`-th chunk of [`PROXY_CHUNK`] vertices, whose first vertex is at
 /// byte 0 of `bytes`.
-fn write_chunk(binding: &Binding, s: &Scratch, layout: VertexLayout, k: usize, bytes: &mut [MaybeUninit<u8>]) {
+fn write_chunk(binding: &Binding, s: &Scratch, reads: &ClothReads, layout: VertexLayout, k: usize, bytes: &mut [MaybeUninit<u8>]) {
     let first = k * PROXY_CHUNK;
     for v in first..binding.vertices.len().min(first + PROXY_CHUNK) {
         let base = (v - first) * layout.stride;
@@ -202,7 +230,7 @@ fn write_chunk(binding: &Binding, s: &Scratch, layout: VertexLayout, k: usize, b
             put_vec3(bytes, base + o, s.positions[v]);
         }
         if let Some(o) = layout.normal_offset {
-            put_vec3(bytes, base + o, binding.normal(s, v));
+            put_vec3(bytes, base + o, binding.normal(s, reads, v));
         }
     }
 }

@@ -175,6 +175,13 @@ impl TearTopology {
         }
     }
 
+    /// A render triangle of simulated triangle `t` (the first; None if it has none). Cuts keep
+    /// triangle indices and give both the same new corners.
+    pub fn render_triangle_of(&self, t: u32) -> Option<u32> {
+        let (begin, end) = (self.render_start[t as usize] as usize, self.render_start[t as usize + 1] as usize);
+        (begin < end).then(|| self.render_list[begin])
+    }
+
     /// (render vertices, particles) the cloth may still add, having `vertices` and `particles`.
     /// At most [`reachable_extra`] of each as created.
     pub fn room(&self, vertices: usize, particles: usize) -> (u32, u32) {
