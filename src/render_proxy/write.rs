@@ -32,6 +32,20 @@ fn split<T: Send>(parallel: bool, out: &mut [T], chunk: usize, f: impl Fn(usize,
     }
 }
 
+/// Render vertex `v` at its simulated triangle's particles `corners` (their positions and
+/// normals in `particles`): the weighted point plus the offset along the interpolated normal.
+#[inline(always)]
+fn place(particles: &[[Vec3; 2]], v: &super::BoundVertex, corners: [u32; 3]) -> Vec3 {
+    // Indexed one by one: `[_; 3]::map` was left as a call per element.
+    let (a, b, c) = (particles[corners[0] as usize], particles[corners[1] as usize], particles[corners[2] as usize]);
+    let x = [a[0], b[0], c[0]];
+    let mut o = weigh(v.weights, x);
+    if v.offset != 0.0 {
+        o += interpolated_normal(v.weights, [a[1], b[1], c[1]], x) * v.offset;
+    }
+    o
+}
+
 impl Binding {
     /// The particles of render vertex `v`'s simulated triangle (`b` its binding) in the cloth
     /// read through `reads`: those bound, or for a cloth that can tear, those its render
@@ -53,8 +67,9 @@ impl Binding {
     fn evaluate(&self, s: &mut Scratch, reads: &ClothReads, t: f32, normals: bool, parallel: bool) {
         let blended = reads.blended();
         // A cut adds particles (room reserved at creation: no allocation).
-        s.particles.resize(reads.particle_count(), [Vec3::ZERO; 2]);
-
+        if s.particles.len() != reads.particle_count() {
+            s.particles.resize(reads.particle_count(), [Vec3::ZERO; 2]);
+        }
         split(parallel, &mut s.particles, PROXY_CHUNK, |first, out| {
             for (k, o) in out.iter_mut().enumerate() {
                 let p = first + k;
@@ -64,19 +79,22 @@ impl Binding {
                 };
             }
         });
-        let particles = &s.particles;
-        split(parallel, &mut s.positions, PROXY_CHUNK, |first, out| {
-            for (k, (o, v)) in out.iter_mut().zip(&self.vertices[first..]).enumerate() {
-                let corners = self.corners(reads, first + k, v);
-                // Indexed one by one: `[_; 3]::map` was left as a call per element.
-                let (a, b, c) = (particles[corners[0] as usize], particles[corners[1] as usize], particles[corners[2] as usize]);
-                let x = [a[0], b[0], c[0]];
-                *o = weigh(v.weights, x);
-                if v.offset != 0.0 {
-                    *o += interpolated_normal(v.weights, [a[1], b[1], c[1]], x) * v.offset;
+        let particles = &s.particles[..];
+        // Two loops: the one of a cloth that cannot tear (the common case) reads only its cached
+        // corners (one loop for both was 45 % slower: docs/dev/performance-log.md, "2026-12-07 —
+        // Where the contact scenes' time goes; rounds that scan less, tried").
+        match self.cut_corners {
+            None => split(parallel, &mut s.positions, PROXY_CHUNK, |first, out| {
+                for (o, v) in out.iter_mut().zip(&self.vertices[first..]) {
+                    *o = place(particles, v, v.corners);
                 }
-            }
-        });
+            }),
+            Some(_) => split(parallel, &mut s.positions, PROXY_CHUNK, |first, out| {
+                for (k, (o, v)) in out.iter_mut().zip(&self.vertices[first..]).enumerate() {
+                    *o = place(particles, v, self.corners(reads, first + k, v));
+                }
+            }),
+        }
         if normals {
             let positions = &s.positions;
             split(parallel, &mut s.triangle_normals, PROXY_CHUNK, |first, out| {
