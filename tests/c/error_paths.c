@@ -146,7 +146,7 @@ static void create_errors(XpbdWorldId w) {
     EXPECT(xpbd_cloth_create(w, &bad, &c), XPBD_RESULT_NULL_POINTER, "`positions` is NULL but its count is 9");
     bad = d;
     bad.indices = NULL;
-    EXPECT(xpbd_cloth_create(w, &bad, &c), XPBD_RESULT_NULL_POINTER, "`indices` is NULL but its count is 24");
+    EXPECT(xpbd_cloth_create(w, &bad, &c), XPBD_RESULT_NULL_POINTER, "`indices` is NULL but its count is 8");
     bad = d;
     bad.positions = NULL, bad.vertex_count = 0, bad.indices = NULL, bad.triangle_count = 0;
     EXPECT(xpbd_cloth_create(w, &bad, &c), XPBD_RESULT_INVALID_MESH, "no vertices");
