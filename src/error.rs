@@ -508,6 +508,9 @@ fn readable(value: f64) -> String {
     let single = value as f32;
     match (single as f64 == value, scientific) {
         (true, true) => format!("{single:e}"),
+        // A whole number (an integer argument) with every digit: f32's shortest form would
+        // round i32::MIN to -2147483600.
+        (true, false) if value.fract() == 0.0 => format!("{value}"),
         (true, false) => format!("{single}"),
         (false, true) => format!("{value:e}"),
         (false, false) => format!("{value}"),
@@ -530,6 +533,8 @@ mod tests {
             (0.25e-8, "2.5e-9"),
             (1234.5, "1234.5"),
             (u32::MAX as f64, "4294967295"),
+            (i32::MIN as f64, "-2147483648"),
+            (1e7, "10000000"),
             (0.0, "0"),
         ];
         for (value, shown) in cases {
