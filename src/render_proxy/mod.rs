@@ -116,7 +116,8 @@ impl RenderProxy {
         let mut particles = vec![[Vec3::ZERO; 2]; binding.model.particle_count()];
         if let Some(t) = &binding.model.tear {
             // Room for every particle cuts may add, so that a read after a cut allocates nothing.
-            particles.reserve((t.created_particles + t.max_extra) as usize - particles.len().min((t.created_particles + t.max_extra) as usize));
+            let most = (t.created_particles + t.max_extra) as usize;
+            particles.reserve(most.saturating_sub(particles.len()));
         }
         let scratch = Scratch {
             particles,
