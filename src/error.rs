@@ -112,6 +112,16 @@ pub enum ClothError {
         /// Number of render vertices.
         vertex_count: u32,
     },
+    /// A render vertex index given as a single argument (`vertex` of a grab, `a` or `b` of a
+    /// cut) is out of range.
+    VertexArgumentOutOfRange {
+        /// The argument's name.
+        name: &'static str,
+        /// The rejected vertex index.
+        vertex: u32,
+        /// Number of render vertices.
+        vertex_count: u32,
+    },
     /// `set_pin_targets` named a vertex that is not pinned.
     VertexNotPinned {
         /// The render vertex index.
@@ -275,6 +285,9 @@ impl fmt::Display for ClothError {
                 f,
                 "vertex index {vertex} at list position {position} is out of range (vertex count {vertex_count})"
             ),
+            VertexArgumentOutOfRange { name, vertex, vertex_count } => {
+                write!(f, "`{name}` = {vertex} is out of range: expected a vertex index below {vertex_count}")
+            }
             VertexNotPinned { vertex } => write!(f, "vertex {vertex} is not pinned"),
             VertexNotGrabbed { vertex } => write!(f, "vertex {vertex} is not grabbed (grab it first; a release ends a grab)"),
             NonFiniteTarget { position } => {

@@ -61,11 +61,11 @@ fn check_target(target: [f32; 3]) -> Result<(), ClothError> {
 }
 
 impl Cloth {
-    /// The particle of render vertex `vertex`, checked. Errors: `VertexOutOfRange` (position 0).
+    /// The particle of render vertex `vertex`, checked. Errors: `VertexArgumentOutOfRange`.
     fn grabbed_vertex_particle(&self, vertex: u32) -> Result<u32, ClothError> {
         let n = self.model.info.vertex_count;
         if vertex >= n {
-            return Err(ClothError::VertexOutOfRange { position: 0, vertex, vertex_count: n });
+            return Err(ClothError::VertexArgumentOutOfRange { name: "vertex", vertex, vertex_count: n });
         }
         Ok(self.model.particle_of_vertex[vertex as usize])
     }
@@ -77,7 +77,7 @@ impl Cloth {
     /// sets its stiffness. A pinned vertex does not move while it is pinned (the pin wins). No
     /// layout is rebuilt: O(grabs).
     ///
-    /// Errors: `VertexOutOfRange`, `InvalidParameter` (`target`: a coordinate NaN, infinite or
+    /// Errors: `VertexArgumentOutOfRange`, `InvalidParameter` (`target`: a coordinate NaN, infinite or
     /// beyond ±1e5 m; `stiffness` NaN, ≤ 0 or finite above [`MAX_GRAB_STIFFNESS`]); state
     /// unchanged on error.
     pub fn grab(&mut self, vertex: u32, target: [f32; 3], stiffness: f32) -> Result<(), ClothError> {
@@ -107,7 +107,7 @@ impl Cloth {
     }
 
     /// Move the target of the grab of render vertex `vertex` to `target` \[m\], reached by the
-    /// end of the next step. Errors: `VertexOutOfRange`, `InvalidParameter` (`target`, as for
+    /// end of the next step. Errors: `VertexArgumentOutOfRange`, `InvalidParameter` (`target`, as for
     /// [`Cloth::grab`]), `VertexNotGrabbed`; state unchanged on error.
     pub fn move_grab(&mut self, vertex: u32, target: [f32; 3]) -> Result<(), ClothError> {
         let p = self.grabbed_vertex_particle(vertex)?;
@@ -122,7 +122,7 @@ impl Cloth {
     }
 
     /// Release the grab of render vertex `vertex` (the particle keeps its velocity). O(grabs).
-    /// Errors: `VertexOutOfRange`, `VertexNotGrabbed`; state unchanged on error.
+    /// Errors: `VertexArgumentOutOfRange`, `VertexNotGrabbed`; state unchanged on error.
     pub fn release(&mut self, vertex: u32) -> Result<(), ClothError> {
         let p = self.grabbed_vertex_particle(vertex)?;
         let grabs = &mut self.state.grabs;

@@ -103,6 +103,7 @@ pub(crate) fn result_code(error: &ClothError) -> XpbdResult {
         | InvalidParameter { .. }
         | InvalidTimeStep { .. }
         | VertexOutOfRange { .. }
+        | VertexArgumentOutOfRange { .. }
         | VertexNotPinned { .. }
         | NonFiniteTarget { .. }
         | InvalidValue { .. }

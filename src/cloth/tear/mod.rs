@@ -103,7 +103,7 @@ impl Cloth {
     /// topology version change with it ([`Cloth::render_counts`]).
     ///
     /// Errors (the cloth unchanged): `NotTearable` (created with `max_extra_vertices` 0),
-    /// `TearOfSkinnedCloth`, `VertexOutOfRange` (a or b; position 0 or 1), `NotAnEdge` (a and b
+    /// `TearOfSkinnedCloth`, `VertexArgumentOutOfRange` (`a` or `b`), `NotAnEdge` (a and b
     /// are not the ends of a triangle edge, or weld to one particle), `TearCapacityExceeded`.
     pub fn tear(&mut self, a: u32, b: u32) -> Result<bool, ClothError> {
         let _change = self.begin_change();
@@ -114,9 +114,9 @@ impl Cloth {
             return Err(ClothError::TearOfSkinnedCloth);
         }
         let vertex_count = self.model.info.vertex_count;
-        for (position, v) in [a, b].into_iter().enumerate() {
+        for (name, v) in [("a", a), ("b", b)] {
             if v >= vertex_count {
-                return Err(ClothError::VertexOutOfRange { position: position as u32, vertex: v, vertex_count });
+                return Err(ClothError::VertexArgumentOutOfRange { name, vertex: v, vertex_count });
             }
         }
         let (p, q) = (self.model.particle_of_vertex[a as usize], self.model.particle_of_vertex[b as usize]);
